@@ -1,0 +1,70 @@
+"""ADK's result files (``*.evalset_result.json``): EvalSetResult / EvalCaseResult, also double-encoded.
+
+Only what the recorded runner and the parity tests read is modelled; everything else is kept as raw JSON.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pydantic
+from pydantic import Field, alias_generators
+
+from adk_eval_gate.errors import RecordedError
+from adk_eval_gate.load import read_json
+
+RESULT_SUFFIX = ".evalset_result.json"
+_CONFIG = pydantic.ConfigDict(alias_generator=alias_generators.to_camel, populate_by_name=True, extra="ignore")
+
+
+class PerInvocationResult(pydantic.BaseModel):
+    model_config = _CONFIG
+
+    actual_invocation: dict[str, Any]
+    expected_invocation: dict[str, Any] | None = None
+    eval_metric_results: list[dict[str, Any]] = Field(default_factory=list)
+
+
+class EvalCaseResult(pydantic.BaseModel):
+    model_config = _CONFIG
+
+    eval_set_id: str = ""
+    eval_id: str = ""
+    final_eval_status: int | str | None = None
+    overall_eval_metric_results: list[dict[str, Any]] = Field(default_factory=list)
+    eval_metric_result_per_invocation: list[PerInvocationResult] = Field(default_factory=list)
+    session_id: str | None = None
+    user_id: str | None = None
+
+
+class EvalSetResult(pydantic.BaseModel):
+    model_config = _CONFIG
+
+    eval_set_result_id: str
+    eval_set_result_name: str | None = None
+    eval_set_id: str
+    eval_case_results: list[EvalCaseResult] = Field(default_factory=list)
+    creation_timestamp: float = 0.0
+
+
+def parse_eval_set_result(data: Any, display: str) -> EvalSetResult:
+    if isinstance(data, str):  # ADK 1.x wrote the JSON document as a JSON string
+        try:
+            data = json.loads(data)
+        except json.JSONDecodeError as error:
+            raise RecordedError(f"double-encoded result holds invalid JSON: {error.msg}", file=display) from None
+    try:
+        return EvalSetResult.model_validate(data)
+    except pydantic.ValidationError as error:
+        first = error.errors(include_url=False)[0]
+        where = ".".join(str(item) for item in first.get("loc", ()))
+        raise RecordedError(
+            f"is not an ADK EvalSetResult: {first.get('msg')}", file=display, field=where or None
+        ) from None
+
+
+def load_eval_set_result(path: Path, display: str) -> EvalSetResult:
+    _, data = read_json(path, display, RecordedError)
+    return parse_eval_set_result(data, display)

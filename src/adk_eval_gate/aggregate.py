@@ -1,0 +1,215 @@
+"""Verdicts: per run, per case (over runs) and for the whole run (DESIGN.md "Verdicts").
+
+* A metric passes when its score is at least its threshold; informational metrics never pass or fail.
+* With several runs the case's metric score is the mean of the run scores; the run scores, their spread and
+  the number of passing runs are kept.
+* A case is ``error`` when a run could not be inferred, else ``failed`` when a thresholded metric failed, else
+  ``not_evaluated`` when one could not be evaluated, else ``passed``.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from adk_eval_gate import results as r
+from adk_eval_gate.evalset import EvalCase, Invocation, content_text, dump_invocation
+from adk_eval_gate.metrics.registry import ConfiguredMetric
+from adk_eval_gate.runners.base import Inference
+from adk_eval_gate.score import ScoredMetric
+
+
+@dataclass
+class FinishedRun:
+    run: int
+    inference: Inference
+    scored: list[ScoredMetric]
+
+
+def _rubric_scores(scored: ScoredMetric) -> list[dict[str, object]] | None:
+    if not scored.outcome.rubric_scores:
+        return None
+    return [score.model_dump(mode="json") for score in scored.outcome.rubric_scores]
+
+
+def run_record(case: EvalCase, finished: FinishedRun) -> r.RunRecord:
+    inference = finished.inference
+    expected = case.conversation or []
+    turns = max(len(expected), len(inference.invocations))
+    invocations = []
+    for index in range(turns):
+        exp: Invocation | None = expected[index] if index < len(expected) else None
+        act: Invocation | None = inference.invocations[index] if index < len(inference.invocations) else None
+        user_source = exp or act
+        invocations.append(
+            r.InvocationRecord(
+                user=content_text(user_source.user_content) if user_source else "",
+                expected=dump_invocation(exp) if exp else None,
+                actual=dump_invocation(act) if act else None,
+            )
+        )
+    metrics = [
+        r.RunMetric(
+            name=scored.configured.name,
+            score=scored.outcome.score,
+            status=scored.outcome.status.value,
+            invocation_scores=[item.score for item in scored.outcome.per_invocation],
+            reason=scored.outcome.reason,
+            rubric_scores=_rubric_scores(scored),
+            details=scored.outcome.details,
+        )
+        for scored in finished.scored
+    ]
+    return r.RunRecord(
+        run=finished.run,
+        status=_run_status(inference, metrics),
+        error=inference.error,
+        duration_seconds=inference.duration_seconds,
+        session_id=inference.session_id,
+        invocations=invocations,
+        metrics=metrics,
+    )
+
+
+def _run_status(inference: Inference, metrics: list[r.RunMetric]) -> r.CaseStatus:
+    if inference.error is not None:
+        return "error"
+    return _status_of(metric.status for metric in metrics)
+
+
+def _status_of(statuses: Iterable[str]) -> r.CaseStatus:
+    seen = set(statuses)
+    if "failed" in seen:
+        return "failed"
+    if "not_evaluated" in seen:
+        return "not_evaluated"
+    if "passed" in seen:
+        return "passed"
+    return "not_evaluated"
+
+
+def metric_result(configured: ConfiguredMetric, runs: list[r.RunRecord]) -> r.MetricResult:
+    per_run = [next((m for m in run.metrics if m.name == configured.name), None) for run in runs if not run.error]
+    run_scores = [m.score if m else None for m in per_run]
+    present = [score for score in run_scores if score is not None]
+    mean = statistics.fmean(present) if present else None
+    threshold = configured.threshold
+    reasons = [m.reason for m in per_run if m and m.status == "not_evaluated" and m.reason]
+    if configured.spec.informational:
+        status: r.MetricStatus = "informational"
+    elif mean is None or len(present) < len(run_scores) or not per_run:
+        status = "not_evaluated"
+    else:
+        assert threshold is not None
+        status = "passed" if mean >= threshold else "failed"
+    return r.MetricResult(
+        name=configured.name,
+        kind=configured.spec.kind,
+        score=mean,
+        threshold=threshold,
+        status=status,
+        run_scores=run_scores,
+        invocation_scores=[m.invocation_scores if m else [] for m in per_run],
+        passed_runs=sum(1 for m in per_run if m and m.status == "passed"),
+        stdev=statistics.stdev(present) if len(present) > 1 else None,
+        reason=reasons[0]
+        if status == "not_evaluated" and reasons
+        else ("no run could be scored" if status == "not_evaluated" else None),
+    )
+
+
+def case_result(
+    *,
+    display: str,
+    eval_set_id: str,
+    case: EvalCase,
+    index: int,
+    line: int | None,
+    metrics: list[ConfiguredMetric],
+    finished: list[FinishedRun],
+) -> r.CaseResult:
+    runs = [run_record(case, item) for item in sorted(finished, key=lambda f: f.run)]
+    metric_results = [metric_result(configured, runs) for configured in metrics]
+    errors = [run.error for run in runs if run.error]
+    if errors:
+        status: r.CaseStatus = "error"
+    elif not runs:
+        status = "error"
+        errors = ["the case did not run"]
+    else:
+        status = _status_of(m.status for m in metric_results)
+    return r.CaseResult(
+        id=f"{display}::{case.eval_id}",
+        file=display,
+        eval_set_id=eval_set_id,
+        eval_id=case.eval_id,
+        index=index,
+        line=line,
+        status=status,
+        error=errors[0] if errors else None,
+        metrics=metric_results,
+        runs=runs,
+    )
+
+
+def totals(cases: list[r.CaseResult], files: list[r.FileResult]) -> r.Totals:
+    count = {
+        status: sum(1 for c in cases if c.status == status) for status in ("passed", "failed", "error", "not_evaluated")
+    }
+    return r.Totals(
+        cases=len(cases),
+        passed=count["passed"],
+        failed=count["failed"],
+        error=count["error"],
+        not_evaluated=count["not_evaluated"],
+        files=len(files),
+        file_errors=sum(1 for f in files if f.error),
+    )
+
+
+def metric_summaries(cases: list[r.CaseResult]) -> list[r.MetricSummary]:
+    by_name: dict[str, list[r.MetricResult]] = {}
+    for case in cases:
+        for metric in case.metrics:
+            by_name.setdefault(metric.name, []).append(metric)
+    summaries = []
+    for name, results in by_name.items():
+        scores = [m.score for m in results if m.score is not None]
+        thresholds = sorted({m.threshold for m in results if m.threshold is not None})
+        graded = [m for m in results if m.status != "informational"]
+        passed = sum(1 for m in graded if m.status == "passed")
+        summaries.append(
+            r.MetricSummary(
+                name=name,
+                kind=results[0].kind,
+                threshold=thresholds[0] if len(thresholds) == 1 else None,
+                thresholds=thresholds if len(thresholds) > 1 else [],
+                mean=statistics.fmean(scores) if scores else None,
+                cases=len(results),
+                passed=passed,
+                failed=sum(1 for m in graded if m.status == "failed"),
+                not_evaluated=sum(1 for m in graded if m.status == "not_evaluated"),
+                pass_rate=passed / len(graded) if graded else None,
+            )
+        )
+    informational = [s for s in summaries if s.kind == "informational"]
+    return [s for s in summaries if s.kind != "informational"] + informational
+
+
+def overall_status(
+    counts: r.Totals,
+    *,
+    allow_not_evaluated: bool,
+    significant_regressions: int = 0,
+    fail_on_regression: bool = False,
+) -> r.RunStatus:
+    if counts.file_errors or counts.error:
+        return "error"
+    if counts.failed or (counts.not_evaluated and not allow_not_evaluated):
+        return "failed"
+    if fail_on_regression and significant_regressions:
+        return "failed"
+    if counts.cases == 0:
+        return "error"
+    return "passed"

@@ -1,0 +1,180 @@
+"""The command line. Imports nothing heavy until a command runs, so ``--help`` is instant."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from adk_eval_gate import __version__
+from adk_eval_gate.options import OPTIONS
+
+DESCRIPTION = (
+    "Run Google ADK agent evaluations as a CI gate: ADK-identical scores, JUnit XML, a Markdown summary, "
+    "results.json, a pull-request comment and regressions against the base branch."
+)
+EPILOG = "Exit codes: 0 passed, 1 the gate failed, 2 usage or configuration error."
+
+
+def _add_options(parser: argparse.ArgumentParser, command: str) -> None:
+    for option in OPTIONS:
+        if command not in option.commands or option.field == "paths":
+            continue
+        kwargs: dict[str, Any] = {"dest": option.field, "help": option.help, "default": None}
+        if option.kind == "bool":
+            kwargs["action"] = "store_const"
+            kwargs["const"] = True
+        elif option.repeatable or option.kind in {"list", "lines"}:
+            kwargs["action"] = "append"
+        if option.choices:
+            kwargs["choices"] = option.choices
+        if option.metavar and option.kind != "bool":
+            kwargs["metavar"] = option.metavar
+        parser.add_argument(option.flag, **kwargs)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="adk-eval-gate", description=DESCRIPTION, epilog=EPILOG)
+    parser.add_argument("--version", action="version", version=f"adk-eval-gate {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    run = commands.add_parser(
+        "run",
+        help="discover, run, score, report and gate",
+        epilog=EPILOG,
+        description="Discover eval files, run the agents, score, report and gate.",
+    )
+    run.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH[:CASE,...]",
+        help="eval files or folders (default: .); FILE:case1,case2 selects cases",
+    )
+    _add_options(run, "run")
+
+    validate = commands.add_parser(
+        "validate",
+        help="check every eval file and config; runs nothing",
+        description="Load and check every eval file and config without running an agent or calling any service.",
+    )
+    validate.add_argument("paths", nargs="*", metavar="PATH", help="eval files or folders (default: .)")
+    _add_options(validate, "validate")
+
+    report = commands.add_parser(
+        "report",
+        help="re-render reports from a results.json, post the PR comment",
+        description="Re-render the JUnit XML and summary from saved results and "
+        "optionally post the pull-request comment.",
+    )
+    report.add_argument("results_file", metavar="RESULTS", help="a results.json")
+    report.add_argument(
+        "--comment",
+        action="store_const",
+        const=True,
+        default=None,
+        help="post or update the pull-request comment",
+    )
+    report.add_argument(
+        "--pr",
+        type=int,
+        default=None,
+        metavar="NUMBER",
+        help="pull request to comment on (default: from the event)",
+    )
+    _add_options(report, "report")
+
+    merge = commands.add_parser(
+        "merge",
+        help="combine the results.json files of a sharded run",
+        description="Combine the results.json files of the shards of a matrix run "
+        "into one, identical to an unsharded run's.",
+    )
+    merge.add_argument("inputs", nargs="+", metavar="RESULTS", help="results.json files (or folders holding them)")
+    _add_options(merge, "merge")
+
+    migrate = commands.add_parser(
+        "migrate",
+        help="convert a legacy *.test.json to an EvalSet file",
+        description="Convert a legacy query-list *.test.json into an EvalSet file, "
+        "as ADK's migrate_eval_data_to_new_schema does.",
+    )
+    migrate.add_argument("old", metavar="OLD.test.json")
+    migrate.add_argument("new", metavar="NEW.evalset.json")
+    migrate.add_argument(
+        "--initial-session",
+        dest="initial_session",
+        metavar="FILE",
+        default=None,
+        help="session file whose app_name, user_id and state seed the case",
+    )
+    return parser
+
+
+def _dispatch(command: str, args: argparse.Namespace, console: Any) -> int:
+    from adk_eval_gate.settings import build_settings
+
+    values = vars(args)
+    if command in {"run", "validate"}:
+        values["paths"] = values.get("paths") or None
+    settings = build_settings(command, values)
+    if settings.github_token is not None:
+        console.add_secret(settings.token() or "")
+    if command == "run":
+        from adk_eval_gate.pipeline import run
+
+        return run(settings, console)
+    if command == "validate":
+        from adk_eval_gate.validate import validate
+
+        return validate(settings, console)
+    if command == "report":
+        from adk_eval_gate.report_command import report
+
+        return report(settings, console, results_file=args.results_file, comment=bool(args.comment), pr=args.pr)
+    if command == "merge":
+        from adk_eval_gate.merge import merge_command
+
+        return merge_command(settings, console, inputs=args.inputs)
+    from adk_eval_gate.migrate import migrate_command
+
+    return migrate_command(console, old=args.old, new=args.new, initial_session=args.initial_session)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv and os.environ.get("GITHUB_ACTIONS") == "true":
+        argv = ["run"]  # the action's container starts the CLI without arguments
+    args = parser.parse_args(argv)
+    if not args.command:
+        parser.print_help()
+        return 2
+    from adk_eval_gate.console import Console
+    from adk_eval_gate.errors import GateError
+
+    in_actions = os.environ.get("GITHUB_ACTIONS") == "true"
+    console = Console(in_actions=in_actions, secrets=_secrets_in_env())
+    try:
+        return _dispatch(args.command, args, console)
+    except GateError as error:
+        console.error(error.one_line(), file=error.file, line=error.line, limit=False)
+        return 2
+    except KeyboardInterrupt:
+        console.line("interrupted")
+        return 130
+    except Exception as error:  # never a traceback for the user; ADK_EVAL_GATE_DEBUG=1 shows it
+        if os.environ.get("ADK_EVAL_GATE_DEBUG"):
+            raise
+        console.error(
+            f"internal error: {type(error).__name__}: {error} (set ADK_EVAL_GATE_DEBUG=1 for details; "
+            "please report it)",
+            limit=False,
+        )
+        return 2
+
+
+def _secrets_in_env() -> list[str]:
+    names = ("GITHUB_TOKEN", "INPUT_GITHUB-TOKEN", "INPUT_GITHUB_TOKEN", "GOOGLE_API_KEY", "GEMINI_API_KEY")
+    return [os.environ[name] for name in names if os.environ.get(name)]

@@ -1,0 +1,222 @@
+"""Where each eval file's criteria come from, and whether they are usable.
+
+Resolution (DESIGN.md): ``--config`` if given; else ``test_config.json`` in the file's folder; else the nearest
+one in a parent folder up to the repository root; else ADK's defaults. The source is always reported.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import pydantic
+
+from adk_eval_gate import eval_config as ec
+from adk_eval_gate.errors import ConfigError
+from adk_eval_gate.jsonpos import JsonPositions
+from adk_eval_gate.metrics import registry
+from adk_eval_gate.pydantic_errors import best_error, describe_path, locate
+
+CONFIG_NAME = "test_config.json"
+SourceKind = Literal["option", "folder", "parent", "default"]
+
+
+@dataclass(frozen=True)
+class ConfigSource:
+    kind: SourceKind
+    path: Path | None
+
+    def describe(self, root: Path) -> str:
+        if self.path is None:
+            return "ADK defaults (tool_trajectory_avg_score 1.0, response_match_score 0.8)"
+        return f"{relative(self.path, root)} ({self.kind})"
+
+
+@dataclass
+class LoadedConfig:
+    source: ConfigSource
+    config: ec.EvalConfig
+    metrics: list[registry.ConfiguredMetric]
+    warnings: list[str] = field(default_factory=list)
+
+
+def relative(path: Path, root: Path) -> str:
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def find_repository_root(start: Path) -> Path:
+    """The nearest ancestor holding ``.git``; else the current folder when it contains ``start``."""
+    start = start.resolve()
+    for folder in (start, *start.parents):
+        if (folder / ".git").exists():
+            return folder
+    cwd = Path.cwd().resolve()
+    if start == cwd or cwd in start.parents:
+        return cwd
+    return start if start.is_dir() else start.parent
+
+
+def find_config(eval_file: Path, *, root: Path, option: Path | None) -> ConfigSource:
+    if option is not None:
+        return ConfigSource("option", option)
+    folder = eval_file.resolve().parent
+    if (folder / CONFIG_NAME).is_file():
+        return ConfigSource("folder", folder / CONFIG_NAME)
+    root = root.resolve()
+    for parent in folder.parents:
+        if root != parent and root not in parent.parents:
+            break
+        if (parent / CONFIG_NAME).is_file():
+            return ConfigSource("parent", parent / CONFIG_NAME)
+    return ConfigSource("default", None)
+
+
+class ConfigCache:
+    """Loads each config file once; a broken config is an error for every eval file that uses it."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._loaded: dict[Path | None, LoadedConfig | ConfigError] = {}
+
+    def get(self, source: ConfigSource) -> LoadedConfig:
+        key = source.path.resolve() if source.path else None
+        if key not in self._loaded:
+            try:
+                self._loaded[key] = load_config(source, root=self.root)
+            except ConfigError as error:
+                self._loaded[key] = error
+        found = self._loaded[key]
+        if isinstance(found, ConfigError):
+            raise found
+        return found
+
+
+def load_config(source: ConfigSource, *, root: Path) -> LoadedConfig:
+    if source.path is None:
+        config = ec.default_config()
+        return LoadedConfig(source, config, registry.configured_metrics(config))
+    display = relative(source.path, root)
+    if not source.path.is_file():
+        raise ConfigError(
+            "config file not found",
+            file=display,
+            hint="check the path given with --config / the config input",
+        )
+    try:
+        text = source.path.read_bytes().decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise ConfigError(
+            f"is not UTF-8 (byte 0x{error.object[error.start]:02x} at offset {error.start})",
+            file=display,
+            hint="save the file as UTF-8",
+        ) from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ConfigError(f"invalid JSON: {error.msg}", file=display, line=error.lineno, column=error.colno) from None
+    if not isinstance(data, dict):
+        raise ConfigError('must be a JSON object with a "criteria" object', file=display, line=1)
+    positions = JsonPositions(text)
+    try:
+        config = ec.EvalConfig.model_validate(data)
+    except pydantic.ValidationError as error:
+        path, message = best_error(error, data)
+        raise ConfigError(
+            message,
+            file=display,
+            line=locate(positions, path),
+            field=describe_path(path),
+            hint=_criterion_hint(path),
+        ) from None
+    warnings = check_config(config, data=data, display=display, positions=positions)
+    return LoadedConfig(source, config, registry.configured_metrics(config), warnings)
+
+
+def _criterion_hint(path: list[str | int]) -> str | None:
+    if len(path) >= 2 and path[0] == "criteria":
+        return 'a criterion is a number (the threshold) or an object with a numeric "threshold"'
+    return None
+
+
+def check_config(config: ec.EvalConfig, *, data: dict[str, Any], display: str, positions: JsonPositions) -> list[str]:
+    """Raises ConfigError for what would make a metric unusable; returns warnings for what ADK ignores."""
+    warnings: list[str] = []
+    if not config.criteria:
+        raise ConfigError(
+            "no criteria configured",
+            file=display,
+            line=1,
+            field="criteria",
+            hint='add at least one metric, e.g. {"criteria": {"tool_trajectory_avg_score": 1.0}}',
+        )
+    for name in config.criteria:
+        path: list[str | int] = ["criteria", name]
+        line = locate(positions, path)
+        field_name = describe_path(path)
+        spec = registry.spec_for(name, config)
+        if spec is None:
+            close = registry.suggest(name, config)
+            raise ConfigError(
+                f"unknown metric {name!r}",
+                file=display,
+                line=line,
+                field=field_name,
+                hint=f"did you mean {close!r}?"
+                if close
+                else "see the README for the metrics supported, or declare it in custom_metrics",
+            )
+        if spec.informational:
+            raise ConfigError(
+                f"{name} is informational and always reported; it takes no threshold",
+                file=display,
+                line=line,
+                field=field_name,
+                hint="remove it from criteria",
+            )
+        criterion = config.criterion(name)
+        threshold = criterion.threshold
+        if not math.isfinite(threshold):
+            raise ConfigError("threshold must be a finite number", file=display, line=line, field=field_name)
+        if spec.value_range and not spec.value_range[0] <= threshold <= spec.value_range[1]:
+            low, high = spec.value_range
+            raise ConfigError(
+                f"threshold {threshold:g} is outside the metric's range [{low:g}, {high:g}]",
+                file=display,
+                line=locate(positions, [*path, "threshold"]) or line,
+                field=field_name,
+                hint=f"use a value between {low:g} and {high:g}",
+            )
+        try:
+            typed = spec.criterion.model_validate(criterion.model_dump())
+        except pydantic.ValidationError as error:
+            raw = data.get("criteria", {}).get(name)
+            sub_path, message = best_error(error, raw, prefix=path)
+            raise ConfigError(
+                message,
+                file=display,
+                line=locate(positions, sub_path) or line,
+                field=describe_path(sub_path),
+                hint=_option_hint(sub_path),
+            ) from None
+        options = [f for f in spec.criterion.model_fields if f != "threshold"]
+        for key in sorted(typed.model_extra or {}):
+            similar = difflib.get_close_matches(key, options, n=1)
+            suggestion = f"; did you mean {similar[0]!r}?" if similar else ""
+            warnings.append(
+                f"{display}:{locate(positions, [*path, key]) or line}: {field_name}.{key} is not an option of "
+                f"{name} and is ignored (as ADK does){suggestion}"
+            )
+    return warnings
+
+
+def _option_hint(path: list[str | int]) -> str | None:
+    if path and path[-1] in {"match_type", "matchType"}:
+        return "use EXACT, IN_ORDER or ANY_ORDER"
+    return None

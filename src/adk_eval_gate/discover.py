@@ -1,0 +1,143 @@
+"""Find eval files: recursive over the given paths, ``--include``/``--exclude`` globs, case selectors."""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from adk_eval_gate.errors import UsageError
+
+EVAL_SUFFIXES = (".test.json", ".evalset.json")
+SKIPPED_DIRS = {
+    ".git",
+    ".adk",
+    "node_modules",
+    "__pycache__",
+    ".venv",
+    "venv",
+    ".tox",
+    ".nox",
+    ".mypy_cache",
+    ".pytest_cache",
+    ".ruff_cache",
+    "site-packages",
+    ".hg",
+    ".svn",
+}
+
+
+@dataclass(frozen=True)
+class EvalFileRef:
+    path: Path
+    display: str  # repository-relative, forward slashes
+    case_ids: tuple[str, ...] = ()  # empty: every case
+
+
+def split_selector(spec: str) -> tuple[str, tuple[str, ...]]:
+    """``file.json:case1,case2`` -> (``file.json``, (``case1``, ``case2``)); an existing path is never split."""
+    if os.path.exists(spec) or ":" not in spec:
+        return spec, ()
+    start = 2 if re.match(r"^[A-Za-z]:[\\/]", spec) else 0
+    cut = spec.find(":", start)
+    if cut < 0:
+        return spec, ()
+    ids = tuple(part for part in spec[cut + 1 :].split(",") if part)
+    return spec[:cut], ids
+
+
+def glob_to_regex(pattern: str) -> re.Pattern[str]:
+    """Glob with ``**`` (any folders), ``*`` and ``?`` (within one folder), matched on the whole path."""
+    out = ""
+    index = 0
+    while index < len(pattern):
+        if pattern.startswith("**/", index):
+            out += "(?:.*/)?"
+            index += 3
+        elif pattern.startswith("**", index):
+            out += ".*"
+            index += 2
+        elif pattern[index] == "*":
+            out += "[^/]*"
+            index += 1
+        elif pattern[index] == "?":
+            out += "[^/]"
+            index += 1
+        else:
+            out += re.escape(pattern[index])
+            index += 1
+    return re.compile(out + r"\Z")
+
+
+def _matches(display: str, patterns: list[re.Pattern[str]]) -> bool:
+    name = display.rsplit("/", 1)[-1]
+    return any(p.match(display) or p.match(name) for p in patterns)
+
+
+def _is_virtualenv(folder: Path) -> bool:
+    return (folder / "pyvenv.cfg").is_file()
+
+
+def _walk(folder: Path) -> list[Path]:
+    found: list[Path] = []
+    for current, dirs, files in os.walk(folder):
+        current_path = Path(current)
+        dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS and not _is_virtualenv(current_path / d))
+        found.extend(current_path / f for f in sorted(files) if f.endswith(EVAL_SUFFIXES))
+    return found
+
+
+def display_path(path: Path, root: Path) -> str:
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def discover(
+    specs: list[str], *, root: Path, include: list[str] | None = None, exclude: list[str] | None = None
+) -> list[EvalFileRef]:
+    """The eval files under ``specs`` (default ``.``), in a stable order, without duplicates."""
+    includes = [glob_to_regex(p) for p in include or []]
+    excludes = [glob_to_regex(p) for p in exclude or []]
+    selected: dict[Path, EvalFileRef] = {}
+    for spec in specs or ["."]:
+        path_text, case_ids = split_selector(spec)
+        path = Path(path_text)
+        if not path.exists():
+            raise UsageError(
+                f"path {path_text!r} does not exist",
+                field="paths",
+                hint="give files or folders that exist, relative to the working directory",
+            )
+        if path.is_dir():
+            if case_ids:
+                raise UsageError(f"case ids select cases of one file, but {path_text!r} is a folder", field="paths")
+            candidates = _walk(path)
+        else:
+            candidates = [path]
+        for candidate in candidates:
+            display = display_path(candidate, root)
+            explicit = candidate == path
+            if not explicit and includes and not _matches(display, includes):
+                continue
+            if excludes and _matches(display, excludes):
+                continue
+            key = candidate.resolve()
+            previous = selected.get(key)
+            if previous and (not previous.case_ids or not case_ids):
+                merged: tuple[str, ...] = ()
+            elif previous:
+                merged = tuple(dict.fromkeys(previous.case_ids + case_ids))
+            else:
+                merged = case_ids
+            selected[key] = EvalFileRef(candidate, display, merged)
+    if not selected:
+        where = ", ".join(specs or ["."])
+        raise UsageError(
+            f"no eval files (*.test.json, *.evalset.json) found under {where}",
+            field="paths",
+            hint="check the paths and the include/exclude globs",
+        )
+    return sorted(selected.values(), key=lambda ref: ref.display)

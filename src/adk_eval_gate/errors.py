@@ -1,0 +1,56 @@
+"""Exception types shared by every stage.
+
+Each carries what the command line needs to print one clear line (and a GitHub annotation): the file,
+the line when known, the field, and what to do.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass
+class GateError(Exception):
+    """An error the user can fix; printed as one line, never a traceback."""
+
+    message: str
+    file: str | None = None
+    line: int | None = None
+    column: int | None = None
+    field: str | None = None
+    hint: str | None = None
+
+    def __post_init__(self) -> None:
+        super().__init__(self.message)
+
+    def one_line(self) -> str:
+        where = ""
+        if self.file:
+            where = self.file
+            if self.line:
+                where += f":{self.line}"
+                if self.column:
+                    where += f":{self.column}"
+            where += ": "
+        field = f"{self.field}: " if self.field else ""
+        hint = f" ({self.hint})" if self.hint else ""
+        return f"{where}{field}{self.message}{hint}"
+
+    def __str__(self) -> str:
+        return self.one_line()
+
+
+class UsageError(GateError):
+    """A command-line option or action input is wrong (exit code 2)."""
+
+
+class ConfigError(GateError):
+    """A test_config.json (or --config) cannot be used (exit code 2 in validate, a file error in run)."""
+
+
+class EvalFileError(GateError):
+    """An eval file cannot be loaded."""
+
+
+class RecordedError(GateError):
+    """Recorded results (ADK result files or results.json) cannot be used."""

@@ -1,0 +1,1 @@
+"""GitHub: the runner's context, the REST client, the sticky comment, outputs and annotations."""

@@ -1,0 +1,106 @@
+"""``adk-eval-gate merge``: combine the results.json files of a sharded matrix run into one.
+
+The merged document has the same cases, totals, metric summaries and status as an unsharded run; only the
+timing fields of ``run`` differ.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pydantic
+
+from adk_eval_gate import aggregate
+from adk_eval_gate import results as r
+from adk_eval_gate.console import Console
+from adk_eval_gate.errors import UsageError
+from adk_eval_gate.load import read_json
+from adk_eval_gate.settings import Settings
+
+
+def load_results(path: Path, display: str | None = None) -> r.ResultsDocument:
+    shown = display or str(path)
+    if not path.is_file():
+        raise UsageError(f"results file {shown!r} does not exist")
+    _, data = read_json(path, shown)
+    if not isinstance(data, dict) or data.get("schema_version") != r.SCHEMA_VERSION:
+        raise UsageError(f"{shown} is not a results.json of version {r.SCHEMA_VERSION}")
+    try:
+        return r.ResultsDocument.model_validate(data)
+    except pydantic.ValidationError as error:
+        first = error.errors(include_url=False)[0]
+        where = ".".join(str(item) for item in first.get("loc", ()))
+        raise UsageError(f"{shown} is not a valid results.json: {where}: {first.get('msg')}") from None
+
+
+def merge_documents(documents: list[r.ResultsDocument]) -> r.ResultsDocument:
+    if not documents:
+        raise UsageError("nothing to merge")
+    cases: dict[str, r.CaseResult] = {}
+    for document in documents:
+        for case in document.cases:
+            if case.id in cases:
+                raise UsageError(
+                    f"case {case.id!r} is in more than one input",
+                    hint="merge the results of different shards of one run",
+                )
+            cases[case.id] = case
+    files: dict[str, r.FileResult] = {}
+    for document in documents:
+        for file in document.files:
+            files.setdefault(file.path, file)
+    ordered_cases = sorted(cases.values(), key=lambda c: (c.file, c.index, c.eval_id))
+    ordered_files = sorted(files.values(), key=lambda f: f.path)
+    first = documents[0].run
+    allow = all(d.run.allow_not_evaluated for d in documents)
+    totals = aggregate.totals(ordered_cases, ordered_files)
+    judge = None
+    if any(d.judge for d in documents):
+        judge = r.JudgeStats(
+            **{field: sum(getattr(d.judge, field) for d in documents if d.judge) for field in r.JudgeStats.model_fields}
+        )
+    starts = [d.run.started_at for d in documents if d.run.started_at]
+    durations = [d.run.duration_seconds for d in documents if d.run.duration_seconds is not None]
+    return r.ResultsDocument(
+        status=aggregate.overall_status(totals, allow_not_evaluated=allow),
+        totals=totals,
+        cases=ordered_cases,
+        files=ordered_files,
+        metrics=aggregate.metric_summaries(ordered_cases),
+        judge=judge,
+        run=first.model_copy(
+            update={
+                "shard": None,
+                "shards_merged": len(documents),
+                "allow_not_evaluated": allow,
+                "started_at": min(starts) if starts else None,
+                "duration_seconds": max(durations) if durations else None,
+                "interrupted": any(d.run.interrupted for d in documents),
+            }
+        ),
+    )
+
+
+def _inputs(paths: list[str]) -> list[Path]:
+    found: list[Path] = []
+    for item in paths:
+        path = Path(item)
+        if path.is_dir():
+            found.extend(sorted(path.rglob("results.json")))
+        else:
+            found.append(path)
+    if not found:
+        raise UsageError("no results.json found in the given folders")
+    return found
+
+
+def merge_command(settings: Settings, console: Console, *, inputs: list[str]) -> int:
+    from adk_eval_gate.report.writer import results_json
+
+    documents = [load_results(path) for path in _inputs(inputs)]
+    merged = merge_documents(documents)
+    target = settings.results_path
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(results_json(merged), encoding="utf-8")
+    console.line(f"merged {len(documents)} results into {target}: {merged.totals.cases} cases, {merged.status}")
+    return 0

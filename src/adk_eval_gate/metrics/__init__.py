@@ -1,0 +1,1 @@
+"""Metric families behind one registry (see ``registry``)."""

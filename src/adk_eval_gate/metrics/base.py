@@ -1,0 +1,121 @@
+"""The metric interface: one evaluator per metric, as in ADK's ``Evaluator``.
+
+An evaluator gets the actual and expected invocations of one run of one case and returns per-invocation scores
+and one overall score with statuses, using ADK's rules. Raising ``NotEvaluated`` (or any exception) makes the
+metric ``not_evaluated`` with the reason, never a score.
+"""
+
+from __future__ import annotations
+
+import abc
+import enum
+from collections.abc import Awaitable
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from adk_eval_gate.eval_config import BaseCriterion
+from adk_eval_gate.evalset import ConversationScenario, EvalCase, Invocation, RubricScore
+
+
+class Status(str, enum.Enum):
+    PASSED = "passed"
+    FAILED = "failed"
+    NOT_EVALUATED = "not_evaluated"
+    INFORMATIONAL = "informational"
+
+
+class NotEvaluated(Exception):
+    """The metric cannot produce a score for this case; the message says why and what to do."""
+
+
+@dataclass
+class InvocationScore:
+    score: float | None
+    status: Status
+    rubric_scores: list[RubricScore] | None = None
+    details: dict[str, Any] | None = None
+
+
+@dataclass
+class MetricOutcome:
+    score: float | None
+    status: Status
+    per_invocation: list[InvocationScore] = field(default_factory=list)
+    reason: str | None = None
+    rubric_scores: list[RubricScore] | None = None
+    details: dict[str, Any] | None = None
+
+    @classmethod
+    def not_evaluated(cls, reason: str, invocations: int) -> MetricOutcome:
+        return cls(
+            score=None,
+            status=Status.NOT_EVALUATED,
+            per_invocation=[InvocationScore(None, Status.NOT_EVALUATED) for _ in range(invocations)],
+            reason=reason,
+        )
+
+
+@dataclass(frozen=True)
+class CaseRun:
+    """What a metric sees: one run of one case."""
+
+    eval_case: EvalCase
+    actual: list[Invocation]
+    expected: list[Invocation] | None
+    scenario: ConversationScenario | None
+
+
+@dataclass
+class MetricServices:
+    """Shared services of a run that some metrics need (the judge client, its cache and rate limit)."""
+
+    judge: Any = None
+
+
+def status_for(score: float | None, threshold: float) -> Status:
+    if score is None:
+        return Status.NOT_EVALUATED
+    return Status.PASSED if score >= threshold else Status.FAILED
+
+
+def require_expected(run: CaseRun, metric_name: str) -> list[Invocation]:
+    if run.expected is None:
+        raise NotEvaluated(
+            f"{metric_name} compares with expected invocations, and this case has a conversation_scenario "
+            "instead of a conversation (as in ADK, it is not evaluated)"
+        )
+    if len(run.expected) != len(run.actual):
+        raise NotEvaluated(f"the agent produced {len(run.actual)} invocations for {len(run.expected)} expected ones")
+    return run.expected
+
+
+class Metric(abc.ABC):
+    """One configured metric. Subclasses set ``criterion_type`` and implement ``evaluate``."""
+
+    criterion_type: ClassVar[type[BaseCriterion]] = BaseCriterion
+
+    def __init__(self, *, name: str, criterion: BaseCriterion | None, services: MetricServices) -> None:
+        self.name = name
+        self.criterion = criterion
+        self.services = services
+
+    @property
+    def threshold(self) -> float:
+        if self.criterion is None:
+            raise NotEvaluated(f"{self.name} needs a threshold")
+        return self.criterion.threshold
+
+    @abc.abstractmethod
+    def evaluate(self, run: CaseRun) -> MetricOutcome | Awaitable[MetricOutcome]:
+        """Scores one run of one case."""
+
+    def mean_outcome(self, scores: list[float]) -> MetricOutcome:
+        """ADK's rule for per-invocation metrics: overall = mean over invocations, each ``>= threshold``."""
+        per_invocation = [InvocationScore(score, status_for(score, self.threshold)) for score in scores]
+        if not scores:
+            return MetricOutcome(score=None, status=Status.NOT_EVALUATED, reason="no invocations to score")
+        total = 0.0
+        for score in scores:
+            total += score
+        overall = total / len(scores)
+        return MetricOutcome(score=overall, status=status_for(overall, self.threshold), per_invocation=per_invocation)

@@ -1,0 +1,138 @@
+"""ADK's four informational efficiency metrics (``google.adk.evaluation._efficiency_evaluators``).
+
+Values are per invocation; the case value is their mean over the invocations that have one. They never pass
+or fail, and ADK rejects a threshold for them (so does the config check).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from adk_eval_gate.evalset import Invocation, InvocationEvents, tool_calls, usage_metadata
+from adk_eval_gate.metrics.base import CaseRun, InvocationScore, Metric, MetricOutcome, Status
+
+_TOKEN_FIELDS = (
+    "total_tokens",
+    "input_tokens",
+    "prompt_tokens",
+    "cached_tokens",
+    "tool_use_tokens",
+    "output_tokens",
+    "candidates_tokens",
+    "reasoning_tokens",
+)
+_DURATION_FIELDS = ("total_seconds", "model_seconds", "tool_seconds", "framework_seconds")
+
+
+def _informational(actual: list[Invocation], value: Callable[[Invocation], float | None]) -> MetricOutcome:
+    per_invocation = [InvocationScore(value(invocation), Status.INFORMATIONAL) for invocation in actual]
+    values = [item.score for item in per_invocation if item.score is not None]
+    overall = sum(values) / len(values) if values else None
+    return MetricOutcome(score=overall, status=Status.INFORMATIONAL, per_invocation=per_invocation)
+
+
+class ToolCallCount(Metric):
+    def evaluate(self, run: CaseRun) -> MetricOutcome:
+        return _informational(run.actual, lambda inv: float(len(tool_calls(inv.intermediate_data))))
+
+
+class InferenceCallCount(Metric):
+    def evaluate(self, run: CaseRun) -> MetricOutcome:
+        def count(invocation: Invocation) -> float | None:
+            if not isinstance(invocation.intermediate_data, InvocationEvents):
+                return None
+            return float(
+                sum(
+                    1
+                    for event in invocation.intermediate_data.invocation_events
+                    if event.usage_metadata is not None or event.model_version is not None
+                )
+            )
+
+        return _informational(run.actual, count)
+
+
+def _add(total: float | None, count: int | None) -> float | None:
+    if count is None:
+        return total
+    return (total or 0) + count
+
+
+def token_usage_details(invocation: Invocation) -> dict[str, float | None]:
+    totals: dict[str, float | None] = dict.fromkeys(_TOKEN_FIELDS)
+    for usage in usage_metadata(invocation):
+        prompt, tool = usage.prompt_token_count, usage.tool_use_prompt_token_count
+        candidates, thoughts = usage.candidates_token_count, usage.thoughts_token_count
+        input_tokens = None if prompt is None and tool is None else (prompt or 0) + (tool or 0)
+        output_tokens = None if candidates is None and thoughts is None else (candidates or 0) + (thoughts or 0)
+        totals["input_tokens"] = _add(totals["input_tokens"], input_tokens)
+        totals["prompt_tokens"] = _add(totals["prompt_tokens"], prompt)
+        totals["cached_tokens"] = _add(totals["cached_tokens"], usage.cached_content_token_count)
+        totals["tool_use_tokens"] = _add(totals["tool_use_tokens"], tool)
+        totals["output_tokens"] = _add(totals["output_tokens"], output_tokens)
+        totals["candidates_tokens"] = _add(totals["candidates_tokens"], candidates)
+        totals["reasoning_tokens"] = _add(totals["reasoning_tokens"], thoughts)
+    if totals["input_tokens"] is not None or totals["output_tokens"] is not None:
+        totals["total_tokens"] = (totals["input_tokens"] or 0) + (totals["output_tokens"] or 0)
+    return totals
+
+
+class TokenUsage(Metric):
+    """Overall counts average over ALL invocations (a missing count is 0) unless none reported it (ADK)."""
+
+    def evaluate(self, run: CaseRun) -> MetricOutcome:
+        all_details = [token_usage_details(invocation) for invocation in run.actual]
+        per_invocation = [
+            InvocationScore(details["total_tokens"], Status.INFORMATIONAL, details=dict(details))
+            for details in all_details
+        ]
+        if not per_invocation:
+            return MetricOutcome(score=None, status=Status.INFORMATIONAL)
+        averaged: dict[str, Any] = {}
+        for name in _TOKEN_FIELDS:
+            values = [details[name] for details in all_details]
+            present = [value for value in values if value is not None]
+            averaged[name] = sum(present) / len(values) if present else None
+        return MetricOutcome(
+            score=averaged["total_tokens"],
+            status=Status.INFORMATIONAL,
+            per_invocation=per_invocation,
+            details=averaged,
+        )
+
+
+def duration_details(invocation: Invocation) -> dict[str, float | None]:
+    if invocation.duration is None:
+        return dict.fromkeys(_DURATION_FIELDS)
+    model, tool = invocation.model_duration, invocation.tool_duration
+    framework = None if model is None or tool is None else round(max(invocation.duration - model - tool, 0.0), 3)
+    return {
+        "total_seconds": invocation.duration,
+        "model_seconds": model,
+        "tool_seconds": tool,
+        "framework_seconds": framework,
+    }
+
+
+class InvocationDuration(Metric):
+    """Overall parts average over the timed invocations only (ADK)."""
+
+    def evaluate(self, run: CaseRun) -> MetricOutcome:
+        all_details = [duration_details(invocation) for invocation in run.actual]
+        per_invocation = [
+            InvocationScore(details["total_seconds"], Status.INFORMATIONAL, details=dict(details))
+            for details in all_details
+        ]
+        if not per_invocation:
+            return MetricOutcome(score=None, status=Status.INFORMATIONAL)
+        averaged: dict[str, Any] = {}
+        for name in _DURATION_FIELDS:
+            present = [details[name] for details in all_details if details[name] is not None]
+            averaged[name] = round(sum(present) / len(present), 3) if present else None  # type: ignore[arg-type]
+        return MetricOutcome(
+            score=averaged["total_seconds"],
+            status=Status.INFORMATIONAL,
+            per_invocation=per_invocation,
+            details=averaged,
+        )

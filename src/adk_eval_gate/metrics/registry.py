@@ -1,0 +1,279 @@
+"""Every metric the gate knows, by name: its family module, criterion class, value range and kind.
+
+Evaluators are imported only when a configured metric needs them, so start-up stays fast and the judge
+metrics do not load google-genai's client for a run that has none.
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+from dataclasses import dataclass
+from typing import Literal
+
+from adk_eval_gate import eval_config as ec
+from adk_eval_gate.metrics.base import Metric, MetricServices
+
+Kind = Literal["deterministic", "judge", "informational", "custom"]
+
+
+@dataclass(frozen=True)
+class MetricSpec:
+    name: str
+    target: str  # "module:Class" of the evaluator
+    criterion: type[ec.BaseCriterion]
+    kind: Kind
+    value_range: tuple[float, float] | None = (0.0, 1.0)
+    description: str = ""
+
+    @property
+    def informational(self) -> bool:
+        return self.kind == "informational"
+
+    def evaluator_class(self) -> type[Metric]:
+        module_name, _, class_name = self.target.partition(":")
+        cls: type[Metric] = getattr(importlib.import_module(module_name), class_name)
+        return cls
+
+
+_T = "adk_eval_gate.metrics.trajectory"
+_R = "adk_eval_gate.metrics.rouge"
+_E = "adk_eval_gate.metrics.efficiency"
+_J = "adk_eval_gate.metrics.judge_metrics"
+_RB = "adk_eval_gate.metrics.rubric_metrics"
+_H = "adk_eval_gate.metrics.hallucinations"
+_V = "adk_eval_gate.metrics.vertex_style"
+_U = "adk_eval_gate.metrics.user_simulator_quality"
+
+_SPECS = [
+    MetricSpec(
+        "tool_trajectory_avg_score",
+        f"{_T}:ToolTrajectoryAvgScore",
+        ec.ToolTrajectoryCriterion,
+        "deterministic",
+        description="ADK: tool calls match the expected ones (EXACT/IN_ORDER/ANY_ORDER)",
+    ),
+    MetricSpec(
+        "response_match_score",
+        f"{_R}:ResponseMatchScore",
+        ec.BaseCriterion,
+        "deterministic",
+        description="ADK: ROUGE-1 F-measure of the final response against the expected one",
+    ),
+    MetricSpec(
+        "trajectory_exact_match",
+        f"{_T}:TrajectoryExactMatch",
+        ec.TrajectoryMatchCriterion,
+        "deterministic",
+        description="Vertex AI: same tool calls in the same order",
+    ),
+    MetricSpec(
+        "trajectory_in_order_match",
+        f"{_T}:TrajectoryInOrderMatch",
+        ec.TrajectoryMatchCriterion,
+        "deterministic",
+        description="Vertex AI: expected calls appear in order, extras allowed",
+    ),
+    MetricSpec(
+        "trajectory_any_order_match",
+        f"{_T}:TrajectoryAnyOrderMatch",
+        ec.TrajectoryMatchCriterion,
+        "deterministic",
+        description="Vertex AI: expected calls all appear, any order, extras allowed",
+    ),
+    MetricSpec(
+        "trajectory_precision",
+        f"{_T}:TrajectoryPrecision",
+        ec.TrajectoryMatchCriterion,
+        "deterministic",
+        description="Vertex AI: share of actual calls that were expected",
+    ),
+    MetricSpec(
+        "trajectory_recall",
+        f"{_T}:TrajectoryRecall",
+        ec.TrajectoryMatchCriterion,
+        "deterministic",
+        description="Vertex AI: share of expected calls that were made",
+    ),
+    MetricSpec(
+        "trajectory_single_tool_use",
+        f"{_T}:TrajectorySingleToolUse",
+        ec.SingleToolUseCriterion,
+        "deterministic",
+        description="Vertex AI: the tool named by tool_name was called",
+    ),
+    MetricSpec(
+        "tool_call_count_v1",
+        f"{_E}:ToolCallCount",
+        ec.BaseCriterion,
+        "informational",
+        None,
+        "ADK: tool calls per invocation",
+    ),
+    MetricSpec(
+        "inference_call_count_v1",
+        f"{_E}:InferenceCallCount",
+        ec.BaseCriterion,
+        "informational",
+        None,
+        "ADK: model calls per invocation",
+    ),
+    MetricSpec(
+        "token_usage_v1",
+        f"{_E}:TokenUsage",
+        ec.BaseCriterion,
+        "informational",
+        None,
+        "ADK: tokens per invocation",
+    ),
+    MetricSpec(
+        "invocation_duration_v1",
+        f"{_E}:InvocationDuration",
+        ec.BaseCriterion,
+        "informational",
+        None,
+        "ADK: seconds per invocation",
+    ),
+    MetricSpec(
+        "final_response_match_v2",
+        f"{_J}:FinalResponseMatchV2",
+        ec.LlmAsAJudgeCriterion,
+        "judge",
+        description="ADK: an LLM judge decides whether the final response is correct",
+    ),
+    MetricSpec(
+        "rubric_based_final_response_quality_v1",
+        f"{_RB}:RubricFinalResponseQuality",
+        ec.RubricsBasedCriterion,
+        "judge",
+        description="ADK: rubrics judged on the final response",
+    ),
+    MetricSpec(
+        "rubric_based_tool_use_quality_v1",
+        f"{_RB}:RubricToolUseQuality",
+        ec.RubricsBasedCriterion,
+        "judge",
+        description="ADK: rubrics judged on the tool calls",
+    ),
+    MetricSpec(
+        "rubric_based_multi_turn_trajectory_quality_v1",
+        f"{_RB}:RubricMultiTurnTrajectoryQuality",
+        ec.RubricsBasedCriterion,
+        "judge",
+        description="ADK: rubrics judged on the whole conversation",
+    ),
+    MetricSpec(
+        "hallucinations_v1",
+        f"{_H}:HallucinationsV1",
+        ec.HallucinationsCriterion,
+        "judge",
+        description="ADK: share of sentences supported by the context",
+    ),
+    MetricSpec(
+        "per_turn_user_simulator_quality_v1",
+        f"{_U}:PerTurnUserSimulatorQuality",
+        ec.LlmBackedUserSimulatorCriterion,
+        "judge",
+        description="ADK: the simulated user followed the conversation plan",
+    ),
+    MetricSpec(
+        "safety_v1",
+        f"{_V}:SafetyV1",
+        ec.LlmAsAJudgeCriterion,
+        "judge",
+        description="Vertex-style safety, judged by our Gemini judge",
+    ),
+    MetricSpec(
+        "response_evaluation_score",
+        f"{_V}:ResponseEvaluationScore",
+        ec.LlmAsAJudgeCriterion,
+        "judge",
+        (1.0, 5.0),
+        "Vertex-style coherence 1-5, judged by our Gemini judge",
+    ),
+    MetricSpec(
+        "multi_turn_task_success_v1",
+        f"{_V}:MultiTurnTaskSuccess",
+        ec.LlmAsAJudgeCriterion,
+        "judge",
+        description="Vertex-style multi-turn task success, judged by our Gemini judge",
+    ),
+    MetricSpec(
+        "multi_turn_trajectory_quality_v1",
+        f"{_V}:MultiTurnTrajectoryQuality",
+        ec.LlmAsAJudgeCriterion,
+        "judge",
+        description="Vertex-style multi-turn trajectory quality, judged by our Gemini judge",
+    ),
+    MetricSpec(
+        "multi_turn_tool_use_quality_v1",
+        f"{_V}:MultiTurnToolUseQuality",
+        ec.LlmAsAJudgeCriterion,
+        "judge",
+        description="Vertex-style multi-turn tool use quality, judged by our Gemini judge",
+    ),
+]
+
+BUILT_IN: dict[str, MetricSpec] = {spec.name: spec for spec in _SPECS}
+EFFICIENCY_METRICS = tuple(spec.name for spec in _SPECS if spec.informational)
+CUSTOM_TARGET = "adk_eval_gate.metrics.custom:CustomMetric"
+
+
+def custom_spec(name: str, config: ec.CustomMetricConfig) -> MetricSpec:
+    value_range: tuple[float, float] | None = (0.0, 1.0)
+    if config.metric_info and config.metric_info.metric_value_info.interval:
+        interval = config.metric_info.metric_value_info.interval
+        value_range = (interval.min_value, interval.max_value)
+    return MetricSpec(name, CUSTOM_TARGET, ec.BaseCriterion, "custom", value_range, config.description)
+
+
+def spec_for(name: str, config: ec.EvalConfig) -> MetricSpec | None:
+    """Custom metrics of the config first (ADK lets them override nothing built in, but names are free)."""
+    if config.custom_metrics and name in config.custom_metrics:
+        return custom_spec(name, config.custom_metrics[name])
+    return BUILT_IN.get(name)
+
+
+def suggest(name: str, config: ec.EvalConfig | None = None) -> str | None:
+    known = list(BUILT_IN)
+    if config and config.custom_metrics:
+        known += list(config.custom_metrics)
+    matches = difflib.get_close_matches(name, known, n=1, cutoff=0.5)
+    return matches[0] if matches else None
+
+
+@dataclass(frozen=True)
+class ConfiguredMetric:
+    spec: MetricSpec
+    criterion: ec.BaseCriterion | None  # None for the informational metrics
+    custom_function_path: str | None = None
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @property
+    def threshold(self) -> float | None:
+        return self.criterion.threshold if self.criterion else None
+
+    def build(self, services: MetricServices) -> Metric:
+        cls = self.spec.evaluator_class()
+        metric = cls(name=self.spec.name, criterion=self.criterion, services=services)
+        if self.custom_function_path is not None:
+            metric.custom_function_path = self.custom_function_path  # type: ignore[attr-defined]
+        return metric
+
+
+def configured_metrics(config: ec.EvalConfig) -> list[ConfiguredMetric]:
+    """The metrics of a validated config, in config order, then the informational efficiency metrics.
+
+    The criteria must have been checked by ``config_checks.check_config`` first.
+    """
+    metrics: list[ConfiguredMetric] = []
+    for name in config.criteria:
+        spec = spec_for(name, config)
+        assert spec is not None, f"unchecked metric {name}"
+        criterion = spec.criterion.model_validate(config.criterion(name).model_dump())
+        metrics.append(ConfiguredMetric(spec, criterion, config.custom_function_path(name)))
+    metrics.extend(ConfiguredMetric(BUILT_IN[name], None) for name in EFFICIENCY_METRICS)
+    return metrics

@@ -1,0 +1,54 @@
+"""``adk-eval-gate migrate``: a legacy query-list file to an EvalSet file, as ADK's
+``AgentEvaluator.migrate_eval_data_to_new_schema`` converts it (random invocation ids, the old path as the
+case id, ``model_dump_json(indent=2)`` with every default)."""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import Path
+
+from adk_eval_gate import legacy
+from adk_eval_gate.console import Console
+from adk_eval_gate.errors import EvalFileError, UsageError
+from adk_eval_gate.jsonpos import JsonPositions
+from adk_eval_gate.load import read_json
+from adk_eval_gate.pydantic_errors import describe_path, locate
+
+
+def migrate(old: str, new: str, *, initial_session: str | None = None) -> int:
+    """Writes the EvalSet; returns the number of turns converted."""
+    if not old or not new:
+        raise UsageError("give the legacy file and the new file", field="migrate")
+    text, data = read_json(Path(old), old)
+    if not legacy.is_query_list(data):
+        raise EvalFileError(
+            'is not a legacy query list ([{"query": ...}, ...])',
+            file=old,
+            line=1,
+            hint="only the classic *.test.json query list needs migrating",
+        )
+    session: dict[str, object] = {}
+    if initial_session:
+        _, loaded = read_json(Path(initial_session), initial_session)
+        if not isinstance(loaded, dict):
+            raise EvalFileError("must be a JSON object", file=initial_session, line=1)
+        session = loaded
+    try:
+        eval_set = legacy.convert_query_list(data, eval_id=old, eval_set_id=str(uuid.uuid4()), initial_session=session)
+    except legacy.LegacyFormatError as error:
+        raise EvalFileError(
+            str(error),
+            file=old,
+            line=locate(JsonPositions(text), error.path),
+            field=describe_path(error.path),
+        ) from None
+    target = Path(new)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(eval_set.model_dump_json(indent=2), encoding="utf-8")
+    return len(eval_set.eval_cases[0].conversation or [])
+
+
+def migrate_command(console: Console, *, old: str, new: str, initial_session: str | None) -> int:
+    turns = migrate(old, new, initial_session=initial_session)
+    console.line(f"wrote {new}: 1 case with {turns} turns (converted as ADK converts legacy files)")
+    return 0

@@ -1,0 +1,268 @@
+"""The table of options: each is a command-line flag and, for the action, an ``INPUT_<NAME>`` variable.
+
+Kept free of heavy imports: ``cli`` builds its parser from this table, and ``settings`` reads both sources
+through it, so the CLI and the action share one code path.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+Kind = Literal["str", "int", "float", "bool", "list", "lines"]
+RUN = ("run",)
+RUN_REPORT = ("run", "report")
+
+
+@dataclass(frozen=True)
+class Option:
+    field: str
+    flag: str
+    help: str
+    kind: Kind = "str"
+    input: str | None = None  # the action input (kebab-case); None: CLI only
+    commands: tuple[str, ...] = RUN
+    choices: tuple[str, ...] | None = None
+    metavar: str | None = None
+    repeatable: bool = False
+
+
+OPTIONS: tuple[Option, ...] = (
+    Option(
+        "paths",
+        "--paths",
+        "eval files or folders; FILE:case1,case2 selects cases (default: .)",
+        "list",
+        "paths",
+        ("run", "validate"),
+    ),
+    Option(
+        "include",
+        "--include",
+        "only files matching this glob (repeatable; ** matches folders)",
+        "list",
+        "include",
+        ("run", "validate"),
+        repeatable=True,
+        metavar="GLOB",
+    ),
+    Option(
+        "exclude",
+        "--exclude",
+        "skip files matching this glob (repeatable)",
+        "list",
+        "exclude",
+        ("run", "validate"),
+        repeatable=True,
+        metavar="GLOB",
+    ),
+    Option(
+        "config",
+        "--config",
+        "use this config for every file instead of the test_config.json found per file",
+        "str",
+        "config",
+        ("run", "validate"),
+        metavar="FILE",
+    ),
+    Option(
+        "runner",
+        "--runner",
+        "how to get the agent's answers (default: adk)",
+        "str",
+        "runner",
+        choices=("adk", "http", "recorded"),
+    ),
+    Option(
+        "agent",
+        "--agent",
+        "agent folder or dotted module (default: the nearest ADK agent folder above each eval file)",
+        "str",
+        "agent",
+        metavar="PATH|MODULE",
+    ),
+    Option(
+        "agent_url",
+        "--agent-url",
+        "base URL of an ADK api_server or deployed agent (http runner)",
+        "str",
+        "agent-url",
+        metavar="URL",
+    ),
+    Option(
+        "agent_headers",
+        "--agent-header",
+        "HTTP header for the http runner, 'Name: value' (repeatable; $VAR and ${VAR} are read from the environment)",
+        "lines",
+        "agent-headers",
+        repeatable=True,
+        metavar="NAME:VALUE",
+    ),
+    Option(
+        "recorded",
+        "--recorded",
+        "recorded runner: an ADK *.evalset_result.json, a folder of them (e.g. .adk/eval_history), or a results.json",
+        "str",
+        "recorded",
+        metavar="PATH",
+    ),
+    Option(
+        "num_runs",
+        "--num-runs",
+        "run every case N times in fresh sessions (default: 1)",
+        "int",
+        "num-runs",
+        metavar="N",
+    ),
+    Option("parallelism", "--parallelism", "cases run at once (default: 8)", "int", "parallelism", metavar="N"),
+    Option(
+        "timeout",
+        "--timeout",
+        "seconds allowed per case run (default: 300)",
+        "float",
+        "timeout",
+        metavar="SECONDS",
+    ),
+    Option(
+        "shard",
+        "--shard",
+        "run shard I of N (stable split by case id), e.g. 2/4",
+        "str",
+        "shard",
+        metavar="I/N",
+    ),
+    Option(
+        "judge_parallelism",
+        "--judge-parallelism",
+        "LLM judge calls at once for the whole run (default: 8)",
+        "int",
+        "judge-parallelism",
+        metavar="N",
+    ),
+    Option(
+        "cache_dir",
+        "--cache-dir",
+        "cache judge answers here (keep it with actions/cache)",
+        "str",
+        "cache-dir",
+        metavar="DIR",
+    ),
+    Option(
+        "output_dir",
+        "--output-dir",
+        "folder for results.json, junit.xml and summary.md (default: adk-eval-results)",
+        "str",
+        "output-dir",
+        RUN_REPORT,
+        metavar="DIR",
+    ),
+    Option(
+        "results",
+        "--results",
+        "results.json path (default: OUTPUT_DIR/results.json)",
+        "str",
+        None,
+        ("run", "merge"),
+        metavar="FILE",
+    ),
+    Option(
+        "junit",
+        "--junit",
+        "JUnit XML path (default: OUTPUT_DIR/junit.xml)",
+        "str",
+        None,
+        RUN_REPORT,
+        metavar="FILE",
+    ),
+    Option(
+        "summary",
+        "--summary",
+        "Markdown summary path (default: OUTPUT_DIR/summary.md)",
+        "str",
+        None,
+        RUN_REPORT,
+        metavar="FILE",
+    ),
+    Option(
+        "baseline",
+        "--baseline",
+        "base-branch results.json to compare with (default in a pull request: the base branch's artifact)",
+        "str",
+        "baseline",
+        RUN_REPORT,
+        metavar="FILE",
+    ),
+    Option(
+        "artifact_name",
+        "--artifact-name",
+        "name of the results artifact on the base branch (default: adk-eval-results)",
+        "str",
+        "artifact-name",
+        RUN_REPORT,
+    ),
+    Option(
+        "regression_tolerance",
+        "--regression-tolerance",
+        "a drop larger than this is a regression (default: 0)",
+        "float",
+        "regression-tolerance",
+        RUN_REPORT,
+        metavar="X",
+    ),
+    Option(
+        "fail_on_regression",
+        "--fail-on-regression",
+        "fail the gate on significant regressions even when thresholds pass",
+        "bool",
+        "fail-on-regression",
+        RUN_REPORT,
+    ),
+    Option(
+        "allow_not_evaluated",
+        "--allow-not-evaluated",
+        "do not fail the gate for metrics that could not be evaluated",
+        "bool",
+        "allow-not-evaluated",
+        RUN_REPORT,
+    ),
+    Option(
+        "comment_mode",
+        "--comment-mode",
+        "when to post the pull-request comment (default: always)",
+        "str",
+        "comment-mode",
+        RUN_REPORT,
+        choices=("always", "on-change", "on-failure", "off"),
+    ),
+    Option(
+        "gate_id",
+        "--gate-id",
+        "identifies this gate's comment when a repository runs several (default: default)",
+        "str",
+        "gate-id",
+        RUN_REPORT,
+        metavar="ID",
+    ),
+    Option(
+        "github_token",
+        "--github-token",
+        "token for the PR comment and the baseline artifact (default: $GITHUB_TOKEN)",
+        "str",
+        "github-token",
+        RUN_REPORT,
+        metavar="TOKEN",
+    ),
+    Option(
+        "requirements",
+        "--requirements",
+        "the action installs these agent dependencies first: a "
+        "requirements file, or 'pyproject' to install the repository",
+        "str",
+        "requirements",
+        RUN,
+        metavar="FILE",
+    ),
+)
+
+BY_FIELD = {option.field: option for option in OPTIONS}
+ACTION_INPUTS = {option.input: option for option in OPTIONS if option.input}

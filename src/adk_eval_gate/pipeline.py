@@ -1,0 +1,116 @@
+"""``adk-eval-gate run``: discover -> load -> plan -> infer -> score -> aggregate -> compare -> report ->
+publish -> gate. Each stage is a module; this one only wires them together and owns the I/O edges."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import time
+
+from adk_eval_gate import __version__, aggregate
+from adk_eval_gate import results as r
+from adk_eval_gate.console import Console
+from adk_eval_gate.execute import Execution, MetricBuilder, execute
+from adk_eval_gate.metrics.base import MetricServices
+from adk_eval_gate.metrics.services import build_services
+from adk_eval_gate.plan import PlannedFile, WorkItem, plan
+from adk_eval_gate.prepare import prepare
+from adk_eval_gate.publish import finish_run
+from adk_eval_gate.report import console as console_report
+from adk_eval_gate.runners.base import Runner
+from adk_eval_gate.runners.factory import make_runner
+from adk_eval_gate.settings import Settings
+
+
+def build_document(
+    *,
+    settings: Settings,
+    planned: list[PlannedFile],
+    files: list[r.FileResult],
+    execution: Execution,
+    started_at: str,
+    duration: float,
+) -> r.ResultsDocument:
+    cases: list[r.CaseResult] = []
+    for planned_file in planned:
+        loaded = planned_file.loaded
+        for index, case in enumerate(loaded.eval_set.eval_cases):
+            case_key = f"{loaded.display}::{case.eval_id}"
+            if case_key not in execution.finished:
+                continue
+            cases.append(
+                aggregate.case_result(
+                    display=loaded.display,
+                    eval_set_id=loaded.eval_set.eval_set_id,
+                    case=case,
+                    index=index,
+                    line=loaded.case_lines.get(case.eval_id),
+                    metrics=planned_file.config.metrics,
+                    finished=execution.finished[case_key],
+                )
+            )
+    totals = aggregate.totals(cases, files)
+    return r.ResultsDocument(
+        status=aggregate.overall_status(totals, allow_not_evaluated=settings.allow_not_evaluated),
+        totals=totals,
+        cases=cases,
+        files=files,
+        metrics=aggregate.metric_summaries(cases),
+        run=r.RunInfo(
+            tool_version=__version__,
+            runner=settings.runner,
+            num_runs=settings.num_runs,
+            shard=str(settings.shard) if settings.shard else None,
+            gate_id=settings.gate_id,
+            allow_not_evaluated=settings.allow_not_evaluated,
+            started_at=started_at,
+            duration_seconds=round(duration, 3),
+            repository=settings.github.repository,
+            sha=settings.github.sha,
+            ref=settings.github.ref,
+            run_url=settings.github.run_url,
+            interrupted=execution.interrupted,
+        ),
+    )
+
+
+async def run_items(
+    items: list[WorkItem], *, settings: Settings, runner: Runner, services: MetricServices, console: Console
+) -> Execution:
+    execution = Execution()
+    try:
+        await execute(
+            items,
+            runner=runner,
+            metrics=MetricBuilder(services),
+            parallelism=settings.parallelism,
+            timeout=settings.timeout,
+            execution=execution,
+            on_finished=lambda item, finished: console_report.run_finished(console, item, finished),
+        )
+    finally:
+        await runner.aclose()
+    return execution
+
+
+def run(settings: Settings, console: Console) -> int:
+    started = time.monotonic()
+    started_at = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+    prepared = prepare(settings, console)
+    for file in prepared.files:
+        if not file.error:
+            console.line(f"{file.path}: {file.cases} cases, criteria from {file.config}")
+    runner = make_runner(settings, root=prepared.root)
+    run_count = getattr(runner, "run_count", None)
+    items = plan(prepared.planned, num_runs=settings.num_runs, shard=settings.shard, run_count=run_count)
+    services = build_services(settings, prepared.planned, console)
+    execution = asyncio.run(run_items(items, settings=settings, runner=runner, services=services, console=console))
+    doc = build_document(
+        settings=settings,
+        planned=prepared.planned,
+        files=prepared.files,
+        execution=execution,
+        started_at=started_at,
+        duration=time.monotonic() - started,
+    )
+    return finish_run(doc, settings=settings, console=console)

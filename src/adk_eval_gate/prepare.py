@@ -1,0 +1,85 @@
+"""discover -> load: eval files with their configs, and a file result (maybe an error) for each."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from adk_eval_gate import results as r
+from adk_eval_gate.configs import ConfigCache, find_config, find_repository_root
+from adk_eval_gate.console import Console
+from adk_eval_gate.discover import EvalFileRef, discover
+from adk_eval_gate.errors import GateError
+from adk_eval_gate.load import load_eval_file
+from adk_eval_gate.plan import PlannedFile, select_cases
+from adk_eval_gate.settings import Settings
+
+
+@dataclass
+class Prepared:
+    root: Path
+    planned: list[PlannedFile]
+    files: list[r.FileResult]
+    errors: list[GateError]
+
+
+def repository_root(settings: Settings) -> Path:
+    workspace = settings.github.workspace
+    if workspace and workspace.is_dir():
+        return workspace.resolve()
+    return find_repository_root(Path.cwd())
+
+
+def prepare(settings: Settings, console: Console) -> Prepared:
+    """Loads every discovered file; a broken file or config is recorded and the others go on.
+
+    Raises ``UsageError`` only for what stops everything: paths that do not exist or match nothing, and
+    unknown case ids in selectors.
+    """
+    root = repository_root(settings)
+    refs = discover(settings.paths, root=root, include=settings.include, exclude=settings.exclude)
+    configs = ConfigCache(root)
+    planned: list[PlannedFile] = []
+    files: list[r.FileResult] = []
+    errors: list[GateError] = []
+    reported_warnings: set[str] = set()
+    for ref in refs:
+        result, planned_file, error = _prepare_one(ref, settings, configs, root)
+        files.append(result)
+        if error:
+            errors.append(error)
+            console.error(error.one_line(), file=error.file, line=error.line)
+            continue
+        assert planned_file is not None
+        select_cases(planned_file)  # unknown case ids stop the run here, before any agent runs
+        planned.append(planned_file)
+        for warning in planned_file.config.warnings:
+            if warning not in reported_warnings:
+                reported_warnings.add(warning)
+                console.warning(warning)
+    return Prepared(root, planned, files, errors)
+
+
+def _prepare_one(
+    ref: EvalFileRef, settings: Settings, configs: ConfigCache, root: Path
+) -> tuple[r.FileResult, PlannedFile | None, GateError | None]:
+    source = find_config(ref.path, root=root, option=settings.config)
+    described = source.describe(root)
+    try:
+        loaded_config = configs.get(source)
+        loaded = load_eval_file(ref.path, display=ref.display)
+    except GateError as error:
+        return (
+            r.FileResult(path=ref.display, config=described, error=error.one_line(), line=error.line),
+            None,
+            error,
+        )
+    result = r.FileResult(
+        path=ref.display,
+        format=loaded.format,
+        eval_set_id=loaded.eval_set.eval_set_id,
+        config=described,
+        cases=len(loaded.eval_set.eval_cases),
+        warnings=list(loaded_config.warnings),
+    )
+    return result, PlannedFile(loaded, loaded_config, ref.case_ids), None

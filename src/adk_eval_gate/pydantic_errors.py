@@ -1,0 +1,98 @@
+"""One-line messages for pydantic validation errors, with the JSON path and its line in the file."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pydantic
+
+from adk_eval_gate.jsonpos import JsonPositions, format_path
+
+
+def clean_loc(loc: Sequence[Any], data: Any) -> list[str | int]:
+    """An error location as a path into ``data``, without pydantic's union-member and validator markers.
+
+    A location item that is not a key (or index) of the data at that point is a marker, except the last one,
+    which names a missing or unknown field.
+    """
+    out: list[str | int] = []
+    node = data
+    items = list(loc)
+    for position, item in enumerate(items):
+        if isinstance(node, dict) and isinstance(item, str):
+            key = item if item in node else _alias_in(node, item)
+            if key is not None:
+                out.append(key)
+                node = node[key]
+                continue
+        elif isinstance(node, list) and isinstance(item, int) and 0 <= item < len(node):
+            out.append(item)
+            node = node[item]
+            continue
+        if position == len(items) - 1 and isinstance(item, str) and isinstance(node, dict):
+            out.append(item)
+    return out
+
+
+def _alias_in(node: dict[str, Any], name: str) -> str | None:
+    from pydantic import alias_generators
+
+    camel = alias_generators.to_camel(name)
+    return camel if camel in node else None
+
+
+def _describe(error: Any) -> str:
+    kind = error.get("type", "")
+    msg = str(error.get("msg", "invalid value"))
+    value = error.get("input")
+    if kind == "missing":
+        return "is required"
+    if kind == "extra_forbidden":
+        return "is not a known field here (ADK rejects unknown keys in this object; check the spelling)"
+    if kind in {"float_parsing", "float_type", "int_parsing", "int_type"}:
+        return f"must be a number, got {_short(value)}"
+    if kind in {"string_type"}:
+        return f"must be a string, got {_short(value)}"
+    if kind in {"list_type"}:
+        return f"must be a list, got {_short(value)}"
+    if kind in {"dict_type", "model_type", "model_attributes_type"}:
+        return f"must be an object, got {_short(value)}"
+    if kind == "value_error":
+        return msg.removeprefix("Value error, ")
+    return f"{msg} (got {_short(value)})"
+
+
+def _short(value: Any) -> str:
+    import json
+
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def best_error(
+    exc: pydantic.ValidationError, data: Any, *, prefix: Sequence[str | int] = ()
+) -> tuple[list[str | int], str]:
+    """The most specific error (deepest location) of a validation error, as (path, message)."""
+    errors = exc.errors(include_url=False)
+    best = max(errors, key=lambda e: len(clean_loc(e.get("loc", ()), data)))
+    path = [*prefix, *clean_loc(best.get("loc", ()), data)]
+    more = len(errors) - 1
+    message = _describe(best)
+    if more > 0 and not all(e.get("type") == best.get("type") for e in errors):
+        message += f" (and {more} more problem{'s' if more > 1 else ''})"
+    return path, message
+
+
+def locate(positions: JsonPositions | None, path: Sequence[str | int]) -> int | None:
+    if positions is None:
+        return None
+    found = positions.locate(path)
+    return found[0] if found else None
+
+
+def describe_path(path: Sequence[str | int]) -> str:
+    return format_path(path)

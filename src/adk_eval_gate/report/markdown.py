@@ -1,0 +1,93 @@
+"""Safe Markdown for text that came from eval files or agents (untrusted).
+
+GitHub renders Markdown with some HTML: untrusted text is escaped so it cannot inject HTML, spoof our hidden
+marker, notify people (``@name``) or link issues (``#123``), or break out of a code block or a table cell.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+_ZWSP = "\u200b"
+_MENTION = re.compile(r"@(?=[A-Za-z0-9_-])")
+_ISSUE_REF = re.compile(r"(?<![&\w])#(?=\d)")
+_URL_SCHEME = re.compile(r"(?i)\b(https?|ftp|javascript|data|vbscript):")
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()!|~>])")
+
+
+def _neutralise_notifications(text: str) -> str:
+    text = _MENTION.sub("@" + _ZWSP, text)
+    return _ISSUE_REF.sub("#" + _ZWSP, text)
+
+
+def escape_html(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+
+
+def inline(text: str, *, limit: int | None = None) -> str:
+    """Untrusted text inside a paragraph, heading or table cell: one line, no Markdown, no HTML."""
+    text = truncate(text, limit) if limit else text
+    text = escape_html(text)
+    text = _MARKDOWN_SPECIAL.sub(r"\\\1", text)
+    text = _URL_SCHEME.sub(lambda m: m.group(1) + _ZWSP + ":", text)
+    text = _neutralise_notifications(text)
+    return " ".join(text.split()) if "\n" in text or "\r" in text else text
+
+
+def code(text: str, *, limit: int | None = None, in_table: bool = False) -> str:
+    """Untrusted text as inline code that cannot be closed early (``in_table``: also escape ``|``)."""
+    text = truncate(text, limit) if limit else text
+    text = " ".join(text.split())
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") or not text else ""
+    if in_table:  # GitHub splits table cells on "|" even inside code spans
+        text = text.replace("|", "\\|")
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def code_block(text: str, *, language: str = "", limit: int | None = None) -> str:
+    """Untrusted text as a fenced block; the fence is longer than any backtick run inside."""
+    text = truncate(text, limit) if limit else text
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    longest = max((len(run) for run in re.findall(r"`{3,}", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}{language}\n{text}\n{fence}"
+
+
+def details(summary_html: str, body: str, *, open_: bool = False) -> str:
+    """A collapsible section; ``summary_html`` must already be escaped."""
+    attribute = " open" if open_ else ""
+    return f"<details{attribute}><summary>{summary_html}</summary>\n\n{body}\n\n</details>"
+
+
+def summary_text(text: str, *, limit: int = 120) -> str:
+    """Untrusted text inside ``<summary>``: HTML-escaped, one line, notifications neutralised."""
+    return _neutralise_notifications(escape_html(" ".join(truncate(text, limit).split())))
+
+
+def truncate(text: str, limit: int | None) -> str:
+    if limit is None or len(text) <= limit:
+        return text
+    return text[: max(0, limit - 1)] + "…"
+
+
+def pretty_json(value: Any) -> str:
+    return json.dumps(value, indent=2, ensure_ascii=False, sort_keys=False, default=str)
+
+
+def score(value: float | None, *, digits: int = 3) -> str:
+    if value is None:
+        return "–"
+    text = f"{value:.{digits}f}".rstrip("0").rstrip(".")
+    return text if text not in {"-0", ""} else "0"
+
+
+def table(header: list[str], rows: list[list[str]], *, align: list[str] | None = None) -> str:
+    """A Markdown table; cells must already be escaped."""
+    aligns = align or ["---"] * len(header)
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(aligns) + "|"]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines)

@@ -1,0 +1,31 @@
+"""Write results.json, junit.xml and summary.md (the only file writes of a run besides GitHub's files)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from adk_eval_gate import results as r
+from adk_eval_gate.console import Console
+from adk_eval_gate.errors import UsageError
+from adk_eval_gate.report import junit, summary
+from adk_eval_gate.settings import Settings
+
+
+def results_json(doc: r.ResultsDocument) -> str:
+    return json.dumps(doc.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n"
+
+
+def _write(path: Path, text: str) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    except OSError as error:
+        raise UsageError(f"cannot write {path}: {error.strerror}", hint="check the output paths") from None
+
+
+def write_reports(doc: r.ResultsDocument, *, settings: Settings, console: Console) -> None:
+    _write(settings.results_path, results_json(doc))
+    _write(settings.junit_path, junit.render(doc))
+    _write(settings.summary_path, summary.render(doc))
+    console.line(f"Wrote {settings.results_path}, {settings.junit_path} and {settings.summary_path}")

@@ -1,0 +1,158 @@
+"""``results.json`` version 1: the baseline format and the input of ``report``, ``merge`` and the PR comment.
+
+Its JSON Schema is generated from these models into ``schema/results.schema.json`` (a test keeps the two equal)
+and every file this tool writes is validated against it in the tests.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import pydantic
+from pydantic import Field
+
+SCHEMA_VERSION: Literal[1] = 1
+
+CaseStatus = Literal["passed", "failed", "error", "not_evaluated"]
+MetricStatus = Literal["passed", "failed", "not_evaluated", "informational"]
+RunStatus = Literal["passed", "failed", "error"]
+MetricKind = Literal["deterministic", "judge", "informational", "custom"]
+
+
+class _Model(pydantic.BaseModel):
+    model_config = pydantic.ConfigDict(extra="ignore")
+
+
+class InvocationRecord(_Model):
+    user: str = Field(description="The user's message of this turn, as text.")
+    expected: dict[str, Any] | None = Field(
+        default=None, description="The expected invocation (ADK Invocation, snake_case), if the case has one."
+    )
+    actual: dict[str, Any] | None = Field(
+        default=None,
+        description="The actual invocation (ADK Invocation, snake_case), if inference got this far.",
+    )
+
+
+class RunMetric(_Model):
+    name: str
+    score: float | None
+    status: MetricStatus
+    invocation_scores: list[float | None] = Field(default_factory=list)
+    reason: str | None = None
+    rubric_scores: list[dict[str, Any]] | None = None
+    details: dict[str, Any] | None = None
+
+
+class RunRecord(_Model):
+    run: int = Field(description="1-based run number (--num-runs).")
+    status: CaseStatus
+    error: str | None = None
+    duration_seconds: float | None = None
+    session_id: str | None = None
+    invocations: list[InvocationRecord] = Field(default_factory=list)
+    metrics: list[RunMetric] = Field(default_factory=list)
+
+
+class MetricResult(_Model):
+    name: str
+    kind: MetricKind = "deterministic"
+    score: float | None = Field(description="Mean of the run scores that exist.")
+    threshold: float | None
+    status: MetricStatus
+    run_scores: list[float | None] = Field(default_factory=list)
+    invocation_scores: list[list[float | None]] = Field(default_factory=list)
+    passed_runs: int = 0
+    stdev: float | None = Field(default=None, description="Sample standard deviation of the run scores.")
+    reason: str | None = Field(default=None, description="Why the metric was not evaluated.")
+
+
+class CaseResult(_Model):
+    id: str = Field(description="<repo-relative file>::<eval_id>")
+    file: str
+    eval_set_id: str
+    eval_id: str
+    index: int = Field(default=0, description="Position of the case in its file.")
+    line: int | None = Field(default=None, description="Line of the case's eval_id in its file.")
+    status: CaseStatus
+    error: str | None = None
+    metrics: list[MetricResult] = Field(default_factory=list)
+    runs: list[RunRecord] = Field(default_factory=list)
+
+
+class FileResult(_Model):
+    path: str
+    format: str | None = None
+    eval_set_id: str | None = None
+    config: str | None = Field(default=None, description="Where this file's criteria came from.")
+    cases: int = 0
+    error: str | None = None
+    line: int | None = None
+    warnings: list[str] = Field(default_factory=list)
+
+
+class Totals(_Model):
+    cases: int = 0
+    passed: int = 0
+    failed: int = 0
+    error: int = 0
+    not_evaluated: int = 0
+    files: int = 0
+    file_errors: int = 0
+
+
+class MetricSummary(_Model):
+    name: str
+    kind: MetricKind = "deterministic"
+    threshold: float | None = None
+    thresholds: list[float] = Field(default_factory=list, description="Every threshold used, if they differ.")
+    mean: float | None = None
+    cases: int = 0
+    passed: int = 0
+    failed: int = 0
+    not_evaluated: int = 0
+    pass_rate: float | None = None
+
+
+class JudgeStats(_Model):
+    calls: int = 0
+    cached: int = 0
+    failed: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
+class RunInfo(_Model):
+    tool_version: str = ""
+    runner: str = ""
+    num_runs: int = 1
+    shard: str | None = None
+    shards_merged: int | None = None
+    gate_id: str = "default"
+    allow_not_evaluated: bool = False
+    started_at: str | None = None
+    duration_seconds: float | None = None
+    repository: str | None = None
+    sha: str | None = None
+    ref: str | None = None
+    run_url: str | None = None
+    interrupted: bool = False
+
+
+class ResultsDocument(_Model):
+    schema_version: Literal[1] = SCHEMA_VERSION
+    status: RunStatus
+    totals: Totals
+    cases: list[CaseResult]
+    files: list[FileResult] = Field(default_factory=list)
+    metrics: list[MetricSummary] = Field(default_factory=list)
+    judge: JudgeStats | None = None
+    run: RunInfo = Field(default_factory=RunInfo)
+
+
+def json_schema() -> dict[str, Any]:
+    schema = ResultsDocument.model_json_schema()
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["$id"] = "https://github.com/adk-eval-gate/adk-eval-gate/schema/results.schema.json"
+    schema["title"] = "ADK Eval Gate results.json (version 1)"
+    return schema

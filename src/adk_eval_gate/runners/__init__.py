@@ -1,0 +1,1 @@
+"""Runners produce the actual invocations of a work item: ``adk`` (in-process), ``http`` and ``recorded``."""

@@ -1,0 +1,87 @@
+"""Score one run of one case with its configured metrics (ADK's per-case evaluation loop)."""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass
+
+from adk_eval_gate.evalset import EvalCase, Invocation, Rubric
+from adk_eval_gate.metrics.base import CaseRun, Metric, MetricOutcome, NotEvaluated, Status
+from adk_eval_gate.metrics.registry import ConfiguredMetric
+
+
+@dataclass
+class ScoredMetric:
+    configured: ConfiguredMetric
+    outcome: MetricOutcome
+
+
+class RubricConflict(ValueError):
+    pass
+
+
+def _merge_rubrics(invocation: Invocation, extra: list[Rubric]) -> Invocation:
+    existing = {rubric.rubric_id: rubric for rubric in invocation.rubrics or []}
+    merged = list(invocation.rubrics or [])
+    for rubric in extra:
+        if rubric.rubric_id in existing:
+            if existing[rubric.rubric_id] == rubric:
+                continue  # already copied (an ADK result file stores the copied rubrics)
+            raise RubricConflict(f"rubric_id {rubric.rubric_id!r} is defined twice with different content")
+        merged.append(rubric)
+        existing[rubric.rubric_id] = rubric
+    if merged == list(invocation.rubrics or []):
+        return invocation
+    return invocation.model_copy(update={"rubrics": merged})
+
+
+def attach_rubrics(case: EvalCase, actual: list[Invocation]) -> list[Invocation]:
+    """Case rubrics onto every actual invocation, invocation rubrics onto the matching one (ADK does this)."""
+    out: list[Invocation] = []
+    expected = case.conversation or []
+    for index, original in enumerate(actual):
+        invocation = original
+        if case.rubrics:
+            invocation = _merge_rubrics(invocation, case.rubrics)
+        if index < len(expected) and expected[index].rubrics:
+            invocation = _merge_rubrics(invocation, expected[index].rubrics or [])
+        out.append(invocation)
+    return out
+
+
+async def evaluate_metric(metric: Metric, run: CaseRun) -> MetricOutcome:
+    try:
+        result = metric.evaluate(run)
+        outcome = await result if inspect.isawaitable(result) else result
+    except NotEvaluated as reason:
+        return MetricOutcome.not_evaluated(str(reason), len(run.actual))
+    except Exception as error:  # a metric failure never stops the other metrics (ADK catches them too)
+        detail = str(error) or type(error).__name__
+        return MetricOutcome.not_evaluated(f"{type(error).__name__}: {detail}", len(run.actual))
+    if outcome.status is Status.NOT_EVALUATED and outcome.reason is None:
+        outcome.reason = "the metric produced no score"
+    if len(outcome.per_invocation) != len(run.actual) and outcome.status is not Status.NOT_EVALUATED:
+        outcome.per_invocation = []
+    return outcome
+
+
+async def score_run(
+    *, case: EvalCase, actual: list[Invocation], metrics: list[tuple[ConfiguredMetric, Metric]]
+) -> list[ScoredMetric]:
+    """All configured metrics of one run, in config order, each independently."""
+    try:
+        actual = attach_rubrics(case, actual)
+    except RubricConflict as conflict:
+        reason = f"{conflict}; rubric ids must be unique across the case and its invocations"
+        return [
+            ScoredMetric(configured, MetricOutcome.not_evaluated(reason, len(actual)))
+            if not configured.spec.informational
+            else ScoredMetric(configured, await evaluate_metric(metric, _run(case, actual)))
+            for configured, metric in metrics
+        ]
+    run = _run(case, actual)
+    return [ScoredMetric(configured, await evaluate_metric(metric, run)) for configured, metric in metrics]
+
+
+def _run(case: EvalCase, actual: list[Invocation]) -> CaseRun:
+    return CaseRun(eval_case=case, actual=actual, expected=case.conversation, scenario=case.conversation_scenario)
