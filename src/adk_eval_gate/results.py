@@ -156,3 +156,9 @@ def json_schema() -> dict[str, Any]:
     schema["$id"] = "https://github.com/adk-eval-gate/adk-eval-gate/schema/results.schema.json"
     schema["title"] = "ADK Eval Gate results.json (version 1)"
     return schema
+
+
+if __name__ == "__main__":  # python -m adk_eval_gate.results > schema/results.schema.json
+    import json
+
+    print(json.dumps(json_schema(), indent=2))
