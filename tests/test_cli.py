@@ -1,0 +1,163 @@
+"""The command line: help, validate, migrate, merge, and one clear line (exit 2) for every bad input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from google.adk.evaluation.agent_evaluator import AgentEvaluator
+
+from adk_eval_gate import results as r
+from adk_eval_gate.cli import main
+from tests.conftest import EXAMPLES, REPO, run_cli, write_json
+
+GOOD_SET = {
+    "eval_set_id": "s",
+    "eval_cases": [
+        {
+            "eval_id": "a",
+            "conversation": [
+                {"user_content": {"parts": [{"text": "hi"}]}, "final_response": {"parts": [{"text": "hello"}]}}
+            ],
+        }
+    ],
+}
+
+
+def test_help_and_version(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as done:
+        main(["--help"])
+    assert done.value.code == 0
+    assert "run" in capsys.readouterr().out
+    assert main([]) == 2
+    result = run_cli("--version", cwd=REPO)
+    assert result.returncode == 0 and result.stdout.startswith("adk-eval-gate ")
+
+
+def test_validate_good_files(repo: Path) -> None:
+    write_json(repo / "a.evalset.json", GOOD_SET)
+    write_json(repo / "test_config.json", {"criteria": {"response_match_score": 0.5}})
+    result = run_cli("validate", cwd=repo)
+    assert result.returncode == 0, result.stdout
+    assert "ok   a.evalset.json: 1 cases (evalset), criteria from test_config.json (folder)" in result.stdout
+
+
+def test_validate_examples() -> None:
+    result = run_cli("validate", "examples", "--exclude", "examples/gemini_agent/**", cwd=REPO)
+    assert result.returncode == 0, result.stdout
+    assert "weather_legacy.test.json: 1 cases (legacy_query_list)" in result.stdout
+
+
+BAD_INPUTS = [
+    (
+        "broken JSON",
+        "a.evalset.json",
+        '{"eval_set_id": "s",\n "eval_cases": [\n}',
+        None,
+        "a.evalset.json:3:1: invalid JSON",
+    ),
+    (
+        "unknown metric",
+        "a.evalset.json",
+        GOOD_SET,
+        {"criteria": {"response_match": 0.5}},
+        "test_config.json:3: criteria.response_match: unknown metric 'response_match' "
+        "(did you mean 'response_match_score'?)",
+    ),
+    (
+        "threshold not a number",
+        "a.evalset.json",
+        GOOD_SET,
+        {"criteria": {"response_match_score": "high"}},
+        "criteria.response_match_score: must be a number",
+    ),
+    (
+        "threshold out of range",
+        "a.evalset.json",
+        GOOD_SET,
+        {"criteria": {"response_match_score": 1.5}},
+        "threshold 1.5 is outside the metric's range [0, 1]",
+    ),
+    (
+        "duplicate eval id",
+        "a.evalset.json",
+        {"eval_set_id": "s", "eval_cases": GOOD_SET["eval_cases"] * 2},
+        None,  # type: ignore[operator]
+        "eval_cases[1].eval_id: duplicate eval_id 'a'",
+    ),
+    ("not UTF-8", "a.evalset.json", b'{"eval_set_id": "\xff"}', None, "is not UTF-8"),
+    ("empty eval set", "a.evalset.json", {"eval_set_id": "s", "eval_cases": []}, None, "has no eval cases"),
+]
+
+
+@pytest.mark.parametrize("bad_input", BAD_INPUTS, ids=[case[0] for case in BAD_INPUTS])
+def test_bad_inputs_give_one_clear_line_and_exit_2(repo: Path, bad_input: tuple[str, str, object, object, str]) -> None:
+    label, name, content, config, needle = bad_input
+    path = repo / name
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    elif isinstance(content, str):
+        path.write_text(content)
+    else:
+        write_json(path, content)
+    if config is not None:
+        write_json(repo / "test_config.json", config)
+    result = run_cli("validate", cwd=repo)
+    assert result.returncode == 2, (label, result.stdout, result.stderr)
+    errors = [line for line in result.stdout.splitlines() if line.startswith("error: ")]
+    assert len(errors) == 1, result.stdout
+    assert needle in errors[0], errors[0]
+    assert "Traceback" not in result.stdout + result.stderr
+
+
+def test_errors_are_annotations_inside_github_actions(repo: Path) -> None:
+    write_json(repo / "a.evalset.json", GOOD_SET)
+    write_json(repo / "test_config.json", {"criteria": {"response_match": 0.5}})
+    result = run_cli("validate", cwd=repo, env={"GITHUB_ACTIONS": "true"})
+    assert "::error file=test_config.json,line=3::" in result.stdout
+
+
+def test_usage_errors(repo: Path) -> None:
+    missing = run_cli("run", "nowhere", cwd=repo)
+    assert missing.returncode == 2 and "path 'nowhere' does not exist" in missing.stdout
+    nothing = run_cli("run", cwd=repo)
+    assert nothing.returncode == 2 and "no eval files" in nothing.stdout
+    bad_choice = run_cli("run", "--runner", "docker", cwd=repo)
+    assert bad_choice.returncode == 2 and "invalid choice" in bad_choice.stderr
+
+
+def test_secrets_never_printed(repo: Path) -> None:
+    result = run_cli(
+        "run", "nowhere", "--github-token", "ghs_supersecretvalue", cwd=repo, env={"GOOGLE_API_KEY": "AIzaSECRETKEY123"}
+    )
+    assert "ghs_supersecretvalue" not in result.stdout + result.stderr
+    assert "AIzaSECRETKEY123" not in result.stdout + result.stderr
+
+
+def _strip_volatile(data: dict) -> dict:
+    data["eval_set_id"] = data["name"] = "X"
+    data["creation_timestamp"] = 0
+    for case in data["eval_cases"]:
+        case["creation_timestamp"] = 0
+        for invocation in case["conversation"]:
+            invocation["invocation_id"] = "X"
+            invocation["creation_timestamp"] = 0
+    return data
+
+
+def test_migrate_matches_adks_conversion(tmp_path: Path) -> None:
+    old = EXAMPLES / "weather_agent" / "legacy" / "weather_legacy.test.json"
+    session = EXAMPLES / "weather_agent" / "legacy" / "initial.session.json"
+    ours, theirs = tmp_path / "ours.evalset.json", tmp_path / "theirs.evalset.json"
+    result = run_cli("migrate", str(old), str(ours), "--initial-session", str(session), cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    AgentEvaluator.migrate_eval_data_to_new_schema(str(old), str(theirs), str(session))
+    assert _strip_volatile(json.loads(ours.read_text())) == _strip_volatile(json.loads(theirs.read_text()))
+    bad = run_cli("migrate", str(EXAMPLES / "weather_agent" / "weather.evalset.json"), str(ours), cwd=tmp_path)
+    assert bad.returncode == 2 and "is not a legacy query list" in bad.stdout
+
+
+def test_results_schema_file_is_current() -> None:
+    committed = json.loads((REPO / "schema" / "results.schema.json").read_text())
+    assert committed == r.json_schema(), "regenerate: python -m adk_eval_gate.results > schema/results.schema.json"

@@ -1,0 +1,228 @@
+"""End to end through the CLI with the recorded runner: real ADK result files in, reports and exit codes out."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import jsonschema
+import pytest
+import xmlschema
+
+from tests.adk_history import run_adk_eval
+from tests.conftest import EXAMPLES, REPO, run_cli, write_json
+
+SCHEMA = json.loads((REPO / "schema" / "results.schema.json").read_text())
+JUNIT = xmlschema.XMLSchema(str(Path(__file__).parent / "fixtures" / "junit.xsd"))
+
+
+@pytest.fixture(scope="module")
+def history(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return run_adk_eval(tmp_path_factory.mktemp("adk"), runs=2)
+
+
+@pytest.fixture
+def workspace(repo: Path) -> Path:
+    shutil.copytree(
+        EXAMPLES / "weather_agent", repo / "weather_agent", ignore=shutil.ignore_patterns("__pycache__", ".adk")
+    )
+    return repo
+
+
+def _results(workspace: Path) -> dict:
+    data = json.loads((workspace / "adk-eval-results" / "results.json").read_text())
+    jsonschema.validate(data, SCHEMA)
+    return data
+
+
+def _adk_scores(history: Path) -> dict[tuple[str, str], list[float]]:
+    scores: dict[tuple[str, str], list[float]] = {}
+    for path in sorted(history.glob("*.evalset_result.json")):
+        for case in json.loads(path.read_text())["eval_case_results"]:
+            for metric in case["overall_eval_metric_results"]:
+                scores.setdefault((case["eval_id"], metric["metric_name"]), []).append(metric["score"])
+    return scores
+
+
+def test_scores_equal_adks_and_reports_are_valid(workspace: Path, history: Path) -> None:
+    result = run_cli(
+        "run", "weather_agent/weather.evalset.json", "--runner", "recorded", "--recorded", str(history), cwd=workspace
+    )
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "Traceback" not in result.stdout + result.stderr
+    assert "FAIL weather_agent/weather.evalset.json::wrong_city_on_purpose" in result.stdout
+    data = _results(workspace)
+    assert data["status"] == "failed"
+    assert data["totals"] == {
+        "cases": 3,
+        "passed": 2,
+        "failed": 1,
+        "error": 0,
+        "not_evaluated": 0,
+        "files": 1,
+        "file_errors": 0,
+    }
+    adk = _adk_scores(history)
+    for case in data["cases"]:
+        assert len(case["runs"]) == 2  # two ADK result files: two runs
+        for metric in case["metrics"]:
+            expected = adk[(case["eval_id"], metric["name"])]
+            assert metric["run_scores"] == expected
+            assert metric["score"] == pytest.approx(sum(expected) / len(expected), abs=1e-12)
+    junit = (workspace / "adk-eval-results" / "junit.xml").read_text()
+    JUNIT.validate(junit)
+    assert junit.count("<testcase ") == 6
+    assert 'message="tool_trajectory_avg_score: 0 &lt; 1"' in junit
+    summary = (workspace / "adk-eval-results" / "summary.md").read_text()
+    assert "ADK eval gate failed" in summary and "wrong\\_city\\_on\\_purpose" not in summary
+    assert "<summary>❌ wrong_city_on_purpose" in summary
+
+
+def test_double_encoded_and_single_file_and_results_json_as_recording(workspace: Path, history: Path) -> None:
+    first = sorted(history.glob("*.evalset_result.json"))[0]
+    double = workspace / "old.evalset_result.json"
+    double.write_text(json.dumps(first.read_text()))
+    result = run_cli(
+        "run", "weather_agent/weather.evalset.json", "--runner", "recorded", "--recorded", str(double), cwd=workspace
+    )
+    assert result.returncode == 1, result.stdout
+    data = _results(workspace)
+    assert [len(c["runs"]) for c in data["cases"]] == [1, 1, 1]
+    shutil.copy(workspace / "adk-eval-results" / "results.json", workspace / "previous.json")
+    again = run_cli(
+        "run",
+        "weather_agent/weather.evalset.json",
+        "--runner",
+        "recorded",
+        "--recorded",
+        "previous.json",
+        "--output-dir",
+        "second",
+        cwd=workspace,
+    )
+    assert again.returncode == 1, again.stdout
+    second = json.loads((workspace / "second" / "results.json").read_text())
+    assert [m["score"] for c in second["cases"] for m in c["metrics"]] == [
+        m["score"] for c in data["cases"] for m in c["metrics"]
+    ]
+
+
+def test_case_selector_and_unknown_case(workspace: Path, history: Path) -> None:
+    ok = run_cli(
+        "run",
+        "weather_agent/weather.evalset.json:paris_today,two_cities",
+        "--runner",
+        "recorded",
+        "--recorded",
+        str(history),
+        cwd=workspace,
+    )
+    assert ok.returncode == 0, ok.stdout
+    assert [c["eval_id"] for c in _results(workspace)["cases"]] == ["paris_today", "two_cities"]
+    bad = run_cli(
+        "run",
+        "weather_agent/weather.evalset.json:paris",
+        "--runner",
+        "recorded",
+        "--recorded",
+        str(history),
+        cwd=workspace,
+    )
+    assert bad.returncode == 2
+    assert "no case 'paris'" in bad.stdout and "did you mean 'paris_today'?" in bad.stdout
+    assert len(bad.stdout.strip().splitlines()) == 1 and "Traceback" not in bad.stderr
+
+
+def test_a_broken_file_is_an_error_entry_and_the_others_still_run(workspace: Path, history: Path) -> None:
+    (workspace / "weather_agent" / "broken.evalset.json").write_text('{"eval_set_id": "x", "eval_cases": [}')
+    result = run_cli(
+        "run",
+        "weather_agent",
+        "--runner",
+        "recorded",
+        "--recorded",
+        str(history),
+        "--include",
+        "*.evalset.json",
+        cwd=workspace,
+    )
+    assert result.returncode == 2, result.stdout
+    assert "weather_agent/broken.evalset.json:1:37: invalid JSON" in result.stdout
+    data = _results(workspace)
+    assert data["status"] == "error" and data["totals"]["file_errors"] == 1 and data["totals"]["cases"] == 3
+    broken = next(f for f in data["files"] if f["path"] == "weather_agent/broken.evalset.json")
+    assert broken["line"] == 1 and "invalid JSON" in broken["error"]
+    JUNIT.validate((workspace / "adk-eval-results" / "junit.xml").read_text())
+
+
+def test_missing_recording_is_an_error_case(workspace: Path, history: Path) -> None:
+    data = json.loads((workspace / "weather_agent" / "weather.evalset.json").read_text())
+    data["eval_cases"][0]["eval_id"] = "never_recorded"
+    write_json(workspace / "weather_agent" / "weather.evalset.json", data)
+    result = run_cli(
+        "run", "weather_agent/weather.evalset.json", "--runner", "recorded", "--recorded", str(history), cwd=workspace
+    )
+    assert result.returncode == 1
+    case = _results(workspace)["cases"][0]
+    assert case["status"] == "error" and "no recorded result" in case["error"]
+
+
+def test_not_evaluated_fails_the_gate_unless_allowed(repo: Path) -> None:
+    scenario_case = {
+        "eval_id": "simulated",
+        "conversation_scenario": {"starting_prompt": "Weather in Paris?", "conversation_plan": "Ask once."},
+    }
+    write_json(repo / "sim.evalset.json", {"eval_set_id": "sim", "eval_cases": [scenario_case]})
+    write_json(
+        repo / "test_config.json",
+        {
+            "criteria": {
+                "response_match_score": 0.5,
+                "trajectory_single_tool_use": {"threshold": 1, "tool_name": "get_weather"},
+            }
+        },
+    )
+    actual = {
+        "user_content": {"parts": [{"text": "Weather in Paris?"}]},
+        "final_response": {"parts": [{"text": "Sunny."}]},
+        "intermediate_data": {"tool_uses": [{"name": "get_weather", "args": {"city": "Paris"}}]},
+    }
+    recording = {
+        "schema_version": 1,
+        "status": "passed",
+        "totals": {},
+        "cases": [
+            {
+                "id": "sim.evalset.json::simulated",
+                "file": "sim.evalset.json",
+                "eval_set_id": "sim",
+                "eval_id": "simulated",
+                "status": "passed",
+                "runs": [
+                    {"run": 1, "status": "passed", "invocations": [{"user": "Weather in Paris?", "actual": actual}]}
+                ],
+            }
+        ],
+    }
+    write_json(repo / "recording.json", recording)
+    strict = run_cli("run", "sim.evalset.json", "--runner", "recorded", "--recorded", "recording.json", cwd=repo)
+    assert strict.returncode == 1, strict.stdout
+    case = _results(repo)["cases"][0]
+    assert case["status"] == "not_evaluated"
+    response = next(m for m in case["metrics"] if m["name"] == "response_match_score")
+    assert response["status"] == "not_evaluated" and "conversation_scenario" in response["reason"]
+    assert next(m for m in case["metrics"] if m["name"] == "trajectory_single_tool_use")["score"] == 1.0
+    allowed = run_cli(
+        "run",
+        "sim.evalset.json",
+        "--runner",
+        "recorded",
+        "--recorded",
+        "recording.json",
+        "--allow-not-evaluated",
+        cwd=repo,
+    )
+    assert allowed.returncode == 0, allowed.stdout
+    junit = (repo / "adk-eval-results" / "junit.xml").read_text()
+    assert "<skipped" in junit
