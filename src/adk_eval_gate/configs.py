@@ -197,6 +197,8 @@ def check_config(config: ec.EvalConfig, *, data: dict[str, Any], display: str, p
             typed = spec.criterion.model_validate(criterion.model_dump())
         except pydantic.ValidationError as error:
             raw = data.get("criteria", {}).get(name)
+            if not isinstance(raw, dict):
+                raw = criterion.model_dump()
             sub_path, message = best_error(error, raw, prefix=path)
             raise ConfigError(
                 message,

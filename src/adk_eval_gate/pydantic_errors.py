@@ -10,11 +10,11 @@ import pydantic
 from adk_eval_gate.jsonpos import JsonPositions, format_path
 
 
-def clean_loc(loc: Sequence[Any], data: Any) -> list[str | int]:
+def clean_loc(loc: Sequence[Any], data: Any, *, names_field: bool = True) -> list[str | int]:
     """An error location as a path into ``data``, without pydantic's union-member and validator markers.
 
-    A location item that is not a key (or index) of the data at that point is a marker, except the last one,
-    which names a missing or unknown field.
+    A location item that is not a key (or index) of the data at that point is a marker, except the last one
+    of a "missing" or "extra" error (``names_field``), which names the field.
     """
     out: list[str | int] = []
     node = data
@@ -30,8 +30,10 @@ def clean_loc(loc: Sequence[Any], data: Any) -> list[str | int]:
             out.append(item)
             node = node[item]
             continue
-        if position == len(items) - 1 and isinstance(item, str) and isinstance(node, dict):
-            out.append(item)
+        if names_field and position == len(items) - 1 and isinstance(item, str) and isinstance(node, dict):
+            from pydantic import alias_generators
+
+            out.append(alias_generators.to_snake(item))  # pydantic names a missing field by its camelCase alias
     return out
 
 
@@ -78,11 +80,16 @@ def best_error(
 ) -> tuple[list[str | int], str]:
     """The most specific error (deepest location) of a validation error, as (path, message)."""
     errors = exc.errors(include_url=False)
-    best = max(errors, key=lambda e: len(clean_loc(e.get("loc", ()), data)))
-    path = [*prefix, *clean_loc(best.get("loc", ()), data)]
-    more = len(errors) - 1
+    def path_of(error: Any) -> list[str | int]:
+        names_field = error.get("type") in {"missing", "extra_forbidden"}
+        return clean_loc(error.get("loc", ()), data, names_field=names_field)
+
+    best = max(errors, key=lambda e: len(path_of(e)))
+    path = [*prefix, *path_of(best)]
+    others = {tuple(path_of(e)) for e in errors if e is not best}
+    more = len([p for p in others if list(p) != path_of(best)[: len(p)]])  # union alternatives are not news
     message = _describe(best)
-    if more > 0 and not all(e.get("type") == best.get("type") for e in errors):
+    if more:
         message += f" (and {more} more problem{'s' if more > 1 else ''})"
     return path, message
 

@@ -101,6 +101,10 @@ def rouge1_fmeasure(candidate: str, reference: str) -> float:
 
 
 class ResponseMatchScore(Metric):
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        _stemmer()  # load NLTK now, not inside the event loop where it would stall running cases
+
     def evaluate(self, run: CaseRun) -> MetricOutcome:
         expected = require_expected(run, self.name)
         scores = [

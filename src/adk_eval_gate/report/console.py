@@ -54,7 +54,7 @@ def final(console: Console, doc: r.ResultsDocument) -> None:
         f"{totals.not_evaluated} not evaluated",
     ]
     if totals.file_errors:
-        parts.append(f"{totals.file_errors} files could not be loaded")
+        parts.append(f"{totals.file_errors} file{'s' if totals.file_errors > 1 else ''} could not be loaded")
     console.line("")
     console.line(f"ADK eval gate: {doc.status.upper()} - {totals.cases} cases: " + ", ".join(parts))
     if console.annotations_dropped:

@@ -106,7 +106,8 @@ class RecordedRunner:
         recorded = runs[item.run - 1]
         if isinstance(recorded, str):
             return Inference(error=recorded)
-        return Inference(invocations=recorded)
+        durations = [invocation.duration for invocation in recorded if invocation.duration is not None]
+        return Inference(invocations=recorded, duration_seconds=round(sum(durations), 3) if durations else 0.0)
 
     async def aclose(self) -> None:
         return None
