@@ -1,0 +1,41 @@
+# The action's image: adk-eval-gate with google-adk, every package pinned by constraints/docker.txt.
+#
+# Stage "build" downloads or builds a wheel for every pinned package and installs the wheels into a virtualenv;
+# the final stage copies only that virtualenv onto a fresh base, so no wheel, pip cache or build dependency is
+# left in the image. Bytecode is compiled with unchecked hashes so the first run does not compile anything.
+FROM python:3.11-slim AS build
+ENV PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_CACHE_DIR=1 PIP_ROOT_USER_ACTION=ignore
+WORKDIR /src
+
+# Dependencies first: this layer is rebuilt only when the pins change.
+COPY constraints/docker.txt constraints/docker.txt
+RUN python -m venv /opt/adk-eval-gate \
+ && python -m pip wheel --no-cache-dir --no-deps --wheel-dir /wheels -r constraints/docker.txt \
+ && /opt/adk-eval-gate/bin/python -m pip install --no-cache-dir --no-index --find-links /wheels \
+      -r constraints/docker.txt \
+ && /opt/adk-eval-gate/bin/python -m compileall -q -f --invalidation-mode unchecked-hash /opt/adk-eval-gate/lib
+
+COPY pyproject.toml README.md ./
+COPY src/ src/
+RUN python -m pip wheel --no-cache-dir --no-deps --wheel-dir /wheels/self . \
+ && /opt/adk-eval-gate/bin/python -m pip install --no-cache-dir --no-index --no-deps /wheels/self/*.whl \
+ && /opt/adk-eval-gate/bin/python -m pip check \
+ && /opt/adk-eval-gate/bin/python -m compileall -q -f --invalidation-mode unchecked-hash \
+      /opt/adk-eval-gate/lib/python3.11/site-packages/adk_eval_gate
+
+FROM python:3.11-slim
+LABEL org.opencontainers.image.title="ADK Eval Gate" \
+      org.opencontainers.image.description="Runs Google ADK agent evaluations as a CI gate" \
+      org.opencontainers.image.licenses="Apache-2.0"
+# PYTHONDONTWRITEBYTECODE: never leave root-owned __pycache__ folders in the user's workspace.
+# PIP_NO_CACHE_DIR: installing the agent's requirements writes nothing under the runner's HOME.
+ENV PYTHONUNBUFFERED=1 \
+    PYTHONDONTWRITEBYTECODE=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    PIP_NO_CACHE_DIR=1 \
+    PIP_ROOT_USER_ACTION=ignore \
+    PATH=/opt/adk-eval-gate/bin:$PATH
+COPY --from=build /opt/adk-eval-gate /opt/adk-eval-gate
+COPY entrypoint.sh /usr/local/bin/adk-eval-gate-entrypoint
+# No USER: GitHub runs Docker actions as the image's default user (root) so the workspace stays writable.
+ENTRYPOINT ["/usr/local/bin/adk-eval-gate-entrypoint"]

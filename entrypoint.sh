@@ -1,0 +1,48 @@
+#!/bin/bash
+# The action's entrypoint: install the agent's dependencies when the `requirements` input asks for it, then
+# hand over to the CLI. Without arguments inside Actions the CLI runs `run` with the step's inputs.
+#
+# bash, not sh: GitHub passes inputs as INPUT_<NAME> with the hyphens kept (INPUT_NUM-RUNS), and dash drops
+# such variables from the environment of the programs it starts.
+set -euo pipefail
+
+fail_requirements() {
+  # one annotation naming the input, and exit code 2 (a usage error), as the CLI does for its inputs
+  echo "::error::input 'requirements': $1"
+  exit 2
+}
+
+install_requirements() {
+  local spec=$1
+  local -a what
+  if [[ $spec == pyproject ]]; then
+    if [[ ! -f pyproject.toml && ! -f setup.py ]]; then
+      fail_requirements "'pyproject' installs the repository, but $PWD has no pyproject.toml or setup.py (give a requirements file instead)"
+    fi
+    what=(.)
+  elif [[ -f $spec ]]; then
+    what=(--requirement "$spec")
+  else
+    fail_requirements "requirements file '$spec' does not exist (give a path relative to the repository root, or 'pyproject' to install the repository itself)"
+  fi
+  echo "::group::Installing the agent's dependencies from $spec"
+  local status=0
+  python -m pip install --no-cache-dir --progress-bar off "${what[@]}" || status=$?
+  echo "::endgroup::"
+  if ((status != 0)); then
+    fail_requirements "installing '$spec' failed: pip exited with $status (its output is in the group above)"
+  fi
+  if ! python -m pip check >/dev/null 2>&1; then
+    echo "::warning::input 'requirements': '$spec' changed packages adk-eval-gate depends on; 'pip check' reports:"
+    python -m pip check || true
+  fi
+}
+
+requirements=${INPUT_REQUIREMENTS:-}
+requirements=${requirements#"${requirements%%[![:space:]]*}"}
+requirements=${requirements%"${requirements##*[![:space:]]}"}
+if [[ -n $requirements ]]; then
+  install_requirements "$requirements"
+fi
+
+exec adk-eval-gate "$@"
