@@ -1,0 +1,264 @@
+"""The ``adk`` runner: every case run goes through google-adk's ``Runner`` in this process, as ``adk eval`` does.
+
+Per case run: a fresh in-memory session seeded from ``session_input`` (app name, user id, state, pinned id;
+ADK's defaults otherwise), the user turns of the conversation (or ADK's LLM-backed user simulator for a
+``conversation_scenario``), a plugin that remembers each model request (for ``app_details``) and one that adds
+ADK's default HTTP retry options to model calls, and the events turned into actual invocations by
+``runners.invocations``. google-adk is imported only when this runner is used.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from adk_eval_gate.errors import GateError
+from adk_eval_gate.evalset import AgentDetails, AppDetails, EvalCase, SessionInput
+from adk_eval_gate.plan import PlannedFile, WorkItem
+from adk_eval_gate.runners.agents import (
+    AgentError,
+    AgentRef,
+    LoadedAgent,
+    find_agent,
+    load_agent,
+    load_env,
+    parse_agent_option,
+)
+from adk_eval_gate.runners.base import Inference
+from adk_eval_gate.runners.errors import describe_agent_error, transient_failure
+from adk_eval_gate.runners.invocations import AgentEvent, TurnTiming, from_adk_event, to_invocations, user_event
+from adk_eval_gate.runners.simulation import UserTurns, user_turns
+from adk_eval_gate.runners.workers import WorkerPool, default_worker_count
+from adk_eval_gate.settings import Settings
+
+DEFAULT_APP_NAME = "EvaluationGenerator"
+DEFAULT_USER_ID = "test_user_id"
+SESSION_ID_PREFIX = "adk-eval-session-"
+INSTALL_HINT = "pip install 'adk-eval-gate[adk]', or list google-adk in the action's requirements"
+
+
+class AdkMissingError(GateError):
+    """google-adk is not installed."""
+
+
+def require_adk() -> None:
+    try:
+        import google.adk.runners  # noqa: F401
+    except ImportError as error:
+        raise AdkMissingError(
+            f"the adk runner needs google-adk, which cannot be imported ({error})", hint=INSTALL_HINT
+        ) from None
+
+
+def session_identity(session_input: SessionInput | None) -> tuple[str, str, str]:
+    """(app name, user id, session id) of a case run's session, with ADK's defaults."""
+    app_name = session_input.app_name if session_input else DEFAULT_APP_NAME
+    user_id = session_input.user_id if session_input else DEFAULT_USER_ID
+    pinned = session_input.session_id if session_input else None
+    return app_name, user_id, pinned or f"{SESSION_ID_PREFIX}{uuid.uuid4()}"
+
+
+class AdkRunner:
+    name = "adk"
+
+    def __init__(self, settings: Settings, *, root: Path) -> None:
+        require_adk()
+        self.root = root
+        self.option = parse_agent_option(settings.agent, root=root) if settings.agent else None
+        self.worker_count = settings.workers or default_worker_count(settings.parallelism)
+        self._agents: dict[AgentRef, LoadedAgent | str] = {}
+        self._refs: dict[str, AgentRef | str] = {}
+        self._pool: WorkerPool | None = None
+
+    def agent_for(self, planned: PlannedFile) -> AgentRef | str:
+        """The agent of an eval file, or why there is none."""
+        display = planned.loaded.display
+        if display not in self._refs:
+            found = self.option or find_agent(planned.loaded.path, root=self.root)
+            self._refs[display] = found or (
+                f"no ADK agent folder found above {display} (a folder with __init__.py and agent.py); "
+                "give one with --agent"
+            )
+        return self._refs[display]
+
+    async def prepare(self, items: list[WorkItem]) -> None:
+        """Imports every agent the items need, once (in each worker process when there are several)."""
+        refs = {self.agent_for(item.file) for item in items}
+        if self.worker_count > 1 and len(items) > 1:
+            for ref in refs:  # metrics in this process may need the agent's .env (e.g. a judge's API key)
+                if isinstance(ref, AgentRef):
+                    load_env(ref)
+            self._pool = WorkerPool(count=min(self.worker_count, len(items)), setup=self.load_agents, run=self.run_here)
+            await self._pool.start(items)
+        else:
+            await self.load_agents(items)
+
+    async def load_agents(self, items: list[WorkItem]) -> None:
+        for item in items:
+            ref = self.agent_for(item.file)
+            if isinstance(ref, AgentRef) and ref not in self._agents:
+                try:
+                    self._agents[ref] = await load_agent(ref, root=self.root)
+                except AgentError as error:
+                    self._agents[ref] = error.one_line()
+
+    async def _agent(self, planned: PlannedFile) -> LoadedAgent | str:
+        ref = self.agent_for(planned)
+        if isinstance(ref, str):
+            return ref
+        if ref not in self._agents:
+            try:
+                self._agents[ref] = await load_agent(ref, root=self.root)
+            except AgentError as error:
+                self._agents[ref] = error.one_line()
+        return self._agents[ref]
+
+    async def infer(self, item: WorkItem) -> Inference:
+        if self._pool is not None:
+            return await self._pool.infer(item)
+        return await self.run_here(item)
+
+    async def run_here(self, item: WorkItem) -> Inference:
+        """One case run in this process."""
+        agent = await self._agent(item.file)
+        if isinstance(agent, str):
+            return Inference(error=agent)
+        try:
+            turns = user_turns(item)
+        except GateError as error:
+            return Inference(error=error.one_line())
+        app_name, user_id, session_id = session_identity(item.case.session_input)
+        try:
+            events, timings, details = await _run_case(
+                agent, case=item.case, turns=turns, app_name=app_name, user_id=user_id, session_id=session_id
+            )
+        except Exception as error:
+            retryable, retry_after = transient_failure(error)
+            return Inference(
+                error=describe_agent_error(error, agent.ref),
+                session_id=session_id,
+                retryable=retryable,
+                retry_after=retry_after,
+            )
+        return Inference(
+            invocations=to_invocations(events, timings=timings, app_details=details), session_id=session_id
+        )
+
+    async def aclose(self) -> None:
+        if self._pool is not None:
+            await self._pool.close()
+            self._pool = None
+
+
+def _plugins() -> tuple[Any, list[Any]]:
+    from adk_eval_gate.runners.adk_plugins import EnsureRetryOptions, RequestRecorder
+
+    recorder = RequestRecorder()
+    return recorder, [recorder, EnsureRetryOptions()]
+
+
+def _runner(agent: LoadedAgent, *, app_name: str, plugins: list[Any], session_service: Any) -> Any:
+    from google.adk.artifacts.in_memory_artifact_service import InMemoryArtifactService
+    from google.adk.memory.in_memory_memory_service import InMemoryMemoryService
+    from google.adk.runners import Runner
+
+    services = {
+        "session_service": session_service,
+        "artifact_service": InMemoryArtifactService(),
+        "memory_service": InMemoryMemoryService(),
+    }
+    if agent.app is None:
+        return Runner(app_name=app_name, agent=agent.root_agent, plugins=plugins, **services)
+    app = agent.app.model_copy(update={"plugins": [*agent.app.plugins, *plugins], "root_agent": agent.root_agent})
+    return Runner(app=app, app_name=app_name, **services)
+
+
+@contextlib.contextmanager
+def _busy_intervals() -> Iterator[Any]:
+    """ADK's collector of the time spent awaiting models and inside tools (None if this ADK lacks it)."""
+    try:
+        from google.adk.telemetry import _instrumentation
+    except ImportError:
+        yield None
+        return
+    collect = getattr(_instrumentation, "collect_busy_intervals", None)
+    if collect is None:
+        yield None
+        return
+    with collect() as busy:
+        yield busy
+
+
+def _eval_label() -> contextlib.AbstractContextManager[Any]:
+    try:
+        from google.adk.utils._client_labels_utils import EVAL_CLIENT_LABEL, client_label_context
+    except ImportError:
+        return contextlib.nullcontext()
+    return client_label_context(EVAL_CLIENT_LABEL)
+
+
+async def _run_case(
+    agent: LoadedAgent, *, case: EvalCase, turns: UserTurns, app_name: str, user_id: str, session_id: str
+) -> tuple[list[AgentEvent], dict[str, TurnTiming], dict[str, AppDetails]]:
+    from google.adk.events.event import Event
+    from google.adk.sessions.in_memory_session_service import InMemorySessionService
+
+    session_service = InMemorySessionService()
+    state = copy.deepcopy(case.session_input.state) if case.session_input else {}
+    await session_service.create_session(app_name=app_name, user_id=user_id, state=state, session_id=session_id)
+    recorder, plugins = _plugins()
+    events: list[AgentEvent] = []
+    adk_events: list[Any] = []  # what the user simulator reads
+    timings: dict[str, TurnTiming] = {}
+    with _eval_label():
+        async with _runner(agent, app_name=app_name, plugins=plugins, session_service=session_service) as runner:
+            while (message := await turns.next_message(adk_events)) is not None:
+                started = time.monotonic()
+                invocation_id = None
+                with _busy_intervals() as busy:
+                    async with contextlib.aclosing(
+                        runner.run_async(user_id=user_id, session_id=session_id, new_message=message)
+                    ) as stream:
+                        async for event in stream:
+                            if invocation_id is None:
+                                invocation_id = event.invocation_id
+                                events.append(user_event(message, invocation_id))
+                                adk_events.append(Event(content=message, author="user", invocation_id=invocation_id))
+                            events.append(from_adk_event(event))
+                            adk_events.append(event)
+                if invocation_id is not None:
+                    timings[invocation_id] = TurnTiming(
+                        duration=round(time.monotonic() - started, 3),
+                        model_duration=round(busy.model_seconds(), 3) if busy is not None else None,
+                        tool_duration=round(busy.tool_seconds(), 3) if busy is not None else None,
+                    )
+    return events, timings, _app_details(adk_events, recorder)
+
+
+def _app_details(adk_events: list[Any], recorder: Any) -> dict[str, AppDetails]:
+    """Per invocation: each agent's instructions and tool declarations as actually sent to its model."""
+    details: dict[str, AppDetails] = {}
+    for event in adk_events:
+        app = details.setdefault(event.invocation_id, AppDetails(agent_details={}))
+        if event.author == "user" or event.author in app.agent_details:
+            continue
+        request = recorder.request_for(event)
+        if request is None:
+            continue
+        config = request.config
+        instructions = config.system_instruction if config else None
+        if not isinstance(instructions, str):
+            from adk_eval_gate.evalset import content_text
+
+            instructions = (
+                content_text(instructions) if instructions is not None and hasattr(instructions, "parts") else ""
+            )
+        app.agent_details[event.author] = AgentDetails(
+            name=event.author, instructions=instructions, tool_declarations=list(config.tools or []) if config else []
+        )
+    return details

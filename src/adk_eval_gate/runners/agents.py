@@ -1,0 +1,213 @@
+"""Find and import ADK agents the way ``adk eval`` does, once per agent.
+
+An agent is a folder whose ``__init__.py`` imports ``agent`` (``agent.py`` or an ``agent`` package beside it);
+the nearest such folder above an eval file is that file's agent, unless ``--agent`` names a folder or a dotted
+module. In the module, an ``App`` named ``app`` wins, then ``root_agent``, then ``get_agent_async()``. The
+``.env`` beside the agent (or above it) is loaded first, as ADK does.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import inspect
+import os
+import re
+import sys
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Literal
+
+from adk_eval_gate.errors import GateError
+
+_DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
+_ALIAS_PREFIX = "_adk_eval_gate_agent_"
+
+
+class AgentError(GateError):
+    """The agent to run cannot be found or used (exit code 2 when it stops the whole run)."""
+
+
+@dataclass(frozen=True)
+class AgentRef:
+    kind: Literal["folder", "module"]
+    location: str  # an absolute folder, or a dotted module name
+    display: str  # what messages show: a repository-relative folder or the module name
+
+
+@dataclass
+class LoadedAgent:
+    ref: AgentRef
+    root_agent: Any  # google.adk BaseAgent (or workflow node)
+    app: Any | None  # google.adk App, when the module exposes one named ``app``
+
+
+def is_agent_folder(folder: Path) -> bool:
+    return (folder / "__init__.py").is_file() and (
+        (folder / "agent.py").is_file() or (folder / "agent" / "__init__.py").is_file()
+    )
+
+
+def _display(path: Path, root: Path) -> str:
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix() or "."
+    except ValueError:
+        return path.as_posix()
+
+
+def folder_ref(folder: Path, root: Path) -> AgentRef:
+    return AgentRef("folder", str(folder.resolve()), _display(folder, root))
+
+
+def find_agent(eval_file: Path, *, root: Path) -> AgentRef | None:
+    """The nearest ancestor folder of ``eval_file`` that is an ADK agent folder, up to the repository root."""
+    root = root.resolve()
+    for folder in eval_file.resolve().parents:
+        if is_agent_folder(folder):
+            return folder_ref(folder, root)
+        if folder == root or root not in folder.parents:
+            break
+    return None
+
+
+def parse_agent_option(value: str, *, root: Path) -> AgentRef:
+    """``--agent``: an agent folder (relative to the working directory or the repository root) or a module."""
+    for base in (Path.cwd(), root):
+        candidate = (base / value).resolve()
+        if candidate.is_dir():
+            if not (candidate / "__init__.py").is_file():
+                raise AgentError(
+                    f"{value!r} is a folder without __init__.py, so it is not an ADK agent folder",
+                    field="--agent",
+                    hint="give the agent folder whose __init__.py imports agent (from . import agent)",
+                )
+            return folder_ref(candidate, root)
+    if _DOTTED.fullmatch(value):
+        return AgentRef("module", value, value)
+    raise AgentError(
+        f"{value!r} is neither an existing folder nor a dotted module name",
+        field="--agent",
+        hint="give an agent folder (e.g. agents/weather) or a module (e.g. my_pkg.weather_agent)",
+    )
+
+
+def _where(error: BaseException, folder: str | None) -> str:
+    """`` (file:line)`` of the innermost frame of the agent's own code, if any."""
+    frames = traceback.extract_tb(error.__traceback__)
+    if isinstance(error, SyntaxError) and error.filename:
+        return f" ({_short(error.filename)}:{error.lineno})"
+    own = [f for f in frames if folder and os.path.abspath(f.filename).startswith(folder)]
+    if not own:
+        return ""
+    return f" ({_short(own[-1].filename)}:{own[-1].lineno})"
+
+
+def _short(filename: str) -> str:
+    try:
+        return Path(filename).resolve().relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        return filename
+
+
+def _load_dotenv(folder: Path) -> None:
+    try:
+        from google.adk.cli.utils import envs
+
+        envs.load_dotenv_for_agent(folder.name, str(folder.parent))
+    except ImportError:  # an ADK without the helper: read the nearest .env ourselves
+        from dotenv import load_dotenv
+
+        for parent in (folder, *folder.parents):
+            if (parent / ".env").is_file():
+                load_dotenv(parent / ".env", override=False)
+                break
+
+
+def _import_folder(folder: Path) -> ModuleType:
+    """Imports the folder as a package named after it (an alias when that name is taken by something else)."""
+    init = folder / "__init__.py"
+    name = folder.name
+    existing = sys.modules.get(name)
+    if existing is not None and getattr(existing, "__file__", None) == str(init):
+        return existing
+    if existing is not None or not name.isidentifier():
+        index = 0
+        while f"{_ALIAS_PREFIX}{index}" in sys.modules:
+            index += 1
+        name = f"{_ALIAS_PREFIX}{index}"
+    if str(folder.parent) not in sys.path:
+        sys.path.append(str(folder.parent))  # absolute imports of the agent's own package work, as in adk web
+    spec = importlib.util.spec_from_file_location(name, init, submodule_search_locations=[str(folder)])
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot import {init}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        for key in [key for key in sys.modules if key == name or key.startswith(name + ".")]:
+            del sys.modules[key]
+        raise
+    return module
+
+
+def _import_module(name: str, root: Path) -> ModuleType:
+    for path in (str(Path.cwd()), str(root)):
+        if path not in sys.path:
+            sys.path.append(path)
+    module = importlib.import_module(name)
+    if not (hasattr(module, "agent") or name.endswith(".agent")):
+        raise AgentError(
+            f"module {name} has no member named agent and its name does not end with .agent",
+            field="--agent",
+            hint="give the package whose __init__.py imports agent, or the agent module itself",
+        )
+    return module
+
+
+async def _root_of(module: ModuleType) -> tuple[Any, Any | None]:
+    from google.adk.apps.app import App
+
+    holder = getattr(module, "agent", module)
+    app = getattr(holder, "app", None)
+    if isinstance(app, App):
+        return app.root_agent, app
+    if getattr(holder, "root_agent", None) is not None:
+        return holder.root_agent, None
+    factory = getattr(holder, "get_agent_async", None)
+    if callable(factory):
+        made = factory()
+        made = await made if inspect.isawaitable(made) else made
+        return (made[0] if isinstance(made, tuple) else made), None
+    raise AgentError("defines no root_agent, get_agent_async() or App named app in its agent module")
+
+
+def load_env(ref: AgentRef) -> None:
+    """Loads the ``.env`` of a folder agent (as ``adk eval`` does before importing it)."""
+    if ref.kind == "folder":
+        _load_dotenv(Path(ref.location))
+
+
+async def load_agent(ref: AgentRef, *, root: Path) -> LoadedAgent:
+    """Imports the agent; raises ``AgentError`` with one line that says what went wrong and where."""
+    folder = ref.location if ref.kind == "folder" else None
+    try:
+        if ref.kind == "folder":
+            _load_dotenv(Path(ref.location))
+            module = _import_folder(Path(ref.location))
+        else:
+            module = _import_module(ref.location, root)
+            if module.__file__:
+                folder = str(Path(module.__file__).resolve().parent)
+                _load_dotenv(Path(folder))
+        root_agent, app = await _root_of(module)
+    except AgentError as error:
+        raise AgentError(f"agent {ref.display} {error.message}", field=error.field, hint=error.hint) from None
+    except (Exception, SystemExit) as error:
+        detail = str(error) or type(error).__name__
+        raise AgentError(
+            f"agent {ref.display} could not be imported: {type(error).__name__}: {detail}{_where(error, folder)}"
+        ) from None
+    return LoadedAgent(ref, root_agent, app)

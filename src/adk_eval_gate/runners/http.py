@@ -1,0 +1,298 @@
+"""The ``http`` runner: drive an agent behind ADK's ``api_server`` protocol (``adk api_server``, Cloud Run, ...).
+
+Per case run: the app is ``session_input.app_name`` or the only app ``GET /list-apps`` names; a session is created
+with the case's state (``POST /apps/{app}/users/{user}/sessions``), each user turn is ``POST /run`` (or
+``/run_sse`` when the server has no ``/run``), and the returned events become actual invocations with the same
+rules as in-process (``runners.invocations``). Timing is the round trip of each turn; app details (instructions,
+tool declarations) are not available over HTTP. Idempotent requests are retried on 429, 5xx and lost
+connections, honouring ``Retry-After``; a turn that fails that way makes the whole case run again in a fresh
+session (``execute.RetryPolicy``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import random
+import re
+import time
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+from google.genai import types as genai_types
+
+from adk_eval_gate import __version__
+from adk_eval_gate.console import Console
+from adk_eval_gate.errors import GateError, UsageError
+from adk_eval_gate.plan import WorkItem
+from adk_eval_gate.runners.adk import session_identity
+from adk_eval_gate.runners.base import Inference
+from adk_eval_gate.runners.errors import retry_after_seconds, transient_status
+from adk_eval_gate.runners.invocations import AgentEvent, TurnTiming, from_api_json, to_invocations, user_event
+from adk_eval_gate.runners.simulation import SimulatedTurns, UserTurns, user_turns
+from adk_eval_gate.settings import Settings
+
+_HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
+_VARIABLE = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
+_SENSITIVE = re.compile(r"auth|token|key|secret|cookie|password|credential", re.IGNORECASE)
+REQUEST_ATTEMPTS = 4
+
+
+class AgentServerError(GateError):
+    """The agent server answered something the runner cannot use."""
+
+
+class _Transient(Exception):
+    def __init__(self, message: str, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+def parse_headers(lines: list[str], *, env: Mapping[str, str], console: Console | None = None) -> dict[str, str]:
+    """``Name: value`` lines, ``$VAR``/``${VAR}`` read from ``env``; secret values are registered for masking."""
+    headers: dict[str, str] = {}
+    for line in lines:
+        name, colon, raw = line.partition(":")
+        name = name.strip()
+        if not colon or not _HEADER_NAME.match(name):
+            raise UsageError(
+                f"{line.split(':')[0].strip()!r} is not a header; write 'Name: value'", field="--agent-header"
+            )
+        missing = [m.group(1) or m.group(2) for m in _VARIABLE.finditer(raw) if (m.group(1) or m.group(2)) not in env]
+        if missing:
+            raise UsageError(
+                f"environment variable {missing[0]} (used in header {name}) is not set",
+                field="--agent-header",
+                hint="set it in the step's env, e.g. a Cloud Run identity token",
+            )
+        value = _VARIABLE.sub(lambda m: env[m.group(1) or m.group(2)], raw).strip()
+        if console is not None:
+            expanded = value != raw.strip()
+            for match in _VARIABLE.finditer(raw):
+                console.add_secret(env[match.group(1) or match.group(2)])
+            if expanded or _SENSITIVE.search(name):
+                console.add_secret(value)
+                console.add_secret(value.split(" ", 1)[-1])  # the token of "Bearer <token>"
+        headers[name] = value
+    return headers
+
+
+def _detail(response: httpx.Response) -> str:
+    try:
+        data = response.json()
+        text = data.get("detail") or data.get("error") or json.dumps(data) if isinstance(data, dict) else str(data)
+    except ValueError:
+        text = response.text
+    text = " ".join(str(text).split())
+    return text[:297] + "..." if len(text) > 300 else text
+
+
+def _check(response: httpx.Response, what: str) -> None:
+    if response.is_success:
+        return
+    message = f"{what} answered HTTP {response.status_code}: {_detail(response) or response.reason_phrase}"
+    if transient_status(response.status_code):
+        raise _Transient(message, retry_after_seconds(response.headers))
+    raise AgentServerError(message)
+
+
+def _route_missing(response: httpx.Response) -> bool:
+    if response.status_code == 405:
+        return True
+    if response.status_code != 404:
+        return False
+    try:
+        return bool(response.json().get("detail") == "Not Found")
+    except (ValueError, AttributeError):
+        return True
+
+
+class HttpRunner:
+    name = "http"
+
+    def __init__(self, settings: Settings, *, console: Console | None = None) -> None:
+        assert settings.agent_url is not None
+        self.base_url = settings.agent_url.rstrip("/")
+        self.headers = {"User-Agent": f"adk-eval-gate/{__version__}"}
+        self.headers.update(parse_headers(settings.agent_headers, env=os.environ, console=console))
+        self.timeout = settings.timeout
+        self.parallelism = settings.parallelism
+        self.endpoint = "run"
+        self._client: httpx.AsyncClient | None = None
+        self._apps: list[str] | None = None
+        self._apps_lock: asyncio.Lock | None = None
+
+    def client(self) -> httpx.AsyncClient:
+        if self._client is None:
+            self._client = httpx.AsyncClient(
+                base_url=self.base_url,
+                headers=self.headers,
+                timeout=httpx.Timeout(self.timeout, connect=min(30.0, self.timeout)),
+                limits=httpx.Limits(max_connections=max(self.parallelism, 1) + 4),
+            )
+        return self._client
+
+    async def _request(self, method: str, path: str, *, json_body: Any = None, ok: tuple[int, ...] = ()) -> Any:
+        """An idempotent request, retried on 429/5xx and lost connections with backoff."""
+        what = f"{method} {path}"
+        for attempt in range(1, REQUEST_ATTEMPTS + 1):
+            try:
+                response = await self.client().request(method, path, json=json_body)
+                if response.status_code in ok:
+                    return response
+                _check(response, what)
+                return response
+            except (_Transient, httpx.TransportError) as error:
+                if attempt == REQUEST_ATTEMPTS:
+                    raise _Transient(_transport_message(error, what)) from None
+                delay = getattr(error, "retry_after", None)
+                await asyncio.sleep(
+                    delay if delay is not None else min(10.0, 0.5 * 2**attempt) * random.uniform(0.8, 1.2)
+                )
+        raise AssertionError("unreachable")
+
+    async def app_name(self, item: WorkItem) -> str:
+        if item.case.session_input and item.case.session_input.app_name:
+            return item.case.session_input.app_name
+        apps = await self.list_apps()
+        if len(apps) == 1:
+            return apps[0]
+        if not apps:
+            raise AgentServerError(f"{self.base_url}/list-apps names no apps, so there is no agent to run")
+        raise AgentServerError(
+            f"{self.base_url} serves several apps ({', '.join(apps)}) and this case has no session_input.app_name",
+            hint="add session_input with app_name to the eval case",
+        )
+
+    async def list_apps(self) -> list[str]:
+        if self._apps_lock is None:
+            self._apps_lock = asyncio.Lock()
+        async with self._apps_lock:
+            if self._apps is None:
+                response = await self._request("GET", "/list-apps")
+                data = response.json()
+                if not isinstance(data, list):
+                    raise AgentServerError("GET /list-apps did not answer a list of app names")
+                self._apps = [str(app) for app in data]
+            return self._apps
+
+    async def infer(self, item: WorkItem) -> Inference:
+        session_id: str | None = None
+        try:
+            app = await self.app_name(item)
+            _, user_id, session_id = session_identity(item.case.session_input)
+            turns = user_turns(item)
+            base = f"/apps/{quote(app, safe='')}/users/{quote(user_id, safe='')}/sessions"
+            await self._create_session(base, session_id, item)
+            try:
+                events, timings = await self._converse(app, user_id, session_id, turns)
+            finally:
+                await self._delete_session(f"{base}/{quote(session_id, safe='')}")
+        except _Transient as error:
+            return Inference(error=str(error), session_id=session_id, retryable=True, retry_after=error.retry_after)
+        except httpx.TransportError as error:
+            return Inference(error=_transport_message(error, "the agent server"), session_id=session_id, retryable=True)
+        except GateError as error:
+            return Inference(error=error.one_line(), session_id=session_id)
+        return Inference(invocations=to_invocations(events, timings=timings), session_id=session_id)
+
+    async def _create_session(self, base: str, session_id: str, item: WorkItem) -> None:
+        body = {"sessionId": session_id, "state": item.case.session_input.state if item.case.session_input else {}}
+        response = await self._request("POST", base, json_body=body, ok=(409,))
+        if response.status_code == 409:  # a pinned session id left from an earlier run: start it afresh
+            await self._request("DELETE", f"{base}/{quote(session_id, safe='')}", ok=(404,))
+            await self._request("POST", base, json_body=body)
+
+    async def _delete_session(self, path: str) -> None:
+        with contextlib.suppress(httpx.HTTPError):  # best effort: eval sessions are hidden from the list anyway
+            await self.client().delete(path)
+
+    async def _converse(
+        self, app: str, user_id: str, session_id: str, turns: UserTurns
+    ) -> tuple[list[AgentEvent], dict[str, TurnTiming]]:
+        events: list[AgentEvent] = []
+        timings: dict[str, TurnTiming] = {}
+        adk_events: list[Any] = []
+        while (message := await turns.next_message(adk_events)) is not None:
+            started = time.monotonic()
+            body = {
+                "appName": app,
+                "userId": user_id,
+                "sessionId": session_id,
+                "newMessage": message.model_dump(mode="json", exclude_none=True, by_alias=True),
+            }
+            raw = await self._run_turn(body)
+            if not raw:
+                continue  # like ADK: a turn without events leaves no invocation
+            turn = [from_api_json(event) for event in raw]
+            invocation_id = turn[0].invocation_id
+            events.append(user_event(message, invocation_id))
+            events.extend(turn)
+            timings[invocation_id] = TurnTiming(duration=round(time.monotonic() - started, 3))
+            if isinstance(turns, SimulatedTurns):
+                adk_events.extend(_adk_events(message, invocation_id, raw))
+        return events, timings
+
+    async def _run_turn(self, body: dict[str, Any]) -> list[dict[str, Any]]:
+        if self.endpoint == "run":
+            response = await self.client().post("/run", json=body)
+            if not _route_missing(response):
+                _check(response, "POST /run")
+                data = response.json()
+                if not isinstance(data, list):
+                    raise AgentServerError("POST /run did not answer a list of events")
+                return [event for event in data if isinstance(event, dict)]
+            self.endpoint = "run_sse"  # a server without /run: stream instead, for the rest of the run
+        return await self._run_sse(body)
+
+    async def _run_sse(self, body: dict[str, Any]) -> list[dict[str, Any]]:
+        events: list[dict[str, Any]] = []
+        async with self.client().stream("POST", "/run_sse", json={**body, "streaming": False}) as response:
+            if not response.is_success:
+                await response.aread()
+                _check(response, "POST /run_sse")
+            async for line in response.aiter_lines():
+                if not line.startswith("data:"):
+                    continue
+                payload = line[5:].strip()
+                if not payload:
+                    continue
+                try:
+                    event = json.loads(payload)
+                except ValueError:
+                    raise AgentServerError(f"POST /run_sse sent a line that is not JSON: {payload[:100]}") from None
+                if isinstance(event, dict) and "error" in event and "author" not in event:
+                    raise AgentServerError(f"the agent failed during POST /run_sse: {event['error']}")
+                if isinstance(event, dict) and not event.get("partial"):
+                    events.append(event)
+        return events
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None
+
+
+def _transport_message(error: BaseException, what: str) -> str:
+    if isinstance(error, _Transient):
+        return str(error)
+    if isinstance(error, httpx.TimeoutException):
+        return f"{what} did not answer in time ({type(error).__name__})"
+    if isinstance(error, httpx.RemoteProtocolError):
+        return f"{what} closed the connection without a complete answer ({error})"
+    if isinstance(error, httpx.ConnectError):
+        return f"cannot connect to {what} ({error})"
+    return f"{what} failed: {type(error).__name__}: {error}"
+
+
+def _adk_events(message: genai_types.Content, invocation_id: str, raw: list[dict[str, Any]]) -> list[Any]:
+    """ADK events for the user simulator (only scenario cases need them, and they need google-adk anyway)."""
+    from google.adk.events.event import Event
+
+    return [Event(content=message, author="user", invocation_id=invocation_id)] + [
+        Event.model_validate(event) for event in raw
+    ]

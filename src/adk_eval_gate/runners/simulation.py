@@ -1,0 +1,99 @@
+"""The user's side of a case run: the turns of a static conversation, or ADK's LLM-backed user simulator.
+
+A ``conversation_scenario`` case is driven by ADK's ``UserSimulatorProvider`` with the file's
+``user_simulator_config`` (our model converted to ADK's), exactly as ``adk eval`` drives it; the simulator reads
+the ADK events of the conversation so far and answers with the next message, or none when it is done.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any, Protocol
+
+from google.genai import types as genai_types
+
+from adk_eval_gate.errors import GateError
+from adk_eval_gate.eval_config import UserSimulatorConfig
+from adk_eval_gate.evalset import EvalCase
+from adk_eval_gate.plan import WorkItem
+
+
+class SimulatorError(GateError):
+    """The user simulator cannot be set up for a case."""
+
+
+class UserTurns(Protocol):
+    async def next_message(self, events: list[Any]) -> genai_types.Content | None:
+        """The next user message, given the ADK events so far; None when the conversation is over."""
+        ...
+
+
+class StaticTurns:
+    def __init__(self, case: EvalCase) -> None:
+        self.messages = [invocation.user_content for invocation in case.conversation or []]
+        self.index = 0
+
+    async def next_message(self, events: list[Any]) -> genai_types.Content | None:
+        if self.index >= len(self.messages):
+            return None
+        self.index += 1
+        return self.messages[self.index - 1]
+
+
+class SimulatedTurns:
+    def __init__(self, simulator: Any) -> None:
+        self.simulator = simulator
+
+    async def next_message(self, events: list[Any]) -> genai_types.Content | None:
+        from google.adk.evaluation.simulation.user_simulator import Status
+
+        result = await self.simulator.get_next_user_message(copy.deepcopy(events))
+        if result.status != Status.SUCCESS:
+            return None
+        if result.user_message is None:
+            raise RuntimeError("the user simulator reported success without a message")
+        message: genai_types.Content = result.user_message
+        return message
+
+
+_ADK_CONFIGS: dict[int, Any] = {}
+
+
+def adk_simulator_config(config: UserSimulatorConfig | None) -> Any:
+    """ADK's user simulator config for ours (None: ADK's default, an LLM-backed simulator on gemini-2.5-flash)."""
+    if config is None:
+        return None
+    key = id(config)
+    if key not in _ADK_CONFIGS:
+        from google.adk.evaluation.eval_config import EvalConfig as AdkEvalConfig
+
+        raw = config.model_dump(exclude_none=True)
+        try:
+            _ADK_CONFIGS[key] = AdkEvalConfig.model_validate({"user_simulator_config": raw}).user_simulator_config
+        except ValueError as error:
+            raise SimulatorError(f"user_simulator_config is not usable by ADK: {error}") from None
+    return _ADK_CONFIGS[key]
+
+
+def user_turns(item: WorkItem) -> UserTurns:
+    case = item.case
+    if case.conversation is not None:
+        return StaticTurns(case)
+    try:
+        from google.adk.evaluation.eval_case import EvalCase as AdkEvalCase
+        from google.adk.evaluation.simulation.user_simulator_provider import UserSimulatorProvider
+    except ImportError as error:
+        raise SimulatorError(
+            f"conversation_scenario cases need google-adk's user simulator, which cannot be imported ({error})",
+            hint="pip install 'adk-eval-gate[adk]'",
+        ) from None
+    assert case.conversation_scenario is not None
+    config = adk_simulator_config(item.file.config.config.user_simulator_config)
+    adk_case = AdkEvalCase.model_validate(
+        {"eval_id": case.eval_id, "conversation_scenario": case.conversation_scenario.model_dump(exclude_none=True)}
+    )
+    try:
+        simulator = UserSimulatorProvider(user_simulator_config=config).provide(adk_case)
+    except ValueError as error:
+        raise SimulatorError(f"the user simulator cannot run this case: {error}") from None
+    return SimulatedTurns(simulator)
