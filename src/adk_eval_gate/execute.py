@@ -1,11 +1,18 @@
 """Run the work items: inference then scoring, concurrently, each case run with a time limit.
 
-A run that raises, hangs or times out becomes an ``error`` result with the reason; the others go on.
+A run that raises, hangs or times out becomes an ``error`` result with the reason; the others go on. A run that
+failed for a transient reason (429, 5xx, a lost connection: the runner says so) is run again in a fresh session
+after a backoff, a few times, all within its ``--timeout``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
+import random
+import signal
+import sys
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -26,6 +33,7 @@ class Execution:
 
     finished: dict[str, list[FinishedRun]] = field(default_factory=dict)
     interrupted: bool = False
+    stopped_by: int | None = None  # the signal that stopped the run (SIGINT, SIGTERM)
 
 
 class MetricBuilder:
@@ -42,14 +50,51 @@ class MetricBuilder:
         return self._built[key]
 
 
-async def _infer(runner: Runner, item: WorkItem, timeout: float) -> Inference:
-    started = time.monotonic()
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How often and how patiently a case run that failed for a transient reason is run again."""
+
+    attempts: int = 3
+    initial_delay: float = 2.0
+    max_delay: float = 30.0
+
+    def delay(self, failed_attempt: int, retry_after: float | None) -> float:
+        if retry_after is not None:
+            return max(0.0, retry_after)  # the server said when; the case's --timeout still bounds the wait
+        backoff = min(self.max_delay, self.initial_delay * 2 ** (failed_attempt - 1))
+        return float(backoff * random.uniform(0.8, 1.2))
+
+
+async def _attempt(runner: Runner, item: WorkItem) -> Inference:
     try:
-        inference = await asyncio.wait_for(runner.infer(item), timeout=timeout)
-    except asyncio.TimeoutError:
-        inference = Inference(error=f"timed out after {timeout:g} s (raise --timeout if the agent needs longer)")
+        return await runner.infer(item)
     except Exception as error:  # a runner bug must not stop the other cases
-        inference = Inference(error=f"{type(error).__name__}: {error}")
+        return Inference(error=f"{type(error).__name__}: {error}")
+
+
+async def _infer(runner: Runner, item: WorkItem, timeout: float, retry: RetryPolicy) -> Inference:
+    started = time.monotonic()
+    transient: list[str] = []
+
+    async def attempts() -> Inference:
+        for attempt in range(1, retry.attempts + 1):
+            inference = await _attempt(runner, item)
+            if not (inference.error and inference.retryable):
+                return inference
+            transient.append(inference.error)
+            if attempt == retry.attempts:
+                inference.error = f"{inference.error} (failed {attempt} times; transient errors are retried)"
+                return inference
+            await asyncio.sleep(retry.delay(attempt, inference.retry_after))
+        raise AssertionError("unreachable")
+
+    try:
+        inference = await asyncio.wait_for(attempts(), timeout=timeout)
+    except asyncio.TimeoutError:
+        reason = f"timed out after {timeout:g} s (raise --timeout if the agent needs longer)"
+        if transient:
+            reason += f"; {len(transient)} earlier attempts failed, the last with: {transient[-1]}"
+        inference = Inference(error=reason)
     if inference.duration_seconds is None:
         inference.duration_seconds = round(time.monotonic() - started, 3)
     return inference
@@ -65,15 +110,29 @@ async def execute(
     on_finished: Callable[[WorkItem, FinishedRun], None] | None = None,
     on_started: Callable[[WorkItem], None] | None = None,
     execution: Execution | None = None,
+    retry: RetryPolicy | None = None,
+    on_ready: Callable[[], None] | None = None,
 ) -> Execution:
+    """Runs every item; cancelling this coroutine stops the running ones and keeps what finished.
+
+    Agents (``runner.prepare``) and metrics are set up first, then ``on_ready`` is called and the runs start.
+    """
     execution = execution or Execution()
     semaphore = asyncio.Semaphore(parallelism)
+    retry = retry or RetryPolicy()
+    prepare = getattr(runner, "prepare", None)
+    if prepare is not None:
+        await prepare(items)  # e.g. import the agents once, before any case run's clock starts
+    for planned in {id(item.file): item.file for item in items}.values():
+        metrics.for_file(planned)
+    if on_ready:
+        on_ready()
 
     async def one(item: WorkItem) -> None:
         async with semaphore:
             if on_started:
                 on_started(item)
-            inference = await _infer(runner, item, timeout)
+            inference = await _infer(runner, item, timeout, retry)
             scored = (
                 []
                 if inference.error
@@ -86,3 +145,36 @@ async def execute(
 
     await asyncio.gather(*(one(item) for item in items))
     return execution
+
+
+class StopOnSignals:
+    """While active, SIGINT and SIGTERM cancel ``task`` (the run keeps what finished); a second one exits at once.
+
+    Python-level handlers (not the event loop's) so a signal is seen even while a blocking tool holds the loop.
+    """
+
+    SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+    def __init__(self, task: asyncio.Task[object]) -> None:
+        self.task = task
+        self.loop = task.get_loop()
+        self.received: int | None = None
+        self._previous: dict[int, object] = {}
+
+    def _handle(self, signum: int, frame: object) -> None:
+        if self.received is not None:
+            sys.stderr.write(f"\n{signal.Signals(signum).name} again: stopping now, without reports\n")
+            sys.stderr.flush()
+            os._exit(128 + signum)
+        self.received = signum
+        self.loop.call_soon_threadsafe(self.task.cancel)
+
+    def __enter__(self) -> StopOnSignals:
+        if threading.current_thread() is threading.main_thread():
+            for signum in self.SIGNALS:
+                self._previous[signum] = signal.signal(signum, self._handle)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for signum, previous in self._previous.items():
+            signal.signal(signum, previous)  # type: ignore[arg-type]

@@ -116,6 +116,14 @@ OPTIONS: tuple[Option, ...] = (
     ),
     Option("parallelism", "--parallelism", "cases run at once (default: 8)", "int", "parallelism", metavar="N"),
     Option(
+        "workers",
+        "--workers",
+        "adk runner: processes that run the agents (default: one per 16 of --parallelism, at most one per core)",
+        "int",
+        None,
+        metavar="N",
+    ),
+    Option(
         "timeout",
         "--timeout",
         "seconds allowed per case run (default: 300)",

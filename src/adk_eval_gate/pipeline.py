@@ -5,18 +5,19 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import signal
 import time
 
 from adk_eval_gate import __version__, aggregate
 from adk_eval_gate import results as r
 from adk_eval_gate.console import Console
-from adk_eval_gate.execute import Execution, MetricBuilder, execute
+from adk_eval_gate.execute import Execution, MetricBuilder, StopOnSignals, execute
 from adk_eval_gate.metrics.base import MetricServices
-from adk_eval_gate.metrics.services import build_services
+from adk_eval_gate.metrics.services import build_services, finish_judge
 from adk_eval_gate.plan import PlannedFile, WorkItem, plan
 from adk_eval_gate.prepare import prepare
+from adk_eval_gate.progress import Progress
 from adk_eval_gate.publish import finish_run
-from adk_eval_gate.report import console as console_report
 from adk_eval_gate.runners.base import Runner
 from adk_eval_gate.runners.factory import make_runner
 from adk_eval_gate.settings import Settings
@@ -77,19 +78,38 @@ def build_document(
 async def run_items(
     items: list[WorkItem], *, settings: Settings, runner: Runner, services: MetricServices, console: Console
 ) -> Execution:
+    """Runs the items with progress output; SIGINT/SIGTERM stop it cleanly (``Execution.interrupted``)."""
     execution = Execution()
-    try:
-        await execute(
+    progress = Progress.for_console(console, total=len(items))
+    progress.begin(f"Running {len(items)} case runs ({runner.name} runner, parallelism {settings.parallelism})")
+    work = asyncio.ensure_future(
+        execute(
             items,
             runner=runner,
             metrics=MetricBuilder(services),
             parallelism=settings.parallelism,
             timeout=settings.timeout,
             execution=execution,
-            on_finished=lambda item, finished: console_report.run_finished(console, item, finished),
+            on_started=progress.started,
+            on_finished=progress.finished,
+            on_ready=progress.ready,
         )
+    )
+    ticker = asyncio.ensure_future(progress.tick())
+    try:
+        with StopOnSignals(work) as stop:
+            try:
+                await work
+            except asyncio.CancelledError:
+                if stop.received is None:
+                    raise
+                execution.interrupted = True
+                execution.stopped_by = stop.received
     finally:
+        ticker.cancel()
+        progress.end(interrupted=signal.Signals(execution.stopped_by).name if execution.stopped_by else None)
         await runner.aclose()
+        await services.aclose()
     return execution
 
 
@@ -100,7 +120,7 @@ def run(settings: Settings, console: Console) -> int:
     for file in prepared.files:
         if not file.error:
             console.line(f"{file.path}: {file.cases} cases, criteria from {file.config}")
-    runner = make_runner(settings, root=prepared.root)
+    runner = make_runner(settings, root=prepared.root, console=console)
     run_count = getattr(runner, "run_count", None)
     items = plan(prepared.planned, num_runs=settings.num_runs, shard=settings.shard, run_count=run_count)
     services = build_services(settings, prepared.planned, console)
@@ -113,4 +133,11 @@ def run(settings: Settings, console: Console) -> int:
         started_at=started_at,
         duration=time.monotonic() - started,
     )
-    return finish_run(doc, settings=settings, console=console)
+    doc.judge = finish_judge(services, console)
+    if execution.interrupted:
+        doc = doc.model_copy(update={"status": "error"})  # an interrupted run never passes
+    code = finish_run(doc, settings=settings, console=console)
+    if execution.stopped_by:
+        console.line(f"Interrupted: the reports hold the {sum(map(len, execution.finished.values()))} finished runs")
+        return 128 + execution.stopped_by
+    return code

@@ -17,6 +17,8 @@ class Inference:
     error: str | None = None
     session_id: str | None = None
     duration_seconds: float | None = None
+    retryable: bool = False  # a transient failure (429, 5xx, connection): run the case again in a fresh session
+    retry_after: float | None = None  # seconds the server asked to wait before trying again
 
 
 class Runner(Protocol):
