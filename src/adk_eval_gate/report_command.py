@@ -1,18 +1,67 @@
-"""``adk-eval-gate report RESULTS``: re-render the reports from saved results (and publish them)."""
+"""``adk-eval-gate report RESULTS``: re-render the reports from saved results, and publish them.
+
+Used after ``merge`` (a matrix's shards), and by the ``workflow_run`` workflow of the two-workflow set-up for
+pull requests from forks: it reads the results the pull request's run uploaded, without checking out or
+running its code, and posts the comment with its own, writable token. Those results are untrusted: links come
+from the event, not from the file, and the pull request number is checked (``github.pull_request``).
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from adk_eval_gate import results as r
+from adk_eval_gate.compare import compare, with_comparison
 from adk_eval_gate.console import Console
+from adk_eval_gate.github import baseline as baselines
+from adk_eval_gate.github import pull_request
+from adk_eval_gate.github.annotations import annotate
 from adk_eval_gate.merge import load_results
-from adk_eval_gate.publish import exit_code
+from adk_eval_gate.publish import exit_code, github_client, publish
+from adk_eval_gate.report import console as console_report
 from adk_eval_gate.report import junit, summary
 from adk_eval_gate.settings import Settings
 
 
+def _rebased(doc: r.ResultsDocument, *, settings: Settings, console: Console) -> r.ResultsDocument:
+    """With ``--baseline``: compared again; else the saved comparison, status decided again."""
+    fail_on_regression = settings.fail_on_regression or doc.run.fail_on_regression
+    if settings.baseline is None:
+        tolerance = doc.run.regression_tolerance or 0.0
+        return with_comparison(
+            doc,
+            doc.comparison,
+            fail_on_regression=fail_on_regression,
+            tolerance=tolerance,
+            note=doc.run.baseline_note,
+        )
+    found = baselines.from_file(settings.baseline)
+    if isinstance(found, baselines.NoBaseline):
+        console.warning(found.warning or found.note)
+        comparison = None
+    else:
+        comparison = compare(doc, found.doc, baseline=found.info, tolerance=settings.regression_tolerance)
+    return with_comparison(
+        doc,
+        comparison,
+        fail_on_regression=fail_on_regression,
+        tolerance=settings.regression_tolerance,
+        note=None if comparison else "the baseline was not used",
+    )
+
+
+def _trusted_links(doc: r.ResultsDocument, settings: Settings) -> r.ResultsDocument:
+    """In a ``workflow_run`` workflow the run to link is the triggering one, as GitHub's event says."""
+    run = settings.github.workflow_run
+    if not run:
+        return doc
+    url = run.get("html_url")
+    return doc.model_copy(update={"run": doc.run.model_copy(update={"run_url": str(url) if url else None})})
+
+
 def report(settings: Settings, console: Console, *, results_file: str, comment: bool, pr: int | None) -> int:
-    doc = load_results(Path(results_file))
+    doc = _trusted_links(load_results(Path(results_file)), settings)
+    doc = _rebased(doc, settings=settings, console=console)
     for path, text in (
         (settings.junit_path, junit.render(doc)),
         (settings.summary_path, summary.render(doc)),
@@ -20,4 +69,31 @@ def report(settings: Settings, console: Console, *, results_file: str, comment: 
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
     console.line(f"Wrote {settings.junit_path} and {settings.summary_path} from {results_file}")
+    client = github_client(settings, console)
+    try:
+        pull_number = None
+        if comment and settings.comment_mode != "off":
+            if client is None:
+                console.warning("no GitHub token: the pull-request comment was not posted (set GITHUB_TOKEN)")
+            else:
+                resolved = pull_request.resolve(
+                    client, context=settings.github, explicit=pr, recorded=doc.run.pull_request
+                )
+                if resolved.problem:
+                    console.warning(resolved.problem)
+                pull_number = resolved.number
+        publish(
+            doc,
+            settings=settings,
+            client=client,
+            console=console,
+            pull_number=pull_number,
+            results_path=Path(results_file),
+        )
+    finally:
+        if client is not None:
+            client.close()
+    if settings.github.event_name != "workflow_run":  # annotations belong to the commit that was evaluated
+        annotate(console, doc)
+    console_report.final(console, doc)
     return exit_code(doc)

@@ -122,6 +122,76 @@ class JudgeStats(_Model):
     output_tokens: int = 0
 
 
+ChangeKind = Literal["regressed", "improved", "unchanged", "new", "removed"]
+Significance = Literal["significant", "noise", "untested"]
+
+
+class MetricChange(_Model):
+    """How one metric of one case moved against the baseline (unchanged ones are not stored)."""
+
+    case_id: str
+    metric: str
+    kind: ChangeKind
+    base: float | None = None
+    head: float | None = None
+    delta: float | None = Field(default=None, description="head - base")
+    base_status: MetricStatus | None = None
+    head_status: MetricStatus | None = None
+    significance: Significance | None = Field(
+        default=None,
+        description="For a regression or improvement: 'significant' or 'noise' from a 95% Welch interval on the "
+        "run scores when both sides have several runs, else 'untested'.",
+    )
+    interval: list[float] | None = Field(default=None, description="95% interval of head - base, when tested.")
+
+
+class CaseChange(_Model):
+    """A case that is new, was removed, or whose status changed."""
+
+    case_id: str
+    kind: Literal["new", "removed", "status"]
+    base_status: CaseStatus | None = None
+    head_status: CaseStatus | None = None
+
+
+class MetricDelta(_Model):
+    name: str
+    threshold: float | None = None
+    base_mean: float | None = None
+    head_mean: float | None = None
+    delta: float | None = None
+    regressed: int = 0
+    improved: int = 0
+
+
+class BaselineInfo(_Model):
+    source: Literal["file", "artifact"]
+    description: str = Field(description="Where the baseline came from, for people.")
+    run_id: int | None = None
+    run_url: str | None = None
+    sha: str | None = None
+    ref: str | None = None
+    created_at: str | None = None
+
+
+class Comparison(_Model):
+    """This run against the base branch's results (``compare`` stage)."""
+
+    baseline: BaselineInfo
+    tolerance: float = 0.0
+    regressions: int = Field(
+        default=0, description="Regressions not explained by noise (they fail the gate with --fail-on-regression)."
+    )
+    noisy_regressions: int = Field(default=0, description="Drops within the run-to-run noise.")
+    improvements: int = 0
+    new: int = 0
+    removed: int = 0
+    status_flips: int = Field(default=0, description="Cases that passed in the baseline and do not pass now.")
+    metrics: list[MetricDelta] = Field(default_factory=list)
+    changes: list[MetricChange] = Field(default_factory=list)
+    cases: list[CaseChange] = Field(default_factory=list)
+
+
 class RunInfo(_Model):
     tool_version: str = ""
     runner: str = ""
@@ -137,6 +207,10 @@ class RunInfo(_Model):
     ref: str | None = None
     run_url: str | None = None
     interrupted: bool = False
+    pull_request: int | None = Field(default=None, description="The pull request this run evaluated, if any.")
+    regression_tolerance: float | None = None
+    fail_on_regression: bool = False
+    baseline_note: str | None = Field(default=None, description="Why there is no comparison, when there is none.")
 
 
 class ResultsDocument(_Model):
@@ -148,6 +222,7 @@ class ResultsDocument(_Model):
     metrics: list[MetricSummary] = Field(default_factory=list)
     judge: JudgeStats | None = None
     run: RunInfo = Field(default_factory=RunInfo)
+    comparison: Comparison | None = None
 
 
 def json_schema() -> dict[str, Any]:

@@ -67,6 +67,7 @@ class WorkflowRun:
     created: int
     status: str = "completed"
     pull_requests: list[int] = field(default_factory=list)
+    head_repository: str | None = None  # None: the repository itself
 
 
 def user(login: str) -> dict[str, Any]:
@@ -148,6 +149,8 @@ def workflow_run(run: WorkflowRun, *, pulls: list[Pull], repository: str, api: s
             "url": base,
             "artifacts_url": f"{base}/artifacts",
             "pull_requests": [_pull_minimal(p, repository=repository, api=api) for p in pulls],
+            "head_repository": {"full_name": run.head_repository or repository},
+            "repository": {"full_name": repository},
         },
     )
 

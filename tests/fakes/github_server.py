@@ -127,10 +127,11 @@ class FakeGitHub:
         branch: str = "main",
         event: str = "push",
         conclusion: str | None = "success",
-        head_sha: str = "base" + "0" * 36,
+        head_sha: str = "ba5e" + "0" * 36,
         artifacts: list[tuple[str, bytes]] | None = None,
         declared_sizes: dict[str, int] | None = None,
         pull_requests: list[int] | None = None,
+        head_repository: str | None = None,
     ) -> int:
         with self._lock:
             run = WorkflowRun(
@@ -142,6 +143,7 @@ class FakeGitHub:
                 head_sha=head_sha,
                 created=self._now(),
                 pull_requests=pull_requests or [],
+                head_repository=head_repository,
             )
             self.runs.append(run)
             for name, data in artifacts or []:

@@ -60,6 +60,61 @@ class GitHubContext(pydantic.BaseModel):
         head = self.head_repository
         return bool(head and self.repository and head != self.repository)
 
+    @property
+    def is_pull_request(self) -> bool:
+        return self.event_name in {"pull_request", "pull_request_target"} or self.pull_request_number is not None
+
+    @property
+    def base_branch(self) -> str | None:
+        """The pull request's base branch (``GITHUB_BASE_REF``, else the event payload)."""
+        if self.base_ref:
+            return self.base_ref
+        pull = self.event.get("pull_request")
+        if isinstance(pull, dict):
+            ref = (pull.get("base") or {}).get("ref")
+            return str(ref) if ref else None
+        return None
+
+    @property
+    def head_sha(self) -> str | None:
+        """The commit evaluated: the PR's head (not the merge commit), or the workflow_run's head, or GITHUB_SHA."""
+        pull = self.event.get("pull_request")
+        if isinstance(pull, dict) and (pull.get("head") or {}).get("sha"):
+            return str(pull["head"]["sha"])
+        if self.workflow_run.get("head_sha"):
+            return str(self.workflow_run["head_sha"])
+        return self.sha
+
+    @property
+    def default_branch(self) -> str | None:
+        repository = self.event.get("repository")
+        branch = repository.get("default_branch") if isinstance(repository, dict) else None
+        return str(branch) if branch else None
+
+    @property
+    def workflow_file(self) -> str | None:
+        """This workflow's file name (``eval.yml``), from ``GITHUB_WORKFLOW_REF``: the Actions API's workflow id."""
+        if not self.workflow_ref:
+            return None
+        path = self.workflow_ref.split("@", 1)[0]
+        name = path.rsplit("/", 1)[-1]
+        return name or None
+
+    @property
+    def workflow_run(self) -> dict[str, Any]:
+        """The triggering run of a ``workflow_run`` event (empty for other events)."""
+        run = self.event.get("workflow_run") if self.event_name == "workflow_run" else None
+        return run if isinstance(run, dict) else {}
+
+    @property
+    def workflow_run_pull_requests(self) -> list[int]:
+        """PR numbers GitHub lists on the triggering run (empty for pull requests from forks, by GitHub's design)."""
+        numbers = []
+        for pull in self.workflow_run.get("pull_requests") or []:
+            if isinstance(pull, dict) and isinstance(pull.get("number"), int):
+                numbers.append(int(pull["number"]))
+        return numbers
+
 
 def _path(value: str | None) -> Path | None:
     return Path(value) if value else None

@@ -42,11 +42,7 @@ def final(console: Console, doc: r.ResultsDocument) -> None:
         for case in failing:
             reasons = [views.failure_reason(m) for m in views.failing_metrics(case)]
             detail = case.error or "; ".join(reasons)
-            console.line(f"  {_MARK[case.status]} {case.id}: {detail}")
-            if case.status in {"failed", "error"} or (
-                case.status == "not_evaluated" and not doc.run.allow_not_evaluated
-            ):
-                console.error(f"{case.eval_id}: {detail}", file=case.file, line=case.line)
+            console.line(f"  {_MARK[case.status]} {case.id}: {detail}")  # annotations: github/annotations.py
     parts = [
         f"{totals.passed} passed",
         f"{totals.failed} failed",
@@ -55,6 +51,8 @@ def final(console: Console, doc: r.ResultsDocument) -> None:
     ]
     if totals.file_errors:
         parts.append(f"{totals.file_errors} file{'s' if totals.file_errors > 1 else ''} could not be loaded")
+    if doc.comparison is not None:
+        parts.append(f"{doc.comparison.regressions} regressions against the baseline")
     console.line("")
     console.line(f"ADK eval gate: {doc.status.upper()} - {totals.cases} cases: " + ", ".join(parts))
     if console.annotations_dropped:

@@ -12,13 +12,23 @@ from typing import Any
 
 _ZWSP = "\u200b"
 _MENTION = re.compile(r"@(?=[A-Za-z0-9_-])")
-_ISSUE_REF = re.compile(r"(?<![&\w])#(?=\d)")
-_URL_SCHEME = re.compile(r"(?i)\b(https?|ftp|javascript|data|vbscript):")
-_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()!|~>])")
+_ISSUE_REF = re.compile(r"(?<!&)#(?=\d)")  # also owner/repo#12, which notifies the other repository
+_GH_REF = re.compile(r"(?i)\bGH-(?=\d)")
+_URL_SCHEME = re.compile(r"(?i)\b(https?|ftp|javascript|data|vbscript|mailto):")
+_WWW = re.compile(r"(?i)\bwww\.")
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()!|~>#+=-])")
+# C0/C1 controls (except tab and newline) and the bidirectional overrides that can make text read differently
+_INVISIBLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def clean(text: str) -> str:
+    """Drops control characters and bidirectional overrides (they can disguise what text says)."""
+    return _INVISIBLE.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
 
 
 def _neutralise_notifications(text: str) -> str:
     text = _MENTION.sub("@" + _ZWSP, text)
+    text = _GH_REF.sub(lambda m: m.group(0)[:2] + _ZWSP + "-", text)
     return _ISSUE_REF.sub("#" + _ZWSP, text)
 
 
@@ -28,18 +38,18 @@ def escape_html(text: str) -> str:
 
 def inline(text: str, *, limit: int | None = None) -> str:
     """Untrusted text inside a paragraph, heading or table cell: one line, no Markdown, no HTML."""
-    text = truncate(text, limit) if limit else text
-    text = escape_html(text)
+    text = clean(truncate(text, limit) if limit else text)
+    text = _neutralise_notifications(escape_html(text))
     text = _MARKDOWN_SPECIAL.sub(r"\\\1", text)
     text = _URL_SCHEME.sub(lambda m: m.group(1) + _ZWSP + ":", text)
-    text = _neutralise_notifications(text)
-    return " ".join(text.split()) if "\n" in text or "\r" in text else text
+    text = _WWW.sub(lambda m: m.group(0)[:3] + _ZWSP + ".", text)
+    return " ".join(text.split()) if "\n" in text or "\t" in text else text
 
 
 def code(text: str, *, limit: int | None = None, in_table: bool = False) -> str:
     """Untrusted text as inline code that cannot be closed early (``in_table``: also escape ``|``)."""
     text = truncate(text, limit) if limit else text
-    text = " ".join(text.split())
+    text = " ".join(clean(text).split())
     longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
     fence = "`" * (longest + 1)
     pad = " " if text.startswith("`") or text.endswith("`") or not text else ""
@@ -50,8 +60,7 @@ def code(text: str, *, limit: int | None = None, in_table: bool = False) -> str:
 
 def code_block(text: str, *, language: str = "", limit: int | None = None) -> str:
     """Untrusted text as a fenced block; the fence is longer than any backtick run inside."""
-    text = truncate(text, limit) if limit else text
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = clean(truncate(text, limit) if limit else text)
     longest = max((len(run) for run in re.findall(r"`{3,}", text)), default=0)
     fence = "`" * max(3, longest + 1)
     return f"{fence}{language}\n{text}\n{fence}"
@@ -65,7 +74,7 @@ def details(summary_html: str, body: str, *, open_: bool = False) -> str:
 
 def summary_text(text: str, *, limit: int = 120) -> str:
     """Untrusted text inside ``<summary>``: HTML-escaped, one line, notifications neutralised."""
-    return _neutralise_notifications(escape_html(" ".join(truncate(text, limit).split())))
+    return _neutralise_notifications(escape_html(" ".join(clean(truncate(text, limit)).split())))
 
 
 def truncate(text: str, limit: int | None) -> str:

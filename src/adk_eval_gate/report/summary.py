@@ -1,56 +1,73 @@
-"""``summary.md``: the verdict, a per-metric table, then the failing cases with what was expected and what
-the agent did, in collapsible sections. Pure: results in, Markdown out."""
+"""``summary.md`` and the job summary: the comment's content with more detail: a Mermaid chart of the mean
+score per metric (base versus head), informational metrics, the LLM judge's usage, every change against the
+baseline, and the failing cases with what was expected and what the agent did. Pure: results in, Markdown out.
+
+Kept under GitHub's 1 MiB step-summary limit by the same fixed order of dropping detail as the comment.
+"""
 
 from __future__ import annotations
 
+import re
+
 from adk_eval_gate import results as r
 from adk_eval_gate.report import markdown as md
-from adk_eval_gate.report import views
+from adk_eval_gate.report.sections import (
+    Cut,
+    Detail,
+    baseline_line,
+    failing_cases,
+    footer,
+    links,
+    metric_table,
+    regressions,
+    verdict_line,
+)
 
-_ICON = {"passed": "✅", "failed": "❌", "error": "💥", "not_evaluated": "⚠️"}
-_VERDICT = {"passed": "passed", "failed": "failed", "error": "could not evaluate everything"}
+SUMMARY_LIMIT = 1_048_576  # GitHub's step-summary limit, in bytes
+_MARGIN = 16_384
+LEVELS = (
+    Detail(text_limit=5000, max_cases=None, max_changes=None),
+    Detail(text_limit=1000, max_cases=300, max_changes=1000),
+    Detail(text_limit=300, max_cases=150, max_changes=300),
+    Detail(text_limit=0, max_cases=1000, max_changes=100),
+    Detail(text_limit=0, max_cases=100, max_changes=50, max_metrics=100),
+    Detail(text_limit=0, max_cases=0, max_changes=0, max_metrics=30),
+)
+CHART_METRICS = 20
 
 
-def verdict_line(doc: r.ResultsDocument) -> str:
-    totals = doc.totals
-    parts = [f"{totals.passed} passed", f"{totals.failed} failed"]
-    if totals.error:
-        parts.append(f"{totals.error} errors")
-    if totals.not_evaluated:
-        parts.append(f"{totals.not_evaluated} not evaluated")
-    if totals.file_errors:
-        parts.append(f"{totals.file_errors} file errors")
-    icon = _ICON.get(doc.status, "❌")
-    return f"{icon} **ADK eval gate {_VERDICT[doc.status]}**: {totals.cases} cases, " + ", ".join(parts)
+def _label(name: str) -> str:
+    """A metric name safe inside a quoted Mermaid label."""
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", name)[:32] or "metric"
 
 
-def metric_table(doc: r.ResultsDocument) -> str:
-    rows = []
-    for summary in doc.metrics:
-        if summary.kind == "informational":
-            continue
-        threshold = (
-            md.score(summary.threshold)
-            if summary.threshold is not None
-            else (", ".join(md.score(t) for t in summary.thresholds) or "–")
-        )
-        rate = f"{summary.pass_rate:.0%}" if summary.pass_rate is not None else "–"
-        rows.append(
-            [
-                md.code(summary.name, in_table=True),
-                threshold,
-                md.score(summary.mean),
-                f"{rate} ({summary.passed}/{summary.cases})",
-                str(summary.not_evaluated) if summary.not_evaluated else "",
-            ]
-        )
-    if not rows:
-        return "_No thresholded metrics._"
-    return md.table(
-        ["Metric", "Threshold", "Mean", "Pass rate", "Not evaluated"],
-        rows,
-        align=["---", "--:", "--:", "--:", "--:"],
-    )
+def _value(score: float | None) -> str:
+    return md.score(score or 0.0)
+
+
+def chart(doc: r.ResultsDocument) -> str:
+    """A Mermaid xychart: bars for this run's mean score per metric, a line for the baseline's."""
+    heads = {s.name: s.mean for s in doc.metrics if s.kind != "informational"}
+    bases = {d.name: d.base_mean for d in doc.comparison.metrics} if doc.comparison else {}
+    names = [name for name in heads if heads[name] is not None or bases.get(name) is not None][:CHART_METRICS]
+    if not names:
+        return ""
+    values = [heads.get(n) or 0.0 for n in names] + [bases.get(n) or 0.0 for n in names]
+    top = max(1.0, *values)
+    lines = [
+        "```mermaid",
+        "xychart-beta",
+        '    title "Mean score per metric"',
+        "    x-axis [" + ", ".join(f'"{_label(n)}"' for n in names) + "]",
+        f'    y-axis "score" 0 --> {md.score(top)}',
+        "    bar [" + ", ".join(_value(heads.get(n)) for n in names) + "]",
+    ]
+    legend = "_Bars: this run._"
+    if doc.comparison is not None:
+        lines.append("    line [" + ", ".join(_value(bases.get(n)) for n in names) + "]")
+        legend = "_Bars: this run; line: the baseline._"
+    lines.append("```")
+    return "\n".join(lines) + "\n\n" + legend
 
 
 def efficiency_table(doc: r.ResultsDocument) -> str:
@@ -64,69 +81,66 @@ def efficiency_table(doc: r.ResultsDocument) -> str:
     return md.table(["Efficiency (informational, per turn)", "Mean"], rows, align=["---", "--:"])
 
 
-def case_body(case: r.CaseResult, *, text_limit: int = 2000) -> str:
-    lines: list[str] = []
-    if case.error:
-        lines.append(f"**Error:** {md.inline(case.error, limit=text_limit)}")
-    failing = views.failing_metrics(case)
-    if failing:
-        lines.append("\n".join(f"- {md.inline(views.failure_reason(m), limit=400)}" for m in failing))
-    run = views.worst_run(case)
-    if run is not None:
-        if len(case.runs) > 1:
-            lines.append(f"_Run {run.run} of {len(case.runs)} shown._")
-        for turn in views.turns(run):
-            lines.append(f"**Turn {turn.number}** – user: {md.inline(turn.user, limit=300)}")
-            block = []
-            if turn.expected_calls is not None:
-                block.append("expected tools: " + (", ".join(turn.expected_calls) or "(none)"))
-            if turn.actual_calls is not None:
-                block.append("actual tools:   " + (", ".join(turn.actual_calls) or "(none)"))
-            if turn.expected_answer is not None:
-                block.append("expected answer: " + turn.expected_answer)
-            if turn.actual_answer is not None:
-                block.append("actual answer:   " + turn.actual_answer)
-            if block:
-                lines.append(md.code_block("\n".join(block), limit=text_limit))
+def judge_stats(doc: r.ResultsDocument) -> str:
+    judge = doc.judge
+    if judge is None:
+        return ""
+    parts = [f"{judge.calls:,} calls", f"{judge.cached:,} answered from the cache"]
+    if judge.failed:
+        parts.append(f"{judge.failed:,} failed")
+    parts.append(f"{judge.input_tokens:,} input and {judge.output_tokens:,} output tokens")
+    return "**LLM judge:** " + ", ".join(parts) + "."
+
+
+def _file_errors(doc: r.ResultsDocument) -> str:
+    broken = [f for f in doc.files if f.error]
+    if not broken:
+        return ""
+    return "### Files that could not be evaluated\n\n" + "\n".join(
+        f"- {md.code(f.path)}{':' + str(f.line) if f.line else ''}: {md.inline(f.error or '', limit=500)}"
+        for f in broken
+    )
+
+
+def _new_and_removed(doc: r.ResultsDocument) -> str:
+    if doc.comparison is None:
+        return ""
+    lines = []
+    for kind, label in (("new", "New cases"), ("removed", "Removed cases")):
+        ids = [c.case_id for c in doc.comparison.cases if c.kind == kind]
+        if ids:
+            shown = ", ".join(md.code(i, limit=160) for i in ids[:50])
+            lines.append(f"**{label} ({len(ids)}):** {shown}{' …' if len(ids) > 50 else ''}")
     return "\n\n".join(lines)
 
 
-def case_summary_line(case: r.CaseResult) -> str:
-    icon = _ICON.get(case.status, "❌")
-    return f"{icon} {md.summary_text(case.eval_id)} <sub>{md.summary_text(case.file, limit=200)}</sub>"
+def _render(doc: r.ResultsDocument, *, detail: Detail, level: int) -> str:
+    cut = Cut(text_limit=detail.text_limit if level and detail.text_limit else None)
+    sections = [
+        "## ADK eval results",
+        verdict_line(doc, gate_id=doc.run.gate_id) + "\n\n" + baseline_line(doc),
+        metric_table(doc, limit=detail.max_metrics, cut=cut),
+        chart(doc),
+        efficiency_table(doc),
+        judge_stats(doc),
+        _file_errors(doc),
+        regressions(doc, limit=detail.max_changes, cut=cut, include_improvements=True),
+        _new_and_removed(doc),
+        failing_cases(doc, detail=detail, cut=cut),
+        cut.sentence(where="GitHub's 1 MiB job-summary limit"),
+        " · ".join(part for part in (links(doc), footer(doc)) if part),
+    ]
+    return "\n\n".join(section for section in sections if section) + "\n"
 
 
-def render(doc: r.ResultsDocument) -> str:
-    sections = [f"## ADK eval results\n\n{verdict_line(doc)}", metric_table(doc)]
-    efficiency = efficiency_table(doc)
-    if efficiency:
-        sections.append(efficiency)
-    file_errors = [f for f in doc.files if f.error]
-    if file_errors:
-        sections.append(
-            "### Files that could not be evaluated\n\n"
-            + "\n".join(
-                f"- {md.code(f.path)}{':' + str(f.line) if f.line else ''}: {md.inline(f.error or '')}"
-                for f in file_errors
-            )
-        )
-    failing = [c for c in doc.cases if c.status != "passed"]
-    if failing:
-        sections.append(f"### Cases that did not pass ({len(failing)})")
-        sections.extend(md.details(case_summary_line(case), case_body(case)) for case in failing)
-    sections.append(
-        "<sub>"
-        + ", ".join(
-            filter(
-                None,
-                [
-                    f"runner {md.inline(doc.run.runner)}" if doc.run.runner else None,
-                    f"{doc.run.num_runs} runs per case" if doc.run.num_runs > 1 else None,
-                    f"shard {doc.run.shard}" if doc.run.shard else None,
-                    f"adk-eval-gate {md.inline(doc.run.tool_version)}" if doc.run.tool_version else None,
-                ],
-            )
-        )
-        + "</sub>"
-    )
-    return "\n\n".join(sections) + "\n"
+def render(doc: r.ResultsDocument, *, limit: int = SUMMARY_LIMIT) -> str:
+    """The summary, under ``limit`` bytes of UTF-8."""
+    target = limit - _MARGIN if limit > 4 * _MARGIN else limit
+    text = ""
+    for level, detail in enumerate(LEVELS):
+        text = _render(doc, detail=detail, level=level)
+        if len(text.encode("utf-8")) <= target:
+            return text
+    note = "\n\n✂️ _Cut at GitHub's job-summary limit; everything is in the results artifact._\n"
+    encoded = text.encode("utf-8")[: target - len(note.encode("utf-8"))]
+    return encoded.decode("utf-8", "ignore") + note

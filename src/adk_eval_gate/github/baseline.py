@@ -1,0 +1,162 @@
+"""The baseline: ``--baseline FILE``, or in a pull request the results artifact of the newest successful run of
+this workflow on the base branch, found with the Actions REST API.
+
+No baseline is normal ("no baseline yet"); any problem with one is one warning and the run goes on without.
+Only runs of this repository's own branches count (``push``, ``schedule``, ``workflow_dispatch``...): a
+``pull_request`` run from a fork whose branch happens to be called ``main`` never becomes the baseline.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pydantic
+
+from adk_eval_gate import results as r
+from adk_eval_gate.errors import GateError
+from adk_eval_gate.github.artifact import MAX_ZIP_BYTES, ArtifactError, read_results
+from adk_eval_gate.github.client import GitHubClient
+from adk_eval_gate.github.context import GitHubContext
+
+MAX_RUNS = 20  # recent successful runs looked at for the artifact
+_UNTRUSTED_EVENTS = {"pull_request", "pull_request_target"}
+ACTIONS_READ = "actions: read"
+
+
+@dataclass(frozen=True)
+class Baseline:
+    doc: r.ResultsDocument
+    info: r.BaselineInfo
+
+
+@dataclass(frozen=True)
+class NoBaseline:
+    note: str  # shown in the reports ("no baseline yet: ...")
+    warning: str | None = None  # a problem to warn about; None when it is just absent
+
+
+def parse_results(data: bytes, *, shown: str) -> r.ResultsDocument:
+    try:
+        loaded = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as error:
+        raise ArtifactError(f"{shown} is not valid JSON: {str(error)[:200]}") from None
+    if not isinstance(loaded, dict) or loaded.get("schema_version") != r.SCHEMA_VERSION:
+        raise ArtifactError(f"{shown} is not a results.json of version {r.SCHEMA_VERSION}")
+    try:
+        return r.ResultsDocument.model_validate(loaded)
+    except pydantic.ValidationError as error:
+        first = error.errors(include_url=False)[0]
+        where = ".".join(str(item) for item in first.get("loc", ()))
+        raise ArtifactError(f"{shown} is not a valid results.json: {where}: {first.get('msg')}") from None
+
+
+def from_file(path: Path) -> Baseline | NoBaseline:
+    try:
+        data = path.read_bytes()
+        doc = parse_results(data, shown=str(path))
+    except OSError as error:
+        return _refused(f"cannot read {path}: {error.strerror}")
+    except ArtifactError as error:
+        return _refused(error.message)
+    return Baseline(doc, r.BaselineInfo(source="file", description=str(path), sha=doc.run.sha, ref=doc.run.ref))
+
+
+def _refused(problem: str) -> NoBaseline:
+    return NoBaseline(note=f"the baseline was not used: {problem}", warning=f"baseline not used: {problem}")
+
+
+def _own_branch_run(run: dict[str, Any], repository: str) -> bool:
+    if run.get("event") in _UNTRUSTED_EVENTS or run.get("conclusion") != "success":
+        return False
+    head = run.get("head_repository")
+    full_name = head.get("full_name") if isinstance(head, dict) else None
+    return full_name is None or str(full_name).lower() == repository.lower()
+
+
+def _artifact_of(client: GitHubClient, *, repository: str, run_id: int, name: str) -> dict[str, Any] | None:
+    listed = client.paginate(
+        f"/repos/{repository}/actions/runs/{run_id}/artifacts",
+        params={"name": name},
+        key="artifacts",
+        permission=ACTIONS_READ,
+        max_pages=2,
+    )
+    matching = [a for a in listed if isinstance(a, dict) and a.get("name") == name and not a.get("expired")]
+    return max(matching, key=lambda a: int(a.get("id", 0))) if matching else None
+
+
+def find_in_actions(
+    client: GitHubClient, *, context: GitHubContext, artifact_name: str, max_runs: int = MAX_RUNS
+) -> Baseline | NoBaseline:
+    repository, workflow, branch = context.repository, context.workflow_file, context.base_branch
+    if not repository or not workflow:
+        return NoBaseline(note="the repository or workflow is unknown (GITHUB_REPOSITORY, GITHUB_WORKFLOW_REF)")
+    if not branch:
+        return NoBaseline(note="not a pull request, so there is no base branch to compare with")
+    runs = client.paginate(
+        f"/repos/{repository}/actions/workflows/{workflow}/runs",
+        params={"branch": branch, "status": "success", "exclude_pull_requests": "true"},
+        key="workflow_runs",
+        permission=ACTIONS_READ,
+        max_pages=2,
+    )
+    looked = 0
+    for run in runs:
+        if looked >= max_runs:
+            break
+        if not isinstance(run, dict) or not _own_branch_run(run, repository):
+            continue
+        looked += 1
+        artifact = _artifact_of(client, repository=repository, run_id=int(run["id"]), name=artifact_name)
+        if artifact is not None:
+            return _download(client, repository=repository, run=run, artifact=artifact)
+    return NoBaseline(
+        note=f"no baseline yet: no successful run of {workflow} on {branch} has an artifact named "
+        f"{artifact_name!r} (upload results.json on pushes to {branch})"
+    )
+
+
+def _download(client: GitHubClient, *, repository: str, run: dict[str, Any], artifact: dict[str, Any]) -> Baseline:
+    shown = f"artifact {artifact.get('name')!r} of run {run.get('id')}"
+    declared = int(artifact.get("size_in_bytes") or 0)
+    if declared > MAX_ZIP_BYTES:
+        raise ArtifactError(f"{shown} is {declared:,} bytes, more than the {MAX_ZIP_BYTES:,} allowed")
+    location = client.redirect_location(
+        f"/repos/{repository}/actions/artifacts/{int(artifact['id'])}/zip", permission=ACTIONS_READ
+    )
+    data = client.download(location, max_bytes=MAX_ZIP_BYTES)
+    try:
+        doc = parse_results(read_results(data), shown=f"results.json in {shown}")
+    except ArtifactError as error:
+        raise ArtifactError(error.message if shown in error.message else f"{shown}: {error.message}") from None
+    info = r.BaselineInfo(
+        source="artifact",
+        description=f"{run.get('head_branch') or 'the base branch'} (run {run.get('run_number') or run.get('id')})",
+        run_id=int(run["id"]),
+        run_url=str(run.get("html_url") or "") or None,
+        sha=str(run.get("head_sha") or "") or None,
+        ref=str(run.get("head_branch") or "") or None,
+        created_at=str(run.get("created_at") or "") or None,
+    )
+    return Baseline(doc, info)
+
+
+def resolve(
+    *, baseline_file: Path | None, client: GitHubClient | None, context: GitHubContext, artifact_name: str
+) -> Baseline | NoBaseline:
+    """The baseline to compare with; never raises for a problem with it."""
+    if baseline_file is not None:
+        return from_file(baseline_file)
+    if client is None:
+        if context.in_actions and context.base_branch:
+            return NoBaseline(note="no GitHub token to look up the base branch's results")
+        return NoBaseline(note="")
+    try:
+        return find_in_actions(client, context=context, artifact_name=artifact_name)
+    except GateError as error:
+        return _refused(error.one_line())
+    except (KeyError, TypeError, ValueError) as error:  # an answer of an unexpected shape
+        return _refused(f"unexpected answer from GitHub ({type(error).__name__})")

@@ -1,0 +1,275 @@
+"""A thin GitHub REST client on ``requests``: timeouts, pagination, retries, and errors that say what to do.
+
+Retries: 5xx answers and connection failures with exponential backoff; primary rate limits (``x-ratelimit-
+remaining: 0``) until ``x-ratelimit-reset``; secondary rate limits (403/429 with ``Retry-After`` or GitHub's
+"secondary rate limit" message) after ``Retry-After`` (60 s when absent, as GitHub's docs advise). All waiting
+together is capped (``max_wait``): past it the call fails with the rate-limit error instead of stalling CI.
+
+401, 403 and 404 become ``GitHubError`` lines naming the permission the workflow needs. The token is sent
+only to the API host; it is never logged (``Console`` masks it).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import requests
+
+from adk_eval_gate import __version__
+from adk_eval_gate.errors import GateError
+
+API_VERSION = "2022-11-28"
+RETRY_STATUSES = {500, 502, 503, 504}
+
+
+class GitHubError(GateError):
+    """A GitHub API call failed (after retries)."""
+
+    status: int | None = None
+
+
+class GitHubPermissionError(GitHubError):
+    """401 or 403: the token is missing, invalid, or may not do this (e.g. a fork's read-only token)."""
+
+
+class GitHubNotFound(GitHubError):
+    """404: the repository, pull request or artifact does not exist, or the token cannot see it."""
+
+
+class RateLimited(GitHubError):
+    """Waiting for the rate limit would take longer than allowed."""
+
+
+@dataclass(frozen=True)
+class Page:
+    items: list[Any]
+    next_url: str | None
+
+
+def _error_message(response: requests.Response) -> str:
+    try:
+        data = response.json()
+    except ValueError:
+        return response.reason or ""
+    return str(data.get("message", "")) if isinstance(data, dict) else ""
+
+
+class GitHubClient:
+    def __init__(
+        self,
+        *,
+        api_url: str,
+        token: str,
+        timeout: float = 30.0,
+        attempts: int = 4,
+        backoff: float = 1.0,
+        max_wait: float = 120.0,
+        session: requests.Session | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.api_url = api_url.rstrip("/")
+        self.timeout = timeout
+        self.attempts = attempts
+        self.backoff = backoff
+        self.max_wait = max_wait
+        self.waited = 0.0
+        self._sleep = sleep
+        self._clock = clock
+        self._session = session or requests.Session()
+        self._session.trust_env = False  # no .netrc credentials or proxies from the runner's environment
+        self._headers = {
+            "Accept": "application/vnd.github+json",
+            "Authorization": f"Bearer {token}",
+            "X-GitHub-Api-Version": API_VERSION,
+            "User-Agent": f"adk-eval-gate/{__version__}",
+        }
+
+    def close(self) -> None:
+        self._session.close()
+
+    # -- calls ---------------------------------------------------------------------------------------------
+    def get(self, path: str, *, params: dict[str, Any] | None = None, permission: str | None = None) -> Any:
+        return self._json(self.request("GET", path, params=params, permission=permission))
+
+    def post(self, path: str, *, json: dict[str, Any], permission: str | None = None) -> Any:
+        return self._json(self.request("POST", path, json=json, permission=permission))
+
+    def patch(self, path: str, *, json: dict[str, Any], permission: str | None = None) -> Any:
+        return self._json(self.request("PATCH", path, json=json, permission=permission))
+
+    def paginate(
+        self,
+        path: str,
+        *,
+        params: dict[str, Any] | None = None,
+        key: str | None = None,
+        permission: str | None = None,
+        max_pages: int = 50,
+    ) -> Iterator[Any]:
+        """Every item of a list endpoint, following ``Link: rel="next"`` (``key``: the list inside an object)."""
+        url: str | None = path
+        query: dict[str, Any] | None = {"per_page": 100, **(params or {})}
+        for _ in range(max_pages):
+            if url is None:
+                return
+            response = self.request("GET", url, params=query, permission=permission)
+            data = self._json(response)
+            items = data.get(key, []) if key and isinstance(data, dict) else data
+            yield from items if isinstance(items, list) else []
+            url = response.links.get("next", {}).get("url")
+            query = None  # the next link carries the query
+
+    def redirect_location(self, path: str, *, permission: str | None = None) -> str:
+        """The ``Location`` of a 302 answer (artifact downloads), without following it."""
+        response = self.request("GET", path, permission=permission, allow_redirects=False)
+        location = response.headers.get("Location")
+        if response.status_code not in (301, 302, 303, 307, 308) or not location:
+            raise GitHubError(f"GitHub answered {response.status_code} without a download location for {path}")
+        return location
+
+    def download(self, url: str, *, max_bytes: int) -> bytes:
+        """GET a pre-signed storage URL WITHOUT our token (it must not leak to the storage host), capped in size."""
+        if not url.startswith(("https://", "http://")):
+            raise GitHubError("the artifact download location is not an http(s) URL")
+        for attempt in range(1, self.attempts + 1):
+            try:
+                with requests.get(
+                    url, stream=True, timeout=self.timeout, headers={"User-Agent": "adk-eval-gate"}
+                ) as got:
+                    if got.status_code in RETRY_STATUSES and attempt < self.attempts:
+                        self._wait(self.backoff * 2 ** (attempt - 1), reason="artifact download", response=got)
+                        continue
+                    if got.status_code != 200:
+                        raise GitHubError(f"the artifact storage answered {got.status_code}")
+                    declared = got.headers.get("Content-Length")
+                    if declared and declared.isdigit() and int(declared) > max_bytes:
+                        raise GitHubError(f"the artifact is {int(declared)} bytes, more than the {max_bytes} allowed")
+                    chunks, total = [], 0
+                    for chunk in got.iter_content(chunk_size=1 << 16):
+                        total += len(chunk)
+                        if total > max_bytes:
+                            raise GitHubError(f"the artifact is more than the {max_bytes} bytes allowed")
+                        chunks.append(chunk)
+                    return b"".join(chunks)
+            except requests.RequestException as error:
+                if attempt >= self.attempts:
+                    raise GitHubError(f"cannot download the artifact: {type(error).__name__}") from None
+                self._wait(self.backoff * 2 ** (attempt - 1), reason="artifact download")
+        raise GitHubError("cannot download the artifact")
+
+    # -- the one place requests are sent -------------------------------------------------------------------
+    def url(self, path: str) -> str:
+        return path if path.startswith(("http://", "https://")) else f"{self.api_url}/{path.lstrip('/')}"
+
+    def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: dict[str, Any] | None = None,
+        json: dict[str, Any] | None = None,
+        permission: str | None = None,
+        allow_redirects: bool = True,
+    ) -> requests.Response:
+        url = self.url(path)
+        if not url.startswith(self.api_url + "/"):
+            raise GitHubError(f"refusing to send the token to {url.split('?')[0]}: it is not the API at {self.api_url}")
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                response = self._session.request(
+                    method,
+                    url,
+                    params=params,
+                    json=json,
+                    headers=self._headers,
+                    timeout=self.timeout,
+                    allow_redirects=allow_redirects,
+                )
+            except requests.RequestException as error:
+                if attempt >= self.attempts:
+                    raise GitHubError(f"cannot reach GitHub at {self.api_url}: {type(error).__name__}") from None
+                self._wait(self.backoff * 2 ** (attempt - 1), reason=f"{method} {path}")
+                continue
+            delay = self._retry_delay(response, attempt)
+            if delay is None:
+                break
+            self._wait(delay, reason=f"{method} {path}", response=response)
+        if response.status_code >= 400:
+            raise self._failure(method, path, response, permission)
+        return response
+
+    def _retry_delay(self, response: requests.Response, attempt: int) -> float | None:
+        status = response.status_code
+        if status in RETRY_STATUSES:
+            return self.backoff * 2 ** (attempt - 1) if attempt < self.attempts else None
+        if status not in (403, 429):
+            return None
+        retry_after = response.headers.get("Retry-After")
+        if retry_after is not None:
+            try:
+                return max(0.0, float(retry_after))
+            except ValueError:
+                return 60.0
+        if response.headers.get("x-ratelimit-remaining") == "0":
+            reset = response.headers.get("x-ratelimit-reset")
+            try:
+                return max(0.0, float(reset or 0) - self._clock()) + 1.0
+            except ValueError:
+                return 60.0
+        if "secondary rate limit" in _error_message(response).lower() or status == 429:
+            return 60.0
+        return None
+
+    def _wait(self, seconds: float, *, reason: str, response: requests.Response | None = None) -> None:
+        if self.waited + seconds > self.max_wait:
+            if response is None:
+                raise GitHubError(f"cannot reach GitHub at {self.api_url} ({reason})")
+            if response.status_code in (403, 429):
+                raise RateLimited(
+                    f"GitHub's rate limit did not clear within {self.max_wait:.0f} s ({reason})",
+                    hint="retry later, or run fewer jobs against the API at once",
+                )
+            raise GitHubError(f"GitHub answered {response.status_code} repeatedly to {reason}")
+        self.waited += seconds
+        self._sleep(seconds)
+
+    def _failure(self, method: str, path: str, response: requests.Response, permission: str | None) -> GitHubError:
+        status = response.status_code
+        where = f"{method} {path.split('?', maxsplit=1)[0].replace(self.api_url, '')}"
+        message = _error_message(response)
+        detail = f": {message}" if message else ""
+        hint: str | None
+        if status in (401, 403):
+            if status == 401:
+                hint = "the token is missing, expired or invalid; pass github-token or set GITHUB_TOKEN"
+            elif permission:
+                hint = (
+                    f"the workflow needs 'permissions: {permission}' (pull requests from forks get a read-only token)"
+                )
+            else:
+                hint = "the token may not do this"
+            error: GitHubError = GitHubPermissionError(f"GitHub refused {where} ({status}{detail})", hint=hint)
+        elif status == 404:
+            hint = f"or the token cannot see it; the workflow needs 'permissions: {permission}'" if permission else None
+            error = GitHubNotFound(f"GitHub has no {where} (404{detail})", hint=hint)
+        else:
+            error = GitHubError(f"GitHub answered {status} to {where}{detail}")
+        error.status = status
+        return error
+
+    @staticmethod
+    def _json(response: requests.Response) -> Any:
+        if not response.content:
+            return None
+        try:
+            return response.json()
+        except ValueError:
+            raise GitHubError(
+                f"GitHub sent an answer that is not JSON for {response.request.method} {response.url}"
+            ) from None

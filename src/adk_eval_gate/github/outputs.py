@@ -1,0 +1,72 @@
+"""The step's outputs (``GITHUB_OUTPUT``) and its job summary (``GITHUB_STEP_SUMMARY``).
+
+``OUTPUT_NAMES`` is the contract with ``action.yml`` (a test compares them).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping
+from pathlib import Path
+
+from adk_eval_gate import results as r
+
+OUTPUT_NAMES = (
+    "status",
+    "passed",
+    "failed",
+    "errors",
+    "not-evaluated",
+    "regressions",
+    "results",
+    "junit",
+    "summary",
+    "comment-url",
+)
+STEP_SUMMARY_LIMIT = 1_048_576  # bytes per step
+
+
+def output_values(
+    doc: r.ResultsDocument, *, results: Path, junit: Path, summary: Path, comment_url: str | None
+) -> dict[str, str]:
+    totals = doc.totals
+    values = {
+        "status": doc.status,
+        "passed": str(totals.passed),
+        "failed": str(totals.failed),
+        "errors": str(totals.error + totals.file_errors),
+        "not-evaluated": str(totals.not_evaluated),
+        "regressions": str(doc.comparison.regressions if doc.comparison else 0),
+        "results": str(results),
+        "junit": str(junit),
+        "summary": str(summary),
+        "comment-url": comment_url or "",
+    }
+    assert tuple(values) == OUTPUT_NAMES
+    return values
+
+
+def format_outputs(values: Mapping[str, str]) -> str:
+    """``name<<DELIMITER`` blocks: safe for any value, multi-line or not."""
+    blocks = []
+    for name, value in values.items():
+        delimiter = f"ghadelimiter_{uuid.uuid4()}"
+        while delimiter in value:
+            delimiter = f"ghadelimiter_{uuid.uuid4()}"
+        blocks.append(f"{name}<<{delimiter}\n{value}\n{delimiter}\n")
+    return "".join(blocks)
+
+
+def write_outputs(path: Path, values: Mapping[str, str]) -> None:
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write(format_outputs(values))
+
+
+def append_step_summary(path: Path, text: str) -> bool:
+    """Appends ``text`` when it fits in what is left of the step's 1 MiB; False when it does not."""
+    used = path.stat().st_size if path.exists() else 0
+    if used + len(text.encode("utf-8")) > STEP_SUMMARY_LIMIT:
+        return False
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write(text)
+    return True

@@ -1,0 +1,54 @@
+"""Which pull request to comment on.
+
+In a ``pull_request`` run it is the event's. In the two-workflow set-up the ``workflow_run`` workflow posts the
+comment, and the number comes, in this order, from ``--pr``, from the triggering run's ``pull_requests`` (GitHub
+fills it for branches of the same repository, not for forks), or from ``run.pull_request`` in the uploaded
+results.json. The last one was written by the pull request's own (untrusted) run, so any number is checked:
+the pull request's head commit must be the triggering run's ``head_sha``, else nothing is posted.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from adk_eval_gate.errors import GateError
+from adk_eval_gate.github.client import GitHubClient
+from adk_eval_gate.github.context import GitHubContext
+
+
+@dataclass(frozen=True)
+class Resolved:
+    number: int | None
+    problem: str | None = None  # why there is no number (a warning), when there is a reason to expect one
+
+
+def candidate(context: GitHubContext, *, explicit: int | None, recorded: int | None) -> int | None:
+    if explicit is not None:
+        return explicit
+    if context.pull_request_number is not None:
+        return context.pull_request_number
+    listed = context.workflow_run_pull_requests
+    if listed:
+        return listed[0]
+    return recorded
+
+
+def resolve(client: GitHubClient, *, context: GitHubContext, explicit: int | None, recorded: int | None) -> Resolved:
+    number = candidate(context, explicit=explicit, recorded=recorded)
+    if number is None:
+        return Resolved(None, "no pull request to comment on: not a pull request event and no --pr given")
+    expected = context.workflow_run.get("head_sha")
+    if not expected or not context.repository:
+        return Resolved(number)
+    try:
+        pull = client.get(f"/repos/{context.repository}/pulls/{number}", permission="pull-requests: read")
+    except GateError as error:
+        return Resolved(None, f"cannot check pull request #{number}: {error.one_line()}")
+    head_sha = ((pull or {}).get("head") or {}).get("sha") if isinstance(pull, dict) else None
+    if head_sha != expected:
+        return Resolved(
+            None,
+            f"pull request #{number} is not the one the triggering run evaluated (its head is not {expected[:12]}); "
+            "no comment posted",
+        )
+    return Resolved(number)

@@ -1,0 +1,108 @@
+"""The pull-request comment: verdict and counts, the per-metric table against the baseline, the regressions,
+the failing cases (collapsed), and links to the run. Pure: results in, Markdown out.
+
+The body starts with a hidden marker, ``<!-- adk-eval-gate id=GATE digest=HEX -->``, that finds the comment
+again (with its author, see ``github.comment``) and tells whether anything changed since it was posted. It
+stays under GitHub's 65,536-character limit by dropping detail in a fixed order (``LEVELS``) and saying what
+was cut.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+
+from adk_eval_gate import results as r
+from adk_eval_gate.report import markdown as md
+from adk_eval_gate.report.sections import (
+    Cut,
+    Detail,
+    baseline_line,
+    failing_cases,
+    footer,
+    links,
+    metric_table,
+    plural,
+    regressions,
+    verdict_line,
+)
+
+COMMENT_LIMIT = 65_536  # GitHub's maximum comment body, in characters
+_TARGET = COMMENT_LIMIT - 1_000
+LEVELS = (
+    Detail(text_limit=2000, max_cases=None, max_changes=None),
+    Detail(text_limit=600, max_cases=40, max_changes=200),
+    Detail(text_limit=200, max_cases=20, max_changes=100),
+    Detail(text_limit=0, max_cases=100, max_changes=50),
+    Detail(text_limit=0, max_cases=20, max_changes=20, max_metrics=50),
+    Detail(text_limit=0, max_cases=0, max_changes=0, max_metrics=20),
+)
+MARKER = re.compile(r"\A<!-- adk-eval-gate id=(?P<gate>[A-Za-z0-9_.-]{1,64}) digest=(?P<digest>[0-9a-f]{1,64}) -->")
+
+
+def safe_gate_id(gate_id: str) -> str:
+    cleaned = re.sub(r"[^A-Za-z0-9_.-]", "_", gate_id.strip())[:64]
+    return cleaned or "default"
+
+
+def marker(gate_id: str, digest: str) -> str:
+    return f"<!-- adk-eval-gate id={safe_gate_id(gate_id)} digest={digest} -->"
+
+
+def parse_marker(body: str) -> tuple[str, str] | None:
+    """(gate id, digest) when ``body`` starts with our marker."""
+    match = MARKER.match(body)
+    return (match["gate"], match["digest"]) if match else None
+
+
+def digest(doc: r.ResultsDocument) -> str:
+    """Changes when the verdict, a case's status, or any score, status or comparison changes; not with times or
+    links, so ``comment-mode: on-change`` leaves the comment alone when a new commit evaluates the same."""
+    state = {
+        "status": doc.status,
+        "totals": doc.totals.model_dump(),
+        "cases": [
+            [c.id, c.status, [[m.name, None if m.score is None else round(m.score, 6), m.status] for m in c.metrics]]
+            for c in doc.cases
+        ],
+        "files": [[f.path, f.error] for f in doc.files if f.error],
+        "changes": [[c.case_id, c.metric, c.kind, c.significance] for c in doc.comparison.changes]
+        if doc.comparison
+        else None,
+    }
+    encoded = json.dumps(state, sort_keys=True, separators=(",", ":")).encode()
+    return hashlib.sha256(encoded).hexdigest()[:16]
+
+
+def _render(doc: r.ResultsDocument, *, gate_id: str, detail: Detail, level: int) -> str:
+    cut = Cut(text_limit=detail.text_limit if level and detail.text_limit else None)
+    sections = [
+        marker(gate_id, digest(doc)),
+        verdict_line(doc, gate_id=gate_id) + "\n\n" + baseline_line(doc),
+        metric_table(doc, limit=detail.max_metrics, cut=cut),
+    ]
+    file_errors = [f for f in doc.files if f.error]
+    if file_errors:
+        sections.append(
+            f"**{plural(len(file_errors), 'eval file')} could not be used**: "
+            + ", ".join(md.code(f.path, limit=200) for f in file_errors[:20])
+            + (" …" if len(file_errors) > 20 else "")
+        )
+    sections.append(regressions(doc, limit=detail.max_changes, cut=cut))
+    sections.append(failing_cases(doc, detail=detail, cut=cut))
+    sections.append(cut.sentence(where="GitHub's comment limit"))
+    sections.append(" · ".join(part for part in (links(doc), footer(doc)) if part))
+    return "\n\n".join(section for section in sections if section) + "\n"
+
+
+def render(doc: r.ResultsDocument, *, gate_id: str = "default", limit: int = COMMENT_LIMIT) -> str:
+    target = min(limit, _TARGET) if limit == COMMENT_LIMIT else limit
+    body = ""
+    for level, detail in enumerate(LEVELS):
+        body = _render(doc, gate_id=gate_id, detail=detail, level=level)
+        if len(body) <= target:
+            return body
+    # Even the least detail is too long (thousands of metrics): keep the head, and say so.
+    note = "\n\n✂️ _Cut at GitHub's comment limit; see the job summary and the results artifact._\n"
+    return body[: target - len(note)] + note

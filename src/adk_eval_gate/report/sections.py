@@ -1,0 +1,281 @@
+"""Markdown pieces shared by the PR comment and the job summary. Pure; untrusted text goes through ``markdown``.
+
+``Detail`` says how much to show; the renderers try levels of detail in a fixed order until the text fits.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from adk_eval_gate import results as r
+from adk_eval_gate.report import markdown as md
+from adk_eval_gate.report import views
+
+ICON = {"passed": "✅", "failed": "❌", "error": "💥", "not_evaluated": "⚠️"}
+_VERDICT = {"passed": "passed", "failed": "failed", "error": "could not evaluate everything"}
+_SIGNIFICANCE = {"significant": "significant", "noise": "within noise", "untested": "single run"}
+_RUN_URL = re.compile(r"^https://[A-Za-z0-9.-]+(:\d+)?/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/actions/runs/\d+$")
+
+
+def plural(count: int, word: str, words: str | None = None) -> str:
+    return f"{count} {word if count == 1 else (words or word + 's')}"
+
+
+@dataclass(frozen=True)
+class Detail:
+    text_limit: int  # characters of each answer or tool call text (0: no case details)
+    max_cases: int | None  # failing cases shown in full (None: all)
+    max_changes: int | None  # rows of the regressions table (None: all)
+    max_metrics: int | None = None  # rows of the metric table (None: all)
+
+
+@dataclass
+class Cut:
+    """What a renderer left out, to say so."""
+
+    cases: int = 0
+    changes: int = 0
+    metrics: int = 0
+    text_limit: int | None = None
+
+    def sentence(self, *, where: str) -> str:
+        parts = []
+        if self.text_limit:
+            parts.append(f"answers and tool calls shortened to {self.text_limit} characters")
+        if self.cases:
+            parts.append(f"{self.cases} failing case{'s' if self.cases != 1 else ''} not shown")
+        if self.changes:
+            parts.append(f"{self.changes} change{'s' if self.changes != 1 else ''} not listed")
+        if self.metrics:
+            parts.append(f"{self.metrics} metric{'s' if self.metrics != 1 else ''} not listed")
+        if not parts:
+            return ""
+        return f"✂️ _Shortened to fit {where}: {'; '.join(parts)}. Everything is in the results artifact._"
+
+
+def verdict_line(doc: r.ResultsDocument, *, gate_id: str | None = None) -> str:
+    totals = doc.totals
+    parts = [f"{totals.passed} passed", f"{totals.failed} failed"]
+    if totals.error:
+        parts.append(plural(totals.error, "error"))
+    if totals.not_evaluated:
+        parts.append(f"{totals.not_evaluated} not evaluated")
+    if totals.file_errors:
+        parts.append(plural(totals.file_errors, "file error"))
+    gate = f" ({md.code(gate_id)})" if gate_id and gate_id != "default" else ""
+    comparison = doc.comparison
+    if comparison and comparison.regressions and doc.run.fail_on_regression and not totals.failed:
+        parts.append(
+            f"{plural(comparison.regressions, 'regression')} fail{'s' if comparison.regressions == 1 else ''} the gate"
+        )
+    icon = ICON.get(doc.status, "❌")
+    return f"{icon} **ADK eval gate{gate} {_VERDICT[doc.status]}**: {totals.cases} cases, " + ", ".join(parts)
+
+
+def _short(sha: str | None) -> str:
+    return md.code(sha[:7]) if sha and re.fullmatch(r"[0-9a-fA-F]{7,64}", sha) else ""
+
+
+def baseline_line(doc: r.ResultsDocument) -> str:
+    comparison = doc.comparison
+    if comparison is None:
+        if doc.run.baseline_note:
+            return f"**No comparison**: {md.inline(doc.run.baseline_note, limit=400)}."
+        return "**No comparison**: give `--baseline FILE`, or run in a pull request with the base branch's artifact."
+    base = comparison.baseline
+    where = md.inline(base.description, limit=200)
+    if base.sha:
+        where += f" @ {_short(base.sha)}"
+    if base.run_url and _RUN_URL.match(base.run_url):
+        where = f"[{where}]({base.run_url})"
+    counts = [f"**{comparison.regressions}** regression{'s' if comparison.regressions != 1 else ''}"]
+    if comparison.noisy_regressions:
+        counts.append(f"{plural(comparison.noisy_regressions, 'drop')} within noise")
+    counts.append(plural(comparison.improvements, "improvement"))
+    if comparison.new:
+        counts.append(plural(comparison.new, "new case"))
+    if comparison.removed:
+        counts.append(f"{comparison.removed} removed")
+    tolerance = f" (tolerance {md.score(comparison.tolerance, digits=4)})" if comparison.tolerance else ""
+    return f"Compared with {where}{tolerance}: " + ", ".join(counts) + "."
+
+
+def change_text(delta: float | None, *, kind: str | None = None) -> str:
+    if kind == "new":
+        return "new"
+    if kind == "removed":
+        return "removed"
+    if delta is None:
+        return "–"
+    if abs(delta) < 1e-9:
+        return "="
+    arrow = "▲" if delta > 0 else "▼"
+    sign = "+" if delta > 0 else "−"
+    return f"{arrow} {sign}{md.score(abs(delta))}"
+
+
+def _threshold(summary: r.MetricSummary | None, delta: r.MetricDelta | None) -> str:
+    if summary is not None and summary.threshold is None and summary.thresholds:
+        return ", ".join(md.score(t) for t in summary.thresholds)
+    value = summary.threshold if summary is not None else (delta.threshold if delta else None)
+    return md.score(value)
+
+
+def metric_table(doc: r.ResultsDocument, *, limit: int | None = None, cut: Cut | None = None) -> str:
+    summaries = {s.name: s for s in doc.metrics if s.kind != "informational"}
+    deltas = {d.name: d for d in doc.comparison.metrics} if doc.comparison else {}
+    names = list(summaries) + [name for name in deltas if name not in summaries]
+    if limit is not None and len(names) > limit:
+        if cut is not None:
+            cut.metrics += len(names) - limit
+        names = names[:limit]
+    rows = []
+    for name in names:
+        summary, delta = summaries.get(name), deltas.get(name)
+        head = summary.mean if summary else None
+        rate = _pass_rate(summary)
+        row = [md.code(name, in_table=True), _threshold(summary, delta)]
+        if doc.comparison is not None:
+            kind = "removed" if summary is None else ("new" if delta is None or delta.base_mean is None else None)
+            row += [
+                md.score(delta.base_mean if delta else None),
+                md.score(head),
+                change_text(delta.delta if delta else None, kind=kind),
+            ]
+        else:
+            row += [md.score(head)]
+        row.append(rate)
+        rows.append(row)
+    if not rows:
+        return "_No thresholded metrics._"
+    if doc.comparison is not None:
+        header = ["Metric", "Threshold", "Base", "Head", "Change", "Pass rate"]
+    else:
+        header = ["Metric", "Threshold", "Mean", "Pass rate"]
+    return md.table(header, rows, align=["---"] + ["--:"] * (len(header) - 1))
+
+
+def _pass_rate(summary: r.MetricSummary | None) -> str:
+    if summary is None:
+        return "–"
+    graded = summary.passed + summary.failed
+    rate = f"{summary.passed / graded:.0%} ({summary.passed}/{graded})" if graded else "–"
+    if summary.not_evaluated:
+        rate += f", {summary.not_evaluated} not evaluated"
+    return rate
+
+
+def _case_label(case_id: str) -> str:
+    return md.code(case_id, limit=160, in_table=True)
+
+
+def regressions(doc: r.ResultsDocument, *, limit: int | None, cut: Cut, include_improvements: bool = False) -> str:
+    comparison = doc.comparison
+    if comparison is None:
+        return ""
+    kinds = {"regressed", "improved"} if include_improvements else {"regressed"}
+    listed = [c for c in comparison.changes if c.kind in kinds]
+    order = {"significant": 0, "untested": 1, "noise": 2, None: 3}
+    listed.sort(key=lambda c: (c.kind != "regressed", order.get(c.significance, 3), c.delta or 0.0))
+    flips = [c for c in comparison.cases if c.kind == "status" and c.base_status == "passed"]
+    if not listed and not flips:
+        return ""
+    title = "Changes against the baseline" if include_improvements else "Regressions"
+    parts = [f"### {title} ({len(listed)})"]
+    if flips:
+        names = ", ".join(md.code(f.case_id, limit=160) for f in flips[:20])
+        more = f" and {len(flips) - 20} more" if len(flips) > 20 else ""
+        parts.append(f"Passed on the base branch, do not pass now: {names}{more}.")
+    if limit is not None and len(listed) > limit:
+        cut.changes += len(listed) - limit
+        listed = listed[:limit]
+    if listed:
+        rows = [
+            [
+                _case_label(c.case_id),
+                md.code(c.metric, in_table=True),
+                md.score(c.base),
+                md.score(c.head),
+                change_text(c.delta),
+                _SIGNIFICANCE.get(c.significance or "", "–") + _interval(c.interval),
+            ]
+            for c in listed
+        ]
+        align = ["---", "---", "--:", "--:", "--:", "---"]
+        parts.append(md.table(["Case", "Metric", "Base", "Head", "Change", "Noise check"], rows, align=align))
+    return "\n\n".join(parts)
+
+
+def _interval(interval: list[float] | None) -> str:
+    if not interval:
+        return ""
+    return f" [{md.score(interval[0])}, {md.score(interval[1])}]"
+
+
+def case_body(case: r.CaseResult, *, text_limit: int) -> str:
+    lines: list[str] = []
+    if case.error:
+        lines.append(f"**Error:** {md.inline(case.error, limit=max(text_limit, 200))}")
+    failing = views.failing_metrics(case)
+    if failing:
+        lines.append("\n".join(f"- {md.inline(views.failure_reason(m), limit=400)}" for m in failing))
+    run = views.worst_run(case)
+    if run is not None:
+        if len(case.runs) > 1:
+            lines.append(f"_Run {run.run} of {len(case.runs)} shown._")
+        for turn in views.turns(run):
+            lines.append(f"**Turn {turn.number}** – user: {md.inline(turn.user, limit=300)}")
+            block = []
+            if turn.expected_calls is not None:
+                block.append("expected tools: " + (", ".join(turn.expected_calls) or "(none)"))
+            if turn.actual_calls is not None:
+                block.append("actual tools:   " + (", ".join(turn.actual_calls) or "(none)"))
+            if turn.expected_answer is not None:
+                block.append("expected answer: " + md.truncate(turn.expected_answer, text_limit))
+            if turn.actual_answer is not None:
+                block.append("actual answer:   " + md.truncate(turn.actual_answer, text_limit))
+            if block:
+                lines.append(md.code_block("\n".join(block), limit=text_limit * 3))
+    return "\n\n".join(lines)
+
+
+def case_summary_line(case: r.CaseResult) -> str:
+    icon = ICON.get(case.status, "❌")
+    return f"{icon} {md.summary_text(case.eval_id)} <sub>{md.summary_text(case.file, limit=200)}</sub>"
+
+
+def failing_cases(doc: r.ResultsDocument, *, detail: Detail, cut: Cut) -> str:
+    failing = [c for c in doc.cases if c.status != "passed"]
+    if not failing:
+        return ""
+    shown = failing if detail.max_cases is None else failing[: detail.max_cases]
+    cut.cases += len(failing) - len(shown)
+    parts = [f"### Cases that did not pass ({len(failing)})"]
+    if detail.text_limit:
+        parts += [md.details(case_summary_line(c), case_body(c, text_limit=detail.text_limit)) for c in shown]
+    else:
+        parts.append("\n".join(f"- {md.code(c.id, limit=200)}: {md.inline(_reason(c), limit=200)}" for c in shown))
+    return "\n\n".join(parts)
+
+
+def _reason(case: r.CaseResult) -> str:
+    return case.error or "; ".join(views.failure_reason(m) for m in views.failing_metrics(case)) or case.status
+
+
+def links(doc: r.ResultsDocument) -> str:
+    run_url = doc.run.run_url
+    if not run_url or not _RUN_URL.match(run_url):
+        return ""
+    return f"[Workflow run]({run_url}) · [Artifacts]({run_url}#artifacts)"
+
+
+def footer(doc: r.ResultsDocument) -> str:
+    facts = [
+        f"runner {md.summary_text(doc.run.runner, limit=40)}" if doc.run.runner else None,
+        f"{doc.run.num_runs} runs per case" if doc.run.num_runs > 1 else None,
+        f"shard {md.summary_text(doc.run.shard, limit=20)}" if doc.run.shard else None,
+        f"{doc.run.shards_merged} shards merged" if doc.run.shards_merged else None,
+        f"adk-eval-gate {md.summary_text(doc.run.tool_version, limit=40)}" if doc.run.tool_version else None,
+    ]
+    return "<sub>" + ", ".join(f for f in facts if f) + "</sub>"

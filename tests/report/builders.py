@@ -1,0 +1,151 @@
+"""Small builders of results.json documents for the renderer and compare tests (statuses follow DESIGN.md)."""
+
+from __future__ import annotations
+
+import statistics
+from typing import Any
+
+from adk_eval_gate import aggregate
+from adk_eval_gate import results as r
+
+RUN_URL = "https://github.com/octo/repo/actions/runs/4242"
+FILE = "agents/weather/weather.evalset.json"
+
+
+def metric(
+    name: str,
+    scores: list[float | None] | float | None,
+    *,
+    threshold: float | None = 0.8,
+    kind: r.MetricKind = "deterministic",
+    reason: str | None = None,
+) -> r.MetricResult:
+    run_scores = scores if isinstance(scores, list) else [scores]
+    present = [s for s in run_scores if s is not None]
+    mean = statistics.fmean(present) if present else None
+    if kind == "informational":
+        status: r.MetricStatus = "informational"
+    elif mean is None or len(present) < len(run_scores):
+        status = "not_evaluated"
+    else:
+        status = "passed" if threshold is not None and mean >= threshold else "failed"
+    return r.MetricResult(
+        name=name,
+        kind=kind,
+        score=mean,
+        threshold=None if kind == "informational" else threshold,
+        status=status,
+        run_scores=run_scores,
+        passed_runs=sum(1 for s in present if threshold is not None and s >= threshold),
+        stdev=statistics.stdev(present) if len(present) > 1 else None,
+        reason=reason if status == "not_evaluated" else None,
+    )
+
+
+def invocation(
+    user: str, *, expected: str, actual: str, expected_calls: list[dict[str, Any]], actual_calls: list[dict[str, Any]]
+) -> r.InvocationRecord:
+    def side(answer: str, calls: list[dict[str, Any]]) -> dict[str, Any]:
+        return {
+            "user_content": {"role": "user", "parts": [{"text": user}]},
+            "final_response": {"role": "model", "parts": [{"text": answer}]},
+            "intermediate_data": {"tool_uses": calls},
+        }
+
+    return r.InvocationRecord(user=user, expected=side(expected, expected_calls), actual=side(actual, actual_calls))
+
+
+def case(
+    eval_id: str,
+    metrics: list[r.MetricResult],
+    *,
+    file: str = FILE,
+    line: int | None = 5,
+    error: str | None = None,
+    turns: list[r.InvocationRecord] | None = None,
+) -> r.CaseResult:
+    runs_count = max([len(m.run_scores) for m in metrics] or [1])
+    if error:
+        status: r.CaseStatus = "error"
+    else:
+        statuses = {m.status for m in metrics}
+        status = "failed" if "failed" in statuses else "not_evaluated" if "not_evaluated" in statuses else "passed"
+    turns = turns or [
+        invocation(
+            f"What is the weather in {eval_id}?",
+            expected=f"It is sunny in {eval_id}.",
+            actual=f"It is sunny in {eval_id}." if status == "passed" else "I do not know.",
+            expected_calls=[{"name": "get_weather", "args": {"city": eval_id}}],
+            actual_calls=[{"name": "get_weather", "args": {"city": eval_id}}] if status == "passed" else [],
+        )
+    ]
+    runs = [
+        r.RunRecord(
+            run=number,
+            status=status,
+            error=error,
+            invocations=turns,
+            metrics=[
+                r.RunMetric(
+                    name=m.name,
+                    score=m.run_scores[number - 1] if number - 1 < len(m.run_scores) else None,
+                    status=m.status,
+                )
+                for m in metrics
+            ],
+        )
+        for number in range(1, runs_count + 1)
+    ]
+    return r.CaseResult(
+        id=f"{file}::{eval_id}",
+        file=file,
+        eval_set_id="weather",
+        eval_id=eval_id,
+        line=line,
+        status=status,
+        error=error,
+        metrics=metrics,
+        runs=runs,
+    )
+
+
+def document(
+    cases: list[r.CaseResult],
+    *,
+    files: list[r.FileResult] | None = None,
+    num_runs: int = 1,
+    run_url: str | None = RUN_URL,
+    judge: r.JudgeStats | None = None,
+    allow_not_evaluated: bool = False,
+) -> r.ResultsDocument:
+    paths = sorted({c.file for c in cases})
+    files = files if files is not None else [r.FileResult(path=p, cases=sum(c.file == p for c in cases)) for p in paths]
+    totals = aggregate.totals(cases, files)
+    return r.ResultsDocument(
+        status=aggregate.overall_status(totals, allow_not_evaluated=allow_not_evaluated),
+        totals=totals,
+        cases=cases,
+        files=files,
+        metrics=aggregate.metric_summaries(cases),
+        judge=judge,
+        run=r.RunInfo(
+            tool_version="0.1.0",
+            runner="adk",
+            num_runs=num_runs,
+            run_url=run_url,
+            repository="octo/repo",
+            sha="c0ffee" * 6 + "c0ff",
+            allow_not_evaluated=allow_not_evaluated,
+        ),
+    )
+
+
+def baseline_info() -> r.BaselineInfo:
+    return r.BaselineInfo(
+        source="artifact",
+        description="main (run 41)",
+        run_id=41,
+        run_url="https://github.com/octo/repo/actions/runs/41",
+        sha="ba5e" + "1" * 36,
+        ref="main",
+    )

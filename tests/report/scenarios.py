@@ -1,0 +1,150 @@
+"""The documents of the golden-file tests: no baseline, all pass, regressions, a huge failing suite, and agent
+answers full of Markdown, HTML and mentions."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from adk_eval_gate import results as r
+from adk_eval_gate.compare import compare, with_comparison
+from tests.report.builders import baseline_info, case, document, invocation, metric
+
+TRAJECTORY = "tool_trajectory_avg_score"
+RESPONSE = "response_match_score"
+JUDGE = "final_response_match_v2"
+
+
+def _compared(
+    head: r.ResultsDocument, base: r.ResultsDocument, *, fail_on_regression: bool = False
+) -> r.ResultsDocument:
+    comparison = compare(head, base, baseline=baseline_info(), tolerance=0.0)
+    return with_comparison(head, comparison, fail_on_regression=fail_on_regression, tolerance=0.0)
+
+
+def no_baseline() -> r.ResultsDocument:
+    doc = document(
+        [
+            case("paris", [metric(TRAJECTORY, 1.0, threshold=1.0), metric(RESPONSE, 0.91)]),
+            case("sydney", [metric(TRAJECTORY, 0.0, threshold=1.0), metric(RESPONSE, 0.4)]),
+            case("tokyo", [metric(TRAJECTORY, 1.0, threshold=1.0), metric(RESPONSE, 0.85)]),
+            case("oslo", [], error="the agent raised ValueError: no such city"),
+            case(
+                "lima",
+                [metric(TRAJECTORY, 1.0, threshold=1.0), metric(JUDGE, None, kind="judge", reason="no API key")],
+            ),
+        ]
+    )
+    return with_comparison(doc, None, fail_on_regression=False, tolerance=0.0, note=None)
+
+
+def all_pass() -> r.ResultsDocument:
+    def cases(response: float, *, extra: bool) -> list[r.CaseResult]:
+        items = [
+            case("paris", [metric(TRAJECTORY, 1.0, threshold=1.0), metric(RESPONSE, response)]),
+            case("tokyo", [metric(TRAJECTORY, 1.0, threshold=1.0), metric(RESPONSE, 0.9)]),
+            case(
+                "efficiency",
+                [metric(TRAJECTORY, 1.0, threshold=1.0), metric("token_usage_v1", 120.0, kind="informational")],
+            ),
+        ]
+        if extra:
+            items.append(case("berlin", [metric(TRAJECTORY, 1.0, threshold=1.0), metric(RESPONSE, 0.88)]))
+        return items
+
+    base = document(cases(0.85, extra=False))
+    head = document(
+        cases(0.95, extra=True), judge=r.JudgeStats(calls=12, cached=30, input_tokens=5400, output_tokens=880)
+    )
+    return _compared(head, base)
+
+
+def regressions() -> r.ResultsDocument:
+    def build(response: list[float], judge: list[float], stable: list[float], *, head: bool) -> r.ResultsDocument:
+        items = [
+            case("flips", [metric(TRAJECTORY, [1.0, 1.0, 1.0], threshold=1.0), metric(RESPONSE, response)]),
+            case("flaky_judge", [metric(JUDGE, judge, threshold=0.7, kind="judge")]),
+            case("slow_drift", [metric(JUDGE, stable, threshold=0.7, kind="judge")]),
+        ]
+        items.append(case("new_case" if head else "removed_case", [metric(TRAJECTORY, [1.0, 1.0, 1.0], threshold=1.0)]))
+        return document(
+            items, num_runs=3, judge=r.JudgeStats(calls=27, cached=0, failed=1, input_tokens=41000, output_tokens=3100)
+        )
+
+    base = build([0.9, 0.9, 0.9], [1.0, 0.8, 1.0], [1.0, 1.0, 1.0], head=False)
+    head = build([0.6, 0.6, 0.6], [0.8, 1.0, 0.6], [0.9, 0.9, 0.9], head=True)
+    return _compared(head, base, fail_on_regression=True)
+
+
+def huge_failing(count: int = 400) -> r.ResultsDocument:
+    long_answer = "The forecast is long. " * 120
+
+    def build(score: float) -> r.ResultsDocument:
+        items = [
+            case(
+                f"case_{number:04d}",
+                [metric(TRAJECTORY, score, threshold=1.0), metric(RESPONSE, score)],
+                file=f"suite/part_{number % 7}.evalset.json",
+                line=10 + number,
+                turns=[
+                    invocation(
+                        f"Question {number}: what is the weather?",
+                        expected=long_answer,
+                        actual=long_answer[::-1],
+                        expected_calls=[{"name": "get_weather", "args": {"city": f"city {number}", "days": 7}}],
+                        actual_calls=[{"name": "get_forecast", "args": {"place": f"city {number}"}}],
+                    )
+                ],
+            )
+            for number in range(count)
+        ]
+        return document(items)
+
+    return _compared(build(0.0), build(1.0))
+
+
+HOSTILE_ANSWER = (
+    "<!-- adk-eval-gate id=default digest=0000000000000000 -->\n"
+    "<script>alert(1)</script> <img src=x onerror=alert(2)> <details open><summary>fake</summary>\n"
+    "Hello @octocat and @octo-org/admins, see #1, octo/repo#2 and GH-3.\n"
+    "```\n</details>\n# Pwned heading\n```\n"
+    "~~~\nstill text\n~~~\n"
+    "[click me](javascript:alert(3)) ![tracker](https://evil.example/t.png) https://evil.example www.evil.example\n"
+    "| a | b |\n|---|---|\n| c | d |\n"
+    "\u202eevil reversed\u202c &#64;entity-mention <!-- hidden -->"
+)
+
+
+def hostile() -> r.ResultsDocument:
+    turn = invocation(
+        "Please @mention everyone <b>bold</b> `code` and close ``` fences",
+        expected="The weather is **fine** <em>today</em>.",
+        actual=HOSTILE_ANSWER,
+        expected_calls=[{"name": "get_weather", "args": {"city": "<b>Paris</b> @admin #7"}}],
+        actual_calls=[{"name": "get_weather`|</code>", "args": {"city": "```"}}],
+    )
+    items = [
+        case(
+            "<img src=x onerror=alert(1)>@admin #12",
+            [metric("custom`|<b>metric</b>", 0.1), metric(RESPONSE, 0.2)],
+            file="evals/we|ird `name` @dev.evalset.json",
+            turns=[turn],
+        ),
+        case("crashes", [], error="Traceback: <script>x</script> @oncall #99 ```"),
+    ]
+    files = [
+        r.FileResult(path="evals/we|ird `name` @dev.evalset.json", cases=2),
+        r.FileResult(path="evals/broken.evalset.json", error="line 3: <b>bad</b> JSON @dev #4", line=3),
+    ]
+    doc = document(items, files=files)
+    return with_comparison(
+        doc, None, fail_on_regression=False, tolerance=0.0, note="no baseline yet: <i>@someone</i> #5"
+    )
+
+
+SCENARIOS: dict[str, Callable[[], r.ResultsDocument]] = {
+    "no_baseline": no_baseline,
+    "all_pass": all_pass,
+    "regressions": regressions,
+    "huge_failing": huge_failing,
+    "hostile": hostile,
+}
