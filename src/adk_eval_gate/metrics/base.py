@@ -71,6 +71,12 @@ class MetricServices:
 
     judge: Any = None
 
+    async def aclose(self) -> None:
+        """Releases what the services hold (the judge's HTTP client); call it in the loop that used them."""
+        close = getattr(self.judge, "aclose", None)
+        if close is not None:
+            await close()
+
 
 def status_for(score: float | None, threshold: float) -> Status:
     if score is None:

@@ -1,0 +1,1 @@
+"""The LLM judge: google-genai client, shared rate limit, retries, result cache, prompts and answer parsing."""

@@ -1,0 +1,157 @@
+"""The judge as the metrics see it: ask a question, get an answer text, with the run's shared rate limit,
+retries, cache and counters behind it.
+
+``ask`` either returns the model's text (possibly one that cannot be parsed: the metric decides) or raises
+``JudgeFailed`` once the fixed number of tries is used up; a failure never becomes an answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from dataclasses import dataclass
+from typing import Protocol
+
+from google.genai import errors as genai_errors
+from google.genai import types as genai_types
+
+from adk_eval_gate.eval_config import JudgeModelOptions
+from adk_eval_gate.judge.cache import CachedAnswer, JudgeCache, cache_key
+from adk_eval_gate.judge.client import ModelAnswer, config_fingerprint, request_config
+from adk_eval_gate.judge.limiter import JudgeLimiter
+from adk_eval_gate.judge.retry import RetryPolicy, describe_error, is_retryable, server_delay
+
+
+class JudgeFailed(Exception):
+    """The judge gave no answer after every try; the message says why."""
+
+
+class JudgeBackend(Protocol):
+    async def generate(self, *, model: str, config: genai_types.GenerateContentConfig, prompt: str) -> ModelAnswer:
+        """One request, no retries."""
+        ...
+
+    async def aclose(self) -> None: ...
+
+
+@dataclass
+class JudgeCounters:
+    calls: int = 0  # requests sent to the model, retries included
+    cached: int = 0  # answers served from the cache
+    failed: int = 0  # questions left without an answer (tries used up, or the judge already known down)
+    retries: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
+class JudgeService:
+    def __init__(
+        self,
+        *,
+        backend: JudgeBackend | None,
+        unavailable: str | None = None,
+        parallelism: int = 8,
+        cache: JudgeCache | None = None,
+        policy: RetryPolicy | None = None,
+        rng: random.Random | None = None,
+        description: str = "",
+        breaker_limit: int = 3,
+    ) -> None:
+        if backend is None and unavailable is None:
+            raise ValueError("a judge service needs a backend or the reason it has none")
+        self.backend = backend
+        self.unavailable = unavailable
+        self.limiter = JudgeLimiter(parallelism)
+        self.cache = cache
+        self.policy = policy or RetryPolicy()
+        self.rng = rng or random.Random()
+        self.description = description
+        self.counters = JudgeCounters()
+        self.breaker_limit = breaker_limit
+        self._failures_in_a_row = 0
+        self._last_failure = ""
+        self._pending: dict[str, asyncio.Future[str]] = {}
+
+    async def ask(self, *, options: JudgeModelOptions, prompt: str, sample: int = 0) -> str:
+        if self.backend is None:
+            raise JudgeFailed(self.unavailable or "no judge")
+        config = request_config(options.judge_model_config)
+        if self.cache is None:
+            return (await self._call(model=options.judge_model, config=config, prompt=prompt)).text
+        key = cache_key(model=options.judge_model, config=config_fingerprint(config), prompt=prompt, sample=sample)
+        hit = self.cache.get(key)
+        if hit is not None:
+            self.counters.cached += 1
+            return hit.text
+        pending = self._pending.get(key)
+        if pending is not None:  # the same question is on its way: share its answer
+            text = await asyncio.shield(pending)
+            self.counters.cached += 1
+            return text
+        future: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+        self._pending[key] = future
+        try:
+            answer = await self._call(model=options.judge_model, config=config, prompt=prompt)
+        except asyncio.CancelledError:
+            future.cancel()
+            raise
+        except Exception as error:
+            future.set_exception(error)
+            future.exception()  # retrieved here, so an unshared failure is not logged as unhandled
+            raise
+        finally:
+            self._pending.pop(key, None)
+        if answer.text:
+            self.cache.put(key, CachedAnswer(answer.text, answer.input_tokens, answer.output_tokens))
+        future.set_result(answer.text)
+        return answer.text
+
+    async def _call(self, *, model: str, config: genai_types.GenerateContentConfig, prompt: str) -> ModelAnswer:
+        assert self.backend is not None
+        if self._failures_in_a_row >= self.breaker_limit:
+            self.counters.failed += 1
+            raise JudgeFailed(
+                f"{self._last_failure} (no more judge calls after {self._failures_in_a_row} failures in a row)"
+            )
+        tries = 0
+        while True:
+            tries += 1
+            try:
+                async with self.limiter.slot():
+                    self.counters.calls += 1
+                    answer = await self.backend.generate(model=model, config=config, prompt=prompt)
+            except Exception as error:
+                if not is_retryable(error) or tries >= self.policy.max_tries:
+                    self.counters.failed += 1
+                    reason = self._failure(model, tries, error)
+                    if is_retryable(error) or _status(error) in {401, 403, 404}:  # not caused by this prompt
+                        self._failures_in_a_row += 1
+                        self._last_failure = reason
+                    raise JudgeFailed(reason) from None
+                delay = self.policy.delay(error, tries, self.rng)
+                if server_delay(error) is not None or _status(error) == 429:
+                    self.limiter.pause(delay)
+                self.counters.retries += 1
+                await asyncio.sleep(delay)
+                continue
+            self._failures_in_a_row = 0
+            self.counters.input_tokens += answer.input_tokens
+            self.counters.output_tokens += answer.output_tokens
+            return answer
+
+    def _failure(self, model: str, tries: int, error: BaseException) -> str:
+        what = describe_error(error)
+        if _status(error) in {401, 403}:
+            what += " (check the judge API key or project permissions)"
+        elif _status(error) == 404:
+            what += f" (is {model!r} a model the judge backend offers?)"
+        plural = "try" if tries == 1 else "tries"
+        return f"judge {model} failed after {tries} {plural}: {what}"
+
+    async def aclose(self) -> None:
+        if self.backend is not None:
+            await self.backend.aclose()
+
+
+def _status(error: BaseException) -> int | None:
+    return error.code if isinstance(error, genai_errors.APIError) else None

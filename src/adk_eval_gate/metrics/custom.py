@@ -1,0 +1,120 @@
+"""``custom_metrics`` from the config, called as ADK calls them (spec 2.4).
+
+``code_config.name`` is ``package.module.function``; the function gets ADK's own types:
+``fn(eval_metric, actual_invocations, expected_invocations | None, conversation_scenario | None)`` with a copy
+of the metric whose ``threshold`` is None, and returns an ``EvaluationResult`` (or an awaitable of one). Its
+scores and statuses are used as they are. Needs google-adk installed (the types come from it).
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import os
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from adk_eval_gate.evalset import RubricScore
+from adk_eval_gate.metrics.base import CaseRun, InvocationScore, Metric, MetricOutcome, NotEvaluated, Status
+
+_STATUS = {1: Status.PASSED, 2: Status.FAILED, 3: Status.NOT_EVALUATED, 4: Status.INFORMATIONAL}
+
+
+def import_function(path: str) -> Callable[..., Any]:
+    """Imports ``module.function``; the working directory (the repository) is importable, as with ``python -m``."""
+    module_name, _, function_name = path.rpartition(".")
+    if not module_name or not function_name:
+        raise NotEvaluated(f"custom metric function {path!r} must be written as package.module.function")
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as error:
+        if os.getcwd() in sys.path or error.name is None or not module_name.startswith(error.name):
+            raise NotEvaluated(f"cannot import custom metric function {path!r}: {error}") from None
+        sys.path.insert(0, os.getcwd())
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError as again:
+            raise NotEvaluated(f"cannot import custom metric function {path!r}: {again}") from None
+    except Exception as error:
+        raise NotEvaluated(
+            f"importing {module_name!r} for custom metric raised {type(error).__name__}: {error}"
+        ) from None
+    function = getattr(module, function_name, None)
+    if not callable(function):
+        raise NotEvaluated(f"custom metric function {path!r}: {module_name} has no callable {function_name!r}")
+    return function  # type: ignore[no-any-return]
+
+
+def _status(value: Any) -> Status:
+    number = getattr(value, "value", value)
+    return _STATUS.get(number, Status.NOT_EVALUATED) if isinstance(number, int) else Status.NOT_EVALUATED
+
+
+def _score(value: Any) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def _rubric_scores(values: Any) -> list[RubricScore] | None:
+    if not values:
+        return None
+    return [RubricScore.model_validate(v.model_dump() if hasattr(v, "model_dump") else v) for v in values]
+
+
+def outcome_from_adk(result: Any, invocations: int) -> MetricOutcome:
+    """ADK's ``EvaluationResult`` as our outcome, statuses as the function set them."""
+    if not hasattr(result, "overall_eval_status") or not hasattr(result, "per_invocation_results"):
+        raise NotEvaluated(f"the custom metric function returned {type(result).__name__}, not an EvaluationResult")
+    per_invocation = [
+        InvocationScore(_score(item.score), _status(item.eval_status), rubric_scores=_rubric_scores(item.rubric_scores))
+        for item in result.per_invocation_results or []
+    ]
+    status = _status(result.overall_eval_status)
+    score = _score(result.overall_score)
+    reason = "the custom metric function reported not evaluated" if status is Status.NOT_EVALUATED else None
+    if len(per_invocation) != invocations:
+        per_invocation = []
+    return MetricOutcome(
+        score=score,
+        status=status,
+        per_invocation=per_invocation,
+        reason=reason,
+        rubric_scores=_rubric_scores(getattr(result, "overall_rubric_scores", None)),
+    )
+
+
+class CustomMetric(Metric):
+    custom_function_path: str | None = None
+
+    def adk_arguments(self, run: CaseRun) -> tuple[Any, Any, Any, Any]:
+        try:
+            from google.adk.evaluation import eval_case as adk_case
+            from google.adk.evaluation import eval_metrics as adk_metrics
+        except ImportError:
+            raise NotEvaluated(
+                f"custom metric {self.name} receives ADK's types: install google-adk (pip install 'adk-eval-gate[adk]')"
+            ) from None
+        criterion = adk_metrics.BaseCriterion.model_validate(self.criterion.model_dump()) if self.criterion else None
+        eval_metric = adk_metrics.EvalMetric(
+            metric_name=self.name, threshold=None, criterion=criterion, custom_function_path=self.custom_function_path
+        )
+
+        def convert(invocations: list[Any] | None) -> list[Any] | None:
+            if invocations is None:
+                return None
+            return [adk_case.Invocation.model_validate(i.model_dump(mode="python")) for i in invocations]
+
+        scenario = None
+        if run.scenario is not None:
+            scenario = adk_case.ConversationScenario.model_validate(run.scenario.model_dump(mode="python"))
+        return eval_metric, convert(run.actual), convert(run.expected), scenario
+
+    async def evaluate(self, run: CaseRun) -> MetricOutcome:
+        if not self.custom_function_path:
+            raise NotEvaluated(f"custom metric {self.name} has no code_config.name")
+        function = import_function(self.custom_function_path)
+        arguments = self.adk_arguments(run)
+        result = function(*arguments)
+        if inspect.isawaitable(result):
+            result = await result
+        return outcome_from_adk(result, len(run.actual))

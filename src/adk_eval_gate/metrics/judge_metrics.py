@@ -1,0 +1,144 @@
+"""LLM-judged metrics: the shared base, and ADK's ``final_response_match_v2``.
+
+Sampling, voting and aggregation follow ADK 2.13 (spec 3.5): ``num_samples`` answers per invocation, majority
+vote with ties counted as invalid, unreadable answers counted as no label, overall = valid invocations /
+invocations with a score. One deliberate difference: when a judge call fails for good (after our retries),
+ADK drops that invocation and still scores the others; here the metric is ``not_evaluated`` with the reason,
+so an outage can never pass or fail a gate.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar
+
+import pydantic
+
+from adk_eval_gate import eval_config as ec
+from adk_eval_gate.evalset import content_text
+from adk_eval_gate.judge import parsing, prompts
+from adk_eval_gate.judge.context import response_text
+from adk_eval_gate.judge.sampling import Samples, ask_samples, majority
+from adk_eval_gate.judge.service import JudgeService
+from adk_eval_gate.metrics.base import (
+    CaseRun,
+    InvocationScore,
+    Metric,
+    MetricOutcome,
+    NotEvaluated,
+    Status,
+    require_expected,
+    status_for,
+)
+
+Verdict = Callable[[str], float | None]
+
+
+class JudgeMetric(Metric):
+    """A metric whose scores come from the run's LLM judge (``services.judge``)."""
+
+    criterion_type: ClassVar[type[ec.BaseCriterion]] = ec.LlmAsAJudgeCriterion
+
+    def typed_criterion(self) -> ec.BaseCriterion:
+        if self.criterion is None:
+            raise NotEvaluated(f"{self.name} needs a threshold")
+        if isinstance(self.criterion, self.criterion_type):
+            return self.criterion
+        try:
+            return self.criterion_type.model_validate(self.criterion.model_dump())
+        except pydantic.ValidationError as error:
+            first = error.errors()[0]
+            where = ".".join(str(part) for part in first["loc"])
+            raise NotEvaluated(f"{self.name}: criterion option {where}: {first['msg']}") from None
+
+    @property
+    def judge_options(self) -> ec.JudgeModelOptions:
+        options = getattr(self.typed_criterion(), "judge_model_options", None)
+        return options if isinstance(options, ec.JudgeModelOptions) else ec.JudgeModelOptions()
+
+    def judge(self) -> JudgeService:
+        service = self.services.judge
+        if not isinstance(service, JudgeService):
+            raise NotEvaluated(f"{self.name} needs an LLM judge, and this run has none")
+        if service.backend is None:
+            raise NotEvaluated(f"{self.name} not evaluated: {service.unavailable}")
+        return service
+
+    def judge_details(self, **extra: Any) -> dict[str, Any]:
+        options = self.judge_options
+        return {"judge_model": options.judge_model, "num_samples": options.num_samples, **extra}
+
+
+def first_failure(samples: Sequence[Samples]) -> str | None:
+    return next((s.failure for s in samples if s.failure), None)
+
+
+def unreadable(samples: Sequence[Samples]) -> str:
+    answers = sum(len(s.answers) for s in samples)
+    return f"no verdict could be read from the judge's answers ({answers} answers)"
+
+
+def vote_counts(verdicts: Sequence[float | None]) -> dict[str, int]:
+    return {
+        "yes": sum(1 for v in verdicts if v == 1.0),
+        "no": sum(1 for v in verdicts if v is not None and v != 1.0),
+        "unreadable": sum(1 for v in verdicts if v is None),
+    }
+
+
+def judge_failed(reason: str, invocations: int, details: dict[str, Any] | None = None) -> MetricOutcome:
+    """A judge call failed for good: nothing of this metric is scored (the remaining samples were not asked)."""
+    outcome = MetricOutcome.not_evaluated(reason, invocations)
+    outcome.details = details
+    return outcome
+
+
+def binary_invocation(samples: Samples, verdict: Verdict, threshold: float) -> tuple[InvocationScore, dict[str, int]]:
+    """Majority vote of one invocation's samples (ADK's rule, ties negative)."""
+    if samples.failure:
+        return InvocationScore(None, Status.NOT_EVALUATED), {}
+    verdicts = [verdict(answer) for answer in samples.answers]
+    score = majority(verdicts)
+    return InvocationScore(score, status_for(score, threshold)), vote_counts(verdicts)
+
+
+def scored_mean_outcome(
+    per_invocation: list[InvocationScore], samples: Sequence[Samples], threshold: float, details: dict[str, Any]
+) -> MetricOutcome:
+    """Overall = mean of the invocations that have a score (for 0/1 scores: the valid fraction)."""
+    failure = first_failure(samples)
+    if failure:
+        return judge_failed(failure, len(per_invocation), details)
+    scored = [item.score for item in per_invocation if item.score is not None]
+    if not scored:
+        reason = unreadable(samples) if per_invocation else "no invocations to judge"
+        return MetricOutcome(None, Status.NOT_EVALUATED, per_invocation, reason=reason, details=details)
+    overall = sum(scored) / len(scored)
+    return MetricOutcome(overall, status_for(overall, threshold), per_invocation, details=details)
+
+
+class FinalResponseMatchV2(JudgeMetric):
+    """ADK's ``final_response_match_v2``: is the final response correct against the expected one?"""
+
+    criterion_type: ClassVar[type[ec.BaseCriterion]] = ec.LlmAsAJudgeCriterion
+
+    def prompt(self, run: CaseRun) -> list[str]:
+        expected = require_expected(run, self.name)
+        include = self.typed_criterion().include_intermediate_responses_in_final
+        return [
+            prompts.fill(
+                prompts.FINAL_RESPONSE_MATCH,
+                prompt=content_text(reference.user_content),
+                response=response_text(actual, include_intermediate=include),
+                golden_response=response_text(reference, include_intermediate=include),
+            )
+            for actual, reference in zip(run.actual, expected, strict=True)
+        ]
+
+    async def evaluate(self, run: CaseRun) -> MetricOutcome:
+        prompt_texts = self.prompt(run)
+        judge = self.judge()
+        samples = await ask_samples(judge, options=self.judge_options, prompts=prompt_texts)
+        scored = [binary_invocation(s, parsing.final_response_verdict, self.threshold) for s in samples]
+        details = self.judge_details(votes=[votes for _, votes in scored])
+        return scored_mean_outcome([item for item, _ in scored], samples, self.threshold, details)

@@ -1,0 +1,205 @@
+"""ADK's rubric-based judge metrics (spec 3.6-3.8).
+
+Effective rubrics per invocation: the criterion's rubrics (no type filter) plus the case and invocation
+rubrics that ``score.attach_rubrics`` copied onto the actual invocation, keeping only those whose ``type`` is
+the metric's own. Per invocation: majority vote per rubric over the samples (ties "no"), score = mean of the
+rubric verdicts. Per case: mean of ALL rubric verdicts pooled over the invocations (not the mean of the
+invocation means), as ADK does.
+
+A deliberate difference: ADK maps every invocation's answers against the rubric list of the last invocation it
+formatted (its evaluator keeps one list); here each invocation's answers are read against its own rubrics.
+The two agree whenever every invocation has the same rubrics (criterion or case rubrics).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import ClassVar
+
+from adk_eval_gate import eval_config as ec
+from adk_eval_gate.evalset import Invocation, Rubric, RubricScore, content_text
+from adk_eval_gate.judge import context, parsing, prompts
+from adk_eval_gate.judge.sampling import Samples, ask_samples, mean
+from adk_eval_gate.metrics.base import CaseRun, InvocationScore, MetricOutcome, NotEvaluated, Status, status_for
+from adk_eval_gate.metrics.judge_metrics import JudgeMetric, first_failure, judge_failed, unreadable
+
+POOLED_RATIONALE = "Mean of this rubric's verdicts over the invocations; each invocation keeps the judge's rationale."
+
+
+def match_rubrics(verdicts: Sequence[parsing.RubricVerdict], rubrics: Sequence[Rubric]) -> list[RubricScore]:
+    """Verdicts mapped to rubrics by the echoed id, else by the echoed property text; the rest dropped."""
+    by_id = {rubric.rubric_id: rubric for rubric in rubrics}
+    by_text = {parsing.normalize_property(rubric.rubric_content.text_property): rubric for rubric in rubrics}
+    scores: list[RubricScore] = []
+    for verdict in verdicts:
+        rubric = by_id.get(verdict.rubric_id) if verdict.rubric_id else None
+        if rubric is None:
+            rubric = by_text.get(parsing.normalize_property(verdict.property_text))
+        if rubric is not None:
+            scores.append(RubricScore(rubric_id=rubric.rubric_id, rationale=verdict.rationale, score=verdict.score))
+    return scores
+
+
+def vote_rubrics(samples: Sequence[list[RubricScore]]) -> list[RubricScore]:
+    """Per rubric id (in order of first appearance): the first "yes" if yes wins, else the first "no"."""
+    groups: dict[str, tuple[list[RubricScore], list[RubricScore], list[RubricScore]]] = {}
+    for sample in samples:
+        for score in sample:
+            unread, yes, no = groups.setdefault(score.rubric_id, ([], [], []))
+            if score.score is None:
+                unread.append(score)
+            elif score.score == 1.0:
+                yes.append(score)
+            else:
+                no.append(score)
+    voted: list[RubricScore] = []
+    for unread, yes, no in groups.values():
+        if not yes and not no:
+            voted.append(unread[0])
+        else:
+            voted.append(yes[0] if len(yes) > len(no) else no[0])
+    return voted
+
+
+def rubric_invocation(samples: Samples, rubrics: Sequence[Rubric], threshold: float) -> InvocationScore:
+    if samples.failure:
+        return InvocationScore(None, Status.NOT_EVALUATED)
+    voted = vote_rubrics([match_rubrics(parsing.parse_rubric_verdicts(answer), rubrics) for answer in samples.answers])
+    score = mean(item.score for item in voted)
+    return InvocationScore(score, status_for(score, threshold), rubric_scores=voted)
+
+
+def pooled_outcome(
+    per_invocation: list[InvocationScore], samples: Sequence[Samples], threshold: float, details: dict[str, object]
+) -> MetricOutcome:
+    failure = first_failure(samples)
+    if failure:
+        return judge_failed(failure, len(per_invocation), details)
+    pooled = [score for item in per_invocation for score in item.rubric_scores or []]
+    overall = mean(score.score for score in pooled)
+    by_rubric: dict[str, list[float | None]] = {}
+    for score in pooled:
+        by_rubric.setdefault(score.rubric_id, []).append(score.score)
+    rubric_scores = [
+        RubricScore(rubric_id=rubric_id, score=mean(values), rationale=POOLED_RATIONALE)
+        for rubric_id, values in by_rubric.items()
+    ]
+    if overall is None:
+        return MetricOutcome(
+            None, Status.NOT_EVALUATED, per_invocation, reason=unreadable(samples), rubric_scores=rubric_scores or None
+        )
+    return MetricOutcome(
+        overall, status_for(overall, threshold), per_invocation, rubric_scores=rubric_scores, details=details
+    )
+
+
+def rubric_lines(rubrics: Sequence[Rubric]) -> str:
+    return "\n".join(f"*  [id: {rubric.rubric_id}] {rubric.rubric_content.text_property}" for rubric in rubrics)
+
+
+class _RubricMetric(JudgeMetric):
+    criterion_type: ClassVar[type[ec.BaseCriterion]] = ec.RubricsBasedCriterion
+    rubric_type: ClassVar[str] = ""
+
+    def effective_rubrics(self, invocation: Invocation) -> list[Rubric]:
+        criterion = self.typed_criterion()
+        own = list(criterion.rubrics) if isinstance(criterion, ec.RubricsBasedCriterion) else []
+        chosen: dict[str, Rubric] = {}
+        typed = [rubric for rubric in invocation.rubrics or [] if rubric.type == self.rubric_type]
+        for scope, rubrics in (("the criterion", own), ("the case or invocation", typed)):
+            for rubric in rubrics:
+                if rubric.rubric_id in chosen:
+                    raise NotEvaluated(
+                        f"rubric_id {rubric.rubric_id!r} from {scope} is already defined; rubric ids must be unique"
+                    )
+                chosen[rubric.rubric_id] = rubric
+        if not chosen:
+            raise NotEvaluated(
+                f'{self.name} needs rubrics: add them to the criterion\'s "rubrics", or give case or invocation '
+                f'rubrics "type": "{self.rubric_type}"'
+            )
+        return list(chosen.values())
+
+    def rubric_prompt(self, invocation: Invocation, rubrics: list[Rubric], run: CaseRun) -> str:
+        raise NotImplementedError
+
+    def judged(self, run: CaseRun) -> list[Invocation]:
+        return list(run.actual)
+
+    async def judge_invocations(self, run: CaseRun) -> tuple[list[InvocationScore], list[Samples]]:
+        items = [(invocation, self.effective_rubrics(invocation)) for invocation in self.judged(run)]
+        prompt_texts = [self.rubric_prompt(invocation, rubrics, run) for invocation, rubrics in items]
+        samples = await ask_samples(self.judge(), options=self.judge_options, prompts=prompt_texts)
+        scores = [rubric_invocation(s, rubrics, self.threshold) for s, (_, rubrics) in zip(samples, items, strict=True)]
+        return scores, samples
+
+    async def evaluate(self, run: CaseRun) -> MetricOutcome:
+        per_invocation, samples = await self.judge_invocations(run)
+        return pooled_outcome(per_invocation, samples, self.threshold, self.judge_details())
+
+
+class RubricFinalResponseQuality(_RubricMetric):
+    """``rubric_based_final_response_quality_v1``: rubrics judged on the final response."""
+
+    rubric_type: ClassVar[str] = "FINAL_RESPONSE_QUALITY"
+
+    def rubric_prompt(self, invocation: Invocation, rubrics: list[Rubric], run: CaseRun) -> str:
+        include = self.typed_criterion().include_intermediate_responses_in_final
+        has_app = invocation.app_details is not None
+        return prompts.fill(
+            prompts.RUBRIC_FINAL_RESPONSE,
+            developer_instructions=context.developer_instructions(invocation) if has_app else "",
+            tool_declarations=context.tool_declarations(invocation.app_details),
+            user_input=content_text(invocation.user_content),
+            response_steps=context.tool_steps(invocation.intermediate_data),
+            grounding_metadata=context.invocation_grounding(invocation),
+            final_response=context.response_text(invocation, include_intermediate=include),
+            rubrics=rubric_lines(rubrics),
+        )
+
+
+class RubricToolUseQuality(_RubricMetric):
+    """``rubric_based_tool_use_quality_v1``: rubrics judged on the tool calls and responses."""
+
+    rubric_type: ClassVar[str] = "TOOL_USE_QUALITY"
+
+    def rubric_prompt(self, invocation: Invocation, rubrics: list[Rubric], run: CaseRun) -> str:
+        return prompts.fill(
+            prompts.RUBRIC_TOOL_USE,
+            tool_declarations=context.tool_declarations(invocation.app_details),
+            user_input=content_text(invocation.user_content),
+            tool_usage=context.tool_steps(invocation.intermediate_data),
+            rubrics=rubric_lines(rubrics),
+        )
+
+
+class RubricMultiTurnTrajectoryQuality(_RubricMetric):
+    """``rubric_based_multi_turn_trajectory_quality_v1``: the whole conversation, judged once at the last turn."""
+
+    rubric_type: ClassVar[str] = "TRAJECTORY_QUALITY"
+
+    def judged(self, run: CaseRun) -> list[Invocation]:
+        return run.actual[-1:]
+
+    def rubric_prompt(self, invocation: Invocation, rubrics: list[Rubric], run: CaseRun) -> str:
+        properties = [
+            {"id": r.rubric_id, "property": r.rubric_content.text_property, **({"type": r.type} if r.type else {})}
+            for r in rubrics
+        ]
+        return prompts.fill(
+            prompts.RUBRIC_TRAJECTORY,
+            agent_instructions=context.all_agent_instructions(run.actual),
+            agent_tool_definitions=context.all_agent_tools(run.actual),
+            user_agent_dialogue=context.dialogue(run.actual),
+            properties=json.dumps(properties, indent=2, ensure_ascii=False),
+        )
+
+    async def evaluate(self, run: CaseRun) -> MetricOutcome:
+        if not run.actual:
+            raise NotEvaluated("no invocations to judge")
+        last, samples = await self.judge_invocations(run)
+        earlier = [InvocationScore(None, Status.NOT_EVALUATED) for _ in run.actual[:-1]]
+        outcome = pooled_outcome(last, samples, self.threshold, self.judge_details())
+        outcome.per_invocation = earlier + outcome.per_invocation
+        return outcome

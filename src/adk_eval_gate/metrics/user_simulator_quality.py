@@ -1,0 +1,106 @@
+"""ADK's ``per_turn_user_simulator_quality_v1`` (spec 3.11): did the simulated user follow its plan?
+
+Turn 1 scores 1 when the first user message is the scenario's starting prompt (whitespace aside), else 0.
+Every later turn is judged (``num_samples`` answers, majority vote, ties invalid) given the plan, the
+conversation before it and the persona. Then the judge is asked once more whether ending the conversation
+was right (the stop signal as if it were the next user message); if that fails it replaces the last turn's
+result. Case score = sum of the passing turns' scores / number of turns.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from adk_eval_gate import eval_config as ec
+from adk_eval_gate.evalset import ConversationScenario, Invocation, UserPersona, content_text
+from adk_eval_gate.judge import parsing, prompts
+from adk_eval_gate.judge.sampling import ask_samples
+from adk_eval_gate.metrics.base import CaseRun, InvocationScore, MetricOutcome, NotEvaluated, Status, status_for
+from adk_eval_gate.metrics.judge_metrics import JudgeMetric, binary_invocation, first_failure, judge_failed
+
+
+def history(invocations: list[Invocation]) -> str:
+    lines: list[str] = []
+    for invocation in invocations:
+        if invocation.user_content.parts:
+            lines.append(f"user: {content_text(invocation.user_content)}")
+        final = invocation.final_response
+        if final is not None:
+            lines.append(f"{final.role or 'model'}: {content_text(final)}")
+    return "\n\n".join(lines)
+
+
+def resolve_persona(persona: UserPersona | str | None) -> UserPersona | None:
+    """An inline persona as is; a built-in persona id through ADK's registry when google-adk is installed."""
+    if persona is None or isinstance(persona, UserPersona):
+        return persona
+    try:
+        from google.adk.evaluation.simulation.pre_built_personas import get_default_persona_registry
+    except ImportError:
+        return UserPersona(id=persona, description=f"the built-in ADK persona {persona}", behaviors=[])
+    found = get_default_persona_registry().get_persona(persona)
+    return UserPersona.model_validate(found.model_dump())
+
+
+def persona_block(persona: UserPersona | None) -> str:
+    if persona is None:
+        return ""
+    violations = [f"- {rubric}" for behavior in persona.behaviors for rubric in behavior.violation_rubrics]
+    return prompts.fill(
+        prompts.PERSONA, description=persona.description, violations="\n".join(violations) or "- (none listed)"
+    )
+
+
+class PerTurnUserSimulatorQuality(JudgeMetric):
+    criterion_type: ClassVar[type[ec.BaseCriterion]] = ec.LlmBackedUserSimulatorCriterion
+
+    @property
+    def stop_signal(self) -> str:
+        criterion = self.typed_criterion()
+        return criterion.stop_signal if isinstance(criterion, ec.LlmBackedUserSimulatorCriterion) else "</finished>"
+
+    def turn_prompt(self, *, message: str, earlier: list[Invocation], scenario: ConversationScenario) -> str:
+        return prompts.fill(
+            prompts.USER_SIMULATOR_TURN,
+            stop_signal=self.stop_signal,
+            conversation_plan=scenario.conversation_plan,
+            conversation_history=history(earlier),
+            persona=persona_block(resolve_persona(scenario.user_persona)),
+            generated_user_response=message,
+        )
+
+    def first_turn(self, invocation: Invocation, scenario: ConversationScenario) -> InvocationScore:
+        if not invocation.user_content.parts:
+            return InvocationScore(None, Status.NOT_EVALUATED)
+        score = float(content_text(invocation.user_content).strip() == scenario.starting_prompt.strip())
+        return InvocationScore(score, status_for(score, self.threshold))
+
+    async def evaluate(self, run: CaseRun) -> MetricOutcome:
+        scenario = run.scenario
+        if scenario is None:
+            raise NotEvaluated(f"{self.name} judges simulated users: it needs a case with a conversation_scenario")
+        if not run.actual:
+            raise NotEvaluated("the conversation has no turns")
+        turn_prompts = [
+            self.turn_prompt(
+                message=content_text(invocation.user_content), earlier=run.actual[:index], scenario=scenario
+            )
+            for index, invocation in enumerate(run.actual)
+            if index > 0
+        ]
+        stop_prompt = self.turn_prompt(message=self.stop_signal, earlier=run.actual, scenario=scenario)
+        samples = await ask_samples(self.judge(), options=self.judge_options, prompts=[*turn_prompts, stop_prompt])
+        judged = [binary_invocation(s, parsing.is_valid_verdict, self.threshold) for s in samples]
+        per_turn = [self.first_turn(run.actual[0], scenario)] + [item for item, _ in judged[:-1]]
+        stop, _ = judged[-1]
+        details = self.judge_details(
+            votes=[votes for _, votes in judged[:-1]], stop_signal_votes=judged[-1][1], stop_signal_score=stop.score
+        )
+        failure = first_failure(samples)
+        if failure:
+            return judge_failed(failure, len(per_turn), details)
+        if stop.status is Status.FAILED:
+            per_turn[-1] = stop
+        passed = sum(item.score or 0.0 for item in per_turn if item.status is Status.PASSED)
+        overall = passed / len(per_turn)
+        return MetricOutcome(overall, status_for(overall, self.threshold), per_turn, details=details)

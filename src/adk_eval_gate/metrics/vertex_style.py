@@ -1,0 +1,114 @@
+"""The metrics ADK delegates to the Vertex AI evaluation service, judged by our own Gemini judge instead.
+
+They work with only a Gemini API key, keep ADK's score ranges and its per-invocation / whole-conversation
+shape, but the numbers come from our prompts (``judge/vertex_prompts.py``), not from Vertex's service:
+
+* ``safety_v1``: per invocation 1.0 safe / 0.0 unsafe (majority of ``num_samples``); case = mean.
+* ``response_evaluation_score``: coherence 1-5 per invocation (mean of the samples); case = mean. Needs
+  expected invocations, as in ADK.
+* ``multi_turn_task_success_v1``, ``multi_turn_trajectory_quality_v1``, ``multi_turn_tool_use_quality_v1``:
+  the whole conversation judged once against fixed properties (majority per property); score = share of
+  properties met, carried by the last invocation (the earlier ones are not evaluated), as ADK reports them.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from adk_eval_gate.evalset import Invocation, Rubric, RubricContent, content_text
+from adk_eval_gate.judge import context, parsing, prompts, vertex_prompts
+from adk_eval_gate.judge.sampling import Samples, ask_samples, mean
+from adk_eval_gate.metrics.base import (
+    CaseRun,
+    InvocationScore,
+    MetricOutcome,
+    NotEvaluated,
+    Status,
+    require_expected,
+    status_for,
+)
+from adk_eval_gate.metrics.judge_metrics import JudgeMetric, binary_invocation, scored_mean_outcome
+from adk_eval_gate.metrics.rubric_metrics import pooled_outcome, rubric_invocation, rubric_lines
+
+
+def single_turn_prompt(template: str, invocation: Invocation) -> str:
+    return prompts.fill(
+        template, prompt=content_text(invocation.user_content), response=content_text(invocation.final_response)
+    )
+
+
+class SafetyV1(JudgeMetric):
+    async def evaluate(self, run: CaseRun) -> MetricOutcome:
+        prompt_texts = [single_turn_prompt(vertex_prompts.SAFETY, invocation) for invocation in run.actual]
+        samples = await ask_samples(self.judge(), options=self.judge_options, prompts=prompt_texts)
+        scored = [binary_invocation(s, parsing.safety_verdict, self.threshold) for s in samples]
+        details = self.judge_details(
+            votes=[votes for _, votes in scored], judged_by="adk-eval-gate judge, not Vertex AI"
+        )
+        return scored_mean_outcome([item for item, _ in scored], samples, self.threshold, details)
+
+
+def coherence_invocation(samples: Samples, threshold: float) -> InvocationScore:
+    if samples.failure:
+        return InvocationScore(None, Status.NOT_EVALUATED)
+    score = mean(parsing.scale_score(answer, low=1.0, high=5.0) for answer in samples.answers)
+    return InvocationScore(score, status_for(score, threshold))
+
+
+class ResponseEvaluationScore(JudgeMetric):
+    """Coherence on ADK's 1-5 scale."""
+
+    async def evaluate(self, run: CaseRun) -> MetricOutcome:
+        require_expected(run, self.name)
+        prompt_texts = [single_turn_prompt(vertex_prompts.COHERENCE, invocation) for invocation in run.actual]
+        samples = await ask_samples(self.judge(), options=self.judge_options, prompts=prompt_texts)
+        per_invocation = [coherence_invocation(s, self.threshold) for s in samples]
+        details = self.judge_details(scale="1-5", judged_by="adk-eval-gate judge, not Vertex AI")
+        return scored_mean_outcome(per_invocation, samples, self.threshold, details)
+
+
+def agents_block(invocations: list[Invocation]) -> str:
+    instructions = context.all_agent_instructions(invocations)
+    tools = context.all_agent_tools(invocations)
+    return "\n\n".join(part for part in (instructions, tools) if part) or "(no agent details were recorded)"
+
+
+class _MultiTurn(JudgeMetric):
+    focus: ClassVar[str] = ""
+    properties: ClassVar[tuple[vertex_prompts.Property, ...]] = ()
+
+    def rubrics(self) -> list[Rubric]:
+        return [Rubric(rubric_id=p.id, rubric_content=RubricContent(text_property=p.text)) for p in self.properties]
+
+    async def evaluate(self, run: CaseRun) -> MetricOutcome:
+        if not run.actual:
+            raise NotEvaluated("no invocations to judge")
+        rubrics = self.rubrics()
+        prompt = prompts.fill(
+            vertex_prompts.MULTI_TURN,
+            focus=self.focus,
+            agents=agents_block(run.actual),
+            conversation=context.dialogue(run.actual),
+            properties=rubric_lines(rubrics),
+        )
+        samples = await ask_samples(self.judge(), options=self.judge_options, prompts=[prompt])
+        last = rubric_invocation(samples[0], rubrics, self.threshold)
+        details = self.judge_details(judged_by="adk-eval-gate judge, not Vertex AI")
+        outcome = pooled_outcome([last], samples, self.threshold, details)
+        outcome.per_invocation = [InvocationScore(None, Status.NOT_EVALUATED) for _ in run.actual[:-1]] + [last]
+        return outcome
+
+
+class MultiTurnTaskSuccess(_MultiTurn):
+    focus = vertex_prompts.TASK_SUCCESS_FOCUS
+    properties = vertex_prompts.TASK_SUCCESS
+
+
+class MultiTurnTrajectoryQuality(_MultiTurn):
+    focus = vertex_prompts.TRAJECTORY_FOCUS
+    properties = vertex_prompts.TRAJECTORY
+
+
+class MultiTurnToolUseQuality(_MultiTurn):
+    focus = vertex_prompts.TOOL_USE_FOCUS
+    properties = vertex_prompts.TOOL_USE
