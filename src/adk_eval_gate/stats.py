@@ -76,8 +76,9 @@ def welch_interval(base: Sequence[float], head: Sequence[float], *, confidence: 
     base_part = statistics.variance(base) / len(base)
     head_part = statistics.variance(head) / len(head)
     spread = base_part + head_part
-    if spread <= 0.0:
+    if spread <= 1e-18:  # no spread (deterministic scores), or too little to square without underflow
         return difference, difference
-    df = spread**2 / (base_part**2 / (len(base) - 1) + head_part**2 / (len(head) - 1))
+    denominator = base_part**2 / (len(base) - 1) + head_part**2 / (len(head) - 1)
+    df = spread**2 / denominator if denominator > 0 else float(len(base) + len(head) - 2)
     margin = t_quantile(1.0 - (1.0 - confidence) / 2.0, df) * math.sqrt(spread)
     return difference - margin, difference + margin

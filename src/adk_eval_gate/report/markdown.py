@@ -14,8 +14,8 @@ _ZWSP = "\u200b"
 _MENTION = re.compile(r"@(?=[A-Za-z0-9_-])")
 _ISSUE_REF = re.compile(r"(?<!&)#(?=\d)")  # also owner/repo#12, which notifies the other repository
 _GH_REF = re.compile(r"(?i)\bGH-(?=\d)")
-_URL_SCHEME = re.compile(r"(?i)\b(https?|ftp|javascript|data|vbscript|mailto):")
-_WWW = re.compile(r"(?i)\bwww\.")
+_URL_SCHEME = re.compile(r"(?i)(https?|ftp|javascript|data|vbscript|mailto):")
+_WWW = re.compile(r"(?i)www\.")
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()!|~>#+=-])")
 # C0/C1 controls (except tab and newline) and the bidirectional overrides that can make text read differently
 _INVISIBLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")

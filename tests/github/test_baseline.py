@@ -1,0 +1,134 @@
+"""The baseline from the base branch's artifact, found through the fake Actions API over real HTTP."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from adk_eval_gate.compare import compare
+from adk_eval_gate.github import baseline
+from adk_eval_gate.github.client import GitHubClient
+from adk_eval_gate.github.context import GitHubContext
+from adk_eval_gate.report.writer import results_json
+from tests.fakes.github_server import FakeGitHub
+from tests.github.zips import make_zip, patch_central_directory
+from tests.report.builders import case, document, metric
+
+NAME = "adk-eval-results"
+
+
+def results_bytes(score: float) -> bytes:
+    return results_json(document([case("paris", [metric("response_match_score", score)])])).encode()
+
+
+def context(**changes: object) -> GitHubContext:
+    values = {
+        "in_actions": True,
+        "event_name": "pull_request",
+        "repository": "octo/repo",
+        "workflow_ref": "octo/repo/.github/workflows/eval.yml@refs/pull/7/merge",
+        "base_ref": "main",
+        **changes,
+    }
+    return GitHubContext(**values)  # type: ignore[arg-type]
+
+
+def find(fake: FakeGitHub, **changes: object) -> baseline.Baseline | baseline.NoBaseline:
+    client = GitHubClient(api_url=fake.url, token="ghs_token_for_tests", backoff=0.01)
+    return baseline.resolve(baseline_file=None, client=client, context=context(**changes), artifact_name=NAME)
+
+
+def test_the_newest_good_artifact_is_found_downloaded_without_the_token_and_compared(fake_github: FakeGitHub) -> None:
+    fake_github.add_workflow_run(artifacts=[(NAME, make_zip({"results.json": results_bytes(0.5)}))])
+    newest = fake_github.add_workflow_run(
+        artifacts=[(NAME, make_zip({"results.json": results_bytes(0.9)})), ("other", b"zip")], head_sha="ab" * 20
+    )
+    found = find(fake_github)
+    assert isinstance(found, baseline.Baseline)
+    assert found.info.run_id == newest and found.info.sha == "ab" * 20 and found.info.source == "artifact"
+    assert found.info.run_url == f"https://github.com/octo/repo/actions/runs/{newest}"
+    assert len(fake_github.storage_requests) == 1
+    assert fake_github.storage_requests[0]["authorization"] is None  # the redirect was followed without our token
+    [listing] = fake_github.calls("GET", "/actions/workflows/eval.yml/runs")
+    assert listing.query["branch"] == "main" and listing.query["status"] == "success"
+    head = document([case("paris", [metric("response_match_score", 0.7)])])
+    comparison = compare(head, found.doc, baseline=found.info)
+    assert [(c.kind, c.base, c.head) for c in comparison.changes] == [("regressed", 0.9, 0.7)]
+
+
+def test_runs_of_other_branches_forks_and_without_the_artifact_are_skipped(fake_github: FakeGitHub) -> None:
+    good = fake_github.add_workflow_run(artifacts=[(NAME, make_zip({"results.json": results_bytes(0.8)}))])
+    fake_github.add_workflow_run(branch="feature", artifacts=[(NAME, make_zip({"results.json": results_bytes(0.1)}))])
+    fake_github.add_workflow_run(
+        event="pull_request",
+        head_repository="mallory/repo",
+        artifacts=[(NAME, make_zip({"results.json": results_bytes(0.0)}))],
+    )
+    fake_github.add_workflow_run(artifacts=[("coverage", b"zip")])
+    fake_github.add_workflow_run(conclusion="failure", artifacts=[(NAME, b"zip")])
+    found = find(fake_github)
+    assert isinstance(found, baseline.Baseline)
+    assert found.info.run_id == good
+
+
+def test_no_run_yet_is_a_normal_state(fake_github: FakeGitHub) -> None:
+    found = find(fake_github)
+    assert isinstance(found, baseline.NoBaseline)
+    assert found.warning is None
+    assert found.note.startswith("no baseline yet: no successful run of eval.yml on main")
+
+
+def test_not_a_pull_request_needs_no_lookup(fake_github: FakeGitHub) -> None:
+    found = find(fake_github, event_name="push", base_ref=None)
+    assert isinstance(found, baseline.NoBaseline) and found.warning is None
+    assert fake_github.requests == []
+
+
+@pytest.mark.parametrize(
+    ("artifact", "declared", "warning"),
+    [
+        (make_zip({"results.json": results_bytes(1.0), "../../etc/passwd": b"root"}), None, "unsafe path"),
+        (make_zip({"results.json": results_bytes(1.0)}), 2 * 1024**3, "2,147,483,648 bytes, more than"),
+        (
+            patch_central_directory(make_zip({"results.json": results_bytes(1.0)}), file_size=2 * 1024**3),
+            None,
+            "declares 2,147,483,648 bytes",
+        ),
+        (make_zip({"results.json": b'{"schema_version": 1, "status": '}), None, "is not valid JSON"),
+        (make_zip({"results.json": b'{"hello": "world"}'}), None, "is not a results.json of version 1"),
+        (make_zip({"results.json": b'{"schema_version": 1, "status": "maybe"}'}), None, "is not a valid results.json"),
+    ],
+    ids=["traversal", "declared-2GB-artifact", "declared-2GB-member", "invalid-json", "not-results", "invalid-results"],
+)
+def test_a_bad_artifact_is_one_clear_warning_and_no_baseline(
+    fake_github: FakeGitHub, artifact: bytes, declared: int | None, warning: str
+) -> None:
+    fake_github.add_workflow_run(artifacts=[(NAME, artifact)], declared_sizes={NAME: declared} if declared else None)
+    found = find(fake_github)
+    assert isinstance(found, baseline.NoBaseline)
+    assert found.warning is not None and found.warning.startswith("baseline not used: ")
+    assert warning in found.warning
+    assert "\n" not in found.warning
+    if declared:
+        assert fake_github.storage_requests == []  # refused before downloading
+
+
+def test_missing_actions_read_permission_is_a_warning_naming_it(fake_github: FakeGitHub) -> None:
+    fake_github.fail("GET", "/actions/workflows/", 403, body={"message": "Resource not accessible by integration"})
+    found = find(fake_github)
+    assert isinstance(found, baseline.NoBaseline)
+    assert found.warning is not None and "permissions: actions: read" in found.warning
+
+
+def test_a_baseline_file(tmp_path: Path) -> None:
+    good = tmp_path / "base.json"
+    good.write_bytes(results_bytes(0.4))
+    found = baseline.resolve(baseline_file=good, client=None, context=context(), artifact_name=NAME)
+    assert isinstance(found, baseline.Baseline) and found.info.source == "file"
+    broken = tmp_path / "broken.json"
+    broken.write_text(json.dumps({"schema_version": 1}))
+    refused = baseline.resolve(baseline_file=broken, client=None, context=context(), artifact_name=NAME)
+    assert isinstance(refused, baseline.NoBaseline)
+    assert refused.warning is not None and "broken.json is not a valid results.json" in refused.warning

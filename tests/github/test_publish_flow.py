@@ -1,0 +1,125 @@
+"""``adk-eval-gate run`` in a pull request, end to end against the fake GitHub: baseline, comment, summary,
+outputs, annotations, and what happens when GitHub says no."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from adk_eval_gate.merge import load_results
+from tests.fakes.github_server import FakeGitHub
+from tests.github.flows import (
+    EXAMPLE,
+    REPO,
+    artifact_zip,
+    passing_baseline,
+    pull_request_env,
+    run_cli,
+)
+
+SCHEMA = json.loads((REPO / "schema" / "results.schema.json").read_text())
+
+
+def gate(monkeypatch: pytest.MonkeyPatch, work: Path, env: dict[str, str], recorded: Path, *extra: str):  # type: ignore[no-untyped-def]
+    args = ["run", EXAMPLE, "--runner", "recorded", "--recorded", str(recorded), "--output-dir", str(work / "out")]
+    return run_cli(monkeypatch, [*args, *extra], env, work)
+
+
+def test_a_pull_request_compares_comments_once_and_edits_after(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, fake_github: FakeGitHub, example_results: Path
+) -> None:
+    baseline = passing_baseline(load_results(example_results))
+    fake_github.add_workflow_run(artifacts=[("adk-eval-results", artifact_zip(baseline))])
+
+    first = gate(monkeypatch, tmp_path, pull_request_env(tmp_path, fake_github, run_id=101), example_results)
+    assert first.code == 1, first.stdout
+    assert "Compared with main (run " in first.stdout and "1 regressions" in first.stdout
+    assert "Pull-request comment created" in first.stdout
+    assert "::error file=examples/weather_agent/weather.evalset.json,line=" in first.stdout
+    assert [line for line in first.stdout.splitlines() if "ghs_flowtoken" in line] == ["::add-mask::ghs_flowtoken"]
+    [comment] = fake_github.comments_on(7)
+    assert comment.body.startswith("<!-- adk-eval-gate id=default digest=")
+    assert "/actions/runs/101)" in comment.body and "### Regressions (1)" in comment.body
+    outputs = first.output_values()
+    assert outputs["status"] == "failed" and outputs["regressions"] == "1" and outputs["failed"] == "1"
+    assert outputs["comment-url"].endswith(f"#issuecomment-{comment.id}")
+    results = first.results()
+    jsonschema.validate(results, SCHEMA)
+    assert results["comparison"]["regressions"] == 1 and results["run"]["pull_request"] == 7
+    step_summary = first.step_summary.read_text()
+    assert step_summary.startswith("## ADK eval results") and "```mermaid" in step_summary
+    assert fake_github.storage_requests[0]["authorization"] is None
+
+    second = gate(monkeypatch, tmp_path, pull_request_env(tmp_path, fake_github, run_id=102), example_results)
+    assert second.code == 1 and "Pull-request comment updated" in second.stdout
+    [edited] = fake_github.comments_on(7)
+    assert edited.id == comment.id and "/actions/runs/102)" in edited.body
+    assert len(fake_github.calls("POST")) == 1 and len(fake_github.calls("PATCH")) == 1
+    assert step_summary in second.step_summary.read_text()  # appended, not replaced
+
+
+def test_a_fork_pull_request_still_reports_and_keeps_its_verdict(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, fake_github: FakeGitHub, example_results: Path
+) -> None:
+    fake_github.writable = False
+    step = gate(monkeypatch, tmp_path, pull_request_env(tmp_path, fake_github, run_id=5, fork=True), example_results)
+    assert step.code == 1  # the verdict, not a publishing failure
+    warning = next(line for line in step.stdout.splitlines() if "comment was not posted" in line)
+    assert warning.startswith("::warning::") and "403" in warning and "comes from a fork" in warning
+    for name in ("results.json", "junit.xml", "summary.md"):
+        assert (tmp_path / "out" / name).is_file()
+    assert "## ADK eval results" in step.step_summary.read_text()
+    assert step.output_values()["comment-url"] == "" and step.output_values()["status"] == "failed"
+    assert fake_github.comments_on(7) == []
+
+
+def test_significant_regressions_fail_the_gate_only_when_asked(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, fake_github: FakeGitHub, example_results: Path
+) -> None:
+    better = passing_baseline(load_results(example_results), boost={"two_cities.response_match_score": 1.0})
+    fake_github.add_workflow_run(artifacts=[("adk-eval-results", artifact_zip(better))])
+    passing_only = f"{EXAMPLE}:paris_today,two_cities"
+    env = pull_request_env(tmp_path, fake_github, run_id=7)
+    args = ["run", passing_only, "--runner", "recorded", "--recorded", str(example_results)]
+    relaxed = run_cli(monkeypatch, [*args, "--output-dir", str(tmp_path / "out")], env, tmp_path)
+    assert relaxed.code == 0, relaxed.stdout
+    assert relaxed.output_values()["regressions"] == "1" and relaxed.output_values()["status"] == "passed"
+    strict = run_cli(monkeypatch, [*args, "--output-dir", str(tmp_path / "out"), "--fail-on-regression"], env, tmp_path)
+    assert strict.code == 1 and strict.output_values()["status"] == "failed"
+    [comment] = fake_github.comments_on(7)
+    assert "1 regression fails the gate" in comment.body
+    assert "::warning file=examples/weather_agent/weather.evalset.json" in strict.stdout
+
+
+def test_a_hostile_artifact_is_refused_and_the_run_goes_on(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, fake_github: FakeGitHub, example_results: Path
+) -> None:
+    doc = passing_baseline(load_results(example_results))
+    fake_github.add_workflow_run(artifacts=[("adk-eval-results", artifact_zip(doc, extra={"../../etc/passwd": b"x"}))])
+    step = gate(monkeypatch, tmp_path, pull_request_env(tmp_path, fake_github, run_id=8), example_results)
+    assert step.code == 1
+    assert "::warning::baseline not used: " in step.stdout and "unsafe path '../../etc/passwd'" in step.stdout
+    assert "**No comparison**: the baseline was not used" in (tmp_path / "out" / "summary.md").read_text()
+    assert step.output_values()["regressions"] == "0"
+    assert len(fake_github.comments_on(7)) == 1
+
+
+def test_a_502_on_the_comment_is_retried(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, fake_github: FakeGitHub, example_results: Path
+) -> None:
+    fake_github.fail("POST", "/issues/7/comments", 502)
+    step = gate(monkeypatch, tmp_path, pull_request_env(tmp_path, fake_github, run_id=9), example_results)
+    assert "Pull-request comment created" in step.stdout
+    assert [call.status for call in fake_github.calls("POST")] == [502, 201]
+
+
+def test_without_a_token_nothing_is_posted_and_a_warning_says_why(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, example_results: Path
+) -> None:
+    step = gate(monkeypatch, tmp_path, pull_request_env(tmp_path, None, run_id=3, token=None), example_results)
+    assert step.code == 1
+    assert "::warning::no GitHub token: the pull-request comment was not posted" in step.stdout
+    assert "no GitHub token to look up the base branch's results" in (tmp_path / "out" / "summary.md").read_text()

@@ -1,0 +1,108 @@
+"""compare: regressions, improvements, new and removed, status flips, tolerance, and the noise check."""
+
+from __future__ import annotations
+
+from adk_eval_gate import results as r
+from adk_eval_gate.compare import compare, with_comparison
+from tests.report.builders import baseline_info, case, document, metric
+
+
+def changes(base: list[r.CaseResult], head: list[r.CaseResult], *, tolerance: float = 0.0) -> r.Comparison:
+    return compare(document(head), document(base), baseline=baseline_info(), tolerance=tolerance)
+
+
+def kinds(comparison: r.Comparison) -> list[tuple[str, str, str, str | None]]:
+    return [(c.case_id.split("::")[1], c.metric, c.kind, c.significance) for c in comparison.changes]
+
+
+def test_regressed_improved_unchanged_new_and_removed_metrics() -> None:
+    base = [case("a", [metric("m", 0.9), metric("n", 0.5), metric("gone", 1.0), metric("same", 0.8)])]
+    head = [case("a", [metric("m", 0.7), metric("n", 0.6), metric("added", 1.0), metric("same", 0.8)])]
+    comparison = changes(base, head)
+    assert kinds(comparison) == [
+        ("a", "m", "regressed", "untested"),
+        ("a", "n", "improved", "untested"),
+        ("a", "added", "new", None),
+        ("a", "gone", "removed", None),
+    ]
+    assert comparison.regressions == 1 and comparison.improvements == 1
+    regressed = comparison.changes[0]
+    assert regressed.base == 0.9 and regressed.head == 0.7 and regressed.delta == -0.2
+
+
+def test_new_and_removed_cases_and_status_flips() -> None:
+    base = [case("stays", [metric("m", 0.9)]), case("old", [metric("m", 0.9)]), case("fixed", [metric("m", 0.1)])]
+    head = [case("stays", [metric("m", 0.1)]), case("fresh", [metric("m", 0.9)]), case("fixed", [metric("m", 0.9)])]
+    comparison = changes(base, head)
+    assert [(c.case_id.split("::")[1], c.kind, c.base_status, c.head_status) for c in comparison.cases] == [
+        ("stays", "status", "passed", "failed"),
+        ("fresh", "new", None, "passed"),
+        ("fixed", "status", "failed", "passed"),
+        ("old", "removed", "passed", None),
+    ]
+    assert comparison.new == 1 and comparison.removed == 1 and comparison.status_flips == 1
+
+
+def test_the_tolerance_and_float_noise() -> None:
+    base = [case("a", [metric("m", 0.9), metric("n", 0.3 + 0.6)])]
+    head = [case("a", [metric("m", 0.85), metric("n", 0.9)])]
+    assert changes(base, head, tolerance=0.05).changes == []  # a drop of exactly the tolerance is not larger
+    assert kinds(changes(base, head, tolerance=0.049)) == [("a", "m", "regressed", "untested")]
+    assert kinds(changes(base, head)) == [("a", "m", "regressed", "untested")]  # 0.3 + 0.6 == 0.9 here
+
+
+def test_several_runs_tell_significant_drops_from_noise() -> None:
+    base = [
+        case("flaky", [metric("judge", [1.0, 0.6, 1.0, 0.8], kind="judge")]),
+        case("real", [metric("judge", [0.9, 0.95, 0.9, 0.95], kind="judge")]),
+        case("deterministic", [metric("traj", [1.0, 1.0, 1.0, 1.0])]),
+    ]
+    head = [
+        case("flaky", [metric("judge", [0.6, 1.0, 0.8, 0.8], kind="judge")]),
+        case("real", [metric("judge", [0.5, 0.55, 0.5, 0.55], kind="judge")]),
+        case("deterministic", [metric("traj", [0.9, 0.9, 0.9, 0.9])]),
+    ]
+    comparison = changes(base, head)
+    assert kinds(comparison) == [
+        ("flaky", "judge", "regressed", "noise"),
+        ("real", "judge", "regressed", "significant"),
+        ("deterministic", "traj", "regressed", "significant"),
+    ]
+    assert comparison.regressions == 2 and comparison.noisy_regressions == 1
+    flaky = comparison.changes[0].interval
+    assert flaky is not None and flaky[0] < 0 < flaky[1]
+
+
+def test_informational_metrics_are_not_compared() -> None:
+    base = [case("a", [metric("m", 0.9), metric("token_usage_v1", 100.0, kind="informational")])]
+    head = [case("a", [metric("m", 0.9), metric("token_usage_v1", 900.0, kind="informational")])]
+    assert changes(base, head).changes == []
+
+
+def test_a_metric_that_could_not_be_scored_now() -> None:
+    base = [case("a", [metric("judge", 0.9, kind="judge")])]
+    head = [case("a", [metric("judge", None, kind="judge", reason="no API key")])]
+    assert kinds(changes(base, head)) == [("a", "judge", "regressed", "untested")]
+
+
+def test_fail_on_regression_decides_the_status() -> None:
+    base = document([case("a", [metric("m", [0.95, 0.95])])])
+    head = document([case("a", [metric("m", [0.85, 0.85])])])  # still above the 0.8 threshold
+    comparison = compare(head, base, baseline=baseline_info())
+    assert head.status == "passed" and comparison.regressions == 1
+    relaxed = with_comparison(head, comparison, fail_on_regression=False, tolerance=0.0)
+    strict = with_comparison(head, comparison, fail_on_regression=True, tolerance=0.0)
+    assert relaxed.status == "passed" and strict.status == "failed"
+    assert strict.comparison is comparison and strict.run.fail_on_regression
+    noisy = document([case("a", [metric("m", [1.0, 0.7])])])
+    noisy_base = document([case("a", [metric("m", [0.9, 1.0])])])
+    noise_only = compare(noisy, noisy_base, baseline=baseline_info())
+    assert noise_only.regressions == 0 and noise_only.noisy_regressions == 1
+    assert with_comparison(noisy, noise_only, fail_on_regression=True, tolerance=0.0).status == "passed"
+
+
+def test_no_baseline_keeps_the_note() -> None:
+    doc = with_comparison(
+        document([case("a", [metric("m", 0.9)])]), None, fail_on_regression=True, tolerance=0.1, note="x"
+    )
+    assert doc.comparison is None and doc.run.baseline_note == "x" and doc.status == "passed"
