@@ -1,0 +1,57 @@
+"""Fixtures of the runner tests: a temporary repository and the CLI run in this process."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from adk_eval_gate.cli import main
+
+
+@dataclass
+class GateRun:
+    code: int
+    out: str
+    doc: dict[str, Any] | None
+
+    def case(self, eval_id: str) -> dict[str, Any]:
+        assert self.doc is not None
+        return next(case for case in self.doc["cases"] if case["eval_id"] == eval_id)
+
+    def scores(self, eval_id: str) -> dict[str, float | None]:
+        return {metric["name"]: metric["score"] for metric in self.case(eval_id)["metrics"]}
+
+
+RunGate = Callable[..., GateRun]
+
+
+@pytest.fixture
+def tmp_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty repository (``.git`` marks its root) that is the working directory."""
+    (tmp_path / ".git").mkdir()
+    monkeypatch.chdir(tmp_path)
+    for name in ("GITHUB_ACTIONS", "GITHUB_WORKSPACE", "GITHUB_EVENT_PATH"):
+        monkeypatch.delenv(name, raising=False)
+    return tmp_path
+
+
+@pytest.fixture
+def run_gate(tmp_repo: Path, capsys: pytest.CaptureFixture[str]) -> RunGate:
+    """``adk-eval-gate run ARGS`` in this process; returns the exit code, stdout and results.json."""
+
+    def run(*args: str) -> GateRun:
+        out_dir = tmp_repo / "out"
+        code = main(["run", *args, "--output-dir", str(out_dir)])
+        captured = capsys.readouterr()
+        results = out_dir / "results.json"
+        doc = json.loads(results.read_text(encoding="utf-8")) if results.is_file() else None
+        if results.is_file():
+            results.unlink()
+        return GateRun(code, captured.out, doc)
+
+    return run

@@ -1,0 +1,122 @@
+"""Scripted ADK agents for the runner tests, written into temporary agent folders.
+
+``SCRIPT_AGENT`` obeys the user's message: ``weather CITY`` calls a tool and answers from it, ``state KEY`` reads
+the session state through a tool, ``explode`` calls a tool that raises, ``hang`` never answers, ``flaky`` fails
+with a 429 (then a 503) the first two times a session asks, ``slow`` takes a moment. Anything else is echoed.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+SCRIPT_AGENT = '''
+from __future__ import annotations
+
+import asyncio
+from google.adk.agents import LlmAgent
+from google.adk.models.base_llm import BaseLlm
+from google.adk.models.llm_response import LlmResponse
+from google.adk.tools.tool_context import ToolContext
+from google.genai import errors, types
+
+FAILURES: dict[str, int] = {}
+
+
+def get_weather(city: str) -> dict:
+    """Returns the weather of a city."""
+    return {"city": city, "condition": "sunny"}
+
+
+def read_state(key: str, tool_context: ToolContext) -> dict:
+    """Reads a value from the session state."""
+    return {"key": key, "value": tool_context.state.get(key)}
+
+
+def explode(reason: str) -> dict:
+    """A tool that always fails."""
+    raise ValueError(f"weather service down: {reason}")
+
+
+class ScriptModel(BaseLlm):
+    async def generate_content_async(self, llm_request, stream=False):
+        last = llm_request.contents[-1]
+        response = next((p.function_response for p in last.parts or [] if p.function_response), None)
+        text = " ".join(p.text for p in last.parts or [] if p.text)
+        if response is not None:
+            data = response.response or {}
+            if response.name == "read_state":
+                parts = [types.Part(text=f"{data['key']} is {data['value']}")]
+            else:
+                parts = [types.Part(text=f"It is {data['condition']} in {data['city']}.")]
+        elif text.startswith("weather "):
+            parts = [types.Part(function_call=types.FunctionCall(name="get_weather", args={"city": text[8:]}))]
+        elif text.startswith("state "):
+            parts = [types.Part(function_call=types.FunctionCall(name="read_state", args={"key": text[6:]}))]
+        elif text == "explode":
+            parts = [types.Part(function_call=types.FunctionCall(name="explode", args={"reason": "test"}))]
+        elif text == "hang":
+            await asyncio.sleep(3600)
+            parts = []
+        elif text.startswith("flaky"):
+            seen = FAILURES[text] = FAILURES.get(text, 0) + 1
+            if seen == 1:
+                quota = {"error": {"code": 429, "message": "quota", "status": "RESOURCE_EXHAUSTED"}}
+                raise errors.ClientError(429, quota)
+            if seen == 2:
+                raise errors.ServerError(503, {"error": {"code": 503, "message": "busy", "status": "UNAVAILABLE"}})
+            parts = [types.Part(text="recovered")]
+        elif text == "slow":
+            await asyncio.sleep(0.5)
+            parts = [types.Part(text="done slowly")]
+        else:
+            parts = [types.Part(text=f"echo: {text}")]
+        yield LlmResponse(
+            content=types.Content(role="model", parts=parts),
+            model_version="script-1",
+            usage_metadata=types.GenerateContentResponseUsageMetadata(
+                prompt_token_count=10, candidates_token_count=3, total_token_count=13
+            ),
+        )
+
+
+root_agent = LlmAgent(
+    name="script_agent",
+    model=ScriptModel(model="script"),
+    instruction="Follow the script.",
+    tools=[get_weather, read_state, explode],
+)
+'''
+
+
+def write_agent(folder: Path, source: str = SCRIPT_AGENT, *, init: str = "from . import agent\n") -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "__init__.py").write_text(init, encoding="utf-8")
+    (folder / "agent.py").write_text(source, encoding="utf-8")
+    return folder
+
+
+def turn(text: str, *, answer: str | None = None, tools: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    invocation: dict[str, Any] = {"user_content": {"role": "user", "parts": [{"text": text}]}}
+    if answer is not None:
+        invocation["final_response"] = {"role": "model", "parts": [{"text": answer}]}
+    if tools is not None:
+        invocation["intermediate_data"] = {"tool_uses": tools}
+    return invocation
+
+
+def write_evalset(path: Path, cases: dict[str, list[dict[str, Any]]], **case_fields: dict[str, Any]) -> Path:
+    """An eval set whose cases are ``{eval_id: [turns]}``; ``case_fields[eval_id]`` adds fields to a case."""
+    eval_cases = [
+        {"eval_id": eval_id, "conversation": turns, **case_fields.get(eval_id, {})} for eval_id, turns in cases.items()
+    ]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"eval_set_id": path.stem.split(".")[0], "eval_cases": eval_cases}), encoding="utf-8")
+    return path
+
+
+def write_config(folder: Path, criteria: dict[str, Any]) -> Path:
+    path = folder / "test_config.json"
+    path.write_text(json.dumps({"criteria": criteria}), encoding="utf-8")
+    return path

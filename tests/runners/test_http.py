@@ -1,0 +1,184 @@
+"""The http runner against a real ``adk api_server``, and against a server of our own that misbehaves."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from adk_eval_gate.console import Console
+from adk_eval_gate.errors import UsageError
+from adk_eval_gate.evalset import tool_calls
+from adk_eval_gate.execute import Execution, MetricBuilder, RetryPolicy, execute
+from adk_eval_gate.metrics.base import MetricServices
+from adk_eval_gate.plan import plan
+from adk_eval_gate.prepare import prepare
+from adk_eval_gate.runners.http import HttpRunner, parse_headers
+from adk_eval_gate.settings import build_settings
+from tests.runners.api_server import ApiServer
+from tests.runners.conftest import RunGate
+from tests.runners.fault_server import fault_server
+from tests.runners.scripted import turn, write_agent, write_config, write_evalset
+
+REPO = Path(__file__).resolve().parents[2]
+FAST = RetryPolicy(attempts=3, initial_delay=0.01, max_delay=0.01)
+
+
+@pytest.fixture(scope="module")
+def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ApiServer, ApiServer]]:
+    """Two real api_servers, started together: one serving only the weather example, one serving two apps."""
+    base = tmp_path_factory.mktemp("apis")
+    shutil.copytree(REPO / "examples" / "weather_agent", base / "single" / "weather_agent")
+    shutil.copytree(REPO / "examples" / "helpdesk_agent", base / "multi" / "helpdesk_agent")
+    write_agent(base / "multi" / "bot")
+    single, multi = ApiServer(base / "single"), ApiServer(base / "multi")
+    try:
+        single.wait()
+        multi.wait()
+        yield single, multi
+    finally:
+        single.stop()
+        multi.stop()
+
+
+def _run(paths: list[str], *, url: str, headers: list[str] | None = None, timeout: float = 30) -> Execution:
+    values = {"paths": paths, "runner": "http", "agent_url": url, "agent_headers": headers or [], "timeout": timeout}
+    settings = build_settings("run", values, env={})
+    console = Console(in_actions=False)
+    prepared = prepare(settings, console)
+    items = plan(prepared.planned, num_runs=1, shard=None)
+    runner = HttpRunner(settings, console=console)
+
+    async def go() -> Execution:
+        try:
+            return await execute(
+                items,
+                runner=runner,
+                metrics=MetricBuilder(MetricServices()),
+                parallelism=4,
+                timeout=timeout,
+                retry=FAST,
+            )
+        finally:
+            await runner.aclose()
+
+    return asyncio.run(go())
+
+
+def _errors(execution: Execution) -> dict[str, str | None]:
+    return {key.split("::")[1]: runs[0].inference.error for key, runs in execution.finished.items()}
+
+
+def test_the_weather_example_over_http_scores_like_in_process(
+    servers: tuple[ApiServer, ApiServer], tmp_repo: Path, run_gate: RunGate
+) -> None:
+    shutil.copytree(REPO / "examples" / "weather_agent", tmp_repo / "weather_agent")
+    over_http = run_gate("weather_agent", "--runner", "http", "--agent-url", servers[0].url)
+    in_process = run_gate("weather_agent")
+    assert over_http.code == in_process.code == 1
+    assert over_http.doc is not None and in_process.doc is not None
+    assert over_http.doc["totals"] == in_process.doc["totals"]
+    for case in in_process.doc["cases"]:
+        remote = over_http.scores(case["eval_id"])
+        local = {m["name"]: m["score"] for m in case["metrics"]}
+        for name in ("tool_trajectory_avg_score", "response_match_score", "tool_call_count_v1",
+                     "inference_call_count_v1", "token_usage_v1"):  # fmt: skip
+            assert remote[name] == local[name], (case["eval_id"], name)
+        assert remote["invocation_duration_v1"] is not None
+
+
+def test_state_app_names_and_the_sse_endpoint(servers: tuple[ApiServer, ApiServer], tmp_repo: Path) -> None:
+    write_config(tmp_repo, {"response_match_score": 0.9})
+    write_evalset(
+        tmp_repo / "remote.evalset.json",
+        {
+            "state": [turn("state plan", answer="plan is gold"), turn("weather Oslo", answer="It is sunny in Oslo.")],
+            "invoice": [turn("Is invoice INV-1002 paid?", answer="Invoice INV-1002 is overdue (99.0 EUR, pro plan).")],
+            "no_app_name": [turn("hello", answer="echo: hello")],
+        },
+        state={"session_input": {"app_name": "bot", "user_id": "u", "state": {"plan": "gold"}}},
+        invoice={"session_input": {"app_name": "helpdesk_agent", "user_id": "u", "state": {"plan": "pro"}}},
+    )
+    execution = _run(["remote.evalset.json"], url=servers[1].url)
+    errors = _errors(execution)
+    assert errors["state"] is None and errors["invoice"] is None
+    assert "serves several apps (bot, helpdesk_agent)" in (errors["no_app_name"] or "")
+    state_run = execution.finished["remote.evalset.json::state"][0]
+    assert [s.outcome.score for s in state_run.scored[:1]] == [1.0]
+    invoice = execution.finished["remote.evalset.json::invoice"][0].inference.invocations[0]
+    assert [call.name for call in tool_calls(invoice.intermediate_data)] == ["transfer_to_agent", "lookup_invoice"]
+
+    sse = HttpRunner(build_settings("run", {"runner": "http", "agent_url": servers[1].url}, env={}))
+    sse.endpoint = "run_sse"
+    prepared = prepare(
+        build_settings("run", {"paths": ["remote.evalset.json:state"]}, env={}), Console(in_actions=False)
+    )
+    item = plan(prepared.planned, num_runs=1, shard=None)[0]
+
+    async def by_sse() -> None:
+        try:
+            inference = await sse.infer(item)
+        finally:
+            await sse.aclose()
+        assert inference.error is None
+        texts = [inv.final_response.parts[0].text for inv in inference.invocations]  # type: ignore[union-attr,index]
+        assert texts == ["plan is gold", "It is sunny in Oslo."]
+
+    asyncio.run(by_sse())
+
+
+def test_server_faults_become_error_cases_and_the_others_finish(
+    tmp_repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TEST_TOKEN", "s3cret-token")
+    write_config(tmp_repo, {"response_match_score": 0.5})
+    write_evalset(
+        tmp_repo / "faults.evalset.json",
+        {
+            "fine": [turn("hello", answer="ok: hello")],
+            "server_error": [turn("fail500", answer="x")],
+            "connection_closed": [turn("close", answer="x")],
+            "busy_then_fine": [turn("busy-once", answer="ok: busy-once")],
+        },
+    )
+    with fault_server() as server:
+        execution = _run(["faults.evalset.json"], url=server.url, headers=["Authorization: Bearer ${TEST_TOKEN}"])
+        assert server.requests
+    errors = _errors(execution)
+    assert errors["fine"] is None and errors["busy_then_fine"] is None
+    assert errors["server_error"] == (
+        "POST /run answered HTTP 500: the agent crashed (failed 3 times; transient errors are retried)"
+    )
+    assert (errors["connection_closed"] or "").startswith("the agent server closed the connection")
+    fine = execution.finished["faults.evalset.json::fine"][0]
+    assert fine.inference.invocations[0].final_response.parts[0].text == "ok: hello"  # type: ignore[union-attr,index]
+
+
+def test_without_run_the_runner_streams_from_run_sse(tmp_repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TEST_TOKEN", "s3cret-token")
+    write_config(tmp_repo, {"response_match_score": 1.0})
+    write_evalset(tmp_repo / "sse.evalset.json", {"one": [turn("hi", answer="ok: hi")], "two": [turn("yo")]})
+    with fault_server(has_run=False) as server:
+        execution = _run(["sse.evalset.json"], url=server.url, headers=["Authorization: Bearer ${TEST_TOKEN}"])
+        paths = [path for _, path, _ in server.requests]
+        auth = {headers.get("Authorization") for _, _, headers in server.requests}
+    assert _errors(execution) == {"one": None, "two": None}
+    assert "/run_sse" in paths and paths.count("/list-apps") == 1
+    assert auth == {"Bearer s3cret-token"}
+
+
+def test_headers_expand_variables_and_register_secrets() -> None:
+    console = Console(in_actions=False)
+    env = {"TOKEN": "abc123secret", "TEAM": "evals"}
+    headers = parse_headers(
+        ["Authorization: Bearer $TOKEN", "X-Team: ${TEAM}-ci", "Accept: json"], env=env, console=console
+    )
+    assert headers == {"Authorization": "Bearer abc123secret", "X-Team": "evals-ci", "Accept": "json"}
+    assert console.mask("token abc123secret used") == "token *** used"
+    with pytest.raises(UsageError, match="environment variable MISSING"):
+        parse_headers(["Authorization: Bearer $MISSING"], env=env)
+    with pytest.raises(UsageError, match="is not a header"):
+        parse_headers(["no colon here"], env=env)
