@@ -11,42 +11,33 @@ from __future__ import annotations
 from pathlib import Path
 
 from adk_eval_gate import results as r
-from adk_eval_gate.compare import compare, with_comparison
+from adk_eval_gate.compare import with_comparison
 from adk_eval_gate.console import Console
-from adk_eval_gate.github import baseline as baselines
 from adk_eval_gate.github import pull_request
 from adk_eval_gate.github.annotations import annotate
+from adk_eval_gate.github.client import GitHubClient
 from adk_eval_gate.merge import load_results
-from adk_eval_gate.publish import exit_code, github_client, publish
+from adk_eval_gate.publish import apply_baseline, exit_code, github_client, publish
 from adk_eval_gate.report import console as console_report
 from adk_eval_gate.report import junit, summary
 from adk_eval_gate.settings import Settings
 
 
-def _rebased(doc: r.ResultsDocument, *, settings: Settings, console: Console) -> r.ResultsDocument:
-    """With ``--baseline``: compared again; else the saved comparison, status decided again."""
+def _rebased(
+    doc: r.ResultsDocument, *, settings: Settings, client: GitHubClient | None, console: Console
+) -> r.ResultsDocument:
+    """Compared with ``--baseline``, or in a pull request with the base branch's artifact when the results have
+    no comparison yet (merged shards); else the saved comparison, with the status decided again."""
     fail_on_regression = settings.fail_on_regression or doc.run.fail_on_regression
-    if settings.baseline is None:
-        tolerance = doc.run.regression_tolerance or 0.0
-        return with_comparison(
-            doc,
-            doc.comparison,
-            fail_on_regression=fail_on_regression,
-            tolerance=tolerance,
-            note=doc.run.baseline_note,
-        )
-    found = baselines.from_file(settings.baseline)
-    if isinstance(found, baselines.NoBaseline):
-        console.warning(found.warning or found.note)
-        comparison = None
-    else:
-        comparison = compare(doc, found.doc, baseline=found.info, tolerance=settings.regression_tolerance)
+    if settings.baseline is not None or (doc.comparison is None and settings.github.base_branch):
+        effective = settings.model_copy(update={"fail_on_regression": fail_on_regression})
+        return apply_baseline(doc, settings=effective, client=client, console=console)
     return with_comparison(
         doc,
-        comparison,
+        doc.comparison,
         fail_on_regression=fail_on_regression,
-        tolerance=settings.regression_tolerance,
-        note=None if comparison else "the baseline was not used",
+        tolerance=doc.run.regression_tolerance or 0.0,
+        note=doc.run.baseline_note,
     )
 
 
@@ -61,16 +52,16 @@ def _trusted_links(doc: r.ResultsDocument, settings: Settings) -> r.ResultsDocum
 
 def report(settings: Settings, console: Console, *, results_file: str, comment: bool, pr: int | None) -> int:
     doc = _trusted_links(load_results(Path(results_file)), settings)
-    doc = _rebased(doc, settings=settings, console=console)
-    for path, text in (
-        (settings.junit_path, junit.render(doc)),
-        (settings.summary_path, summary.render(doc)),
-    ):
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    console.line(f"Wrote {settings.junit_path} and {settings.summary_path} from {results_file}")
     client = github_client(settings, console)
     try:
+        doc = _rebased(doc, settings=settings, client=client, console=console)
+        for path, text in (
+            (settings.junit_path, junit.render(doc)),
+            (settings.summary_path, summary.render(doc)),
+        ):
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+        console.line(f"Wrote {settings.junit_path} and {settings.summary_path} from {results_file}")
         pull_number = None
         if comment and settings.comment_mode != "off":
             if client is None:

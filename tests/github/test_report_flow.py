@@ -10,7 +10,7 @@ import pytest
 from adk_eval_gate.merge import load_results
 from adk_eval_gate.report.writer import results_json
 from tests.fakes.github_server import FakeGitHub
-from tests.github.flows import EXAMPLE, HEAD_SHA, pull_request_env, run_cli
+from tests.github.flows import EXAMPLE, HEAD_SHA, artifact_zip, passing_baseline, pull_request_env, run_cli
 
 TRIGGER_URL = "https://github.com/octo/repo/actions/runs/777"
 
@@ -80,6 +80,8 @@ def test_workflow_run_refuses_a_number_that_is_not_the_evaluated_pull_request(
 def test_merged_shards_are_published_like_one_run(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, fake_github: FakeGitHub, example_results: Path
 ) -> None:
+    baseline = passing_baseline(load_results(example_results))
+    fake_github.add_workflow_run(artifacts=[("adk-eval-results", artifact_zip(baseline))])
     env = pull_request_env(tmp_path, fake_github, run_id=31)
     for shard in ("1/2", "2/2"):
         out = tmp_path / f"shard{shard[0]}"
@@ -99,4 +101,5 @@ def test_merged_shards_are_published_like_one_run(
     assert step.code == 1
     [comment] = fake_github.comments_on(7)
     assert "3 cases, 2 passed, 1 failed" in comment.body and "2 shards merged" in comment.body
+    assert "**1** regression" in comment.body  # merged results are compared with the base branch again
     assert "::error file=examples/weather_agent/weather.evalset.json" in step.stdout
