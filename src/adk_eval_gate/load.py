@@ -80,14 +80,44 @@ def load_eval_file(path: Path, *, display: str) -> LoadedEvalSet:
     return loaded
 
 
+# Keys of a legacy query-list row, and where an EvalSet invocation keeps the same thing.
+LEGACY_ROW_KEYS = {
+    "query": "user_content",
+    "reference": "final_response",
+    "expected_tool_use": "intermediate_data.tool_uses",
+    "expected_intermediate_agent_responses": "intermediate_data.intermediate_responses",
+}
+
+
 def _validate_eval_set(data: dict[str, Any], *, text: str, display: str) -> EvalSet:
+    if not {"eval_set_id", "evalSetId", "eval_cases", "evalCases"} & data.keys():
+        keys = ", ".join(json.dumps(key, ensure_ascii=False)[:40] for key in list(data)[:8])
+        raise EvalFileError(
+            f"is not an ADK eval set: it has neither eval_set_id nor eval_cases (its top-level keys: {keys or 'none'})",
+            file=display,
+            line=1,
+            field="eval_set_id",
+            hint="an eval set is an object with eval_set_id and eval_cases, or a legacy list of queries",
+        )
     try:
         return EvalSet.model_validate(data)
     except pydantic.ValidationError as error:
         path, message = best_error(error, data)
         raise EvalFileError(
-            message, file=display, line=locate(JsonPositions(text), path), field=describe_path(path)
+            message,
+            file=display,
+            line=locate(JsonPositions(text), path),
+            field=describe_path(path),
+            hint=_legacy_key_hint(path),
         ) from None
+
+
+def _legacy_key_hint(path: list[str | int]) -> str | None:
+    """A legacy query-list key inside an EvalSet invocation: say where the EvalSet format keeps it."""
+    if len(path) == 5 and path[0] == "eval_cases" and path[2] == "conversation" and path[4] in LEGACY_ROW_KEYS:
+        key = str(path[4])
+        return f"{key} is a key of the legacy query list; an EvalSet invocation uses {LEGACY_ROW_KEYS[key]}"
+    return None
 
 
 def _load_legacy(path: Path, data: list[Any], *, text: str, display: str) -> LoadedEvalSet:
