@@ -134,8 +134,6 @@ def run(settings: Settings, console: Console) -> int:
         duration=time.monotonic() - started,
     )
     doc.judge = finish_judge(services, console)
-    if execution.interrupted:
-        doc = doc.model_copy(update={"status": "error"})  # an interrupted run never passes
     code = finish_run(doc, settings=settings, console=console)
     if execution.stopped_by:
         console.line(f"Interrupted: the reports hold the {sum(map(len, execution.finished.values()))} finished runs")
