@@ -18,6 +18,7 @@ from adk_eval_gate.report import markdown as md
 from adk_eval_gate.report.sections import (
     Cut,
     Detail,
+    TooLong,
     baseline_line,
     failing_cases,
     footer,
@@ -75,7 +76,7 @@ def digest(doc: r.ResultsDocument) -> str:
     return hashlib.sha256(encoded).hexdigest()[:16]
 
 
-def _render(doc: r.ResultsDocument, *, gate_id: str, detail: Detail, level: int) -> str:
+def _render(doc: r.ResultsDocument, *, gate_id: str, detail: Detail, level: int, budget: int) -> str:
     cut = Cut(text_limit=detail.text_limit if level and detail.text_limit else None)
     sections = [
         marker(gate_id, digest(doc)),
@@ -89,8 +90,8 @@ def _render(doc: r.ResultsDocument, *, gate_id: str, detail: Detail, level: int)
             + ", ".join(md.code(f.path, limit=200) for f in file_errors[:20])
             + (" …" if len(file_errors) > 20 else "")
         )
-    sections.append(regressions(doc, limit=detail.max_changes, cut=cut))
-    sections.append(failing_cases(doc, detail=detail, cut=cut))
+    sections.append(regressions(doc, limit=detail.max_changes, cut=cut, budget=budget))
+    sections.append(failing_cases(doc, detail=detail, cut=cut, budget=budget))
     sections.append(cut.sentence(where="GitHub's comment limit"))
     sections.append(" · ".join(part for part in (links(doc), footer(doc)) if part))
     return "\n\n".join(section for section in sections if section) + "\n"
@@ -100,7 +101,11 @@ def render(doc: r.ResultsDocument, *, gate_id: str = "default", limit: int = COM
     target = min(limit, _TARGET) if limit == COMMENT_LIMIT else limit
     body = ""
     for level, detail in enumerate(LEVELS):
-        body = _render(doc, gate_id=gate_id, detail=detail, level=level)
+        last = level == len(LEVELS) - 1
+        try:
+            body = _render(doc, gate_id=gate_id, detail=detail, level=level, budget=10 * target if last else target)
+        except TooLong:
+            continue
         if len(body) <= target:
             return body
     # Even the least detail is too long (thousands of metrics): keep the head, and say so.

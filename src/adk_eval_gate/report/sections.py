@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from adk_eval_gate import results as r
@@ -20,6 +21,21 @@ _RUN_URL = re.compile(r"^https://[A-Za-z0-9.-]+(:\d+)?/[A-Za-z0-9_.-]+/[A-Za-z0-
 
 def plural(count: int, word: str, words: str | None = None) -> str:
     return f"{count} {word if count == 1 else (words or word + 's')}"
+
+
+class TooLong(Exception):
+    """A section alone is longer than the whole text may be: the renderer tries the next level of detail."""
+
+
+def within(items: Iterable[str], budget: int | None) -> list[str]:
+    """The items, or ``TooLong`` as soon as they add up to more than ``budget`` characters."""
+    kept, total = [], 0
+    for item in items:
+        total += len(item) + 2
+        if budget is not None and total > budget:
+            raise TooLong
+        kept.append(item)
+    return kept
 
 
 @dataclass(frozen=True)
@@ -170,7 +186,14 @@ def _case_label(case_id: str) -> str:
     return md.code(case_id, limit=160, in_table=True)
 
 
-def regressions(doc: r.ResultsDocument, *, limit: int | None, cut: Cut, include_improvements: bool = False) -> str:
+def regressions(
+    doc: r.ResultsDocument,
+    *,
+    limit: int | None,
+    cut: Cut,
+    include_improvements: bool = False,
+    budget: int | None = None,
+) -> str:
     comparison = doc.comparison
     if comparison is None:
         return ""
@@ -191,20 +214,25 @@ def regressions(doc: r.ResultsDocument, *, limit: int | None, cut: Cut, include_
         cut.changes += len(listed) - limit
         listed = listed[:limit]
     if listed:
-        rows = [
-            [
-                _case_label(c.case_id),
-                md.code(c.metric, in_table=True),
-                md.score(c.base),
-                md.score(c.head),
-                change_text(c.delta),
-                _SIGNIFICANCE.get(c.significance or "", "–") + _interval(c.interval),
-            ]
-            for c in listed
-        ]
-        align = ["---", "---", "--:", "--:", "--:", "---"]
-        parts.append(md.table(["Case", "Metric", "Base", "Head", "Change", "Noise check"], rows, align=align))
+        header = md.table(["Case", "Metric", "Base", "Head", "Change", "Noise check"], [], align=_CHANGE_ALIGN)
+        rows = within((_change_row(c) for c in listed), budget)
+        parts.append("\n".join([header, *rows]))
     return "\n\n".join(parts)
+
+
+_CHANGE_ALIGN = ["---", "---", "--:", "--:", "--:", "---"]
+
+
+def _change_row(change: r.MetricChange) -> str:
+    cells = [
+        _case_label(change.case_id),
+        md.code(change.metric, in_table=True),
+        md.score(change.base),
+        md.score(change.head),
+        change_text(change.delta),
+        _SIGNIFICANCE.get(change.significance or "", "–") + _interval(change.interval),
+    ]
+    return "| " + " | ".join(cells) + " |"
 
 
 def _interval(interval: list[float] | None) -> str:
@@ -245,7 +273,7 @@ def case_summary_line(case: r.CaseResult) -> str:
     return f"{icon} {md.summary_text(case.eval_id)} <sub>{md.summary_text(case.file, limit=200)}</sub>"
 
 
-def failing_cases(doc: r.ResultsDocument, *, detail: Detail, cut: Cut) -> str:
+def failing_cases(doc: r.ResultsDocument, *, detail: Detail, cut: Cut, budget: int | None = None) -> str:
     failing = [c for c in doc.cases if c.status != "passed"]
     if not failing:
         return ""
@@ -253,9 +281,11 @@ def failing_cases(doc: r.ResultsDocument, *, detail: Detail, cut: Cut) -> str:
     cut.cases += len(failing) - len(shown)
     parts = [f"### Cases that did not pass ({len(failing)})"]
     if detail.text_limit:
-        parts += [md.details(case_summary_line(c), case_body(c, text_limit=detail.text_limit)) for c in shown]
+        sections = (md.details(case_summary_line(c), case_body(c, text_limit=detail.text_limit)) for c in shown)
+        parts += within(sections, budget)
     else:
-        parts.append("\n".join(f"- {md.code(c.id, limit=200)}: {md.inline(_reason(c), limit=200)}" for c in shown))
+        lines = (f"- {md.code(c.id, limit=200)}: {md.inline(_reason(c), limit=200)}" for c in shown)
+        parts.append("\n".join(within(lines, budget)))
     return "\n\n".join(parts)
 
 

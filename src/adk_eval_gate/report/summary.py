@@ -14,6 +14,7 @@ from adk_eval_gate.report import markdown as md
 from adk_eval_gate.report.sections import (
     Cut,
     Detail,
+    TooLong,
     baseline_line,
     failing_cases,
     footer,
@@ -114,7 +115,7 @@ def _new_and_removed(doc: r.ResultsDocument) -> str:
     return "\n\n".join(lines)
 
 
-def _render(doc: r.ResultsDocument, *, detail: Detail, level: int) -> str:
+def _render(doc: r.ResultsDocument, *, detail: Detail, level: int, budget: int) -> str:
     cut = Cut(text_limit=detail.text_limit if level and detail.text_limit else None)
     sections = [
         "## ADK eval results",
@@ -124,9 +125,9 @@ def _render(doc: r.ResultsDocument, *, detail: Detail, level: int) -> str:
         efficiency_table(doc),
         judge_stats(doc),
         _file_errors(doc),
-        regressions(doc, limit=detail.max_changes, cut=cut, include_improvements=True),
+        regressions(doc, limit=detail.max_changes, cut=cut, include_improvements=True, budget=budget),
         _new_and_removed(doc),
-        failing_cases(doc, detail=detail, cut=cut),
+        failing_cases(doc, detail=detail, cut=cut, budget=budget),
         cut.sentence(where="GitHub's 1 MiB job-summary limit"),
         " · ".join(part for part in (links(doc), footer(doc)) if part),
     ]
@@ -138,7 +139,11 @@ def render(doc: r.ResultsDocument, *, limit: int = SUMMARY_LIMIT) -> str:
     target = limit - _MARGIN if limit > 4 * _MARGIN else limit
     text = ""
     for level, detail in enumerate(LEVELS):
-        text = _render(doc, detail=detail, level=level)
+        last = level == len(LEVELS) - 1
+        try:
+            text = _render(doc, detail=detail, level=level, budget=10 * target if last else target)
+        except TooLong:
+            continue
         if len(text.encode("utf-8")) <= target:
             return text
     note = "\n\n✂️ _Cut at GitHub's job-summary limit; everything is in the results artifact._\n"
