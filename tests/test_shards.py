@@ -1,0 +1,78 @@
+"""``--shard I/N`` then ``merge`` gives the results.json of an unsharded run (a matrix over many machines)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from adk_eval_gate.cli import main
+from adk_eval_gate.plan import Shard
+from tests.runners.scripted import turn, write_agent, write_config, write_evalset
+
+REPO = Path(__file__).resolve().parents[1]
+RUN_TIMING = ("started_at", "duration_seconds", "shard", "shards_merged")
+
+
+def _gate(*args: str) -> int:
+    return main(list(args))
+
+
+def _load(path: Path) -> dict[str, Any]:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def _suite(root: Path) -> None:
+    shutil.copytree(REPO / "examples" / "weather_agent", root / "weather_agent")
+    write_agent(root / "bot")
+    write_config(root / "bot", {"response_match_score": 0.8})
+    cases = {f"city_{i}": [turn(f"weather City{i}", answer=f"It is sunny in City{i}.")] for i in range(9)}
+    cases["echo_fails"] = [turn("hello", answer="something else entirely")]
+    write_evalset(root / "bot" / "many.evalset.json", cases)
+
+
+def test_shards_split_every_case_exactly_once() -> None:
+    ids = [f"file.json::case_{i}" for i in range(200)]
+    owners = [[shard for shard in range(1, 5) if Shard(shard, 4).owns(case)] for case in ids]
+    assert all(len(owner) == 1 for owner in owners)
+    assert all(sum(1 for owner in owners if owner == [shard]) > 25 for shard in range(1, 5))
+
+
+@pytest.mark.slow
+def test_merged_shards_equal_the_unsharded_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / ".git").mkdir()
+    monkeypatch.chdir(tmp_path)
+    for name in ("GITHUB_ACTIONS", "GITHUB_WORKSPACE", "GITHUB_EVENT_PATH"):
+        monkeypatch.delenv(name, raising=False)
+    _suite(tmp_path)
+    # One real run of the agents; its answers are then replayed so every later run sees the same invocations.
+    assert _gate("run", ".", "--output-dir", "live") == 1
+    recorded = ["--runner", "recorded", "--recorded", "live/results.json"]
+    assert _gate("run", ".", *recorded, "--output-dir", "whole") == 1
+    for index in (1, 2, 3):
+        _gate("run", ".", *recorded, "--shard", f"{index}/3", "--output-dir", f"shard{index}")
+    shard_docs = [_load(tmp_path / f"shard{index}" / "results.json") for index in (1, 2, 3)]
+    assert all(doc["cases"] for doc in shard_docs)  # each shard got some of the 14 cases
+    assert sorted(case["id"] for doc in shard_docs for case in doc["cases"]) == sorted(
+        case["id"] for case in _load(tmp_path / "whole" / "results.json")["cases"]
+    )
+    assert _gate("merge", "shard1", "shard2", "shard3", "--results", "merged.json") == 0
+    capsys.readouterr()
+
+    whole = _load(tmp_path / "whole" / "results.json")
+    merged = _load(tmp_path / "merged.json")
+    live = _load(tmp_path / "live" / "results.json")
+    assert merged["run"]["shards_merged"] == 3
+    for key in ("cases", "totals", "metrics", "status", "files"):
+        assert merged[key] == whole[key], key
+    assert {k: v for k, v in merged["run"].items() if k not in RUN_TIMING} == {
+        k: v for k, v in whole["run"].items() if k not in RUN_TIMING
+    }
+    assert whole["totals"] == live["totals"] and whole["totals"]["cases"] == 14 and whole["totals"]["failed"] == 2
+    live_scores = {c["id"]: [m["score"] for m in c["metrics"]] for c in live["cases"]}
+    assert {c["id"]: [m["score"] for m in c["metrics"]] for c in merged["cases"]} == live_scores
