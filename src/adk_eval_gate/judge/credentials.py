@@ -10,8 +10,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 NO_CREDENTIALS = (
-    "no LLM judge credentials: set GOOGLE_API_KEY or GEMINI_API_KEY (Gemini API), or "
-    "GOOGLE_GENAI_USE_VERTEXAI=true with GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION (Vertex AI)"
+    "no LLM judge credentials: set GOOGLE_API_KEY or GEMINI_API_KEY, or for Vertex AI "
+    "GOOGLE_GENAI_USE_VERTEXAI=true, GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION"
 )
 _TRUE = {"1", "true", "yes", "on"}
 

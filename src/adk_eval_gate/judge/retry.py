@@ -25,9 +25,14 @@ RETRYABLE_STATUS = frozenset({408, 429, 500, 502, 503, 504})
 @dataclass(frozen=True)
 class RetryPolicy:
     max_tries: int = 5
+    max_tries_rate_limited: int = 10  # a 429 is the quota working as meant, not an outage: more patience
     base_delay: float = 1.0  # seconds before the second try; doubles per try
     max_delay: float = 30.0
     max_server_delay: float = 120.0  # a longer Retry-After is capped (a CI job has a time limit)
+
+    def tries_for(self, error: BaseException) -> int:
+        limited = isinstance(error, genai_errors.APIError) and error.code == 429
+        return max(self.max_tries, self.max_tries_rate_limited) if limited else self.max_tries
 
     def backoff(self, failed_tries: int, rng: random.Random) -> float:
         """Exponential with "equal jitter": between half and all of ``base * 2**(n-1)``, capped."""
@@ -39,6 +44,20 @@ class RetryPolicy:
         if hint is not None:
             return min(hint, self.max_server_delay) + rng.uniform(0.0, min(0.05, self.base_delay))
         return self.backoff(failed_tries, rng)
+
+
+def _timeout_errors() -> tuple[type[BaseException], ...]:
+    errors: list[type[BaseException]] = [asyncio.TimeoutError, TimeoutError]
+    try:
+        import httpx
+
+        errors.append(httpx.TimeoutException)
+    except ImportError:  # pragma: no cover - google-genai depends on httpx
+        pass
+    return tuple(errors)
+
+
+TIMEOUT_ERRORS = _timeout_errors()
 
 
 def _transport_errors() -> tuple[type[BaseException], ...]:
@@ -128,7 +147,7 @@ def describe_error(error: BaseException) -> str:
             message = " ".join(str(error.message).split())
             text += f": {message[:200]}"
         return text
-    if isinstance(error, asyncio.TimeoutError | TimeoutError):
+    if isinstance(error, TIMEOUT_ERRORS):
         return "timed out"
     detail = " ".join(str(error).split())[:200]
     return f"{type(error).__name__}: {detail}" if detail else type(error).__name__

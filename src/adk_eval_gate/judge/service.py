@@ -121,7 +121,7 @@ class JudgeService:
                     self.counters.calls += 1
                     answer = await self.backend.generate(model=model, config=config, prompt=prompt)
             except Exception as error:
-                if not is_retryable(error) or tries >= self.policy.max_tries:
+                if not is_retryable(error) or tries >= self.policy.tries_for(error):
                     self.counters.failed += 1
                     reason = self._failure(model, tries, error)
                     if is_retryable(error) or _status(error) in {401, 403, 404}:  # not caused by this prompt

@@ -61,7 +61,7 @@ class JudgeMetric(Metric):
         if not isinstance(service, JudgeService):
             raise NotEvaluated(f"{self.name} needs an LLM judge, and this run has none")
         if service.backend is None:
-            raise NotEvaluated(f"{self.name} not evaluated: {service.unavailable}")
+            raise NotEvaluated(service.unavailable or "no LLM judge")
         return service
 
     def judge_details(self, **extra: Any) -> dict[str, Any]:

@@ -1,0 +1,134 @@
+"""The judge answer cache: content-addressed keys, atomic writes, corrupt entries ignored, and a second run
+that asks the (fake) judge nothing at all."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+from google.genai import types
+
+from adk_eval_gate.eval_config import JudgeModelOptions
+from adk_eval_gate.judge.cache import CachedAnswer, JudgeCache, cache_key
+from adk_eval_gate.judge.client import config_fingerprint, request_config
+from adk_eval_gate.judge.service import JudgeService
+from tests.fakes.gemini_server import FakeGemini, Reply
+from tests.judge.helpers import gemini, judge_service
+
+__all__ = ["gemini"]
+OPTIONS = JudgeModelOptions(judge_model="gemini-test")
+
+
+def _key(**change: object) -> str:
+    values: dict[str, object] = {"model": "m", "config": {"temperature": 0.0}, "prompt": "p", "sample": 0}
+    values.update(change)
+    return cache_key(**values)  # type: ignore[arg-type]
+
+
+def test_the_key_covers_model_config_prompt_and_sample() -> None:
+    base = _key()
+    assert base == _key()
+    assert len({base, _key(model="n"), _key(config={"temperature": 0.5}), _key(prompt="q"), _key(sample=1)}) == 5
+
+
+def test_the_key_ignores_how_the_config_was_written() -> None:
+    a = config_fingerprint(request_config(types.GenerateContentConfig(temperature=0.0, top_p=0.5)))
+    b = config_fingerprint(request_config(types.GenerateContentConfig(top_p=0.5, temperature=0.0)))
+    assert _key(config=a) == _key(config=b)
+
+
+def test_round_trip_and_atomic_write(tmp_path: Path) -> None:
+    cache = JudgeCache(tmp_path / "cache")
+    key = _key()
+    assert cache.get(key) is None
+    cache.put(key, CachedAnswer("answer ✓", 10, 2))
+    assert cache.get(key) == CachedAnswer("answer ✓", 10, 2)
+    files = [p for p in (tmp_path / "cache").rglob("*") if p.is_file()]
+    assert [p.name for p in files] == [f"{key}.json"]  # no temporary file left behind
+
+
+def test_a_corrupt_entry_is_ignored(tmp_path: Path) -> None:
+    cache = JudgeCache(tmp_path)
+    key = _key()
+    path = tmp_path / key[:2] / f"{key}.json"
+    path.parent.mkdir(parents=True)
+    for content in ("{not json", "[]", json.dumps({"key": "other", "text": "x"}), json.dumps({"key": key, "text": 3})):
+        path.write_text(content, encoding="utf-8")
+        assert cache.get(key) is None
+    path.write_bytes(b"\xff\xfe")
+    assert cache.get(key) is None
+
+
+def test_an_unwritable_cache_is_not_fatal(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder", encoding="utf-8")
+    cache = JudgeCache(blocker / "cache")
+    cache.put(_key(), CachedAnswer("x"))
+    assert cache.get(_key()) is None
+
+
+def _ask_all(service: JudgeService, prompts: list[str], samples: int = 2) -> list[str]:
+    async def go() -> list[str]:
+        try:
+            return await asyncio.gather(
+                *(service.ask(options=OPTIONS, prompt=p, sample=s) for p in prompts for s in range(samples))
+            )
+        finally:
+            await service.aclose()
+
+    return asyncio.run(go())
+
+
+def test_a_second_identical_run_makes_no_request(gemini: FakeGemini, tmp_path: Path) -> None:
+    gemini.script = lambda request: Reply(text=f"answer {request.number}", prompt_tokens=5, output_tokens=1)
+    first_service = judge_service(cache_dir=tmp_path)
+    first = _ask_all(first_service, ["a", "b", "c"])
+    assert gemini.count == 6  # samples are separate questions
+    assert len(set(first)) == 6
+    assert first_service.counters.input_tokens == 30
+
+    second_service = judge_service(cache_dir=tmp_path)
+    second = _ask_all(second_service, ["a", "b", "c"])
+    assert second == first
+    assert gemini.count == 6
+    counters = second_service.counters
+    assert (counters.calls, counters.cached, counters.input_tokens) == (0, 6, 0)
+
+
+def test_a_changed_prompt_is_asked_again(gemini: FakeGemini, tmp_path: Path) -> None:
+    gemini.script = lambda request: "ok"
+    _ask_all(judge_service(cache_dir=tmp_path), ["a"], samples=1)
+    _ask_all(judge_service(cache_dir=tmp_path), ["a", "a changed"], samples=1)
+    assert gemini.prompts() == ["a", "a changed"]
+
+
+def test_a_corrupt_entry_is_replaced_by_a_fresh_answer(gemini: FakeGemini, tmp_path: Path) -> None:
+    gemini.script = lambda request: "fresh"
+    _ask_all(judge_service(cache_dir=tmp_path), ["a"], samples=1)
+    [entry] = list(tmp_path.rglob("*.json"))
+    entry.write_text("garbage", encoding="utf-8")
+    assert _ask_all(judge_service(cache_dir=tmp_path), ["a"], samples=1) == ["fresh"]
+    assert gemini.count == 2
+    assert json.loads(entry.read_text(encoding="utf-8"))["text"] == "fresh"
+
+
+def test_the_same_question_at_once_is_asked_once_with_a_cache(gemini: FakeGemini, tmp_path: Path) -> None:
+    gemini.script = lambda request: Reply(text="shared", delay=0.2)
+    service = judge_service(cache_dir=tmp_path)
+    assert _ask_all(service, ["same", "same", "same"], samples=1) == ["shared"] * 3
+    assert gemini.count == 1
+    assert (service.counters.calls, service.counters.cached) == (1, 2)
+
+
+def test_without_a_cache_every_question_is_asked(gemini: FakeGemini) -> None:
+    gemini.script = lambda request: "ok"
+    _ask_all(judge_service(), ["same", "same"], samples=1)
+    assert gemini.count == 2
+
+
+def test_an_empty_answer_is_not_cached(gemini: FakeGemini, tmp_path: Path) -> None:
+    gemini.enqueue("", "now with text")
+    assert _ask_all(judge_service(cache_dir=tmp_path), ["a"], samples=1) == [""]
+    assert _ask_all(judge_service(cache_dir=tmp_path), ["a"], samples=1) == ["now with text"]
+    assert gemini.count == 2

@@ -1,0 +1,197 @@
+"""The judge service through google-genai against the fake Gemini server over HTTP: answers, token counts,
+retries honouring Retry-After, failures, timeouts, the shared rate limit and its pause."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
+
+import pytest
+from google.genai import types
+
+from adk_eval_gate.eval_config import JudgeModelOptions
+from adk_eval_gate.judge.retry import RetryPolicy
+from adk_eval_gate.judge.service import JudgeFailed, JudgeService
+from tests.fakes.gemini_server import HANG, FakeGemini, Reply
+from tests.judge.helpers import API_KEY, gemini, judge_service
+
+__all__ = ["gemini"]
+T = TypeVar("T")
+OPTIONS = JudgeModelOptions(judge_model="gemini-test")
+
+
+def run(service: JudgeService, work: Callable[[JudgeService], Awaitable[T]]) -> T:
+    async def go() -> T:
+        try:
+            return await work(service)
+        finally:
+            await service.aclose()
+
+    return asyncio.run(go())
+
+
+def test_answer_tokens_model_key_and_config(gemini: FakeGemini) -> None:
+    gemini.enqueue(Reply(text="the verdict", prompt_tokens=120, output_tokens=7))
+    options = JudgeModelOptions(
+        judge_model="gemini-2.5-pro", judge_model_config=types.GenerateContentConfig(temperature=0.25)
+    )
+    service = judge_service()
+    answer = run(service, lambda s: s.ask(options=options, prompt="Is it right?"))
+    assert answer == "the verdict"
+    [request] = gemini.requests
+    assert request.model == "gemini-2.5-pro"
+    assert request.api_key == API_KEY
+    assert request.prompt == "Is it right?"
+    assert request.body["contents"] == [{"parts": [{"text": "Is it right?"}], "role": "user"}]
+    assert request.body["generationConfig"]["temperature"] == 0.25
+    assert "tools" not in request.body
+    counters = service.counters
+    assert (counters.calls, counters.cached, counters.failed, counters.retries) == (1, 0, 0, 0)
+    assert (counters.input_tokens, counters.output_tokens) == (120, 7)
+
+
+def test_429_then_success_waits_as_told(gemini: FakeGemini) -> None:
+    gemini.enqueue(Reply.error(429, retry_after="0.4"), Reply.error(503, retry_after="0"), "fine")
+    service = judge_service()
+    started = time.monotonic()
+    assert run(service, lambda s: s.ask(options=OPTIONS, prompt="q")) == "fine"
+    assert time.monotonic() - started >= 0.4
+    assert gemini.count == 3
+    assert gemini.requests[1].arrived - gemini.requests[0].arrived >= 0.4
+    assert (service.counters.calls, service.counters.retries, service.counters.failed) == (3, 2, 0)
+
+
+def test_retry_info_in_the_error_body_is_honoured(gemini: FakeGemini) -> None:
+    from google.genai import errors
+
+    from adk_eval_gate.judge.retry import RETRYABLE_STATUS, server_delay
+
+    error = errors.ClientError(
+        429,
+        {
+            "error": {
+                "code": 429,
+                "details": [{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "7s"}],
+            }
+        },
+    )
+    assert 429 in RETRYABLE_STATUS
+    assert server_delay(error) == 7.0
+
+
+def test_500_forever_fails_after_the_fixed_number_of_tries(gemini: FakeGemini) -> None:
+    gemini.script = lambda request: Reply.error(500)
+    service = judge_service(policy=RetryPolicy(max_tries=4, base_delay=0.01))
+    with pytest.raises(JudgeFailed, match=r"judge gemini-test failed after 4 tries: HTTP 500 INTERNAL"):
+        run(service, lambda s: s.ask(options=OPTIONS, prompt="q"))
+    assert gemini.count == 4  # google-genai's own retries are off: every try is ours
+    assert (service.counters.calls, service.counters.failed, service.counters.retries) == (4, 1, 3)
+
+
+def test_backoff_grows_exponentially_with_jitter() -> None:
+    import random
+
+    policy = RetryPolicy(base_delay=1.0, max_delay=30.0)
+    rng = random.Random(1)
+    for failed, ceiling in ((1, 1.0), (2, 2.0), (3, 4.0), (4, 8.0), (9, 30.0)):
+        delays = [policy.backoff(failed, rng) for _ in range(50)]
+        assert all(ceiling / 2 <= d <= ceiling for d in delays)
+        assert len(set(delays)) > 1
+
+
+def test_a_bad_key_is_not_retried(gemini: FakeGemini) -> None:
+    service = judge_service(api_key="wrong-key-0000")
+    with pytest.raises(JudgeFailed, match=r"after 1 try: HTTP 403 PERMISSION_DENIED.*check the judge API key"):
+        run(service, lambda s: s.ask(options=OPTIONS, prompt="q"))
+    assert gemini.count == 1
+    assert "wrong-key-0000" not in str(service.counters)
+
+
+def test_a_hanging_judge_times_out_and_is_retried(gemini: FakeGemini) -> None:
+    gemini.script = lambda request: Reply(text="late", delay=HANG)
+    service = judge_service(timeout=0.5, policy=RetryPolicy(max_tries=2, base_delay=0.01))
+    started = time.monotonic()
+    with pytest.raises(JudgeFailed, match=r"after 2 tries: timed out$"):
+        run(service, lambda s: s.ask(options=OPTIONS, prompt="q"))
+    assert time.monotonic() - started < 5
+    assert gemini.count == 2
+
+
+def test_slow_answers_are_awaited_in_parallel(gemini: FakeGemini) -> None:
+    gemini.script = lambda request: Reply(text=f"answer to {request.prompt}", delay=0.4)
+    service = judge_service(parallelism=8, timeout=5)
+
+    async def work(s: JudgeService) -> list[str]:
+        return await asyncio.gather(*(s.ask(options=OPTIONS, prompt=f"q{i}") for i in range(8)))
+
+    started = time.monotonic()
+    answers = run(service, work)
+    assert answers == [f"answer to q{i}" for i in range(8)]
+    assert time.monotonic() - started < 2.0  # 8 x 0.4 s one after the other would be 3.2 s
+    assert gemini.max_in_flight >= 6
+
+
+@pytest.mark.parametrize("parallelism", [1, 4])
+def test_the_server_never_sees_more_than_the_limit(gemini: FakeGemini, parallelism: int) -> None:
+    gemini.script = lambda request: Reply(text="ok", delay=0.05)
+    service = judge_service(parallelism=parallelism)
+
+    async def work(s: JudgeService) -> list[str]:
+        return await asyncio.gather(*(s.ask(options=OPTIONS, prompt=f"q{i}") for i in range(20)))
+
+    assert run(service, work) == ["ok"] * 20
+    assert gemini.max_in_flight == parallelism
+    assert service.limiter.max_in_flight == parallelism
+
+
+def test_a_429_pauses_every_caller(gemini: FakeGemini) -> None:
+    def script(request: object) -> Reply | str:
+        return Reply.error(429, retry_after="0.5") if gemini.count == 1 else "ok"
+
+    gemini.script = script  # type: ignore[assignment]
+    service = judge_service(parallelism=1)
+
+    async def work(s: JudgeService) -> list[str]:
+        first = asyncio.ensure_future(s.ask(options=OPTIONS, prompt="first"))
+        await asyncio.sleep(0.1)  # the first request has had its 429 by now
+        second = await s.ask(options=OPTIONS, prompt="second")
+        return [await first, second]
+
+    assert run(service, work) == ["ok", "ok"]
+    rejected = gemini.requests[0].arrived
+    assert all(request.arrived - rejected >= 0.45 for request in gemini.requests[1:])
+
+
+def test_a_judge_that_keeps_failing_is_not_asked_again(gemini: FakeGemini) -> None:
+    gemini.script = lambda request: Reply.error(503, retry_after="0")
+    service = judge_service(policy=RetryPolicy(max_tries=2, base_delay=0.01))
+
+    async def work(s: JudgeService) -> list[str]:
+        reasons = []
+        for index in range(5):
+            try:
+                await s.ask(options=OPTIONS, prompt=f"q{index}")
+            except JudgeFailed as failure:
+                reasons.append(str(failure))
+        return reasons
+
+    reasons = run(service, work)
+    assert len(reasons) == 5
+    assert gemini.count == 3 * 2  # three questions tried twice each, then no more calls
+    assert reasons[-1].endswith("(no more judge calls after 3 failures in a row)")
+    assert service.counters.failed == 5
+
+
+def test_429s_get_more_tries_than_outages(gemini: FakeGemini) -> None:
+    policy = RetryPolicy(max_tries=2, max_tries_rate_limited=4, base_delay=0.01)
+    gemini.enqueue(*[Reply.error(429, retry_after="0")] * 3, "through")
+    assert run(judge_service(policy=policy), lambda s: s.ask(options=OPTIONS, prompt="q")) == "through"
+    assert gemini.count == 4
+    gemini.enqueue(*[Reply.error(429, retry_after="0")] * 4)
+    with pytest.raises(JudgeFailed, match="after 4 tries: HTTP 429"):
+        run(judge_service(policy=policy), lambda s: s.ask(options=OPTIONS, prompt="q"))
+    gemini.enqueue(Reply.error(500), Reply.error(500))
+    with pytest.raises(JudgeFailed, match="after 2 tries: HTTP 500"):
+        run(judge_service(policy=policy), lambda s: s.ask(options=OPTIONS, prompt="q"))

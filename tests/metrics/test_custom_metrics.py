@@ -1,0 +1,178 @@
+"""``custom_metrics``: the named function is imported and called as ADK calls it, with ADK's own types, and
+its EvaluationResult becomes our outcome (statuses as the function set them)."""
+
+from __future__ import annotations
+
+import asyncio
+import textwrap
+from pathlib import Path
+
+import pytest
+from google.adk.evaluation.custom_metric_evaluator import _CustomMetricEvaluator
+from google.adk.evaluation.eval_metrics import BaseCriterion as AdkBaseCriterion
+from google.adk.evaluation.eval_metrics import EvalMetric
+
+from adk_eval_gate import eval_config as ec
+from adk_eval_gate.evalset import ConversationScenario, EvalCase
+from adk_eval_gate.metrics import registry
+from adk_eval_gate.metrics.base import MetricOutcome, MetricServices, Status
+from adk_eval_gate.metrics.custom import CustomMetric
+from adk_eval_gate.score import evaluate_metric
+from tests.judge.adk_judge import to_adk
+from tests.judge.helpers import invocation, run_of
+
+MODULE = """
+from google.adk.evaluation.eval_case import Invocation
+from google.adk.evaluation.eval_metrics import EvalMetric, EvalStatus
+from google.adk.evaluation.evaluator import EvaluationResult, PerInvocationResult
+
+SEEN = {}
+
+
+def long_answers(eval_metric, actual_invocations, expected_invocations, conversation_scenario):
+    SEEN.update(
+        metric=eval_metric, actual=actual_invocations, expected=expected_invocations, scenario=conversation_scenario
+    )
+    assert isinstance(eval_metric, EvalMetric) and all(isinstance(i, Invocation) for i in actual_invocations)
+    results = []
+    for actual in actual_invocations:
+        text = "".join(p.text or "" for p in actual.final_response.parts)
+        score = 1.0 if len(text) > 5 else 0.0
+        status = EvalStatus.PASSED if score >= eval_metric.criterion.threshold else EvalStatus.FAILED
+        results.append(PerInvocationResult(actual_invocation=actual, score=score, eval_status=status))
+    overall = sum(r.score for r in results) / len(results)
+    status = EvalStatus.PASSED if overall >= eval_metric.criterion.threshold else EvalStatus.FAILED
+    return EvaluationResult(overall_score=overall, overall_eval_status=status, per_invocation_results=results)
+
+
+async def async_long_answers(eval_metric, actual_invocations, expected_invocations, conversation_scenario):
+    return long_answers(eval_metric, actual_invocations, expected_invocations, conversation_scenario)
+
+
+def says_not_evaluated(eval_metric, actual_invocations, expected_invocations, conversation_scenario):
+    return EvaluationResult()
+
+
+def broken(eval_metric, actual_invocations, expected_invocations, conversation_scenario):
+    raise ValueError("the metric has a bug")
+
+
+def not_a_result(eval_metric, actual_invocations, expected_invocations, conversation_scenario):
+    return 0.5
+
+
+NOT_CALLABLE = 3
+"""
+
+
+@pytest.fixture
+def custom_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    package = tmp_path / "my_metrics"
+    package.mkdir()
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    (package / "lengths.py").write_text(textwrap.dedent(MODULE), encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    return "my_metrics.lengths"
+
+
+def metric(path: str | None, threshold: float = 0.5) -> CustomMetric:
+    built = CustomMetric(
+        name="long_answers", criterion=ec.BaseCriterion(threshold=threshold), services=MetricServices()
+    )
+    built.custom_function_path = path
+    return built
+
+
+def evaluate(built: CustomMetric, *invocations: object, case: EvalCase | None = None) -> MetricOutcome:
+    actual = list(invocations) or [invocation("q1", "a long answer"), invocation("q2", "no")]
+    expected = None if case else [invocation("q1", "x"), invocation("q2", "y")]
+    return asyncio.run(evaluate_metric(built, run_of(actual, expected, case)))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("function", ["long_answers", "async_long_answers"])
+def test_the_function_is_called_with_adks_types(custom_module: str, function: str) -> None:
+    import importlib
+
+    outcome = evaluate(metric(f"{custom_module}.{function}"))
+    assert [(i.score, i.status) for i in outcome.per_invocation] == [(1.0, Status.PASSED), (0.0, Status.FAILED)]
+    assert (outcome.score, outcome.status) == (0.5, Status.PASSED)
+    seen = importlib.import_module(custom_module).SEEN
+    assert seen["metric"].threshold is None  # ADK passes a copy without the deprecated threshold
+    assert seen["metric"].criterion.threshold == 0.5
+    assert seen["metric"].metric_name == "long_answers"
+    assert [i.user_content.parts[0].text for i in seen["expected"]] == ["q1", "q2"]
+    assert seen["scenario"] is None
+
+
+def test_scenario_cases_get_the_scenario_and_no_expected(custom_module: str) -> None:
+    import importlib
+
+    scenario = ConversationScenario(starting_prompt="hi", conversation_plan="plan", user_persona="NOVICE")
+    case = EvalCase(eval_id="s", conversation_scenario=scenario)
+    evaluate(metric(f"{custom_module}.long_answers"), invocation("hi", "a long answer"), case=case)
+    seen = importlib.import_module(custom_module).SEEN
+    assert seen["expected"] is None
+    assert seen["scenario"].starting_prompt == "hi"
+    assert seen["scenario"].user_persona.id == "NOVICE"
+
+
+def test_same_result_as_adks_custom_metric_evaluator(custom_module: str) -> None:
+    actual = [invocation("q1", "a long answer"), invocation("q2", "no"), invocation("q3", "another long one")]
+    ours = evaluate(metric(f"{custom_module}.long_answers", threshold=0.6), *actual)
+    evaluator = _CustomMetricEvaluator(
+        EvalMetric(metric_name="long_answers", threshold=0.6, criterion=AdkBaseCriterion(threshold=0.6)),
+        custom_function_path=f"{custom_module}.long_answers",
+    )
+    theirs = asyncio.run(evaluator.evaluate_invocations(to_adk(actual), None, None))  # type: ignore[arg-type]
+    assert ours.score == theirs.overall_score
+    assert ours.status.value == theirs.overall_eval_status.name.lower()
+    assert [i.score for i in ours.per_invocation] == [r.score for r in theirs.per_invocation_results]
+
+
+@pytest.mark.parametrize(
+    ("target", "reason"),
+    [
+        ("says_not_evaluated", "the custom metric function reported not evaluated"),
+        ("broken", "ValueError: the metric has a bug"),
+        ("not_a_result", "the custom metric function returned float, not an EvaluationResult"),
+        ("NOT_CALLABLE", "has no callable 'NOT_CALLABLE'"),
+        ("missing_function", "has no callable 'missing_function'"),
+    ],
+)
+def test_problems_are_not_evaluated_with_the_reason(custom_module: str, target: str, reason: str) -> None:
+    outcome = evaluate(metric(f"{custom_module}.{target}"))
+    assert outcome.status is Status.NOT_EVALUATED
+    assert outcome.reason is not None and reason in outcome.reason
+
+
+def test_a_module_that_does_not_exist() -> None:
+    outcome = evaluate(metric("no_such_package.metrics.fn"))
+    assert outcome.status is Status.NOT_EVALUATED
+    assert (
+        outcome.reason is not None
+        and "cannot import custom metric function 'no_such_package.metrics.fn'" in outcome.reason
+    )
+    outcome = evaluate(metric("justaname"))
+    assert outcome.reason == "custom metric function 'justaname' must be written as package.module.function"
+
+
+def test_a_module_in_the_working_directory_is_importable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "cwd_metrics.py").write_text(textwrap.dedent(MODULE), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr("sys.path", [p for p in __import__("sys").path if p not in ("", str(tmp_path))])
+    outcome = evaluate(metric("cwd_metrics.long_answers"))
+    assert (outcome.score, outcome.status) == (0.5, Status.PASSED)
+
+
+def test_the_registry_builds_it_with_the_function_path(custom_module: str) -> None:
+    config = ec.EvalConfig.model_validate(
+        {
+            "criteria": {"long_answers": 0.5},
+            "custom_metrics": {"long_answers": {"code_config": {"name": f"{custom_module}.long_answers"}}},
+        }
+    )
+    [configured] = [m for m in registry.configured_metrics(config) if m.name == "long_answers"]
+    built = configured.build(MetricServices())
+    assert isinstance(built, CustomMetric)
+    assert built.custom_function_path == f"{custom_module}.long_answers"
+    assert (evaluate(built).score, configured.spec.kind) == (0.5, "custom")
