@@ -1,0 +1,34 @@
+"""The Gemini example, unchanged, against a local fake of the Gemini API (google-genai over real HTTP)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.runners.conftest import RunGate
+from tests.runners.fake_gemini_tools import fake_gemini
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_the_gemini_example_runs_against_the_gemini_api(
+    tmp_repo: Path, run_gate: RunGate, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shutil.copytree(REPO / "examples" / "gemini_agent", tmp_repo / "gemini_agent")
+    for name in ("GOOGLE_GENAI_USE_VERTEXAI", "GOOGLE_CLOUD_PROJECT", "GEMINI_API_KEY", "GEMINI_MODEL"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("GOOGLE_API_KEY", "fake-key-for-tests")
+    with fake_gemini() as server:
+        monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", server.url)
+        result = run_gate("gemini_agent")
+    assert result.code == 0, result.out
+    assert result.doc is not None and result.doc["totals"]["passed"] == 3
+    scores = result.scores("follow_up_in_pounds")
+    assert scores["tool_trajectory_avg_score"] == 1.0 and scores["final_response_match_v2"] == 1.0
+    answer = result.case("unknown_currency")["runs"][0]["invocations"][0]["actual"]["final_response"]
+    assert answer["parts"][0]["text"] == "Sorry, BTC is not a currency I can convert."
+    assert server.api_keys == {"fake-key-for-tests"}
+    assert server.agent_calls == 8 and server.judge_calls == 4 * 3  # 4 turns, 3 judge samples each
+    assert "fake-key-for-tests" not in result.out
