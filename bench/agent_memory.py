@@ -94,10 +94,14 @@ def main() -> int:
         size = results.stat().st_size
     mib = 1024 * 1024
     passed = f"{doc['totals']['passed']}/{doc['totals']['cases']} passed"
-    print(f"suite: {args.cases} cases x {args.turns} turns, --parallelism {args.parallelism}; "
-          f"{passed} in {elapsed:.1f} s; results.json {size / mib:.1f} MiB")
-    print(f"peak RSS, all processes: {peak_total / mib:.0f} MiB (target < {TARGET_BYTES / mib:.0f} MiB: "
-          f"{'met' if peak_total < TARGET_BYTES else 'MISSED'}); main process alone: {peak_main / mib:.0f} MiB")
+    print(
+        f"suite: {args.cases} cases x {args.turns} turns, --parallelism {args.parallelism}; "
+        f"{passed} in {elapsed:.1f} s; results.json {size / mib:.1f} MiB"
+    )
+    print(
+        f"peak RSS, all processes: {peak_total / mib:.0f} MiB (target < {TARGET_BYTES / mib:.0f} MiB: "
+        f"{'met' if peak_total < TARGET_BYTES else 'MISSED'}); main process alone: {peak_main / mib:.0f} MiB"
+    )
     return 0
 
 
