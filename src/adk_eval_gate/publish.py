@@ -21,6 +21,7 @@ from adk_eval_gate.github.outputs import append_step_summary, output_values, wri
 from adk_eval_gate.report import comment as comment_report
 from adk_eval_gate.report import console as console_report
 from adk_eval_gate.report import summary
+from adk_eval_gate.report.sections import plural
 from adk_eval_gate.report.writer import write_reports
 from adk_eval_gate.settings import Settings
 
@@ -61,8 +62,8 @@ def apply_baseline(
     comparison = compare(doc, found.doc, baseline=found.info, tolerance=tolerance)
     noisy = f" ({comparison.noisy_regressions} more within noise)" if comparison.noisy_regressions else ""
     console.line(
-        f"Compared with {found.info.description}: {comparison.regressions} regressions{noisy}, "
-        f"{comparison.improvements} improvements, {comparison.new} new and {comparison.removed} removed cases"
+        f"Compared with {found.info.description}: {plural(comparison.regressions, 'regression')}{noisy}, "
+        f"{plural(comparison.improvements, 'improvement')}, {comparison.new} new and {comparison.removed} removed cases"
     )
     return with_comparison(doc, comparison, fail_on_regression=settings.fail_on_regression, tolerance=tolerance)
 

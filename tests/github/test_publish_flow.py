@@ -36,7 +36,7 @@ def test_a_pull_request_compares_comments_once_and_edits_after(
 
     first = gate(monkeypatch, tmp_path, pull_request_env(tmp_path, fake_github, run_id=101), example_results)
     assert first.code == 1, first.stdout
-    assert "Compared with main (run " in first.stdout and "1 regressions" in first.stdout
+    assert "Compared with main (run " in first.stdout and "1 regression," in first.stdout
     assert "Pull-request comment created" in first.stdout
     assert "::error file=examples/weather_agent/weather.evalset.json,line=" in first.stdout
     assert [line for line in first.stdout.splitlines() if "ghs_flowtoken" in line] == ["::add-mask::ghs_flowtoken"]

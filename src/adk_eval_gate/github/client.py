@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from typing import Any
 
 import requests
@@ -43,10 +42,13 @@ class RateLimited(GitHubError):
     """Waiting for the rate limit would take longer than allowed."""
 
 
-@dataclass(frozen=True)
-class Page:
-    items: list[Any]
-    next_url: str | None
+class _Bearer(requests.auth.AuthBase):
+    def __init__(self, token: str) -> None:
+        self._token = token
+
+    def __call__(self, request: requests.PreparedRequest) -> requests.PreparedRequest:
+        request.headers["Authorization"] = f"Bearer {self._token}"
+        return request
 
 
 def _error_message(response: requests.Response) -> str:
@@ -79,11 +81,10 @@ class GitHubClient:
         self.waited = 0.0
         self._sleep = sleep
         self._clock = clock
-        self._session = session or requests.Session()
-        self._session.trust_env = False  # no .netrc credentials or proxies from the runner's environment
+        self._session = session or requests.Session()  # proxies from the environment still apply
+        self._auth = _Bearer(token)  # an explicit auth: a ~/.netrc entry can never replace the token
         self._headers = {
             "Accept": "application/vnd.github+json",
-            "Authorization": f"Bearer {token}",
             "X-GitHub-Api-Version": API_VERSION,
             "User-Agent": f"adk-eval-gate/{__version__}",
         }
@@ -188,6 +189,7 @@ class GitHubClient:
                     params=params,
                     json=json,
                     headers=self._headers,
+                    auth=self._auth,
                     timeout=self.timeout,
                     allow_redirects=allow_redirects,
                 )
