@@ -195,3 +195,11 @@ def test_429s_get_more_tries_than_outages(gemini: FakeGemini) -> None:
     gemini.enqueue(Reply.error(500), Reply.error(500))
     with pytest.raises(JudgeFailed, match="after 2 tries: HTTP 500"):
         run(judge_service(policy=policy), lambda s: s.ask(options=OPTIONS, prompt="q"))
+
+
+def test_a_key_echoed_by_the_server_never_reaches_the_reason(gemini: FakeGemini) -> None:
+    gemini.enqueue(Reply(status=400, text=f"request with key={API_KEY} is malformed"))
+    with pytest.raises(JudgeFailed) as raised:
+        run(judge_service(), lambda s: s.ask(options=OPTIONS, prompt="q"))
+    assert API_KEY not in str(raised.value)
+    assert "key=*** is malformed" in str(raised.value)
