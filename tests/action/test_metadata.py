@@ -1,0 +1,145 @@
+"""action.yml, the settings, the outputs the tool writes and the README agree; the image's inputs are pinned."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from adk_eval_gate import options
+from adk_eval_gate.github.outputs import OUTPUT_NAMES
+from adk_eval_gate.settings import Settings, build_settings, input_value
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def action() -> dict[str, Any]:
+    loaded: dict[str, Any] = yaml.safe_load((REPO / "action.yml").read_text(encoding="utf-8"))
+    return loaded
+
+
+def readme_section(name: str) -> str:
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    match = re.search(rf"<!-- section:{name} -->(.*)<!-- /section:{name} -->", text, re.S)
+    assert match, f"README.md has no {name} section"
+    return match.group(1)
+
+
+def table_names(section: str, heading: str) -> list[str]:
+    """The first-column names (in backticks) of the Markdown table under ``heading``."""
+    part = section.split(heading, 1)[1]
+    rows = []
+    for line in part.splitlines()[1:]:
+        if line.startswith("#"):
+            break
+        match = re.match(r"\|\s*`([^`]+)`\s*\|", line)
+        if match:
+            rows.append(match.group(1))
+    return rows
+
+
+def test_every_input_is_a_settings_option_and_every_option_an_input(action: dict[str, Any]) -> None:
+    inputs = set(action["inputs"])
+    assert inputs == set(options.ACTION_INPUTS)
+    for name in inputs:
+        assert name == name.lower() and "_" not in name, f"input {name!r} is not kebab-case"
+        assert options.ACTION_INPUTS[name].field in Settings.model_fields
+
+
+def test_every_input_reaches_its_setting_through_the_variable_github_sets(action: dict[str, Any]) -> None:
+    """GitHub upper-cases the name and keeps hyphens: INPUT_NUM-RUNS."""
+    for name in action["inputs"]:
+        option = options.ACTION_INPUTS[name]
+        variable = "INPUT_" + name.upper()
+        assert input_value({variable: "x"}, option) == "x", variable
+    settings = build_settings(
+        "run",
+        {},
+        env={"INPUT_NUM-RUNS": "3", "INPUT_FAIL-ON-REGRESSION": "true", "INPUT_GATE-ID": "nightly", "INPUT_RUNNER": ""},
+    )
+    assert (settings.num_runs, settings.fail_on_regression, settings.gate_id, settings.runner) == (
+        3,
+        True,
+        "nightly",
+        "adk",
+    )
+
+
+def test_only_the_token_has_a_default_so_the_tool_owns_every_other_default(action: dict[str, Any]) -> None:
+    defaults = {name: spec["default"] for name, spec in action["inputs"].items() if "default" in spec}
+    assert defaults == {"github-token": "${{ github.token }}"}
+    assert not any(spec.get("required") for spec in action["inputs"].values())
+
+
+def test_descriptions_list_every_choice(action: dict[str, Any]) -> None:
+    for name, spec in action["inputs"].items():
+        for choice in options.ACTION_INPUTS[name].choices or ():
+            assert choice in spec["description"], f"input {name!r} does not mention {choice!r}"
+
+
+def test_outputs_are_exactly_what_the_tool_writes(action: dict[str, Any]) -> None:
+    assert list(action["outputs"]) == list(OUTPUT_NAMES)
+    assert all(spec.get("description") for spec in action["outputs"].values())
+
+
+def test_readme_documents_every_input_and_output(action: dict[str, Any]) -> None:
+    section = readme_section("action")
+    assert table_names(section, "### Inputs") == list(action["inputs"])
+    assert table_names(section, "### Outputs") == list(action["outputs"])
+
+
+def test_readme_shows_the_pull_request_gate_example_as_it_is() -> None:
+    section = readme_section("action")
+    match = re.search(r"```yaml\n(.*?)```", section, re.S)
+    assert match, "the action section shows no workflow"
+    assert match.group(1) == (REPO / "examples" / "workflows" / "pr-gate.yml").read_text(encoding="utf-8")
+    for permission in ("contents: read", "pull-requests: write", "actions: read"):
+        assert permission in section
+
+
+def test_runs_the_dockerfile_that_releases_replace_with_the_prebuilt_image(action: dict[str, Any]) -> None:
+    assert action["runs"] == {"using": "docker", "image": "Dockerfile"}
+    assert action["branding"]["icon"] and action["branding"]["color"]
+    # release.yml rewrites exactly this line; it must stay as the sed expression expects
+    lines = (REPO / "action.yml").read_text(encoding="utf-8").splitlines()
+    assert lines.count("  image: Dockerfile") == 1
+    release = (REPO / ".github" / "workflows" / "release.yml").read_text(encoding="utf-8")
+    assert "s|^  image: Dockerfile$|  image: docker://${IMAGE}|" in release
+
+
+def test_image_dependencies_are_all_pinned_and_cover_the_package() -> None:
+    pins: dict[str, str] = {}
+    for line in (REPO / "constraints" / "docker.txt").read_text(encoding="utf-8").splitlines():
+        if line and not line.startswith("#"):
+            name, _, version = line.partition("==")
+            assert re.fullmatch(r"[a-z0-9-]+", name) and re.fullmatch(r"[\w.+-]+", version), line
+            pins[name] = version
+    assert list(pins) == sorted(pins)
+    pyproject = (REPO / "pyproject.toml").read_text(encoding="utf-8")
+    dependencies = re.search(r"^dependencies = \[(.*?)\]", pyproject, re.S | re.M)
+    assert dependencies
+    for requirement in re.findall(r'"([^"]+)"', dependencies.group(1)):
+        name = re.split(r"[<>=!~\[; ]", requirement, maxsplit=1)[0].lower().replace("_", "-")
+        assert name in pins, f"{name} (a dependency in pyproject.toml) is not pinned: run python constraints/lock.py"
+    test_extra = re.search(r'"google-adk\[eval\]==([\d.]+)"', pyproject)
+    assert test_extra and pins["google-adk"] == test_extra.group(1), "the image's ADK is not the tested one"
+
+
+def test_dockerfile_is_multi_stage_and_runs_as_the_default_user() -> None:
+    dockerfile = (REPO / "Dockerfile").read_text(encoding="utf-8")
+    stages = re.findall(r"^FROM (\S+)", dockerfile, re.M)
+    assert stages == ["python:3.11-slim", "python:3.11-slim"]
+    final = dockerfile.rsplit("\nFROM ", 1)[1]
+    assert "PYTHONUNBUFFERED=1" in final
+    assert "constraints/docker.txt" in dockerfile
+    assert not re.search(r"^USER ", dockerfile, re.M)
+    assert 'ENTRYPOINT ["/usr/local/bin/adk-eval-gate-entrypoint"]' in final
+    copied = re.findall(r"^COPY (?!--from)(.+) \S+$", dockerfile, re.M)
+    allowed = (REPO / ".dockerignore").read_text(encoding="utf-8")
+    for sources in copied:
+        for source in sources.split():
+            assert f"!{source}" in allowed, f"{source} is copied but .dockerignore leaves it out of the context"

@@ -1,0 +1,120 @@
+"""The example workflows and the project's own: inputs that exist, CLI calls that parse, minimal permissions.
+
+(Their syntax is checked against GitHub's workflow schema and with actionlint by .ci/static-checks.sh.)
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from adk_eval_gate.cli import build_parser
+
+REPO = Path(__file__).resolve().parents[2]
+EXAMPLES = sorted((REPO / "examples" / "workflows").glob("*.yml"))
+OWN = sorted((REPO / ".github" / "workflows").glob("*.yml"))
+ACTION_INPUTS = set(yaml.safe_load((REPO / "action.yml").read_text(encoding="utf-8"))["inputs"])
+THIS_ACTION = re.compile(r"^(adk-eval-gate/adk-eval-gate@v\d+|\./)$")
+
+
+def load(path: Path) -> dict[str, Any]:
+    loaded: dict[str, Any] = yaml.safe_load(path.read_text(encoding="utf-8"))
+    loaded["on"] = loaded.pop(True, loaded.get("on"))  # YAML 1.1 reads the key `on` as true
+    return loaded
+
+
+def steps(workflow: dict[str, Any]) -> list[dict[str, Any]]:
+    return [step for job in workflow["jobs"].values() for step in job.get("steps", [])]
+
+
+def cli_calls(workflow: dict[str, Any]) -> list[list[str]]:
+    """The adk-eval-gate command lines in run: scripts, ${{ }} expressions replaced by a plain word."""
+    calls = []
+    for step in steps(workflow):
+        script = re.sub(r"\$\{\{[^}]*\}\}", "X", step.get("run", "")).replace("\\\n", " ")
+        for line in script.splitlines():
+            words = shlex.split(line, comments=True)
+            if words[:1] == ["adk-eval-gate"]:
+                calls.append(words[1:])
+    return calls
+
+
+def test_there_is_an_example_for_every_set_up_the_readme_promises() -> None:
+    assert {path.name for path in EXAMPLES} == {
+        "pr-gate.yml",
+        "sharded.yml",
+        "fork-safe-evaluate.yml",
+        "fork-safe-comment.yml",
+        "deployed-agent.yml",
+        "cli-without-container.yml",
+    }
+    assert {path.name for path in OWN} == {"ci.yml", "release.yml"}
+
+
+@pytest.mark.parametrize("path", EXAMPLES + OWN, ids=lambda path: path.name)
+def test_the_action_is_given_only_inputs_it_has(path: Path) -> None:
+    for step in steps(load(path)):
+        if THIS_ACTION.match(str(step.get("uses", ""))):
+            unknown = set(step.get("with", {})) - ACTION_INPUTS
+            assert not unknown, f"{path.name}: inputs {unknown} do not exist"
+
+
+@pytest.mark.parametrize("path", EXAMPLES + OWN, ids=lambda path: path.name)
+def test_cli_calls_parse(path: Path) -> None:
+    parser = build_parser()
+    for call in cli_calls(load(path)):
+        parser.parse_args(call)  # SystemExit on an unknown option or command
+
+
+@pytest.mark.parametrize("path", EXAMPLES + OWN, ids=lambda path: path.name)
+def test_permissions_are_set_and_never_write_all(path: Path) -> None:
+    workflow = load(path)
+    assert isinstance(workflow.get("permissions"), dict), f"{path.name} sets no top-level permissions"
+    for job in workflow["jobs"].values():
+        for scope in (workflow, job):
+            assert scope.get("permissions") not in ("write-all", "read-all")
+
+
+def test_the_gate_uploads_the_baseline_only_from_pushes_under_the_default_artifact_name() -> None:
+    workflow = load(REPO / "examples" / "workflows" / "pr-gate.yml")
+    assert set(workflow["on"]) == {"pull_request", "push"}
+    assert workflow["permissions"] == {"contents": "read", "pull-requests": "write", "actions": "read"}
+    (upload,) = [step for step in steps(workflow) if str(step.get("uses", "")).startswith("actions/upload-artifact")]
+    assert upload["with"] == {"name": "adk-eval-results", "path": "adk-eval-results/results.json"}
+    assert "github.event_name == 'push'" in upload["if"]
+
+
+def test_the_shards_cover_the_matrix_and_one_job_comments() -> None:
+    workflow = load(REPO / "examples" / "workflows" / "sharded.yml")
+    shards = workflow["jobs"]["eval"]["strategy"]["matrix"]["shard"]
+    (gate,) = [step for step in workflow["jobs"]["eval"]["steps"] if "adk-eval-gate/" in str(step.get("uses", ""))]
+    assert gate["with"]["shard"] == f"${{{{ matrix.shard }}}}/{len(shards)}"
+    assert gate["with"]["comment-mode"] == "off"
+    commands = [call[0] for call in cli_calls(workflow)]
+    assert commands == ["merge", "report"]
+    assert ["report", "adk-eval-results/results.json", "--comment"] in cli_calls(workflow)
+
+
+def test_the_fork_comment_workflow_never_checks_out_or_runs_the_pull_request() -> None:
+    workflow = load(REPO / "examples" / "workflows" / "fork-safe-comment.yml")
+    assert set(workflow["on"]) == {"workflow_run"}
+    evaluate = load(REPO / "examples" / "workflows" / "fork-safe-evaluate.yml")
+    assert workflow["on"]["workflow_run"]["workflows"] == [evaluate["name"]]
+    uses = [str(step.get("uses", "")) for step in steps(workflow)]
+    assert not any(use.startswith("actions/checkout") for use in uses)
+    assert "contents" not in workflow["permissions"]
+    assert "pull-requests" not in evaluate["permissions"]  # a fork's token could not write anyway
+
+
+def test_the_deployed_agent_run_takes_its_token_from_the_environment() -> None:
+    workflow = load(REPO / "examples" / "workflows" / "deployed-agent.yml")
+    assert "workflow_dispatch" in workflow["on"]
+    (gate,) = [step for step in steps(workflow) if "adk-eval-gate/" in str(step.get("uses", ""))]
+    assert gate["with"]["runner"] == "http"
+    assert "${AGENT_ID_TOKEN}" in gate["with"]["agent-headers"]
+    assert "AGENT_ID_TOKEN" in gate["env"]
