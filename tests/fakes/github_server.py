@@ -27,16 +27,25 @@ import json
 import re
 import signal
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit
+from urllib.parse import parse_qsl, urlsplit
 
-from tests.fakes import github_objects as objects
-from tests.fakes.github_objects import BOT_LOGIN, Artifact, Comment, Pull, WorkflowRun
+from tests.fakes.github_objects import Artifact, Comment, Pull, WorkflowRun
 from tests.fakes.github_openapi import Exchange, request_errors, response_errors
+from tests.fakes.github_routes import (
+    Answer,
+    Context,
+    Routes,
+    api_handler,
+    error,
+    json_or_none,
+    storage_handler,
+    token_of,
+)
 
 
 @dataclass
@@ -64,15 +73,7 @@ class Recorded:
         return json.dumps({key: getattr(self, key) for key in keys}, sort_keys=True)
 
 
-@dataclass
-class Answer:
-    status: int
-    body: Any = None
-    headers: dict[str, str] = field(default_factory=dict)
-    platform: bool = False
-
-
-class FakeGitHub:
+class FakeGitHub(Routes):
     """State and routes; ``start()`` serves the API (and a separate "storage" host for artifact zips)."""
 
     def __init__(
@@ -191,7 +192,7 @@ class FakeGitHub:
         return int(self._servers[0].server_address[1])
 
     def start(self) -> FakeGitHub:
-        for handler in (_api_handler(self), _storage_handler(self)):
+        for handler in (api_handler(self), storage_handler(self)):
             server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
             server.daemon_threads = True
             threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
@@ -243,7 +244,7 @@ class FakeGitHub:
                 method=method,
                 path=path,
                 query=query,
-                body=_json_or_none(body),
+                body=json_or_none(body),
                 status=answer.status,
                 authorization=headers.get("authorization"),
                 violations=problems,
@@ -261,130 +262,15 @@ class FakeGitHub:
             if fault.times > 0 and fault.method == method and fault.path.search(path):
                 fault.times -= 1
                 return Answer(fault.status, fault.body, dict(fault.headers), platform=True)
-        token = _token(headers.get("authorization"))
+        token = token_of(headers.get("authorization"))
         if token is None:
-            return Answer(401, _error("Requires authentication"), platform=True)
+            return Answer(401, error("Requires authentication"), platform=True)
         for route_method, pattern, handler in self._routes():
             match = pattern.fullmatch(path)
             if match and route_method == method:
-                context = _Context(query=query, body=_json_or_none(body), token=token, host=host, path=path)
+                context = Context(query=query, body=json_or_none(body), token=token, host=host, path=path)
                 return handler(context, **match.groupdict())
-        return Answer(404, _error("Not Found"), platform=True)
-
-    def _routes(self) -> list[tuple[str, re.Pattern[str], Callable[..., Answer]]]:
-        repo = r"/repos/(?P<owner>[^/]+)/(?P<name>[^/]+)"
-        table: list[tuple[str, str, Callable[..., Answer]]] = [
-            ("GET", r"/user", self._get_user),
-            ("GET", repo + r"/issues/(?P<number>\d+)/comments", self._list_comments),
-            ("POST", repo + r"/issues/(?P<number>\d+)/comments", self._create_comment),
-            ("PATCH", repo + r"/issues/comments/(?P<comment_id>\d+)", self._update_comment),
-            ("GET", repo + r"/pulls/(?P<number>\d+)", self._get_pull),
-            ("GET", repo + r"/actions/workflows/(?P<workflow>[^/]+)/runs", self._list_runs),
-            ("GET", repo + r"/actions/runs/(?P<run_id>\d+)/artifacts", self._list_artifacts),
-            ("GET", repo + r"/actions/artifacts/(?P<artifact_id>\d+)/(?P<archive>[^/]+)", self._download),
-        ]
-        return [(m, re.compile(p), h) for m, p, h in table]
-
-    # -- routes --------------------------------------------------------------------------------------------
-    def _known_repo(self, owner: str, name: str) -> bool:
-        return f"{owner}/{name}".lower() == self.repository.lower()
-
-    def _identity(self, token: str) -> str:
-        return BOT_LOGIN if token.startswith("ghs_") else self.login
-
-    def _get_user(self, ctx: _Context) -> Answer:
-        if ctx.token.startswith("ghs_"):
-            return Answer(403, _error("Resource not accessible by integration"))
-        return Answer(200, objects.user(self.login))
-
-    def _list_comments(self, ctx: _Context, owner: str, name: str, number: str) -> Answer:
-        if not self._known_repo(owner, name) or int(number) not in self.pulls:
-            return Answer(404, _error("Not Found"))
-        items = [self._comment(c, ctx) for c in self.comments_on(int(number))]
-        return self._page(items, ctx, lambda chunk: chunk)
-
-    def _create_comment(self, ctx: _Context, owner: str, name: str, number: str) -> Answer:
-        if not self._known_repo(owner, name) or int(number) not in self.pulls:
-            return Answer(404, _error("Not Found"))
-        if not self.writable:
-            return Answer(403, _error("Resource not accessible by integration"))
-        body = ctx.body if isinstance(ctx.body, dict) else {}
-        comment_id = self.add_comment(str(body.get("body", "")), login=self._identity(ctx.token), issue=int(number))
-        comment = self._comment(self.comments[comment_id], ctx)
-        return Answer(201, comment, {"Location": comment["url"]})
-
-    def _update_comment(self, ctx: _Context, owner: str, name: str, comment_id: str) -> Answer:
-        stored = self.comments.get(int(comment_id))
-        if not self._known_repo(owner, name) or stored is None:
-            return Answer(404, _error("Not Found"), platform=True)
-        if not self.writable:  # GitHub lets a token with write access edit anybody's comment: so does the fake
-            return Answer(403, _error("Resource not accessible by integration"), platform=True)
-        body = ctx.body if isinstance(ctx.body, dict) else {}
-        stored.body = str(body.get("body", ""))
-        stored.updated = self._now()
-        return Answer(200, self._comment(stored, ctx))
-
-    def _get_pull(self, ctx: _Context, owner: str, name: str, number: str) -> Answer:
-        pull = self.pulls.get(int(number))
-        if not self._known_repo(owner, name) or pull is None:
-            return Answer(404, _error("Not Found"))
-        obj = objects.pull_request(pull, repository=self.repository, api=ctx.api)
-        return Answer(200, obj)
-
-    def _list_runs(self, ctx: _Context, owner: str, name: str, workflow: str) -> Answer:
-        if not self._known_repo(owner, name):
-            return Answer(404, _error("Not Found"), platform=True)
-        q = ctx.query
-        runs = [
-            run
-            for run in sorted(self.runs, key=lambda r: r.created, reverse=True)
-            if workflow in (run.workflow, str(run.id))
-            and q.get("branch", run.branch) == run.branch
-            and q.get("event", run.event) == run.event
-            and q.get("head_sha", run.head_sha) == run.head_sha
-            and q.get("status", run.status) in (run.status, run.conclusion)
-        ]
-        items = [
-            objects.workflow_run(
-                run,
-                pulls=[self.pulls[n] for n in run.pull_requests if n in self.pulls],
-                repository=self.repository,
-                api=ctx.api,
-            )
-            for run in runs
-        ]
-        return self._page(items, ctx, lambda chunk: {"total_count": len(items), "workflow_runs": chunk})
-
-    def _list_artifacts(self, ctx: _Context, owner: str, name: str, run_id: str) -> Answer:
-        if not self._known_repo(owner, name):
-            return Answer(404, _error("Not Found"), platform=True)
-        wanted = ctx.query.get("name")
-        found = [a for a in self.artifacts.values() if a.run_id == int(run_id) and wanted in (None, a.name)]
-        items = [objects.artifact(a, repository=self.repository, api=ctx.api) for a in found]
-        return self._page(items, ctx, lambda chunk: {"total_count": len(items), "artifacts": chunk})
-
-    def _download(self, ctx: _Context, owner: str, name: str, artifact_id: str, archive: str) -> Answer:
-        artifact = self.artifacts.get(int(artifact_id))
-        if not self._known_repo(owner, name) or artifact is None or archive != "zip":
-            return Answer(404, _error("Not Found"), platform=True)
-        if artifact.expired:
-            return Answer(410, _error("Artifact has expired"))
-        location = f"{self.storage_url}/blobs/{artifact.id}.zip?sig=fake-signature"
-        return Answer(302, None, {"Location": location})
-
-    def _comment(self, comment: Comment, ctx: _Context) -> dict[str, Any]:
-        return objects.comment(comment, repository=self.repository, api=ctx.api)
-
-    def _page(self, items: list[Any], ctx: _Context, wrap: Callable[[list[Any]], Any]) -> Answer:
-        per_page = max(1, min(100, int(ctx.query.get("per_page") or 30)))
-        page = max(1, int(ctx.query.get("page") or 1))
-        last = max(1, -(-len(items) // per_page))
-        chunk = items[(page - 1) * per_page : page * per_page]
-        rels = [("next", page + 1), ("last", last)] if page < last else []
-        rels += [("prev", page - 1), ("first", 1)] if page > 1 else []
-        links = ", ".join(f'<{ctx.page_url(number)}>; rel="{rel}"' for rel, number in rels)
-        headers = {"Link": links} if links else {}
-        return Answer(200, wrap(chunk), headers)
+        return Answer(404, error("Not Found"), platform=True)
 
     # -- storage host ----------------------------------------------------------------------------------------
     def serve_blob(self, path: str, authorization: str | None) -> tuple[int, bytes]:
@@ -397,91 +283,6 @@ class FakeGitHub:
             if authorization:  # like Azure blob storage: a signed URL plus a bearer token is an error
                 return 400, b"<Error><Code>InvalidAuthenticationInfo</Code></Error>"
             return 200, artifact.data
-
-
-@dataclass
-class _Context:
-    query: dict[str, str]
-    body: Any
-    token: str
-    host: str
-    path: str
-
-    @property
-    def api(self) -> str:
-        return f"http://{self.host}"
-
-    def page_url(self, page: int) -> str:
-        return f"{self.api}{self.path}?" + urlencode({**self.query, "page": str(page)})
-
-
-def _token(header: str | None) -> str | None:
-    if not header:
-        return None
-    scheme, _, value = header.partition(" ")
-    return value.strip() if scheme.lower() in {"bearer", "token"} and value.strip() else None
-
-
-def _error(message: str) -> dict[str, str]:
-    return {"message": message, "documentation_url": "https://docs.github.com/rest"}
-
-
-def _json_or_none(body: bytes) -> Any:
-    if not body:
-        return None
-    try:
-        return json.loads(body)
-    except ValueError:
-        return body.decode("utf-8", "replace")
-
-
-def _api_handler(fake: FakeGitHub) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        def _serve(self) -> None:
-            length = int(self.headers.get("Content-Length") or 0)
-            body = self.rfile.read(length) if length else b""
-            headers = {k.lower(): v for k, v in self.headers.items()}
-            host = f"127.0.0.1:{fake.port}{fake.base_path}"
-            answer = fake.handle(self.command, self.path, headers, body, host)
-            payload = b"" if answer.body is None else json.dumps(answer.body).encode()
-            self.send_response(answer.status)
-            for key, value in answer.headers.items():
-                self.send_header(key, value)
-            if payload:
-                self.send_header("Content-Type", "application/json; charset=utf-8")
-            self.send_header("Content-Length", str(len(payload)))
-            self.end_headers()
-            self.wfile.write(payload)
-
-        def do_GET(self) -> None:
-            self._serve()
-
-        def do_POST(self) -> None:
-            self._serve()
-
-        def do_PATCH(self) -> None:
-            self._serve()
-
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
-
-    return Handler
-
-
-def _storage_handler(fake: FakeGitHub) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            status, data = fake.serve_blob(self.path, self.headers.get("Authorization"))
-            self.send_response(status)
-            self.send_header("Content-Type", "application/zip" if status == 200 else "text/plain")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
-
-    return Handler
 
 
 @dataclass
