@@ -16,3 +16,18 @@ class EchoModel(BaseLlm):
     ) -> AsyncGenerator[LlmResponse, None]:
         text = " ".join(part.text for part in llm_request.contents[-1].parts or [] if part.text)
         yield LlmResponse(content=types.Content(role="model", parts=[types.Part(text=f"echo: {text}")]))
+
+
+class ScriptedUser(BaseLlm):
+    """Plays the simulated user: asks for the plan, then ends the conversation."""
+
+    @classmethod
+    def supported_models(cls) -> list[str]:
+        return [r"scripted-user.*"]
+
+    async def generate_content_async(
+        self, llm_request: LlmRequest, stream: bool = False
+    ) -> AsyncGenerator[LlmResponse, None]:
+        prompt = " ".join(part.text or "" for content in llm_request.contents for part in content.parts or [])
+        answer = "</finished>" if "plan is" in prompt else "state plan"
+        yield LlmResponse(content=types.Content(role="model", parts=[types.Part(text=answer)]))

@@ -182,3 +182,26 @@ def test_headers_expand_variables_and_register_secrets() -> None:
         parse_headers(["Authorization: Bearer $MISSING"], env=env)
     with pytest.raises(UsageError, match="is not a header"):
         parse_headers(["no colon here"], env=env)
+
+
+def test_a_conversation_scenario_over_http(servers: tuple[ApiServer, ApiServer], tmp_repo: Path) -> None:
+    from google.adk.models.registry import LLMRegistry
+
+    from tests.runners.scripted_model import ScriptedUser
+
+    LLMRegistry.register(ScriptedUser)  # the user simulator runs here, the agent on the server
+    (tmp_repo / "test_config.json").write_text(
+        '{"criteria": {"response_match_score": 0.5}, "user_simulator_config": {"model": "scripted-user"}}',
+        encoding="utf-8",
+    )
+    (tmp_repo / "scenario.evalset.json").write_text(
+        """{"eval_set_id": "scenario", "eval_cases": [{"eval_id": "ask_plan",
+            "conversation_scenario": {"starting_prompt": "weather Rome", "conversation_plan": "Ask for the plan."},
+            "session_input": {"app_name": "bot", "user_id": "u", "state": {"plan": "silver"}}}]}""",
+        encoding="utf-8",
+    )
+    execution = _run(["scenario.evalset.json"], url=servers[1].url)
+    (run,) = execution.finished["scenario.evalset.json::ask_plan"]
+    assert run.inference.error is None
+    texts = [inv.final_response.parts[0].text for inv in run.inference.invocations]  # type: ignore[union-attr,index]
+    assert texts == ["It is sunny in Rome.", "plan is silver"]

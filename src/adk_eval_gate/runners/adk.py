@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from adk_eval_gate.errors import GateError
-from adk_eval_gate.evalset import AgentDetails, AppDetails, EvalCase, SessionInput
+from adk_eval_gate.evalset import AgentDetails, AppDetails, EvalCase, Invocation, SessionInput
 from adk_eval_gate.plan import PlannedFile, WorkItem
 from adk_eval_gate.runners.agents import (
     AgentError,
@@ -89,6 +89,7 @@ class AdkRunner:
     async def prepare(self, items: list[WorkItem]) -> None:
         """Imports every agent the items need, once (in each worker process when there are several)."""
         refs = {self.agent_for(item.file) for item in items}
+        await warm_up()
         if self.worker_count > 1 and len(items) > 1:
             for ref in refs:  # metrics in this process may need the agent's .env (e.g. a judge's API key)
                 if isinstance(ref, AgentRef):
@@ -153,6 +154,26 @@ class AdkRunner:
         if self._pool is not None:
             await self._pool.close()
             self._pool = None
+
+
+async def warm_up() -> None:
+    """One turn of a tiny built-in agent: ADK imports much of itself lazily on the first turn (about 0.5 s).
+
+    Done before the case runs' clocks start, and before worker processes are forked so they inherit it.
+    """
+    from google.genai import types as genai_types
+
+    from adk_eval_gate.runners.adk_plugins import warm_up_agent
+    from adk_eval_gate.runners.agents import AgentRef
+    from adk_eval_gate.runners.simulation import StaticTurns
+
+    agent = LoadedAgent(AgentRef("module", "warm-up", "warm-up"), warm_up_agent(), None)
+    message = genai_types.Content(role="user", parts=[genai_types.Part(text="warm up")])
+    case = EvalCase(eval_id="warm-up", conversation=[Invocation(user_content=message)])
+    with contextlib.suppress(Exception):  # only an optimisation
+        await _run_case(
+            agent, case=case, turns=StaticTurns(case), app_name="warm-up", user_id="warm-up", session_id="warm-up"
+        )
 
 
 def _plugins() -> tuple[Any, list[Any]]:

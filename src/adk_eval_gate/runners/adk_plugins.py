@@ -8,9 +8,11 @@ model calls that have no HTTP retry options ADK's eval defaults, so a brief mode
 from __future__ import annotations
 
 import uuid
+from collections.abc import AsyncGenerator
 from typing import Any
 
 from google.adk.agents.callback_context import CallbackContext
+from google.adk.models.base_llm import BaseLlm
 from google.adk.models.llm_request import LlmRequest
 from google.adk.models.llm_response import LlmResponse
 from google.adk.plugins.base_plugin import BasePlugin
@@ -66,3 +68,32 @@ class EnsureRetryOptions(BasePlugin):
         config.http_options = config.http_options or types.HttpOptions()
         config.http_options.retry_options = config.http_options.retry_options or DEFAULT_RETRY_OPTIONS
         return None
+
+
+class _WarmUpModel(BaseLlm):
+    """Calls the warm-up tool once, then answers."""
+
+    async def generate_content_async(
+        self, llm_request: LlmRequest, stream: bool = False
+    ) -> AsyncGenerator[LlmResponse, None]:
+        last = llm_request.contents[-1] if llm_request.contents else None
+        if last and any(part.function_response for part in last.parts or []):
+            part = types.Part(text="ready")
+        else:
+            part = types.Part(function_call=types.FunctionCall(name="warm_up_tool", args={"value": 1}))
+        usage = types.GenerateContentResponseUsageMetadata(
+            prompt_token_count=1, candidates_token_count=1, total_token_count=2
+        )
+        yield LlmResponse(content=types.Content(role="model", parts=[part]), usage_metadata=usage)
+
+
+def warm_up_tool(value: int) -> dict[str, int]:
+    """Returns its argument."""
+    return {"value": value}
+
+
+def warm_up_agent() -> Any:
+    """A tiny agent (no user code) whose one turn makes ADK import what it otherwise imports on the first turn."""
+    from google.adk.agents import LlmAgent
+
+    return LlmAgent(name="adk_eval_gate_warm_up", model=_WarmUpModel(model="warm-up"), tools=[warm_up_tool])
