@@ -5,13 +5,14 @@
 # job summary, JUnit file and pull-request comment (tests/action/container_check.py), and that a bad
 # `requirements` input stops the step with one clear error. Also enforces the image size budget.
 #
-#   bash .ci/container-test.sh
+#   bash .ci/container-test.sh [VENV]    VENV: a virtualenv with the test extra, for the fake GitHub server and
+#                                       the checks (default: $PYTHON, else .venv, else python3)
 #
 # Environment:
 #   CONTAINER_ENGINE  oci (default: podman through the oci tool, for machines without Docker) or docker (GitHub's
 #               runners: builds on the real python:3.11-slim and runs the container as the runner does)
 #   OCI_TOOL    the oci tool (default: ../shared/tools/oci beside this checkout); it installs podman itself
-#   PYTHON      a Python with this project's test extra (default: .venv/bin/python, else python3)
+#   PYTHON      a Python with this project's test extra, when no VENV is given
 #   IMAGE_TAG   default localhost/adk-eval-gate:ci
 #   MAX_ADDED_MB  budget for what the Dockerfile adds on top of its base image (default 300)
 set -euo pipefail
@@ -21,7 +22,9 @@ engine=${CONTAINER_ENGINE:-oci}
 oci=${OCI_TOOL:-$root/../shared/tools/oci}
 tag=${IMAGE_TAG:-localhost/adk-eval-gate:ci}
 max_added_mb=${MAX_ADDED_MB:-300}
-if [[ -z ${PYTHON:-} ]]; then
+if [[ -n ${1:-} && ${1:-} != --run-image ]]; then
+  PYTHON=$(cd "$1/bin" && pwd)/python
+elif [[ -z ${PYTHON:-} ]]; then
   if [[ -x $root/.venv/bin/python ]]; then PYTHON=$root/.venv/bin/python; else PYTHON=python3; fi
 fi
 work=$root/.ci/.work/container

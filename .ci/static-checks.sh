@@ -27,7 +27,7 @@ fi
 export PATH="$bin:$PATH"
 
 workflows=(examples/workflows/*.yml .github/workflows/*.yml)
-scripts=(entrypoint.sh .ci/static-checks.sh .ci/container-test.sh)
+scripts=(entrypoint.sh .ci/static-checks.sh .ci/container-test.sh bench/container_build.sh)
 failed=0
 check() { # NAME COMMAND...: run one check, remember a failure, go on with the others
   local name=$1

@@ -11,9 +11,9 @@ Walks the installed distributions from adk-eval-gate's runtime requirements plus
 from __future__ import annotations
 
 import argparse
-import importlib.metadata as metadata
 import re
 import sys
+from importlib import metadata
 from pathlib import Path
 
 from packaging.requirements import Requirement
@@ -51,7 +51,8 @@ def closure(requirements: list[Requirement]) -> dict[str, str]:
         try:
             dist = metadata.distribution(requirement.name)
         except metadata.PackageNotFoundError:
-            raise SystemExit(f"{requirement.name} is not installed in {sys.prefix}: install the project first") from None
+            missing = f"{requirement.name} is not installed in {sys.prefix}: install the project first"
+            raise SystemExit(missing) from None
         versions[key] = dist.version
         for text in dist.requires or []:
             sub = Requirement(text)

@@ -19,10 +19,13 @@ REPO = Path(__file__).resolve().parents[2]
 ENTRYPOINT = REPO / "entrypoint.sh"
 
 
-def entrypoint(*args: str, cwd: Path, inputs: dict[str, str]) -> subprocess.CompletedProcess[str]:
+def entrypoint(
+    *args: str, cwd: Path, inputs: dict[str, str], extra_env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("INPUT_", "GITHUB_"))}
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
     env.update({"GITHUB_ACTIONS": "true", "GITHUB_WORKSPACE": str(cwd), "PIP_NO_INDEX": "1"})
+    env.update(extra_env or {})
     env.update({f"INPUT_{name.upper()}": value for name, value in inputs.items()})
     return subprocess.run(
         ["bash", str(ENTRYPOINT), *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=120, check=False
@@ -79,6 +82,58 @@ def test_an_installed_requirements_file_then_runs_the_cli(tmp_path: Path) -> Non
     assert "Requirement already satisfied: pyyaml" in result.stdout
     assert result.stdout.splitlines()[-1] == f"adk-eval-gate {__version__}"
     assert not error_lines(result)
+
+
+# A build backend inside the repository (PEP 517 backend-path) that needs nothing installed, so pip builds and
+# installs the project offline, with build isolation as usual.
+BACKEND = """
+import base64, hashlib, zipfile
+
+NAME, VERSION = "weather_tools", "1.0"
+
+
+def get_requires_for_build_wheel(config_settings=None):
+    return []
+
+
+def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
+    info = f"{NAME}-{VERSION}.dist-info"
+    files = {
+        f"{NAME}.py": open(f"{NAME}.py", "rb").read(),
+        f"{info}/METADATA": f"Metadata-Version: 2.1\\nName: weather-tools\\nVersion: {VERSION}\\n".encode(),
+        f"{info}/WHEEL": b"Wheel-Version: 1.0\\nGenerator: test\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n",
+    }
+    record = []
+    for path, data in files.items():
+        digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+        record.append(f"{path},sha256={digest},{len(data)}")
+    files[f"{info}/RECORD"] = ("\\n".join(record + [f"{info}/RECORD,,"]) + "\\n").encode()
+    name = f"{NAME}-{VERSION}-py3-none-any.whl"
+    with zipfile.ZipFile(f"{wheel_directory}/{name}", "w") as wheel:
+        for path, data in files.items():
+            wheel.writestr(path, data)
+    return name
+"""
+
+
+def test_pyproject_installs_the_repository_itself(tmp_path: Path) -> None:
+    repository = tmp_path / "repository"
+    (repository / "_build").mkdir(parents=True)
+    (repository / "_build" / "backend.py").write_text(BACKEND, encoding="utf-8")
+    (repository / "pyproject.toml").write_text(
+        '[build-system]\nrequires = []\nbuild-backend = "backend"\nbackend-path = ["_build"]\n\n'
+        '[project]\nname = "weather-tools"\nversion = "1.0"\n',
+        encoding="utf-8",
+    )
+    (repository / "weather_tools.py").write_text("FORECAST = 'sunny'\n", encoding="utf-8")
+    target = tmp_path / "site-packages"  # pip installs here, not into the test environment
+    result = entrypoint(
+        "--version", cwd=repository, inputs={"requirements": "pyproject"}, extra_env={"PIP_TARGET": str(target)}
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert (target / "weather_tools.py").read_text(encoding="utf-8") == "FORECAST = 'sunny'\n"
+    assert (target / "weather_tools-1.0.dist-info" / "METADATA").is_file()
+    assert result.stdout.splitlines()[-1] == f"adk-eval-gate {__version__}"
 
 
 @pytest.mark.parametrize("value", ["zero", "0"])
