@@ -124,7 +124,10 @@ async def execute(
     if prepare is not None:
         await prepare(items)  # e.g. import the agents once, before any case run's clock starts
     for planned in {id(item.file): item.file for item in items}.values():
-        metrics.for_file(planned)
+        metrics.for_file(planned)  # meanwhile the runner's worker processes may be starting
+    wait_ready = getattr(runner, "wait_ready", None)
+    if wait_ready is not None:
+        await wait_ready()
     if on_ready:
         on_ready()
 

@@ -87,19 +87,24 @@ class AdkRunner:
         return self._refs[display]
 
     async def prepare(self, items: list[WorkItem]) -> None:
-        """Imports every agent the items need, once (in each worker process when there are several)."""
+        """Imports every agent the items need, once; with worker processes, starts them doing so."""
         refs = {self.agent_for(item.file) for item in items}
-        await warm_up()
         if self.worker_count > 1 and len(items) > 1:
             for ref in refs:  # metrics in this process may need the agent's .env (e.g. a judge's API key)
                 if isinstance(ref, AgentRef):
                     load_env(ref)
             self._pool = WorkerPool(count=min(self.worker_count, len(items)), setup=self.load_agents, run=self.run_here)
-            await self._pool.start(items)
+            self._pool.start(items)
         else:
             await self.load_agents(items)
 
+    async def wait_ready(self) -> None:
+        """Returns when every worker process has imported the agents (at once without workers)."""
+        if self._pool is not None:
+            await self._pool.wait_ready()
+
     async def load_agents(self, items: list[WorkItem]) -> None:
+        await warm_up()
         for item in items:
             ref = self.agent_for(item.file)
             if isinstance(ref, AgentRef) and ref not in self._agents:

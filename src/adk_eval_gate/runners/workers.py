@@ -146,8 +146,8 @@ class WorkerPool:
         self._index: dict[int, int] = {}
         self._requests = itertools.count(1)
 
-    async def start(self, items: list[WorkItem]) -> None:
-        """Forks the workers, and waits until each has imported the agents."""
+    def start(self, items: list[WorkItem]) -> None:
+        """Forks the workers; they import the agents while this process goes on (``wait_ready`` waits for them)."""
         loop = asyncio.get_running_loop()
         self._index = {id(item): index for index, item in enumerate(items)}
         context = multiprocessing.get_context("fork")
@@ -168,6 +168,8 @@ class WorkerPool:
             threading.Thread(
                 target=self._read, args=(worker, loop), name=f"adk-eval-gate-pool-{worker.number}", daemon=True
             ).start()
+
+    async def wait_ready(self) -> None:
         await asyncio.gather(*(worker.ready for worker in self.workers if worker.ready is not None))
 
     def _read(self, worker: _Worker, loop: asyncio.AbstractEventLoop) -> None:
