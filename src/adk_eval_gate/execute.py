@@ -72,7 +72,7 @@ async def _attempt(runner: Runner, item: WorkItem) -> Inference:
         return Inference(error=f"{type(error).__name__}: {error}")
 
 
-async def _infer(runner: Runner, item: WorkItem, timeout: float, retry: RetryPolicy) -> Inference:
+async def _infer(runner: Runner, item: WorkItem, *, timeout: float, retry: RetryPolicy) -> Inference:
     started = time.monotonic()
     transient: list[str] = []
 
@@ -135,7 +135,7 @@ async def execute(
         async with semaphore:
             if on_started:
                 on_started(item)
-            inference = await _infer(runner, item, timeout, retry)
+            inference = await _infer(runner, item, timeout=timeout, retry=retry)
             scored = (
                 []
                 if inference.error

@@ -189,7 +189,7 @@ class HttpRunner:
             base = f"/apps/{quote(app, safe='')}/users/{quote(user_id, safe='')}/sessions"
             await self._create_session(base, session_id, item)
             try:
-                events, timings = await self._converse(app, user_id, session_id, turns)
+                events, timings = await self._converse(app=app, user_id=user_id, session_id=session_id, turns=turns)
             finally:
                 await self._delete_session(f"{base}/{quote(session_id, safe='')}")
         except _Transient as error:
@@ -212,7 +212,7 @@ class HttpRunner:
             await self.client().delete(path)
 
     async def _converse(
-        self, app: str, user_id: str, session_id: str, turns: UserTurns
+        self, *, app: str, user_id: str, session_id: str, turns: UserTurns
     ) -> tuple[list[AgentEvent], dict[str, TurnTiming]]:
         events: list[AgentEvent] = []
         timings: dict[str, TurnTiming] = {}
@@ -234,7 +234,7 @@ class HttpRunner:
             events.extend(turn)
             timings[invocation_id] = TurnTiming(duration=round(time.monotonic() - started, 3))
             if isinstance(turns, SimulatedTurns):
-                adk_events.extend(_adk_events(message, invocation_id, raw))
+                adk_events.extend(_adk_events(message, invocation_id=invocation_id, raw=raw))
         return events, timings
 
     async def _run_turn(self, body: dict[str, Any]) -> list[dict[str, Any]]:
@@ -289,7 +289,7 @@ def _transport_message(error: BaseException, what: str) -> str:
     return f"{what} failed: {type(error).__name__}: {error}"
 
 
-def _adk_events(message: genai_types.Content, invocation_id: str, raw: list[dict[str, Any]]) -> list[Any]:
+def _adk_events(message: genai_types.Content, *, invocation_id: str, raw: list[dict[str, Any]]) -> list[Any]:
     """ADK events for the user simulator (only scenario cases need them, and they need google-adk anyway)."""
     from google.adk.events.event import Event
 

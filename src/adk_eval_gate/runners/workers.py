@@ -63,15 +63,17 @@ def decode(data: dict[str, Any]) -> Inference:
 # The worker process
 
 
-def _worker_main(conn: Connection, others: list[Connection], items: list[WorkItem], setup: Setup, run: RunOne) -> None:
+def _worker_main(
+    conn: Connection, *, others: list[Connection], items: list[WorkItem], setup: Setup, run: RunOne
+) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole process group; the main process decides
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     for other in others:
         other.close()
-    asyncio.run(_serve(conn, items, setup, run))
+    asyncio.run(_serve(conn, items=items, setup=setup, run=run))
 
 
-async def _serve(conn: Connection, items: list[WorkItem], setup: Setup, run: RunOne) -> None:
+async def _serve(conn: Connection, *, items: list[WorkItem], setup: Setup, run: RunOne) -> None:
     loop = asyncio.get_running_loop()
     send_lock = threading.Lock()
     stopped = asyncio.Event()
@@ -156,7 +158,8 @@ class WorkerPool:
             ours, theirs = context.Pipe()
             process = context.Process(
                 target=_worker_main,
-                args=(theirs, list(ends), items, self.setup, self.run),
+                args=(theirs,),
+                kwargs={"others": list(ends), "items": items, "setup": self.setup, "run": self.run},
                 name=f"adk-eval-gate-worker-{number + 1}",
                 daemon=True,
             )
