@@ -127,7 +127,7 @@ def main() -> int:
         ours_runs = float(finished.group(1))
         print(
             f"adk-eval-gate --parallelism {args.parallelism}: {ours_total:.2f} s in all "
-            f"(case runs {ours_runs:.2f} s; the rest is start-up: imports, loading the agent and files); "
+            f"(case runs {ours_runs:.2f} s; the rest: start-up, loading agent and files, reports, exit); "
             f"{results['totals']['passed']}/{results['totals']['cases']} passed"
         )
         print(f"ideal (total model latency / parallelism): {ideal:.2f} s")
@@ -146,6 +146,16 @@ def main() -> int:
             return 1
         print(f"adk eval (parallelism 4): {adk_total:.2f} s; {passed.group(1)} passed")
         print(f"speed-up: {adk_total / ours_total:.1f}x (whole commands; target >= 6x)")
+        # The fixed cost of each command (start-up, imports, reports, exit), from a one-case suite, to compare the
+        # time spent running the cases alone.
+        small = folder / "one"
+        small.mkdir()
+        one_agent, one_evalset = build_suite(small, cases=1, turns=1)
+        adk_fixed, _ = run_timed([*_adk_command(), "eval", str(one_agent), str(one_evalset)], cwd=small, env=env)
+        print(
+            f"adk eval on a one-case suite: {adk_fixed:.2f} s, so about {adk_total - adk_fixed:.1f} s of case runs; "
+            f"speed-up on the case runs: {(adk_total - adk_fixed) / ours_runs:.1f}x"
+        )
     return 0
 
 
