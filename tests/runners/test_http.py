@@ -98,14 +98,19 @@ def test_state_app_names_and_the_sse_endpoint(servers: tuple[ApiServer, ApiServe
             "state": [turn("state plan", answer="plan is gold"), turn("weather Oslo", answer="It is sunny in Oslo.")],
             "invoice": [turn("Is invoice INV-1002 paid?", answer="Invoice INV-1002 is overdue (99.0 EUR, pro plan).")],
             "no_app_name": [turn("hello", answer="echo: hello")],
+            "unknown_app": [turn("hello", answer="echo: hello")],
         },
         state={"session_input": {"app_name": "bot", "user_id": "u", "state": {"plan": "gold"}}},
         invoice={"session_input": {"app_name": "helpdesk_agent", "user_id": "u", "state": {"plan": "pro"}}},
+        unknown_app={"session_input": {"app_name": "billing", "user_id": "u"}},
     )
     execution = _run(["remote.evalset.json"], url=servers[1].url)
     errors = _errors(execution)
     assert errors["state"] is None and errors["invoice"] is None
     assert "serves several apps (bot, helpdesk_agent)" in (errors["no_app_name"] or "")
+    assert "does not serve the app 'billing' of session_input.app_name (it serves: bot, helpdesk_agent)" in (
+        errors["unknown_app"] or ""
+    )
     state_run = execution.finished["remote.evalset.json::state"][0]
     assert [s.outcome.score for s in state_run.scored[:1]] == [1.0]
     invoice = execution.finished["remote.evalset.json::invoice"][0].inference.invocations[0]

@@ -157,7 +157,17 @@ class HttpRunner:
 
     async def app_name(self, item: WorkItem) -> str:
         if item.case.session_input and item.case.session_input.app_name:
-            return item.case.session_input.app_name
+            wanted = item.case.session_input.app_name
+            try:
+                apps = await self.list_apps()
+            except (AgentServerError, _Transient, httpx.HTTPError, ValueError):
+                return wanted  # a server without a usable /list-apps: let /run say what it thinks
+            if wanted not in apps:
+                raise AgentServerError(
+                    f"{self.base_url} does not serve the app {wanted!r} of session_input.app_name "
+                    f"(it serves: {', '.join(apps) or 'nothing'})"
+                )
+            return wanted
         apps = await self.list_apps()
         if len(apps) == 1:
             return apps[0]
