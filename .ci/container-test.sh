@@ -55,7 +55,10 @@ image_run() { # run the image in the current folder as GitHub's runner runs a Do
     "$oci" run "$tag"
     return
   fi
-  local -a args=(--rm --network host --workdir /github/workspace -v "$PWD:/github/workspace")
+  # no --rm: the exit code must be the container's (podman's Docker API answers 0 for --rm containers)
+  local cidfile status=0
+  cidfile=$(mktemp -u)
+  local -a args=(--cidfile "$cidfile" --network host --workdir /github/workspace -v "$PWD:/github/workspace")
   local var inside name
   for var in GITHUB_OUTPUT GITHUB_STEP_SUMMARY GITHUB_EVENT_PATH; do
     [[ -n ${!var:-} ]] || continue
@@ -70,7 +73,10 @@ image_run() { # run the image in the current folder as GitHub's runner runs a Do
       GITHUB_* | INPUT_* | RUNNER_* | CI) args+=(-e "$name") ;;
     esac
   done < <(env)
-  docker run "${args[@]}" -e GITHUB_WORKSPACE=/github/workspace "$tag"
+  docker run "${args[@]}" -e GITHUB_WORKSPACE=/github/workspace "$tag" || status=$?
+  if [[ -s $cidfile ]]; then docker rm -f "$(cat "$cidfile")" >/dev/null || true; fi
+  rm -f "$cidfile"
+  return "$status"
 }
 
 if [[ ${1:-} == --run-image ]]; then # internal: the step's environment holds names bash cannot export
