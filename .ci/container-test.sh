@@ -94,6 +94,10 @@ cleanup() {
 trap cleanup EXIT
 
 echo "== building the image ($tag)"
+if [[ $engine == oci ]]; then
+  # podman's vfs store keeps a full copy per layer: drop build stages left by earlier runs, keep today's cache
+  "$oci" podman image prune -f --filter until=12h >/dev/null || true
+fi
 start=$SECONDS
 image_build
 echo "built in $((SECONDS - start)) s"
