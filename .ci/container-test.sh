@@ -129,11 +129,15 @@ echo "fake GitHub API at $api_url"
 "$PYTHON" -m tests.action.container_check prepare "$work" --api-url "$api_url"
 
 run_step() { # SCENARIO: run the container with WORK/env-SCENARIO in the workspace; stdout to WORK/SCENARIO.out
-  local scenario=$1 status=0
-  local -a step_env
+  local scenario=$1 status=0 name
+  local -a step_env inherited=()
   mapfile -t step_env <"$work/env-$scenario"
+  while IFS='=' read -r name _; do # e.g. when this runs inside a GitHub job: only the scenario's context counts
+    case $name in GITHUB_* | INPUT_* | RUNNER_* | ACTIONS_*) inherited+=(-u "$name") ;; esac
+  done < <(env)
   echo "== running the step: $scenario"
-  (cd "$work/workspace" && env "${step_env[@]}" bash "$root/.ci/container-test.sh" --run-image) >"$work/$scenario.out" 2>"$work/$scenario.err" || status=$?
+  (cd "$work/workspace" && env "${inherited[@]}" "${step_env[@]}" bash "$root/.ci/container-test.sh" --run-image) \
+    >"$work/$scenario.out" 2>"$work/$scenario.err" || status=$?
   sed 's/^/  | /' "$work/$scenario.out"
   if [[ -s $work/$scenario.err ]]; then sed 's/^/  ! /' "$work/$scenario.err"; fi
   return "$status"
