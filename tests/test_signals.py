@@ -49,6 +49,7 @@ def test_a_signal_stops_the_run_and_writes_what_finished(tmp_path: Path, signum:
     assert "Interrupted: the reports hold the 2 finished runs" in output
     doc = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
     assert doc["run"]["interrupted"] is True
+    assert doc["status"] == "error"  # a run cut short never passes, even if what finished passed
     assert sorted(case["eval_id"] for case in doc["cases"]) == ["fast1", "fast2"]
     assert (tmp_path / "out" / "junit.xml").is_file() and (tmp_path / "out" / "summary.md").is_file()
     assert "Traceback" not in output

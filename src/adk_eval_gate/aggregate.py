@@ -203,8 +203,10 @@ def overall_status(
     allow_not_evaluated: bool,
     significant_regressions: int = 0,
     fail_on_regression: bool = False,
+    interrupted: bool = False,
 ) -> r.RunStatus:
-    if counts.file_errors or counts.error:
+    """``error`` when something could not be evaluated at all (a file, a case, or a run cut short)."""
+    if counts.file_errors or counts.error or interrupted:
         return "error"
     if counts.failed or (counts.not_evaluated and not allow_not_evaluated):
         return "failed"

@@ -188,6 +188,7 @@ def with_comparison(
         allow_not_evaluated=doc.run.allow_not_evaluated,
         significant_regressions=regressions,
         fail_on_regression=fail_on_regression,
+        interrupted=doc.run.interrupted,
     )
     run = doc.run.model_copy(
         update={

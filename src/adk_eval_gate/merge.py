@@ -61,8 +61,9 @@ def merge_documents(documents: list[r.ResultsDocument]) -> r.ResultsDocument:
         )
     starts = [d.run.started_at for d in documents if d.run.started_at]
     durations = [d.run.duration_seconds for d in documents if d.run.duration_seconds is not None]
+    interrupted = any(d.run.interrupted for d in documents)
     return r.ResultsDocument(
-        status=aggregate.overall_status(totals, allow_not_evaluated=allow),
+        status=aggregate.overall_status(totals, allow_not_evaluated=allow, interrupted=interrupted),
         totals=totals,
         cases=ordered_cases,
         files=ordered_files,
@@ -75,7 +76,7 @@ def merge_documents(documents: list[r.ResultsDocument]) -> r.ResultsDocument:
                 "allow_not_evaluated": allow,
                 "started_at": min(starts) if starts else None,
                 "duration_seconds": max(durations) if durations else None,
-                "interrupted": any(d.run.interrupted for d in documents),
+                "interrupted": interrupted,
             }
         ),
     )

@@ -52,7 +52,9 @@ def build_document(
             )
     totals = aggregate.totals(cases, files)
     return r.ResultsDocument(
-        status=aggregate.overall_status(totals, allow_not_evaluated=settings.allow_not_evaluated),
+        status=aggregate.overall_status(
+            totals, allow_not_evaluated=settings.allow_not_evaluated, interrupted=execution.interrupted
+        ),
         totals=totals,
         cases=cases,
         files=files,

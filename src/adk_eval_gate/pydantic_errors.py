@@ -80,6 +80,7 @@ def best_error(
 ) -> tuple[list[str | int], str]:
     """The most specific error (deepest location) of a validation error, as (path, message)."""
     errors = exc.errors(include_url=False)
+
     def path_of(error: Any) -> list[str | int]:
         names_field = error.get("type") in {"missing", "extra_forbidden"}
         return clean_loc(error.get("loc", ()), data, names_field=names_field)
