@@ -1,5 +1,5 @@
 from __future__ import annotations
 
-from adk_eval_gate.cli import main
+from adk_eval_gate.cli import entry
 
-raise SystemExit(main())
+entry()

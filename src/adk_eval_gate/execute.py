@@ -8,6 +8,7 @@ after a backoff, a few times, all within its ``--timeout``.
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import random
 import signal
@@ -128,6 +129,9 @@ async def execute(
     wait_ready = getattr(runner, "wait_ready", None)
     if wait_ready is not None:
         await wait_ready()
+    # Everything set up so far (agents, models, metrics) lives until the end: keep it out of the collector's
+    # sweeps, which otherwise grow with it and stall the concurrent case runs.
+    gc.freeze()
     if on_ready:
         on_ready()
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import gc
 import signal
 import time
 
@@ -126,6 +127,7 @@ def run(settings: Settings, console: Console) -> int:
     run_count = getattr(runner, "run_count", None)
     items = plan(prepared.planned, num_runs=settings.num_runs, shard=settings.shard, run_count=run_count)
     services = build_services(settings, prepared.planned, console)
+    gc.freeze()  # the loaded files and configs live until the end (see execute: agents are frozen too)
     execution = asyncio.run(run_items(items, settings=settings, runner=runner, services=services, console=console))
     doc = build_document(
         settings=settings,

@@ -7,6 +7,9 @@ tokenizations are cached, which is where the speed over ADK's evaluator comes fr
 
 from __future__ import annotations
 
+import importlib.util
+import sys
+import types
 import unicodedata
 from collections import Counter
 from functools import lru_cache
@@ -27,12 +30,42 @@ def _is_non_spaced(code: int) -> bool:
 _STEMMER: Any = None
 
 
+def _porter_stemmer_class() -> Any:
+    """NLTK's ``PorterStemmer``, the class rouge-score and ADK use."""
+    if "nltk" not in sys.modules:
+        try:
+            return _porter_without_nltk_init()
+        except ImportError:
+            pass
+    from nltk.stem import porter
+
+    return porter.PorterStemmer
+
+
+def _porter_without_nltk_init() -> Any:
+    """The stemmer module needs three small NLTK modules, but ``import nltk`` loads most of NLTK and SciPy
+    (over a second). So it is imported under empty package shells, and every ``nltk`` module is unregistered
+    again afterwards: a later ``import nltk`` (by an agent, say) loads the real package."""
+    try:
+        for name in ("nltk", "nltk.stem"):
+            spec = importlib.util.find_spec(name)
+            if spec is None or spec.submodule_search_locations is None:
+                raise ImportError(f"no package {name}")
+            shell = types.ModuleType(name)
+            shell.__path__ = list(spec.submodule_search_locations)
+            sys.modules[name] = shell
+        from nltk.stem.porter import PorterStemmer
+
+        return PorterStemmer
+    finally:
+        for name in [m for m in sys.modules if m == "nltk" or m.startswith("nltk.")]:
+            del sys.modules[name]
+
+
 def _stemmer() -> Any:
     global _STEMMER
     if _STEMMER is None:
-        from nltk.stem import porter
-
-        _STEMMER = porter.PorterStemmer()
+        _STEMMER = _porter_stemmer_class()()  # default mode NLTK_EXTENSIONS, as rouge-score constructs it
     return _STEMMER
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from adk_eval_gate import results as r
@@ -13,7 +12,7 @@ from adk_eval_gate.settings import Settings
 
 
 def results_json(doc: r.ResultsDocument) -> str:
-    return json.dumps(doc.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n"
+    return doc.model_dump_json(indent=2) + "\n"
 
 
 def _write(path: Path, text: str) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import itertools
 import multiprocessing
 import os
@@ -113,6 +114,7 @@ async def _serve(conn: Connection, *, items: list[WorkItem], setup: Setup, run: 
                 return
 
     await setup(items)
+    gc.freeze()  # the imported agents live as long as the worker: keep them out of the collector's sweeps
     send(("ready",))
     threading.Thread(target=read, name="adk-eval-gate-worker-reader", daemon=True).start()
     await stopped.wait()
