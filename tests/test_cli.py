@@ -161,3 +161,20 @@ def test_migrate_matches_adks_conversion(tmp_path: Path) -> None:
 def test_results_schema_file_is_current() -> None:
     committed = json.loads((REPO / "schema" / "results.schema.json").read_text())
     assert committed == r.json_schema(), "regenerate: python -m adk_eval_gate.results > schema/results.schema.json"
+
+
+def test_report_exit_zero_only_publishes(repo: Path) -> None:
+    failed = r.ResultsDocument(
+        status="failed",
+        totals=r.Totals(cases=1, failed=1, files=1),
+        cases=[
+            r.CaseResult(id="a.evalset.json::a", file="a.evalset.json", eval_set_id="s", eval_id="a", status="failed")
+        ],
+        files=[r.FileResult(path="a.evalset.json", cases=1)],
+    )
+    (repo / "results.json").write_text(failed.model_dump_json(), encoding="utf-8")
+    gate = run_cli("report", "results.json", cwd=repo)
+    assert gate.returncode == 1, gate.stdout
+    publish_only = run_cli("report", "results.json", "--exit-zero", cwd=repo)
+    assert publish_only.returncode == 0, publish_only.stdout
+    assert (repo / "adk-eval-results" / "junit.xml").is_file()

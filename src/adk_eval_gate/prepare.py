@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -9,8 +10,9 @@ from adk_eval_gate import results as r
 from adk_eval_gate.configs import ConfigCache, find_config, find_repository_root
 from adk_eval_gate.console import Console
 from adk_eval_gate.discover import EvalFileRef, discover
-from adk_eval_gate.errors import GateError
+from adk_eval_gate.errors import GateError, UsageError
 from adk_eval_gate.load import load_eval_file
+from adk_eval_gate.options import BY_FIELD
 from adk_eval_gate.plan import PlannedFile, select_cases
 from adk_eval_gate.settings import Settings
 
@@ -37,7 +39,10 @@ def prepare(settings: Settings, console: Console) -> Prepared:
     unknown case ids in selectors.
     """
     root = repository_root(settings)
-    refs = discover(settings.paths, root=root, include=settings.include, exclude=settings.exclude)
+    try:
+        refs = discover(settings.paths, root=root, include=settings.include, exclude=settings.exclude)
+    except UsageError as no_files:
+        raise _as_written(no_files, settings) from None
     configs = ConfigCache(root)
     planned: list[PlannedFile] = []
     files: list[r.FileResult] = []
@@ -51,13 +56,23 @@ def prepare(settings: Settings, console: Console) -> Prepared:
             console.error(error.one_line(), file=error.file, line=error.line)
             continue
         assert planned_file is not None
-        select_cases(planned_file)  # unknown case ids stop the run here, before any agent runs
+        try:
+            select_cases(planned_file)  # unknown case ids stop the run here, before any agent runs
+        except UsageError as unknown_case:
+            raise _as_written(unknown_case, settings) from None
         planned.append(planned_file)
         for warning in planned_file.config.warnings:
             if warning not in reported_warnings:
                 reported_warnings.add(warning)
                 console.warning(warning)
     return Prepared(root, planned, files, errors)
+
+
+def _as_written(error: UsageError, settings: Settings) -> UsageError:
+    """The error with its option named as the user wrote it (``input 'paths'`` in the action)."""
+    if error.field in BY_FIELD:
+        return dataclasses.replace(error, field=settings.option_name(error.field))
+    return error
 
 
 def _prepare_one(

@@ -17,7 +17,7 @@ import pydantic
 
 from adk_eval_gate.errors import UsageError
 from adk_eval_gate.github.context import GitHubContext, read_context
-from adk_eval_gate.options import OPTIONS, Option
+from adk_eval_gate.options import BY_FIELD, OPTIONS, Option
 from adk_eval_gate.plan import Shard
 
 DEFAULT_OUTPUT_DIR = "adk-eval-results"
@@ -59,6 +59,8 @@ class Settings(pydantic.BaseModel):
     github_token: pydantic.SecretStr | None = None
     requirements: str | None = None
     github: GitHubContext = pydantic.Field(default_factory=GitHubContext)
+    from_inputs: frozenset[str] = frozenset()  # fields whose value came from an action input (INPUT_*)
+    from_cli: frozenset[str] = frozenset()  # fields given on the command line
 
     @property
     def results_path(self) -> Path:
@@ -71,6 +73,14 @@ class Settings(pydantic.BaseModel):
     @property
     def summary_path(self) -> Path:
         return self.summary or self.output_dir / "summary.md"
+
+    def option_name(self, field: str) -> str:
+        """How the user wrote this option: ``input 'num-runs'`` in the action, ``--num-runs`` on the command line."""
+        option = BY_FIELD[field]
+        in_action = self.github.in_actions or bool(self.from_inputs)
+        if option.input and (field in self.from_inputs or (in_action and field not in self.from_cli)):
+            return f"input {option.input!r}"
+        return "PATH" if field == "paths" else option.flag
 
     def token(self) -> str | None:
         return self.github_token.get_secret_value() if self.github_token else None
@@ -144,6 +154,8 @@ def build_settings(command: str, cli_values: Mapping[str, Any], env: Mapping[str
     """``cli_values``: what the command line set (absent or None: not given)."""
     env = os.environ if env is None else env
     values: dict[str, Any] = {"command": command}
+    from_inputs: set[str] = set()
+    from_cli: set[str] = set()
     for option in OPTIONS:
         raw = cli_values.get(option.field)
         from_input = False
@@ -152,22 +164,20 @@ def build_settings(command: str, cli_values: Mapping[str, Any], env: Mapping[str
             from_input = raw is not None
         if raw is None:
             continue
+        (from_inputs if from_input else from_cli).add(option.field)
         values[option.field] = _convert(option, raw, from_input=from_input)
+    values["from_inputs"], values["from_cli"] = frozenset(from_inputs), frozenset(from_cli)
     token = values.pop("github_token", None) or env.get("GITHUB_TOKEN") or None
     values["github_token"] = pydantic.SecretStr(token) if token else None
     values["github"] = read_context(env)
     for key in ("config", "recorded", "cache_dir", "output_dir", "results", "junit", "summary", "baseline"):
         if isinstance(values.get(key), str):
             values[key] = Path(values[key])
-    return _checked(Settings(**values), cli_values)
+    return _checked(Settings(**values))
 
 
-def _checked(settings: Settings, cli_values: Mapping[str, Any]) -> Settings:
-    def name(field: str) -> str:
-        option = next(o for o in OPTIONS if o.field == field)
-        if cli_values.get(field) is not None or not option.input:
-            return option.flag
-        return f"input {option.input!r}"
+def _checked(settings: Settings) -> Settings:
+    name = settings.option_name
 
     if settings.command == "run":
         if settings.runner == "http" and not settings.agent_url:

@@ -71,9 +71,8 @@ def test_bad_input_fails_with_one_error_naming_it(
     errors = [line for line in out.splitlines() if line.startswith("::error")]
     assert code == 2, out + err
     assert len(errors) == 1, out
-    assert named in errors[0] and says in errors[0], errors[0]
-    if named != "paths":  # discovery names the paths input by its name, the settings say "input 'NAME'"
-        assert f"input '{named}'" in errors[0]
+    assert says in errors[0], errors[0]
+    assert f"input '{named}'" in errors[0], errors[0]
     assert not (workspace / "adk-eval-results").exists()
 
 

@@ -47,5 +47,13 @@ def test_a_pull_request_event_needs_no_lookup(fake_github: FakeGitHub) -> None:
 
 
 def test_no_number_at_all(fake_github: FakeGitHub) -> None:
-    resolved = resolve(fake_github, GitHubContext(event_name="push", repository="octo/repo"))
+    context = GitHubContext(event_name="workflow_run", repository="octo/repo", event={"workflow_run": {"id": 9}})
+    resolved = resolve(fake_github, context)
     assert resolved.number is None and resolved.problem is not None and "--pr" in resolved.problem
+
+
+def test_a_push_has_nothing_to_comment_on_and_nothing_to_warn_about(fake_github: FakeGitHub) -> None:
+    # e.g. the sharded workflow's merge job on the default branch, which only uploads the baseline
+    resolved = resolve(fake_github, GitHubContext(event_name="push", repository="octo/repo"))
+    assert resolved == pull_request.Resolved(None)
+    assert fake_github.requests == []

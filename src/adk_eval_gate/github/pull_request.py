@@ -36,7 +36,9 @@ def candidate(context: GitHubContext, *, explicit: int | None, recorded: int | N
 def resolve(client: GitHubClient, *, context: GitHubContext, explicit: int | None, recorded: int | None) -> Resolved:
     number = candidate(context, explicit=explicit, recorded=recorded)
     if number is None:
-        return Resolved(None, "no pull request to comment on: not a pull request event and no --pr given")
+        if context.event_name not in {"pull_request", "pull_request_target", "workflow_run"}:
+            return Resolved(None)  # a push or a manual run: nothing to comment on, and nothing wrong
+        return Resolved(None, "no pull request to comment on: the event names none and no --pr was given")
     expected = context.workflow_run.get("head_sha")
     if not expected or not context.repository:
         return Resolved(number)
