@@ -11,7 +11,8 @@
 # Environment:
 #   CONTAINER_ENGINE  oci (default: podman through the oci tool, for machines without Docker) or docker (GitHub's
 #               runners: builds on the real python:3.11-slim and runs the container as the runner does)
-#   OCI_TOOL    the oci tool (default: ../shared/tools/oci beside this checkout); it installs podman itself
+#   OCI_TOOL    the oci tool (default: shared/tools/oci beside this checkout or one of its parents, else oci on
+#               PATH); it installs podman itself
 #   PYTHON      a Python with this project's test extra, when no VENV is given
 #   IMAGE_TAG   default localhost/adk-eval-gate:ci
 #   MAX_ADDED_MB  budget for what the Dockerfile adds on top of its base image (default 300)
@@ -19,7 +20,16 @@ set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 engine=${CONTAINER_ENGINE:-oci}
-oci=${OCI_TOOL:-$root/../shared/tools/oci}
+find_oci() {  # the oci tool: $OCI_TOOL, else shared/tools/oci beside this checkout or an ancestor, else PATH
+  if [[ -n ${OCI_TOOL:-} ]]; then echo "$OCI_TOOL"; return; fi
+  local dir=$root
+  while [[ $dir != / ]]; do
+    dir=$(dirname "$dir")
+    if [[ -x $dir/shared/tools/oci ]]; then echo "$dir/shared/tools/oci"; return; fi
+  done
+  command -v oci || echo "$root/../shared/tools/oci"
+}
+oci=$(find_oci)
 tag=${IMAGE_TAG:-localhost/adk-eval-gate:ci}
 max_added_mb=${MAX_ADDED_MB:-300}
 if [[ -n ${1:-} && ${1:-} != --run-image ]]; then
