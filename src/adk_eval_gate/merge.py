@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pydantic
-
 from adk_eval_gate import aggregate
 from adk_eval_gate import results as r
 from adk_eval_gate.console import Console
@@ -23,14 +21,10 @@ def load_results(path: Path, display: str | None = None) -> r.ResultsDocument:
     if not path.is_file():
         raise UsageError(f"results file {shown!r} does not exist")
     _, data = read_json(path, shown)
-    if not isinstance(data, dict) or data.get("schema_version") != r.SCHEMA_VERSION:
-        raise UsageError(f"{shown} is not a results.json of version {r.SCHEMA_VERSION}")
     try:
-        return r.ResultsDocument.model_validate(data)
-    except pydantic.ValidationError as error:
-        first = error.errors(include_url=False)[0]
-        where = ".".join(str(item) for item in first.get("loc", ()))
-        raise UsageError(f"{shown} is not a valid results.json: {where}: {first.get('msg')}") from None
+        return r.parse_document(data, shown=shown)
+    except r.InvalidResults as error:
+        raise UsageError(str(error)) from None
 
 
 def merge_documents(documents: list[r.ResultsDocument]) -> r.ResultsDocument:

@@ -19,7 +19,7 @@ from adk_eval_gate.github.client import GitHubClient
 from adk_eval_gate.merge import load_results
 from adk_eval_gate.publish import apply_baseline, exit_code, github_client, publish
 from adk_eval_gate.report import console as console_report
-from adk_eval_gate.report import junit, summary
+from adk_eval_gate.report.writer import write_reports
 from adk_eval_gate.settings import Settings
 
 
@@ -55,13 +55,7 @@ def report(settings: Settings, console: Console, *, results_file: str, comment: 
     client = github_client(settings, console)
     try:
         doc = _rebased(doc, settings=settings, client=client, console=console)
-        for path, text in (
-            (settings.junit_path, junit.render(doc)),
-            (settings.summary_path, summary.render(doc)),
-        ):
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
-        console.line(f"Wrote {settings.junit_path} and {settings.summary_path} from {results_file}")
+        write_reports(doc, settings=settings, console=console, source=results_file)
         pull_number = None
         if comment and settings.comment_mode != "off":
             if client is None:

@@ -225,6 +225,22 @@ class ResultsDocument(_Model):
     comparison: Comparison | None = None
 
 
+class InvalidResults(ValueError):
+    """Data that is not a results.json of this version (the message names where it is wrong)."""
+
+
+def parse_document(data: object, *, shown: str) -> ResultsDocument:
+    """Validates decoded JSON as a results.json of version 1 (baselines, merge inputs and recordings)."""
+    if not isinstance(data, dict) or data.get("schema_version") != SCHEMA_VERSION:
+        raise InvalidResults(f"{shown} is not a results.json of version {SCHEMA_VERSION}")
+    try:
+        return ResultsDocument.model_validate(data)
+    except pydantic.ValidationError as error:
+        first = error.errors(include_url=False)[0]
+        where = ".".join(str(item) for item in first.get("loc", ()))
+        raise InvalidResults(f"{shown} is not a valid results.json: {where}: {first.get('msg')}") from None
+
+
 def json_schema() -> dict[str, Any]:
     schema = ResultsDocument.model_json_schema()
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"

@@ -13,8 +13,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import pydantic
-
 from adk_eval_gate import results as r
 from adk_eval_gate.errors import GateError
 from adk_eval_gate.github.artifact import MAX_ZIP_BYTES, ArtifactError, read_results
@@ -43,14 +41,10 @@ def parse_results(data: bytes, *, shown: str) -> r.ResultsDocument:
         loaded = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as error:
         raise ArtifactError(f"{shown} is not valid JSON: {str(error)[:200]}") from None
-    if not isinstance(loaded, dict) or loaded.get("schema_version") != r.SCHEMA_VERSION:
-        raise ArtifactError(f"{shown} is not a results.json of version {r.SCHEMA_VERSION}")
     try:
-        return r.ResultsDocument.model_validate(loaded)
-    except pydantic.ValidationError as error:
-        first = error.errors(include_url=False)[0]
-        where = ".".join(str(item) for item in first.get("loc", ()))
-        raise ArtifactError(f"{shown} is not a valid results.json: {where}: {first.get('msg')}") from None
+        return r.parse_document(loaded, shown=shown)
+    except r.InvalidResults as error:
+        raise ArtifactError(str(error)) from None
 
 
 def from_file(path: Path) -> Baseline | NoBaseline:

@@ -19,6 +19,7 @@ import requests
 
 from adk_eval_gate import __version__
 from adk_eval_gate.errors import GateError
+from adk_eval_gate.retry_after import retry_after_seconds
 
 API_VERSION = "2022-11-28"
 RETRY_STATUSES = {500, 502, 503, 504}
@@ -212,12 +213,9 @@ class GitHubClient:
             return self.backoff * 2 ** (attempt - 1) if attempt < self.attempts else None
         if status not in (403, 429):
             return None
-        retry_after = response.headers.get("Retry-After")
-        if retry_after is not None:
-            try:
-                return max(0.0, float(retry_after))
-            except ValueError:
-                return 60.0
+        if response.headers.get("Retry-After") is not None:
+            asked = retry_after_seconds(response.headers)
+            return 60.0 if asked is None else asked
         if response.headers.get("x-ratelimit-remaining") == "0":
             reset = response.headers.get("x-ratelimit-reset")
             try:

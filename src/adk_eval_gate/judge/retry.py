@@ -8,9 +8,6 @@ otherwise exponential backoff with jitter. Everything else (a bad key, a bad req
 from __future__ import annotations
 
 import asyncio
-import datetime as dt
-import email.utils
-import math
 import random
 import re
 from collections.abc import Mapping
@@ -18,6 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from google.genai import errors as genai_errors
+
+from adk_eval_gate.retry_after import retry_after_seconds
 
 RETRYABLE_STATUS = frozenset({408, 429, 500, 502, 503, 504})
 
@@ -92,24 +91,6 @@ def _headers(error: BaseException) -> Mapping[str, str] | None:
     return headers if headers is not None and hasattr(headers, "get") else None
 
 
-def parse_retry_after(value: str, *, now: dt.datetime | None = None) -> float | None:
-    """Seconds from a ``Retry-After`` value: a number of seconds or an HTTP date; None if unreadable."""
-    text = value.strip()
-    try:
-        seconds = float(text)
-    except ValueError:
-        try:
-            when = email.utils.parsedate_to_datetime(text)
-        except (TypeError, ValueError):
-            return None
-        if when.tzinfo is None:
-            when = when.replace(tzinfo=dt.timezone.utc)
-        seconds = (when - (now or dt.datetime.now(dt.timezone.utc))).total_seconds()
-    if math.isnan(seconds):
-        return None
-    return max(seconds, 0.0)
-
-
 def _retry_info_delay(details: Any) -> float | None:
     error = details.get("error", details) if isinstance(details, dict) else None
     items = error.get("details") if isinstance(error, dict) else None
@@ -127,11 +108,9 @@ def server_delay(error: BaseException) -> float | None:
     """The wait the server asked for, if it said one."""
     headers = _headers(error)
     if headers is not None:
-        value = headers.get("Retry-After") or headers.get("retry-after")
-        if value:
-            seconds = parse_retry_after(str(value))
-            if seconds is not None:
-                return seconds
+        seconds = retry_after_seconds(headers)
+        if seconds is not None:
+            return seconds
     if isinstance(error, genai_errors.APIError):
         return _retry_info_delay(error.details)
     return None

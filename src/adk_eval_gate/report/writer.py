@@ -23,8 +23,13 @@ def _write(path: Path, text: str) -> None:
         raise UsageError(f"cannot write {path}: {error.strerror}", hint="check the output paths") from None
 
 
-def write_reports(doc: r.ResultsDocument, *, settings: Settings, console: Console) -> None:
-    _write(settings.results_path, results_json(doc))
+def write_reports(doc: r.ResultsDocument, *, settings: Settings, console: Console, source: str | None = None) -> None:
+    """results.json, junit.xml and summary.md; with ``source`` (``report``), only the last two, from it."""
+    if source is None:
+        _write(settings.results_path, results_json(doc))
     _write(settings.junit_path, junit.render(doc))
     _write(settings.summary_path, summary.render(doc))
-    console.line(f"Wrote {settings.results_path}, {settings.junit_path} and {settings.summary_path}")
+    if source is None:
+        console.line(f"Wrote {settings.results_path}, {settings.junit_path} and {settings.summary_path}")
+    else:
+        console.line(f"Wrote {settings.junit_path} and {settings.summary_path} from {source}")

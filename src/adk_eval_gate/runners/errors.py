@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-import datetime as dt
-import email.utils
 import os
 import traceback
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+from adk_eval_gate.retry_after import retry_after_seconds
 
 TRANSIENT_STATUS = frozenset({408, 425, 429, 500, 502, 503, 504})
 _LIBRARY_MARKERS = (f"{os.sep}site-packages{os.sep}", f"{os.sep}dist-packages{os.sep}", f"{os.sep}lib{os.sep}python")
@@ -22,28 +22,6 @@ def _chain(error: BaseException) -> Iterator[BaseException]:
         seen.add(id(current))
         yield current
         current = current.__cause__ or current.__context__
-
-
-def retry_after_seconds(headers: Mapping[str, str] | Any, *, now: dt.datetime | None = None) -> float | None:
-    """``Retry-After`` in seconds (a number or an HTTP date), or None."""
-    try:
-        value = headers.get("retry-after") or headers.get("Retry-After")
-    except AttributeError:
-        return None
-    if not value:
-        return None
-    value = str(value).strip()
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=dt.timezone.utc)
-    return max(0.0, (when - (now or dt.datetime.now(dt.timezone.utc))).total_seconds())
 
 
 def transient_status(status: int) -> bool:

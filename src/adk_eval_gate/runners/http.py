@@ -29,9 +29,10 @@ from adk_eval_gate import __version__
 from adk_eval_gate.console import Console
 from adk_eval_gate.errors import GateError, UsageError
 from adk_eval_gate.plan import WorkItem
+from adk_eval_gate.retry_after import retry_after_seconds
 from adk_eval_gate.runners.adk import session_identity
 from adk_eval_gate.runners.base import Inference
-from adk_eval_gate.runners.errors import retry_after_seconds, transient_status
+from adk_eval_gate.runners.errors import transient_status
 from adk_eval_gate.runners.invocations import AgentEvent, TurnTiming, from_api_json, to_invocations, user_event
 from adk_eval_gate.runners.simulation import SimulatedTurns, UserTurns, user_turns
 from adk_eval_gate.settings import Settings

@@ -67,12 +67,12 @@ class RecordedRunner:
                 self.by_set_and_id[(set_id, case_result.eval_id)].append(run)
 
     def _add_results_json(self, data: dict[str, object], shown: str) -> None:
-        from adk_eval_gate.results import ResultsDocument
+        from adk_eval_gate.results import InvalidResults, parse_document
 
         try:
-            document = ResultsDocument.model_validate(data)
-        except pydantic.ValidationError as error:
-            raise RecordedError(f"is not a valid results.json: {error.errors()[0].get('msg')}", file=shown) from None
+            document = parse_document(data, shown=shown)
+        except InvalidResults as error:
+            raise RecordedError(str(error)) from None
         for case in document.cases:
             for run in case.runs:
                 if run.error or any(inv.actual is None for inv in run.invocations):
