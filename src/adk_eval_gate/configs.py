@@ -17,9 +17,9 @@ import pydantic
 
 from adk_eval_gate import eval_config as ec
 from adk_eval_gate.errors import ConfigError
-from adk_eval_gate.jsonpos import JsonPositions
+from adk_eval_gate.jsonpos import JsonPositions, format_path
 from adk_eval_gate.metrics import registry
-from adk_eval_gate.pydantic_errors import best_error, describe_path, locate
+from adk_eval_gate.pydantic_errors import best_error, locate
 
 CONFIG_NAME = "test_config.json"
 SourceKind = Literal["option", "folder", "parent", "default"]
@@ -132,7 +132,7 @@ def load_config(source: ConfigSource, *, root: Path) -> LoadedConfig:
             message,
             file=display,
             line=locate(positions, path),
-            field=describe_path(path),
+            field=format_path(path),
             hint=_criterion_hint(path),
         ) from None
     warnings = check_config(config, data=data, display=display, positions=positions)
@@ -159,7 +159,7 @@ def check_config(config: ec.EvalConfig, *, data: dict[str, Any], display: str, p
     for name in config.criteria:
         path: list[str | int] = ["criteria", name]
         line = locate(positions, path)
-        field_name = describe_path(path)
+        field_name = format_path(path)
         spec = registry.spec_for(name, config)
         if spec is None:
             close = registry.suggest(name, config)
@@ -204,7 +204,7 @@ def check_config(config: ec.EvalConfig, *, data: dict[str, Any], display: str, p
                 message,
                 file=display,
                 line=locate(positions, sub_path) or line,
-                field=describe_path(sub_path),
+                field=format_path(sub_path),
                 hint=_option_hint(sub_path),
             ) from None
         options = [f for f in spec.criterion.model_fields if f != "threshold"]

@@ -17,8 +17,8 @@ import pydantic
 from adk_eval_gate import legacy
 from adk_eval_gate.errors import EvalFileError, GateError
 from adk_eval_gate.evalset import EvalCase, EvalSet
-from adk_eval_gate.jsonpos import JsonPositions
-from adk_eval_gate.pydantic_errors import best_error, describe_path, locate
+from adk_eval_gate.jsonpos import JsonPositions, format_path
+from adk_eval_gate.pydantic_errors import best_error, locate
 
 FileFormat = Literal["evalset", "legacy_query_list", "legacy_named_list"]
 INITIAL_SESSION_NAME = "initial.session.json"
@@ -107,7 +107,7 @@ def _validate_eval_set(data: dict[str, Any], *, text: str, display: str) -> Eval
             message,
             file=display,
             line=locate(JsonPositions(text), path),
-            field=describe_path(path),
+            field=format_path(path),
             hint=_legacy_key_hint(path),
         ) from None
 
@@ -152,12 +152,12 @@ def _load_legacy(path: Path, data: list[Any], *, text: str, display: str) -> Loa
             str(error),
             file=display,
             line=locate(JsonPositions(text), error.path),
-            field=describe_path(error.path),
+            field=format_path(error.path),
         ) from None
     except pydantic.ValidationError as error:
         where, message = best_error(error, data)
         raise EvalFileError(
-            message, file=display, line=locate(JsonPositions(text), where), field=describe_path(where)
+            message, file=display, line=locate(JsonPositions(text), where), field=format_path(where)
         ) from None
     raise EvalFileError(
         'a list must be a legacy query list (objects with "query") or a named list (objects with "name" and "data")',
@@ -216,7 +216,7 @@ def _check_rubric_ids(case: EvalCase, index: int, display: str, text: str) -> No
                     f"rubric_id {rubric.rubric_id!r} is also a case-level rubric",
                     file=display,
                     line=locate(JsonPositions(text), path),
-                    field=describe_path(path),
+                    field=format_path(path),
                     hint="rubric ids must be unique across the case and its invocations (ADK raises otherwise)",
                 )
 

@@ -10,9 +10,9 @@ from pathlib import Path
 from adk_eval_gate import legacy
 from adk_eval_gate.console import Console
 from adk_eval_gate.errors import EvalFileError, UsageError
-from adk_eval_gate.jsonpos import JsonPositions
+from adk_eval_gate.jsonpos import JsonPositions, format_path
 from adk_eval_gate.load import read_json
-from adk_eval_gate.pydantic_errors import describe_path, locate
+from adk_eval_gate.pydantic_errors import locate
 
 
 def migrate(old: str, new: str, *, initial_session: str | None = None) -> int:
@@ -40,7 +40,7 @@ def migrate(old: str, new: str, *, initial_session: str | None = None) -> int:
             str(error),
             file=old,
             line=locate(JsonPositions(text), error.path),
-            field=describe_path(error.path),
+            field=format_path(error.path),
         ) from None
     target = Path(new)
     target.parent.mkdir(parents=True, exist_ok=True)

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any
 
 import pydantic
+from pydantic import alias_generators
 
-from adk_eval_gate.jsonpos import JsonPositions, format_path
+from adk_eval_gate.jsonpos import JsonPositions
 
 
 def clean_loc(loc: Sequence[Any], data: Any, *, names_field: bool = True) -> list[str | int]:
@@ -31,15 +33,11 @@ def clean_loc(loc: Sequence[Any], data: Any, *, names_field: bool = True) -> lis
             node = node[item]
             continue
         if names_field and position == len(items) - 1 and isinstance(item, str) and isinstance(node, dict):
-            from pydantic import alias_generators
-
             out.append(alias_generators.to_snake(item))  # pydantic names a missing field by its camelCase alias
     return out
 
 
 def _alias_in(node: dict[str, Any], name: str) -> str | None:
-    from pydantic import alias_generators
-
     camel = alias_generators.to_camel(name)
     return camel if camel in node else None
 
@@ -66,8 +64,6 @@ def _describe(error: Any) -> str:
 
 
 def _short(value: Any) -> str:
-    import json
-
     try:
         text = json.dumps(value, ensure_ascii=False)
     except (TypeError, ValueError):
@@ -100,7 +96,3 @@ def locate(positions: JsonPositions | None, path: Sequence[str | int]) -> int | 
         return None
     found = positions.locate(path)
     return found[0] if found else None
-
-
-def describe_path(path: Sequence[str | int]) -> str:
-    return format_path(path)
