@@ -52,6 +52,8 @@ def test_scores_equal_adks_and_reports_are_valid(workspace: Path, history: Path)
     assert result.returncode == 1, result.stdout + result.stderr
     assert "Traceback" not in result.stdout + result.stderr
     assert "FAIL weather_agent/weather.evalset.json::wrong_city_on_purpose" in result.stdout
+    assert 'turn 1 tools:  expected get_weather({"city": "Melbourne"})' in result.stdout
+    assert 'got      get_weather({"city": "Sydney"})' in result.stdout
     data = _results(workspace)
     assert data["status"] == "failed"
     assert data["totals"] == {

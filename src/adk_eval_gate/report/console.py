@@ -33,16 +33,52 @@ def run_finished(console: Console, item: WorkItem, finished: FinishedRun) -> Non
     console.line(f"{mark} {item.case_id}{run_suffix} {scores}".rstrip())
 
 
+_SHOWN_CASES = 20  # the log shows what went wrong for this many cases; the summary and JUnit have them all
+_TEXT = 160
+
+
+def _clip(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= _TEXT else text[: _TEXT - 1] + "…"
+
+
+def _differences(case: r.CaseResult) -> list[str]:
+    """The turns of the case's worst run where the tool calls or the answer differ from the expectation."""
+    run = views.worst_run(case)
+    lines: list[str] = []
+    for turn in views.turns(run) if run else []:
+        if (
+            turn.expected_calls is not None
+            and turn.actual_calls is not None
+            and turn.expected_calls != turn.actual_calls
+        ):
+            lines.append(f"turn {turn.number} tools:  expected {_clip(', '.join(turn.expected_calls) or '(none)')}")
+            lines.append(f"{'':15}got      {_clip(', '.join(turn.actual_calls) or '(none)')}")
+        if (
+            turn.expected_answer is not None
+            and turn.actual_answer is not None
+            and turn.expected_answer != turn.actual_answer
+        ):
+            lines.append(f"turn {turn.number} answer: expected {_clip(turn.expected_answer)!r}")
+            lines.append(f"{'':15}got      {_clip(turn.actual_answer)!r}")
+    return lines
+
+
 def final(console: Console, doc: r.ResultsDocument) -> None:
     totals = doc.totals
     failing = [c for c in doc.cases if c.status != "passed"]
     if failing:
         console.line("")
         console.line("Cases that did not pass:")
-        for case in failing:
+        for index, case in enumerate(failing):
             reasons = [views.failure_reason(m) for m in views.failing_metrics(case)]
             detail = case.error or "; ".join(reasons)
             console.line(f"  {_MARK[case.status]} {case.id}: {detail}")  # annotations: github/annotations.py
+            if index < _SHOWN_CASES and case.status == "failed":
+                for line in _differences(case):
+                    console.line(f"      {line}")
+        if len(failing) > _SHOWN_CASES:
+            console.line(f"  (expected and actual turns are shown for the first {_SHOWN_CASES}; see summary.md)")
     parts = [
         f"{totals.passed} passed",
         f"{totals.failed} failed",
