@@ -10,8 +10,8 @@ from pathlib import Path
 from google.genai import types
 
 from adk_eval_gate.eval_config import JudgeModelOptions
-from adk_eval_gate.judge.cache import CachedAnswer, JudgeCache, cache_key
-from adk_eval_gate.judge.client import config_fingerprint, request_config
+from adk_eval_gate.judge.cache import JudgeCache, cache_key
+from adk_eval_gate.judge.client import ModelAnswer, config_fingerprint, request_config
 from adk_eval_gate.judge.service import JudgeService
 from tests.fakes.gemini_server import FakeGemini, Reply
 from tests.judge.helpers import gemini, judge_service
@@ -42,8 +42,8 @@ def test_round_trip_and_atomic_write(tmp_path: Path) -> None:
     cache = JudgeCache(tmp_path / "cache")
     key = _key()
     assert cache.get(key) is None
-    cache.put(key, CachedAnswer("answer ✓", 10, 2))
-    assert cache.get(key) == CachedAnswer("answer ✓", 10, 2)
+    cache.put(key, ModelAnswer("answer ✓", 10, 2))
+    assert cache.get(key) == ModelAnswer("answer ✓", 10, 2)
     files = [p for p in (tmp_path / "cache").rglob("*") if p.is_file()]
     assert [p.name for p in files] == [f"{key}.json"]  # no temporary file left behind
 
@@ -64,7 +64,7 @@ def test_an_unwritable_cache_is_not_fatal(tmp_path: Path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("not a folder", encoding="utf-8")
     cache = JudgeCache(blocker / "cache")
-    cache.put(_key(), CachedAnswer("x"))
+    cache.put(_key(), ModelAnswer("x"))
     assert cache.get(_key()) is None
 
 

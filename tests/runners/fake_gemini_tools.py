@@ -10,10 +10,11 @@ from __future__ import annotations
 import json
 import re
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from tests.fakes.serving import served
 
 _PATH = re.compile(r"^/v1beta/models/([^/:]+):generateContent$")
 NAMES = {"pounds": "GBP", "euros": "EUR", "dollars": "USD", "francs": "CHF", "yen": "JPY", "bitcoin": "BTC"}
@@ -107,14 +108,5 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(data)
 
 
-@contextmanager
-def fake_gemini() -> Iterator[FakeGeminiServer]:
-    server = FakeGeminiServer()
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield server
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
+def fake_gemini() -> AbstractContextManager[FakeGeminiServer]:
+    return served(FakeGeminiServer())

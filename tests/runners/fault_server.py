@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from tests.fakes.serving import served
 
 
 class FaultServer(ThreadingHTTPServer):
@@ -120,14 +121,5 @@ def _events(text: str) -> list[dict[str, Any]]:
     ]
 
 
-@contextmanager
-def fault_server(*, has_run: bool = True) -> Iterator[FaultServer]:
-    server = FaultServer(has_run=has_run)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield server
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
+def fault_server(*, has_run: bool = True) -> AbstractContextManager[FaultServer]:
+    return served(FaultServer(has_run=has_run))

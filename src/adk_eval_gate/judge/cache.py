@@ -11,18 +11,12 @@ import hashlib
 import json
 import os
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from adk_eval_gate.judge.client import ModelAnswer
+
 CACHE_FORMAT = 1
-
-
-@dataclass(frozen=True)
-class CachedAnswer:
-    text: str
-    input_tokens: int = 0
-    output_tokens: int = 0
 
 
 def cache_key(*, model: str, config: dict[str, Any], prompt: str, sample: int) -> str:
@@ -42,7 +36,7 @@ class JudgeCache:
     def _path(self, key: str) -> Path:
         return self.directory / key[:2] / f"{key}.json"
 
-    def get(self, key: str) -> CachedAnswer | None:
+    def get(self, key: str) -> ModelAnswer | None:
         try:
             data = json.loads(self._path(key).read_text(encoding="utf-8"))
         except (OSError, ValueError):
@@ -50,13 +44,13 @@ class JudgeCache:
         if not isinstance(data, dict) or data.get("key") != key or not isinstance(data.get("text"), str):
             return None
         input_tokens, output_tokens = data.get("input_tokens", 0), data.get("output_tokens", 0)
-        return CachedAnswer(
+        return ModelAnswer(
             text=data["text"],
             input_tokens=input_tokens if isinstance(input_tokens, int) else 0,
             output_tokens=output_tokens if isinstance(output_tokens, int) else 0,
         )
 
-    def put(self, key: str, answer: CachedAnswer) -> None:
+    def put(self, key: str, answer: ModelAnswer) -> None:
         """Best effort: a cache that cannot be written (read-only, full disk) only costs the next run calls."""
         path = self._path(key)
         record = {

@@ -16,7 +16,7 @@ from google.genai import errors as genai_errors
 from google.genai import types as genai_types
 
 from adk_eval_gate.eval_config import JudgeModelOptions
-from adk_eval_gate.judge.cache import CachedAnswer, JudgeCache, cache_key
+from adk_eval_gate.judge.cache import JudgeCache, cache_key
 from adk_eval_gate.judge.client import ModelAnswer, config_fingerprint, request_config
 from adk_eval_gate.judge.limiter import JudgeLimiter
 from adk_eval_gate.judge.retry import RetryPolicy, describe_error, is_retryable, server_delay
@@ -102,7 +102,7 @@ class JudgeService:
         finally:
             self._pending.pop(key, None)
         if answer.text:
-            self.cache.put(key, CachedAnswer(answer.text, answer.input_tokens, answer.output_tokens))
+            self.cache.put(key, answer)
         future.set_result(answer.text)
         return answer.text
 
