@@ -6,9 +6,16 @@
 # such variables from the environment of the programs it starts.
 set -euo pipefail
 
+command_data() {
+  # text inside a workflow command: '%', CR and LF escaped, so it cannot end the command or start another
+  local text=${1//'%'/'%25'}
+  text=${text//$'\r'/'%0D'}
+  printf '%s' "${text//$'\n'/'%0A'}"
+}
+
 fail_requirements() {
   # one annotation naming the input, and exit code 2 (a usage error), as the CLI does for its inputs
-  echo "::error::input 'requirements': $1"
+  echo "::error::input 'requirements': $(command_data "$1")"
   exit 2
 }
 
@@ -25,7 +32,7 @@ install_requirements() {
   else
     fail_requirements "requirements file '$spec' does not exist (give a path relative to the repository root, or 'pyproject' to install the repository itself)"
   fi
-  echo "::group::Installing the agent's dependencies from $spec"
+  echo "::group::Installing the agent's dependencies from $(command_data "$spec")"
   local status=0
   python -m pip install --no-cache-dir --progress-bar off "${what[@]}" || status=$?
   echo "::endgroup::"
@@ -41,6 +48,9 @@ install_requirements() {
 requirements=${INPUT_REQUIREMENTS:-}
 requirements=${requirements#"${requirements%%[![:space:]]*}"}
 requirements=${requirements%"${requirements##*[![:space:]]}"}
+if [[ $requirements == *$'\n'* || $requirements == *$'\r'* ]]; then
+  fail_requirements "must be one line: a requirements file relative to the repository root, or 'pyproject'"
+fi
 if [[ -n $requirements ]]; then
   install_requirements "$requirements"
 fi

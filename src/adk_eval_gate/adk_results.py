@@ -12,6 +12,7 @@ from typing import Any
 import pydantic
 from pydantic import Field, alias_generators
 
+from adk_eval_gate import sanitize
 from adk_eval_gate.errors import RecordedError
 from adk_eval_gate.load import read_json
 
@@ -52,9 +53,11 @@ class EvalSetResult(pydantic.BaseModel):
 def parse_eval_set_result(data: Any, display: str) -> EvalSetResult:
     if isinstance(data, str):  # ADK 1.x wrote the JSON document as a JSON string
         try:
-            data = json.loads(data)
+            data = sanitize.loads(data)
         except json.JSONDecodeError as error:
             raise RecordedError(f"double-encoded result holds invalid JSON: {error.msg}", file=display) from None
+        except sanitize.UnsafeJson as error:
+            raise RecordedError(f"double-encoded result cannot be used: {error}", file=display) from None
     try:
         return EvalSetResult.model_validate(data)
     except pydantic.ValidationError as error:

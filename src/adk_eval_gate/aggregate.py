@@ -69,6 +69,7 @@ def run_record(case: EvalCase, finished: FinishedRun) -> r.RunRecord:
         session_id=inference.session_id,
         invocations=invocations,
         metrics=metrics,
+        notes=list(inference.notes),
     )
 
 

@@ -129,7 +129,10 @@ def _dispatch(command: str, args: argparse.Namespace, console: Any) -> int:
     if settings.github_token is not None:
         console.add_secret(settings.token() or "")
     if command == "run":
+        from adk_eval_gate.masking import drop_github_token
         from adk_eval_gate.pipeline import run
+
+        drop_github_token(os.environ, settings.token())  # the settings keep it; agent code runs without it
 
         return run(settings, console)
     if command == "validate":
@@ -150,20 +153,25 @@ def _dispatch(command: str, args: argparse.Namespace, console: Any) -> int:
     return migrate_command(console, old=args.old, new=args.new, initial_session=args.initial_session)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+def _arguments(argv: Sequence[str] | None) -> list[str]:
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv and os.environ.get("GITHUB_ACTIONS") == "true":
         argv = ["run"]  # the action's container starts the CLI without arguments
-    args = parser.parse_args(argv)
+    return argv
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(_arguments(argv))
     if not args.command:
         parser.print_help()
         return 2
     from adk_eval_gate.console import Console
     from adk_eval_gate.errors import GateError
+    from adk_eval_gate.masking import secrets_in_env
 
     in_actions = os.environ.get("GITHUB_ACTIONS") == "true"
-    console = Console(in_actions=in_actions, secrets=_secrets_in_env())
+    console = Console(in_actions=in_actions, secrets=secrets_in_env(os.environ))
     try:
         return _dispatch(args.command, args, console)
     except GateError as error:
@@ -183,18 +191,55 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
 
 
-def _secrets_in_env() -> list[str]:
-    names = ("GITHUB_TOKEN", "INPUT_GITHUB-TOKEN", "INPUT_GITHUB_TOKEN", "GOOGLE_API_KEY", "GEMINI_API_KEY")
-    return [os.environ[name] for name in names if os.environ.get(name)]
+def lost_run(argv: Sequence[str], reason: str) -> int:
+    """The supervising parent's report of a ``run`` that ended without a verdict: an error, with every report."""
+    from adk_eval_gate import results as r
+    from adk_eval_gate.console import Console
+    from adk_eval_gate.errors import GateError
+    from adk_eval_gate.masking import secrets_in_env
+    from adk_eval_gate.pipeline import run_info
+    from adk_eval_gate.publish import finish_run
+    from adk_eval_gate.settings import build_settings
+
+    console = Console(in_actions=os.environ.get("GITHUB_ACTIONS") == "true", secrets=secrets_in_env(os.environ))
+    console.error(reason, limit=False)
+    try:
+        args = build_parser().parse_args(list(argv))
+        values = vars(args)
+        values["paths"] = values.get("paths") or None
+        settings = build_settings("run", values)
+        doc = r.ResultsDocument(
+            status="error", error=reason, totals=r.Totals(), cases=[], run=run_info(settings, started_at=None)
+        )
+        return max(1, finish_run(doc, settings=settings, console=console))
+    except GateError as error:
+        console.error(error.one_line(), limit=False)
+        return 2
+    except Exception as error:  # the verdict is already an error; say why the reports are missing
+        console.error(f"the reports of the lost run could not be written: {type(error).__name__}: {error}")
+        return 2
+
+
+def _is_run(argv: Sequence[str]) -> bool:
+    return next((arg for arg in argv if not arg.startswith("-")), None) == "run"
 
 
 def entry() -> None:
-    """The console script: ``main``, then a fast exit.
+    """The console script: ``main`` (for ``run``, under a supervising parent), then a fast exit.
 
     Freezing the garbage collector first lets the interpreter skip a final sweep over everything a run built
     (about half a second after a large run); atexit handlers and stream flushing still happen as usual.
     """
-    code = main()
+    argv = _arguments(None)
+    if _is_run(argv):
+        from adk_eval_gate import supervise
+
+        if supervise.available():
+            code = supervise.supervised(lambda: main(argv), on_lost=lambda reason: lost_run(argv, reason))
+        else:
+            code = main(argv)
+    else:
+        code = main(argv)
     import gc
 
     gc.freeze()

@@ -183,12 +183,16 @@ def with_comparison(
 ) -> r.ResultsDocument:
     """The document with its comparison, and its status decided again with ``--fail-on-regression``."""
     regressions = comparison.regressions if comparison else 0
-    status = aggregate.overall_status(
-        doc.totals,
-        allow_not_evaluated=doc.run.allow_not_evaluated,
-        significant_regressions=regressions,
-        fail_on_regression=fail_on_regression,
-        interrupted=doc.run.interrupted,
+    status = (
+        "error"
+        if doc.error
+        else aggregate.overall_status(
+            doc.totals,
+            allow_not_evaluated=doc.run.allow_not_evaluated,
+            significant_regressions=regressions,
+            fail_on_regression=fail_on_regression,
+            interrupted=doc.run.interrupted,
+        )
     )
     run = doc.run.model_copy(
         update={

@@ -16,6 +16,7 @@ from typing import Any, Literal
 import pydantic
 
 from adk_eval_gate import eval_config as ec
+from adk_eval_gate import sanitize
 from adk_eval_gate.errors import ConfigError
 from adk_eval_gate.jsonpos import JsonPositions, format_path
 from adk_eval_gate.metrics import registry
@@ -118,9 +119,11 @@ def load_config(source: ConfigSource, *, root: Path) -> LoadedConfig:
             hint="save the file as UTF-8",
         ) from None
     try:
-        data = json.loads(text)
+        data = sanitize.loads(text, max_depth=sanitize.MAX_EVAL_FILE_DEPTH)
     except json.JSONDecodeError as error:
         raise ConfigError(f"invalid JSON: {error.msg}", file=display, line=error.lineno, column=error.colno) from None
+    except sanitize.UnsafeJson as error:
+        raise ConfigError(f"cannot be used: {error}", file=display, line=error.line) from None
     if not isinstance(data, dict):
         raise ConfigError('must be a JSON object with a "criteria" object', file=display, line=1)
     positions = JsonPositions(text)

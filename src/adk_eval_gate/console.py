@@ -1,13 +1,33 @@
 """Console output: plain lines locally, GitHub workflow commands (groups, annotations, masks) in Actions.
 
-Every line that could carry a secret goes through ``Console.mask`` first.
+Every line that could carry a secret goes through ``Console.mask`` first. Every line of text goes through
+``safe_line``: eval files, agents, results files and servers are untrusted, and in Actions a line that starts with
+``::`` (or the older ``##[``) is a workflow command: such text could otherwise add masks, stop command processing,
+write annotations or set outputs. Only this module writes our own commands, from fixed text and escaped data.
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
+import re
 import sys
-from collections.abc import Iterable
+import threading
+from collections.abc import Iterable, Iterator
 from typing import TextIO
+
+from adk_eval_gate.sanitize import clean_text
+
+_COMMAND_START = re.compile(r"^(\s*)([:#])(?=:|#\[)")  # "::command" and the older "##[command]"
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_NEWLINES = re.compile(r"\r\n|\r|\n")
+
+
+def safe_line(text: str) -> str:
+    """One physical line that cannot start a workflow command and holds no control characters."""
+    text = _NEWLINES.sub(" ⏎ ", clean_text(text))
+    text = _CONTROL.sub(lambda match: f"\\x{ord(match.group()):02x}", text)
+    return _COMMAND_START.sub("\\1\\2\u200b", text)
 
 
 def _escape_data(text: str) -> str:
@@ -25,6 +45,7 @@ class Console:
         self.secrets = [secret for secret in secrets if secret and len(secret) >= 4]
         self.annotations_written = 0
         self.annotations_dropped = 0
+        self._lock = threading.Lock()  # worker output is relayed from reader threads
         if in_actions:
             for secret in self.secrets:
                 self._write(f"::add-mask::{secret}")
@@ -42,25 +63,26 @@ class Console:
 
     def _write(self, line: str) -> None:
         try:
-            self.stream.write(line + "\n")
-            self.stream.flush()
+            with self._lock:
+                self.stream.write(line + "\n")
+                self.stream.flush()
         except (BrokenPipeError, ValueError):
             pass
 
     def line(self, text: str = "") -> None:
-        self._write(self.mask(text))
+        self._write(safe_line(self.mask(text)))
 
     def warning(self, text: str, *, file: str | None = None, line: int | None = None) -> None:
         if self.in_actions:
             self._annotation("warning", text, file=file, line=line)
         else:
-            self._write(self.mask(f"warning: {text}"))
+            self._write(safe_line(self.mask(f"warning: {text}")))
 
     def error(self, text: str, *, file: str | None = None, line: int | None = None, limit: bool = True) -> None:
         if self.in_actions:
             self._annotation("error", text, file=file, line=line, limit=limit)
         else:
-            self._write(self.mask(f"error: {text}"))
+            self._write(safe_line(self.mask(f"error: {text}")))
 
     def _annotation(
         self,
@@ -74,7 +96,7 @@ class Console:
     ) -> None:
         if limit and self.annotations_written >= max_annotations:
             self.annotations_dropped += 1
-            self._write(self.mask(f"{level}: {text}"))
+            self._write(safe_line(self.mask(f"{level}: {text}")))
             return
         self.annotations_written += 1
         props = []
@@ -83,11 +105,53 @@ class Console:
             if line:
                 props.append(f"line={line}")
         head = f"::{level} {','.join(props)}::" if props else f"::{level}::"
-        self._write(head + _escape_data(self.mask(text)))
+        self._write(head + _escape_data(_CONTROL.sub(" ", clean_text(self.mask(text)))))
 
     def group(self, title: str) -> None:
-        self._write(f"::group::{self.mask(title)}" if self.in_actions else self.mask(f"== {title}"))
+        title = safe_line(self.mask(title))
+        self._write(f"::group::{title}" if self.in_actions else f"== {title}")
 
     def end_group(self) -> None:
         if self.in_actions:
             self._write("::endgroup::")
+
+
+class MaskingStream(io.TextIOBase):
+    """``sys.stdout``/``sys.stderr`` while agents and libraries run in this process: what they print reaches the
+    log line by line through ``Console.line`` (secrets masked, workflow commands neutralised)."""
+
+    def __init__(self, console: Console) -> None:
+        super().__init__()
+        self.console = console
+        self._pending = ""
+        self._lock = threading.Lock()
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        with self._lock:
+            self._pending += text
+            *lines, self._pending = self._pending.split("\n")
+        for line in lines:
+            self.console.line(line)
+        return len(text)
+
+    def flush(self) -> None:
+        with self._lock:
+            rest, self._pending = self._pending, ""
+        if rest:
+            self.console.line(rest)
+
+
+@contextlib.contextmanager
+def relayed_output(console: Console) -> Iterator[None]:
+    """While agents, metrics and their libraries run in this process, what they print goes through ``console``."""
+    previous = sys.stdout, sys.stderr
+    stream = MaskingStream(console)
+    sys.stdout = sys.stderr = stream
+    try:
+        yield
+    finally:
+        sys.stdout, sys.stderr = previous
+        stream.flush()

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import re
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,6 +35,29 @@ class EvalFileRef:
     path: Path
     display: str  # repository-relative, forward slashes
     case_ids: tuple[str, ...] = ()  # empty: every case
+    problem: str | None = None  # why the file cannot be read (an error entry for it; the others still run)
+
+
+def file_problem(path: Path, *, root: Path) -> str | None:
+    """Why ``path`` is not an eval file we may read: a symbolic link that loops, dangles or leaves the
+    repository, or something other than a regular file (reading a FIFO would block the run forever)."""
+    try:
+        mode = path.stat().st_mode
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            return "is a symbolic link that loops back on itself"
+        if path.is_symlink():
+            return f"is a symbolic link to {os.readlink(path)!r}, which does not exist"
+        return f"cannot be read: {error.strerror}"
+    if path.is_symlink():
+        target = path.resolve()
+        if not target.is_relative_to(root.resolve()):
+            return "is a symbolic link to a file outside the repository; only links inside it are followed"
+    if stat.S_ISFIFO(mode):
+        return "is a FIFO (named pipe), not a regular file"
+    if not stat.S_ISREG(mode):
+        return "is not a regular file (a device, a socket or a folder)"
+    return None
 
 
 def split_selector(spec: str) -> tuple[str, tuple[str, ...]]:
@@ -88,9 +113,17 @@ def _walk(folder: Path) -> list[Path]:
     return found
 
 
-def display_path(path: Path, root: Path) -> str:
+def _resolved(path: Path) -> Path:
     try:
-        return path.resolve().relative_to(root.resolve()).as_posix()
+        return path.resolve()
+    except (RuntimeError, OSError):  # a symbolic link loop
+        return path.absolute()
+
+
+def display_path(path: Path, root: Path) -> str:
+    """Repository-relative, with the folders resolved and the file's own name kept (a link is shown as itself)."""
+    try:
+        return (_resolved(path.parent) / path.name).relative_to(root.resolve()).as_posix()
     except ValueError:
         return path.as_posix()
 
@@ -105,7 +138,7 @@ def discover(
     for spec in specs or ["."]:
         path_text, case_ids = split_selector(spec)
         path = Path(path_text)
-        if not path.exists():
+        if not path.exists() and not path.is_symlink():
             raise UsageError(
                 f"path {path_text!r} does not exist",
                 field="paths",
@@ -124,7 +157,7 @@ def discover(
                 continue
             if excludes and _matches(display, excludes):
                 continue
-            key = candidate.resolve()
+            key = _resolved(candidate)
             previous = selected.get(key)
             if previous and (not previous.case_ids or not case_ids):
                 merged: tuple[str, ...] = ()
@@ -132,7 +165,7 @@ def discover(
                 merged = tuple(dict.fromkeys(previous.case_ids + case_ids))
             else:
                 merged = case_ids
-            selected[key] = EvalFileRef(candidate, display, merged)
+            selected[key] = EvalFileRef(candidate, display, merged, file_problem(candidate, root=root))
     if not selected:
         where = ", ".join(specs or ["."])
         raise UsageError(

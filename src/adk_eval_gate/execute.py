@@ -22,8 +22,8 @@ from adk_eval_gate.aggregate import FinishedRun
 from adk_eval_gate.metrics.base import Metric, MetricServices
 from adk_eval_gate.metrics.registry import ConfiguredMetric
 from adk_eval_gate.plan import PlannedFile, WorkItem
-from adk_eval_gate.runners.base import Inference, Runner
-from adk_eval_gate.score import score_run
+from adk_eval_gate.runners.base import Inference, Runner, contain_exits, describe_escape, settled
+from adk_eval_gate.score import MetricEscaped, score_run
 
 BuiltMetrics = list[tuple[ConfiguredMetric, Metric]]
 
@@ -35,6 +35,11 @@ class Execution:
     finished: dict[str, list[FinishedRun]] = field(default_factory=dict)
     interrupted: bool = False
     stopped_by: int | None = None  # the signal that stopped the run (SIGINT, SIGTERM)
+
+    def unfinished(self, items: list[WorkItem]) -> list[str]:
+        """Ids of the cases with a run that did not finish, in plan order."""
+        done = {(case_id, finished.run) for case_id, runs in self.finished.items() for finished in runs}
+        return list(dict.fromkeys(item.case_id for item in items if (item.case_id, item.run) not in done))
 
 
 class MetricBuilder:
@@ -68,9 +73,11 @@ class RetryPolicy:
 
 async def _attempt(runner: Runner, item: WorkItem) -> Inference:
     try:
-        return await runner.infer(item)
-    except Exception as error:  # a runner bug must not stop the other cases
-        return Inference(error=f"{type(error).__name__}: {error}")
+        return settled(await runner.infer(item))
+    except asyncio.CancelledError:
+        raise  # our own timeout or a signal
+    except BaseException as error:  # agent code that calls sys.exit or raises KeyboardInterrupt must not end the run
+        return Inference(error=describe_escape(error))
 
 
 async def _infer(runner: Runner, item: WorkItem, *, timeout: float, retry: RetryPolicy) -> Inference:
@@ -119,6 +126,7 @@ async def execute(
     Agents (``runner.prepare``) and metrics are set up first, then ``on_ready`` is called and the runs start.
     """
     execution = execution or Execution()
+    contain_exits(asyncio.get_running_loop())  # agent code in this process (--workers 0) and custom metrics
     semaphore = asyncio.Semaphore(parallelism)
     retry = retry or RetryPolicy()
     prepare = getattr(runner, "prepare", None)
@@ -140,11 +148,14 @@ async def execute(
             if on_started:
                 on_started(item)
             inference = await _infer(runner, item, timeout=timeout, retry=retry)
-            scored = (
-                []
-                if inference.error
-                else await score_run(case=item.case, actual=inference.invocations, metrics=metrics.for_file(item.file))
-            )
+            scored = []
+            if not inference.error:
+                try:
+                    scored = await score_run(
+                        case=item.case, actual=inference.invocations, metrics=metrics.for_file(item.file)
+                    )
+                except MetricEscaped as escaped:
+                    inference.error = str(escaped)
             finished = FinishedRun(run=item.run, inference=inference, scored=scored)
             execution.finished.setdefault(item.case_id, []).append(finished)
             if on_finished:

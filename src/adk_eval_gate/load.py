@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 import pydantic
 
-from adk_eval_gate import legacy
+from adk_eval_gate import legacy, sanitize
 from adk_eval_gate.errors import EvalFileError, GateError
 from adk_eval_gate.evalset import EvalCase, EvalSet
 from adk_eval_gate.jsonpos import JsonPositions, format_path
@@ -34,7 +34,9 @@ class LoadedEvalSet:
     initial_session_file: str | None = None
 
 
-def read_json(path: Path, display: str, error_type: type[GateError] = EvalFileError) -> tuple[str, Any]:
+def read_json(
+    path: Path, display: str, error_type: type[GateError] = EvalFileError, *, max_depth: int = sanitize.MAX_FILE_DEPTH
+) -> tuple[str, Any]:
     try:
         raw = path.read_bytes()
     except OSError as error:
@@ -50,7 +52,7 @@ def read_json(path: Path, display: str, error_type: type[GateError] = EvalFileEr
             hint="save the file as UTF-8",
         ) from None
     try:
-        return text, json.loads(text)
+        return text, sanitize.loads(text, max_depth=max_depth)
     except json.JSONDecodeError as error:
         raise error_type(
             f"invalid JSON: {error.msg}",
@@ -59,10 +61,12 @@ def read_json(path: Path, display: str, error_type: type[GateError] = EvalFileEr
             column=error.colno,
             hint="fix the JSON syntax",
         ) from None
+    except sanitize.UnsafeJson as error:
+        raise error_type(f"cannot be used: {error}", file=display, line=error.line) from None
 
 
 def load_eval_file(path: Path, *, display: str) -> LoadedEvalSet:
-    text, data = read_json(path, display)
+    text, data = read_json(path, display, max_depth=sanitize.MAX_EVAL_FILE_DEPTH)
     if isinstance(data, dict):
         eval_set = _validate_eval_set(data, text=text, display=display)
         loaded = LoadedEvalSet(path, display, eval_set, "evalset")
@@ -176,7 +180,7 @@ def _initial_session(path: Path, display: str) -> tuple[dict[str, Any] | None, s
     if not session_path.is_file():
         return None, None
     session_display = str(Path(display).parent / INITIAL_SESSION_NAME)
-    _, data = read_json(session_path, session_display)
+    _, data = read_json(session_path, session_display, max_depth=sanitize.MAX_EVAL_FILE_DEPTH)
     if not isinstance(data, dict):
         raise EvalFileError("must be a JSON object (app_name, user_id, state)", file=session_display, line=1)
     return data, session_display

@@ -7,7 +7,7 @@ from __future__ import annotations
 import uuid
 from pathlib import Path
 
-from adk_eval_gate import legacy
+from adk_eval_gate import legacy, sanitize
 from adk_eval_gate.console import Console
 from adk_eval_gate.errors import EvalFileError, UsageError
 from adk_eval_gate.jsonpos import JsonPositions, format_path
@@ -19,7 +19,7 @@ def migrate(old: str, new: str, *, initial_session: str | None = None) -> int:
     """Writes the EvalSet; returns the number of turns converted."""
     if not old or not new:
         raise UsageError("give the legacy file and the new file", field="migrate")
-    text, data = read_json(Path(old), old)
+    text, data = read_json(Path(old), old, max_depth=sanitize.MAX_EVAL_FILE_DEPTH)
     if not legacy.is_query_list(data):
         raise EvalFileError(
             'is not a legacy query list ([{"query": ...}, ...])',
@@ -29,7 +29,7 @@ def migrate(old: str, new: str, *, initial_session: str | None = None) -> int:
         )
     session: dict[str, object] = {}
     if initial_session:
-        _, loaded = read_json(Path(initial_session), initial_session)
+        _, loaded = read_json(Path(initial_session), initial_session, max_depth=sanitize.MAX_EVAL_FILE_DEPTH)
         if not isinstance(loaded, dict):
             raise EvalFileError("must be a JSON object", file=initial_session, line=1)
         session = loaded

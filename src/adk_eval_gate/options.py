@@ -109,16 +109,24 @@ OPTIONS: tuple[Option, ...] = (
     Option(
         "num_runs",
         "--num-runs",
-        "run every case N times in fresh sessions (default: 1)",
+        "run every case N times in fresh sessions (default: 1, at most 100)",
         "int",
         "num-runs",
         metavar="N",
     ),
-    Option("parallelism", "--parallelism", "cases run at once (default: 8)", "int", "parallelism", metavar="N"),
+    Option(
+        "parallelism",
+        "--parallelism",
+        "cases run at once (default: 8, at most 1000)",
+        "int",
+        "parallelism",
+        metavar="N",
+    ),
     Option(
         "workers",
         "--workers",
-        "adk runner: processes that run the agents (default: one per 16 of --parallelism, at most one per core)",
+        "adk runner: processes that run the agents (default: one per 16 of --parallelism, at least one, at most "
+        "one per core; 0 runs them in this process, where a tool that blocks defeats --timeout)",
         "int",
         None,
         metavar="N",

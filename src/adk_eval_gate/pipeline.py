@@ -11,7 +11,7 @@ import time
 
 from adk_eval_gate import __version__, aggregate
 from adk_eval_gate import results as r
-from adk_eval_gate.console import Console
+from adk_eval_gate.console import Console, relayed_output
 from adk_eval_gate.execute import Execution, MetricBuilder, StopOnSignals, execute
 from adk_eval_gate.metrics.base import MetricServices
 from adk_eval_gate.metrics.services import build_services, finish_judge
@@ -30,6 +30,7 @@ def build_document(
     planned: list[PlannedFile],
     files: list[r.FileResult],
     execution: Execution,
+    unfinished: list[str],
     started_at: str,
     duration: float,
 ) -> r.ResultsDocument:
@@ -60,21 +61,39 @@ def build_document(
         cases=cases,
         files=files,
         metrics=aggregate.metric_summaries(cases),
-        run=r.RunInfo(
-            tool_version=__version__,
-            runner=settings.runner,
-            num_runs=settings.num_runs,
-            shard=str(settings.shard) if settings.shard else None,
-            gate_id=settings.gate_id,
-            allow_not_evaluated=settings.allow_not_evaluated,
+        run=run_info(
+            settings,
             started_at=started_at,
-            duration_seconds=round(duration, 3),
-            repository=settings.github.repository,
-            sha=settings.github.sha,
-            ref=settings.github.ref,
-            run_url=settings.github.run_url,
+            duration=duration,
             interrupted=execution.interrupted,
+            unfinished=unfinished,
         ),
+    )
+
+
+def run_info(
+    settings: Settings,
+    *,
+    started_at: str | None,
+    duration: float | None = None,
+    interrupted: bool = False,
+    unfinished: list[str] | None = None,
+) -> r.RunInfo:
+    return r.RunInfo(
+        tool_version=__version__,
+        runner=settings.runner,
+        num_runs=settings.num_runs,
+        shard=str(settings.shard) if settings.shard else None,
+        gate_id=settings.gate_id,
+        allow_not_evaluated=settings.allow_not_evaluated,
+        started_at=started_at,
+        duration_seconds=round(duration, 3) if duration is not None else None,
+        repository=settings.github.repository,
+        sha=settings.github.sha,
+        ref=settings.github.ref,
+        run_url=settings.github.run_url,
+        interrupted=interrupted,
+        unfinished=unfinished or [],
     )
 
 
@@ -100,7 +119,7 @@ async def run_items(
     )
     ticker = asyncio.ensure_future(progress.tick())
     try:
-        with StopOnSignals(work) as stop:
+        with StopOnSignals(work) as stop, relayed_output(console):
             try:
                 await work
             except asyncio.CancelledError:
@@ -134,6 +153,7 @@ def run(settings: Settings, console: Console) -> int:
         planned=prepared.planned,
         files=prepared.files,
         execution=execution,
+        unfinished=execution.unfinished(items),
         started_at=started_at,
         duration=time.monotonic() - started,
     )

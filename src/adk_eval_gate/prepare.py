@@ -10,7 +10,7 @@ from adk_eval_gate import results as r
 from adk_eval_gate.configs import ConfigCache, find_config, find_repository_root
 from adk_eval_gate.console import Console
 from adk_eval_gate.discover import EvalFileRef, discover
-from adk_eval_gate.errors import GateError, UsageError
+from adk_eval_gate.errors import EvalFileError, GateError, UsageError
 from adk_eval_gate.load import load_eval_file
 from adk_eval_gate.options import BY_FIELD
 from adk_eval_gate.plan import PlannedFile, select_cases
@@ -78,11 +78,21 @@ def _as_written(error: UsageError, settings: Settings) -> UsageError:
 def _prepare_one(
     ref: EvalFileRef, settings: Settings, configs: ConfigCache, root: Path
 ) -> tuple[r.FileResult, PlannedFile | None, GateError | None]:
+    if ref.problem:
+        problem = EvalFileError(ref.problem, file=ref.display)
+        return r.FileResult(path=ref.display, error=problem.one_line()), None, problem
     source = find_config(ref.path, root=root, option=settings.config)
     described = source.describe(root)
     try:
         loaded_config = configs.get(source)
         loaded = load_eval_file(ref.path, display=ref.display)
+    except (RecursionError, MemoryError, OSError, ValueError) as unexpected:  # one bad file never stops the others
+        error = EvalFileError(f"cannot be loaded ({type(unexpected).__name__}: {unexpected})", file=ref.display)
+        return (
+            r.FileResult(path=ref.display, config=described, error=error.one_line()),
+            None,
+            error,
+        )
     except GateError as error:
         return (
             r.FileResult(path=ref.display, config=described, error=error.one_line(), line=error.line),

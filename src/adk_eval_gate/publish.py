@@ -17,7 +17,9 @@ from adk_eval_gate.github import baseline as baselines
 from adk_eval_gate.github import comment as comments
 from adk_eval_gate.github.annotations import annotate
 from adk_eval_gate.github.client import GitHubClient, GitHubPermissionError
+from adk_eval_gate.github.context import trusted_links
 from adk_eval_gate.github.outputs import append_step_summary, output_values, write_outputs
+from adk_eval_gate.masking import mask_document
 from adk_eval_gate.report import comment as comment_report
 from adk_eval_gate.report import console as console_report
 from adk_eval_gate.report import summary
@@ -132,6 +134,8 @@ def publish(
                 )
         except OSError as error:
             console.warning(f"the job summary was not written: {error.strerror}")
+        except Exception as error:  # the verdict and the other reports must survive a renderer's bug
+            console.warning(f"the job summary was not written: {type(error).__name__}: {error}")
     comment_url = None
     if pull_number is not None and settings.comment_mode != "off":
         comment_url = post_comment(doc, settings=settings, client=client, console=console, pull_number=pull_number)
@@ -156,7 +160,8 @@ def finish_run(doc: r.ResultsDocument, *, settings: Settings, console: Console) 
         pull_number = settings.github.pull_request_number
         doc = doc.model_copy(update={"run": doc.run.model_copy(update={"pull_request": pull_number})})
         doc = apply_baseline(doc, settings=settings, client=client, console=console)
-        write_reports(doc, settings=settings, console=console)
+        doc = trusted_links(mask_document(doc, console.secrets), settings.github)
+        doc = write_reports(doc, settings=settings, console=console)
         publish(
             doc,
             settings=settings,

@@ -16,6 +16,8 @@ from adk_eval_gate.console import Console
 from adk_eval_gate.github import pull_request
 from adk_eval_gate.github.annotations import annotate
 from adk_eval_gate.github.client import GitHubClient
+from adk_eval_gate.github.context import trusted_links
+from adk_eval_gate.masking import mask_document
 from adk_eval_gate.merge import load_results
 from adk_eval_gate.publish import apply_baseline, exit_code, github_client, publish
 from adk_eval_gate.report import console as console_report
@@ -55,7 +57,8 @@ def report(settings: Settings, console: Console, *, results_file: str, comment: 
     client = github_client(settings, console)
     try:
         doc = _rebased(doc, settings=settings, client=client, console=console)
-        write_reports(doc, settings=settings, console=console, source=results_file)
+        doc = trusted_links(mask_document(doc, console.secrets), settings.github)
+        doc = write_reports(doc, settings=settings, console=console, source=results_file)
         pull_number = None
         if comment and settings.comment_mode != "off":
             if client is None:

@@ -52,6 +52,9 @@ class RunRecord(_Model):
     session_id: str | None = None
     invocations: list[InvocationRecord] = Field(default_factory=list)
     metrics: list[RunMetric] = Field(default_factory=list)
+    notes: list[str] = Field(
+        default_factory=list, description="What was changed in the agent's output to keep it usable (cut, replaced)."
+    )
 
 
 class MetricResult(_Model):
@@ -207,6 +210,9 @@ class RunInfo(_Model):
     ref: str | None = None
     run_url: str | None = None
     interrupted: bool = False
+    unfinished: list[str] = Field(
+        default_factory=list, description="Ids of the cases with runs that did not finish (an interrupted run)."
+    )
     pull_request: int | None = Field(default=None, description="The pull request this run evaluated, if any.")
     regression_tolerance: float | None = None
     fail_on_regression: bool = False
@@ -216,6 +222,10 @@ class RunInfo(_Model):
 class ResultsDocument(_Model):
     schema_version: Literal[1] = SCHEMA_VERSION
     status: RunStatus
+    error: str | None = Field(
+        default=None,
+        description="Why the run as a whole is an error when no case says so: it crashed or a report failed.",
+    )
     totals: Totals
     cases: list[CaseResult]
     files: list[FileResult] = Field(default_factory=list)

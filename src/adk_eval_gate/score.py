@@ -20,6 +20,10 @@ class RubricConflict(ValueError):
     pass
 
 
+class MetricEscaped(Exception):
+    """A metric's code called ``sys.exit`` or raised ``KeyboardInterrupt``: the case run becomes an error."""
+
+
 def _merge_rubrics(invocation: Invocation, extra: list[Rubric]) -> Invocation:
     existing = {rubric.rubric_id: rubric for rubric in invocation.rubrics or []}
     merged = list(invocation.rubrics or [])
@@ -55,6 +59,8 @@ async def evaluate_metric(metric: Metric, run: CaseRun) -> MetricOutcome:
         outcome = await result if inspect.isawaitable(result) else result
     except NotEvaluated as reason:
         return MetricOutcome.not_evaluated(str(reason), len(run.actual))
+    except (SystemExit, KeyboardInterrupt) as error:  # from a custom metric's code: the case run is an error
+        raise MetricEscaped(_escaped(metric, error)) from None
     except Exception as error:  # a metric failure never stops the other metrics (ADK catches them too)
         detail = str(error) or type(error).__name__
         return MetricOutcome.not_evaluated(f"{type(error).__name__}: {detail}", len(run.actual))
@@ -63,6 +69,11 @@ async def evaluate_metric(metric: Metric, run: CaseRun) -> MetricOutcome:
     if len(outcome.per_invocation) != len(run.actual) and outcome.status is not Status.NOT_EVALUATED:
         outcome.per_invocation = []
     return outcome
+
+
+def _escaped(metric: Metric, error: SystemExit | KeyboardInterrupt) -> str:
+    what = f"sys.exit({error.code!r})" if isinstance(error, SystemExit) else "KeyboardInterrupt"
+    return f"the code of metric {metric.name} ended with {what}; the run could not be scored"
 
 
 async def score_run(

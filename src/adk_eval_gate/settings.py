@@ -21,6 +21,13 @@ from adk_eval_gate.options import BY_FIELD, OPTIONS, Option
 from adk_eval_gate.plan import Shard
 
 DEFAULT_OUTPUT_DIR = "adk-eval-results"
+# Bounds that turn a typo (num-runs: 100000000) into a clear error instead of hours of work or a MemoryError.
+INT_LIMITS: dict[str, tuple[int, int | None]] = {
+    "num_runs": (1, 100),
+    "parallelism": (1, 1000),
+    "judge_parallelism": (1, 256),
+    "workers": (0, 64),
+}
 _TRUE = {"true", "yes", "1", "on"}
 _FALSE = {"false", "no", "0", "off"}
 
@@ -116,8 +123,11 @@ def _convert(option: Option, raw: Any, *, from_input: bool) -> Any:
             value = int(str(raw).strip())
         except ValueError:
             raise UsageError(f"{name} must be a whole number, got {raw!r}") from None
-        if value < 1:
-            raise UsageError(f"{name} must be at least 1, got {raw!r}")
+        low, high = INT_LIMITS.get(option.field, (1, None))
+        if value < low:
+            raise UsageError(f"{name} must be at least {low}, got {raw!r}")
+        if high is not None and value > high:
+            raise UsageError(f"{name} must be at most {high}, got {raw!r}")
         return value
     if option.kind == "float":
         try:

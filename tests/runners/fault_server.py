@@ -1,8 +1,10 @@
 """A tiny agent server of our own that speaks the api_server protocol and misbehaves on request.
 
 The user's message decides: ``fail500`` answers HTTP 500, ``close`` drops the connection without an answer,
-``busy-once`` answers 503 with ``Retry-After: 0`` the first time, anything else gets one event back. With
-``has_run = False`` the server has no ``/run`` (only ``/run_sse``), like some deployments.
+``busy-once`` answers 503 with ``Retry-After: 0`` the first time, ``echo-auth`` answers with the Authorization
+header it received (a server that leaks the secret), ``sse-error`` fails a ``/run_sse`` stream with an error
+event whose text is ``SSE_ERROR``, ``surrogate`` answers a lone surrogate; anything else gets one event back.
+With ``has_run = False`` the server has no ``/run`` (only ``/run_sse``), like some deployments.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from tests.fakes.serving import served
+
+SSE_ERROR = "boom\n::stop-commands::x\n::error::y"
 
 
 class FaultServer(ThreadingHTTPServer):
@@ -84,10 +88,24 @@ class _Handler(BaseHTTPRequestHandler):
         elif text == "busy-once" and text not in self.server.busy_seen:
             self.server.busy_seen.add(text)
             self._send(503, {"detail": "busy"}, {"Retry-After": "0"})
+        elif text == "echo-auth":
+            self._send(200, _events(f"your token is {self.headers.get('Authorization')}"))
+        elif text == "surrogate":
+            self._send(200, _events("broken \ud800 text"))
+        elif self.path == "/run_sse" and text == "sse-error":
+            self._stream_error()
         elif self.path == "/run_sse":
             self._stream(text)
         else:
             self._send(200, _events(text))
+
+    def _stream_error(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.end_headers()
+        self.wfile.write(f"data: {json.dumps({'error': SSE_ERROR})}\n\n".encode())
+        self.wfile.flush()
+        self.close_connection = True
 
     def _stream(self, text: str) -> None:
         self.send_response(200)

@@ -8,12 +8,12 @@ Only runs of this repository's own branches count (``push``, ``schedule``, ``wor
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from adk_eval_gate import results as r
+from adk_eval_gate import sanitize
 from adk_eval_gate.errors import GateError
 from adk_eval_gate.github.artifact import MAX_ZIP_BYTES, ArtifactError, read_results
 from adk_eval_gate.github.client import GitHubClient
@@ -38,7 +38,9 @@ class NoBaseline:
 
 def parse_results(data: bytes, *, shown: str) -> r.ResultsDocument:
     try:
-        loaded = json.loads(data.decode("utf-8"))
+        loaded = sanitize.loads(data.decode("utf-8"))
+    except sanitize.UnsafeJson as error:
+        raise ArtifactError(f"{shown} cannot be used: {error}") from None
     except (UnicodeDecodeError, ValueError) as error:
         raise ArtifactError(f"{shown} is not valid JSON: {str(error)[:200]}") from None
     try:

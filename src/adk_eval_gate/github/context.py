@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import pydantic
+
+from adk_eval_gate import results as r
 
 
 class GitHubContext(pydantic.BaseModel):
@@ -147,3 +150,26 @@ def read_context(env: Mapping[str, str]) -> GitHubContext:
         output_path=_path(env.get("GITHUB_OUTPUT")),
         step_summary_path=_path(env.get("GITHUB_STEP_SUMMARY")),
     )
+
+
+def trusted_links(doc: r.ResultsDocument, context: GitHubContext) -> r.ResultsDocument:
+    """``doc`` keeping only links to this repository's own workflow runs, as the trusted context names it.
+
+    results.json may come from an untrusted pull request (the fork set-up's ``report``), so the run and baseline
+    links it carries are dropped unless they are ``{server}/{this repository}/actions/runs/{id}``.
+    """
+    own_run = (
+        re.compile(re.escape(f"{context.server_url.rstrip('/')}/{context.repository}/actions/runs/") + "[0-9]+")
+        if context.repository
+        else None
+    )
+
+    def trusted(url: str | None) -> str | None:
+        return url if url is not None and own_run is not None and own_run.fullmatch(url) else None
+
+    run = doc.run.model_copy(update={"run_url": trusted(doc.run.run_url)})
+    comparison = doc.comparison
+    if comparison is not None:
+        baseline = comparison.baseline.model_copy(update={"run_url": trusted(comparison.baseline.run_url)})
+        comparison = comparison.model_copy(update={"baseline": baseline})
+    return doc.model_copy(update={"run": run, "comparison": comparison})

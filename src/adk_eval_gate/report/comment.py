@@ -26,6 +26,7 @@ from adk_eval_gate.report.sections import (
     metric_table,
     plural,
     regressions,
+    run_problems,
     verdict_line,
 )
 
@@ -81,6 +82,7 @@ def _render(doc: r.ResultsDocument, *, gate_id: str, detail: Detail, level: int,
     sections = [
         marker(gate_id, digest(doc)),
         verdict_line(doc, gate_id=gate_id) + "\n\n" + baseline_line(doc),
+        run_problems(doc),
         metric_table(doc, limit=detail.max_metrics, cut=cut),
     ]
     file_errors = [f for f in doc.files if f.error]

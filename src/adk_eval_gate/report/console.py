@@ -89,6 +89,13 @@ def final(console: Console, doc: r.ResultsDocument) -> None:
         parts.append(f"{totals.file_errors} file{'s' if totals.file_errors > 1 else ''} could not be loaded")
     if doc.comparison is not None:
         parts.append(f"{doc.comparison.regressions} regressions against the baseline")
+    if doc.error:
+        console.line("")
+        console.line(f"The run ended in error: {doc.error}")
+    if doc.run.unfinished:
+        shown = ", ".join(doc.run.unfinished[:_SHOWN_CASES])
+        more = f" and {len(doc.run.unfinished) - _SHOWN_CASES} more" if len(doc.run.unfinished) > _SHOWN_CASES else ""
+        console.line(f"Interrupted: {len(doc.run.unfinished)} cases did not finish: {shown}{more}")
     console.line("")
     console.line(f"ADK eval gate: {doc.status.upper()} - {totals.cases} cases: " + ", ".join(parts))
     if console.annotations_dropped:

@@ -42,6 +42,7 @@ def transcript(run: r.RunRecord) -> str:
     for metric in run.metrics:
         score = "n/a" if metric.score is None else f"{metric.score:.4g}"
         lines.append(f"metric {metric.name}: {score} ({metric.status})")
+    lines.extend(f"note: {note}" for note in run.notes)
     return "\n".join(lines)
 
 
@@ -92,4 +93,21 @@ def render(doc: r.ResultsDocument) -> str:
             properties.update(_properties(case))
         if testcases:
             suites.append(TestSuite(name=file.path, test_cases=testcases, properties=properties or None))
+    run_level = _run_problems(doc)
+    if run_level:
+        suites.append(TestSuite(name="adk-eval-gate", test_cases=run_level))
     return str(to_xml_report_string(suites, prettyprint=True, encoding="utf-8"))
+
+
+def _run_problems(doc: r.ResultsDocument) -> list[TestCase]:
+    """The run's own error (a crash, a failed report) and the cases an interrupted run did not finish."""
+    problems = []
+    if doc.error:
+        crashed = TestCase(name="(run)", classname="adk-eval-gate", elapsed_sec=0.0)
+        crashed.add_error_info(message=doc.error, error_type="error")
+        problems.append(crashed)
+    for case_id in doc.run.unfinished:
+        unfinished = TestCase(name=case_id, classname="adk-eval-gate.unfinished", elapsed_sec=0.0)
+        unfinished.add_error_info(message="the run was interrupted before this case finished", error_type="error")
+        problems.append(unfinished)
+    return problems

@@ -89,6 +89,20 @@ def verdict_line(doc: r.ResultsDocument, *, gate_id: str | None = None) -> str:
     return f"{icon} **ADK eval gate{gate} {_VERDICT[doc.status]}**: {totals.cases} cases, " + ", ".join(parts)
 
 
+def run_problems(doc: r.ResultsDocument) -> str:
+    """Why the run as a whole is an error: it crashed, a report failed, or it was interrupted (and what is left)."""
+    lines = []
+    if doc.error:
+        lines.append(f"💥 **The run ended in error:** {md.inline(doc.error, limit=500)}")
+    if doc.run.interrupted:
+        unfinished = doc.run.unfinished
+        names = ", ".join(md.code(case_id, limit=160) for case_id in unfinished[:20])
+        more = f" and {len(unfinished) - 20} more" if len(unfinished) > 20 else ""
+        rest = f": {plural(len(unfinished), 'case')} did not finish: {names}{more}" if unfinished else ""
+        lines.append(f"⏹️ **Interrupted** before every case run finished{rest}.")
+    return "\n\n".join(lines)
+
+
 def _short(sha: str | None) -> str:
     return md.code(sha[:7]) if sha and re.fullmatch(r"[0-9a-fA-F]{7,64}", sha) else ""
 
@@ -252,6 +266,8 @@ def case_body(case: r.CaseResult, *, text_limit: int) -> str:
     if run is not None:
         if len(case.runs) > 1:
             lines.append(f"_Run {run.run} of {len(case.runs)} shown._")
+        if run.notes:
+            lines.append("_Note: " + "; ".join(md.inline(note, limit=300) for note in run.notes) + "._")
         for turn in views.turns(run):
             lines.append(f"**Turn {turn.number}** – user: {md.inline(turn.user, limit=300)}")
             block = []
@@ -301,11 +317,11 @@ def links(doc: r.ResultsDocument) -> str:
 
 
 def footer(doc: r.ResultsDocument) -> str:
-    facts = [
-        f"runner {md.summary_text(doc.run.runner, limit=40)}" if doc.run.runner else None,
+    facts = [  # inside <sub> in a paragraph GitHub still renders Markdown: every field is escaped as such
+        f"runner {md.inline(doc.run.runner, limit=40)}" if doc.run.runner else None,
         f"{doc.run.num_runs} runs per case" if doc.run.num_runs > 1 else None,
-        f"shard {md.summary_text(doc.run.shard, limit=20)}" if doc.run.shard else None,
+        f"shard {md.inline(doc.run.shard, limit=20)}" if doc.run.shard else None,
         f"{doc.run.shards_merged} shards merged" if doc.run.shards_merged else None,
-        f"adk-eval-gate {md.summary_text(doc.run.tool_version, limit=40)}" if doc.run.tool_version else None,
+        f"adk-eval-gate {md.inline(doc.run.tool_version, limit=40)}" if doc.run.tool_version else None,
     ]
     return "<sub>" + ", ".join(f for f in facts if f) + "</sub>"

@@ -21,6 +21,7 @@ from adk_eval_gate.report.sections import (
     links,
     metric_table,
     regressions,
+    run_problems,
     verdict_line,
 )
 
@@ -120,6 +121,7 @@ def _render(doc: r.ResultsDocument, *, detail: Detail, level: int, budget: int) 
     sections = [
         "## ADK eval results",
         verdict_line(doc, gate_id=doc.run.gate_id) + "\n\n" + baseline_line(doc),
+        run_problems(doc),
         metric_table(doc, limit=detail.max_metrics, cut=cut),
         chart(doc),
         efficiency_table(doc),

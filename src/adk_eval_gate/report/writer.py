@@ -1,14 +1,24 @@
-"""Write results.json, junit.xml and summary.md (the only file writes of a run besides GitHub's files)."""
+"""Write results.json, junit.xml and summary.md (the only file writes of a run besides GitHub's files).
+
+The writers are the last thing that can fail, and they fail alone: a renderer that raises (data no test
+foresaw) leaves the other reports written and turns the run into an error that says which report failed;
+results.json is always written, at worst as a document with that error and no cases.
+"""
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Callable
 from pathlib import Path
 
+from adk_eval_gate import __version__
 from adk_eval_gate import results as r
 from adk_eval_gate.console import Console
 from adk_eval_gate.errors import UsageError
 from adk_eval_gate.report import junit, summary
 from adk_eval_gate.settings import Settings
+
+Renderer = Callable[[r.ResultsDocument], str]
 
 
 def results_json(doc: r.ResultsDocument) -> str:
@@ -23,13 +33,61 @@ def _write(path: Path, text: str) -> None:
         raise UsageError(f"cannot write {path}: {error.strerror}", hint="check the output paths") from None
 
 
-def write_reports(doc: r.ResultsDocument, *, settings: Settings, console: Console, source: str | None = None) -> None:
-    """results.json, junit.xml and summary.md; with ``source`` (``report``), only the last two, from it."""
+def with_error(doc: r.ResultsDocument, reason: str) -> r.ResultsDocument:
+    """``doc`` as an error of the whole run, with the reason (added to any reason it already has)."""
+    error = f"{doc.error}; {reason}" if doc.error else reason
+    return doc.model_copy(update={"status": "error", "error": error})
+
+
+def _rendered(
+    doc: r.ResultsDocument, renderers: dict[Path, Renderer]
+) -> tuple[r.ResultsDocument, dict[Path, str], list[str]]:
+    texts: dict[Path, str] = {}
+    failures: list[str] = []
+    for path, render in renderers.items():
+        try:
+            texts[path] = render(doc)
+        except Exception as error:  # the other reports and the verdict must survive a renderer's bug
+            failures.append(f"{path.name} could not be written ({type(error).__name__}: {error})")
+    if not failures:
+        return doc, texts, failures
+    doc = with_error(doc, "; ".join(failures))
+    for path in texts:  # once more, so they carry the error verdict
+        with contextlib.suppress(Exception):
+            texts[path] = renderers[path](doc)
+    return doc, texts, failures
+
+
+def _results_text(doc: r.ResultsDocument) -> str:
+    try:
+        return results_json(doc)
+    except Exception as error:
+        reason = f"results.json could not be written in full ({type(error).__name__}: {error})"
+        bare = r.ResultsDocument(
+            status="error", error=reason, totals=doc.totals, run=r.RunInfo(tool_version=__version__), cases=[]
+        )
+        return results_json(bare)
+
+
+def write_reports(
+    doc: r.ResultsDocument, *, settings: Settings, console: Console, source: str | None = None
+) -> r.ResultsDocument:
+    """results.json, junit.xml and summary.md; with ``source`` (``report``), only the last two, from it.
+
+    Returns the document as written: an error of the whole run if a report could not be rendered.
+    """
+    doc, texts, failures = _rendered(doc, {settings.junit_path: junit.render, settings.summary_path: summary.render})
+    for failure in failures:
+        console.error(failure)
     if source is None:
-        _write(settings.results_path, results_json(doc))
-    _write(settings.junit_path, junit.render(doc))
-    _write(settings.summary_path, summary.render(doc))
-    if source is None:
-        console.line(f"Wrote {settings.results_path}, {settings.junit_path} and {settings.summary_path}")
-    else:
-        console.line(f"Wrote {settings.junit_path} and {settings.summary_path} from {source}")
+        _write(settings.results_path, _results_text(doc))
+    for path, text in texts.items():
+        _write(path, text)
+    written = [str(path) for path in ([settings.results_path] if source is None else []) + list(texts)]
+    origin = f" from {source}" if source is not None else ""
+    console.line(
+        f"Wrote {', '.join(written[:-1])} and {written[-1]}{origin}"
+        if len(written) > 1
+        else f"Wrote {written[0]}{origin}"
+    )
+    return doc

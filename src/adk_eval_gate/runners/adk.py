@@ -9,16 +9,20 @@ ADK's default HTTP retry options to model calls, and the events turned into actu
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import copy
+import os
 import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from adk_eval_gate.console import Console
 from adk_eval_gate.errors import GateError
 from adk_eval_gate.evalset import AgentDetails, AppDetails, EvalCase, Invocation, SessionInput
+from adk_eval_gate.masking import secrets_in_env
 from adk_eval_gate.plan import PlannedFile, WorkItem
 from adk_eval_gate.runners.agents import (
     AgentError,
@@ -29,7 +33,7 @@ from adk_eval_gate.runners.agents import (
     load_env,
     parse_agent_option,
 )
-from adk_eval_gate.runners.base import Inference
+from adk_eval_gate.runners.base import Inference, escaped
 from adk_eval_gate.runners.errors import describe_agent_error, transient_failure
 from adk_eval_gate.runners.invocations import AgentEvent, TurnTiming, from_adk_event, to_invocations, user_event
 from adk_eval_gate.runners.simulation import UserTurns, user_turns
@@ -66,11 +70,12 @@ def session_identity(session_input: SessionInput | None) -> tuple[str, str, str]
 class AdkRunner:
     name = "adk"
 
-    def __init__(self, settings: Settings, *, root: Path) -> None:
+    def __init__(self, settings: Settings, *, root: Path, console: Console | None = None) -> None:
         require_adk()
         self.root = root
         self.option = parse_agent_option(settings.agent, root=root) if settings.agent else None
-        self.worker_count = settings.workers or default_worker_count(settings.parallelism)
+        self.worker_count = default_worker_count(settings.parallelism) if settings.workers is None else settings.workers
+        self.console = console
         self._agents: dict[AgentRef, LoadedAgent | str] = {}
         self._refs: dict[str, AgentRef | str] = {}
         self._pool: WorkerPool | None = None
@@ -88,12 +93,19 @@ class AdkRunner:
 
     async def prepare(self, items: list[WorkItem]) -> None:
         """Imports every agent the items need, once; with worker processes, starts them doing so."""
-        refs = {self.agent_for(item.file) for item in items}
-        if self.worker_count > 1 and len(items) > 1:
-            for ref in refs:  # metrics in this process may need the agent's .env (e.g. a judge's API key)
-                if isinstance(ref, AgentRef):
-                    load_env(ref)
-            self._pool = WorkerPool(count=min(self.worker_count, len(items)), setup=self.load_agents, run=self.run_here)
+        for ref in {self.agent_for(item.file) for item in items}:
+            if isinstance(ref, AgentRef):
+                load_env(ref)  # metrics in this process may need the agent's .env (e.g. a judge's API key)
+        if self.console is not None:
+            for secret in secrets_in_env(os.environ):  # an API key from an agent's .env is masked like the others
+                self.console.add_secret(secret)
+        if self.worker_count >= 1 and items:
+            self._pool = WorkerPool(
+                count=min(self.worker_count, len(items)),
+                setup=self.load_agents,
+                run=self.run_here,
+                on_output=self.console.line if self.console else None,
+            )
             self._pool.start(items)
         else:
             await self.load_agents(items)
@@ -143,10 +155,12 @@ class AdkRunner:
             events, timings, details = await _run_case(
                 agent, case=item.case, turns=turns, app_name=app_name, user_id=user_id, session_id=session_id
             )
-        except Exception as error:
+        except asyncio.CancelledError:
+            raise
+        except BaseException as error:  # sys.exit() and KeyboardInterrupt in a tool end this case run only
             retryable, retry_after = transient_failure(error)
             return Inference(
-                error=describe_agent_error(error, agent.ref),
+                error=describe_agent_error(escaped(error), agent.ref),
                 session_id=session_id,
                 retryable=retryable,
                 retry_after=retry_after,

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Coroutine
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
+from adk_eval_gate import sanitize
 from adk_eval_gate.evalset import Invocation
 from adk_eval_gate.plan import WorkItem
 
@@ -19,6 +22,74 @@ class Inference:
     duration_seconds: float | None = None
     retryable: bool = False  # a transient failure (429, 5xx, connection): run the case again in a fresh session
     retry_after: float | None = None  # seconds the server asked to wait before trying again
+    notes: list[str] = field(default_factory=list)  # what was changed in the agent's output to keep it usable
+
+
+def settled(inference: Inference) -> Inference:
+    """The inference with its invocations made safe to store and render (``sanitize``): lone surrogates
+    replaced, values nested deeper than ``sanitize.MAX_VALUE_DEPTH`` cut, with a note. Idempotent."""
+    invocations = []
+    for number, invocation in enumerate(inference.invocations, start=1):
+        data = invocation.model_dump(mode="python", exclude_none=True)
+        cleaned, cut = sanitize.bounded(data, max_depth=sanitize.MAX_VALUE_DEPTH + 8)
+        if cleaned is data:
+            invocations.append(invocation)
+            continue
+        invocations.append(Invocation.model_validate(cleaned))
+        if cut:
+            inference.notes.append(
+                f"turn {number}: the agent's output is nested more than {sanitize.MAX_VALUE_DEPTH} levels deep "
+                "and was cut there"
+            )
+        else:
+            inference.notes.append(f"turn {number}: text that is not valid Unicode was replaced with U+FFFD")
+    inference.invocations = invocations
+    if inference.error is not None:
+        inference.error = sanitize.clean_text(inference.error)
+    return inference
+
+
+class UserCodeExit(Exception):
+    """``SystemExit`` or ``KeyboardInterrupt`` raised in a task (agent code), as an ordinary exception.
+
+    asyncio lets these two leave the event loop from any task, ending ``asyncio.run`` and so the whole process;
+    ``contain_exits`` turns them into this inside the task, so they reach the case run that awaits it.
+    """
+
+    def __init__(self, original: SystemExit | KeyboardInterrupt) -> None:
+        super().__init__(repr(original))
+        self.original = original
+
+
+async def _contained(coro: Coroutine[Any, Any, Any]) -> Any:
+    try:
+        return await coro
+    except (SystemExit, KeyboardInterrupt) as error:
+        raise UserCodeExit(error) from error
+
+
+def _contained_task(loop: asyncio.AbstractEventLoop, coro: Any, **kwargs: Any) -> asyncio.Future[Any]:
+    return asyncio.Task(_contained(coro), loop=loop, **kwargs)
+
+
+def contain_exits(loop: asyncio.AbstractEventLoop) -> None:
+    """Every task created on ``loop`` from now on keeps ``sys.exit()``/``KeyboardInterrupt`` to itself."""
+    loop.set_task_factory(_contained_task)
+
+
+def escaped(error: BaseException) -> BaseException:
+    """What agent code actually raised (``UserCodeExit`` unwrapped)."""
+    return error.original if isinstance(error, UserCodeExit) else error
+
+
+def describe_escape(error: BaseException) -> str:
+    """An exception that escaped the agent or a runner, as the reason of an error entry."""
+    error = escaped(error)
+    if isinstance(error, SystemExit):
+        return f"the agent's code called sys.exit({error.code!r}); the case run was stopped there"
+    if isinstance(error, KeyboardInterrupt):
+        return "the agent's code raised KeyboardInterrupt; the case run was stopped there"
+    return f"{type(error).__name__}: {error}"
 
 
 class Runner(Protocol):

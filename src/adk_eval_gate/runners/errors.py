@@ -70,6 +70,8 @@ def _own_frame(error: BaseException) -> str:
 
 def describe_agent_error(error: BaseException, agent: Any) -> str:
     """One line: what the agent raised, and where in the agent's own code."""
+    if isinstance(error, SystemExit):
+        return f"the agent {agent.display} called sys.exit({error.code!r}){_own_frame(error)}"
     detail = " ".join(str(error).split()) or type(error).__name__
     if len(detail) > 300:
         detail = detail[:297] + "..."

@@ -21,4 +21,4 @@ def make_runner(settings: Settings, *, root: Path, console: Console | None = Non
         return HttpRunner(settings, console=console)
     from adk_eval_gate.runners.adk import AdkRunner
 
-    return AdkRunner(settings, root=root)
+    return AdkRunner(settings, root=root, console=console)

@@ -25,7 +25,7 @@ from urllib.parse import quote
 import httpx
 from google.genai import types as genai_types
 
-from adk_eval_gate import __version__
+from adk_eval_gate import __version__, sanitize
 from adk_eval_gate.console import Console
 from adk_eval_gate.errors import GateError, UsageError
 from adk_eval_gate.plan import WorkItem
@@ -71,6 +71,12 @@ def parse_headers(lines: list[str], *, env: Mapping[str, str], console: Console 
                 hint="set it in the step's env, e.g. a Cloud Run identity token",
             )
         value = _VARIABLE.sub(lambda m: env[m.group(1) or m.group(2)], raw).strip()
+        if "\n" in value or "\r" in value:
+            raise UsageError(
+                f"the value of header {name} holds a line break (from the environment variables it names)",
+                field="--agent-header",
+                hint="a header value is one line: check the variable's value, e.g. strip a trailing newline",
+            )
         if console is not None:
             expanded = value != raw.strip()
             for match in _VARIABLE.finditer(raw):
@@ -90,6 +96,16 @@ def _detail(response: httpx.Response) -> str:
         text = response.text
     text = " ".join(str(text).split())
     return text[:297] + "..." if len(text) > 300 else text
+
+
+def _answer(response: httpx.Response, what: str) -> Any:
+    """The JSON of an answer, bounded and cleaned like every untrusted document (``sanitize``)."""
+    try:
+        return sanitize.loads(response.text)
+    except sanitize.UnsafeJson as error:
+        raise AgentServerError(f"{what} answered JSON that cannot be used: {error}") from None
+    except ValueError:
+        raise AgentServerError(f"{what} did not answer JSON: {response.text[:100]!r}") from None
 
 
 def _check(response: httpx.Response, what: str) -> None:
@@ -185,7 +201,7 @@ class HttpRunner:
         async with self._apps_lock:
             if self._apps is None:
                 response = await self._request("GET", "/list-apps")
-                data = response.json()
+                data = _answer(response, "GET /list-apps")
                 if not isinstance(data, list):
                     raise AgentServerError("GET /list-apps did not answer a list of app names")
                 self._apps = [str(app) for app in data]
@@ -253,7 +269,7 @@ class HttpRunner:
             response = await self.client().post("/run", json=body)
             if not _route_missing(response):
                 _check(response, "POST /run")
-                data = response.json()
+                data = _answer(response, "POST /run")
                 if not isinstance(data, list):
                     raise AgentServerError("POST /run did not answer a list of events")
                 return [event for event in data if isinstance(event, dict)]
@@ -273,7 +289,9 @@ class HttpRunner:
                 if not payload:
                     continue
                 try:
-                    event = json.loads(payload)
+                    event = sanitize.loads(payload)
+                except sanitize.UnsafeJson as error:
+                    raise AgentServerError(f"POST /run_sse sent an event that cannot be used: {error}") from None
                 except ValueError:
                     raise AgentServerError(f"POST /run_sse sent a line that is not JSON: {payload[:100]}") from None
                 if isinstance(event, dict) and "error" in event and "author" not in event:

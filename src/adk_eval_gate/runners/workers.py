@@ -1,10 +1,18 @@
-"""Agent worker processes: the adk runner's case runs spread over several processes, one event loop each.
+"""Agent worker processes: the adk runner's case runs happen in processes of their own, one event loop each.
 
-An ADK agent turn costs a few milliseconds of CPU, so one process saturates long before a high ``--parallelism``
-of latency-bound cases does. The pool forks its workers before any agent is imported (so connections an agent
-opens at import time are never shared between processes); each worker imports the agents itself, then runs the
-case runs the main process sends it (by index into the same work items, which it inherited), concurrently, and
-sends back the actual invocations. Scoring, progress and reports stay in the main process.
+Agent code is untrusted in one sense: it can end or stall the process it runs in. In a worker, ``os._exit``, a
+crash, or a tool that blocks the event loop (``time.sleep(3600)``, a busy loop) cannot take the gate with it: the
+main process's event loop stays free to time a case run out, to answer a signal, and to write the reports. When a
+case run's time is up, the worker is asked to cancel it; a worker whose event loop does not answer within
+``CANCEL_GRACE`` seconds is blocked, so it is killed, and the other case runs it held are run again on a
+replacement. A worker that dies on its own fails the case runs it held (one of them killed it) and is replaced.
+
+Several workers also spread the CPU: an ADK agent turn costs a few milliseconds, so one process saturates long
+before a high ``--parallelism`` of latency-bound cases does. Workers are forked before any agent is imported
+(connections an agent opens at import time are never shared), import the agents themselves, run the case runs
+the main process sends (by index into the same work items, which they inherited) and send back the actual
+invocations; what they print reaches the main process through a pipe (``on_output``). Scoring, progress and
+reports stay in the main process.
 """
 
 from __future__ import annotations
@@ -16,6 +24,7 @@ import itertools
 import multiprocessing
 import os
 import signal
+import sys
 import threading
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -26,7 +35,10 @@ import pydantic
 
 from adk_eval_gate.evalset import Invocation
 from adk_eval_gate.plan import WorkItem
-from adk_eval_gate.runners.base import Inference
+from adk_eval_gate.runners.base import Inference, contain_exits, describe_escape, settled
+
+CANCEL_GRACE = 2.0  # seconds a worker's event loop has to answer a cancel before it counts as blocked
+MAX_REPLACEMENTS = 16  # workers started after the first ones (a crash on every case must not fork forever)
 
 RunOne = Callable[[WorkItem], Awaitable[Inference]]
 Setup = Callable[[list[WorkItem]], Awaitable[None]]
@@ -39,6 +51,7 @@ def fork_available() -> bool:
 
 
 def encode(inference: Inference) -> dict[str, Any]:
+    inference = settled(inference)  # pydantic cannot serialize lone surrogates or values nested ~250 deep
     return {
         "invocations": _INVOCATIONS.dump_json(inference.invocations, exclude_none=True),
         "error": inference.error,
@@ -46,6 +59,7 @@ def encode(inference: Inference) -> dict[str, Any]:
         "duration_seconds": inference.duration_seconds,
         "retryable": inference.retryable,
         "retry_after": inference.retry_after,
+        "notes": inference.notes,
     }
 
 
@@ -57,6 +71,7 @@ def decode(data: dict[str, Any]) -> Inference:
         duration_seconds=data["duration_seconds"],
         retryable=data["retryable"],
         retry_after=data["retry_after"],
+        notes=data["notes"],
     )
 
 
@@ -65,17 +80,28 @@ def decode(data: dict[str, Any]) -> Inference:
 
 
 def _worker_main(
-    conn: Connection, *, others: list[Connection], items: list[WorkItem], setup: Setup, run: RunOne
+    conn: Connection, *, others: list[int], output: int, items: list[WorkItem], setup: Setup, run: RunOne
 ) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole process group; the main process decides
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    for other in others:
-        other.close()
+    for fd in others:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+    os.dup2(output, 1)  # everything the agent and its libraries print, down to the C level, goes to the main process
+    os.dup2(output, 2)
+    os.close(output)
+    for name in ("stdout", "stderr"):
+        stream = getattr(sys, f"__{name}__")
+        if stream is not None:
+            with contextlib.suppress(AttributeError, ValueError):
+                stream.reconfigure(line_buffering=True)
+            setattr(sys, name, stream)
     asyncio.run(_serve(conn, items=items, setup=setup, run=run))
 
 
 async def _serve(conn: Connection, *, items: list[WorkItem], setup: Setup, run: RunOne) -> None:
     loop = asyncio.get_running_loop()
+    contain_exits(loop)
     send_lock = threading.Lock()
     stopped = asyncio.Event()
     tasks: dict[int, asyncio.Task[None]] = {}
@@ -89,8 +115,8 @@ async def _serve(conn: Connection, *, items: list[WorkItem], setup: Setup, run: 
             inference = await run(items[index])
         except asyncio.CancelledError:
             return
-        except Exception as error:  # a runner bug must not stop the worker
-            inference = Inference(error=f"{type(error).__name__}: {error}")
+        except BaseException as error:  # a runner bug or a sys.exit() in agent code must not stop the worker
+            inference = Inference(error=describe_escape(error))
         finally:
             tasks.pop(request, None)
         send(("done", request, encode(inference)))
@@ -98,8 +124,10 @@ async def _serve(conn: Connection, *, items: list[WorkItem], setup: Setup, run: 
     def on_message(message: tuple[Any, ...]) -> None:
         if message[0] == "run":
             tasks[message[1]] = loop.create_task(run_one(message[1], message[2]))
-        elif message[0] == "cancel" and message[1] in tasks:
-            tasks[message[1]].cancel()
+        elif message[0] == "cancel":
+            if message[1] in tasks:
+                tasks[message[1]].cancel()
+            send(("cancelled", message[1]))  # only a free event loop gets here: the main process waits for it
         elif message[0] == "stop":
             stopped.set()
 
@@ -127,13 +155,22 @@ async def _serve(conn: Connection, *, items: list[WorkItem], setup: Setup, run: 
 
 
 @dataclass
+class _Request:
+    index: int  # into the work items
+    future: asyncio.Future[Inference]
+
+
+@dataclass
 class _Worker:
     number: int
     process: Any  # multiprocessing.Process
     conn: Connection
-    pending: dict[int, asyncio.Future[Inference]] = field(default_factory=dict)
+    output: int  # read end of the pipe that carries the worker's stdout and stderr
+    pending: dict[int, _Request] = field(default_factory=dict)
+    acks: dict[int, asyncio.Future[None]] = field(default_factory=dict)
     ready: asyncio.Future[None] | None = None
     alive: bool = True
+    killed: str | None = None  # why this process killed it (its other case runs are not to blame)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def send(self, message: tuple[Any, ...]) -> None:
@@ -142,36 +179,73 @@ class _Worker:
 
 
 class WorkerPool:
-    def __init__(self, *, count: int, setup: Setup, run: RunOne) -> None:
+    def __init__(
+        self,
+        *,
+        count: int,
+        setup: Setup,
+        run: RunOne,
+        on_output: Callable[[str], None] | None = None,
+        cancel_grace: float = CANCEL_GRACE,
+    ) -> None:
         self.count = count
         self.setup = setup
         self.run = run
+        self.on_output = on_output or (lambda line: None)
+        self.cancel_grace = cancel_grace
         self.workers: list[_Worker] = []
+        self._items: list[WorkItem] = []
         self._index: dict[int, int] = {}
         self._requests = itertools.count(1)
+        self._where: dict[int, _Worker] = {}
+        self._watchdogs: set[asyncio.Task[None]] = set()
+        self._replacements = 0
+        self._unloadable = False
+        self._last_death = "every agent worker process has exited"
+        self._closing = False
+        self._loop: asyncio.AbstractEventLoop | None = None
 
     def start(self, items: list[WorkItem]) -> None:
         """Forks the workers; they import the agents while this process goes on (``wait_ready`` waits for them)."""
-        loop = asyncio.get_running_loop()
+        self._loop = asyncio.get_running_loop()
+        self._items = items
         self._index = {id(item): index for index, item in enumerate(items)}
+        started = [self._fork() for _ in range(self.count)]
+        for worker in started:  # reader threads after the first forks: those children start with no copy of them
+            self._listen(worker)
+
+    def _fork(self) -> _Worker:
+        assert self._loop is not None
         context = multiprocessing.get_context("fork")
-        ends: list[Connection] = []
-        for number in range(self.count):
-            ours, theirs = context.Pipe()
-            process = context.Process(
-                target=_worker_main,
-                args=(theirs,),
-                kwargs={"others": list(ends), "items": items, "setup": self.setup, "run": self.run},
-                name=f"adk-eval-gate-worker-{number + 1}",
-                daemon=True,
-            )
-            process.start()
-            theirs.close()
-            ends.append(ours)
-            self.workers.append(_Worker(number + 1, process, ours, ready=loop.create_future()))
-        for worker in self.workers:  # reader threads only after the last fork: a fork copies no running thread
+        ours, theirs = context.Pipe()
+        output_read, output_write = os.pipe()
+        inherited = [fd for worker in self.workers if worker.alive for fd in (worker.conn.fileno(), worker.output)]
+        number = len(self.workers) + 1
+        process = context.Process(
+            target=_worker_main,
+            args=(theirs,),
+            kwargs={
+                "others": [*inherited, ours.fileno(), output_read],
+                "output": output_write,
+                "items": self._items,
+                "setup": self.setup,
+                "run": self.run,
+            },
+            name=f"adk-eval-gate-worker-{number}",
+            daemon=True,
+        )
+        process.start()
+        theirs.close()
+        os.close(output_write)
+        worker = _Worker(number, process, ours, output_read, ready=self._loop.create_future())
+        self.workers.append(worker)
+        return worker
+
+    def _listen(self, worker: _Worker) -> None:
+        assert self._loop is not None
+        for target, name in ((self._read, "pool"), (self._relay, "output")):
             threading.Thread(
-                target=self._read, args=(worker, loop), name=f"adk-eval-gate-pool-{worker.number}", daemon=True
+                target=target, args=(worker, self._loop), name=f"adk-eval-gate-{name}-{worker.number}", daemon=True
             ).start()
 
     async def wait_ready(self) -> None:
@@ -191,63 +265,160 @@ class WorkerPool:
             except RuntimeError:  # the event loop is closed: the run is over
                 return
 
+    def _relay(self, worker: _Worker, loop: asyncio.AbstractEventLoop) -> None:
+        """Passes what the worker prints on, line by line (the main process masks and escapes it)."""
+        pending = b""
+        while True:
+            try:
+                chunk = os.read(worker.output, 65536)
+            except OSError:
+                chunk = b""
+            if not chunk:
+                break
+            *lines, pending = (pending + chunk).split(b"\n")
+            for line in lines:
+                self.on_output(line.decode("utf-8", "replace").rstrip("\r"))
+        if pending:
+            self.on_output(pending.decode("utf-8", "replace"))
+        with contextlib.suppress(OSError):
+            os.close(worker.output)
+
     def _received(self, worker: _Worker, message: tuple[Any, ...]) -> None:
         if message[0] == "ready" and worker.ready is not None and not worker.ready.done():
             worker.ready.set_result(None)
         elif message[0] == "done":
-            future = worker.pending.pop(message[1], None)
-            if future is not None and not future.done():
-                future.set_result(decode(message[2]))
+            request = worker.pending.pop(message[1], None)
+            self._where.pop(message[1], None)
+            if request is not None and not request.future.done():
+                request.future.set_result(decode(message[2]))
+        elif message[0] == "cancelled":
+            ack = worker.acks.pop(message[1], None)
+            if ack is not None and not ack.done():
+                ack.set_result(None)
 
     def _died(self, worker: _Worker) -> None:
         if not worker.alive:
             return
         worker.alive = False
         worker.process.join(timeout=1)
-        reason = f"the agent worker process {worker.number} exited (exit code {worker.process.exitcode})"
+        self._last_death = _death(worker)
         if worker.ready is not None and not worker.ready.done():
-            worker.ready.set_result(None)  # its case runs fail below; the other workers go on
-        for future in worker.pending.values():
-            if not future.done():
-                future.set_result(Inference(error=f"{reason} while running this case"))
-        worker.pending.clear()
+            worker.ready.set_result(None)  # its case runs fail or move below; the other workers go on
+            self._unloadable = True  # it died importing the agents: a replacement would too
+        for ack in worker.acks.values():
+            if not ack.done():
+                ack.set_result(None)
+        pending, worker.pending = worker.pending, {}
+        if self._closing:
+            for request in pending.values():
+                if not request.future.done():
+                    request.future.cancel()
+            return
+        if worker.killed is None:
+            reason = self._last_death
+            for request in pending.values():
+                if not request.future.done():
+                    request.future.set_result(Inference(error=f"{reason} while running this case run"))
+            pending = {}
+        replacement = self._replace()
+        for number, request in pending.items():  # innocent case runs of a worker this process killed
+            self._dispatch(number, request, replacement)
 
-    async def infer(self, item: WorkItem) -> Inference:
+    def _replace(self) -> _Worker | None:
+        if self._unloadable or self._replacements >= MAX_REPLACEMENTS:
+            return None
+        if sum(w.alive for w in self.workers) >= self.count:
+            return None
+        self._replacements += 1
+        worker = self._fork()
+        self._listen(worker)
+        return worker
+
+    def _choose(self) -> _Worker | None:
         alive = [worker for worker in self.workers if worker.alive]
         if not alive:
-            return Inference(error="every agent worker process has exited; see the log above for why")
-        worker = min(alive, key=lambda candidate: len(candidate.pending))
-        request = next(self._requests)
-        future: asyncio.Future[Inference] = asyncio.get_running_loop().create_future()
-        worker.pending[request] = future
+            return self._replace()
+        return min(alive, key=lambda candidate: len(candidate.pending))
+
+    def _dispatch(self, number: int, request: _Request, worker: _Worker | None = None) -> None:
+        worker = worker or self._choose()
+        if worker is None:
+            if not request.future.done():
+                request.future.set_result(Inference(error=f"no agent worker process is left: {self._last_death}"))
+            return
+        worker.pending[number] = request
+        self._where[number] = worker
         try:
-            worker.send(("run", request, self._index[id(item)]))
-            return await future
-        except asyncio.CancelledError:
-            worker.pending.pop(request, None)
-            if worker.alive:
-                worker.send(("cancel", request))
-            raise
+            worker.send(("run", number, request.index))
         except (OSError, ValueError) as error:
-            worker.pending.pop(request, None)
-            return Inference(error=f"could not reach agent worker process {worker.number}: {error}")
+            worker.pending.pop(number, None)
+            self._where.pop(number, None)
+            if not request.future.done():
+                request.future.set_result(
+                    Inference(error=f"could not reach agent worker process {worker.number}: {error}")
+                )
+
+    async def infer(self, item: WorkItem) -> Inference:
+        number = next(self._requests)
+        request = _Request(self._index[id(item)], asyncio.get_running_loop().create_future())
+        self._dispatch(number, request)
+        try:
+            return await request.future
+        except asyncio.CancelledError:
+            self._cancel(number)
+            raise
+
+    def _cancel(self, number: int) -> None:
+        """The case run's time is up (or the run stops): ask its worker to cancel it, and watch that it can."""
+        worker = self._where.pop(number, None)
+        if worker is None or not worker.alive:
+            return
+        worker.pending.pop(number, None)
+        ack: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        worker.acks[number] = ack
+        try:
+            worker.send(("cancel", number))
+        except (OSError, ValueError):
+            return
+        watchdog = asyncio.ensure_future(self._watch(worker, number, ack))
+        self._watchdogs.add(watchdog)
+        watchdog.add_done_callback(self._watchdogs.discard)
+
+    async def _watch(self, worker: _Worker, number: int, ack: asyncio.Future[None]) -> None:
+        try:
+            await asyncio.wait_for(ack, self.cancel_grace)
+        except asyncio.TimeoutError:
+            if worker.alive and worker.killed is None:
+                worker.killed = f"its event loop did not answer within {self.cancel_grace:g} s (a tool blocks it)"
+                worker.process.kill()
+        finally:
+            worker.acks.pop(number, None)
 
     async def close(self) -> None:
+        self._closing = True
+        for watchdog in list(self._watchdogs):
+            watchdog.cancel()
         for worker in self.workers:
             if worker.alive:
                 with contextlib.suppress(OSError, ValueError):
                     worker.send(("stop",))
         for worker in self.workers:
-            await asyncio.to_thread(worker.process.join, 5)
+            await asyncio.to_thread(worker.process.join, 2)
             if worker.process.is_alive():
-                worker.process.terminate()
+                worker.process.kill()  # blocked by a tool: it cannot stop by itself
                 await asyncio.to_thread(worker.process.join, 5)
             worker.conn.close()
 
 
+def _death(worker: _Worker) -> str:
+    code = worker.process.exitcode
+    how = f"was killed by {signal.Signals(-code).name}" if code is not None and code < 0 else f"exited with code {code}"
+    return f"the agent worker process {worker.number} {how} (the agent or a tool called os._exit() or crashed)"
+
+
 def default_worker_count(parallelism: int) -> int:
-    """One process per 16 concurrent case runs, at most one per core (1: run in this process)."""
+    """One process per 16 concurrent case runs, at least one, at most one per core (0: no fork, run in process)."""
     if not fork_available():
-        return 1
+        return 0
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     return max(1, min(cores, parallelism // 16))

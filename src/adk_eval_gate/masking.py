@@ -1,0 +1,45 @@
+"""Secrets: which values are secret, and keeping them out of every report and out of the agents' environment.
+
+The console masks each secret in what it prints (and in Actions asks the runner to mask it too); the reports
+(results.json, junit.xml, summary.md, the job summary, the comment) are masked here, on the results document
+before any renderer escapes or shortens its text, so no escaped or truncated copy of a secret survives.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping, MutableMapping
+
+from adk_eval_gate import results as r
+
+MASK = "***"
+SECRET_VARIABLES = ("GITHUB_TOKEN", "INPUT_GITHUB-TOKEN", "INPUT_GITHUB_TOKEN", "GOOGLE_API_KEY", "GEMINI_API_KEY")
+GITHUB_TOKEN_VARIABLES = ("GITHUB_TOKEN", "GH_TOKEN", "INPUT_GITHUB-TOKEN", "INPUT_GITHUB_TOKEN")
+_SECRET_INPUT = re.compile(r"^INPUT_.*(TOKEN|KEY|SECRET|PASSWORD|CREDENTIAL)", re.IGNORECASE)
+MIN_SECRET_LENGTH = 4  # shorter values would mask ordinary words
+
+
+def secrets_in_env(env: Mapping[str, str]) -> list[str]:
+    """Secret values in the environment: API keys, the GitHub token, and action inputs named like secrets."""
+    names = [*SECRET_VARIABLES, *(name for name in env if _SECRET_INPUT.match(name))]
+    return list(dict.fromkeys(env[name] for name in names if len(env.get(name) or "") >= MIN_SECRET_LENGTH))
+
+
+def drop_github_token(env: MutableMapping[str, str], token: str | None) -> None:
+    """Removes the GitHub token from ``env`` (agent code runs without it), wherever it is, under any name."""
+    for name in [name for name, value in env.items() if name in GITHUB_TOKEN_VARIABLES or (token and value == token)]:
+        del env[name]
+
+
+def mask_document(doc: r.ResultsDocument, secrets: Iterable[str]) -> r.ResultsDocument:
+    """``doc`` with every secret replaced by ``***`` wherever it occurs, in any field."""
+    values = sorted({s for s in secrets if len(s) >= MIN_SECRET_LENGTH}, key=len, reverse=True)
+    if not values:
+        return doc
+    text = doc.model_dump_json()
+    masked = text
+    for secret in values:
+        for form in {json.dumps(secret)[1:-1], json.dumps(secret, ensure_ascii=False)[1:-1]}:
+            masked = masked.replace(form, MASK)
+    return doc if masked == text else r.ResultsDocument.model_validate_json(masked)

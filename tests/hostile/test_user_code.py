@@ -1,0 +1,199 @@
+"""Agent and custom-metric code cannot end the run, stall it, or see the GitHub token.
+
+Each test runs the real command line in a subprocess (the console script's entry, with its supervising parent)
+on the hostile agent, so an exit code of 0 from a ``sys.exit(0)`` in a tool would show as such. Findings of the
+adversarial review (issue 9): before the fix, ``sys.exit(0)`` in a tool ended the gate with exit code 0 and no
+reports; ``KeyboardInterrupt`` ended it with 130 and no reports; a blocking tool defeated ``--timeout``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.hostile.agents import HOSTILE_AGENT
+from tests.runners.scripted import turn, write_agent, write_config, write_evalset
+
+pytestmark = pytest.mark.slow
+
+REPORTS = ("results.json", "junit.xml", "summary.md")
+
+
+def _repo(tmp_path: Path, message: str, *, config: dict[str, Any] | None = None) -> Path:
+    (tmp_path / ".git").mkdir()
+    write_agent(tmp_path / "bot", HOSTILE_AGENT)
+    write_config(tmp_path / "bot", {"response_match_score": 0.5})
+    if config is not None:
+        (tmp_path / "bot" / "test_config.json").write_text(json.dumps(config), encoding="utf-8")
+    write_evalset(
+        tmp_path / "bot" / "hostile.evalset.json",
+        {"fine": [turn("hello", answer="echo: hello")], "hostile": [turn(message, answer="done")]},
+    )
+    return tmp_path
+
+
+def _gate(
+    repo: Path, *args: str, env: dict[str, str] | None = None, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
+    full_env = {k: v for k, v in os.environ.items() if not k.startswith(("INPUT_", "GITHUB_"))}
+    full_env.update(env or {})
+    return subprocess.run(
+        [sys.executable, "-m", "adk_eval_gate", "run", "bot", "--output-dir", "out", *args],
+        cwd=repo,
+        env=full_env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
+def _results(repo: Path) -> dict[str, Any]:
+    for name in REPORTS:
+        assert (repo / "out" / name).is_file(), f"{name} was not written"
+    loaded: dict[str, Any] = json.loads((repo / "out" / "results.json").read_text(encoding="utf-8"))
+    return loaded
+
+
+def _case(doc: dict[str, Any], eval_id: str) -> dict[str, Any]:
+    return next(case for case in doc["cases"] if case["eval_id"] == eval_id)
+
+
+@pytest.mark.parametrize(
+    ("message", "workers", "reason"),
+    [
+        ("exit 0", None, "called sys.exit(0)"),
+        ("exit 3", None, "called sys.exit(3)"),
+        ("interrupt", None, "raised KeyboardInterrupt"),
+        ("os_exit", None, "exited with code 0"),
+        ("exit 0", "0", "called sys.exit(0)"),
+        ("interrupt", "0", "raised KeyboardInterrupt"),
+    ],
+)
+def test_a_tool_that_exits_is_an_error_entry_and_the_gate_fails(
+    tmp_path: Path, message: str, workers: str | None, reason: str
+) -> None:
+    repo = _repo(tmp_path, message)
+    extra = ("--workers", workers) if workers is not None else ()
+    result = _gate(repo, *extra)
+    output = result.stdout + result.stderr
+    assert result.returncode == 1, output
+    doc = _results(repo)
+    assert doc["status"] == "error"
+    hostile = _case(doc, "hostile")
+    assert hostile["status"] == "error" and reason in hostile["error"]
+    if message != "os_exit":  # os._exit takes its worker process down with the case runs it held
+        assert _case(doc, "fine")["status"] == "passed"
+    assert "internal error" not in output
+
+
+def test_os_exit_with_agents_in_this_process_is_caught_by_the_supervising_parent(tmp_path: Path) -> None:
+    repo = _repo(tmp_path, "os_exit")
+    result = _gate(repo, "--workers", "0")
+    assert result.returncode == 1, result.stdout + result.stderr
+    doc = _results(repo)
+    assert doc["status"] == "error" and "before the gate decided its verdict" in doc["error"]
+    assert "before the gate decided its verdict" in (repo / "out" / "summary.md").read_text(encoding="utf-8")
+
+
+HOSTILE_METRICS = """
+import os
+import sys
+
+
+def exit0(eval_metric, actual, expected, scenario):
+    sys.exit(0)
+
+
+def exit3(eval_metric, actual, expected, scenario):
+    sys.exit(3)
+
+
+def interrupt(eval_metric, actual, expected, scenario):
+    raise KeyboardInterrupt
+
+
+def os_exit(eval_metric, actual, expected, scenario):
+    os._exit(0)
+"""
+
+
+@pytest.mark.parametrize("function", ["exit0", "exit3", "interrupt", "os_exit"])
+def test_a_custom_metric_that_exits_is_an_error_and_the_gate_fails(tmp_path: Path, function: str) -> None:
+    config = {
+        "criteria": {"response_match_score": 0.5, "hostile_metric": 0.5},
+        "custom_metrics": {"hostile_metric": {"code_config": {"name": f"hostile_metrics.{function}"}}},
+    }
+    repo = _repo(tmp_path, "hello", config=config)
+    (repo / "hostile_metrics.py").write_text(HOSTILE_METRICS, encoding="utf-8")
+    result = _gate(repo)
+    output = result.stdout + result.stderr
+    assert result.returncode == 1, output
+    doc = _results(repo)
+    assert doc["status"] == "error"
+    if function == "os_exit":  # the scoring process itself ended: the parent reports the run as an error
+        assert "before the gate decided its verdict" in doc["error"]
+    else:
+        assert all(case["status"] == "error" for case in doc["cases"])
+        assert "hostile_metric" in _case(doc, "fine")["error"]
+    assert "internal error" not in output
+
+
+@pytest.mark.parametrize("message", ["block", "spin"])
+def test_a_blocking_tool_cannot_defeat_the_timeout(tmp_path: Path, message: str) -> None:
+    repo = _repo(tmp_path, message)
+    started = time.monotonic()
+    result = _gate(repo, "--timeout", "5", timeout=60)
+    elapsed = time.monotonic() - started
+    assert elapsed < 15, f"took {elapsed:.1f} s"
+    assert result.returncode == 1, result.stdout + result.stderr
+    doc = _results(repo)
+    assert "timed out after 5 s" in _case(doc, "hostile")["error"]
+
+
+def test_the_first_sigterm_writes_the_reports_while_a_tool_blocks(tmp_path: Path) -> None:
+    repo = _repo(tmp_path, "block")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("INPUT_", "GITHUB_"))}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "adk_eval_gate", "run", "bot", "--output-dir", "out", "--parallelism", "1"],
+        cwd=repo,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    assert process.stdout is not None
+    seen = []
+    deadline = time.monotonic() + 60
+    while not any("PASS bot/hostile.evalset.json::fine" in line for line in seen):
+        line = process.stdout.readline()
+        assert line and time.monotonic() < deadline, "".join(seen)
+        seen.append(line)
+    time.sleep(1.0)  # the blocking case run holds its worker's event loop now
+    started = time.monotonic()
+    process.send_signal(signal.SIGTERM)
+    rest, _ = process.communicate(timeout=30)
+    assert time.monotonic() - started < 15
+    assert process.returncode == 128 + signal.SIGTERM, "".join(seen) + rest
+    doc = _results(repo)
+    assert doc["status"] == "error" and doc["run"]["interrupted"] is True
+    assert doc["run"]["unfinished"] == ["bot/hostile.evalset.json::hostile"]
+    summary = (repo / "out" / "summary.md").read_text(encoding="utf-8")
+    assert "Interrupted" in summary and "hostile.evalset.json::hostile" in summary
+
+
+def test_agent_code_runs_without_the_github_token(tmp_path: Path) -> None:
+    repo = _repo(tmp_path, "token")
+    result = _gate(repo, env={"GITHUB_TOKEN": "ghs_secretgithubtoken", "GH_TOKEN": "ghs_secretgithubtoken"})
+    doc = _results(repo)
+    answer = _case(doc, "hostile")["runs"][0]["invocations"][0]["actual"]["final_response"]["parts"][0]["text"]
+    assert "GITHUB_TOKEN" not in answer and "GH_TOKEN" not in answer, result.stdout
+    assert "ghs_secretgithubtoken" not in result.stdout + result.stderr
