@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import gc
 import os
-import random
 import signal
 import sys
 import threading
@@ -22,6 +21,7 @@ from adk_eval_gate.aggregate import FinishedRun
 from adk_eval_gate.metrics.base import Metric, MetricServices
 from adk_eval_gate.metrics.registry import ConfiguredMetric
 from adk_eval_gate.plan import PlannedFile, WorkItem
+from adk_eval_gate.retry import Backoff
 from adk_eval_gate.runners.base import Inference, Runner, contain_exits, describe_escape, settled
 from adk_eval_gate.score import MetricEscaped, score_run
 
@@ -56,19 +56,8 @@ class MetricBuilder:
         return self._built[key]
 
 
-@dataclass(frozen=True)
-class RetryPolicy:
-    """How often and how patiently a case run that failed for a transient reason is run again."""
-
-    attempts: int = 3
-    initial_delay: float = 2.0
-    max_delay: float = 30.0
-
-    def delay(self, failed_attempt: int, retry_after: float | None) -> float:
-        if retry_after is not None:
-            return max(0.0, retry_after)  # the server said when; the case's --timeout still bounds the wait
-        backoff = min(self.max_delay, self.initial_delay * 2 ** (failed_attempt - 1))
-        return float(backoff * random.uniform(0.8, 1.2))
+CASE_RUN_RETRY = Backoff(attempts=3, initial=2.0, maximum=30.0, jitter=(0.8, 1.2))
+"""A case run that failed for a transient reason runs again; the case's --timeout still bounds every wait."""
 
 
 async def _attempt(runner: Runner, item: WorkItem) -> Inference:
@@ -80,7 +69,7 @@ async def _attempt(runner: Runner, item: WorkItem) -> Inference:
         return Inference(error=describe_escape(error))
 
 
-async def _infer(runner: Runner, item: WorkItem, *, timeout: float, retry: RetryPolicy) -> Inference:
+async def _infer(runner: Runner, item: WorkItem, *, timeout: float, retry: Backoff) -> Inference:
     started = time.monotonic()
     transient: list[str] = []
 
@@ -93,7 +82,7 @@ async def _infer(runner: Runner, item: WorkItem, *, timeout: float, retry: Retry
             if attempt == retry.attempts:
                 inference.error = f"{inference.error} (failed {attempt} times; transient errors are retried)"
                 return inference
-            await asyncio.sleep(retry.delay(attempt, inference.retry_after))
+            await asyncio.sleep(retry.delay(attempt, retry_after=inference.retry_after))
         raise AssertionError("unreachable")
 
     try:
@@ -118,7 +107,7 @@ async def execute(
     on_finished: Callable[[WorkItem, FinishedRun], None] | None = None,
     on_started: Callable[[WorkItem], None] | None = None,
     execution: Execution | None = None,
-    retry: RetryPolicy | None = None,
+    retry: Backoff | None = None,
     on_ready: Callable[[], None] | None = None,
 ) -> Execution:
     """Runs every item; cancelling this coroutine stops the running ones and keeps what finished.
@@ -128,7 +117,7 @@ async def execute(
     execution = execution or Execution()
     contain_exits(asyncio.get_running_loop())  # agent code in this process (--workers 0) and custom metrics
     semaphore = asyncio.Semaphore(parallelism)
-    retry = retry or RetryPolicy()
+    retry = retry or CASE_RUN_RETRY
     prepare = getattr(runner, "prepare", None)
     if prepare is not None:
         await prepare(items)  # e.g. import the agents once, before any case run's clock starts

@@ -12,9 +12,12 @@ from adk_eval_gate.github import baseline
 from adk_eval_gate.github.client import GitHubClient
 from adk_eval_gate.github.context import GitHubContext
 from adk_eval_gate.report.writer import results_json
+from adk_eval_gate.retry import Backoff
 from tests.fakes.github_server import FakeGitHub
 from tests.github.zips import make_zip, patch_central_directory
 from tests.report.builders import case, document, metric
+
+FAST = Backoff(attempts=4, initial=0.01, maximum=0.01)
 
 NAME = "adk-eval-results"
 
@@ -36,7 +39,7 @@ def context(**changes: object) -> GitHubContext:
 
 
 def find(fake: FakeGitHub, **changes: object) -> baseline.Baseline | baseline.NoBaseline:
-    client = GitHubClient(api_url=fake.url, token="ghs_token_for_tests", backoff=0.01)
+    client = GitHubClient(api_url=fake.url, token="ghs_token_for_tests", retry=FAST)
     return baseline.resolve(baseline_file=None, client=client, context=context(**changes), artifact_name=NAME)
 
 

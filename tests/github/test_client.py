@@ -7,14 +7,17 @@ import time
 import pytest
 
 from adk_eval_gate.github.client import GitHubClient, GitHubError, GitHubNotFound, GitHubPermissionError, RateLimited
+from adk_eval_gate.retry import Backoff
 from tests.fakes.github_server import FakeGitHub
+
+FAST = Backoff(attempts=4, initial=0.01, maximum=0.01)
 
 COMMENTS = "/repos/octo/repo/issues/7/comments"
 SECONDARY = {"message": "You have exceeded a secondary rate limit. Please wait a few minutes before you try again."}
 
 
 def client_for(fake: FakeGitHub, **options: float) -> GitHubClient:
-    settings = {"backoff": 0.01, "max_wait": 30.0, **options}
+    settings = {"retry": FAST, "max_wait": 30.0, **options}
     return GitHubClient(api_url=fake.url, token="ghs_0123456789secret", **settings)  # type: ignore[arg-type]
 
 
@@ -28,7 +31,7 @@ def test_a_502_then_success_is_retried(fake_github: FakeGitHub) -> None:
 def test_repeated_5xx_gives_up_with_one_line(fake_github: FakeGitHub) -> None:
     fake_github.fail("GET", COMMENTS + "$", 503, times=10)
     with pytest.raises(GitHubError, match="GitHub answered 503") as caught:
-        list(client_for(fake_github, attempts=3).paginate(COMMENTS))
+        list(client_for(fake_github, retry=Backoff(attempts=3, initial=0.01, maximum=0.01)).paginate(COMMENTS))
     assert "secret" not in str(caught.value)
     assert len(fake_github.calls("GET", COMMENTS)) == 3
 
@@ -107,7 +110,7 @@ def test_the_token_goes_only_to_the_api(fake_github: FakeGitHub) -> None:
 
 def test_github_enterprise_server_api_prefix() -> None:
     with FakeGitHub(base_path="/api/v3") as fake:
-        client = GitHubClient(api_url=fake.url, token="ghs_x", backoff=0.01)
+        client = GitHubClient(api_url=fake.url, token="ghs_x", retry=FAST)
         created = client.post(COMMENTS, json={"body": "on GHES"})
         assert created["url"].startswith(fake.url)
         assert [c["body"] for c in client.paginate(COMMENTS)] == ["on GHES"]
@@ -117,6 +120,6 @@ def test_github_enterprise_server_api_prefix() -> None:
 def test_an_unreachable_api_fails_with_one_line() -> None:
     with FakeGitHub() as fake:
         url = fake.url
-    client = GitHubClient(api_url=url, token="ghs_x", backoff=0.01, attempts=2, timeout=2)
+    client = GitHubClient(api_url=url, token="ghs_x", retry=Backoff(attempts=2, initial=0.01, maximum=0.01), timeout=2)
     with pytest.raises(GitHubError, match="cannot reach GitHub"):
         client.get("/user")

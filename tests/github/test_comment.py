@@ -7,7 +7,10 @@ import pytest
 from adk_eval_gate.github import comment
 from adk_eval_gate.github.client import GitHubClient, GitHubPermissionError
 from adk_eval_gate.report.comment import marker
+from adk_eval_gate.retry import Backoff
 from tests.fakes.github_server import FakeGitHub
+
+FAST = Backoff(attempts=4, initial=0.01, maximum=0.01)
 
 BOT_TOKEN = "ghs_installation_token"
 PAT = "github_pat_personal_token"
@@ -15,7 +18,7 @@ PAT = "github_pat_personal_token"
 
 def post(fake: FakeGitHub, body: str, *, token: str = BOT_TOKEN, mode: str = "always", failing: bool = True,
          gate_id: str = "default") -> comment.CommentResult:  # fmt: skip
-    client = GitHubClient(api_url=fake.url, token=token, backoff=0.01)
+    client = GitHubClient(api_url=fake.url, token=token, retry=FAST)
     return comment.post(
         client,
         token=token,

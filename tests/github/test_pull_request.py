@@ -5,7 +5,10 @@ from __future__ import annotations
 from adk_eval_gate.github import pull_request
 from adk_eval_gate.github.client import GitHubClient
 from adk_eval_gate.github.context import GitHubContext
+from adk_eval_gate.retry import Backoff
 from tests.fakes.github_server import FakeGitHub
+
+FAST = Backoff(attempts=4, initial=0.01, maximum=0.01)
 
 HEAD = "c0ffee" * 6 + "c0ff"  # the fake's pull request #7
 
@@ -16,7 +19,7 @@ def workflow_run_context(head_sha: str, listed: list[int] | None = None) -> GitH
 
 
 def resolve(fake: FakeGitHub, context: GitHubContext, *, explicit: int | None = None, recorded: int | None = None):  # type: ignore[no-untyped-def]
-    client = GitHubClient(api_url=fake.url, token="ghs_x", backoff=0.01)
+    client = GitHubClient(api_url=fake.url, token="ghs_x", retry=FAST)
     return pull_request.resolve(client, context=context, explicit=explicit, recorded=recorded)
 
 

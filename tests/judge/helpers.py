@@ -17,14 +17,15 @@ from adk_eval_gate.evalset import EvalCase, Invocation
 from adk_eval_gate.judge.cache import JudgeCache
 from adk_eval_gate.judge.client import GeminiJudge
 from adk_eval_gate.judge.credentials import JudgeCredentials
-from adk_eval_gate.judge.retry import RetryPolicy
+from adk_eval_gate.judge.retry import JudgeRetry
 from adk_eval_gate.judge.service import JudgeService
 from adk_eval_gate.metrics.base import CaseRun, Metric, MetricOutcome, MetricServices
+from adk_eval_gate.retry import Backoff
 from adk_eval_gate.score import evaluate_metric
 from tests.fakes.gemini_server import FakeGemini, Reply, SeenRequest
 
 API_KEY = "test-key-123456"
-FAST = RetryPolicy(max_tries=3, base_delay=0.01, max_delay=0.05)
+FAST = JudgeRetry(Backoff(attempts=3, initial=0.01, maximum=0.05, jitter=(0.5, 1.0)))
 CREDENTIAL_VARIABLES = (
     "GOOGLE_API_KEY",
     "GEMINI_API_KEY",
@@ -54,7 +55,7 @@ def judge_service(
     parallelism: int = 8,
     cache_dir: Path | None = None,
     timeout: float = 5.0,
-    policy: RetryPolicy = FAST,
+    retry: JudgeRetry = FAST,
     api_key: str = API_KEY,
 ) -> JudgeService:
     backend = GeminiJudge(JudgeCredentials(vertexai=False, api_key=api_key), timeout_seconds=timeout)
@@ -62,7 +63,7 @@ def judge_service(
         backend=backend,
         parallelism=parallelism,
         cache=JudgeCache(cache_dir) if cache_dir else None,
-        policy=policy,
+        retry=retry,
     )
 
 

@@ -12,8 +12,9 @@ import pytest
 from google.genai import types
 
 from adk_eval_gate.eval_config import JudgeModelOptions
-from adk_eval_gate.judge.retry import RetryPolicy
+from adk_eval_gate.judge.retry import JudgeRetry
 from adk_eval_gate.judge.service import JudgeFailed, JudgeService
+from adk_eval_gate.retry import Backoff
 from tests.fakes.gemini_server import HANG, FakeGemini, Reply
 from tests.judge.helpers import API_KEY, gemini, judge_service
 
@@ -66,7 +67,8 @@ def test_429_then_success_waits_as_told(gemini: FakeGemini) -> None:
 def test_retry_info_in_the_error_body_is_honoured(gemini: FakeGemini) -> None:
     from google.genai import errors
 
-    from adk_eval_gate.judge.retry import RETRYABLE_STATUS, server_delay
+    from adk_eval_gate.judge.retry import server_delay
+    from adk_eval_gate.retry import transient_status
 
     error = errors.ClientError(
         429,
@@ -77,13 +79,13 @@ def test_retry_info_in_the_error_body_is_honoured(gemini: FakeGemini) -> None:
             }
         },
     )
-    assert 429 in RETRYABLE_STATUS
+    assert transient_status(429)
     assert server_delay(error) == 7.0
 
 
 def test_500_forever_fails_after_the_fixed_number_of_tries(gemini: FakeGemini) -> None:
     gemini.script = lambda request: Reply.error(500)
-    service = judge_service(policy=RetryPolicy(max_tries=4, base_delay=0.01))
+    service = judge_service(retry=_fast(attempts=4))
     with pytest.raises(JudgeFailed, match=r"judge gemini-test failed after 4 tries: HTTP 500 INTERNAL"):
         run(service, lambda s: s.ask(options=OPTIONS, prompt="q"))
     assert gemini.count == 4  # google-genai's own retries are off: every try is ours
@@ -93,10 +95,11 @@ def test_500_forever_fails_after_the_fixed_number_of_tries(gemini: FakeGemini) -
 def test_backoff_grows_exponentially_with_jitter() -> None:
     import random
 
-    policy = RetryPolicy(base_delay=1.0, max_delay=30.0)
+    from adk_eval_gate.judge.retry import JUDGE_RETRY
+
     rng = random.Random(1)
     for failed, ceiling in ((1, 1.0), (2, 2.0), (3, 4.0), (4, 8.0), (9, 30.0)):
-        delays = [policy.backoff(failed, rng) for _ in range(50)]
+        delays = [JUDGE_RETRY.backoff.delay(failed, rng=rng) for _ in range(50)]
         assert all(ceiling / 2 <= d <= ceiling for d in delays)
         assert len(set(delays)) > 1
 
@@ -111,7 +114,7 @@ def test_a_bad_key_is_not_retried(gemini: FakeGemini) -> None:
 
 def test_a_hanging_judge_times_out_and_is_retried(gemini: FakeGemini) -> None:
     gemini.script = lambda request: Reply(text="late", delay=HANG)
-    service = judge_service(timeout=0.5, policy=RetryPolicy(max_tries=2, base_delay=0.01))
+    service = judge_service(timeout=0.5, retry=_fast(attempts=2))
     started = time.monotonic()
     with pytest.raises(JudgeFailed, match=r"after 2 tries: timed out$"):
         run(service, lambda s: s.ask(options=OPTIONS, prompt="q"))
@@ -166,7 +169,7 @@ def test_a_429_pauses_every_caller(gemini: FakeGemini) -> None:
 
 def test_a_judge_that_keeps_failing_is_not_asked_again(gemini: FakeGemini) -> None:
     gemini.script = lambda request: Reply.error(503, retry_after="0")
-    service = judge_service(policy=RetryPolicy(max_tries=2, base_delay=0.01))
+    service = judge_service(retry=_fast(attempts=2))
 
     async def work(s: JudgeService) -> list[str]:
         reasons = []
@@ -185,16 +188,16 @@ def test_a_judge_that_keeps_failing_is_not_asked_again(gemini: FakeGemini) -> No
 
 
 def test_429s_get_more_tries_than_outages(gemini: FakeGemini) -> None:
-    policy = RetryPolicy(max_tries=2, max_tries_rate_limited=4, base_delay=0.01)
+    retry = JudgeRetry(_fast(attempts=2).backoff, rate_limited_attempts=4)
     gemini.enqueue(*[Reply.error(429, retry_after="0")] * 3, "through")
-    assert run(judge_service(policy=policy), lambda s: s.ask(options=OPTIONS, prompt="q")) == "through"
+    assert run(judge_service(retry=retry), lambda s: s.ask(options=OPTIONS, prompt="q")) == "through"
     assert gemini.count == 4
     gemini.enqueue(*[Reply.error(429, retry_after="0")] * 4)
     with pytest.raises(JudgeFailed, match="after 4 tries: HTTP 429"):
-        run(judge_service(policy=policy), lambda s: s.ask(options=OPTIONS, prompt="q"))
+        run(judge_service(retry=retry), lambda s: s.ask(options=OPTIONS, prompt="q"))
     gemini.enqueue(Reply.error(500), Reply.error(500))
     with pytest.raises(JudgeFailed, match="after 2 tries: HTTP 500"):
-        run(judge_service(policy=policy), lambda s: s.ask(options=OPTIONS, prompt="q"))
+        run(judge_service(retry=retry), lambda s: s.ask(options=OPTIONS, prompt="q"))
 
 
 def test_a_key_echoed_by_the_server_never_reaches_the_reason(gemini: FakeGemini) -> None:
@@ -203,3 +206,7 @@ def test_a_key_echoed_by_the_server_never_reaches_the_reason(gemini: FakeGemini)
         run(judge_service(), lambda s: s.ask(options=OPTIONS, prompt="q"))
     assert API_KEY not in str(raised.value)
     assert "key=*** is malformed" in str(raised.value)
+
+
+def _fast(*, attempts: int) -> JudgeRetry:
+    return JudgeRetry(Backoff(attempts=attempts, initial=0.01, maximum=30.0, jitter=(0.5, 1.0)))

@@ -5,6 +5,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pytest
+
 from tests.runners.conftest import RunGate
 from tests.runners.scripted import turn, write_agent, write_config, write_evalset
 
@@ -101,13 +103,11 @@ def test_transient_model_errors_are_retried_in_a_fresh_session(tmp_repo: Path, r
     write_config(tmp_repo / "bot", {"response_match_score": 1.0})
     write_evalset(tmp_repo / "bot" / "flaky.evalset.json", {"flaky": [turn("flaky once", answer="recovered")]})
     from adk_eval_gate import execute
+    from adk_eval_gate.retry import Backoff
 
-    original = execute.RetryPolicy.delay
-    execute.RetryPolicy.delay = lambda self, attempt, retry_after: 0.0  # type: ignore[method-assign]
-    try:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(execute, "CASE_RUN_RETRY", Backoff(attempts=3, initial=0.0, maximum=0.0))
         result = run_gate("bot")
-    finally:
-        execute.RetryPolicy.delay = original  # type: ignore[method-assign]
     assert result.code == 0, result.out
     assert result.case("flaky")["status"] == "passed"
 

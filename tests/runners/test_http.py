@@ -12,10 +12,11 @@ import pytest
 from adk_eval_gate.console import Console
 from adk_eval_gate.errors import UsageError
 from adk_eval_gate.evalset import tool_calls
-from adk_eval_gate.execute import Execution, MetricBuilder, RetryPolicy, execute
+from adk_eval_gate.execute import Execution, MetricBuilder, execute
 from adk_eval_gate.metrics.base import MetricServices
 from adk_eval_gate.plan import plan
 from adk_eval_gate.prepare import prepare
+from adk_eval_gate.retry import Backoff
 from adk_eval_gate.runners.http import HttpRunner, parse_headers
 from adk_eval_gate.settings import build_settings
 from tests.runners.api_server import ApiServer
@@ -24,7 +25,7 @@ from tests.runners.fault_server import fault_server
 from tests.runners.scripted import turn, write_agent, write_config, write_evalset
 
 REPO = Path(__file__).resolve().parents[2]
-FAST = RetryPolicy(attempts=3, initial_delay=0.01, max_delay=0.01)
+FAST = Backoff(attempts=3, initial=0.01, maximum=0.01)
 
 
 @pytest.fixture(scope="module")

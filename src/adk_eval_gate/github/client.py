@@ -1,6 +1,7 @@
 """A thin GitHub REST client on ``requests``: timeouts, pagination, retries, and errors that say what to do.
 
-Retries: 5xx answers and connection failures with exponential backoff; primary rate limits (``x-ratelimit-
+Retries (``GITHUB_RETRY``): transient answers (``retry.transient_status``) and connection failures with
+exponential backoff; primary rate limits (``x-ratelimit-
 remaining: 0``) until ``x-ratelimit-reset``; secondary rate limits (403/429 with ``Retry-After`` or GitHub's
 "secondary rate limit" message) after ``Retry-After`` (60 s when absent, as GitHub's docs advise). All waiting
 together is capped (``max_wait``): past it the call fails with the rate-limit error instead of stalling CI.
@@ -19,10 +20,11 @@ import requests
 
 from adk_eval_gate import __version__
 from adk_eval_gate.errors import GateError
-from adk_eval_gate.retry_after import retry_after_seconds
+from adk_eval_gate.retry import Backoff, retry_after_seconds, transient_status
 
 API_VERSION = "2022-11-28"
-RETRY_STATUSES = {500, 502, 503, 504}
+GITHUB_RETRY = Backoff(attempts=4, initial=1.0, maximum=30.0)
+RATE_LIMIT_WAIT = 60.0  # when a secondary rate limit does not say how long, as GitHub's docs advise
 
 
 class GitHubError(GateError):
@@ -67,8 +69,7 @@ class GitHubClient:
         api_url: str,
         token: str,
         timeout: float = 30.0,
-        attempts: int = 4,
-        backoff: float = 1.0,
+        retry: Backoff = GITHUB_RETRY,
         max_wait: float = 120.0,
         session: requests.Session | None = None,
         sleep: Callable[[float], None] = time.sleep,
@@ -76,8 +77,7 @@ class GitHubClient:
     ) -> None:
         self.api_url = api_url.rstrip("/")
         self.timeout = timeout
-        self.attempts = attempts
-        self.backoff = backoff
+        self.retry = retry
         self.max_wait = max_wait
         self.waited = 0.0
         self._sleep = sleep
@@ -137,13 +137,13 @@ class GitHubClient:
         """GET a pre-signed storage URL WITHOUT our token (it must not leak to the storage host), capped in size."""
         if not url.startswith(("https://", "http://")):
             raise GitHubError("the artifact download location is not an http(s) URL")
-        for attempt in range(1, self.attempts + 1):
+        for attempt in range(1, self.retry.attempts + 1):
             try:
                 with requests.get(
                     url, stream=True, timeout=self.timeout, headers={"User-Agent": "adk-eval-gate"}
                 ) as got:
-                    if got.status_code in RETRY_STATUSES and attempt < self.attempts:
-                        self._wait(self.backoff * 2 ** (attempt - 1), reason="artifact download", response=got)
+                    if transient_status(got.status_code) and attempt < self.retry.attempts:
+                        self._wait(self.retry.delay(attempt), reason="artifact download", response=got)
                         continue
                     if got.status_code != 200:
                         raise GitHubError(f"the artifact storage answered {got.status_code}")
@@ -158,9 +158,9 @@ class GitHubClient:
                         chunks.append(chunk)
                     return b"".join(chunks)
             except requests.RequestException as error:
-                if attempt >= self.attempts:
+                if attempt >= self.retry.attempts:
                     raise GitHubError(f"cannot download the artifact: {type(error).__name__}") from None
-                self._wait(self.backoff * 2 ** (attempt - 1), reason="artifact download")
+                self._wait(self.retry.delay(attempt), reason="artifact download")
         raise GitHubError("cannot download the artifact")
 
     # -- the one place requests are sent -------------------------------------------------------------------
@@ -195,9 +195,9 @@ class GitHubClient:
                     allow_redirects=allow_redirects,
                 )
             except requests.RequestException as error:
-                if attempt >= self.attempts:
+                if attempt >= self.retry.attempts:
                     raise GitHubError(f"cannot reach GitHub at {self.api_url}: {type(error).__name__}") from None
-                self._wait(self.backoff * 2 ** (attempt - 1), reason=f"{method} {path}")
+                self._wait(self.retry.delay(attempt), reason=f"{method} {path}")
                 continue
             delay = self._retry_delay(response, attempt)
             if delay is None:
@@ -209,21 +209,19 @@ class GitHubClient:
 
     def _retry_delay(self, response: requests.Response, attempt: int) -> float | None:
         status = response.status_code
-        if status in RETRY_STATUSES:
-            return self.backoff * 2 ** (attempt - 1) if attempt < self.attempts else None
         if status not in (403, 429):
-            return None
+            return self.retry.delay(attempt) if transient_status(status) and attempt < self.retry.attempts else None
         if response.headers.get("Retry-After") is not None:
             asked = retry_after_seconds(response.headers)
-            return 60.0 if asked is None else asked
+            return RATE_LIMIT_WAIT if asked is None else asked
         if response.headers.get("x-ratelimit-remaining") == "0":
             reset = response.headers.get("x-ratelimit-reset")
             try:
                 return max(0.0, float(reset or 0) - self._clock()) + 1.0
             except ValueError:
-                return 60.0
+                return RATE_LIMIT_WAIT
         if "secondary rate limit" in _error_message(response).lower() or status == 429:
-            return 60.0
+            return RATE_LIMIT_WAIT
         return None
 
     def _wait(self, seconds: float, *, reason: str, response: requests.Response | None = None) -> None:

@@ -1,8 +1,9 @@
 """When and how long to wait before trying a judge call again.
 
-Retried: HTTP 408, 429 and 5xx, timeouts and dropped connections. The server's own hint wins: a
-``Retry-After`` header (seconds or an HTTP date) or a ``google.rpc.RetryInfo`` ``retryDelay`` in the error body;
-otherwise exponential backoff with jitter. Everything else (a bad key, a bad request) fails at once.
+Retried: transient HTTP statuses (``retry.transient_status``: 408, 425, 429, 5xx), timeouts and dropped
+connections. The server's own hint wins: a ``Retry-After`` header (seconds or an HTTP date) or a
+``google.rpc.RetryInfo`` ``retryDelay`` in the error body; otherwise exponential backoff with jitter. Everything
+else (a bad key, a bad request) fails at once.
 """
 
 from __future__ import annotations
@@ -16,33 +17,25 @@ from typing import Any
 
 from google.genai import errors as genai_errors
 
-from adk_eval_gate.retry_after import retry_after_seconds
-
-RETRYABLE_STATUS = frozenset({408, 429, 500, 502, 503, 504})
+from adk_eval_gate.retry import Backoff, retry_after_seconds, transient_status
 
 
 @dataclass(frozen=True)
-class RetryPolicy:
-    max_tries: int = 5
-    max_tries_rate_limited: int = 10  # a 429 is the quota working as meant, not an outage: more patience
-    base_delay: float = 1.0  # seconds before the second try; doubles per try
-    max_delay: float = 30.0
-    max_server_delay: float = 120.0  # a longer Retry-After is capped (a CI job has a time limit)
+class JudgeRetry:
+    """The judge's numbers: more patience for a 429 (the quota working as meant, not an outage)."""
 
-    def tries_for(self, error: BaseException) -> int:
+    backoff: Backoff
+    rate_limited_attempts: int = 10
+
+    def attempts_for(self, error: BaseException) -> int:
         limited = isinstance(error, genai_errors.APIError) and error.code == 429
-        return max(self.max_tries, self.max_tries_rate_limited) if limited else self.max_tries
+        return max(self.backoff.attempts, self.rate_limited_attempts) if limited else self.backoff.attempts
 
-    def backoff(self, failed_tries: int, rng: random.Random) -> float:
-        """Exponential with "equal jitter": between half and all of ``base * 2**(n-1)``, capped."""
-        ceiling = min(self.max_delay, self.base_delay * 2.0 ** max(failed_tries - 1, 0))
-        return ceiling * rng.uniform(0.5, 1.0)
+    def delay(self, error: BaseException, failed_attempts: int, rng: random.Random) -> float:
+        return self.backoff.delay(failed_attempts, retry_after=server_delay(error), rng=rng)
 
-    def delay(self, error: BaseException, failed_tries: int, rng: random.Random) -> float:
-        hint = server_delay(error)
-        if hint is not None:
-            return min(hint, self.max_server_delay) + rng.uniform(0.0, min(0.05, self.base_delay))
-        return self.backoff(failed_tries, rng)
+
+JUDGE_RETRY = JudgeRetry(Backoff(attempts=5, initial=1.0, maximum=30.0, jitter=(0.5, 1.0), server_cap=120.0))
 
 
 def _timeout_errors() -> tuple[type[BaseException], ...]:
@@ -81,7 +74,7 @@ TRANSPORT_ERRORS = _transport_errors()
 
 def is_retryable(error: BaseException) -> bool:
     if isinstance(error, genai_errors.APIError):
-        return error.code in RETRYABLE_STATUS
+        return isinstance(error.code, int) and transient_status(error.code)
     return isinstance(error, TRANSPORT_ERRORS)
 
 

@@ -19,7 +19,7 @@ from adk_eval_gate.eval_config import JudgeModelOptions
 from adk_eval_gate.judge.cache import JudgeCache, cache_key
 from adk_eval_gate.judge.client import ModelAnswer, config_fingerprint, request_config
 from adk_eval_gate.judge.limiter import JudgeLimiter
-from adk_eval_gate.judge.retry import RetryPolicy, describe_error, is_retryable, server_delay
+from adk_eval_gate.judge.retry import JUDGE_RETRY, JudgeRetry, describe_error, is_retryable, server_delay
 
 
 class JudgeFailed(Exception):
@@ -52,7 +52,7 @@ class JudgeService:
         unavailable: str | None = None,
         parallelism: int = 8,
         cache: JudgeCache | None = None,
-        policy: RetryPolicy | None = None,
+        retry: JudgeRetry = JUDGE_RETRY,
         rng: random.Random | None = None,
         description: str = "",
         breaker_limit: int = 3,
@@ -63,7 +63,7 @@ class JudgeService:
         self.unavailable = unavailable
         self.limiter = JudgeLimiter(parallelism)
         self.cache = cache
-        self.policy = policy or RetryPolicy()
+        self.retry = retry
         self.rng = rng or random.Random()
         self.description = description
         self.counters = JudgeCounters()
@@ -121,14 +121,14 @@ class JudgeService:
                     self.counters.calls += 1
                     answer = await self.backend.generate(model=model, config=config, prompt=prompt)
             except Exception as error:
-                if not is_retryable(error) or tries >= self.policy.tries_for(error):
+                if not is_retryable(error) or tries >= self.retry.attempts_for(error):
                     self.counters.failed += 1
                     reason = self._failure(model, tries, error)
                     if is_retryable(error) or _status(error) in {401, 403, 404}:  # not caused by this prompt
                         self._failures_in_a_row += 1
                         self._last_failure = reason
                     raise JudgeFailed(reason) from None
-                delay = self.policy.delay(error, tries, self.rng)
+                delay = self.retry.delay(error, tries, self.rng)
                 if server_delay(error) is not None or _status(error) == 429:
                     self.limiter.pause(delay)
                 self.counters.retries += 1

@@ -9,9 +9,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from adk_eval_gate.retry_after import retry_after_seconds
+from adk_eval_gate.retry import retry_after_seconds, transient_status
 
-TRANSIENT_STATUS = frozenset({408, 425, 429, 500, 502, 503, 504})
 _LIBRARY_MARKERS = (f"{os.sep}site-packages{os.sep}", f"{os.sep}dist-packages{os.sep}", f"{os.sep}lib{os.sep}python")
 
 
@@ -22,10 +21,6 @@ def _chain(error: BaseException) -> Iterator[BaseException]:
         seen.add(id(current))
         yield current
         current = current.__cause__ or current.__context__
-
-
-def transient_status(status: int) -> bool:
-    return status in TRANSIENT_STATUS or 500 <= status < 600
 
 
 def transient_failure(error: BaseException) -> tuple[bool, float | None]:

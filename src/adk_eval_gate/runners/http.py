@@ -5,8 +5,8 @@ with the case's state (``POST /apps/{app}/users/{user}/sessions``), each user tu
 ``/run_sse`` when the server has no ``/run``), and the returned events become actual invocations with the same
 rules as in-process (``runners.invocations``). Timing is the round trip of each turn; app details (instructions,
 tool declarations) are not available over HTTP. Idempotent requests are retried on 429, 5xx and lost
-connections, honouring ``Retry-After``; a turn that fails that way makes the whole case run again in a fresh
-session (``execute.RetryPolicy``).
+connections, honouring ``Retry-After`` (``AGENT_SERVER_RETRY``); a turn that fails that way makes the whole case
+run again in a fresh session (``execute.CASE_RUN_RETRY``).
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ import asyncio
 import contextlib
 import json
 import os
-import random
 import re
 import time
 from collections.abc import Mapping
@@ -29,10 +28,9 @@ from adk_eval_gate import __version__, sanitize
 from adk_eval_gate.console import Console
 from adk_eval_gate.errors import GateError, UsageError
 from adk_eval_gate.plan import WorkItem
-from adk_eval_gate.retry_after import retry_after_seconds
+from adk_eval_gate.retry import Backoff, retry_after_seconds, transient_status
 from adk_eval_gate.runners.adk import session_identity
 from adk_eval_gate.runners.base import Inference
-from adk_eval_gate.runners.errors import transient_status
 from adk_eval_gate.runners.invocations import AgentEvent, TurnTiming, from_api_json, to_invocations, user_event
 from adk_eval_gate.runners.simulation import SimulatedTurns, UserTurns, user_turns
 from adk_eval_gate.settings import Settings
@@ -40,7 +38,7 @@ from adk_eval_gate.settings import Settings
 _HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 _VARIABLE = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
 _SENSITIVE = re.compile(r"auth|token|key|secret|cookie|password|credential", re.IGNORECASE)
-REQUEST_ATTEMPTS = 4
+AGENT_SERVER_RETRY = Backoff(attempts=4, initial=1.0, maximum=10.0, jitter=(0.8, 1.2))
 
 
 class AgentServerError(GateError):
@@ -156,7 +154,7 @@ class HttpRunner:
     async def _request(self, method: str, path: str, *, json_body: Any = None, ok: tuple[int, ...] = ()) -> Any:
         """An idempotent request, retried on 429/5xx and lost connections with backoff."""
         what = f"{method} {path}"
-        for attempt in range(1, REQUEST_ATTEMPTS + 1):
+        for attempt in range(1, AGENT_SERVER_RETRY.attempts + 1):
             try:
                 response = await self.client().request(method, path, json=json_body)
                 if response.status_code in ok:
@@ -164,12 +162,9 @@ class HttpRunner:
                 _check(response, what)
                 return response
             except (_Transient, httpx.TransportError) as error:
-                if attempt == REQUEST_ATTEMPTS:
+                if attempt == AGENT_SERVER_RETRY.attempts:
                     raise _Transient(_transport_message(error, what)) from None
-                delay = getattr(error, "retry_after", None)
-                await asyncio.sleep(
-                    delay if delay is not None else min(10.0, 0.5 * 2**attempt) * random.uniform(0.8, 1.2)
-                )
+                await asyncio.sleep(AGENT_SERVER_RETRY.delay(attempt, retry_after=getattr(error, "retry_after", None)))
         raise AssertionError("unreachable")
 
     async def app_name(self, item: WorkItem) -> str:
