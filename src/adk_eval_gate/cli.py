@@ -196,9 +196,9 @@ def lost_run(argv: Sequence[str], reason: str) -> int:
     from adk_eval_gate import results as r
     from adk_eval_gate.console import Console
     from adk_eval_gate.errors import GateError
+    from adk_eval_gate.finish import Ending, finish, github_session
     from adk_eval_gate.masking import secrets_in_env
     from adk_eval_gate.pipeline import run_info
-    from adk_eval_gate.publish import finish_run
     from adk_eval_gate.settings import build_settings
 
     console = Console(in_actions=os.environ.get("GITHUB_ACTIONS") == "true", secrets=secrets_in_env(os.environ))
@@ -211,7 +211,9 @@ def lost_run(argv: Sequence[str], reason: str) -> int:
         doc = r.ResultsDocument(
             status="error", error=reason, totals=r.Totals(), cases=[], run=run_info(settings, started_at=None)
         )
-        return max(1, finish_run(doc, settings=settings, console=console))
+        with github_session(settings, console) as client:
+            ending = Ending(pull_number=settings.github.pull_request_number)
+            return max(1, finish(doc, settings=settings, console=console, client=client, ending=ending))
     except GateError as error:
         console.error(error.one_line(), limit=False)
         return 2

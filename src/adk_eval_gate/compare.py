@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from adk_eval_gate import aggregate
 from adk_eval_gate import results as r
 from adk_eval_gate.stats import welch_interval
 
@@ -171,34 +170,3 @@ def compare(
         changes=changes,
         cases=case_level,
     )
-
-
-def with_comparison(
-    doc: r.ResultsDocument,
-    comparison: r.Comparison | None,
-    *,
-    fail_on_regression: bool,
-    tolerance: float,
-    note: str | None = None,
-) -> r.ResultsDocument:
-    """The document with its comparison, and its status decided again with ``--fail-on-regression``."""
-    regressions = comparison.regressions if comparison else 0
-    status = (
-        "error"
-        if doc.error
-        else aggregate.overall_status(
-            doc.totals,
-            allow_not_evaluated=doc.run.allow_not_evaluated,
-            significant_regressions=regressions,
-            fail_on_regression=fail_on_regression,
-            interrupted=doc.run.interrupted,
-        )
-    )
-    run = doc.run.model_copy(
-        update={
-            "regression_tolerance": tolerance,
-            "fail_on_regression": fail_on_regression,
-            "baseline_note": None if comparison else (note or None),
-        }
-    )
-    return doc.model_copy(update={"comparison": comparison, "status": status, "run": run})

@@ -13,12 +13,12 @@ from adk_eval_gate import __version__, aggregate
 from adk_eval_gate import results as r
 from adk_eval_gate.console import Console, relayed_output
 from adk_eval_gate.execute import Execution, MetricBuilder, StopOnSignals, execute
+from adk_eval_gate.finish import Ending, finish, github_session
 from adk_eval_gate.metrics.base import MetricServices
 from adk_eval_gate.metrics.services import build_services, finish_judge
 from adk_eval_gate.plan import PlannedFile, WorkItem, plan
 from adk_eval_gate.prepare import prepare
 from adk_eval_gate.progress import Progress
-from adk_eval_gate.publish import finish_run
 from adk_eval_gate.runners.base import Runner
 from adk_eval_gate.runners.factory import make_runner
 from adk_eval_gate.settings import Settings
@@ -92,6 +92,7 @@ def run_info(
         sha=settings.github.sha,
         ref=settings.github.ref,
         run_url=settings.github.run_url,
+        pull_request=settings.github.pull_request_number,
         interrupted=interrupted,
         unfinished=unfinished or [],
     )
@@ -158,7 +159,9 @@ def run(settings: Settings, console: Console) -> int:
         duration=time.monotonic() - started,
     )
     doc.judge = finish_judge(services, console)
-    code = finish_run(doc, settings=settings, console=console)
+    with github_session(settings, console) as client:
+        ending = Ending(pull_number=settings.github.pull_request_number)
+        code = finish(doc, settings=settings, console=console, client=client, ending=ending)
     if execution.stopped_by:
         console.line(f"Interrupted: the reports hold the {sum(map(len, execution.finished.values()))} finished runs")
         return 128 + execution.stopped_by

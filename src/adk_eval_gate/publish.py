@@ -1,5 +1,5 @@
-"""After scoring: compare with the baseline, decide the final status, write the reports, publish to GitHub
-(job summary, PR comment, outputs, annotations) and return the exit code.
+"""publish: GitHub's side effects of a finished run: the job summary, the pull-request comment and the step
+outputs (annotations: ``github.annotations``). The client is passed in (``finish.github_session``).
 
 Publishing never decides the verdict: the reports are written before anything is posted, and a failed comment
 (a fork's read-only token, GitHub being down) is a warning.
@@ -10,64 +10,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from adk_eval_gate import results as r
-from adk_eval_gate.compare import compare, with_comparison
 from adk_eval_gate.console import Console
 from adk_eval_gate.errors import GateError
-from adk_eval_gate.github import baseline as baselines
 from adk_eval_gate.github import comment as comments
-from adk_eval_gate.github.annotations import annotate
 from adk_eval_gate.github.client import GitHubClient, GitHubPermissionError
-from adk_eval_gate.github.context import trusted_links
 from adk_eval_gate.github.outputs import append_step_summary, output_values, write_outputs
-from adk_eval_gate.masking import mask_document
 from adk_eval_gate.report import comment as comment_report
-from adk_eval_gate.report import console as console_report
 from adk_eval_gate.report import summary
-from adk_eval_gate.report.sections import plural
-from adk_eval_gate.report.writer import write_reports
 from adk_eval_gate.settings import Settings
-
-
-def exit_code(doc: r.ResultsDocument) -> int:
-    """0 passed, 1 the gate failed, 2 an eval file or config could not be used."""
-    if doc.totals.file_errors:
-        return 2
-    return 0 if doc.status == "passed" else 1
-
-
-def github_client(settings: Settings, console: Console) -> GitHubClient | None:
-    token = settings.token()
-    if not token or not settings.github.repository:
-        return None
-    console.add_secret(token)
-    return GitHubClient(api_url=settings.github.api_url, token=token)
-
-
-def apply_baseline(
-    doc: r.ResultsDocument, *, settings: Settings, client: GitHubClient | None, console: Console
-) -> r.ResultsDocument:
-    found = baselines.resolve(
-        baseline_file=settings.baseline,
-        client=client if settings.github.base_branch else None,
-        context=settings.github,
-        artifact_name=settings.artifact_name,
-    )
-    tolerance = settings.regression_tolerance
-    if isinstance(found, baselines.NoBaseline):
-        if found.warning:
-            console.warning(found.warning)
-        elif found.note:
-            console.line(f"No comparison: {found.note}")
-        return with_comparison(
-            doc, None, fail_on_regression=settings.fail_on_regression, tolerance=tolerance, note=found.note
-        )
-    comparison = compare(doc, found.doc, baseline=found.info, tolerance=tolerance)
-    noisy = f" ({comparison.noisy_regressions} more within noise)" if comparison.noisy_regressions else ""
-    console.line(
-        f"Compared with {found.info.description}: {plural(comparison.regressions, 'regression')}{noisy}, "
-        f"{plural(comparison.improvements, 'improvement')}, {comparison.new} new and {comparison.removed} removed cases"
-    )
-    return with_comparison(doc, comparison, fail_on_regression=settings.fail_on_regression, tolerance=tolerance)
 
 
 def post_comment(
@@ -152,27 +102,3 @@ def publish(
         except OSError as error:
             console.warning(f"the step outputs were not written: {error.strerror}")
     return comment_url
-
-
-def finish_run(doc: r.ResultsDocument, *, settings: Settings, console: Console) -> int:
-    client = github_client(settings, console)
-    try:
-        pull_number = settings.github.pull_request_number
-        doc = doc.model_copy(update={"run": doc.run.model_copy(update={"pull_request": pull_number})})
-        doc = apply_baseline(doc, settings=settings, client=client, console=console)
-        doc = trusted_links(mask_document(doc, console.secrets), settings.github)
-        doc = write_reports(doc, settings=settings, console=console)
-        publish(
-            doc,
-            settings=settings,
-            client=client,
-            console=console,
-            pull_number=pull_number,
-            results_path=settings.results_path,
-        )
-    finally:
-        if client is not None:
-            client.close()
-    annotate(console, doc)
-    console_report.final(console, doc)
-    return exit_code(doc)

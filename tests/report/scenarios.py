@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from adk_eval_gate import results as r
-from adk_eval_gate.compare import compare, with_comparison
+from adk_eval_gate.compare import compare
+from adk_eval_gate.gate import decided
 from tests.report.builders import baseline_info, case, document, invocation, metric
 
 TRAJECTORY = "tool_trajectory_avg_score"
@@ -18,7 +19,7 @@ def _compared(
     head: r.ResultsDocument, base: r.ResultsDocument, *, fail_on_regression: bool = False
 ) -> r.ResultsDocument:
     comparison = compare(head, base, baseline=baseline_info(), tolerance=0.0)
-    return with_comparison(head, comparison, fail_on_regression=fail_on_regression, tolerance=0.0)
+    return decided(head, comparison, fail_on_regression=fail_on_regression, tolerance=0.0)
 
 
 def no_baseline() -> r.ResultsDocument:
@@ -34,7 +35,7 @@ def no_baseline() -> r.ResultsDocument:
             ),
         ]
     )
-    return with_comparison(doc, None, fail_on_regression=False, tolerance=0.0, note=None)
+    return decided(doc, None, fail_on_regression=False, tolerance=0.0, note=None)
 
 
 def all_pass() -> r.ResultsDocument:
@@ -136,9 +137,7 @@ def hostile() -> r.ResultsDocument:
         r.FileResult(path="evals/broken.evalset.json", error="line 3: <b>bad</b> JSON @dev #4", line=3),
     ]
     doc = document(items, files=files)
-    return with_comparison(
-        doc, None, fail_on_regression=False, tolerance=0.0, note="no baseline yet: <i>@someone</i> #5"
-    )
+    return decided(doc, None, fail_on_regression=False, tolerance=0.0, note="no baseline yet: <i>@someone</i> #5")
 
 
 SCENARIOS: dict[str, Callable[[], r.ResultsDocument]] = {
