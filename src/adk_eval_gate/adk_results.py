@@ -6,7 +6,6 @@ Only what the recorded runner and the parity tests read is modelled; everything 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pydantic
@@ -14,7 +13,7 @@ from pydantic import Field, alias_generators
 
 from adk_eval_gate import sanitize
 from adk_eval_gate.errors import RecordedError
-from adk_eval_gate.load import read_json
+from adk_eval_gate.pydantic_errors import first_error
 
 RESULT_SUFFIX = ".evalset_result.json"
 _CONFIG = pydantic.ConfigDict(alias_generator=alias_generators.to_camel, populate_by_name=True, extra="ignore")
@@ -61,13 +60,5 @@ def parse_eval_set_result(data: Any, display: str) -> EvalSetResult:
     try:
         return EvalSetResult.model_validate(data)
     except pydantic.ValidationError as error:
-        first = error.errors(include_url=False)[0]
-        where = ".".join(str(item) for item in first.get("loc", ()))
-        raise RecordedError(
-            f"is not an ADK EvalSetResult: {first.get('msg')}", file=display, field=where or None
-        ) from None
-
-
-def load_eval_set_result(path: Path, display: str) -> EvalSetResult:
-    _, data = read_json(path, display, RecordedError)
-    return parse_eval_set_result(data, display)
+        where, message = first_error(error)
+        raise RecordedError(f"is not an ADK EvalSetResult: {message}", file=display, field=where or None) from None

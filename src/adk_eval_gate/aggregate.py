@@ -27,10 +27,10 @@ class FinishedRun:
     scored: list[ScoredMetric]
 
 
-def _rubric_scores(scored: ScoredMetric) -> list[dict[str, object]] | None:
+def _rubric_scores(scored: ScoredMetric) -> list[r.RubricScoreRecord] | None:
     if not scored.outcome.rubric_scores:
         return None
-    return [score.model_dump(mode="json") for score in scored.outcome.rubric_scores]
+    return [r.RubricScoreRecord.model_validate(score.model_dump()) for score in scored.outcome.rubric_scores]
 
 
 def run_record(case: EvalCase, finished: FinishedRun) -> r.RunRecord:
@@ -196,6 +196,26 @@ def metric_summaries(cases: list[r.CaseResult]) -> list[r.MetricSummary]:
         )
     informational = [s for s in summaries if s.kind == "informational"]
     return [s for s in summaries if s.kind != "informational"] + informational
+
+
+def document(
+    cases: list[r.CaseResult],
+    files: list[r.FileResult],
+    run: r.RunInfo,
+    *,
+    judge: r.JudgeStats | None = None,
+) -> r.ResultsDocument:
+    """The results document from its cases and files: totals, metric summaries and status computed here only."""
+    counts = totals(cases, files)
+    return r.ResultsDocument(
+        status=overall_status(counts, allow_not_evaluated=run.allow_not_evaluated, interrupted=run.interrupted),
+        totals=counts,
+        cases=cases,
+        files=files,
+        metrics=metric_summaries(cases),
+        judge=judge,
+        run=run,
+    )
 
 
 def overall_status(

@@ -216,23 +216,6 @@ def usage_metadata(invocation: Invocation) -> list[genai_types.GenerateContentRe
     ]
 
 
-def intermediate_texts(invocation: Invocation) -> list[str]:
-    """Natural-language texts the agent produced before its final response."""
-    data = invocation.intermediate_data
-    texts: list[str] = []
-    if isinstance(data, InvocationEvents):
-        for event in data.invocation_events:
-            text = content_text(event.content)
-            if text:
-                texts.append(text)
-    elif isinstance(data, IntermediateData):
-        for _author, parts in data.intermediate_responses:
-            text = "\n".join(part.text for part in parts if part.text)
-            if text:
-                texts.append(text)
-    return texts
-
-
 def dump_invocation(invocation: Invocation) -> dict[str, Any]:
     """An invocation as ADK writes it in result files, without nulls (results.json keeps it small)."""
     return invocation.model_dump(mode="json", exclude_none=True)

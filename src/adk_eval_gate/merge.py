@@ -47,7 +47,6 @@ def merge_documents(documents: list[r.ResultsDocument]) -> r.ResultsDocument:
     ordered_files = sorted(files.values(), key=lambda f: f.path)
     first = documents[0].run
     allow = all(d.run.allow_not_evaluated for d in documents)
-    totals = aggregate.totals(ordered_cases, ordered_files)
     judge = None
     if any(d.judge for d in documents):
         judge = r.JudgeStats(
@@ -56,12 +55,9 @@ def merge_documents(documents: list[r.ResultsDocument]) -> r.ResultsDocument:
     starts = [d.run.started_at for d in documents if d.run.started_at]
     durations = [d.run.duration_seconds for d in documents if d.run.duration_seconds is not None]
     interrupted = any(d.run.interrupted for d in documents)
-    return r.ResultsDocument(
-        status=aggregate.overall_status(totals, allow_not_evaluated=allow, interrupted=interrupted),
-        totals=totals,
-        cases=ordered_cases,
-        files=ordered_files,
-        metrics=aggregate.metric_summaries(ordered_cases),
+    return aggregate.document(
+        ordered_cases,
+        ordered_files,
         judge=judge,
         run=first.model_copy(
             update={

@@ -52,16 +52,10 @@ def build_document(
                     finished=execution.finished[case_key],
                 )
             )
-    totals = aggregate.totals(cases, files)
-    return r.ResultsDocument(
-        status=aggregate.overall_status(
-            totals, allow_not_evaluated=settings.allow_not_evaluated, interrupted=execution.interrupted
-        ),
-        totals=totals,
-        cases=cases,
-        files=files,
-        metrics=aggregate.metric_summaries(cases),
-        run=run_info(
+    return aggregate.document(
+        cases,
+        files,
+        run_info(
             settings,
             started_at=started_at,
             duration=duration,

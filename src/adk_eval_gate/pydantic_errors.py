@@ -96,3 +96,9 @@ def locate(positions: JsonPositions | None, path: Sequence[str | int]) -> int | 
         return None
     found = positions.locate(path)
     return found[0] if found else None
+
+
+def first_error(exc: pydantic.ValidationError) -> tuple[str, str]:
+    """The first error of a validation error as (dotted location, pydantic's message), for one-line reports."""
+    first = exc.errors(include_url=False)[0]
+    return ".".join(str(item) for item in first.get("loc", ())), str(first.get("msg", "invalid value"))

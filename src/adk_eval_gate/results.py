@@ -11,6 +11,9 @@ from typing import Any, Literal
 import pydantic
 from pydantic import Field
 
+from adk_eval_gate.evalset import Invocation
+from adk_eval_gate.pydantic_errors import first_error
+
 SCHEMA_VERSION: Literal[1] = 1
 
 CaseStatus = Literal["passed", "failed", "error", "not_evaluated"]
@@ -33,6 +36,22 @@ class InvocationRecord(_Model):
         description="The actual invocation (ADK Invocation, snake_case), if inference got this far.",
     )
 
+    def expected_invocation(self) -> Invocation | None:
+        """The expected turn as ADK's Invocation (``pydantic.ValidationError`` if it is not one)."""
+        return None if self.expected is None else Invocation.model_validate(self.expected)
+
+    def actual_invocation(self) -> Invocation | None:
+        """The actual turn as ADK's Invocation (``pydantic.ValidationError`` if it is not one)."""
+        return None if self.actual is None else Invocation.model_validate(self.actual)
+
+
+class RubricScoreRecord(_Model):
+    """ADK's ``RubricScore``: one rubric's verdict from the judge."""
+
+    rubric_id: str
+    rationale: str | None = None
+    score: float | None = None
+
 
 class RunMetric(_Model):
     name: str
@@ -40,7 +59,7 @@ class RunMetric(_Model):
     status: MetricStatus
     invocation_scores: list[float | None] = Field(default_factory=list)
     reason: str | None = None
-    rubric_scores: list[dict[str, Any]] | None = None
+    rubric_scores: list[RubricScoreRecord] | None = None
     details: dict[str, Any] | None = None
 
 
@@ -246,9 +265,8 @@ def parse_document(data: object, *, shown: str) -> ResultsDocument:
     try:
         return ResultsDocument.model_validate(data)
     except pydantic.ValidationError as error:
-        first = error.errors(include_url=False)[0]
-        where = ".".join(str(item) for item in first.get("loc", ()))
-        raise InvalidResults(f"{shown} is not a valid results.json: {where}: {first.get('msg')}") from None
+        where, message = first_error(error)
+        raise InvalidResults(f"{shown} is not a valid results.json: {where}: {message}") from None
 
 
 def json_schema() -> dict[str, Any]:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from adk_eval_gate import results as r
 from adk_eval_gate import sanitize
@@ -18,9 +17,9 @@ from adk_eval_gate.errors import GateError
 from adk_eval_gate.github.artifact import MAX_ZIP_BYTES, ArtifactError, read_results
 from adk_eval_gate.github.client import GitHubClient
 from adk_eval_gate.github.context import GitHubContext
+from adk_eval_gate.github.models import PULL_REQUEST_EVENTS, Artifact, WorkflowRun
 
 MAX_RUNS = 20  # recent successful runs looked at for the artifact
-_UNTRUSTED_EVENTS = {"pull_request", "pull_request_target"}
 ACTIONS_READ = "actions: read"
 
 
@@ -64,24 +63,24 @@ def _refused(problem: str) -> NoBaseline:
     return NoBaseline(note=f"the baseline was not used: {problem}", warning=f"baseline not used: {problem}")
 
 
-def _own_branch_run(run: dict[str, Any], repository: str) -> bool:
-    if run.get("event") in _UNTRUSTED_EVENTS or run.get("conclusion") != "success":
+def _own_branch_run(run: WorkflowRun, repository: str) -> bool:
+    if run.event in PULL_REQUEST_EVENTS or run.conclusion != "success":
         return False
-    head = run.get("head_repository")
-    full_name = head.get("full_name") if isinstance(head, dict) else None
-    return full_name is None or str(full_name).lower() == repository.lower()
+    full_name = run.head_repository.full_name if run.head_repository else None
+    return full_name is None or full_name.lower() == repository.lower()
 
 
-def _artifact_of(client: GitHubClient, *, repository: str, run_id: int, name: str) -> dict[str, Any] | None:
+def _artifact_of(client: GitHubClient, *, repository: str, run_id: int, name: str) -> Artifact | None:
     listed = client.paginate(
         f"/repos/{repository}/actions/runs/{run_id}/artifacts",
+        Artifact,
         params={"name": name},
         key="artifacts",
         permission=ACTIONS_READ,
         max_pages=2,
     )
-    matching = [a for a in listed if isinstance(a, dict) and a.get("name") == name and not a.get("expired")]
-    return max(matching, key=lambda a: int(a.get("id", 0))) if matching else None
+    matching = [artifact for artifact in listed if artifact.name == name and not artifact.expired]
+    return max(matching, key=lambda artifact: artifact.id) if matching else None
 
 
 def find_in_actions(
@@ -94,6 +93,7 @@ def find_in_actions(
         return NoBaseline(note="not a pull request, so there is no base branch to compare with")
     runs = client.paginate(
         f"/repos/{repository}/actions/workflows/{workflow}/runs",
+        WorkflowRun,
         params={"branch": branch, "status": "success", "exclude_pull_requests": "true"},
         key="workflow_runs",
         permission=ACTIONS_READ,
@@ -103,10 +103,10 @@ def find_in_actions(
     for run in runs:
         if looked >= max_runs:
             break
-        if not isinstance(run, dict) or not _own_branch_run(run, repository):
+        if not _own_branch_run(run, repository):
             continue
         looked += 1
-        artifact = _artifact_of(client, repository=repository, run_id=int(run["id"]), name=artifact_name)
+        artifact = _artifact_of(client, repository=repository, run_id=run.id, name=artifact_name)
         if artifact is not None:
             return _download(client, repository=repository, run=run, artifact=artifact)
     return NoBaseline(
@@ -115,13 +115,12 @@ def find_in_actions(
     )
 
 
-def _download(client: GitHubClient, *, repository: str, run: dict[str, Any], artifact: dict[str, Any]) -> Baseline:
-    shown = f"artifact {artifact.get('name')!r} of run {run.get('id')}"
-    declared = int(artifact.get("size_in_bytes") or 0)
-    if declared > MAX_ZIP_BYTES:
-        raise ArtifactError(f"{shown} is {declared:,} bytes, more than the {MAX_ZIP_BYTES:,} allowed")
+def _download(client: GitHubClient, *, repository: str, run: WorkflowRun, artifact: Artifact) -> Baseline:
+    shown = f"artifact {artifact.name!r} of run {run.id}"
+    if artifact.size_in_bytes > MAX_ZIP_BYTES:
+        raise ArtifactError(f"{shown} is {artifact.size_in_bytes:,} bytes, more than the {MAX_ZIP_BYTES:,} allowed")
     location = client.redirect_location(
-        f"/repos/{repository}/actions/artifacts/{int(artifact['id'])}/zip", permission=ACTIONS_READ
+        f"/repos/{repository}/actions/artifacts/{artifact.id}/zip", permission=ACTIONS_READ
     )
     data = client.download(location, max_bytes=MAX_ZIP_BYTES)
     try:
@@ -130,12 +129,12 @@ def _download(client: GitHubClient, *, repository: str, run: dict[str, Any], art
         raise ArtifactError(error.message if shown in error.message else f"{shown}: {error.message}") from None
     info = r.BaselineInfo(
         source="artifact",
-        description=f"{run.get('head_branch') or 'the base branch'} (run {run.get('run_number') or run.get('id')})",
-        run_id=int(run["id"]),
-        run_url=str(run.get("html_url") or "") or None,
-        sha=str(run.get("head_sha") or "") or None,
-        ref=str(run.get("head_branch") or "") or None,
-        created_at=str(run.get("created_at") or "") or None,
+        description=f"{run.head_branch or 'the base branch'} (run {run.run_number or run.id})",
+        run_id=run.id,
+        run_url=run.html_url or None,
+        sha=run.head_sha or None,
+        ref=run.head_branch or None,
+        created_at=run.created_at or None,
     )
     return Baseline(doc, info)
 

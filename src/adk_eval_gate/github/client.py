@@ -14,16 +14,20 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, TypeVar
 
+import pydantic
 import requests
 
 from adk_eval_gate import __version__
 from adk_eval_gate.errors import GateError
+from adk_eval_gate.github.models import Answer
+from adk_eval_gate.pydantic_errors import first_error
 from adk_eval_gate.retry import Backoff, retry_after_seconds, transient_status
 
 API_VERSION = "2022-11-28"
 GITHUB_RETRY = Backoff(attempts=4, initial=1.0, maximum=30.0)
+AnswerT = TypeVar("AnswerT", bound=Answer)
 RATE_LIMIT_WAIT = 60.0  # when a secondary rate limit does not say how long, as GitHub's docs advise
 
 
@@ -93,26 +97,34 @@ class GitHubClient:
     def close(self) -> None:
         self._session.close()
 
-    # -- calls ---------------------------------------------------------------------------------------------
-    def get(self, path: str, *, params: dict[str, Any] | None = None, permission: str | None = None) -> Any:
-        return self._json(self.request("GET", path, params=params, permission=permission))
+    # -- calls: each answer is validated into the model the caller names ------------------------------------
+    def get(
+        self, path: str, answer: type[AnswerT], *, params: dict[str, Any] | None = None, permission: str | None = None
+    ) -> AnswerT:
+        return self._answer(self.request("GET", path, params=params, permission=permission), answer)
 
-    def post(self, path: str, *, json: dict[str, Any], permission: str | None = None) -> Any:
-        return self._json(self.request("POST", path, json=json, permission=permission))
+    def post(self, path: str, answer: type[AnswerT], *, json: dict[str, Any], permission: str | None = None) -> AnswerT:
+        return self._answer(self.request("POST", path, json=json, permission=permission), answer)
 
-    def patch(self, path: str, *, json: dict[str, Any], permission: str | None = None) -> Any:
-        return self._json(self.request("PATCH", path, json=json, permission=permission))
+    def patch(
+        self, path: str, answer: type[AnswerT], *, json: dict[str, Any], permission: str | None = None
+    ) -> AnswerT:
+        return self._answer(self.request("PATCH", path, json=json, permission=permission), answer)
 
     def paginate(
         self,
         path: str,
+        answer: type[AnswerT],
         *,
         params: dict[str, Any] | None = None,
         key: str | None = None,
         permission: str | None = None,
         max_pages: int = 50,
-    ) -> Iterator[Any]:
-        """Every item of a list endpoint, following ``Link: rel="next"`` (``key``: the list inside an object)."""
+    ) -> Iterator[AnswerT]:
+        """Every item of a list endpoint, following ``Link: rel="next"`` (``key``: the list inside an object).
+
+        An item of another shape is skipped: one odd entry must not hide the others.
+        """
         url: str | None = path
         query: dict[str, Any] | None = {"per_page": 100, **(params or {})}
         for _ in range(max_pages):
@@ -121,7 +133,11 @@ class GitHubClient:
             response = self.request("GET", url, params=query, permission=permission)
             data = self._json(response)
             items = data.get(key, []) if key and isinstance(data, dict) else data
-            yield from items if isinstance(items, list) else []
+            for item in items if isinstance(items, list) else []:
+                try:
+                    yield answer.model_validate(item)
+                except pydantic.ValidationError:
+                    continue
             url = response.links.get("next", {}).get("url")
             query = None  # the next link carries the query
 
@@ -260,6 +276,16 @@ class GitHubClient:
             error = GitHubError(f"GitHub answered {status} to {where}{detail}")
         error.status = status
         return error
+
+    def _answer(self, response: requests.Response, answer: type[AnswerT]) -> AnswerT:
+        try:
+            return answer.model_validate(self._json(response) or {})
+        except pydantic.ValidationError as error:
+            where, message = first_error(error)
+            raise GitHubError(
+                f"GitHub's answer to {response.request.method} {response.url} has an unexpected shape "
+                f"({where}: {message})"
+            ) from None
 
     @staticmethod
     def _json(response: requests.Response) -> Any:

@@ -15,9 +15,10 @@ the gate fails, but always updates an existing one so it never shows a stale fai
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 from adk_eval_gate.github.client import GitHubClient, GitHubPermissionError
+from adk_eval_gate.github.models import IssueComment, User
 from adk_eval_gate.report.comment import parse_marker, safe_gate_id
 
 BOT_LOGIN = "github-actions[bot]"
@@ -36,25 +37,25 @@ def identity(client: GitHubClient, token: str) -> str:
     if token.startswith("ghs_"):
         return BOT_LOGIN
     try:
-        user = client.get("/user")
+        user = client.get("/user", User)
     except GitHubPermissionError:
         return BOT_LOGIN  # an installation token of another kind: GitHub answers 403
-    login = user.get("login") if isinstance(user, dict) else None
-    return str(login) if login else BOT_LOGIN
+    return user.login or BOT_LOGIN
 
 
 def find_own_comment(
     client: GitHubClient, *, repository: str, pull_number: int, gate_id: str, login: str
-) -> dict[str, Any] | None:
+) -> IssueComment | None:
     wanted = safe_gate_id(gate_id)
     for comment in client.paginate(
-        f"/repos/{repository}/issues/{pull_number}/comments", permission=PULL_REQUESTS_WRITE, max_pages=100
+        f"/repos/{repository}/issues/{pull_number}/comments",
+        IssueComment,
+        permission=PULL_REQUESTS_WRITE,
+        max_pages=100,
     ):
-        if not isinstance(comment, dict):
-            continue
-        parsed = parse_marker(str(comment.get("body") or ""))
-        author = (comment.get("user") or {}).get("login")
-        if parsed and parsed[0] == wanted and isinstance(author, str) and author.lower() == login.lower():
+        parsed = parse_marker(comment.body or "")
+        author = comment.user.login if comment.user else None
+        if parsed and parsed[0] == wanted and author and author.lower() == login.lower():
             return comment
     return None
 
@@ -79,22 +80,21 @@ def post(
         if mode == "on-failure" and not failing:
             return CommentResult("skipped", reason="the gate passed and comment-mode is on-failure")
         created = client.post(
-            f"/repos/{repository}/issues/{pull_number}/comments", json={"body": body}, permission=PULL_REQUESTS_WRITE
+            f"/repos/{repository}/issues/{pull_number}/comments",
+            IssueComment,
+            json={"body": body},
+            permission=PULL_REQUESTS_WRITE,
         )
-        return CommentResult("created", url=_url(created))
-    old_body = str(existing.get("body") or "")
+        return CommentResult("created", url=created.html_url)
+    old_body = existing.body or ""
     old_marker, new_marker = parse_marker(old_body), parse_marker(body)
     same_digest = bool(old_marker and new_marker and old_marker[1] == new_marker[1])
     if old_body == body or (mode == "on-change" and same_digest):
-        return CommentResult("unchanged", url=_url(existing), reason="nothing changed since the comment was posted")
+        return CommentResult("unchanged", url=existing.html_url, reason="nothing changed since the comment was posted")
     updated = client.patch(
-        f"/repos/{repository}/issues/comments/{int(existing['id'])}",
+        f"/repos/{repository}/issues/comments/{existing.id}",
+        IssueComment,
         json={"body": body},
         permission=PULL_REQUESTS_WRITE,
     )
-    return CommentResult("updated", url=_url(updated) or _url(existing))
-
-
-def _url(comment: Any) -> str | None:
-    url = comment.get("html_url") if isinstance(comment, dict) else None
-    return str(url) if url else None
+    return CommentResult("updated", url=updated.html_url or existing.html_url)

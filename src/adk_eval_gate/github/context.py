@@ -11,6 +11,7 @@ from typing import Any
 import pydantic
 
 from adk_eval_gate import results as r
+from adk_eval_gate.github.models import PULL_REQUEST_EVENTS
 
 
 class GitHubContext(pydantic.BaseModel):
@@ -45,7 +46,7 @@ class GitHubContext(pydantic.BaseModel):
         pull = self.event.get("pull_request")
         if isinstance(pull, dict) and isinstance(pull.get("number"), int):
             return int(pull["number"])
-        if self.event_name in {"pull_request", "pull_request_target"} and isinstance(self.event.get("number"), int):
+        if self.event_name in PULL_REQUEST_EVENTS and isinstance(self.event.get("number"), int):
             return int(self.event["number"])
         return None
 
@@ -65,7 +66,7 @@ class GitHubContext(pydantic.BaseModel):
 
     @property
     def is_pull_request(self) -> bool:
-        return self.event_name in {"pull_request", "pull_request_target"} or self.pull_request_number is not None
+        return self.event_name in PULL_REQUEST_EVENTS or self.pull_request_number is not None
 
     @property
     def base_branch(self) -> str | None:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from adk_eval_gate.errors import GateError
 from adk_eval_gate.github.client import GitHubClient
 from adk_eval_gate.github.context import GitHubContext
+from adk_eval_gate.github.models import PULL_REQUEST_EVENTS, PullRequest
 
 
 @dataclass(frozen=True)
@@ -36,17 +37,17 @@ def candidate(context: GitHubContext, *, explicit: int | None, recorded: int | N
 def resolve(client: GitHubClient, *, context: GitHubContext, explicit: int | None, recorded: int | None) -> Resolved:
     number = candidate(context, explicit=explicit, recorded=recorded)
     if number is None:
-        if context.event_name not in {"pull_request", "pull_request_target", "workflow_run"}:
+        if context.event_name not in {*PULL_REQUEST_EVENTS, "workflow_run"}:
             return Resolved(None)  # a push or a manual run: nothing to comment on, and nothing wrong
         return Resolved(None, "no pull request to comment on: the event names none and no --pr was given")
     expected = context.workflow_run.get("head_sha")
     if not expected or not context.repository:
         return Resolved(number)
     try:
-        pull = client.get(f"/repos/{context.repository}/pulls/{number}", permission="pull-requests: read")
+        pull = client.get(f"/repos/{context.repository}/pulls/{number}", PullRequest, permission="pull-requests: read")
     except GateError as error:
         return Resolved(None, f"cannot check pull request #{number}: {error.one_line()}")
-    head_sha = ((pull or {}).get("head") or {}).get("sha") if isinstance(pull, dict) else None
+    head_sha = pull.head.sha if pull.head else None
     if head_sha != expected:
         return Resolved(
             None,

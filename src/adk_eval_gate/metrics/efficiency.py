@@ -9,20 +9,32 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import pydantic
+
 from adk_eval_gate.evalset import Invocation, InvocationEvents, tool_calls, usage_metadata
 from adk_eval_gate.metrics.base import CaseRun, InvocationScore, Metric, MetricOutcome, Status
 
-_TOKEN_FIELDS = (
-    "total_tokens",
-    "input_tokens",
-    "prompt_tokens",
-    "cached_tokens",
-    "tool_use_tokens",
-    "output_tokens",
-    "candidates_tokens",
-    "reasoning_tokens",
-)
-_DURATION_FIELDS = ("total_seconds", "model_seconds", "tool_seconds", "framework_seconds")
+
+class TokenUsageDetails(pydantic.BaseModel):
+    """ADK's ``TokenUsageDetails``: one invocation's tokens summed over its model calls (None: never reported)."""
+
+    total_tokens: float | None = None
+    input_tokens: float | None = None
+    prompt_tokens: float | None = None
+    cached_tokens: float | None = None
+    tool_use_tokens: float | None = None
+    output_tokens: float | None = None
+    candidates_tokens: float | None = None
+    reasoning_tokens: float | None = None
+
+
+class DurationDetails(pydantic.BaseModel):
+    """ADK's ``DurationDetails``: one invocation's wall time and its model / tool / framework split."""
+
+    total_seconds: float | None = None
+    model_seconds: float | None = None
+    tool_seconds: float | None = None
+    framework_seconds: float | None = None
 
 
 def _informational(actual: list[Invocation], value: Callable[[Invocation], float | None]) -> MetricOutcome:
@@ -59,22 +71,22 @@ def _add(total: float | None, count: int | None) -> float | None:
     return (total or 0) + count
 
 
-def token_usage_details(invocation: Invocation) -> dict[str, float | None]:
-    totals: dict[str, float | None] = dict.fromkeys(_TOKEN_FIELDS)
+def token_usage_details(invocation: Invocation) -> TokenUsageDetails:
+    totals = TokenUsageDetails()
     for usage in usage_metadata(invocation):
         prompt, tool = usage.prompt_token_count, usage.tool_use_prompt_token_count
         candidates, thoughts = usage.candidates_token_count, usage.thoughts_token_count
         input_tokens = None if prompt is None and tool is None else (prompt or 0) + (tool or 0)
         output_tokens = None if candidates is None and thoughts is None else (candidates or 0) + (thoughts or 0)
-        totals["input_tokens"] = _add(totals["input_tokens"], input_tokens)
-        totals["prompt_tokens"] = _add(totals["prompt_tokens"], prompt)
-        totals["cached_tokens"] = _add(totals["cached_tokens"], usage.cached_content_token_count)
-        totals["tool_use_tokens"] = _add(totals["tool_use_tokens"], tool)
-        totals["output_tokens"] = _add(totals["output_tokens"], output_tokens)
-        totals["candidates_tokens"] = _add(totals["candidates_tokens"], candidates)
-        totals["reasoning_tokens"] = _add(totals["reasoning_tokens"], thoughts)
-    if totals["input_tokens"] is not None or totals["output_tokens"] is not None:
-        totals["total_tokens"] = (totals["input_tokens"] or 0) + (totals["output_tokens"] or 0)
+        totals.input_tokens = _add(totals.input_tokens, input_tokens)
+        totals.prompt_tokens = _add(totals.prompt_tokens, prompt)
+        totals.cached_tokens = _add(totals.cached_tokens, usage.cached_content_token_count)
+        totals.tool_use_tokens = _add(totals.tool_use_tokens, tool)
+        totals.output_tokens = _add(totals.output_tokens, output_tokens)
+        totals.candidates_tokens = _add(totals.candidates_tokens, candidates)
+        totals.reasoning_tokens = _add(totals.reasoning_tokens, thoughts)
+    if totals.input_tokens is not None or totals.output_tokens is not None:
+        totals.total_tokens = (totals.input_tokens or 0) + (totals.output_tokens or 0)
     return totals
 
 
@@ -82,15 +94,14 @@ class TokenUsage(Metric):
     """Overall counts average over ALL invocations (a missing count is 0) unless none reported it (ADK)."""
 
     def evaluate(self, run: CaseRun) -> MetricOutcome:
-        all_details = [token_usage_details(invocation) for invocation in run.actual]
+        all_details = [token_usage_details(invocation).model_dump() for invocation in run.actual]
         per_invocation = [
-            InvocationScore(details["total_tokens"], Status.INFORMATIONAL, details=dict(details))
-            for details in all_details
+            InvocationScore(details["total_tokens"], Status.INFORMATIONAL, details=details) for details in all_details
         ]
         if not per_invocation:
             return MetricOutcome(score=None, status=Status.INFORMATIONAL)
         averaged: dict[str, Any] = {}
-        for name in _TOKEN_FIELDS:
+        for name in TokenUsageDetails.model_fields:
             values = [details[name] for details in all_details]
             present = [value for value in values if value is not None]
             averaged[name] = sum(present) / len(values) if present else None
@@ -102,34 +113,30 @@ class TokenUsage(Metric):
         )
 
 
-def duration_details(invocation: Invocation) -> dict[str, float | None]:
+def duration_details(invocation: Invocation) -> DurationDetails:
     if invocation.duration is None:
-        return dict.fromkeys(_DURATION_FIELDS)
+        return DurationDetails()
     model, tool = invocation.model_duration, invocation.tool_duration
     framework = None if model is None or tool is None else round(max(invocation.duration - model - tool, 0.0), 3)
-    return {
-        "total_seconds": invocation.duration,
-        "model_seconds": model,
-        "tool_seconds": tool,
-        "framework_seconds": framework,
-    }
+    return DurationDetails(
+        total_seconds=invocation.duration, model_seconds=model, tool_seconds=tool, framework_seconds=framework
+    )
 
 
 class InvocationDuration(Metric):
     """Overall parts average over the timed invocations only (ADK)."""
 
     def evaluate(self, run: CaseRun) -> MetricOutcome:
-        all_details = [duration_details(invocation) for invocation in run.actual]
+        all_details = [duration_details(invocation).model_dump() for invocation in run.actual]
         per_invocation = [
-            InvocationScore(details["total_seconds"], Status.INFORMATIONAL, details=dict(details))
-            for details in all_details
+            InvocationScore(details["total_seconds"], Status.INFORMATIONAL, details=details) for details in all_details
         ]
         if not per_invocation:
             return MetricOutcome(score=None, status=Status.INFORMATIONAL)
         averaged: dict[str, Any] = {}
-        for name in _DURATION_FIELDS:
-            present = [details[name] for details in all_details if details[name] is not None]
-            averaged[name] = round(sum(present) / len(present), 3) if present else None  # type: ignore[arg-type]
+        for name in DurationDetails.model_fields:
+            present: list[float] = [details[name] for details in all_details if details[name] is not None]
+            averaged[name] = round(sum(present) / len(present), 3) if present else None
         return MetricOutcome(
             score=averaged["total_seconds"],
             status=Status.INFORMATIONAL,

@@ -30,6 +30,7 @@ from adk_eval_gate.metrics.base import (
     require_expected,
     status_for,
 )
+from adk_eval_gate.pydantic_errors import first_error
 
 Verdict = Callable[[str], float | None]
 
@@ -47,9 +48,8 @@ class JudgeMetric(Metric):
         try:
             return self.criterion_type.model_validate(self.criterion.model_dump())
         except pydantic.ValidationError as error:
-            first = error.errors()[0]
-            where = ".".join(str(part) for part in first["loc"])
-            raise NotEvaluated(f"{self.name}: criterion option {where}: {first['msg']}") from None
+            where, message = first_error(error)
+            raise NotEvaluated(f"{self.name}: criterion option {where}: {message}") from None
 
     @property
     def judge_options(self) -> ec.JudgeModelOptions:

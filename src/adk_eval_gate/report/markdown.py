@@ -6,9 +6,7 @@ marker, notify people (``@name``) or link issues (``#123``), or break out of a c
 
 from __future__ import annotations
 
-import json
 import re
-from typing import Any
 
 _ZWSP = "\u200b"
 _MENTION = re.compile(r"@(?=[A-Za-z0-9_-])")
@@ -81,10 +79,6 @@ def truncate(text: str, limit: int | None) -> str:
     if limit is None or len(text) <= limit:
         return text
     return text[: max(0, limit - 1)] + "…"
-
-
-def pretty_json(value: Any) -> str:
-    return json.dumps(value, indent=2, ensure_ascii=False, sort_keys=False, default=str)
 
 
 def score(value: float | None, *, digits: int = 3) -> str:

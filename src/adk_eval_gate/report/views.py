@@ -3,41 +3,26 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+
+import pydantic
+from google.genai import types as genai_types
 
 from adk_eval_gate import results as r
+from adk_eval_gate.evalset import Invocation, content_text, tool_calls
 
 
-def _parts_text(content: Any) -> str:
-    if not isinstance(content, dict):
-        return ""
-    parts = content.get("parts") or []
-    return "\n".join(str(p["text"]) for p in parts if isinstance(p, dict) and p.get("text"))
+def format_call(call: genai_types.FunctionCall) -> str:
+    rendered = "" if call.args is None else json.dumps(call.args, ensure_ascii=False, sort_keys=True)
+    return f"{call.name or '?'}({rendered})"
 
 
-def _calls(invocation: dict[str, Any] | None) -> list[dict[str, Any]]:
-    if not invocation:
-        return []
-    data = invocation.get("intermediate_data") or invocation.get("intermediateData") or {}
-    if not isinstance(data, dict):
-        return []
-    if "invocation_events" in data or "invocationEvents" in data:
-        calls = []
-        for event in data.get("invocation_events") or data.get("invocationEvents") or []:
-            content = event.get("content") if isinstance(event, dict) else None
-            for part in (content or {}).get("parts") or []:
-                call = part.get("function_call") or part.get("functionCall") if isinstance(part, dict) else None
-                if call:
-                    calls.append(call)
-        return calls
-    return list(data.get("tool_uses") or data.get("toolUses") or [])
-
-
-def format_call(call: dict[str, Any]) -> str:
-    args = call.get("args")
-    rendered = "" if args is None else json.dumps(args, ensure_ascii=False, sort_keys=True)
-    return f"{call.get('name', '?')}({rendered})"
+def _invocation(read: Callable[[], Invocation | None]) -> Invocation | None:
+    try:
+        return read()
+    except pydantic.ValidationError:  # a hand-edited or foreign results.json: show the turn without it
+        return None
 
 
 @dataclass(frozen=True)
@@ -53,14 +38,16 @@ class TurnView:
 def turns(run: r.RunRecord) -> list[TurnView]:
     views = []
     for number, item in enumerate(run.invocations, start=1):
+        expected = _invocation(item.expected_invocation)
+        actual = _invocation(item.actual_invocation)
         views.append(
             TurnView(
                 number=number,
                 user=item.user,
-                expected_answer=_parts_text((item.expected or {}).get("final_response")) if item.expected else None,
-                actual_answer=_parts_text((item.actual or {}).get("final_response")) if item.actual else None,
-                expected_calls=[format_call(c) for c in _calls(item.expected)] if item.expected else None,
-                actual_calls=[format_call(c) for c in _calls(item.actual)] if item.actual else None,
+                expected_answer=content_text(expected.final_response) if expected else None,
+                actual_answer=content_text(actual.final_response) if actual else None,
+                expected_calls=[format_call(c) for c in tool_calls(expected.intermediate_data)] if expected else None,
+                actual_calls=[format_call(c) for c in tool_calls(actual.intermediate_data)] if actual else None,
             )
         )
     return views

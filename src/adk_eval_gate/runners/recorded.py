@@ -7,7 +7,6 @@ when it is unique among the recorded results.
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from pathlib import Path
 
@@ -18,6 +17,8 @@ from adk_eval_gate.errors import RecordedError, UsageError
 from adk_eval_gate.evalset import EvalCase, Invocation
 from adk_eval_gate.load import read_json
 from adk_eval_gate.plan import PlannedFile, WorkItem, case_id
+from adk_eval_gate.pydantic_errors import first_error
+from adk_eval_gate.results import InvalidResults, RunRecord, parse_document
 from adk_eval_gate.runners.base import Inference
 
 RecordedRun = list[Invocation] | str  # the invocations, or why the recorded run has none
@@ -27,9 +28,21 @@ def _invocations(raw: list[dict[str, object]], where: str) -> list[Invocation]:
     try:
         return [Invocation.model_validate(item) for item in raw]
     except pydantic.ValidationError as error:
-        first = error.errors(include_url=False)[0]
-        loc = ".".join(str(item) for item in first.get("loc", ()))
-        raise RecordedError(f"recorded invocation is invalid at {loc}: {first.get('msg')}", file=where) from None
+        loc, message = first_error(error)
+        raise RecordedError(f"recorded invocation is invalid at {loc}: {message}", file=where) from None
+
+
+def _recorded_invocations(run: RunRecord, where: str) -> list[Invocation]:
+    invocations = []
+    for item in run.invocations:
+        try:
+            actual = item.actual_invocation()
+        except pydantic.ValidationError as error:
+            loc, message = first_error(error)
+            raise RecordedError(f"recorded invocation is invalid at {loc}: {message}", file=where) from None
+        if actual is not None:
+            invocations.append(actual)
+    return invocations
 
 
 class RecordedRunner:
@@ -67,7 +80,6 @@ class RecordedRunner:
                 self.by_set_and_id[(set_id, case_result.eval_id)].append(run)
 
     def _add_results_json(self, data: dict[str, object], shown: str) -> None:
-        from adk_eval_gate.results import InvalidResults, parse_document
 
         try:
             document = parse_document(data, shown=shown)
@@ -78,8 +90,7 @@ class RecordedRunner:
                 if run.error or any(inv.actual is None for inv in run.invocations):
                     self.by_case_id[case.id].append(run.error or "the recorded run is incomplete")
                 else:
-                    raw = [json.loads(json.dumps(inv.actual)) for inv in run.invocations]
-                    self.by_case_id[case.id].append(_invocations(raw, shown))
+                    self.by_case_id[case.id].append(_recorded_invocations(run, shown))
 
     def runs_for(self, planned: PlannedFile, case: EvalCase) -> list[RecordedRun]:
         display = planned.loaded.display
