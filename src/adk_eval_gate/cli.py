@@ -5,11 +5,14 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from adk_eval_gate import __version__
 from adk_eval_gate.options import OPTIONS
+
+if TYPE_CHECKING:
+    from adk_eval_gate.console import Console
 
 DESCRIPTION = (
     "Run Google ADK agent evaluations as a CI gate: ADK-identical scores, JUnit XML, a Markdown summary, "
@@ -35,11 +38,42 @@ def _add_options(parser: argparse.ArgumentParser, command: str) -> None:
         parser.add_argument(option.flag, **kwargs)
 
 
+Subcommands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
+
+
+class Arguments(argparse.Namespace):
+    """The parsed command line, typed: the command's own arguments, and the options that become settings."""
+
+    command: str | None = None
+    paths: list[str] | None = None
+    results_file: str = ""
+    comment: bool | None = None
+    pr: int | None = None
+    exit_zero: bool = False
+    inputs: list[str]
+    old: str = ""
+    new: str = ""
+    initial_session: str | None = None
+
+    def option_values(self) -> dict[str, Any]:
+        """What the command line set for each option (None: not given, so the action input or default holds)."""
+        values = {option.field: getattr(self, option.field, None) for option in OPTIONS}
+        values["paths"] = self.paths or None
+        return values
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="adk-eval-gate", description=DESCRIPTION, epilog=EPILOG)
     parser.add_argument("--version", action="version", version=f"adk-eval-gate {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    _run_parser(commands)
+    _report_parser(commands)
+    _merge_parser(commands)
+    _migrate_parser(commands)
+    return parser
 
+
+def _run_parser(commands: Subcommands) -> None:
     run = commands.add_parser(
         "run",
         help="discover, run, score, report and gate",
@@ -62,6 +96,8 @@ def build_parser() -> argparse.ArgumentParser:
     validate.add_argument("paths", nargs="*", metavar="PATH", help="eval files or folders (default: .)")
     _add_options(validate, "validate")
 
+
+def _report_parser(commands: Subcommands) -> None:
     report = commands.add_parser(
         "report",
         help="re-render reports from a results.json, post the PR comment",
@@ -92,6 +128,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_options(report, "report")
 
+
+def _merge_parser(commands: Subcommands) -> None:
     merge = commands.add_parser(
         "merge",
         help="combine the results.json files of a sharded run",
@@ -101,6 +139,8 @@ def build_parser() -> argparse.ArgumentParser:
     merge.add_argument("inputs", nargs="+", metavar="RESULTS", help="results.json files (or folders holding them)")
     _add_options(merge, "merge")
 
+
+def _migrate_parser(commands: Subcommands) -> None:
     migrate = commands.add_parser(
         "migrate",
         help="convert a legacy *.test.json to an EvalSet file",
@@ -116,16 +156,12 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="session file whose app_name, user_id and state seed the case",
     )
-    return parser
 
 
-def _dispatch(command: str, args: argparse.Namespace, console: Any) -> int:
+def _dispatch(command: str, args: Arguments, console: Console, env: Mapping[str, str]) -> int:
     from adk_eval_gate.settings import build_settings
 
-    values = vars(args)
-    if command in {"run", "validate"}:
-        values["paths"] = values.get("paths") or None
-    settings = build_settings(command, values)
+    settings = build_settings(command, args.option_values(), env)
     if settings.github_token is not None:
         console.add_secret(settings.token() or "")
     if command == "run":
@@ -153,27 +189,34 @@ def _dispatch(command: str, args: argparse.Namespace, console: Any) -> int:
     return migrate_command(console, old=args.old, new=args.new, initial_session=args.initial_session)
 
 
-def _arguments(argv: Sequence[str] | None) -> list[str]:
+def _arguments(argv: Sequence[str] | None, env: Mapping[str, str]) -> list[str]:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if not argv and os.environ.get("GITHUB_ACTIONS") == "true":
+    if not argv and env.get("GITHUB_ACTIONS") == "true":
         argv = ["run"]  # the action's container starts the CLI without arguments
     return argv
 
 
+def _console(env: Mapping[str, str]) -> Console:
+    from adk_eval_gate.console import Console
+    from adk_eval_gate.masking import secrets_in_env
+
+    return Console(in_actions=env.get("GITHUB_ACTIONS") == "true", secrets=secrets_in_env(env))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    from adk_eval_gate.settings import current_environment
+
+    env = current_environment()
     parser = build_parser()
-    args = parser.parse_args(_arguments(argv))
+    args = parser.parse_args(_arguments(argv, env), namespace=Arguments())
     if not args.command:
         parser.print_help()
         return 2
-    from adk_eval_gate.console import Console
     from adk_eval_gate.errors import GateError
-    from adk_eval_gate.masking import secrets_in_env
 
-    in_actions = os.environ.get("GITHUB_ACTIONS") == "true"
-    console = Console(in_actions=in_actions, secrets=secrets_in_env(os.environ))
+    console = _console(env)
     try:
-        return _dispatch(args.command, args, console)
+        return _dispatch(args.command, args, console, env)
     except GateError as error:
         console.error(error.one_line(), file=error.file, line=error.line, limit=False)
         return 2
@@ -181,7 +224,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         console.line("interrupted")
         return 130
     except Exception as error:  # never a traceback for the user; ADK_EVAL_GATE_DEBUG=1 shows it
-        if os.environ.get("ADK_EVAL_GATE_DEBUG"):
+        if env.get("ADK_EVAL_GATE_DEBUG"):
             raise
         console.error(
             f"internal error: {type(error).__name__}: {error} (set ADK_EVAL_GATE_DEBUG=1 for details; "
@@ -194,20 +237,17 @@ def main(argv: Sequence[str] | None = None) -> int:
 def lost_run(argv: Sequence[str], reason: str) -> int:
     """The supervising parent's report of a ``run`` that ended without a verdict: an error, with every report."""
     from adk_eval_gate import results as r
-    from adk_eval_gate.console import Console
     from adk_eval_gate.errors import GateError
     from adk_eval_gate.finish import Ending, finish, github_session
-    from adk_eval_gate.masking import secrets_in_env
     from adk_eval_gate.pipeline import run_info
-    from adk_eval_gate.settings import build_settings
+    from adk_eval_gate.settings import build_settings, current_environment
 
-    console = Console(in_actions=os.environ.get("GITHUB_ACTIONS") == "true", secrets=secrets_in_env(os.environ))
+    env = current_environment()
+    console = _console(env)
     console.error(reason, limit=False)
     try:
-        args = build_parser().parse_args(list(argv))
-        values = vars(args)
-        values["paths"] = values.get("paths") or None
-        settings = build_settings("run", values)
+        args = build_parser().parse_args(list(argv), namespace=Arguments())
+        settings = build_settings("run", args.option_values(), env)
         doc = r.ResultsDocument(
             status="error", error=reason, totals=r.Totals(), cases=[], run=run_info(settings, started_at=None)
         )
@@ -232,7 +272,9 @@ def entry() -> None:
     Freezing the garbage collector first lets the interpreter skip a final sweep over everything a run built
     (about half a second after a large run); atexit handlers and stream flushing still happen as usual.
     """
-    argv = _arguments(None)
+    from adk_eval_gate.settings import current_environment
+
+    argv = _arguments(None, current_environment())
     if _is_run(argv):
         from adk_eval_gate import supervise
 

@@ -118,14 +118,10 @@ async def execute(
     contain_exits(asyncio.get_running_loop())  # agent code in this process (--workers 0) and custom metrics
     semaphore = asyncio.Semaphore(parallelism)
     retry = retry or CASE_RUN_RETRY
-    prepare = getattr(runner, "prepare", None)
-    if prepare is not None:
-        await prepare(items)  # e.g. import the agents once, before any case run's clock starts
+    await runner.prepare(items)  # e.g. import the agents once, before any case run's clock starts
     for planned in {id(item.file): item.file for item in items}.values():
         metrics.for_file(planned)  # meanwhile the runner's worker processes may be starting
-    wait_ready = getattr(runner, "wait_ready", None)
-    if wait_ready is not None:
-        await wait_ready()
+    await runner.wait_ready()
     # Everything set up so far (agents, models, metrics) lives until the end: keep it out of the collector's
     # sweeps, which otherwise grow with it and stall the concurrent case runs.
     gc.freeze()

@@ -97,7 +97,7 @@ async def run_items(
 ) -> Execution:
     """Runs the items with progress output; SIGINT/SIGTERM stop it cleanly (``Execution.interrupted``)."""
     execution = Execution()
-    progress = Progress.for_console(console, total=len(items))
+    progress = Progress.for_console(console, total=len(items), env=settings.environment)
     progress.begin(f"Running {len(items)} case runs ({runner.name} runner, parallelism {settings.parallelism})")
     work = asyncio.ensure_future(
         execute(
@@ -138,8 +138,7 @@ def run(settings: Settings, console: Console) -> int:
         if not file.error:
             console.line(f"{file.path}: {file.cases} cases, criteria from {file.config}")
     runner = make_runner(settings, root=prepared.root, console=console)
-    run_count = getattr(runner, "run_count", None)
-    items = plan(prepared.planned, num_runs=settings.num_runs, shard=settings.shard, run_count=run_count)
+    items = plan(prepared.planned, num_runs=settings.num_runs, shard=settings.shard, run_count=runner.run_count)
     services = build_services(settings, prepared.planned, console)
     gc.freeze()  # the loaded files and configs live until the end (see execute: agents are frozen too)
     execution = asyncio.run(run_items(items, settings=settings, runner=runner, services=services, console=console))

@@ -83,7 +83,7 @@ def select_cases(planned: PlannedFile) -> list[tuple[int, EvalCase]]:
     return [(index, case) for index, case in cases if case.eval_id in wanted]
 
 
-RunCount = Callable[[PlannedFile, EvalCase], int]
+RunCount = Callable[[PlannedFile, EvalCase], "int | None"]
 
 
 def plan(
@@ -91,13 +91,14 @@ def plan(
 ) -> list[WorkItem]:
     """Work items in file order, then case order, then run order.
 
-    ``run_count`` overrides ``num_runs`` per case (the recorded runner has as many runs as were recorded).
+    ``run_count`` overrides ``num_runs`` for the cases it gives a number (the recorded runner has as many runs
+    as were recorded).
     """
     items: list[WorkItem] = []
     for planned in files:
         for index, case in select_cases(planned):
             if shard and not shard.owns(case_id(planned.loaded.display, case.eval_id)):
                 continue
-            runs = run_count(planned, case) if run_count else num_runs
+            runs = (run_count(planned, case) if run_count else None) or num_runs
             items.extend(WorkItem(planned, case, index, run) for run in range(1, runs + 1))
     return items

@@ -9,10 +9,9 @@ longest-running case, all inside a collapsible log group.
 from __future__ import annotations
 
 import asyncio
-import os
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TextIO
 
@@ -69,8 +68,7 @@ class Counts:
         return ", ".join(parts)
 
 
-def use_live_line(stream: TextIO, env: dict[str, str] | None = None) -> bool:
-    env = dict(os.environ) if env is None else env
+def use_live_line(stream: TextIO, env: Mapping[str, str]) -> bool:
     if env.get("GITHUB_ACTIONS") == "true" or env.get("CI") == "true":
         return False
     try:
@@ -100,8 +98,8 @@ class Progress:
         self._line_shown = False
 
     @classmethod
-    def for_console(cls, console: Console, *, total: int) -> Progress:
-        return cls(console, total=total, live=use_live_line(sys.stderr) and not console.in_actions)
+    def for_console(cls, console: Console, *, total: int, env: Mapping[str, str]) -> Progress:
+        return cls(console, total=total, live=use_live_line(sys.stderr, env) and not console.in_actions)
 
     def elapsed(self) -> float:
         return self.clock() - self.started_at

@@ -68,6 +68,9 @@ class Settings(pydantic.BaseModel):
     github: GitHubContext = pydantic.Field(default_factory=GitHubContext)
     from_inputs: frozenset[str] = frozenset()  # fields whose value came from an action input (INPUT_*)
     from_cli: frozenset[str] = frozenset()  # fields given on the command line
+    environment: dict[str, str] = pydantic.Field(default_factory=dict, repr=False, exclude=True)
+    # the process environment the settings were read from: the judge's credentials, the http runner's
+    # $VAR headers and the terminal check read it here, never os.environ
 
     @property
     def results_path(self) -> Path:
@@ -160,9 +163,14 @@ def input_value(env: Mapping[str, str], option: Option) -> str | None:
     return value if value not in (None, "") else None
 
 
+def current_environment() -> dict[str, str]:
+    """The one read of the process environment; everything else gets it from here or from the settings."""
+    return dict(os.environ)
+
+
 def build_settings(command: str, cli_values: Mapping[str, Any], env: Mapping[str, str] | None = None) -> Settings:
     """``cli_values``: what the command line set (absent or None: not given)."""
-    env = os.environ if env is None else env
+    env = current_environment() if env is None else env
     values: dict[str, Any] = {"command": command}
     from_inputs: set[str] = set()
     from_cli: set[str] = set()
@@ -180,6 +188,7 @@ def build_settings(command: str, cli_values: Mapping[str, Any], env: Mapping[str
     token = values.pop("github_token", None) or env.get("GITHUB_TOKEN") or None
     values["github_token"] = pydantic.SecretStr(token) if token else None
     values["github"] = read_context(env)
+    values["environment"] = dict(env)
     for key in ("config", "recorded", "cache_dir", "output_dir", "results", "junit", "summary", "baseline"):
         if isinstance(values.get(key), str):
             values[key] = Path(values[key])

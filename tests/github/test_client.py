@@ -36,7 +36,11 @@ def test_a_502_then_success_is_retried(fake_github: FakeGitHub) -> None:
 def test_repeated_5xx_gives_up_with_one_line(fake_github: FakeGitHub) -> None:
     fake_github.fail("GET", COMMENTS + "$", 503, times=10)
     with pytest.raises(GitHubError, match="GitHub answered 503") as caught:
-        list(client_for(fake_github, retry=Backoff(attempts=3, initial=0.01, maximum=0.01)).paginate(COMMENTS, IssueComment))
+        list(
+            client_for(fake_github, retry=Backoff(attempts=3, initial=0.01, maximum=0.01)).paginate(
+                COMMENTS, IssueComment
+            )
+        )
     assert "secret" not in str(caught.value)
     assert len(fake_github.calls("GET", COMMENTS)) == 3
 

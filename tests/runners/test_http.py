@@ -45,9 +45,20 @@ def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ApiServe
         multi.stop()
 
 
-def _run(paths: list[str], *, url: str, headers: list[str] | None = None, timeout: float = 30) -> Execution:
+TOKEN_ENV = {"TEST_TOKEN": "s3cret-token"}
+BEARER = "Authorization: Bearer ${TEST_TOKEN}"
+
+
+def _run(
+    paths: list[str],
+    *,
+    url: str,
+    headers: list[str] | None = None,
+    timeout: float = 30,
+    env: dict[str, str] | None = None,
+) -> Execution:
     values = {"paths": paths, "runner": "http", "agent_url": url, "agent_headers": headers or [], "timeout": timeout}
-    settings = build_settings("run", values, env={})
+    settings = build_settings("run", values, env=env or {})
     console = Console(in_actions=False)
     prepared = prepare(settings, console)
     items = plan(prepared.planned, num_runs=1, shard=None)
@@ -136,10 +147,7 @@ def test_state_app_names_and_the_sse_endpoint(servers: tuple[ApiServer, ApiServe
     asyncio.run(by_sse())
 
 
-def test_server_faults_become_error_cases_and_the_others_finish(
-    tmp_repo: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("TEST_TOKEN", "s3cret-token")
+def test_server_faults_become_error_cases_and_the_others_finish(tmp_repo: Path) -> None:
     write_config(tmp_repo, {"response_match_score": 0.5})
     write_evalset(
         tmp_repo / "faults.evalset.json",
@@ -151,7 +159,9 @@ def test_server_faults_become_error_cases_and_the_others_finish(
         },
     )
     with fault_server() as server:
-        execution = _run(["faults.evalset.json"], url=server.url, headers=["Authorization: Bearer ${TEST_TOKEN}"])
+        execution = _run(
+            ["faults.evalset.json"], url=server.url, headers=["Authorization: Bearer ${TEST_TOKEN}"], env=TOKEN_ENV
+        )
         assert server.requests
     errors = _errors(execution)
     assert errors["fine"] is None and errors["busy_then_fine"] is None
@@ -163,12 +173,13 @@ def test_server_faults_become_error_cases_and_the_others_finish(
     assert fine.inference.invocations[0].final_response.parts[0].text == "ok: hello"  # type: ignore[union-attr,index]
 
 
-def test_without_run_the_runner_streams_from_run_sse(tmp_repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("TEST_TOKEN", "s3cret-token")
+def test_without_run_the_runner_streams_from_run_sse(tmp_repo: Path) -> None:
     write_config(tmp_repo, {"response_match_score": 1.0})
     write_evalset(tmp_repo / "sse.evalset.json", {"one": [turn("hi", answer="ok: hi")], "two": [turn("yo")]})
     with fault_server(has_run=False) as server:
-        execution = _run(["sse.evalset.json"], url=server.url, headers=["Authorization: Bearer ${TEST_TOKEN}"])
+        execution = _run(
+            ["sse.evalset.json"], url=server.url, headers=["Authorization: Bearer ${TEST_TOKEN}"], env=TOKEN_ENV
+        )
         paths = [path for _, path, _ in server.requests]
         auth = {headers.get("Authorization") for _, _, headers in server.requests}
     assert _errors(execution) == {"one": None, "two": None}

@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 
 from adk_eval_gate.eval_config import BaseCriterion
 from adk_eval_gate.evalset import ConversationScenario, EvalCase, Invocation, RubricScore
+from adk_eval_gate.judge.service import JudgeService
 
 
 class Status(str, enum.Enum):
@@ -69,13 +70,12 @@ class CaseRun:
 class MetricServices:
     """Shared services of a run that some metrics need (the judge client, its cache and rate limit)."""
 
-    judge: Any = None
+    judge: JudgeService | None = None
 
     async def aclose(self) -> None:
         """Releases what the services hold (the judge's HTTP client); call it in the loop that used them."""
-        close = getattr(self.judge, "aclose", None)
-        if close is not None:
-            await close()
+        if self.judge is not None:
+            await self.judge.aclose()
 
 
 def status_for(score: float | None, threshold: float) -> Status:

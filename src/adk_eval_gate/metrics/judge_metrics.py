@@ -58,7 +58,7 @@ class JudgeMetric(Metric):
 
     def judge(self) -> JudgeService:
         service = self.services.judge
-        if not isinstance(service, JudgeService):
+        if service is None:
             raise NotEvaluated(f"{self.name} needs an LLM judge, and this run has none")
         if service.backend is None:
             raise NotEvaluated(service.unavailable or "no LLM judge")

@@ -3,9 +3,6 @@ what the judge did at the end of a run."""
 
 from __future__ import annotations
 
-import os
-from collections.abc import Mapping
-
 from adk_eval_gate import results as r
 from adk_eval_gate.console import Console
 from adk_eval_gate.metrics.base import MetricServices
@@ -22,9 +19,7 @@ def judge_metric_names(planned: list[PlannedFile]) -> list[str]:
     return list(names)
 
 
-def build_services(
-    settings: Settings, planned: list[PlannedFile], console: Console, env: Mapping[str, str] | None = None
-) -> MetricServices:
+def build_services(settings: Settings, planned: list[PlannedFile], console: Console) -> MetricServices:
     names = judge_metric_names(planned)
     if not names:
         return MetricServices()
@@ -33,9 +28,8 @@ def build_services(
     from adk_eval_gate.judge.credentials import MissingCredentials, resolve_credentials
     from adk_eval_gate.judge.service import JudgeService
 
-    env = os.environ if env is None else env
     try:
-        credentials = resolve_credentials(env)
+        credentials = resolve_credentials(settings.environment)
     except MissingCredentials as missing:
         console.warning(f"{', '.join(names)} will not be evaluated: {missing}")
         return MetricServices(judge=JudgeService(backend=None, unavailable=str(missing)))
@@ -62,10 +56,8 @@ def build_services(
 
 def finish_judge(services: MetricServices, console: Console) -> r.JudgeStats | None:
     """The judge's counters for results.json, and one console line; None when the run had no judge metric."""
-    from adk_eval_gate.judge.service import JudgeService
-
     judge = services.judge
-    if not isinstance(judge, JudgeService):
+    if judge is None:
         return None
     counters = judge.counters
     if judge.backend is None:

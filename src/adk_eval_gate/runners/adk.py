@@ -91,6 +91,9 @@ class AdkRunner:
             )
         return self._refs[display]
 
+    def run_count(self, planned: PlannedFile, case: EvalCase) -> int | None:
+        return None
+
     async def prepare(self, items: list[WorkItem]) -> None:
         """Imports every agent the items need, once; with worker processes, starts them doing so."""
         for ref in {self.agent_for(item.file) for item in items}:

@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from adk_eval_gate import sanitize
-from adk_eval_gate.evalset import Invocation
-from adk_eval_gate.plan import WorkItem
+from adk_eval_gate.evalset import EvalCase, Invocation
+from adk_eval_gate.plan import PlannedFile, WorkItem
 
 
 @dataclass
@@ -93,7 +93,22 @@ def describe_escape(error: BaseException) -> str:
 
 
 class Runner(Protocol):
+    """What ``pipeline`` and ``execute`` call on a runner, in this order: run_count, prepare, wait_ready, infer
+    (many times, concurrently), aclose."""
+
     name: str
+
+    def run_count(self, planned: PlannedFile, case: EvalCase) -> int | None:
+        """How many runs this case has of its own (recorded results); None: as many as ``--num-runs``."""
+        ...
+
+    async def prepare(self, items: list[WorkItem]) -> None:
+        """Sets up what the items need (imports agents, starts workers) before any case run's clock starts."""
+        ...
+
+    async def wait_ready(self) -> None:
+        """Returns when the runner can take runs (e.g. its worker processes have imported the agents)."""
+        ...
 
     async def infer(self, item: WorkItem) -> Inference:
         """Runs (or looks up) one work item; errors are returned in ``Inference.error``, not raised."""

@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
 import re
 import time
 from collections.abc import Mapping
@@ -27,7 +26,8 @@ from google.genai import types as genai_types
 from adk_eval_gate import __version__, sanitize
 from adk_eval_gate.console import Console
 from adk_eval_gate.errors import GateError, UsageError
-from adk_eval_gate.plan import WorkItem
+from adk_eval_gate.evalset import EvalCase
+from adk_eval_gate.plan import PlannedFile, WorkItem
 from adk_eval_gate.retry import Backoff, retry_after_seconds, transient_status
 from adk_eval_gate.runners.adk import session_identity
 from adk_eval_gate.runners.base import Inference
@@ -133,7 +133,7 @@ class HttpRunner:
         assert settings.agent_url is not None
         self.base_url = settings.agent_url.rstrip("/")
         self.headers = {"User-Agent": f"adk-eval-gate/{__version__}"}
-        self.headers.update(parse_headers(settings.agent_headers, env=os.environ, console=console))
+        self.headers.update(parse_headers(settings.agent_headers, env=settings.environment, console=console))
         self.timeout = settings.timeout
         self.parallelism = settings.parallelism
         self.endpoint = "run"
@@ -294,6 +294,15 @@ class HttpRunner:
                 if isinstance(event, dict) and not event.get("partial"):
                     events.append(event)
         return events
+
+    def run_count(self, planned: PlannedFile, case: EvalCase) -> int | None:
+        return None
+
+    async def prepare(self, items: list[WorkItem]) -> None:
+        return None
+
+    async def wait_ready(self) -> None:
+        return None
 
     async def aclose(self) -> None:
         if self._client is not None:

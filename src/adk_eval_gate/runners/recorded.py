@@ -104,8 +104,14 @@ class RecordedRunner:
             return matches[0]
         return []
 
-    def run_count(self, planned: PlannedFile, case: EvalCase) -> int:
+    def run_count(self, planned: PlannedFile, case: EvalCase) -> int | None:
         return max(1, len(self.runs_for(planned, case)))
+
+    async def prepare(self, items: list[WorkItem]) -> None:
+        return None
+
+    async def wait_ready(self) -> None:
+        return None
 
     async def infer(self, item: WorkItem) -> Inference:
         runs = self.runs_for(item.file, item.case)
