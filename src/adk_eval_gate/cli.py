@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, TypeAlias
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from adk_eval_gate import __version__
 from adk_eval_gate.options import OPTIONS
@@ -38,9 +38,6 @@ def _add_options(parser: argparse.ArgumentParser, command: str) -> None:
         parser.add_argument(option.flag, **kwargs)
 
 
-Subcommands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
-
-
 class Arguments(argparse.Namespace):
     """The parsed command line, typed: the command's own arguments, and the options that become settings."""
 
@@ -62,100 +59,98 @@ class Arguments(argparse.Namespace):
         return values
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="adk-eval-gate", description=DESCRIPTION, epilog=EPILOG)
-    parser.add_argument("--version", action="version", version=f"adk-eval-gate {__version__}")
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    _run_parser(commands)
-    _report_parser(commands)
-    _merge_parser(commands)
-    _migrate_parser(commands)
-    return parser
-
-
-def _run_parser(commands: Subcommands) -> None:
-    run = commands.add_parser(
-        "run",
-        help="discover, run, score, report and gate",
-        epilog=EPILOG,
-        description="Discover eval files, run the agents, score, report and gate.",
-    )
-    run.add_argument(
+def _run_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
         "paths",
         nargs="*",
         metavar="PATH[:CASE,...]",
         help="eval files or folders (default: .); FILE:case1,case2 selects cases",
     )
-    _add_options(run, "run")
-
-    validate = commands.add_parser(
-        "validate",
-        help="check every eval file and config; runs nothing",
-        description="Load and check every eval file and config without running an agent or calling any service.",
-    )
-    validate.add_argument("paths", nargs="*", metavar="PATH", help="eval files or folders (default: .)")
-    _add_options(validate, "validate")
 
 
-def _report_parser(commands: Subcommands) -> None:
-    report = commands.add_parser(
-        "report",
-        help="re-render reports from a results.json, post the PR comment",
-        description="Re-render the JUnit XML and summary from saved results and "
-        "optionally post the pull-request comment.",
+def _validate_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("paths", nargs="*", metavar="PATH", help="eval files or folders (default: .)")
+
+
+def _report_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("results_file", metavar="RESULTS", help="a results.json")
+    parser.add_argument(
+        "--comment", action="store_const", const=True, default=None, help="post or update the pull-request comment"
     )
-    report.add_argument("results_file", metavar="RESULTS", help="a results.json")
-    report.add_argument(
-        "--comment",
-        action="store_const",
-        const=True,
-        default=None,
-        help="post or update the pull-request comment",
+    parser.add_argument(
+        "--pr", type=int, default=None, metavar="NUMBER", help="pull request to comment on (default: from the event)"
     )
-    report.add_argument(
-        "--pr",
-        type=int,
-        default=None,
-        metavar="NUMBER",
-        help="pull request to comment on (default: from the event)",
-    )
-    report.add_argument(
+    parser.add_argument(
         "--exit-zero",
         dest="exit_zero",
         action="store_true",
         help="exit 0 even when the saved verdict failed (a workflow that only publishes, such as the comment "
         "workflow of the fork set-up; the evaluating workflow's check already carries the verdict)",
     )
-    _add_options(report, "report")
 
 
-def _merge_parser(commands: Subcommands) -> None:
-    merge = commands.add_parser(
-        "merge",
-        help="combine the results.json files of a sharded run",
-        description="Combine the results.json files of the shards of a matrix run "
-        "into one, identical to an unsharded run's.",
-    )
-    merge.add_argument("inputs", nargs="+", metavar="RESULTS", help="results.json files (or folders holding them)")
-    _add_options(merge, "merge")
+def _merge_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("inputs", nargs="+", metavar="RESULTS", help="results.json files (or folders holding them)")
 
 
-def _migrate_parser(commands: Subcommands) -> None:
-    migrate = commands.add_parser(
-        "migrate",
-        help="convert a legacy *.test.json to an EvalSet file",
-        description="Convert a legacy query-list *.test.json into an EvalSet file, "
-        "as ADK's migrate_eval_data_to_new_schema does.",
-    )
-    migrate.add_argument("old", metavar="OLD.test.json")
-    migrate.add_argument("new", metavar="NEW.evalset.json")
-    migrate.add_argument(
+def _migrate_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("old", metavar="OLD.test.json")
+    parser.add_argument("new", metavar="NEW.evalset.json")
+    parser.add_argument(
         "--initial-session",
         dest="initial_session",
         metavar="FILE",
         default=None,
         help="session file whose app_name, user_id and state seed the case",
     )
+
+
+# name, one-line help, description, the command's own arguments (the shared options are added from OPTIONS)
+COMMANDS: tuple[tuple[str, str, str, Callable[[argparse.ArgumentParser], None]], ...] = (
+    (
+        "run",
+        "discover, run, score, report and gate",
+        "Discover eval files, run the agents, score, report and gate.",
+        _run_arguments,
+    ),
+    (
+        "validate",
+        "check every eval file and config; runs nothing",
+        "Load and check every eval file and config without running an agent or calling any service.",
+        _validate_arguments,
+    ),
+    (
+        "report",
+        "re-render reports from a results.json, post the PR comment",
+        "Re-render the JUnit XML and summary from saved results and optionally post the pull-request comment.",
+        _report_arguments,
+    ),
+    (
+        "merge",
+        "combine the results.json files of a sharded run",
+        "Combine the results.json files of the shards of a matrix run into one, identical to an unsharded run's.",
+        _merge_arguments,
+    ),
+    (
+        "migrate",
+        "convert a legacy *.test.json to an EvalSet file",
+        "Convert a legacy query-list *.test.json into an EvalSet file, as ADK's migrate_eval_data_to_new_schema does.",
+        _migrate_arguments,
+    ),
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="adk-eval-gate", description=DESCRIPTION, epilog=EPILOG)
+    parser.add_argument("--version", action="version", version=f"adk-eval-gate {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, summary, description, add_arguments in COMMANDS:
+        command = commands.add_parser(
+            name, help=summary, description=description, epilog=EPILOG if name == "run" else None
+        )
+        add_arguments(command)
+        _add_options(command, name)
+    return parser
 
 
 def _dispatch(command: str, args: Arguments, console: Console, env: Mapping[str, str]) -> int:

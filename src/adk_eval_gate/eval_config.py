@@ -9,21 +9,14 @@ import pydantic
 from google.genai import types as genai_types
 from pydantic import Field, alias_generators, field_validator, model_validator
 
-from adk_eval_gate.evalset import Rubric
+from adk_eval_gate.evalset import EvalModel, Rubric
 
 DEFAULT_CRITERIA: dict[str, float] = {"tool_trajectory_avg_score": 1.0, "response_match_score": 0.8}
 
 _CAMEL = pydantic.ConfigDict(alias_generator=alias_generators.to_camel, populate_by_name=True)
 
 
-class JudgeModelOptions(pydantic.BaseModel):
-    model_config = pydantic.ConfigDict(
-        alias_generator=alias_generators.to_camel,
-        populate_by_name=True,
-        extra="forbid",
-        arbitrary_types_allowed=True,
-    )
-
+class JudgeModelOptions(EvalModel):
     judge_model: str = "gemini-2.5-flash"
     judge_model_config: genai_types.GenerateContentConfig | None = None
     num_samples: int = Field(default=5, ge=1)
@@ -127,15 +120,10 @@ class CustomMetricConfig(pydantic.BaseModel):
     description: str = ""
 
 
-class UserSimulatorConfig(pydantic.BaseModel):
+class UserSimulatorConfig(EvalModel):
     """ADK's ``LlmBackedUserSimulatorConfig`` (``type`` defaults to ``llm_backed`` as in ADK)."""
 
-    model_config = pydantic.ConfigDict(
-        alias_generator=alias_generators.to_camel,
-        populate_by_name=True,
-        extra="allow",
-        arbitrary_types_allowed=True,
-    )
+    model_config = pydantic.ConfigDict(extra="allow")
 
     type: Literal["llm_backed", "llm_audio"] = "llm_backed"
     model: str = "gemini-2.5-flash"

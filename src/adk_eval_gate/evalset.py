@@ -175,16 +175,21 @@ def content_text(content: genai_types.Content | None) -> str:
     return ""
 
 
+def _event_parts(intermediate_data: InvocationEvents) -> list[genai_types.Part]:
+    return [
+        part
+        for event in intermediate_data.invocation_events
+        if event.content and event.content.parts
+        for part in event.content.parts
+    ]
+
+
 def tool_calls(intermediate_data: IntermediateDataType | None) -> list[genai_types.FunctionCall]:
     if not intermediate_data:
         return []
     if isinstance(intermediate_data, IntermediateData):
         return list(intermediate_data.tool_uses)
-    calls: list[genai_types.FunctionCall] = []
-    for event in intermediate_data.invocation_events:
-        if event.content and event.content.parts:
-            calls.extend(part.function_call for part in event.content.parts if part.function_call)
-    return calls
+    return [part.function_call for part in _event_parts(intermediate_data) if part.function_call]
 
 
 def tool_responses(intermediate_data: IntermediateDataType | None) -> list[genai_types.FunctionResponse]:
@@ -192,11 +197,7 @@ def tool_responses(intermediate_data: IntermediateDataType | None) -> list[genai
         return []
     if isinstance(intermediate_data, IntermediateData):
         return list(intermediate_data.tool_responses)
-    responses: list[genai_types.FunctionResponse] = []
-    for event in intermediate_data.invocation_events:
-        if event.content and event.content.parts:
-            responses.extend(part.function_response for part in event.content.parts if part.function_response)
-    return responses
+    return [part.function_response for part in _event_parts(intermediate_data) if part.function_response]
 
 
 def tool_calls_with_responses(

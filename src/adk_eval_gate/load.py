@@ -152,12 +152,7 @@ def _load_legacy(path: Path, data: list[Any], *, text: str, display: str) -> Loa
             )
             return LoadedEvalSet(path, display, eval_set, "legacy_query_list", initial_session_file=initial_file)
     except legacy.LegacyFormatError as error:
-        raise EvalFileError(
-            str(error),
-            file=display,
-            line=locate(JsonPositions(text), error.path),
-            field=format_path(error.path),
-        ) from None
+        raise legacy_file_error(error, text=text, display=display) from None
     except pydantic.ValidationError as error:
         where, message = best_error(error, data)
         raise EvalFileError(
@@ -167,6 +162,13 @@ def _load_legacy(path: Path, data: list[Any], *, text: str, display: str) -> Loa
         'a list must be a legacy query list (objects with "query") or a named list (objects with "name" and "data")',
         file=display,
         line=1,
+    )
+
+
+def legacy_file_error(error: legacy.LegacyFormatError, *, text: str, display: str) -> EvalFileError:
+    """A legacy file's problem with the file, line and field it is at."""
+    return EvalFileError(
+        str(error), file=display, line=locate(JsonPositions(text), error.path), field=format_path(error.path)
     )
 
 

@@ -10,9 +10,7 @@ from pathlib import Path
 from adk_eval_gate import legacy, sanitize
 from adk_eval_gate.console import Console
 from adk_eval_gate.errors import EvalFileError, UsageError
-from adk_eval_gate.jsonpos import JsonPositions, format_path
-from adk_eval_gate.load import read_json
-from adk_eval_gate.pydantic_errors import locate
+from adk_eval_gate.load import legacy_file_error, read_json
 
 
 def migrate(old: str, new: str, *, initial_session: str | None = None) -> int:
@@ -36,12 +34,7 @@ def migrate(old: str, new: str, *, initial_session: str | None = None) -> int:
     try:
         eval_set = legacy.convert_query_list(data, eval_id=old, eval_set_id=str(uuid.uuid4()), initial_session=session)
     except legacy.LegacyFormatError as error:
-        raise EvalFileError(
-            str(error),
-            file=old,
-            line=locate(JsonPositions(text), error.path),
-            field=format_path(error.path),
-        ) from None
+        raise legacy_file_error(error, text=text, display=old) from None
     target = Path(new)
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(eval_set.model_dump_json(indent=2), encoding="utf-8")

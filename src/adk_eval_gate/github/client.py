@@ -21,6 +21,7 @@ import requests
 
 from adk_eval_gate import __version__
 from adk_eval_gate.errors import GateError
+from adk_eval_gate.github import limits
 from adk_eval_gate.github.models import Answer
 from adk_eval_gate.pydantic_errors import first_error
 from adk_eval_gate.retry import Backoff, retry_after_seconds, transient_status
@@ -28,7 +29,7 @@ from adk_eval_gate.retry import Backoff, retry_after_seconds, transient_status
 API_VERSION = "2022-11-28"
 GITHUB_RETRY = Backoff(attempts=4, initial=1.0, maximum=30.0)
 AnswerT = TypeVar("AnswerT", bound=Answer)
-RATE_LIMIT_WAIT = 60.0  # when a secondary rate limit does not say how long, as GitHub's docs advise
+RATE_LIMIT_WAIT = limits.SECONDARY_RATE_LIMIT_WAIT
 
 
 class GitHubError(GateError):

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from adk_eval_gate import results as r
+from adk_eval_gate.github import limits
 
 OUTPUT_NAMES = (
     "status",
@@ -23,7 +24,7 @@ OUTPUT_NAMES = (
     "summary",
     "comment-url",
 )
-STEP_SUMMARY_LIMIT = 1_048_576  # bytes per step
+STEP_SUMMARY_LIMIT = limits.STEP_SUMMARY_BYTES
 
 
 def output_values(

@@ -7,11 +7,13 @@ These carry the same information ADK's judges receive (spec 3.5-3.11), rendered 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import Any
 
 import pydantic
 
 from adk_eval_gate.evalset import (
+    AgentDetails,
     AppDetails,
     IntermediateData,
     IntermediateDataType,
@@ -128,24 +130,26 @@ def _function_names(tool: Any) -> list[tuple[str, str]]:
     ]
 
 
-def all_agent_instructions(invocations: list[Invocation]) -> str:
-    blocks: dict[str, None] = {}
+def _agents(invocations: list[Invocation]) -> Iterator[tuple[str, AgentDetails]]:
     for invocation in invocations:
         if invocation.app_details:
-            for name, agent in invocation.app_details.agent_details.items():
-                blocks[f"Agent {name} instructions:\n{agent.instructions}"] = None
+            yield from invocation.app_details.agent_details.items()
+
+
+def all_agent_instructions(invocations: list[Invocation]) -> str:
+    blocks: dict[str, None] = {}  # unique, in order
+    for name, agent in _agents(invocations):
+        blocks[f"Agent {name} instructions:\n{agent.instructions}"] = None
     return "\n\n".join(blocks)
 
 
 def all_agent_tools(invocations: list[Invocation]) -> str:
     lines: dict[str, None] = {}
-    for invocation in invocations:
-        if invocation.app_details:
-            for name, agent in invocation.app_details.agent_details.items():
-                lines[f"Agent: {name}"] = None
-                for tool in agent.tool_declarations:
-                    for function, description in _function_names(tool):
-                        lines[f"- {function}: {description}"] = None
+    for name, agent in _agents(invocations):
+        lines[f"Agent: {name}"] = None
+        for tool in agent.tool_declarations:
+            for function, description in _function_names(tool):
+                lines[f"- {function}: {description}"] = None
     return "\n".join(lines)
 
 

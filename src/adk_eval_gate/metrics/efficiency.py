@@ -90,27 +90,35 @@ def token_usage_details(invocation: Invocation) -> TokenUsageDetails:
     return totals
 
 
+def _per_invocation_details(
+    all_details: list[dict[str, Any]], total: str, average: Callable[[list[Any]], float | None]
+) -> MetricOutcome:
+    """Each invocation's details, and per field the ``average`` of their values (None where one is missing)."""
+    per_invocation = [InvocationScore(details[total], Status.INFORMATIONAL, details=details) for details in all_details]
+    if not per_invocation:
+        return MetricOutcome(score=None, status=Status.INFORMATIONAL)
+    averaged = {name: average([details[name] for details in all_details]) for name in all_details[0]}
+    return MetricOutcome(
+        score=averaged[total], status=Status.INFORMATIONAL, per_invocation=per_invocation, details=averaged
+    )
+
+
+def _mean_over_all(values: list[float | None]) -> float | None:
+    present = [value for value in values if value is not None]
+    return sum(present) / len(values) if present else None
+
+
+def _mean_over_present(values: list[float | None]) -> float | None:
+    present = [value for value in values if value is not None]
+    return round(sum(present) / len(present), 3) if present else None
+
+
 class TokenUsage(Metric):
     """Overall counts average over ALL invocations (a missing count is 0) unless none reported it (ADK)."""
 
     def evaluate(self, run: CaseRun) -> MetricOutcome:
-        all_details = [token_usage_details(invocation).model_dump() for invocation in run.actual]
-        per_invocation = [
-            InvocationScore(details["total_tokens"], Status.INFORMATIONAL, details=details) for details in all_details
-        ]
-        if not per_invocation:
-            return MetricOutcome(score=None, status=Status.INFORMATIONAL)
-        averaged: dict[str, Any] = {}
-        for name in TokenUsageDetails.model_fields:
-            values = [details[name] for details in all_details]
-            present = [value for value in values if value is not None]
-            averaged[name] = sum(present) / len(values) if present else None
-        return MetricOutcome(
-            score=averaged["total_tokens"],
-            status=Status.INFORMATIONAL,
-            per_invocation=per_invocation,
-            details=averaged,
-        )
+        details = [token_usage_details(invocation).model_dump() for invocation in run.actual]
+        return _per_invocation_details(details, "total_tokens", _mean_over_all)
 
 
 def duration_details(invocation: Invocation) -> DurationDetails:
@@ -127,19 +135,5 @@ class InvocationDuration(Metric):
     """Overall parts average over the timed invocations only (ADK)."""
 
     def evaluate(self, run: CaseRun) -> MetricOutcome:
-        all_details = [duration_details(invocation).model_dump() for invocation in run.actual]
-        per_invocation = [
-            InvocationScore(details["total_seconds"], Status.INFORMATIONAL, details=details) for details in all_details
-        ]
-        if not per_invocation:
-            return MetricOutcome(score=None, status=Status.INFORMATIONAL)
-        averaged: dict[str, Any] = {}
-        for name in DurationDetails.model_fields:
-            present: list[float] = [details[name] for details in all_details if details[name] is not None]
-            averaged[name] = round(sum(present) / len(present), 3) if present else None
-        return MetricOutcome(
-            score=averaged["total_seconds"],
-            status=Status.INFORMATIONAL,
-            per_invocation=per_invocation,
-            details=averaged,
-        )
+        details = [duration_details(invocation).model_dump() for invocation in run.actual]
+        return _per_invocation_details(details, "total_seconds", _mean_over_present)

@@ -73,6 +73,12 @@ def first_failure(samples: Sequence[Samples]) -> str | None:
     return next((s.failure for s in samples if s.failure), None)
 
 
+def failed_outcome(samples: Sequence[Samples], invocations: int, details: dict[str, Any]) -> MetricOutcome | None:
+    """``judge_failed`` for the first judge call that failed for good; None when every call was answered."""
+    failure = first_failure(samples)
+    return judge_failed(failure, invocations, details) if failure else None
+
+
 def unreadable(samples: Sequence[Samples]) -> str:
     answers = sum(len(s.answers) for s in samples)
     return f"no verdict could be read from the judge's answers ({answers} answers)"
@@ -106,9 +112,8 @@ def scored_mean_outcome(
     per_invocation: list[InvocationScore], samples: Sequence[Samples], threshold: float, details: dict[str, Any]
 ) -> MetricOutcome:
     """Overall = mean of the invocations that have a score (for 0/1 scores: the valid fraction)."""
-    failure = first_failure(samples)
-    if failure:
-        return judge_failed(failure, len(per_invocation), details)
+    if failed := failed_outcome(samples, len(per_invocation), details):
+        return failed
     scored = [item.score for item in per_invocation if item.score is not None]
     if not scored:
         reason = unreadable(samples) if per_invocation else "no invocations to judge"

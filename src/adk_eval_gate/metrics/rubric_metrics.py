@@ -22,7 +22,7 @@ from adk_eval_gate.evalset import Invocation, Rubric, RubricScore, content_text
 from adk_eval_gate.judge import context, parsing, prompts
 from adk_eval_gate.judge.sampling import Samples, ask_samples, mean
 from adk_eval_gate.metrics.base import CaseRun, InvocationScore, MetricOutcome, NotEvaluated, Status, status_for
-from adk_eval_gate.metrics.judge_metrics import JudgeMetric, first_failure, judge_failed, unreadable
+from adk_eval_gate.metrics.judge_metrics import JudgeMetric, failed_outcome, unreadable
 
 POOLED_RATIONALE = "Mean of this rubric's verdicts over the invocations; each invocation keeps the judge's rationale."
 
@@ -73,9 +73,8 @@ def rubric_invocation(samples: Samples, rubrics: Sequence[Rubric], threshold: fl
 def pooled_outcome(
     per_invocation: list[InvocationScore], samples: Sequence[Samples], threshold: float, details: dict[str, object]
 ) -> MetricOutcome:
-    failure = first_failure(samples)
-    if failure:
-        return judge_failed(failure, len(per_invocation), details)
+    if failed := failed_outcome(samples, len(per_invocation), details):
+        return failed
     pooled = [score for item in per_invocation for score in item.rubric_scores or []]
     overall = mean(score.score for score in pooled)
     by_rubric: dict[str, list[float | None]] = {}

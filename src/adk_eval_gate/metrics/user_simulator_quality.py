@@ -16,7 +16,7 @@ from adk_eval_gate.evalset import ConversationScenario, Invocation, UserPersona,
 from adk_eval_gate.judge import parsing, prompts
 from adk_eval_gate.judge.sampling import ask_samples
 from adk_eval_gate.metrics.base import CaseRun, InvocationScore, MetricOutcome, NotEvaluated, Status, status_for
-from adk_eval_gate.metrics.judge_metrics import JudgeMetric, binary_invocation, first_failure, judge_failed
+from adk_eval_gate.metrics.judge_metrics import JudgeMetric, binary_invocation, failed_outcome
 
 
 def history(invocations: list[Invocation]) -> str:
@@ -96,9 +96,8 @@ class PerTurnUserSimulatorQuality(JudgeMetric):
         details = self.judge_details(
             votes=[votes for _, votes in judged[:-1]], stop_signal_votes=judged[-1][1], stop_signal_score=stop.score
         )
-        failure = first_failure(samples)
-        if failure:
-            return judge_failed(failure, len(per_turn), details)
+        if failed := failed_outcome(samples, len(per_turn), details):
+            return failed
         if stop.status is Status.FAILED:
             per_turn[-1] = stop
         passed = sum(item.score or 0.0 for item in per_turn if item.status is Status.PASSED)

@@ -14,13 +14,14 @@ import json
 import re
 
 from adk_eval_gate import results as r
+from adk_eval_gate.github import limits
 from adk_eval_gate.report import markdown as md
 from adk_eval_gate.report.sections import (
     Cut,
     Detail,
-    TooLong,
     baseline_line,
     failing_cases,
+    fit,
     footer,
     links,
     metric_table,
@@ -30,7 +31,7 @@ from adk_eval_gate.report.sections import (
     verdict_line,
 )
 
-COMMENT_LIMIT = 65_536  # GitHub's maximum comment body, in characters
+COMMENT_LIMIT = limits.COMMENT_CHARS
 _TARGET = COMMENT_LIMIT - 1_000
 LEVELS = (
     Detail(text_limit=2000, max_cases=None, max_changes=None),
@@ -100,16 +101,10 @@ def _render(doc: r.ResultsDocument, *, gate_id: str, detail: Detail, level: int,
 
 
 def render(doc: r.ResultsDocument, *, gate_id: str = "default", limit: int = COMMENT_LIMIT) -> str:
-    target = min(limit, _TARGET) if limit == COMMENT_LIMIT else limit
-    body = ""
-    for level, detail in enumerate(LEVELS):
-        last = level == len(LEVELS) - 1
-        try:
-            body = _render(doc, gate_id=gate_id, detail=detail, level=level, budget=10 * target if last else target)
-        except TooLong:
-            continue
-        if len(body) <= target:
-            return body
-    # Even the least detail is too long (thousands of metrics): keep the head, and say so.
-    note = "\n\n✂️ _Cut at GitHub's comment limit; see the job summary and the results artifact._\n"
-    return body[: target - len(note)] + note
+    return fit(
+        LEVELS,
+        lambda detail, level, budget: _render(doc, gate_id=gate_id, detail=detail, level=level, budget=budget),
+        target=min(limit, _TARGET) if limit == COMMENT_LIMIT else limit,
+        in_bytes=False,
+        note="\n\n✂️ _Cut at GitHub's comment limit; see the job summary and the results artifact._\n",
+    )

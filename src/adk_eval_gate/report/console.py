@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TypeVar
+
 from adk_eval_gate import results as r
 from adk_eval_gate.aggregate import FinishedRun
 from adk_eval_gate.console import Console
 from adk_eval_gate.metrics.base import Status
 from adk_eval_gate.plan import WorkItem
 from adk_eval_gate.report import views
+
+Shown = TypeVar("Shown", str, list[str])  # what a turn shows: its answer, or its tool calls
 
 _MARK = {"passed": "PASS", "failed": "FAIL", "error": "ERROR", "not_evaluated": "NOT EVALUATED"}
 
@@ -47,21 +52,23 @@ def _differences(case: r.CaseResult) -> list[str]:
     run = views.worst_run(case)
     lines: list[str] = []
     for turn in views.turns(run) if run else []:
-        if (
-            turn.expected_calls is not None
-            and turn.actual_calls is not None
-            and turn.expected_calls != turn.actual_calls
-        ):
-            lines.append(f"turn {turn.number} tools:  expected {_clip(', '.join(turn.expected_calls) or '(none)')}")
-            lines.append(f"{'':15}got      {_clip(', '.join(turn.actual_calls) or '(none)')}")
-        if (
-            turn.expected_answer is not None
-            and turn.actual_answer is not None
-            and turn.expected_answer != turn.actual_answer
-        ):
-            lines.append(f"turn {turn.number} answer: expected {_clip(turn.expected_answer)!r}")
-            lines.append(f"{'':15}got      {_clip(turn.actual_answer)!r}")
+        lines += _difference(f"turn {turn.number} tools: ", turn.expected_calls, turn.actual_calls, _calls_text)
+        lines += _difference(f"turn {turn.number} answer:", turn.expected_answer, turn.actual_answer, _answer_text)
     return lines
+
+
+def _calls_text(calls: list[str]) -> str:
+    return _clip(", ".join(calls) or "(none)")
+
+
+def _answer_text(answer: str) -> str:
+    return repr(_clip(answer))
+
+
+def _difference(label: str, expected: Shown | None, actual: Shown | None, show: Callable[[Shown], str]) -> list[str]:
+    if expected is None or actual is None or expected == actual:
+        return []
+    return [f"{label} expected {show(expected)}", f"{'':15}got      {show(actual)}"]
 
 
 def final(console: Console, doc: r.ResultsDocument) -> None:

@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from adk_eval_gate import results as r
@@ -44,6 +44,39 @@ class Detail:
     max_cases: int | None  # failing cases shown in full (None: all)
     max_changes: int | None  # rows of the regressions table (None: all)
     max_metrics: int | None = None  # rows of the metric table (None: all)
+
+
+def fit(
+    levels: Sequence[Detail],
+    render_at: Callable[[Detail, int, int], str],
+    *,
+    target: int,
+    in_bytes: bool,
+    note: str,
+) -> str:
+    """The most detailed rendering (``render_at(detail, level, budget)``) within ``target`` characters, or
+    bytes of UTF-8 (``in_bytes``).
+
+    The last level's budget is generous; if even it is too long (thousands of metrics), its head is kept and
+    ``note`` says so.
+    """
+
+    def size(text: str) -> int:
+        return len(text.encode("utf-8")) if in_bytes else len(text)
+
+    text = ""
+    for level, detail in enumerate(levels):
+        last = level == len(levels) - 1
+        try:
+            text = render_at(detail, level, 10 * target if last else target)
+        except TooLong:
+            continue
+        if size(text) <= target:
+            return text
+    room = target - size(note)
+    if in_bytes:
+        return text.encode("utf-8")[:room].decode("utf-8", "ignore") + note
+    return text[:room] + note
 
 
 @dataclass

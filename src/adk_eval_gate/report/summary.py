@@ -10,30 +10,19 @@ from __future__ import annotations
 import re
 
 from adk_eval_gate import results as r
+from adk_eval_gate.github import limits
 from adk_eval_gate.report import markdown as md
-from adk_eval_gate.report.sections import (
-    Cut,
-    Detail,
-    TooLong,
-    baseline_line,
-    failing_cases,
-    footer,
-    links,
-    metric_table,
-    regressions,
-    run_problems,
-    verdict_line,
-)
+from adk_eval_gate.report import sections
 
-SUMMARY_LIMIT = 1_048_576  # GitHub's step-summary limit, in bytes
+SUMMARY_LIMIT = limits.STEP_SUMMARY_BYTES
 _MARGIN = 16_384
 LEVELS = (
-    Detail(text_limit=5000, max_cases=None, max_changes=None),
-    Detail(text_limit=1000, max_cases=300, max_changes=1000),
-    Detail(text_limit=300, max_cases=150, max_changes=300),
-    Detail(text_limit=0, max_cases=1000, max_changes=100),
-    Detail(text_limit=0, max_cases=100, max_changes=50, max_metrics=100),
-    Detail(text_limit=0, max_cases=0, max_changes=0, max_metrics=30),
+    sections.Detail(text_limit=5000, max_cases=None, max_changes=None),
+    sections.Detail(text_limit=1000, max_cases=300, max_changes=1000),
+    sections.Detail(text_limit=300, max_cases=150, max_changes=300),
+    sections.Detail(text_limit=0, max_cases=1000, max_changes=100),
+    sections.Detail(text_limit=0, max_cases=100, max_changes=50, max_metrics=100),
+    sections.Detail(text_limit=0, max_cases=0, max_changes=0, max_metrics=30),
 )
 CHART_METRICS = 20
 
@@ -116,38 +105,32 @@ def _new_and_removed(doc: r.ResultsDocument) -> str:
     return "\n\n".join(lines)
 
 
-def _render(doc: r.ResultsDocument, *, detail: Detail, level: int, budget: int) -> str:
-    cut = Cut(text_limit=detail.text_limit if level and detail.text_limit else None)
-    sections = [
+def _render(doc: r.ResultsDocument, *, detail: sections.Detail, level: int, budget: int) -> str:
+    cut = sections.Cut(text_limit=detail.text_limit if level and detail.text_limit else None)
+    parts = [
         "## ADK eval results",
-        verdict_line(doc, gate_id=doc.run.gate_id) + "\n\n" + baseline_line(doc),
-        run_problems(doc),
-        metric_table(doc, limit=detail.max_metrics, cut=cut),
+        sections.verdict_line(doc, gate_id=doc.run.gate_id) + "\n\n" + sections.baseline_line(doc),
+        sections.run_problems(doc),
+        sections.metric_table(doc, limit=detail.max_metrics, cut=cut),
         chart(doc),
         efficiency_table(doc),
         judge_stats(doc),
         _file_errors(doc),
-        regressions(doc, limit=detail.max_changes, cut=cut, include_improvements=True, budget=budget),
+        sections.regressions(doc, limit=detail.max_changes, cut=cut, include_improvements=True, budget=budget),
         _new_and_removed(doc),
-        failing_cases(doc, detail=detail, cut=cut, budget=budget),
+        sections.failing_cases(doc, detail=detail, cut=cut, budget=budget),
         cut.sentence(where="GitHub's 1 MiB job-summary limit"),
-        " · ".join(part for part in (links(doc), footer(doc)) if part),
+        " · ".join(part for part in (sections.links(doc), sections.footer(doc)) if part),
     ]
-    return "\n\n".join(section for section in sections if section) + "\n"
+    return "\n\n".join(part for part in parts if part) + "\n"
 
 
 def render(doc: r.ResultsDocument, *, limit: int = SUMMARY_LIMIT) -> str:
     """The summary, under ``limit`` bytes of UTF-8."""
-    target = limit - _MARGIN if limit > 4 * _MARGIN else limit
-    text = ""
-    for level, detail in enumerate(LEVELS):
-        last = level == len(LEVELS) - 1
-        try:
-            text = _render(doc, detail=detail, level=level, budget=10 * target if last else target)
-        except TooLong:
-            continue
-        if len(text.encode("utf-8")) <= target:
-            return text
-    note = "\n\n✂️ _Cut at GitHub's job-summary limit; everything is in the results artifact._\n"
-    encoded = text.encode("utf-8")[: target - len(note.encode("utf-8"))]
-    return encoded.decode("utf-8", "ignore") + note
+    return sections.fit(
+        LEVELS,
+        lambda detail, level, budget: _render(doc, detail=detail, level=level, budget=budget),
+        target=limit - _MARGIN if limit > 4 * _MARGIN else limit,
+        in_bytes=True,
+        note="\n\n✂️ _Cut at GitHub's job-summary limit; everything is in the results artifact._\n",
+    )
