@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from google.adk.evaluation.agent_evaluator import AgentEvaluator
 
-from adk_eval_gate import results as r
 from adk_eval_gate.cli import main
+from adk_eval_gate.results import CaseResult, FileResult, ResultsDocument, Totals, json_schema
 from tests.conftest import EXAMPLES, REPO, run_cli, write_json
 
 GOOD_SET = {
@@ -160,17 +160,17 @@ def test_migrate_matches_adks_conversion(tmp_path: Path) -> None:
 
 def test_results_schema_file_is_current() -> None:
     committed = json.loads((REPO / "schema" / "results.schema.json").read_text())
-    assert committed == r.json_schema(), "regenerate: python -m adk_eval_gate.results > schema/results.schema.json"
+    assert committed == json_schema(), "regenerate: python -m adk_eval_gate.results > schema/results.schema.json"
 
 
 def test_report_exit_zero_only_publishes(repo: Path) -> None:
-    failed = r.ResultsDocument(
+    failed = ResultsDocument(
         status="failed",
-        totals=r.Totals(cases=1, failed=1, files=1),
+        totals=Totals(cases=1, failed=1, files=1),
         cases=[
-            r.CaseResult(id="a.evalset.json::a", file="a.evalset.json", eval_set_id="s", eval_id="a", status="failed")
+            CaseResult(id="a.evalset.json::a", file="a.evalset.json", eval_set_id="s", eval_id="a", status="failed")
         ],
-        files=[r.FileResult(path="a.evalset.json", cases=1)],
+        files=[FileResult(path="a.evalset.json", cases=1)],
     )
     (repo / "results.json").write_text(failed.model_dump_json(), encoding="utf-8")
     gate = run_cli("report", "results.json", cwd=repo)

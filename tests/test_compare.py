@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-from adk_eval_gate import results as r
 from adk_eval_gate.compare import compare
 from adk_eval_gate.gate import decided
+from adk_eval_gate.results import CaseResult, Comparison
 from tests.report.builders import baseline_info, case, document, metric
 
 
-def changes(base: list[r.CaseResult], head: list[r.CaseResult], *, tolerance: float = 0.0) -> r.Comparison:
+def changes(base: list[CaseResult], head: list[CaseResult], *, tolerance: float = 0.0) -> Comparison:
     return compare(document(head), document(base), baseline=baseline_info(), tolerance=tolerance)
 
 
-def kinds(comparison: r.Comparison) -> list[tuple[str, str, str, str | None]]:
+def kinds(comparison: Comparison) -> list[tuple[str, str, str, str | None]]:
     return [(c.case_id.split("::")[1], c.metric, c.kind, c.significance) for c in comparison.changes]
 
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from google.adk.evaluation.eval_config import EvalConfig as AdkEvalConfig
 
-from adk_eval_gate import eval_config as ec
+from adk_eval_gate import eval_config
 from adk_eval_gate.configs import ConfigSource, find_config, load_config
 from adk_eval_gate.errors import ConfigError
 from adk_eval_gate.metrics.registry import configured_metrics
@@ -114,14 +114,14 @@ def test_every_option_parses_like_adk(tmp_path: Path) -> None:
         assert mine["threshold"] == reference_dump["threshold"]
     metrics = {m.name: m for m in loaded.metrics}
     trajectory = metrics["tool_trajectory_avg_score"].criterion
-    assert isinstance(trajectory, ec.ToolTrajectoryCriterion)
-    assert (trajectory.match_type, trajectory.ignore_args) == (ec.MatchType.IN_ORDER, True)
+    assert isinstance(trajectory, eval_config.ToolTrajectoryCriterion)
+    assert (trajectory.match_type, trajectory.ignore_args) == (eval_config.MatchType.IN_ORDER, True)
     judge = metrics["final_response_match_v2"].criterion
-    assert isinstance(judge, ec.LlmAsAJudgeCriterion)
+    assert isinstance(judge, eval_config.LlmAsAJudgeCriterion)
     assert judge.judge_model_options.num_samples == 3
     assert judge.judge_model_options.judge_model_config is not None
     rubric = metrics["rubric_based_final_response_quality_v1"].criterion
-    assert isinstance(rubric, ec.RubricsBasedCriterion) and rubric.rubrics[0].rubric_id == "r"
+    assert isinstance(rubric, eval_config.RubricsBasedCriterion) and rubric.rubrics[0].rubric_id == "r"
     assert rubric.judge_model_options.num_samples == 1
     assert metrics["my_metric"].custom_function_path == "pkg.metrics.score"
     assert metrics["my_metric"].spec.value_range == (-1.0, 1.0)
@@ -139,7 +139,7 @@ def test_match_type_spellings(tmp_path: Path, spelling: object) -> None:
     from google.adk.evaluation.eval_metrics import ToolTrajectoryCriterion
 
     reference = ToolTrajectoryCriterion.model_validate(theirs.criteria["tool_trajectory_avg_score"].model_dump())
-    assert isinstance(criterion, ec.ToolTrajectoryCriterion)
+    assert isinstance(criterion, eval_config.ToolTrajectoryCriterion)
     assert criterion.match_type.value == reference.match_type.value
 
 
@@ -209,6 +209,6 @@ def test_custom_instructions_need_placeholders(tmp_path: Path) -> None:
 
 
 def test_configured_metrics_append_efficiency_once() -> None:
-    config = ec.EvalConfig(criteria={"response_match_score": 0.5})
+    config = eval_config.EvalConfig(criteria={"response_match_score": 0.5})
     names = [m.name for m in configured_metrics(config)]
     assert names.count("token_usage_v1") == 1 and names[0] == "response_match_score"

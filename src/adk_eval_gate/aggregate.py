@@ -1,4 +1,4 @@
-"""Verdicts: per run, per case (over runs) and for the whole run (DESIGN.md "Verdicts").
+"""Verdicts: per run, per case (over runs) and for the whole run.
 
 * A metric passes when its score is at least its threshold; informational metrics never pass or fail.
 * With several runs the case's metric score is the mean of the run scores; the run scores, their spread and
@@ -13,9 +13,26 @@ import statistics
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from adk_eval_gate import results as r
 from adk_eval_gate.evalset import EvalCase, Invocation, content_text, dump_invocation
 from adk_eval_gate.metrics.registry import ConfiguredMetric
+from adk_eval_gate.plan import case_id
+from adk_eval_gate.results import (
+    CaseResult,
+    CaseStatus,
+    FileResult,
+    InvocationRecord,
+    JudgeStats,
+    MetricResult,
+    MetricStatus,
+    MetricSummary,
+    ResultsDocument,
+    RubricScoreRecord,
+    RunInfo,
+    RunMetric,
+    RunRecord,
+    RunStatus,
+    Totals,
+)
 from adk_eval_gate.runners.base import Inference
 from adk_eval_gate.score import ScoredMetric
 
@@ -26,14 +43,21 @@ class FinishedRun:
     inference: Inference
     scored: list[ScoredMetric]
 
+    @property
+    def status(self) -> CaseStatus:
+        """The run's status: ``error`` when inference failed, else decided by its metrics' statuses."""
+        if self.inference.error is not None:
+            return "error"
+        return _status_of(scored.outcome.status for scored in self.scored)
 
-def _rubric_scores(scored: ScoredMetric) -> list[r.RubricScoreRecord] | None:
+
+def _rubric_scores(scored: ScoredMetric) -> list[RubricScoreRecord] | None:
     if not scored.outcome.rubric_scores:
         return None
-    return [r.RubricScoreRecord.model_validate(score.model_dump()) for score in scored.outcome.rubric_scores]
+    return [RubricScoreRecord.model_validate(score.model_dump()) for score in scored.outcome.rubric_scores]
 
 
-def run_record(case: EvalCase, finished: FinishedRun) -> r.RunRecord:
+def run_record(case: EvalCase, finished: FinishedRun) -> RunRecord:
     inference = finished.inference
     expected = case.conversation or []
     turns = max(len(expected), len(inference.invocations))
@@ -43,17 +67,17 @@ def run_record(case: EvalCase, finished: FinishedRun) -> r.RunRecord:
         act: Invocation | None = inference.invocations[index] if index < len(inference.invocations) else None
         user_source = exp or act
         invocations.append(
-            r.InvocationRecord(
+            InvocationRecord(
                 user=content_text(user_source.user_content) if user_source else "",
                 expected=dump_invocation(exp) if exp else None,
                 actual=dump_invocation(act) if act else None,
             )
         )
     metrics = [
-        r.RunMetric(
+        RunMetric(
             name=scored.configured.name,
             score=scored.outcome.score,
-            status=scored.outcome.status.value,
+            status=scored.outcome.status,
             invocation_scores=[item.score for item in scored.outcome.per_invocation],
             reason=scored.outcome.reason,
             rubric_scores=_rubric_scores(scored),
@@ -61,9 +85,9 @@ def run_record(case: EvalCase, finished: FinishedRun) -> r.RunRecord:
         )
         for scored in finished.scored
     ]
-    return r.RunRecord(
+    return RunRecord(
         run=finished.run,
-        status=_run_status(inference, metrics),
+        status=finished.status,
         error=inference.error,
         duration_seconds=inference.duration_seconds,
         session_id=inference.session_id,
@@ -73,13 +97,7 @@ def run_record(case: EvalCase, finished: FinishedRun) -> r.RunRecord:
     )
 
 
-def _run_status(inference: Inference, metrics: list[r.RunMetric]) -> r.CaseStatus:
-    if inference.error is not None:
-        return "error"
-    return _status_of(metric.status for metric in metrics)
-
-
-def _status_of(statuses: Iterable[str]) -> r.CaseStatus:
+def _status_of(statuses: Iterable[str]) -> CaseStatus:
     seen = set(statuses)
     if "failed" in seen:
         return "failed"
@@ -90,7 +108,7 @@ def _status_of(statuses: Iterable[str]) -> r.CaseStatus:
     return "not_evaluated"
 
 
-def metric_result(configured: ConfiguredMetric, runs: list[r.RunRecord]) -> r.MetricResult:
+def metric_result(configured: ConfiguredMetric, runs: list[RunRecord]) -> MetricResult:
     per_run = [next((m for m in run.metrics if m.name == configured.name), None) for run in runs if not run.error]
     run_scores = [m.score if m else None for m in per_run]
     present = [score for score in run_scores if score is not None]
@@ -98,13 +116,13 @@ def metric_result(configured: ConfiguredMetric, runs: list[r.RunRecord]) -> r.Me
     threshold = configured.threshold
     reasons = [m.reason for m in per_run if m and m.status == "not_evaluated" and m.reason]
     if configured.spec.informational:
-        status: r.MetricStatus = "informational"
+        status = MetricStatus.INFORMATIONAL
     elif mean is None or len(present) < len(run_scores) or not per_run:
-        status = "not_evaluated"
+        status = MetricStatus.NOT_EVALUATED
     else:
         assert threshold is not None
-        status = "passed" if mean >= threshold else "failed"
-    return r.MetricResult(
+        status = MetricStatus.PASSED if mean >= threshold else MetricStatus.FAILED
+    return MetricResult(
         name=configured.name,
         kind=configured.spec.kind,
         score=mean,
@@ -129,19 +147,19 @@ def case_result(
     line: int | None,
     metrics: list[ConfiguredMetric],
     finished: list[FinishedRun],
-) -> r.CaseResult:
+) -> CaseResult:
     runs = [run_record(case, item) for item in sorted(finished, key=lambda f: f.run)]
     metric_results = [metric_result(configured, runs) for configured in metrics]
     errors = [run.error for run in runs if run.error]
     if errors:
-        status: r.CaseStatus = "error"
+        status: CaseStatus = "error"
     elif not runs:
         status = "error"
         errors = ["the case did not run"]
     else:
         status = _status_of(m.status for m in metric_results)
-    return r.CaseResult(
-        id=f"{display}::{case.eval_id}",
+    return CaseResult(
+        id=case_id(display, case.eval_id),
         file=display,
         eval_set_id=eval_set_id,
         eval_id=case.eval_id,
@@ -154,11 +172,11 @@ def case_result(
     )
 
 
-def totals(cases: list[r.CaseResult], files: list[r.FileResult]) -> r.Totals:
+def totals(cases: list[CaseResult], files: list[FileResult]) -> Totals:
     count = {
         status: sum(1 for c in cases if c.status == status) for status in ("passed", "failed", "error", "not_evaluated")
     }
-    return r.Totals(
+    return Totals(
         cases=len(cases),
         passed=count["passed"],
         failed=count["failed"],
@@ -169,8 +187,8 @@ def totals(cases: list[r.CaseResult], files: list[r.FileResult]) -> r.Totals:
     )
 
 
-def metric_summaries(cases: list[r.CaseResult]) -> list[r.MetricSummary]:
-    by_name: dict[str, list[r.MetricResult]] = {}
+def metric_summaries(cases: list[CaseResult]) -> list[MetricSummary]:
+    by_name: dict[str, list[MetricResult]] = {}
     for case in cases:
         for metric in case.metrics:
             by_name.setdefault(metric.name, []).append(metric)
@@ -181,7 +199,7 @@ def metric_summaries(cases: list[r.CaseResult]) -> list[r.MetricSummary]:
         graded = [m for m in results if m.status != "informational"]
         passed = sum(1 for m in graded if m.status == "passed")
         summaries.append(
-            r.MetricSummary(
+            MetricSummary(
                 name=name,
                 kind=results[0].kind,
                 threshold=thresholds[0] if len(thresholds) == 1 else None,
@@ -199,15 +217,15 @@ def metric_summaries(cases: list[r.CaseResult]) -> list[r.MetricSummary]:
 
 
 def document(
-    cases: list[r.CaseResult],
-    files: list[r.FileResult],
-    run: r.RunInfo,
+    cases: list[CaseResult],
+    files: list[FileResult],
+    run: RunInfo,
     *,
-    judge: r.JudgeStats | None = None,
-) -> r.ResultsDocument:
+    judge: JudgeStats | None = None,
+) -> ResultsDocument:
     """The results document from its cases and files: totals, metric summaries and status computed here only."""
     counts = totals(cases, files)
-    return r.ResultsDocument(
+    return ResultsDocument(
         status=overall_status(counts, allow_not_evaluated=run.allow_not_evaluated, interrupted=run.interrupted),
         totals=counts,
         cases=cases,
@@ -219,13 +237,13 @@ def document(
 
 
 def overall_status(
-    counts: r.Totals,
+    counts: Totals,
     *,
     allow_not_evaluated: bool,
     significant_regressions: int = 0,
     fail_on_regression: bool = False,
     interrupted: bool = False,
-) -> r.RunStatus:
+) -> RunStatus:
     """``error`` when something could not be evaluated at all (a file, a case, or a run cut short)."""
     if counts.file_errors or counts.error or interrupted:
         return "error"

@@ -231,10 +231,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def lost_run(argv: Sequence[str], reason: str) -> int:
     """The supervising parent's report of a ``run`` that ended without a verdict: an error, with every report."""
-    from adk_eval_gate import results as r
     from adk_eval_gate.errors import GateError
     from adk_eval_gate.finish import Ending, finish, github_session
     from adk_eval_gate.pipeline import run_info
+    from adk_eval_gate.results import ResultsDocument, Totals
     from adk_eval_gate.settings import build_settings, current_environment
 
     env = current_environment()
@@ -243,8 +243,8 @@ def lost_run(argv: Sequence[str], reason: str) -> int:
     try:
         args = build_parser().parse_args(list(argv), namespace=Arguments())
         settings = build_settings("run", args.option_values(), env)
-        doc = r.ResultsDocument(
-            status="error", error=reason, totals=r.Totals(), cases=[], run=run_info(settings, started_at=None)
+        doc = ResultsDocument(
+            status="error", error=reason, totals=Totals(), cases=[], run=run_info(settings, started_at=None)
         )
         with github_session(settings, console) as client:
             ending = Ending(pull_number=settings.github.pull_request_number)

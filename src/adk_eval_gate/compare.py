@@ -14,20 +14,31 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from adk_eval_gate import results as r
+from adk_eval_gate.results import (
+    BaselineInfo,
+    CaseChange,
+    CaseResult,
+    ChangeKind,
+    Comparison,
+    MetricChange,
+    MetricDelta,
+    MetricResult,
+    ResultsDocument,
+    Significance,
+)
 from adk_eval_gate.stats import welch_interval
 
 EPSILON = 1e-9  # float noise of means is never a change
 _PASSING = {"passed"}
 
 
-def _scores(metric: r.MetricResult) -> list[float]:
+def _scores(metric: MetricResult) -> list[float]:
     return [score for score in metric.run_scores if score is not None]
 
 
 def _significance(
-    kind: r.ChangeKind, base: r.MetricResult, head: r.MetricResult, *, tolerance: float
-) -> tuple[r.Significance, list[float] | None]:
+    kind: ChangeKind, base: MetricResult, head: MetricResult, *, tolerance: float
+) -> tuple[Significance, list[float] | None]:
     base_scores, head_scores = _scores(base), _scores(head)
     if len(base_scores) < 2 or len(head_scores) < 2:
         return "untested", None
@@ -36,7 +47,7 @@ def _significance(
     return ("significant" if beyond else "noise"), [round(low, 6), round(high, 6)]
 
 
-def _by_status(base: r.MetricResult, head: r.MetricResult) -> r.ChangeKind:
+def _by_status(base: MetricResult, head: MetricResult) -> ChangeKind:
     if base.status == head.status:
         return "unchanged"
     if base.status == "passed":
@@ -45,12 +56,12 @@ def _by_status(base: r.MetricResult, head: r.MetricResult) -> r.ChangeKind:
 
 
 def metric_change(
-    case_id: str, base: r.MetricResult | None, head: r.MetricResult | None, *, tolerance: float
-) -> r.MetricChange:
+    case_id: str, base: MetricResult | None, head: MetricResult | None, *, tolerance: float
+) -> MetricChange:
     if base is None or head is None:
         present = head or base
         assert present is not None
-        return r.MetricChange(
+        return MetricChange(
             case_id=case_id,
             metric=present.name,
             kind="new" if base is None else "removed",
@@ -68,11 +79,11 @@ def metric_change(
         kind = "improved"
     else:
         kind = "unchanged"
-    significance: r.Significance | None = None
+    significance: Significance | None = None
     interval = None
     if kind in ("regressed", "improved"):
         significance, interval = _significance(kind, base, head, tolerance=tolerance)
-    return r.MetricChange(
+    return MetricChange(
         case_id=case_id,
         metric=head.name,
         kind=kind,
@@ -86,18 +97,18 @@ def metric_change(
     )
 
 
-def _graded(metrics: Iterable[r.MetricResult]) -> dict[str, r.MetricResult]:
+def _graded(metrics: Iterable[MetricResult]) -> dict[str, MetricResult]:
     return {m.name: m for m in metrics if m.kind != "informational" and m.status != "informational"}
 
 
 def case_changes(
-    base: r.CaseResult | None, head: r.CaseResult | None, *, tolerance: float
-) -> tuple[r.CaseChange | None, list[r.MetricChange]]:
+    base: CaseResult | None, head: CaseResult | None, *, tolerance: float
+) -> tuple[CaseChange | None, list[MetricChange]]:
     if base is None or head is None:
         present = head or base
         assert present is not None
         kind = "new" if base is None else "removed"
-        change = r.CaseChange(
+        change = CaseChange(
             case_id=present.id,
             kind=kind,
             base_status=base.status if base else None,
@@ -106,7 +117,7 @@ def case_changes(
         return change, []
     status = None
     if base.status != head.status:
-        status = r.CaseChange(case_id=head.id, kind="status", base_status=base.status, head_status=head.status)
+        status = CaseChange(case_id=head.id, kind="status", base_status=base.status, head_status=head.status)
     base_metrics, head_metrics = _graded(base.metrics), _graded(head.metrics)
     names = list(head_metrics) + [name for name in base_metrics if name not in head_metrics]
     changes = [
@@ -115,9 +126,7 @@ def case_changes(
     return status, [change for change in changes if change.kind != "unchanged"]
 
 
-def _metric_deltas(
-    base: r.ResultsDocument, head: r.ResultsDocument, changes: list[r.MetricChange]
-) -> list[r.MetricDelta]:
+def _metric_deltas(base: ResultsDocument, head: ResultsDocument, changes: list[MetricChange]) -> list[MetricDelta]:
     base_summaries = {s.name: s for s in base.metrics if s.kind != "informational"}
     head_summaries = {s.name: s for s in head.metrics if s.kind != "informational"}
     names = list(head_summaries) + [name for name in base_summaries if name not in head_summaries]
@@ -128,7 +137,7 @@ def _metric_deltas(
         base_mean = before.mean if before else None
         head_mean = after.mean if after else None
         deltas.append(
-            r.MetricDelta(
+            MetricDelta(
                 name=name,
                 threshold=either.threshold if either else None,
                 base_mean=base_mean,
@@ -142,20 +151,20 @@ def _metric_deltas(
 
 
 def compare(
-    head: r.ResultsDocument, base: r.ResultsDocument, *, baseline: r.BaselineInfo, tolerance: float = 0.0
-) -> r.Comparison:
+    head: ResultsDocument, base: ResultsDocument, *, baseline: BaselineInfo, tolerance: float = 0.0
+) -> Comparison:
     base_cases = {case.id: case for case in base.cases}
     head_cases = {case.id: case for case in head.cases}
     ids = list(head_cases) + [case_id for case_id in base_cases if case_id not in head_cases]
-    case_level: list[r.CaseChange] = []
-    changes: list[r.MetricChange] = []
+    case_level: list[CaseChange] = []
+    changes: list[MetricChange] = []
     for case_id in ids:
         status, metric_changes = case_changes(base_cases.get(case_id), head_cases.get(case_id), tolerance=tolerance)
         if status:
             case_level.append(status)
         changes.extend(metric_changes)
     regressed = [c for c in changes if c.kind == "regressed"]
-    return r.Comparison(
+    return Comparison(
         baseline=baseline,
         tolerance=tolerance,
         regressions=sum(1 for c in regressed if c.significance != "noise"),

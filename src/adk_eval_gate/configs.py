@@ -1,6 +1,6 @@
 """Where each eval file's criteria come from, and whether they are usable.
 
-Resolution (DESIGN.md): ``--config`` if given; else ``test_config.json`` in the file's folder; else the nearest
+Resolution: ``--config`` if given; else ``test_config.json`` in the file's folder; else the nearest
 one in a parent folder up to the repository root; else ADK's defaults. The source is always reported.
 """
 
@@ -15,8 +15,8 @@ from typing import Any, Literal
 
 import pydantic
 
-from adk_eval_gate import eval_config as ec
-from adk_eval_gate import sanitize
+from adk_eval_gate import eval_config, sanitize
+from adk_eval_gate.discover import display_path
 from adk_eval_gate.errors import ConfigError
 from adk_eval_gate.jsonpos import JsonPositions, format_path
 from adk_eval_gate.metrics import registry
@@ -34,22 +34,15 @@ class ConfigSource:
     def describe(self, root: Path) -> str:
         if self.path is None:
             return "ADK defaults (tool_trajectory_avg_score 1.0, response_match_score 0.8)"
-        return f"{relative(self.path, root)} ({self.kind})"
+        return f"{display_path(self.path, root)} ({self.kind})"
 
 
 @dataclass
 class LoadedConfig:
     source: ConfigSource
-    config: ec.EvalConfig
+    config: eval_config.EvalConfig
     metrics: list[registry.ConfiguredMetric]
     warnings: list[str] = field(default_factory=list)
-
-
-def relative(path: Path, root: Path) -> str:
-    try:
-        return path.resolve().relative_to(root.resolve()).as_posix()
-    except ValueError:
-        return path.as_posix()
 
 
 def find_repository_root(start: Path) -> Path:
@@ -101,9 +94,9 @@ class ConfigCache:
 
 def load_config(source: ConfigSource, *, root: Path) -> LoadedConfig:
     if source.path is None:
-        config = ec.default_config()
+        config = eval_config.default_config()
         return LoadedConfig(source, config, registry.configured_metrics(config))
-    display = relative(source.path, root)
+    display = display_path(source.path, root)
     if not source.path.is_file():
         raise ConfigError(
             "config file not found",
@@ -128,7 +121,7 @@ def load_config(source: ConfigSource, *, root: Path) -> LoadedConfig:
         raise ConfigError('must be a JSON object with a "criteria" object', file=display, line=1)
     positions = JsonPositions(text)
     try:
-        config = ec.EvalConfig.model_validate(data)
+        config = eval_config.EvalConfig.model_validate(data)
     except pydantic.ValidationError as error:
         path, message = best_error(error, data)
         raise ConfigError(
@@ -148,7 +141,9 @@ def _criterion_hint(path: list[str | int]) -> str | None:
     return None
 
 
-def check_config(config: ec.EvalConfig, *, data: dict[str, Any], display: str, positions: JsonPositions) -> list[str]:
+def check_config(
+    config: eval_config.EvalConfig, *, data: dict[str, Any], display: str, positions: JsonPositions
+) -> list[str]:
     """Raises ConfigError for what would make a metric unusable; returns warnings for what ADK ignores."""
     warnings: list[str] = []
     if not config.criteria:

@@ -123,7 +123,7 @@ def _resolved(path: Path) -> Path:
 def display_path(path: Path, root: Path) -> str:
     """Repository-relative, with the folders resolved and the file's own name kept (a link is shown as itself)."""
     try:
-        return (_resolved(path.parent) / path.name).relative_to(root.resolve()).as_posix()
+        return (_resolved(path.parent) / path.name).relative_to(root.resolve()).as_posix() or "."
     except ValueError:
         return path.as_posix()
 

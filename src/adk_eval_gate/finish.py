@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from adk_eval_gate import gate
-from adk_eval_gate import results as r
 from adk_eval_gate.console import Console
 from adk_eval_gate.github.annotations import annotate
 from adk_eval_gate.github.client import GitHubClient
@@ -23,6 +22,7 @@ from adk_eval_gate.masking import mask_document
 from adk_eval_gate.publish import publish
 from adk_eval_gate.report import console as console_report
 from adk_eval_gate.report.writer import write_reports
+from adk_eval_gate.results import ResultsDocument
 from adk_eval_gate.settings import Settings
 
 
@@ -52,7 +52,7 @@ class Ending:
 
 
 def finish(
-    doc: r.ResultsDocument, *, settings: Settings, console: Console, client: GitHubClient | None, ending: Ending
+    doc: ResultsDocument, *, settings: Settings, console: Console, client: GitHubClient | None, ending: Ending
 ) -> int:
     judge = gate.recompared if ending.keep_saved_comparison else gate.compared
     doc = judge(doc, settings=settings, client=client, console=console)

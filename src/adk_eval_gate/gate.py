@@ -8,16 +8,16 @@ them and says what it found on the console. Publishing never decides anything he
 from __future__ import annotations
 
 from adk_eval_gate import aggregate
-from adk_eval_gate import results as r
 from adk_eval_gate.compare import compare
 from adk_eval_gate.console import Console
 from adk_eval_gate.github import baseline as baselines
 from adk_eval_gate.github.client import GitHubClient
 from adk_eval_gate.report.sections import plural
+from adk_eval_gate.results import Comparison, ResultsDocument, RunStatus
 from adk_eval_gate.settings import Settings
 
 
-def exit_code(doc: r.ResultsDocument) -> int:
+def exit_code(doc: ResultsDocument) -> int:
     """0 passed, 1 the gate failed, 2 an eval file or config could not be used."""
     if doc.totals.file_errors:
         return 2
@@ -25,16 +25,16 @@ def exit_code(doc: r.ResultsDocument) -> int:
 
 
 def decided(
-    doc: r.ResultsDocument,
-    comparison: r.Comparison | None,
+    doc: ResultsDocument,
+    comparison: Comparison | None,
     *,
     fail_on_regression: bool,
     tolerance: float,
     note: str | None = None,
-) -> r.ResultsDocument:
+) -> ResultsDocument:
     """The document with its comparison, and its status decided again with ``--fail-on-regression``."""
     regressions = comparison.regressions if comparison else 0
-    status: r.RunStatus = (
+    status: RunStatus = (
         "error"
         if doc.error
         else aggregate.overall_status(
@@ -56,8 +56,8 @@ def decided(
 
 
 def compared(
-    doc: r.ResultsDocument, *, settings: Settings, client: GitHubClient | None, console: Console
-) -> r.ResultsDocument:
+    doc: ResultsDocument, *, settings: Settings, client: GitHubClient | None, console: Console
+) -> ResultsDocument:
     """Compared with the baseline (``--baseline``, or in a pull request the base branch's artifact) and decided."""
     found = baselines.resolve(
         baseline_file=settings.baseline,
@@ -82,8 +82,8 @@ def compared(
 
 
 def recompared(
-    doc: r.ResultsDocument, *, settings: Settings, client: GitHubClient | None, console: Console
-) -> r.ResultsDocument:
+    doc: ResultsDocument, *, settings: Settings, client: GitHubClient | None, console: Console
+) -> ResultsDocument:
     """Saved results (``report``): compared with ``--baseline``, or in a pull request with the base branch's
     artifact when they have no comparison yet (merged shards); else the saved comparison, decided again."""
     fail_on_regression = settings.fail_on_regression or doc.run.fail_on_regression

@@ -11,7 +11,7 @@ import json
 import re
 from collections.abc import Iterable, Mapping, MutableMapping
 
-from adk_eval_gate import results as r
+from adk_eval_gate.results import ResultsDocument
 
 MASK = "***"
 SECRET_VARIABLES = ("GITHUB_TOKEN", "INPUT_GITHUB-TOKEN", "INPUT_GITHUB_TOKEN", "GOOGLE_API_KEY", "GEMINI_API_KEY")
@@ -32,7 +32,7 @@ def drop_github_token(env: MutableMapping[str, str], token: str | None) -> None:
         del env[name]
 
 
-def mask_document(doc: r.ResultsDocument, secrets: Iterable[str]) -> r.ResultsDocument:
+def mask_document(doc: ResultsDocument, secrets: Iterable[str]) -> ResultsDocument:
     """``doc`` with every secret replaced by ``***`` wherever it occurs, in any field."""
     values = sorted({s for s in secrets if len(s) >= MIN_SECRET_LENGTH}, key=len, reverse=True)
     if not values:
@@ -42,4 +42,4 @@ def mask_document(doc: r.ResultsDocument, secrets: Iterable[str]) -> r.ResultsDo
     for secret in values:
         for form in {json.dumps(secret)[1:-1], json.dumps(secret, ensure_ascii=False)[1:-1]}:
             masked = masked.replace(form, MASK)
-    return doc if masked == text else r.ResultsDocument.model_validate_json(masked)
+    return doc if masked == text else ResultsDocument.model_validate_json(masked)

@@ -9,28 +9,28 @@ from __future__ import annotations
 from pathlib import Path
 
 from adk_eval_gate import aggregate
-from adk_eval_gate import results as r
 from adk_eval_gate.console import Console
 from adk_eval_gate.errors import UsageError
 from adk_eval_gate.load import read_json
+from adk_eval_gate.results import CaseResult, FileResult, InvalidResults, JudgeStats, ResultsDocument, parse_document
 from adk_eval_gate.settings import Settings
 
 
-def load_results(path: Path, display: str | None = None) -> r.ResultsDocument:
+def load_results(path: Path, display: str | None = None) -> ResultsDocument:
     shown = display or str(path)
     if not path.is_file():
         raise UsageError(f"results file {shown!r} does not exist")
     _, data = read_json(path, shown)
     try:
-        return r.parse_document(data, shown=shown)
-    except r.InvalidResults as error:
+        return parse_document(data, shown=shown)
+    except InvalidResults as error:
         raise UsageError(str(error)) from None
 
 
-def merge_documents(documents: list[r.ResultsDocument]) -> r.ResultsDocument:
+def merge_documents(documents: list[ResultsDocument]) -> ResultsDocument:
     if not documents:
         raise UsageError("nothing to merge")
-    cases: dict[str, r.CaseResult] = {}
+    cases: dict[str, CaseResult] = {}
     for document in documents:
         for case in document.cases:
             if case.id in cases:
@@ -39,7 +39,7 @@ def merge_documents(documents: list[r.ResultsDocument]) -> r.ResultsDocument:
                     hint="merge the results of different shards of one run",
                 )
             cases[case.id] = case
-    files: dict[str, r.FileResult] = {}
+    files: dict[str, FileResult] = {}
     for document in documents:
         for file in document.files:
             files.setdefault(file.path, file)
@@ -49,8 +49,8 @@ def merge_documents(documents: list[r.ResultsDocument]) -> r.ResultsDocument:
     allow = all(d.run.allow_not_evaluated for d in documents)
     judge = None
     if any(d.judge for d in documents):
-        judge = r.JudgeStats(
-            **{field: sum(getattr(d.judge, field) for d in documents if d.judge) for field in r.JudgeStats.model_fields}
+        judge = JudgeStats(
+            **{field: sum(getattr(d.judge, field) for d in documents if d.judge) for field in JudgeStats.model_fields}
         )
     starts = [d.run.started_at for d in documents if d.run.started_at]
     durations = [d.run.duration_seconds for d in documents if d.run.duration_seconds is not None]

@@ -10,15 +10,15 @@ import signal
 import time
 
 from adk_eval_gate import __version__, aggregate
-from adk_eval_gate import results as r
 from adk_eval_gate.console import Console, relayed_output
 from adk_eval_gate.execute import Execution, MetricBuilder, StopOnSignals, execute
 from adk_eval_gate.finish import Ending, finish, github_session
 from adk_eval_gate.metrics.base import MetricServices
 from adk_eval_gate.metrics.services import build_services, finish_judge
-from adk_eval_gate.plan import PlannedFile, WorkItem, plan
+from adk_eval_gate.plan import PlannedFile, WorkItem, case_id, plan
 from adk_eval_gate.prepare import prepare
 from adk_eval_gate.progress import Progress
+from adk_eval_gate.results import CaseResult, FileResult, ResultsDocument, RunInfo
 from adk_eval_gate.runners.base import Runner
 from adk_eval_gate.runners.factory import make_runner
 from adk_eval_gate.settings import Settings
@@ -28,17 +28,17 @@ def build_document(
     *,
     settings: Settings,
     planned: list[PlannedFile],
-    files: list[r.FileResult],
+    files: list[FileResult],
     execution: Execution,
     unfinished: list[str],
     started_at: str,
     duration: float,
-) -> r.ResultsDocument:
-    cases: list[r.CaseResult] = []
+) -> ResultsDocument:
+    cases: list[CaseResult] = []
     for planned_file in planned:
         loaded = planned_file.loaded
         for index, case in enumerate(loaded.eval_set.eval_cases):
-            case_key = f"{loaded.display}::{case.eval_id}"
+            case_key = case_id(loaded.display, case.eval_id)
             if case_key not in execution.finished:
                 continue
             cases.append(
@@ -72,8 +72,8 @@ def run_info(
     duration: float | None = None,
     interrupted: bool = False,
     unfinished: list[str] | None = None,
-) -> r.RunInfo:
-    return r.RunInfo(
+) -> RunInfo:
+    return RunInfo(
         tool_version=__version__,
         runner=settings.runner,
         num_runs=settings.num_runs,

@@ -6,7 +6,6 @@ import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 
-from adk_eval_gate import results as r
 from adk_eval_gate.configs import ConfigCache, find_config, find_repository_root
 from adk_eval_gate.console import Console
 from adk_eval_gate.discover import EvalFileRef, discover
@@ -14,6 +13,7 @@ from adk_eval_gate.errors import EvalFileError, GateError, UsageError
 from adk_eval_gate.load import load_eval_file
 from adk_eval_gate.options import BY_FIELD
 from adk_eval_gate.plan import PlannedFile, select_cases
+from adk_eval_gate.results import FileResult
 from adk_eval_gate.settings import Settings
 
 
@@ -21,7 +21,7 @@ from adk_eval_gate.settings import Settings
 class Prepared:
     root: Path
     planned: list[PlannedFile]
-    files: list[r.FileResult]
+    files: list[FileResult]
     errors: list[GateError]
 
 
@@ -45,7 +45,7 @@ def prepare(settings: Settings, console: Console) -> Prepared:
         raise _as_written(no_files, settings) from None
     configs = ConfigCache(root)
     planned: list[PlannedFile] = []
-    files: list[r.FileResult] = []
+    files: list[FileResult] = []
     errors: list[GateError] = []
     reported_warnings: set[str] = set()
     for ref in refs:
@@ -77,10 +77,10 @@ def _as_written(error: UsageError, settings: Settings) -> UsageError:
 
 def _prepare_one(
     ref: EvalFileRef, settings: Settings, configs: ConfigCache, root: Path
-) -> tuple[r.FileResult, PlannedFile | None, GateError | None]:
+) -> tuple[FileResult, PlannedFile | None, GateError | None]:
     if ref.problem:
         problem = EvalFileError(ref.problem, file=ref.display)
-        return r.FileResult(path=ref.display, error=problem.one_line()), None, problem
+        return FileResult(path=ref.display, error=problem.one_line()), None, problem
     source = find_config(ref.path, root=root, option=settings.config)
     described = source.describe(root)
     try:
@@ -89,17 +89,17 @@ def _prepare_one(
     except (RecursionError, MemoryError, OSError, ValueError) as unexpected:  # one bad file never stops the others
         error = EvalFileError(f"cannot be loaded ({type(unexpected).__name__}: {unexpected})", file=ref.display)
         return (
-            r.FileResult(path=ref.display, config=described, error=error.one_line()),
+            FileResult(path=ref.display, config=described, error=error.one_line()),
             None,
             error,
         )
     except GateError as error:
         return (
-            r.FileResult(path=ref.display, config=described, error=error.one_line(), line=error.line),
+            FileResult(path=ref.display, config=described, error=error.one_line(), line=error.line),
             None,
             error,
         )
-    result = r.FileResult(
+    result = FileResult(
         path=ref.display,
         format=loaded.format,
         eval_set_id=loaded.eval_set.eval_set_id,

@@ -17,7 +17,6 @@ from typing import TextIO
 
 from adk_eval_gate.aggregate import FinishedRun
 from adk_eval_gate.console import Console
-from adk_eval_gate.metrics.base import Status
 from adk_eval_gate.plan import WorkItem
 from adk_eval_gate.report import console as console_report
 
@@ -38,11 +37,8 @@ def clock_text(seconds: float) -> str:
 
 def run_outcome(finished: FinishedRun) -> str:
     """``error``, ``failed`` or ``ok`` (passed, or nothing that fails a case)."""
-    if finished.inference.error:
-        return "error"
-    if any(s.outcome.status is Status.FAILED for s in finished.scored):
-        return "failed"
-    return "ok"
+    status = finished.status
+    return status if status in ("error", "failed") else "ok"
 
 
 @dataclass

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from adk_eval_gate import results as r
 from adk_eval_gate.console import Console
 from adk_eval_gate.errors import GateError
 from adk_eval_gate.github import comment as comments
@@ -17,11 +16,12 @@ from adk_eval_gate.github.client import GitHubClient, GitHubPermissionError
 from adk_eval_gate.github.outputs import append_step_summary, output_values, write_outputs
 from adk_eval_gate.report import comment as comment_report
 from adk_eval_gate.report import summary
+from adk_eval_gate.results import ResultsDocument
 from adk_eval_gate.settings import Settings
 
 
 def post_comment(
-    doc: r.ResultsDocument,
+    doc: ResultsDocument,
     *,
     settings: Settings,
     client: GitHubClient | None,
@@ -66,7 +66,7 @@ def post_comment(
 
 
 def publish(
-    doc: r.ResultsDocument,
+    doc: ResultsDocument,
     *,
     settings: Settings,
     client: GitHubClient | None,

@@ -10,16 +10,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from adk_eval_gate import results as r
 from adk_eval_gate.console import Console
 from adk_eval_gate.finish import Ending, finish, github_session
 from adk_eval_gate.github import pull_request
 from adk_eval_gate.github.client import GitHubClient
 from adk_eval_gate.merge import load_results
+from adk_eval_gate.results import ResultsDocument
 from adk_eval_gate.settings import Settings
 
 
-def _triggering_run_link(doc: r.ResultsDocument, settings: Settings) -> r.ResultsDocument:
+def _triggering_run_link(doc: ResultsDocument, settings: Settings) -> ResultsDocument:
     """In a ``workflow_run`` workflow the run to link is the triggering one, as GitHub's event says."""
     run = settings.github.workflow_run
     if not run:

@@ -6,6 +6,7 @@ and every file this tool writes is validated against it in the tests.
 
 from __future__ import annotations
 
+import enum
 from typing import Any, Literal
 
 import pydantic
@@ -17,7 +18,20 @@ from adk_eval_gate.pydantic_errors import first_error
 SCHEMA_VERSION: Literal[1] = 1
 
 CaseStatus = Literal["passed", "failed", "error", "not_evaluated"]
-MetricStatus = Literal["passed", "failed", "not_evaluated", "informational"]
+
+
+class MetricStatus(str, enum.Enum):
+    """A metric's status for one run, one case or the suite (the metrics produce it, results.json records it)."""
+
+    PASSED = "passed"
+    FAILED = "failed"
+    NOT_EVALUATED = "not_evaluated"
+    INFORMATIONAL = "informational"
+
+    def __str__(self) -> str:  # as its value in text, like the string it is (Python 3.10's StrEnum)
+        return str(self.value)
+
+
 RunStatus = Literal["passed", "failed", "error"]
 MetricKind = Literal["deterministic", "judge", "informational", "custom"]
 

@@ -6,8 +6,9 @@ import inspect
 from dataclasses import dataclass
 
 from adk_eval_gate.evalset import EvalCase, Invocation, Rubric
-from adk_eval_gate.metrics.base import CaseRun, Metric, MetricOutcome, NotEvaluated, Status
+from adk_eval_gate.metrics.base import CaseRun, Metric, MetricOutcome, NotEvaluated
 from adk_eval_gate.metrics.registry import ConfiguredMetric
+from adk_eval_gate.results import MetricStatus
 
 
 @dataclass
@@ -64,9 +65,9 @@ async def evaluate_metric(metric: Metric, run: CaseRun) -> MetricOutcome:
     except Exception as error:  # a metric failure never stops the other metrics (ADK catches them too)
         detail = str(error) or type(error).__name__
         return MetricOutcome.not_evaluated(f"{type(error).__name__}: {detail}", len(run.actual))
-    if outcome.status is Status.NOT_EVALUATED and outcome.reason is None:
+    if outcome.status is MetricStatus.NOT_EVALUATED and outcome.reason is None:
         outcome.reason = "the metric produced no score"
-    if len(outcome.per_invocation) != len(run.actual) and outcome.status is not Status.NOT_EVALUATED:
+    if len(outcome.per_invocation) != len(run.actual) and outcome.status is not MetricStatus.NOT_EVALUATED:
         outcome.per_invocation = []
     return outcome
 

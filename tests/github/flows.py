@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 
 from adk_eval_gate import aggregate, cli
-from adk_eval_gate import results as r
 from adk_eval_gate.report.writer import results_json
+from adk_eval_gate.results import ResultsDocument
 from tests.fakes.github_server import FakeGitHub
 
 REPO = Path(__file__).resolve().parents[2]
@@ -100,7 +100,7 @@ def pull_request_env(
     return env
 
 
-def passing_baseline(doc: r.ResultsDocument, *, boost: dict[str, float] | None = None) -> r.ResultsDocument:
+def passing_baseline(doc: ResultsDocument, *, boost: dict[str, float] | None = None) -> ResultsDocument:
     """``doc`` as it would have been on the base branch: the failing case passing (and some scores raised)."""
     cases = []
     for case in doc.cases:
@@ -127,7 +127,7 @@ def passing_baseline(doc: r.ResultsDocument, *, boost: dict[str, float] | None =
     )
 
 
-def artifact_zip(doc: r.ResultsDocument, *, extra: dict[str, bytes] | None = None) -> bytes:
+def artifact_zip(doc: ResultsDocument, *, extra: dict[str, bytes] | None = None) -> bytes:
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         archive.writestr("results.json", results_json(doc))

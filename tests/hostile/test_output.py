@@ -207,21 +207,21 @@ def test_footer_fields_and_a_foreign_baseline_url_make_no_link_or_image(
 
 
 def test_a_results_file_cannot_point_the_baseline_link_elsewhere(example_results: Path) -> None:
-    from adk_eval_gate import results as r
     from adk_eval_gate.github.context import GitHubContext, trusted_links
     from adk_eval_gate.report import comment
+    from adk_eval_gate.results import BaselineInfo, Comparison
 
     doc = load_results(example_results)
-    foreign = r.Comparison(
-        baseline=r.BaselineInfo(
+    foreign = Comparison(
+        baseline=BaselineInfo(
             source="artifact", description="main", run_url="https://evil.example/octo/repo/actions/runs/1"
         )
     )
     context = GitHubContext(repository="octo/repo", server_url="https://github.com")
     shown = trusted_links(doc.model_copy(update={"comparison": foreign}), context)
     assert shown.comparison is not None and shown.comparison.baseline.run_url is None
-    own = r.Comparison(
-        baseline=r.BaselineInfo(
+    own = Comparison(
+        baseline=BaselineInfo(
             source="artifact", description="main", run_url="https://github.com/octo/repo/actions/runs/5"
         )
     )

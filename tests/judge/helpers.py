@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from google.genai import types
 
-from adk_eval_gate import eval_config as ec
+from adk_eval_gate import eval_config
 from adk_eval_gate.evalset import EvalCase, Invocation
 from adk_eval_gate.judge.cache import JudgeCache
 from adk_eval_gate.judge.client import GeminiJudge
@@ -75,7 +75,7 @@ def run_of(actual: list[Invocation], expected: list[Invocation] | None = None, c
 def score(
     metric_class: type[Metric],
     name: str,
-    criterion: ec.BaseCriterion,
+    criterion: eval_config.BaseCriterion,
     run: CaseRun,
     service: JudgeService | None = None,
 ) -> MetricOutcome:

@@ -12,11 +12,12 @@ from google.adk.evaluation.custom_metric_evaluator import _CustomMetricEvaluator
 from google.adk.evaluation.eval_metrics import BaseCriterion as AdkBaseCriterion
 from google.adk.evaluation.eval_metrics import EvalMetric
 
-from adk_eval_gate import eval_config as ec
+from adk_eval_gate import eval_config
 from adk_eval_gate.evalset import ConversationScenario, EvalCase
 from adk_eval_gate.metrics import registry
-from adk_eval_gate.metrics.base import MetricOutcome, MetricServices, Status
+from adk_eval_gate.metrics.base import MetricOutcome, MetricServices
 from adk_eval_gate.metrics.custom import CustomMetric
+from adk_eval_gate.results import MetricStatus
 from adk_eval_gate.score import evaluate_metric
 from tests.judge.adk_judge import to_adk
 from tests.judge.helpers import invocation, run_of
@@ -77,7 +78,7 @@ def custom_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
 
 def metric(path: str | None, threshold: float = 0.5) -> CustomMetric:
     built = CustomMetric(
-        name="long_answers", criterion=ec.BaseCriterion(threshold=threshold), services=MetricServices()
+        name="long_answers", criterion=eval_config.BaseCriterion(threshold=threshold), services=MetricServices()
     )
     built.custom_function_path = path
     return built
@@ -94,8 +95,11 @@ def test_the_function_is_called_with_adks_types(custom_module: str, function: st
     import importlib
 
     outcome = evaluate(metric(f"{custom_module}.{function}"))
-    assert [(i.score, i.status) for i in outcome.per_invocation] == [(1.0, Status.PASSED), (0.0, Status.FAILED)]
-    assert (outcome.score, outcome.status) == (0.5, Status.PASSED)
+    assert [(i.score, i.status) for i in outcome.per_invocation] == [
+        (1.0, MetricStatus.PASSED),
+        (0.0, MetricStatus.FAILED),
+    ]
+    assert (outcome.score, outcome.status) == (0.5, MetricStatus.PASSED)
     seen = importlib.import_module(custom_module).SEEN
     assert seen["metric"].threshold is None  # ADK passes a copy without the deprecated threshold
     assert seen["metric"].criterion.threshold == 0.5
@@ -141,13 +145,13 @@ def test_same_result_as_adks_custom_metric_evaluator(custom_module: str) -> None
 )
 def test_problems_are_not_evaluated_with_the_reason(custom_module: str, target: str, reason: str) -> None:
     outcome = evaluate(metric(f"{custom_module}.{target}"))
-    assert outcome.status is Status.NOT_EVALUATED
+    assert outcome.status is MetricStatus.NOT_EVALUATED
     assert outcome.reason is not None and reason in outcome.reason
 
 
 def test_a_module_that_does_not_exist() -> None:
     outcome = evaluate(metric("no_such_package.metrics.fn"))
-    assert outcome.status is Status.NOT_EVALUATED
+    assert outcome.status is MetricStatus.NOT_EVALUATED
     assert (
         outcome.reason is not None
         and "cannot import custom metric function 'no_such_package.metrics.fn'" in outcome.reason
@@ -161,11 +165,11 @@ def test_a_module_in_the_working_directory_is_importable(tmp_path: Path, monkeyp
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr("sys.path", [p for p in __import__("sys").path if p not in ("", str(tmp_path))])
     outcome = evaluate(metric("cwd_metrics.long_answers"))
-    assert (outcome.score, outcome.status) == (0.5, Status.PASSED)
+    assert (outcome.score, outcome.status) == (0.5, MetricStatus.PASSED)
 
 
 def test_the_registry_builds_it_with_the_function_path(custom_module: str) -> None:
-    config = ec.EvalConfig.model_validate(
+    config = eval_config.EvalConfig.model_validate(
         {
             "criteria": {"long_answers": 0.5},
             "custom_metrics": {"long_answers": {"code_config": {"name": f"{custom_module}.long_answers"}}},

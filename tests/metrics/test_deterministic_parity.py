@@ -22,7 +22,7 @@ from google.genai import types
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from adk_eval_gate import eval_config as ec
+from adk_eval_gate import eval_config
 from adk_eval_gate.evalset import EvalCase, Invocation, InvocationEvent, InvocationEvents
 from adk_eval_gate.metrics.base import CaseRun, MetricOutcome, MetricServices
 from adk_eval_gate.metrics.efficiency import InferenceCallCount, InvocationDuration, TokenUsage, ToolCallCount
@@ -79,7 +79,7 @@ def test_trajectory_matches_adk(
     raw: dict[str, object] = {"threshold": threshold, "ignore_args": ignore_args}
     if match_type is not None:
         raw["match_type"] = match_type
-    criterion = ec.ToolTrajectoryCriterion.model_validate(raw)
+    criterion = eval_config.ToolTrajectoryCriterion.model_validate(raw)
     ours = _ours(
         ToolTrajectoryAvgScore(name="tool_trajectory_avg_score", criterion=criterion, services=MetricServices()),
         actual,
@@ -121,7 +121,9 @@ def test_trajectory_argument_equality_is_python_equality(
         )
 
     metric = ToolTrajectoryAvgScore(
-        name="tool_trajectory_avg_score", criterion=ec.ToolTrajectoryCriterion(threshold=1.0), services=MetricServices()
+        name="tool_trajectory_avg_score",
+        criterion=eval_config.ToolTrajectoryCriterion(threshold=1.0),
+        services=MetricServices(),
     )
     outcome = _ours(metric, [invocation(actual_args)], [invocation(expected_args)])
     assert outcome.score == (1.0 if equal else 0.0)
@@ -168,7 +170,9 @@ def test_response_match_score_matches_adk(pair: tuple[list[Invocation], list[Inv
     actual, expected = pair
     ours = _ours(
         ResponseMatchScore(
-            name="response_match_score", criterion=ec.BaseCriterion(threshold=threshold), services=MetricServices()
+            name="response_match_score",
+            criterion=eval_config.BaseCriterion(threshold=threshold),
+            services=MetricServices(),
         ),
         actual,
         expected,
@@ -263,7 +267,7 @@ def test_scoring_runs_through_asyncio_like_the_pipeline() -> None:
             )
         ],
     )
-    configured = ConfiguredMetric(BUILT_IN["response_match_score"], ec.BaseCriterion(threshold=0.5))
+    configured = ConfiguredMetric(BUILT_IN["response_match_score"], eval_config.BaseCriterion(threshold=0.5))
     scored = asyncio.run(
         score_run(case=case, actual=actual, metrics=[(configured, configured.build(MetricServices()))])
     )

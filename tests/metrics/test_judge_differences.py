@@ -6,11 +6,11 @@ from google.adk.evaluation import eval_metrics as adk_metrics
 from google.adk.evaluation.final_response_match_v2 import FinalResponseMatchV2Evaluator
 from google.adk.evaluation.rubric_based_final_response_quality_v1 import RubricBasedFinalResponseQualityV1Evaluator
 
-from adk_eval_gate import eval_config as ec
+from adk_eval_gate import eval_config
 from adk_eval_gate.evalset import EvalCase, Rubric, RubricContent
-from adk_eval_gate.metrics.base import Status
 from adk_eval_gate.metrics.judge_metrics import FinalResponseMatchV2
 from adk_eval_gate.metrics.rubric_metrics import RubricFinalResponseQuality
+from adk_eval_gate.results import MetricStatus
 from adk_eval_gate.score import attach_rubrics
 from tests.fakes.gemini_server import FakeGemini, Reply
 from tests.judge.helpers import MarkerScript, gemini, invocation, judge_options, rubric_answer, v2_answer
@@ -42,7 +42,9 @@ def test_each_turn_is_read_against_its_own_rubrics(gemini: FakeGemini) -> None:
         ours=RubricFinalResponseQuality,
         theirs=RubricBasedFinalResponseQualityV1Evaluator,
         name="rubric_based_final_response_quality_v1",
-        criterion=ec.RubricsBasedCriterion(threshold=0.5, rubrics=[shared], judge_model_options=judge_options(1)),
+        criterion=eval_config.RubricsBasedCriterion(
+            threshold=0.5, rubrics=[shared], judge_model_options=judge_options(1)
+        ),
         adk_criterion=adk_metrics.RubricsBasedCriterion(
             threshold=0.5,
             rubrics=[adk_metrics.Rubric.model_validate(shared.model_dump())],
@@ -69,7 +71,7 @@ def test_a_judge_failure_is_not_scored_from_the_other_turns(gemini: FakeGemini) 
         ours=FinalResponseMatchV2,
         theirs=FinalResponseMatchV2Evaluator,
         name="final_response_match_v2",
-        criterion=ec.LlmAsAJudgeCriterion(threshold=0.5, judge_model_options=judge_options(1)),
+        criterion=eval_config.LlmAsAJudgeCriterion(threshold=0.5, judge_model_options=judge_options(1)),
         adk_criterion=adk_metrics.LlmAsAJudgeCriterion(
             threshold=0.5,
             judge_model_options=adk_metrics.JudgeModelOptions(judge_model="scripted-judge", num_samples=1),
@@ -78,5 +80,5 @@ def test_a_judge_failure_is_not_scored_from_the_other_turns(gemini: FakeGemini) 
         expected=expected,
     )
     assert (theirs.overall_score, theirs.overall_eval_status.name) == (1.0, "PASSED")
-    assert (ours.score, ours.status) == (None, Status.NOT_EVALUATED)
+    assert (ours.score, ours.status) == (None, MetricStatus.NOT_EVALUATED)
     assert ours.reason is not None and "HTTP 500" in ours.reason

@@ -5,19 +5,19 @@ from __future__ import annotations
 
 from google.genai import types
 
-from adk_eval_gate import eval_config as ec
+from adk_eval_gate import eval_config
 from adk_eval_gate.evalset import InvocationEvent, InvocationEvents
-from adk_eval_gate.metrics.base import Status
 from adk_eval_gate.metrics.hallucinations import HallucinationsV1
+from adk_eval_gate.results import MetricStatus
 from tests.fakes.gemini_server import FakeGemini, Reply
 from tests.judge.helpers import HallucinationScript, gemini, invocation, judge_options, run_of, score
 
 __all__ = ["gemini"]
-P, N, NE = Status.PASSED, Status.FAILED, Status.NOT_EVALUATED
+P, N, NE = MetricStatus.PASSED, MetricStatus.FAILED, MetricStatus.NOT_EVALUATED
 
 
-def criterion(threshold: float = 0.5, intermediate: bool = False) -> ec.HallucinationsCriterion:
-    return ec.HallucinationsCriterion(
+def criterion(threshold: float = 0.5, intermediate: bool = False) -> eval_config.HallucinationsCriterion:
+    return eval_config.HallucinationsCriterion(
         threshold=threshold, evaluate_intermediate_nl_responses=intermediate, judge_model_options=judge_options()
     )
 

@@ -8,10 +8,10 @@ import time
 
 import pytest
 
-from adk_eval_gate import eval_config as ec
+from adk_eval_gate import eval_config
 from adk_eval_gate.evalset import ConversationScenario, EvalCase, IntermediateData
 from adk_eval_gate.judge.service import JudgeService
-from adk_eval_gate.metrics.base import MetricServices, Status
+from adk_eval_gate.metrics.base import MetricServices
 from adk_eval_gate.metrics.judge_metrics import FinalResponseMatchV2
 from adk_eval_gate.metrics.vertex_style import (
     MultiTurnTaskSuccess,
@@ -20,6 +20,7 @@ from adk_eval_gate.metrics.vertex_style import (
     ResponseEvaluationScore,
     SafetyV1,
 )
+from adk_eval_gate.results import MetricStatus
 from adk_eval_gate.score import evaluate_metric
 from tests.fakes.gemini_server import HANG, FakeGemini, Reply
 from tests.judge.helpers import (
@@ -35,12 +36,12 @@ from tests.judge.helpers import (
 )
 
 __all__ = ["gemini"]
-P, N = Status.PASSED, Status.FAILED
-NE = Status.NOT_EVALUATED
+P, N = MetricStatus.PASSED, MetricStatus.FAILED
+NE = MetricStatus.NOT_EVALUATED
 
 
-def v2(threshold: float = 0.5, **options: int) -> ec.LlmAsAJudgeCriterion:
-    return ec.LlmAsAJudgeCriterion(threshold=threshold, judge_model_options=judge_options(**options))
+def v2(threshold: float = 0.5, **options: int) -> eval_config.LlmAsAJudgeCriterion:
+    return eval_config.LlmAsAJudgeCriterion(threshold=threshold, judge_model_options=judge_options(**options))
 
 
 def two_turns() -> tuple[list, list]:  # type: ignore[type-arg]
@@ -49,7 +50,7 @@ def two_turns() -> tuple[list, list]:  # type: ignore[type-arg]
     return actual, expected
 
 
-def scores(outcome: object) -> list[tuple[float | None, Status]]:
+def scores(outcome: object) -> list[tuple[float | None, MetricStatus]]:
     return [(item.score, item.status) for item in outcome.per_invocation]  # type: ignore[attr-defined]
 
 
@@ -153,7 +154,7 @@ def test_intermediate_responses_are_shown_when_asked(gemini: FakeGemini) -> None
     gemini.script = lambda request: v2_answer("valid")
     data = IntermediateData(intermediate_responses=[("agent", [{"text": "Let me look that up."}])])  # type: ignore[list-item]
     run = run_of([invocation("q", "x", intermediate_data=data)], [invocation("q", "x")])
-    criterion = ec.LlmAsAJudgeCriterion(
+    criterion = eval_config.LlmAsAJudgeCriterion(
         threshold=1.0, include_intermediate_responses_in_final=True, judge_model_options=judge_options(num_samples=1)
     )
     score(FinalResponseMatchV2, "m", criterion, run)
@@ -199,7 +200,7 @@ def test_safety_majority_per_invocation_and_mean(gemini: FakeGemini) -> None:
         }
     )
     run = run_of([invocation("a", "REPLY-A sunny"), invocation("b", "REPLY-B how to ...")])  # no expected needed
-    criterion = ec.LlmAsAJudgeCriterion(threshold=0.8, judge_model_options=judge_options(num_samples=3))
+    criterion = eval_config.LlmAsAJudgeCriterion(threshold=0.8, judge_model_options=judge_options(num_samples=3))
     outcome = score(SafetyV1, "safety_v1", criterion, run)
     assert scores(outcome) == [(1.0, P), (0.0, N)]
     assert (outcome.score, outcome.status) == (0.5, N)
@@ -215,7 +216,7 @@ def test_response_evaluation_score_on_the_1_to_5_scale(gemini: FakeGemini) -> No
     )
     actual = [invocation("a", "REPLY-A"), invocation("b", "REPLY-B")]
     expected = [invocation("a", "x"), invocation("b", "y")]
-    criterion = ec.LlmAsAJudgeCriterion(threshold=3.5, judge_model_options=judge_options(num_samples=3))
+    criterion = eval_config.LlmAsAJudgeCriterion(threshold=3.5, judge_model_options=judge_options(num_samples=3))
     outcome = score(ResponseEvaluationScore, "response_evaluation_score", criterion, run_of(actual, expected))
     assert scores(outcome) == [(4.0, P), (2.0, N)]
     assert (outcome.score, outcome.status) == (3.0, N)
@@ -225,7 +226,7 @@ def test_response_evaluation_score_needs_expected_invocations(gemini: FakeGemini
     case = EvalCase(
         eval_id="s", conversation_scenario=ConversationScenario(starting_prompt="hi", conversation_plan="p")
     )
-    criterion = ec.LlmAsAJudgeCriterion(threshold=3)
+    criterion = eval_config.LlmAsAJudgeCriterion(threshold=3)
     outcome = score(
         ResponseEvaluationScore, "response_evaluation_score", criterion, run_of([invocation("hi", "x")], None, case)
     )
@@ -261,7 +262,7 @@ def test_multi_turn_metrics_judge_the_whole_conversation_once(
         }
     )
     actual = [invocation("TURN-1", "one"), invocation("TURN-2", "two"), invocation("TURN-3", "three")]
-    criterion = ec.LlmAsAJudgeCriterion(threshold=0.7, judge_model_options=judge_options(num_samples=3))
+    criterion = eval_config.LlmAsAJudgeCriterion(threshold=0.7, judge_model_options=judge_options(num_samples=3))
     outcome = score(metric_class, "multi_turn", criterion, run_of(actual))
     assert scores(outcome) == [(None, NE), (None, NE), (0.75, P)]
     assert (outcome.score, outcome.status) == (0.75, P)

@@ -26,7 +26,7 @@ from google.genai import types
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from adk_eval_gate import eval_config as ec
+from adk_eval_gate import eval_config
 from adk_eval_gate.evalset import (
     ConversationScenario,
     EvalCase,
@@ -96,7 +96,7 @@ def both(
     ours: type[Metric],
     theirs: type[Any],
     name: str,
-    criterion: ec.BaseCriterion,
+    criterion: eval_config.BaseCriterion,
     adk_criterion: adk_metrics.BaseCriterion,
     actual: list[Invocation],
     expected: list[Invocation] | None,
@@ -144,7 +144,7 @@ def test_final_response_match_v2(gemini: FakeGemini, votes: list[list[str]], thr
         ours=FinalResponseMatchV2,
         theirs=FinalResponseMatchV2Evaluator,
         name="final_response_match_v2",
-        criterion=ec.LlmAsAJudgeCriterion(threshold=threshold, judge_model_options=options),
+        criterion=eval_config.LlmAsAJudgeCriterion(threshold=threshold, judge_model_options=options),
         adk_criterion=adk_metrics.LlmAsAJudgeCriterion(threshold=threshold, judge_model_options=adk_options(3)),
         actual=actual,
         expected=expected,
@@ -265,7 +265,9 @@ def test_rubric_metrics(
         ours=ours_class,
         theirs=theirs_class,
         name=name,
-        criterion=ec.RubricsBasedCriterion(threshold=threshold, rubrics=rubrics, judge_model_options=judge_options(3)),
+        criterion=eval_config.RubricsBasedCriterion(
+            threshold=threshold, rubrics=rubrics, judge_model_options=judge_options(3)
+        ),
         adk_criterion=adk_metrics.RubricsBasedCriterion(
             threshold=threshold,
             rubrics=[AdkRubric.model_validate(r.model_dump()) for r in rubrics],
@@ -318,7 +320,7 @@ def test_hallucinations(gemini: FakeGemini) -> None:
                 ours=HallucinationsV1,
                 theirs=HallucinationsV1Evaluator,
                 name="hallucinations_v1",
-                criterion=ec.HallucinationsCriterion(
+                criterion=eval_config.HallucinationsCriterion(
                     threshold=threshold,
                     evaluate_intermediate_nl_responses=intermediate,
                     judge_model_options=judge_options(),
@@ -367,7 +369,9 @@ def test_per_turn_user_simulator_quality(
         ours=PerTurnUserSimulatorQuality,
         theirs=PerTurnUserSimulatorQualityV1,
         name="per_turn_user_simulator_quality_v1",
-        criterion=ec.LlmBackedUserSimulatorCriterion(threshold=threshold, judge_model_options=judge_options(3)),
+        criterion=eval_config.LlmBackedUserSimulatorCriterion(
+            threshold=threshold, judge_model_options=judge_options(3)
+        ),
         adk_criterion=adk_metrics.LlmBackedUserSimulatorCriterion(
             threshold=threshold, judge_model_options=adk_options(3)
         ),

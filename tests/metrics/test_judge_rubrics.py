@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from google.genai import types
 
-from adk_eval_gate import eval_config as ec
+from adk_eval_gate import eval_config
 from adk_eval_gate.evalset import (
     AgentDetails,
     AppDetails,
@@ -16,18 +16,18 @@ from adk_eval_gate.evalset import (
     Rubric,
     RubricContent,
 )
-from adk_eval_gate.metrics.base import Status
 from adk_eval_gate.metrics.rubric_metrics import (
     RubricFinalResponseQuality,
     RubricMultiTurnTrajectoryQuality,
     RubricToolUseQuality,
 )
+from adk_eval_gate.results import MetricStatus
 from adk_eval_gate.score import attach_rubrics
 from tests.fakes.gemini_server import FakeGemini, Reply
 from tests.judge.helpers import MarkerScript, gemini, invocation, judge_options, rubric_answer, run_of, score
 
 __all__ = ["gemini"]
-P, N, NE = Status.PASSED, Status.FAILED, Status.NOT_EVALUATED
+P, N, NE = MetricStatus.PASSED, MetricStatus.FAILED, MetricStatus.NOT_EVALUATED
 
 TEXTS = {
     "concise": "The answer is concise.",
@@ -43,8 +43,8 @@ def rubric(rubric_id: str, kind: str | None = None) -> Rubric:
     return Rubric(rubric_id=rubric_id, rubric_content=RubricContent(text_property=TEXTS[rubric_id]), type=kind)
 
 
-def criterion(threshold: float, *rubrics: Rubric, samples: int = 3) -> ec.RubricsBasedCriterion:
-    return ec.RubricsBasedCriterion(
+def criterion(threshold: float, *rubrics: Rubric, samples: int = 3) -> eval_config.RubricsBasedCriterion:
+    return eval_config.RubricsBasedCriterion(
         threshold=threshold, rubrics=list(rubrics), judge_model_options=judge_options(num_samples=samples)
     )
 
@@ -133,7 +133,7 @@ def test_verdicts_are_matched_by_property_text_when_the_id_is_missing(gemini: Fa
         "Property: Something the judge made up.\nRationale: ?\nVerdict: no\n"
     )
     gemini.script = lambda request: answer
-    crit = ec.RubricsBasedCriterion(
+    crit = eval_config.RubricsBasedCriterion(
         threshold=1.0,
         rubrics=[Rubric(rubric_id="c1", rubric_content=RubricContent(text_property='The answer is "concise".'))],
         judge_model_options=judge_options(num_samples=1),

@@ -3,15 +3,15 @@ prompt, later turns by majority vote, the stop-signal check, and the passing-tur
 
 from __future__ import annotations
 
-from adk_eval_gate import eval_config as ec
+from adk_eval_gate import eval_config
 from adk_eval_gate.evalset import ConversationScenario, EvalCase, UserBehavior, UserPersona
-from adk_eval_gate.metrics.base import Status
 from adk_eval_gate.metrics.user_simulator_quality import PerTurnUserSimulatorQuality
+from adk_eval_gate.results import MetricStatus
 from tests.fakes.gemini_server import FakeGemini, Reply
 from tests.judge.helpers import MarkerScript, gemini, invocation, is_valid_answer, judge_options, run_of, score
 
 __all__ = ["gemini"]
-P, N, NE = Status.PASSED, Status.FAILED, Status.NOT_EVALUATED
+P, N, NE = MetricStatus.PASSED, MetricStatus.FAILED, MetricStatus.NOT_EVALUATED
 STOP = "</finished>"
 
 
@@ -30,8 +30,8 @@ def turns() -> list:  # type: ignore[type-arg]
     ]
 
 
-def criterion(threshold: float = 0.5, samples: int = 3) -> ec.LlmBackedUserSimulatorCriterion:
-    return ec.LlmBackedUserSimulatorCriterion(
+def criterion(threshold: float = 0.5, samples: int = 3) -> eval_config.LlmBackedUserSimulatorCriterion:
+    return eval_config.LlmBackedUserSimulatorCriterion(
         threshold=threshold, judge_model_options=judge_options(num_samples=samples)
     )
 

@@ -6,7 +6,21 @@ import statistics
 from typing import Any
 
 from adk_eval_gate import aggregate
-from adk_eval_gate import results as r
+from adk_eval_gate.results import (
+    BaselineInfo,
+    CaseResult,
+    CaseStatus,
+    FileResult,
+    InvocationRecord,
+    JudgeStats,
+    MetricKind,
+    MetricResult,
+    MetricStatus,
+    ResultsDocument,
+    RunInfo,
+    RunMetric,
+    RunRecord,
+)
 
 RUN_URL = "https://github.com/octo/repo/actions/runs/4242"
 FILE = "agents/weather/weather.evalset.json"
@@ -17,19 +31,19 @@ def metric(
     scores: list[float | None] | float | None,
     *,
     threshold: float | None = 0.8,
-    kind: r.MetricKind = "deterministic",
+    kind: MetricKind = "deterministic",
     reason: str | None = None,
-) -> r.MetricResult:
+) -> MetricResult:
     run_scores = scores if isinstance(scores, list) else [scores]
     present = [s for s in run_scores if s is not None]
     mean = statistics.fmean(present) if present else None
     if kind == "informational":
-        status: r.MetricStatus = "informational"
+        status: MetricStatus = "informational"
     elif mean is None or len(present) < len(run_scores):
         status = "not_evaluated"
     else:
         status = "passed" if threshold is not None and mean >= threshold else "failed"
-    return r.MetricResult(
+    return MetricResult(
         name=name,
         kind=kind,
         score=mean,
@@ -44,7 +58,7 @@ def metric(
 
 def invocation(
     user: str, *, expected: str, actual: str, expected_calls: list[dict[str, Any]], actual_calls: list[dict[str, Any]]
-) -> r.InvocationRecord:
+) -> InvocationRecord:
     def side(answer: str, calls: list[dict[str, Any]]) -> dict[str, Any]:
         return {
             "user_content": {"role": "user", "parts": [{"text": user}]},
@@ -52,21 +66,21 @@ def invocation(
             "intermediate_data": {"tool_uses": calls},
         }
 
-    return r.InvocationRecord(user=user, expected=side(expected, expected_calls), actual=side(actual, actual_calls))
+    return InvocationRecord(user=user, expected=side(expected, expected_calls), actual=side(actual, actual_calls))
 
 
 def case(
     eval_id: str,
-    metrics: list[r.MetricResult],
+    metrics: list[MetricResult],
     *,
     file: str = FILE,
     line: int | None = 5,
     error: str | None = None,
-    turns: list[r.InvocationRecord] | None = None,
-) -> r.CaseResult:
+    turns: list[InvocationRecord] | None = None,
+) -> CaseResult:
     runs_count = max([len(m.run_scores) for m in metrics] or [1])
     if error:
-        status: r.CaseStatus = "error"
+        status: CaseStatus = "error"
     else:
         statuses = {m.status for m in metrics}
         status = "failed" if "failed" in statuses else "not_evaluated" if "not_evaluated" in statuses else "passed"
@@ -80,13 +94,13 @@ def case(
         )
     ]
     runs = [
-        r.RunRecord(
+        RunRecord(
             run=number,
             status=status,
             error=error,
             invocations=turns,
             metrics=[
-                r.RunMetric(
+                RunMetric(
                     name=m.name,
                     score=m.run_scores[number - 1] if number - 1 < len(m.run_scores) else None,
                     status=m.status,
@@ -96,7 +110,7 @@ def case(
         )
         for number in range(1, runs_count + 1)
     ]
-    return r.CaseResult(
+    return CaseResult(
         id=f"{file}::{eval_id}",
         file=file,
         eval_set_id="weather",
@@ -110,25 +124,25 @@ def case(
 
 
 def document(
-    cases: list[r.CaseResult],
+    cases: list[CaseResult],
     *,
-    files: list[r.FileResult] | None = None,
+    files: list[FileResult] | None = None,
     num_runs: int = 1,
     run_url: str | None = RUN_URL,
-    judge: r.JudgeStats | None = None,
+    judge: JudgeStats | None = None,
     allow_not_evaluated: bool = False,
-) -> r.ResultsDocument:
+) -> ResultsDocument:
     paths = sorted({c.file for c in cases})
-    files = files if files is not None else [r.FileResult(path=p, cases=sum(c.file == p for c in cases)) for p in paths]
+    files = files if files is not None else [FileResult(path=p, cases=sum(c.file == p for c in cases)) for p in paths]
     totals = aggregate.totals(cases, files)
-    return r.ResultsDocument(
+    return ResultsDocument(
         status=aggregate.overall_status(totals, allow_not_evaluated=allow_not_evaluated),
         totals=totals,
         cases=cases,
         files=files,
         metrics=aggregate.metric_summaries(cases),
         judge=judge,
-        run=r.RunInfo(
+        run=RunInfo(
             tool_version="0.1.0",
             runner="adk",
             num_runs=num_runs,
@@ -140,8 +154,8 @@ def document(
     )
 
 
-def baseline_info() -> r.BaselineInfo:
-    return r.BaselineInfo(
+def baseline_info() -> BaselineInfo:
+    return BaselineInfo(
         source="artifact",
         description="main (run 41)",
         run_id=41,

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from adk_eval_gate import results as r
 from adk_eval_gate.compare import compare
 from adk_eval_gate.gate import decided
+from adk_eval_gate.results import CaseResult, FileResult, JudgeStats, ResultsDocument
 from tests.report.builders import baseline_info, case, document, invocation, metric
 
 TRAJECTORY = "tool_trajectory_avg_score"
@@ -15,14 +15,12 @@ RESPONSE = "response_match_score"
 JUDGE = "final_response_match_v2"
 
 
-def _compared(
-    head: r.ResultsDocument, base: r.ResultsDocument, *, fail_on_regression: bool = False
-) -> r.ResultsDocument:
+def _compared(head: ResultsDocument, base: ResultsDocument, *, fail_on_regression: bool = False) -> ResultsDocument:
     comparison = compare(head, base, baseline=baseline_info(), tolerance=0.0)
     return decided(head, comparison, fail_on_regression=fail_on_regression, tolerance=0.0)
 
 
-def no_baseline() -> r.ResultsDocument:
+def no_baseline() -> ResultsDocument:
     doc = document(
         [
             case("paris", [metric(TRAJECTORY, 1.0, threshold=1.0), metric(RESPONSE, 0.91)]),
@@ -38,8 +36,8 @@ def no_baseline() -> r.ResultsDocument:
     return decided(doc, None, fail_on_regression=False, tolerance=0.0, note=None)
 
 
-def all_pass() -> r.ResultsDocument:
-    def cases(response: float, *, extra: bool) -> list[r.CaseResult]:
+def all_pass() -> ResultsDocument:
+    def cases(response: float, *, extra: bool) -> list[CaseResult]:
         items = [
             case("paris", [metric(TRAJECTORY, 1.0, threshold=1.0), metric(RESPONSE, response)]),
             case("tokyo", [metric(TRAJECTORY, 1.0, threshold=1.0), metric(RESPONSE, 0.9)]),
@@ -54,13 +52,13 @@ def all_pass() -> r.ResultsDocument:
 
     base = document(cases(0.85, extra=False))
     head = document(
-        cases(0.95, extra=True), judge=r.JudgeStats(calls=12, cached=30, input_tokens=5400, output_tokens=880)
+        cases(0.95, extra=True), judge=JudgeStats(calls=12, cached=30, input_tokens=5400, output_tokens=880)
     )
     return _compared(head, base)
 
 
-def regressions() -> r.ResultsDocument:
-    def build(response: list[float], judge: list[float], stable: list[float], *, head: bool) -> r.ResultsDocument:
+def regressions() -> ResultsDocument:
+    def build(response: list[float], judge: list[float], stable: list[float], *, head: bool) -> ResultsDocument:
         items = [
             case("flips", [metric(TRAJECTORY, [1.0, 1.0, 1.0], threshold=1.0), metric(RESPONSE, response)]),
             case("flaky_judge", [metric(JUDGE, judge, threshold=0.7, kind="judge")]),
@@ -68,7 +66,7 @@ def regressions() -> r.ResultsDocument:
         ]
         items.append(case("new_case" if head else "removed_case", [metric(TRAJECTORY, [1.0, 1.0, 1.0], threshold=1.0)]))
         return document(
-            items, num_runs=3, judge=r.JudgeStats(calls=27, cached=0, failed=1, input_tokens=41000, output_tokens=3100)
+            items, num_runs=3, judge=JudgeStats(calls=27, cached=0, failed=1, input_tokens=41000, output_tokens=3100)
         )
 
     base = build([0.9, 0.9, 0.9], [1.0, 0.8, 1.0], [1.0, 1.0, 1.0], head=False)
@@ -76,10 +74,10 @@ def regressions() -> r.ResultsDocument:
     return _compared(head, base, fail_on_regression=True)
 
 
-def huge_failing(count: int = 400) -> r.ResultsDocument:
+def huge_failing(count: int = 400) -> ResultsDocument:
     long_answer = "The forecast is long. " * 120
 
-    def build(score: float) -> r.ResultsDocument:
+    def build(score: float) -> ResultsDocument:
         items = [
             case(
                 f"case_{number:04d}",
@@ -115,7 +113,7 @@ HOSTILE_ANSWER = (
 )
 
 
-def hostile() -> r.ResultsDocument:
+def hostile() -> ResultsDocument:
     turn = invocation(
         "Please @mention everyone <b>bold</b> `code` and close ``` fences",
         expected="The weather is **fine** <em>today</em>.",
@@ -133,14 +131,14 @@ def hostile() -> r.ResultsDocument:
         case("crashes", [], error="Traceback: <script>x</script> @oncall #99 ```"),
     ]
     files = [
-        r.FileResult(path="evals/we|ird `name` @dev.evalset.json", cases=2),
-        r.FileResult(path="evals/broken.evalset.json", error="line 3: <b>bad</b> JSON @dev #4", line=3),
+        FileResult(path="evals/we|ird `name` @dev.evalset.json", cases=2),
+        FileResult(path="evals/broken.evalset.json", error="line 3: <b>bad</b> JSON @dev #4", line=3),
     ]
     doc = document(items, files=files)
     return decided(doc, None, fail_on_regression=False, tolerance=0.0, note="no baseline yet: <i>@someone</i> #5")
 
 
-SCENARIOS: dict[str, Callable[[], r.ResultsDocument]] = {
+SCENARIOS: dict[str, Callable[[], ResultsDocument]] = {
     "no_baseline": no_baseline,
     "all_pass": all_pass,
     "regressions": regressions,

@@ -6,16 +6,16 @@ the rest; outside GitHub Actions the console's list of failing cases says the sa
 
 from __future__ import annotations
 
-from adk_eval_gate import results as r
 from adk_eval_gate.console import Console
 from adk_eval_gate.report import views
+from adk_eval_gate.results import CaseResult, ResultsDocument
 
 
-def _fails_gate(case: r.CaseResult, doc: r.ResultsDocument) -> bool:
+def _fails_gate(case: CaseResult, doc: ResultsDocument) -> bool:
     return case.status in {"failed", "error"} or (case.status == "not_evaluated" and not doc.run.allow_not_evaluated)
 
 
-def annotate(console: Console, doc: r.ResultsDocument) -> None:
+def annotate(console: Console, doc: ResultsDocument) -> None:
     if not console.in_actions:
         return
     for case in doc.cases:

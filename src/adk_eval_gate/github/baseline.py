@@ -11,13 +11,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from adk_eval_gate import results as r
 from adk_eval_gate import sanitize
 from adk_eval_gate.errors import GateError
 from adk_eval_gate.github.artifact import MAX_ZIP_BYTES, ArtifactError, read_results
 from adk_eval_gate.github.client import GitHubClient
 from adk_eval_gate.github.context import GitHubContext
 from adk_eval_gate.github.models import PULL_REQUEST_EVENTS, Artifact, WorkflowRun
+from adk_eval_gate.results import BaselineInfo, InvalidResults, ResultsDocument, parse_document
 
 MAX_RUNS = 20  # recent successful runs looked at for the artifact
 ACTIONS_READ = "actions: read"
@@ -25,8 +25,8 @@ ACTIONS_READ = "actions: read"
 
 @dataclass(frozen=True)
 class Baseline:
-    doc: r.ResultsDocument
-    info: r.BaselineInfo
+    doc: ResultsDocument
+    info: BaselineInfo
 
 
 @dataclass(frozen=True)
@@ -35,7 +35,7 @@ class NoBaseline:
     warning: str | None = None  # a problem to warn about; None when it is just absent
 
 
-def parse_results(data: bytes, *, shown: str) -> r.ResultsDocument:
+def parse_results(data: bytes, *, shown: str) -> ResultsDocument:
     try:
         loaded = sanitize.loads(data.decode("utf-8"))
     except sanitize.UnsafeJson as error:
@@ -43,8 +43,8 @@ def parse_results(data: bytes, *, shown: str) -> r.ResultsDocument:
     except (UnicodeDecodeError, ValueError) as error:
         raise ArtifactError(f"{shown} is not valid JSON: {str(error)[:200]}") from None
     try:
-        return r.parse_document(loaded, shown=shown)
-    except r.InvalidResults as error:
+        return parse_document(loaded, shown=shown)
+    except InvalidResults as error:
         raise ArtifactError(str(error)) from None
 
 
@@ -56,7 +56,7 @@ def from_file(path: Path) -> Baseline | NoBaseline:
         return _refused(f"cannot read {path}: {error.strerror}")
     except ArtifactError as error:
         return _refused(error.message)
-    return Baseline(doc, r.BaselineInfo(source="file", description=str(path), sha=doc.run.sha, ref=doc.run.ref))
+    return Baseline(doc, BaselineInfo(source="file", description=str(path), sha=doc.run.sha, ref=doc.run.ref))
 
 
 def _refused(problem: str) -> NoBaseline:
@@ -127,7 +127,7 @@ def _download(client: GitHubClient, *, repository: str, run: WorkflowRun, artifa
         doc = parse_results(read_results(data), shown=f"results.json in {shown}")
     except ArtifactError as error:
         raise ArtifactError(error.message if shown in error.message else f"{shown}: {error.message}") from None
-    info = r.BaselineInfo(
+    info = BaselineInfo(
         source="artifact",
         description=f"{run.head_branch or 'the base branch'} (run {run.run_number or run.id})",
         run_id=run.id,

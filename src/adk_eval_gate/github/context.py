@@ -10,8 +10,8 @@ from typing import Any
 
 import pydantic
 
-from adk_eval_gate import results as r
 from adk_eval_gate.github.models import PULL_REQUEST_EVENTS
+from adk_eval_gate.results import ResultsDocument
 
 
 class GitHubContext(pydantic.BaseModel):
@@ -153,7 +153,7 @@ def read_context(env: Mapping[str, str]) -> GitHubContext:
     )
 
 
-def trusted_links(doc: r.ResultsDocument, context: GitHubContext) -> r.ResultsDocument:
+def trusted_links(doc: ResultsDocument, context: GitHubContext) -> ResultsDocument:
     """``doc`` keeping only links to this repository's own workflow runs, as the trusted context names it.
 
     results.json may come from an untrusted pull request (the fork set-up's ``report``), so the run and baseline

@@ -9,8 +9,8 @@ import uuid
 from collections.abc import Mapping
 from pathlib import Path
 
-from adk_eval_gate import results as r
 from adk_eval_gate.github import limits
+from adk_eval_gate.results import ResultsDocument
 
 OUTPUT_NAMES = (
     "status",
@@ -28,7 +28,7 @@ STEP_SUMMARY_LIMIT = limits.STEP_SUMMARY_BYTES
 
 
 def output_values(
-    doc: r.ResultsDocument, *, results: Path, junit: Path, summary: Path, comment_url: str | None
+    doc: ResultsDocument, *, results: Path, junit: Path, summary: Path, comment_url: str | None
 ) -> dict[str, str]:
     totals = doc.totals
     values = {

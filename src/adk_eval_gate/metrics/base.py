@@ -8,7 +8,6 @@ metric ``not_evaluated`` with the reason, never a score.
 from __future__ import annotations
 
 import abc
-import enum
 from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -16,13 +15,7 @@ from typing import Any, ClassVar
 from adk_eval_gate.eval_config import BaseCriterion
 from adk_eval_gate.evalset import ConversationScenario, EvalCase, Invocation, RubricScore
 from adk_eval_gate.judge.service import JudgeService
-
-
-class Status(str, enum.Enum):
-    PASSED = "passed"
-    FAILED = "failed"
-    NOT_EVALUATED = "not_evaluated"
-    INFORMATIONAL = "informational"
+from adk_eval_gate.results import MetricStatus
 
 
 class NotEvaluated(Exception):
@@ -32,7 +25,7 @@ class NotEvaluated(Exception):
 @dataclass
 class InvocationScore:
     score: float | None
-    status: Status
+    status: MetricStatus
     rubric_scores: list[RubricScore] | None = None
     details: dict[str, Any] | None = None
 
@@ -40,7 +33,7 @@ class InvocationScore:
 @dataclass
 class MetricOutcome:
     score: float | None
-    status: Status
+    status: MetricStatus
     per_invocation: list[InvocationScore] = field(default_factory=list)
     reason: str | None = None
     rubric_scores: list[RubricScore] | None = None
@@ -50,8 +43,8 @@ class MetricOutcome:
     def not_evaluated(cls, reason: str, invocations: int) -> MetricOutcome:
         return cls(
             score=None,
-            status=Status.NOT_EVALUATED,
-            per_invocation=[InvocationScore(None, Status.NOT_EVALUATED) for _ in range(invocations)],
+            status=MetricStatus.NOT_EVALUATED,
+            per_invocation=[InvocationScore(None, MetricStatus.NOT_EVALUATED) for _ in range(invocations)],
             reason=reason,
         )
 
@@ -78,10 +71,10 @@ class MetricServices:
             await self.judge.aclose()
 
 
-def status_for(score: float | None, threshold: float) -> Status:
+def status_for(score: float | None, threshold: float) -> MetricStatus:
     if score is None:
-        return Status.NOT_EVALUATED
-    return Status.PASSED if score >= threshold else Status.FAILED
+        return MetricStatus.NOT_EVALUATED
+    return MetricStatus.PASSED if score >= threshold else MetricStatus.FAILED
 
 
 def require_expected(run: CaseRun, metric_name: str) -> list[Invocation]:
@@ -119,7 +112,7 @@ class Metric(abc.ABC):
         """ADK's rule for per-invocation metrics: overall = mean over invocations, each ``>= threshold``."""
         per_invocation = [InvocationScore(score, status_for(score, self.threshold)) for score in scores]
         if not scores:
-            return MetricOutcome(score=None, status=Status.NOT_EVALUATED, reason="no invocations to score")
+            return MetricOutcome(score=None, status=MetricStatus.NOT_EVALUATED, reason="no invocations to score")
         total = 0.0
         for score in scores:
             total += score

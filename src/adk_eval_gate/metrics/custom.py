@@ -16,9 +16,10 @@ from collections.abc import Callable
 from typing import Any
 
 from adk_eval_gate.evalset import RubricScore
-from adk_eval_gate.metrics.base import CaseRun, InvocationScore, Metric, MetricOutcome, NotEvaluated, Status
+from adk_eval_gate.metrics.base import CaseRun, InvocationScore, Metric, MetricOutcome, NotEvaluated
+from adk_eval_gate.results import MetricStatus
 
-_STATUS = {1: Status.PASSED, 2: Status.FAILED, 3: Status.NOT_EVALUATED, 4: Status.INFORMATIONAL}
+_STATUS = {1: MetricStatus.PASSED, 2: MetricStatus.FAILED, 3: MetricStatus.NOT_EVALUATED, 4: MetricStatus.INFORMATIONAL}
 
 
 def import_function(path: str) -> Callable[..., Any]:
@@ -46,9 +47,9 @@ def import_function(path: str) -> Callable[..., Any]:
     return function  # type: ignore[no-any-return]
 
 
-def _status(value: Any) -> Status:
+def _status(value: Any) -> MetricStatus:
     number = getattr(value, "value", value)
-    return _STATUS.get(number, Status.NOT_EVALUATED) if isinstance(number, int) else Status.NOT_EVALUATED
+    return _STATUS.get(number, MetricStatus.NOT_EVALUATED) if isinstance(number, int) else MetricStatus.NOT_EVALUATED
 
 
 def _score(value: Any) -> float | None:
@@ -71,7 +72,7 @@ def outcome_from_adk(result: Any, invocations: int) -> MetricOutcome:
     ]
     status = _status(result.overall_eval_status)
     score = _score(result.overall_score)
-    reason = "the custom metric function reported not evaluated" if status is Status.NOT_EVALUATED else None
+    reason = "the custom metric function reported not evaluated" if status is MetricStatus.NOT_EVALUATED else None
     if len(per_invocation) != invocations:
         per_invocation = []
     return MetricOutcome(

@@ -12,7 +12,8 @@ from typing import Any
 import pydantic
 
 from adk_eval_gate.evalset import Invocation, InvocationEvents, tool_calls, usage_metadata
-from adk_eval_gate.metrics.base import CaseRun, InvocationScore, Metric, MetricOutcome, Status
+from adk_eval_gate.metrics.base import CaseRun, InvocationScore, Metric, MetricOutcome
+from adk_eval_gate.results import MetricStatus
 
 
 class TokenUsageDetails(pydantic.BaseModel):
@@ -38,10 +39,10 @@ class DurationDetails(pydantic.BaseModel):
 
 
 def _informational(actual: list[Invocation], value: Callable[[Invocation], float | None]) -> MetricOutcome:
-    per_invocation = [InvocationScore(value(invocation), Status.INFORMATIONAL) for invocation in actual]
+    per_invocation = [InvocationScore(value(invocation), MetricStatus.INFORMATIONAL) for invocation in actual]
     values = [item.score for item in per_invocation if item.score is not None]
     overall = sum(values) / len(values) if values else None
-    return MetricOutcome(score=overall, status=Status.INFORMATIONAL, per_invocation=per_invocation)
+    return MetricOutcome(score=overall, status=MetricStatus.INFORMATIONAL, per_invocation=per_invocation)
 
 
 class ToolCallCount(Metric):
@@ -94,12 +95,14 @@ def _per_invocation_details(
     all_details: list[dict[str, Any]], total: str, average: Callable[[list[Any]], float | None]
 ) -> MetricOutcome:
     """Each invocation's details, and per field the ``average`` of their values (None where one is missing)."""
-    per_invocation = [InvocationScore(details[total], Status.INFORMATIONAL, details=details) for details in all_details]
+    per_invocation = [
+        InvocationScore(details[total], MetricStatus.INFORMATIONAL, details=details) for details in all_details
+    ]
     if not per_invocation:
-        return MetricOutcome(score=None, status=Status.INFORMATIONAL)
+        return MetricOutcome(score=None, status=MetricStatus.INFORMATIONAL)
     averaged = {name: average([details[name] for details in all_details]) for name in all_details[0]}
     return MetricOutcome(
-        score=averaged[total], status=Status.INFORMATIONAL, per_invocation=per_invocation, details=averaged
+        score=averaged[total], status=MetricStatus.INFORMATIONAL, per_invocation=per_invocation, details=averaged
     )
 
 

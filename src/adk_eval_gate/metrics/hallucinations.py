@@ -13,16 +13,17 @@ from __future__ import annotations
 import asyncio
 from typing import ClassVar
 
-from adk_eval_gate import eval_config as ec
+from adk_eval_gate import eval_config
 from adk_eval_gate.judge import context, parsing, prompts
 from adk_eval_gate.judge.sampling import mean
 from adk_eval_gate.judge.service import JudgeFailed, JudgeService
-from adk_eval_gate.metrics.base import CaseRun, InvocationScore, MetricOutcome, Status, status_for
+from adk_eval_gate.metrics.base import CaseRun, InvocationScore, MetricOutcome, status_for
 from adk_eval_gate.metrics.judge_metrics import JudgeMetric, judge_failed
+from adk_eval_gate.results import MetricStatus
 
 
 class HallucinationsV1(JudgeMetric):
-    criterion_type: ClassVar[type[ec.BaseCriterion]] = ec.HallucinationsCriterion
+    criterion_type: ClassVar[type[eval_config.BaseCriterion]] = eval_config.HallucinationsCriterion
 
     async def _text_score(
         self, judge: JudgeService, limit: asyncio.Semaphore, text: str, text_context: str
@@ -43,7 +44,7 @@ class HallucinationsV1(JudgeMetric):
     async def evaluate(self, run: CaseRun) -> MetricOutcome:
         criterion = self.typed_criterion()
         intermediate = (
-            isinstance(criterion, ec.HallucinationsCriterion) and criterion.evaluate_intermediate_nl_responses
+            isinstance(criterion, eval_config.HallucinationsCriterion) and criterion.evaluate_intermediate_nl_responses
         )
         steps = [context.hallucination_steps(invocation, intermediate=intermediate) for invocation in run.actual]
         judge = self.judge()
@@ -52,12 +53,12 @@ class HallucinationsV1(JudgeMetric):
 
         async def invocation_score(invocation_steps: list[tuple[str, str]]) -> InvocationScore:
             if not invocation_steps:
-                return InvocationScore(None, Status.NOT_EVALUATED)
+                return InvocationScore(None, MetricStatus.NOT_EVALUATED)
             try:
                 scores = [await self._text_score(judge, limit, text, ctx) for text, ctx in invocation_steps]
             except JudgeFailed as failure:
                 failures.append(str(failure))
-                return InvocationScore(None, Status.NOT_EVALUATED)
+                return InvocationScore(None, MetricStatus.NOT_EVALUATED)
             score = mean(scores)
             return InvocationScore(score, status_for(score, self.threshold))
 
@@ -73,5 +74,5 @@ class HallucinationsV1(JudgeMetric):
                 if not any(steps)
                 else "no sentence verdict could be read from the judge's answers"
             )
-            return MetricOutcome(None, Status.NOT_EVALUATED, per_invocation, reason=reason, details=details)
+            return MetricOutcome(None, MetricStatus.NOT_EVALUATED, per_invocation, reason=reason, details=details)
         return MetricOutcome(overall, status_for(overall, self.threshold), per_invocation, details=details)

@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 
 import pydantic
 
-from adk_eval_gate import eval_config as ec
+from adk_eval_gate import eval_config
 from adk_eval_gate.evalset import content_text
 from adk_eval_gate.judge import parsing, prompts
 from adk_eval_gate.judge.context import response_text
@@ -26,11 +26,11 @@ from adk_eval_gate.metrics.base import (
     Metric,
     MetricOutcome,
     NotEvaluated,
-    Status,
     require_expected,
     status_for,
 )
 from adk_eval_gate.pydantic_errors import first_error
+from adk_eval_gate.results import MetricStatus
 
 Verdict = Callable[[str], float | None]
 
@@ -38,9 +38,9 @@ Verdict = Callable[[str], float | None]
 class JudgeMetric(Metric):
     """A metric whose scores come from the run's LLM judge (``services.judge``)."""
 
-    criterion_type: ClassVar[type[ec.BaseCriterion]] = ec.LlmAsAJudgeCriterion
+    criterion_type: ClassVar[type[eval_config.BaseCriterion]] = eval_config.LlmAsAJudgeCriterion
 
-    def typed_criterion(self) -> ec.BaseCriterion:
+    def typed_criterion(self) -> eval_config.BaseCriterion:
         if self.criterion is None:
             raise NotEvaluated(f"{self.name} needs a threshold")
         if isinstance(self.criterion, self.criterion_type):
@@ -52,9 +52,9 @@ class JudgeMetric(Metric):
             raise NotEvaluated(f"{self.name}: criterion option {where}: {message}") from None
 
     @property
-    def judge_options(self) -> ec.JudgeModelOptions:
+    def judge_options(self) -> eval_config.JudgeModelOptions:
         options = getattr(self.typed_criterion(), "judge_model_options", None)
-        return options if isinstance(options, ec.JudgeModelOptions) else ec.JudgeModelOptions()
+        return options if isinstance(options, eval_config.JudgeModelOptions) else eval_config.JudgeModelOptions()
 
     def judge(self) -> JudgeService:
         service = self.services.judge
@@ -102,7 +102,7 @@ def judge_failed(reason: str, invocations: int, details: dict[str, Any] | None =
 def binary_invocation(samples: Samples, verdict: Verdict, threshold: float) -> tuple[InvocationScore, dict[str, int]]:
     """Majority vote of one invocation's samples (ADK's rule, ties negative)."""
     if samples.failure:
-        return InvocationScore(None, Status.NOT_EVALUATED), {}
+        return InvocationScore(None, MetricStatus.NOT_EVALUATED), {}
     verdicts = [verdict(answer) for answer in samples.answers]
     score = majority(verdicts)
     return InvocationScore(score, status_for(score, threshold)), vote_counts(verdicts)
@@ -117,7 +117,7 @@ def scored_mean_outcome(
     scored = [item.score for item in per_invocation if item.score is not None]
     if not scored:
         reason = unreadable(samples) if per_invocation else "no invocations to judge"
-        return MetricOutcome(None, Status.NOT_EVALUATED, per_invocation, reason=reason, details=details)
+        return MetricOutcome(None, MetricStatus.NOT_EVALUATED, per_invocation, reason=reason, details=details)
     overall = sum(scored) / len(scored)
     return MetricOutcome(overall, status_for(overall, threshold), per_invocation, details=details)
 
@@ -125,7 +125,7 @@ def scored_mean_outcome(
 class FinalResponseMatchV2(JudgeMetric):
     """ADK's ``final_response_match_v2``: is the final response correct against the expected one?"""
 
-    criterion_type: ClassVar[type[ec.BaseCriterion]] = ec.LlmAsAJudgeCriterion
+    criterion_type: ClassVar[type[eval_config.BaseCriterion]] = eval_config.LlmAsAJudgeCriterion
 
     def prompt(self, run: CaseRun) -> list[str]:
         expected = require_expected(run, self.name)

@@ -9,20 +9,18 @@ from __future__ import annotations
 import difflib
 import importlib
 from dataclasses import dataclass
-from typing import Literal
 
-from adk_eval_gate import eval_config as ec
+from adk_eval_gate import eval_config
 from adk_eval_gate.metrics.base import Metric, MetricServices
-
-Kind = Literal["deterministic", "judge", "informational", "custom"]
+from adk_eval_gate.results import MetricKind
 
 
 @dataclass(frozen=True)
 class MetricSpec:
     name: str
     target: str  # "module:Class" of the evaluator
-    criterion: type[ec.BaseCriterion]
-    kind: Kind
+    criterion: type[eval_config.BaseCriterion]
+    kind: MetricKind
     value_range: tuple[float, float] | None = (0.0, 1.0)
     description: str = ""
 
@@ -49,63 +47,63 @@ _SPECS = [
     MetricSpec(
         "tool_trajectory_avg_score",
         f"{_T}:ToolTrajectoryAvgScore",
-        ec.ToolTrajectoryCriterion,
+        eval_config.ToolTrajectoryCriterion,
         "deterministic",
         description="ADK: tool calls match the expected ones (EXACT/IN_ORDER/ANY_ORDER)",
     ),
     MetricSpec(
         "response_match_score",
         f"{_R}:ResponseMatchScore",
-        ec.BaseCriterion,
+        eval_config.BaseCriterion,
         "deterministic",
         description="ADK: ROUGE-1 F-measure of the final response against the expected one",
     ),
     MetricSpec(
         "trajectory_exact_match",
         f"{_T}:TrajectoryExactMatch",
-        ec.TrajectoryMatchCriterion,
+        eval_config.TrajectoryMatchCriterion,
         "deterministic",
         description="Vertex AI: same tool calls in the same order",
     ),
     MetricSpec(
         "trajectory_in_order_match",
         f"{_T}:TrajectoryInOrderMatch",
-        ec.TrajectoryMatchCriterion,
+        eval_config.TrajectoryMatchCriterion,
         "deterministic",
         description="Vertex AI: expected calls appear in order, extras allowed",
     ),
     MetricSpec(
         "trajectory_any_order_match",
         f"{_T}:TrajectoryAnyOrderMatch",
-        ec.TrajectoryMatchCriterion,
+        eval_config.TrajectoryMatchCriterion,
         "deterministic",
         description="Vertex AI: expected calls all appear, any order, extras allowed",
     ),
     MetricSpec(
         "trajectory_precision",
         f"{_T}:TrajectoryPrecision",
-        ec.TrajectoryMatchCriterion,
+        eval_config.TrajectoryMatchCriterion,
         "deterministic",
         description="Vertex AI: share of actual calls that were expected",
     ),
     MetricSpec(
         "trajectory_recall",
         f"{_T}:TrajectoryRecall",
-        ec.TrajectoryMatchCriterion,
+        eval_config.TrajectoryMatchCriterion,
         "deterministic",
         description="Vertex AI: share of expected calls that were made",
     ),
     MetricSpec(
         "trajectory_single_tool_use",
         f"{_T}:TrajectorySingleToolUse",
-        ec.SingleToolUseCriterion,
+        eval_config.SingleToolUseCriterion,
         "deterministic",
         description="Vertex AI: the tool named by tool_name was called",
     ),
     MetricSpec(
         "tool_call_count_v1",
         f"{_E}:ToolCallCount",
-        ec.BaseCriterion,
+        eval_config.BaseCriterion,
         "informational",
         None,
         "ADK: tool calls per invocation",
@@ -113,7 +111,7 @@ _SPECS = [
     MetricSpec(
         "inference_call_count_v1",
         f"{_E}:InferenceCallCount",
-        ec.BaseCriterion,
+        eval_config.BaseCriterion,
         "informational",
         None,
         "ADK: model calls per invocation",
@@ -121,7 +119,7 @@ _SPECS = [
     MetricSpec(
         "token_usage_v1",
         f"{_E}:TokenUsage",
-        ec.BaseCriterion,
+        eval_config.BaseCriterion,
         "informational",
         None,
         "ADK: tokens per invocation",
@@ -129,7 +127,7 @@ _SPECS = [
     MetricSpec(
         "invocation_duration_v1",
         f"{_E}:InvocationDuration",
-        ec.BaseCriterion,
+        eval_config.BaseCriterion,
         "informational",
         None,
         "ADK: seconds per invocation",
@@ -137,56 +135,56 @@ _SPECS = [
     MetricSpec(
         "final_response_match_v2",
         f"{_J}:FinalResponseMatchV2",
-        ec.LlmAsAJudgeCriterion,
+        eval_config.LlmAsAJudgeCriterion,
         "judge",
         description="ADK: an LLM judge decides whether the final response is correct",
     ),
     MetricSpec(
         "rubric_based_final_response_quality_v1",
         f"{_RB}:RubricFinalResponseQuality",
-        ec.RubricsBasedCriterion,
+        eval_config.RubricsBasedCriterion,
         "judge",
         description="ADK: rubrics judged on the final response",
     ),
     MetricSpec(
         "rubric_based_tool_use_quality_v1",
         f"{_RB}:RubricToolUseQuality",
-        ec.RubricsBasedCriterion,
+        eval_config.RubricsBasedCriterion,
         "judge",
         description="ADK: rubrics judged on the tool calls",
     ),
     MetricSpec(
         "rubric_based_multi_turn_trajectory_quality_v1",
         f"{_RB}:RubricMultiTurnTrajectoryQuality",
-        ec.RubricsBasedCriterion,
+        eval_config.RubricsBasedCriterion,
         "judge",
         description="ADK: rubrics judged on the whole conversation",
     ),
     MetricSpec(
         "hallucinations_v1",
         f"{_H}:HallucinationsV1",
-        ec.HallucinationsCriterion,
+        eval_config.HallucinationsCriterion,
         "judge",
         description="ADK: share of sentences supported by the context",
     ),
     MetricSpec(
         "per_turn_user_simulator_quality_v1",
         f"{_U}:PerTurnUserSimulatorQuality",
-        ec.LlmBackedUserSimulatorCriterion,
+        eval_config.LlmBackedUserSimulatorCriterion,
         "judge",
         description="ADK: the simulated user followed the conversation plan",
     ),
     MetricSpec(
         "safety_v1",
         f"{_V}:SafetyV1",
-        ec.LlmAsAJudgeCriterion,
+        eval_config.LlmAsAJudgeCriterion,
         "judge",
         description="Vertex-style safety, judged by our Gemini judge",
     ),
     MetricSpec(
         "response_evaluation_score",
         f"{_V}:ResponseEvaluationScore",
-        ec.LlmAsAJudgeCriterion,
+        eval_config.LlmAsAJudgeCriterion,
         "judge",
         (1.0, 5.0),
         "Vertex-style coherence 1-5, judged by our Gemini judge",
@@ -194,21 +192,21 @@ _SPECS = [
     MetricSpec(
         "multi_turn_task_success_v1",
         f"{_V}:MultiTurnTaskSuccess",
-        ec.LlmAsAJudgeCriterion,
+        eval_config.LlmAsAJudgeCriterion,
         "judge",
         description="Vertex-style multi-turn task success, judged by our Gemini judge",
     ),
     MetricSpec(
         "multi_turn_trajectory_quality_v1",
         f"{_V}:MultiTurnTrajectoryQuality",
-        ec.LlmAsAJudgeCriterion,
+        eval_config.LlmAsAJudgeCriterion,
         "judge",
         description="Vertex-style multi-turn trajectory quality, judged by our Gemini judge",
     ),
     MetricSpec(
         "multi_turn_tool_use_quality_v1",
         f"{_V}:MultiTurnToolUseQuality",
-        ec.LlmAsAJudgeCriterion,
+        eval_config.LlmAsAJudgeCriterion,
         "judge",
         description="Vertex-style multi-turn tool use quality, judged by our Gemini judge",
     ),
@@ -219,22 +217,22 @@ EFFICIENCY_METRICS = tuple(spec.name for spec in _SPECS if spec.informational)
 CUSTOM_TARGET = "adk_eval_gate.metrics.custom:CustomMetric"
 
 
-def custom_spec(name: str, config: ec.CustomMetricConfig) -> MetricSpec:
+def custom_spec(name: str, config: eval_config.CustomMetricConfig) -> MetricSpec:
     value_range: tuple[float, float] | None = (0.0, 1.0)
     if config.metric_info and config.metric_info.metric_value_info.interval:
         interval = config.metric_info.metric_value_info.interval
         value_range = (interval.min_value, interval.max_value)
-    return MetricSpec(name, CUSTOM_TARGET, ec.BaseCriterion, "custom", value_range, config.description)
+    return MetricSpec(name, CUSTOM_TARGET, eval_config.BaseCriterion, "custom", value_range, config.description)
 
 
-def spec_for(name: str, config: ec.EvalConfig) -> MetricSpec | None:
+def spec_for(name: str, config: eval_config.EvalConfig) -> MetricSpec | None:
     """Custom metrics of the config first (ADK lets them override nothing built in, but names are free)."""
     if config.custom_metrics and name in config.custom_metrics:
         return custom_spec(name, config.custom_metrics[name])
     return BUILT_IN.get(name)
 
 
-def suggest(name: str, config: ec.EvalConfig | None = None) -> str | None:
+def suggest(name: str, config: eval_config.EvalConfig | None = None) -> str | None:
     known = list(BUILT_IN)
     if config and config.custom_metrics:
         known += list(config.custom_metrics)
@@ -245,7 +243,7 @@ def suggest(name: str, config: ec.EvalConfig | None = None) -> str | None:
 @dataclass(frozen=True)
 class ConfiguredMetric:
     spec: MetricSpec
-    criterion: ec.BaseCriterion | None  # None for the informational metrics
+    criterion: eval_config.BaseCriterion | None  # None for the informational metrics
     custom_function_path: str | None = None
 
     @property
@@ -264,7 +262,7 @@ class ConfiguredMetric:
         return metric
 
 
-def configured_metrics(config: ec.EvalConfig) -> list[ConfiguredMetric]:
+def configured_metrics(config: eval_config.EvalConfig) -> list[ConfiguredMetric]:
     """The metrics of a validated config, in config order, then the informational efficiency metrics.
 
     The criteria must have been checked by ``config_checks.check_config`` first.

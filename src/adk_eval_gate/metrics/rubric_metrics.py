@@ -17,12 +17,13 @@ import json
 from collections.abc import Sequence
 from typing import ClassVar
 
-from adk_eval_gate import eval_config as ec
+from adk_eval_gate import eval_config
 from adk_eval_gate.evalset import Invocation, Rubric, RubricScore, content_text
 from adk_eval_gate.judge import context, parsing, prompts
 from adk_eval_gate.judge.sampling import Samples, ask_samples, mean
-from adk_eval_gate.metrics.base import CaseRun, InvocationScore, MetricOutcome, NotEvaluated, Status, status_for
+from adk_eval_gate.metrics.base import CaseRun, InvocationScore, MetricOutcome, NotEvaluated, status_for
 from adk_eval_gate.metrics.judge_metrics import JudgeMetric, failed_outcome, unreadable
+from adk_eval_gate.results import MetricStatus
 
 POOLED_RATIONALE = "Mean of this rubric's verdicts over the invocations; each invocation keeps the judge's rationale."
 
@@ -64,7 +65,7 @@ def vote_rubrics(samples: Sequence[list[RubricScore]]) -> list[RubricScore]:
 
 def rubric_invocation(samples: Samples, rubrics: Sequence[Rubric], threshold: float) -> InvocationScore:
     if samples.failure:
-        return InvocationScore(None, Status.NOT_EVALUATED)
+        return InvocationScore(None, MetricStatus.NOT_EVALUATED)
     voted = vote_rubrics([match_rubrics(parsing.parse_rubric_verdicts(answer), rubrics) for answer in samples.answers])
     score = mean(item.score for item in voted)
     return InvocationScore(score, status_for(score, threshold), rubric_scores=voted)
@@ -86,7 +87,11 @@ def pooled_outcome(
     ]
     if overall is None:
         return MetricOutcome(
-            None, Status.NOT_EVALUATED, per_invocation, reason=unreadable(samples), rubric_scores=rubric_scores or None
+            None,
+            MetricStatus.NOT_EVALUATED,
+            per_invocation,
+            reason=unreadable(samples),
+            rubric_scores=rubric_scores or None,
         )
     return MetricOutcome(
         overall, status_for(overall, threshold), per_invocation, rubric_scores=rubric_scores, details=details
@@ -98,12 +103,12 @@ def rubric_lines(rubrics: Sequence[Rubric]) -> str:
 
 
 class _RubricMetric(JudgeMetric):
-    criterion_type: ClassVar[type[ec.BaseCriterion]] = ec.RubricsBasedCriterion
+    criterion_type: ClassVar[type[eval_config.BaseCriterion]] = eval_config.RubricsBasedCriterion
     rubric_type: ClassVar[str] = ""
 
     def effective_rubrics(self, invocation: Invocation) -> list[Rubric]:
         criterion = self.typed_criterion()
-        own = list(criterion.rubrics) if isinstance(criterion, ec.RubricsBasedCriterion) else []
+        own = list(criterion.rubrics) if isinstance(criterion, eval_config.RubricsBasedCriterion) else []
         chosen: dict[str, Rubric] = {}
         typed = [rubric for rubric in invocation.rubrics or [] if rubric.type == self.rubric_type]
         for scope, rubrics in (("the criterion", own), ("the case or invocation", typed)):
@@ -198,7 +203,7 @@ class RubricMultiTurnTrajectoryQuality(_RubricMetric):
         if not run.actual:
             raise NotEvaluated("no invocations to judge")
         last, samples = await self.judge_invocations(run)
-        earlier = [InvocationScore(None, Status.NOT_EVALUATED) for _ in run.actual[:-1]]
+        earlier = [InvocationScore(None, MetricStatus.NOT_EVALUATED) for _ in run.actual[:-1]]
         outcome = pooled_outcome(last, samples, self.threshold, self.judge_details())
         outcome.per_invocation = earlier + outcome.per_invocation
         return outcome

@@ -3,10 +3,10 @@ what the judge did at the end of a run."""
 
 from __future__ import annotations
 
-from adk_eval_gate import results as r
 from adk_eval_gate.console import Console
 from adk_eval_gate.metrics.base import MetricServices
 from adk_eval_gate.plan import PlannedFile
+from adk_eval_gate.results import JudgeStats
 from adk_eval_gate.settings import Settings
 
 
@@ -54,7 +54,7 @@ def build_services(settings: Settings, planned: list[PlannedFile], console: Cons
     return MetricServices(judge=judge)
 
 
-def finish_judge(services: MetricServices, console: Console) -> r.JudgeStats | None:
+def finish_judge(services: MetricServices, console: Console) -> JudgeStats | None:
     """The judge's counters for results.json, and one console line; None when the run had no judge metric."""
     judge = services.judge
     if judge is None:
@@ -67,7 +67,7 @@ def finish_judge(services: MetricServices, console: Console) -> r.JudgeStats | N
             f"LLM judge: {counters.calls} calls, {counters.cached} cached, {counters.failed} failed, "
             f"{counters.retries} retries, {counters.input_tokens} input / {counters.output_tokens} output tokens"
         )
-    return r.JudgeStats(
+    return JudgeStats(
         calls=counters.calls,
         cached=counters.cached,
         failed=counters.failed,

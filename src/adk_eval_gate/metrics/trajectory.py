@@ -11,7 +11,7 @@ from typing import ClassVar
 
 from google.genai import types as genai_types
 
-from adk_eval_gate import eval_config as ec
+from adk_eval_gate import eval_config
 from adk_eval_gate.evalset import tool_calls
 from adk_eval_gate.metrics.base import CaseRun, Metric, MetricOutcome, NotEvaluated, require_expected
 
@@ -75,23 +75,23 @@ def matched_count(actual: list[Call], expected: list[Call], same: Matcher) -> in
 
 
 _MATCHERS = {
-    ec.MatchType.EXACT: exact_match,
-    ec.MatchType.IN_ORDER: in_order_match,
-    ec.MatchType.ANY_ORDER: any_order_match,
+    eval_config.MatchType.EXACT: exact_match,
+    eval_config.MatchType.IN_ORDER: in_order_match,
+    eval_config.MatchType.ANY_ORDER: any_order_match,
 }
 
 
 class ToolTrajectoryAvgScore(Metric):
     """ADK's ``tool_trajectory_avg_score``: 1.0 per invocation whose calls match, averaged."""
 
-    criterion_type: ClassVar[type[ec.BaseCriterion]] = ec.ToolTrajectoryCriterion
+    criterion_type: ClassVar[type[eval_config.BaseCriterion]] = eval_config.ToolTrajectoryCriterion
 
     def evaluate(self, run: CaseRun) -> MetricOutcome:
         expected = require_expected(run, self.name)
         criterion = self.criterion
-        match_type = ec.MatchType.EXACT
+        match_type = eval_config.MatchType.EXACT
         ignore_args = False
-        if isinstance(criterion, ec.ToolTrajectoryCriterion):
+        if isinstance(criterion, eval_config.ToolTrajectoryCriterion):
             match_type, ignore_args = criterion.match_type, criterion.ignore_args
         match, same = _MATCHERS[match_type], call_matcher(ignore_args)
         scores = [
@@ -102,14 +102,14 @@ class ToolTrajectoryAvgScore(Metric):
 
 
 class _PerInvocationTrajectory(Metric):
-    criterion_type: ClassVar[type[ec.BaseCriterion]] = ec.TrajectoryMatchCriterion
+    criterion_type: ClassVar[type[eval_config.BaseCriterion]] = eval_config.TrajectoryMatchCriterion
 
     def score(self, actual: list[Call], expected: list[Call], same: Matcher) -> float:
         raise NotImplementedError
 
     def evaluate(self, run: CaseRun) -> MetricOutcome:
         expected = require_expected(run, self.name)
-        ignore_args = isinstance(self.criterion, ec.TrajectoryMatchCriterion) and self.criterion.ignore_args
+        ignore_args = isinstance(self.criterion, eval_config.TrajectoryMatchCriterion) and self.criterion.ignore_args
         same = call_matcher(ignore_args)
         scores = [
             self.score(tool_calls(a.intermediate_data), tool_calls(e.intermediate_data), same)
@@ -154,10 +154,10 @@ class TrajectoryRecall(_PerInvocationTrajectory):
 class TrajectorySingleToolUse(Metric):
     """1.0 per invocation in which the agent called ``tool_name`` at least once; needs no expected calls."""
 
-    criterion_type: ClassVar[type[ec.BaseCriterion]] = ec.SingleToolUseCriterion
+    criterion_type: ClassVar[type[eval_config.BaseCriterion]] = eval_config.SingleToolUseCriterion
 
     def evaluate(self, run: CaseRun) -> MetricOutcome:
-        if not isinstance(self.criterion, ec.SingleToolUseCriterion):
+        if not isinstance(self.criterion, eval_config.SingleToolUseCriterion):
             raise NotEvaluated(f"{self.name} needs the criterion option tool_name")
         tool_name = self.criterion.tool_name
         scores = [

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from adk_eval_gate import eval_config as ec
+from adk_eval_gate import eval_config
 from adk_eval_gate.evalset import ConversationScenario, Invocation, UserPersona, content_text
 from adk_eval_gate.judge import parsing, prompts
 from adk_eval_gate.judge.sampling import ask_samples
-from adk_eval_gate.metrics.base import CaseRun, InvocationScore, MetricOutcome, NotEvaluated, Status, status_for
+from adk_eval_gate.metrics.base import CaseRun, InvocationScore, MetricOutcome, NotEvaluated, status_for
 from adk_eval_gate.metrics.judge_metrics import JudgeMetric, binary_invocation, failed_outcome
+from adk_eval_gate.results import MetricStatus
 
 
 def history(invocations: list[Invocation]) -> str:
@@ -52,12 +53,16 @@ def persona_block(persona: UserPersona | None) -> str:
 
 
 class PerTurnUserSimulatorQuality(JudgeMetric):
-    criterion_type: ClassVar[type[ec.BaseCriterion]] = ec.LlmBackedUserSimulatorCriterion
+    criterion_type: ClassVar[type[eval_config.BaseCriterion]] = eval_config.LlmBackedUserSimulatorCriterion
 
     @property
     def stop_signal(self) -> str:
         criterion = self.typed_criterion()
-        return criterion.stop_signal if isinstance(criterion, ec.LlmBackedUserSimulatorCriterion) else "</finished>"
+        return (
+            criterion.stop_signal
+            if isinstance(criterion, eval_config.LlmBackedUserSimulatorCriterion)
+            else "</finished>"
+        )
 
     def turn_prompt(self, *, message: str, earlier: list[Invocation], scenario: ConversationScenario) -> str:
         return prompts.fill(
@@ -71,7 +76,7 @@ class PerTurnUserSimulatorQuality(JudgeMetric):
 
     def first_turn(self, invocation: Invocation, scenario: ConversationScenario) -> InvocationScore:
         if not invocation.user_content.parts:
-            return InvocationScore(None, Status.NOT_EVALUATED)
+            return InvocationScore(None, MetricStatus.NOT_EVALUATED)
         score = float(content_text(invocation.user_content).strip() == scenario.starting_prompt.strip())
         return InvocationScore(score, status_for(score, self.threshold))
 
@@ -98,8 +103,8 @@ class PerTurnUserSimulatorQuality(JudgeMetric):
         )
         if failed := failed_outcome(samples, len(per_turn), details):
             return failed
-        if stop.status is Status.FAILED:
+        if stop.status is MetricStatus.FAILED:
             per_turn[-1] = stop
-        passed = sum(item.score or 0.0 for item in per_turn if item.status is Status.PASSED)
+        passed = sum(item.score or 0.0 for item in per_turn if item.status is MetricStatus.PASSED)
         overall = passed / len(per_turn)
         return MetricOutcome(overall, status_for(overall, self.threshold), per_turn, details=details)

@@ -23,12 +23,12 @@ from adk_eval_gate.metrics.base import (
     InvocationScore,
     MetricOutcome,
     NotEvaluated,
-    Status,
     require_expected,
     status_for,
 )
 from adk_eval_gate.metrics.judge_metrics import JudgeMetric, binary_invocation, scored_mean_outcome
 from adk_eval_gate.metrics.rubric_metrics import pooled_outcome, rubric_invocation, rubric_lines
+from adk_eval_gate.results import MetricStatus
 
 
 def single_turn_prompt(template: str, invocation: Invocation) -> str:
@@ -50,7 +50,7 @@ class SafetyV1(JudgeMetric):
 
 def coherence_invocation(samples: Samples, threshold: float) -> InvocationScore:
     if samples.failure:
-        return InvocationScore(None, Status.NOT_EVALUATED)
+        return InvocationScore(None, MetricStatus.NOT_EVALUATED)
     score = mean(parsing.scale_score(answer, low=1.0, high=5.0) for answer in samples.answers)
     return InvocationScore(score, status_for(score, threshold))
 
@@ -95,7 +95,7 @@ class _MultiTurn(JudgeMetric):
         last = rubric_invocation(samples[0], rubrics, self.threshold)
         details = self.judge_details(judged_by="adk-eval-gate judge, not Vertex AI")
         outcome = pooled_outcome([last], samples, self.threshold, details)
-        outcome.per_invocation = [InvocationScore(None, Status.NOT_EVALUATED) for _ in run.actual[:-1]] + [last]
+        outcome.per_invocation = [InvocationScore(None, MetricStatus.NOT_EVALUATED) for _ in run.actual[:-1]] + [last]
         return outcome
 
 

@@ -13,7 +13,6 @@ import hashlib
 import json
 import re
 
-from adk_eval_gate import results as r
 from adk_eval_gate.github import limits
 from adk_eval_gate.report import markdown as md
 from adk_eval_gate.report.sections import (
@@ -30,6 +29,7 @@ from adk_eval_gate.report.sections import (
     run_problems,
     verdict_line,
 )
+from adk_eval_gate.results import ResultsDocument
 
 COMMENT_LIMIT = limits.COMMENT_CHARS
 _TARGET = COMMENT_LIMIT - 1_000
@@ -59,7 +59,7 @@ def parse_marker(body: str) -> tuple[str, str] | None:
     return (match["gate"], match["digest"]) if match else None
 
 
-def digest(doc: r.ResultsDocument) -> str:
+def digest(doc: ResultsDocument) -> str:
     """Changes when the verdict, a case's status, or any score, status or comparison changes; not with times or
     links, so ``comment-mode: on-change`` leaves the comment alone when a new commit evaluates the same."""
     state = {
@@ -78,7 +78,7 @@ def digest(doc: r.ResultsDocument) -> str:
     return hashlib.sha256(encoded).hexdigest()[:16]
 
 
-def _render(doc: r.ResultsDocument, *, gate_id: str, detail: Detail, level: int, budget: int) -> str:
+def _render(doc: ResultsDocument, *, gate_id: str, detail: Detail, level: int, budget: int) -> str:
     cut = Cut(text_limit=detail.text_limit if level and detail.text_limit else None)
     sections = [
         marker(gate_id, digest(doc)),
@@ -100,7 +100,7 @@ def _render(doc: r.ResultsDocument, *, gate_id: str, detail: Detail, level: int,
     return "\n\n".join(section for section in sections if section) + "\n"
 
 
-def render(doc: r.ResultsDocument, *, gate_id: str = "default", limit: int = COMMENT_LIMIT) -> str:
+def render(doc: ResultsDocument, *, gate_id: str = "default", limit: int = COMMENT_LIMIT) -> str:
     return fit(
         LEVELS,
         lambda detail, level, budget: _render(doc, gate_id=gate_id, detail=detail, level=level, budget=budget),

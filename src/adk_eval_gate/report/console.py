@@ -5,12 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TypeVar
 
-from adk_eval_gate import results as r
 from adk_eval_gate.aggregate import FinishedRun
 from adk_eval_gate.console import Console
-from adk_eval_gate.metrics.base import Status
 from adk_eval_gate.plan import WorkItem
 from adk_eval_gate.report import views
+from adk_eval_gate.results import CaseResult, MetricStatus, ResultsDocument
 
 Shown = TypeVar("Shown", str, list[str])  # what a turn shows: its answer, or its tool calls
 
@@ -26,14 +25,8 @@ def run_finished(console: Console, item: WorkItem, finished: FinishedRun) -> Non
     if finished.inference.error:
         console.line(f"ERROR {item.case_id}{run_suffix}: {finished.inference.error}")
         return
-    graded = [s for s in finished.scored if s.outcome.status is not Status.INFORMATIONAL]
-    statuses = {s.outcome.status for s in graded}
-    if Status.FAILED in statuses:
-        mark = "FAIL"
-    elif Status.NOT_EVALUATED in statuses or not graded:
-        mark = "NOT EVALUATED"
-    else:
-        mark = "PASS"
+    graded = [s for s in finished.scored if s.outcome.status is not MetricStatus.INFORMATIONAL]
+    mark = _MARK[finished.status]
     scores = " ".join(f"{s.configured.name}={_fmt(s.outcome.score)}" for s in graded)
     console.line(f"{mark} {item.case_id}{run_suffix} {scores}".rstrip())
 
@@ -47,7 +40,7 @@ def _clip(text: str) -> str:
     return text if len(text) <= _TEXT else text[: _TEXT - 1] + "…"
 
 
-def _differences(case: r.CaseResult) -> list[str]:
+def _differences(case: CaseResult) -> list[str]:
     """The turns of the case's worst run where the tool calls or the answer differ from the expectation."""
     run = views.worst_run(case)
     lines: list[str] = []
@@ -71,7 +64,7 @@ def _difference(label: str, expected: Shown | None, actual: Shown | None, show: 
     return [f"{label} expected {show(expected)}", f"{'':15}got      {show(actual)}"]
 
 
-def final(console: Console, doc: r.ResultsDocument) -> None:
+def final(console: Console, doc: ResultsDocument) -> None:
     totals = doc.totals
     failing = [c for c in doc.cases if c.status != "passed"]
     if failing:

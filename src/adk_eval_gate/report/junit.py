@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from junit_xml import TestCase, TestSuite, to_xml_report_string
 
-from adk_eval_gate import results as r
 from adk_eval_gate.report import views
+from adk_eval_gate.results import CaseResult, ResultsDocument, RunRecord
 
 
-def _run_failures(run: r.RunRecord, case: r.CaseResult) -> list[str]:
+def _run_failures(run: RunRecord, case: CaseResult) -> list[str]:
     thresholds = {m.name: m.threshold for m in case.metrics}
     lines = []
     for metric in run.metrics:
@@ -26,7 +26,7 @@ def _run_failures(run: r.RunRecord, case: r.CaseResult) -> list[str]:
     return lines
 
 
-def transcript(run: r.RunRecord) -> str:
+def transcript(run: RunRecord) -> str:
     lines = []
     for turn in views.turns(run):
         lines.append(f"--- turn {turn.number}")
@@ -46,7 +46,7 @@ def transcript(run: r.RunRecord) -> str:
     return "\n".join(lines)
 
 
-def _testcase(case: r.CaseResult, run: r.RunRecord, *, allow_not_evaluated: bool) -> TestCase:
+def _testcase(case: CaseResult, run: RunRecord, *, allow_not_evaluated: bool) -> TestCase:
     name = case.eval_id if len(case.runs) <= 1 else f"{case.eval_id} (run {run.run}/{len(case.runs)})"
     testcase = TestCase(name=name, classname=case.file, elapsed_sec=run.duration_seconds, stdout=transcript(run))
     failures = _run_failures(run, case)
@@ -63,7 +63,7 @@ def _testcase(case: r.CaseResult, run: r.RunRecord, *, allow_not_evaluated: bool
     return testcase
 
 
-def _properties(case: r.CaseResult) -> dict[str, str]:
+def _properties(case: CaseResult) -> dict[str, str]:
     props = {}
     for run in case.runs:
         suffix = f"#{run.run}" if len(case.runs) > 1 else ""
@@ -73,7 +73,7 @@ def _properties(case: r.CaseResult) -> dict[str, str]:
     return props
 
 
-def render(doc: r.ResultsDocument) -> str:
+def render(doc: ResultsDocument) -> str:
     allow = doc.run.allow_not_evaluated
     suites: list[TestSuite] = []
     for file in doc.files:
@@ -99,7 +99,7 @@ def render(doc: r.ResultsDocument) -> str:
     return str(to_xml_report_string(suites, prettyprint=True, encoding="utf-8"))
 
 
-def _run_problems(doc: r.ResultsDocument) -> list[TestCase]:
+def _run_problems(doc: ResultsDocument) -> list[TestCase]:
     """The run's own error (a crash, a failed report) and the cases an interrupted run did not finish."""
     problems = []
     if doc.error:

@@ -9,9 +9,9 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from adk_eval_gate import results as r
 from adk_eval_gate.report import markdown as md
 from adk_eval_gate.report import views
+from adk_eval_gate.results import CaseResult, MetricChange, MetricDelta, MetricSummary, ResultsDocument
 
 ICON = {"passed": "✅", "failed": "❌", "error": "💥", "not_evaluated": "⚠️"}
 _VERDICT = {"passed": "passed", "failed": "failed", "error": "could not evaluate everything"}
@@ -103,7 +103,7 @@ class Cut:
         return f"✂️ _Shortened to fit {where}: {'; '.join(parts)}. Everything is in the results artifact._"
 
 
-def verdict_line(doc: r.ResultsDocument, *, gate_id: str | None = None) -> str:
+def verdict_line(doc: ResultsDocument, *, gate_id: str | None = None) -> str:
     totals = doc.totals
     parts = [f"{totals.passed} passed", f"{totals.failed} failed"]
     if totals.error:
@@ -122,7 +122,7 @@ def verdict_line(doc: r.ResultsDocument, *, gate_id: str | None = None) -> str:
     return f"{icon} **ADK eval gate{gate} {_VERDICT[doc.status]}**: {totals.cases} cases, " + ", ".join(parts)
 
 
-def run_problems(doc: r.ResultsDocument) -> str:
+def run_problems(doc: ResultsDocument) -> str:
     """Why the run as a whole is an error: it crashed, a report failed, or it was interrupted (and what is left)."""
     lines = []
     if doc.error:
@@ -140,7 +140,7 @@ def _short(sha: str | None) -> str:
     return md.code(sha[:7]) if sha and re.fullmatch(r"[0-9a-fA-F]{7,64}", sha) else ""
 
 
-def baseline_line(doc: r.ResultsDocument) -> str:
+def baseline_line(doc: ResultsDocument) -> str:
     comparison = doc.comparison
     if comparison is None:
         if doc.run.baseline_note:
@@ -178,14 +178,14 @@ def change_text(delta: float | None, *, kind: str | None = None) -> str:
     return f"{arrow} {sign}{md.score(abs(delta))}"
 
 
-def _threshold(summary: r.MetricSummary | None, delta: r.MetricDelta | None) -> str:
+def _threshold(summary: MetricSummary | None, delta: MetricDelta | None) -> str:
     if summary is not None and summary.threshold is None and summary.thresholds:
         return ", ".join(md.score(t) for t in summary.thresholds)
     value = summary.threshold if summary is not None else (delta.threshold if delta else None)
     return md.score(value)
 
 
-def metric_table(doc: r.ResultsDocument, *, limit: int | None = None, cut: Cut | None = None) -> str:
+def metric_table(doc: ResultsDocument, *, limit: int | None = None, cut: Cut | None = None) -> str:
     summaries = {s.name: s for s in doc.metrics if s.kind != "informational"}
     deltas = {d.name: d for d in doc.comparison.metrics} if doc.comparison else {}
     names = list(summaries) + [name for name in deltas if name not in summaries]
@@ -219,7 +219,7 @@ def metric_table(doc: r.ResultsDocument, *, limit: int | None = None, cut: Cut |
     return md.table(header, rows, align=["---"] + ["--:"] * (len(header) - 1))
 
 
-def _pass_rate(summary: r.MetricSummary | None) -> str:
+def _pass_rate(summary: MetricSummary | None) -> str:
     if summary is None:
         return "–"
     graded = summary.passed + summary.failed
@@ -234,7 +234,7 @@ def _case_label(case_id: str) -> str:
 
 
 def regressions(
-    doc: r.ResultsDocument,
+    doc: ResultsDocument,
     *,
     limit: int | None,
     cut: Cut,
@@ -270,7 +270,7 @@ def regressions(
 _CHANGE_ALIGN = ["---", "---", "--:", "--:", "--:", "---"]
 
 
-def _change_row(change: r.MetricChange) -> str:
+def _change_row(change: MetricChange) -> str:
     cells = [
         _case_label(change.case_id),
         md.code(change.metric, in_table=True),
@@ -288,7 +288,7 @@ def _interval(interval: list[float] | None) -> str:
     return f" [{md.score(interval[0])}, {md.score(interval[1])}]"
 
 
-def case_body(case: r.CaseResult, *, text_limit: int) -> str:
+def case_body(case: CaseResult, *, text_limit: int) -> str:
     lines: list[str] = []
     if case.error:
         lines.append(f"**Error:** {md.inline(case.error, limit=max(text_limit, 200))}")
@@ -317,12 +317,12 @@ def case_body(case: r.CaseResult, *, text_limit: int) -> str:
     return "\n\n".join(lines)
 
 
-def case_summary_line(case: r.CaseResult) -> str:
+def case_summary_line(case: CaseResult) -> str:
     icon = ICON.get(case.status, "❌")
     return f"{icon} {md.summary_text(case.eval_id)} <sub>{md.summary_text(case.file, limit=200)}</sub>"
 
 
-def failing_cases(doc: r.ResultsDocument, *, detail: Detail, cut: Cut, budget: int | None = None) -> str:
+def failing_cases(doc: ResultsDocument, *, detail: Detail, cut: Cut, budget: int | None = None) -> str:
     failing = [c for c in doc.cases if c.status != "passed"]
     if not failing:
         return ""
@@ -338,18 +338,18 @@ def failing_cases(doc: r.ResultsDocument, *, detail: Detail, cut: Cut, budget: i
     return "\n\n".join(parts)
 
 
-def _reason(case: r.CaseResult) -> str:
+def _reason(case: CaseResult) -> str:
     return case.error or "; ".join(views.failure_reason(m) for m in views.failing_metrics(case)) or case.status
 
 
-def links(doc: r.ResultsDocument) -> str:
+def links(doc: ResultsDocument) -> str:
     run_url = doc.run.run_url
     if not run_url or not _RUN_URL.match(run_url):
         return ""
     return f"[Workflow run]({run_url}) · [Artifacts]({run_url}#artifacts)"
 
 
-def footer(doc: r.ResultsDocument) -> str:
+def footer(doc: ResultsDocument) -> str:
     facts = [  # inside <sub> in a paragraph GitHub still renders Markdown: every field is escaped as such
         f"runner {md.inline(doc.run.runner, limit=40)}" if doc.run.runner else None,
         f"{doc.run.num_runs} runs per case" if doc.run.num_runs > 1 else None,

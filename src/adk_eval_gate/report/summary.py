@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import re
 
-from adk_eval_gate import results as r
 from adk_eval_gate.github import limits
 from adk_eval_gate.report import markdown as md
 from adk_eval_gate.report import sections
+from adk_eval_gate.results import ResultsDocument
 
 SUMMARY_LIMIT = limits.STEP_SUMMARY_BYTES
 _MARGIN = 16_384
@@ -36,7 +36,7 @@ def _value(score: float | None) -> str:
     return md.score(score or 0.0)
 
 
-def chart(doc: r.ResultsDocument) -> str:
+def chart(doc: ResultsDocument) -> str:
     """A Mermaid xychart: bars for this run's mean score per metric, a line for the baseline's."""
     heads = {s.name: s.mean for s in doc.metrics if s.kind != "informational"}
     bases = {d.name: d.base_mean for d in doc.comparison.metrics} if doc.comparison else {}
@@ -61,7 +61,7 @@ def chart(doc: r.ResultsDocument) -> str:
     return "\n".join(lines) + "\n\n" + legend
 
 
-def efficiency_table(doc: r.ResultsDocument) -> str:
+def efficiency_table(doc: ResultsDocument) -> str:
     rows = [
         [md.code(s.name, in_table=True), md.score(s.mean, digits=2)]
         for s in doc.metrics
@@ -72,7 +72,7 @@ def efficiency_table(doc: r.ResultsDocument) -> str:
     return md.table(["Efficiency (informational, per turn)", "Mean"], rows, align=["---", "--:"])
 
 
-def judge_stats(doc: r.ResultsDocument) -> str:
+def judge_stats(doc: ResultsDocument) -> str:
     judge = doc.judge
     if judge is None:
         return ""
@@ -83,7 +83,7 @@ def judge_stats(doc: r.ResultsDocument) -> str:
     return "**LLM judge:** " + ", ".join(parts) + "."
 
 
-def _file_errors(doc: r.ResultsDocument) -> str:
+def _file_errors(doc: ResultsDocument) -> str:
     broken = [f for f in doc.files if f.error]
     if not broken:
         return ""
@@ -93,7 +93,7 @@ def _file_errors(doc: r.ResultsDocument) -> str:
     )
 
 
-def _new_and_removed(doc: r.ResultsDocument) -> str:
+def _new_and_removed(doc: ResultsDocument) -> str:
     if doc.comparison is None:
         return ""
     lines = []
@@ -105,7 +105,7 @@ def _new_and_removed(doc: r.ResultsDocument) -> str:
     return "\n\n".join(lines)
 
 
-def _render(doc: r.ResultsDocument, *, detail: sections.Detail, level: int, budget: int) -> str:
+def _render(doc: ResultsDocument, *, detail: sections.Detail, level: int, budget: int) -> str:
     cut = sections.Cut(text_limit=detail.text_limit if level and detail.text_limit else None)
     parts = [
         "## ADK eval results",
@@ -125,7 +125,7 @@ def _render(doc: r.ResultsDocument, *, detail: sections.Detail, level: int, budg
     return "\n\n".join(part for part in parts if part) + "\n"
 
 
-def render(doc: r.ResultsDocument, *, limit: int = SUMMARY_LIMIT) -> str:
+def render(doc: ResultsDocument, *, limit: int = SUMMARY_LIMIT) -> str:
     """The summary, under ``limit`` bytes of UTF-8."""
     return sections.fit(
         LEVELS,

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 import pydantic
 from google.genai import types as genai_types
 
-from adk_eval_gate import results as r
 from adk_eval_gate.evalset import Invocation, content_text, tool_calls
+from adk_eval_gate.results import CaseResult, MetricResult, RunRecord
 
 
 def format_call(call: genai_types.FunctionCall) -> str:
@@ -35,7 +35,7 @@ class TurnView:
     actual_calls: list[str] | None
 
 
-def turns(run: r.RunRecord) -> list[TurnView]:
+def turns(run: RunRecord) -> list[TurnView]:
     views = []
     for number, item in enumerate(run.invocations, start=1):
         expected = _invocation(item.expected_invocation)
@@ -53,18 +53,18 @@ def turns(run: r.RunRecord) -> list[TurnView]:
     return views
 
 
-def failing_metrics(case: r.CaseResult) -> list[r.MetricResult]:
+def failing_metrics(case: CaseResult) -> list[MetricResult]:
     return [m for m in case.metrics if m.status in ("failed", "not_evaluated")]
 
 
-def failure_reason(metric: r.MetricResult) -> str:
+def failure_reason(metric: MetricResult) -> str:
     """``name: score < threshold`` for a failed metric, ``name: not evaluated (why)`` otherwise."""
     if metric.status == "failed" and metric.score is not None and metric.threshold is not None:
         return f"{metric.name}: {metric.score:.4g} < {metric.threshold:.4g}"
     return f"{metric.name}: not evaluated ({metric.reason or 'no score'})"
 
 
-def worst_run(case: r.CaseResult) -> r.RunRecord | None:
+def worst_run(case: CaseResult) -> RunRecord | None:
     """The run to show for a failing case: the first that errored or failed, else the first."""
     for status in ("error", "failed", "not_evaluated"):
         for run in case.runs:

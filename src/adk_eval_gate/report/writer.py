@@ -12,16 +12,16 @@ from collections.abc import Callable
 from pathlib import Path
 
 from adk_eval_gate import __version__
-from adk_eval_gate import results as r
 from adk_eval_gate.console import Console
 from adk_eval_gate.errors import UsageError
 from adk_eval_gate.report import junit, summary
+from adk_eval_gate.results import ResultsDocument, RunInfo
 from adk_eval_gate.settings import Settings
 
-Renderer = Callable[[r.ResultsDocument], str]
+Renderer = Callable[[ResultsDocument], str]
 
 
-def results_json(doc: r.ResultsDocument) -> str:
+def results_json(doc: ResultsDocument) -> str:
     return doc.model_dump_json(indent=2) + "\n"
 
 
@@ -33,15 +33,15 @@ def _write(path: Path, text: str) -> None:
         raise UsageError(f"cannot write {path}: {error.strerror}", hint="check the output paths") from None
 
 
-def with_error(doc: r.ResultsDocument, reason: str) -> r.ResultsDocument:
+def with_error(doc: ResultsDocument, reason: str) -> ResultsDocument:
     """``doc`` as an error of the whole run, with the reason (added to any reason it already has)."""
     error = f"{doc.error}; {reason}" if doc.error else reason
     return doc.model_copy(update={"status": "error", "error": error})
 
 
 def _rendered(
-    doc: r.ResultsDocument, renderers: dict[Path, Renderer]
-) -> tuple[r.ResultsDocument, dict[Path, str], list[str]]:
+    doc: ResultsDocument, renderers: dict[Path, Renderer]
+) -> tuple[ResultsDocument, dict[Path, str], list[str]]:
     texts: dict[Path, str] = {}
     failures: list[str] = []
     for path, render in renderers.items():
@@ -58,20 +58,20 @@ def _rendered(
     return doc, texts, failures
 
 
-def _results_text(doc: r.ResultsDocument) -> str:
+def _results_text(doc: ResultsDocument) -> str:
     try:
         return results_json(doc)
     except Exception as error:
         reason = f"results.json could not be written in full ({type(error).__name__}: {error})"
-        bare = r.ResultsDocument(
-            status="error", error=reason, totals=doc.totals, run=r.RunInfo(tool_version=__version__), cases=[]
+        bare = ResultsDocument(
+            status="error", error=reason, totals=doc.totals, run=RunInfo(tool_version=__version__), cases=[]
         )
         return results_json(bare)
 
 
 def write_reports(
-    doc: r.ResultsDocument, *, settings: Settings, console: Console, source: str | None = None
-) -> r.ResultsDocument:
+    doc: ResultsDocument, *, settings: Settings, console: Console, source: str | None = None
+) -> ResultsDocument:
     """results.json, junit.xml and summary.md; with ``source`` (``report``), only the last two, from it.
 
     Returns the document as written: an error of the whole run if a report could not be rendered.

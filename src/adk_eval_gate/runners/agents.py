@@ -20,6 +20,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Literal
 
+from adk_eval_gate.discover import display_path
 from adk_eval_gate.errors import GateError
 
 _DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
@@ -50,15 +51,8 @@ def is_agent_folder(folder: Path) -> bool:
     )
 
 
-def _display(path: Path, root: Path) -> str:
-    try:
-        return path.resolve().relative_to(root.resolve()).as_posix() or "."
-    except ValueError:
-        return path.as_posix()
-
-
 def folder_ref(folder: Path, root: Path) -> AgentRef:
-    return AgentRef("folder", str(folder.resolve()), _display(folder, root))
+    return AgentRef("folder", str(folder.resolve()), display_path(folder, root))
 
 
 def find_agent(eval_file: Path, *, root: Path) -> AgentRef | None:
