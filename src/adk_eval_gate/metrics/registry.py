@@ -18,7 +18,7 @@ from adk_eval_gate.results import MetricKind
 @dataclass(frozen=True)
 class MetricSpec:
     name: str
-    target: str  # "module:Class" of the evaluator
+    target: str  # "module:Class" of the evaluator, the module in this package (adk_eval_gate.metrics)
     criterion: type[eval_config.BaseCriterion]
     kind: MetricKind
     value_range: tuple[float, float] | None = (0.0, 1.0)
@@ -30,79 +30,70 @@ class MetricSpec:
 
     def evaluator_class(self) -> type[Metric]:
         module_name, _, class_name = self.target.partition(":")
-        cls: type[Metric] = getattr(importlib.import_module(module_name), class_name)
+        cls: type[Metric] = getattr(importlib.import_module(f"{__package__}.{module_name}"), class_name)
         return cls
 
-
-_T = "adk_eval_gate.metrics.trajectory"
-_R = "adk_eval_gate.metrics.rouge"
-_E = "adk_eval_gate.metrics.efficiency"
-_J = "adk_eval_gate.metrics.judge_metrics"
-_RB = "adk_eval_gate.metrics.rubric_metrics"
-_H = "adk_eval_gate.metrics.hallucinations"
-_V = "adk_eval_gate.metrics.vertex_style"
-_U = "adk_eval_gate.metrics.user_simulator_quality"
 
 _SPECS = [
     MetricSpec(
         "tool_trajectory_avg_score",
-        f"{_T}:ToolTrajectoryAvgScore",
+        "trajectory:ToolTrajectoryAvgScore",
         eval_config.ToolTrajectoryCriterion,
         "deterministic",
         description="ADK: tool calls match the expected ones (EXACT/IN_ORDER/ANY_ORDER)",
     ),
     MetricSpec(
         "response_match_score",
-        f"{_R}:ResponseMatchScore",
+        "rouge:ResponseMatchScore",
         eval_config.BaseCriterion,
         "deterministic",
         description="ADK: ROUGE-1 F-measure of the final response against the expected one",
     ),
     MetricSpec(
         "trajectory_exact_match",
-        f"{_T}:TrajectoryExactMatch",
+        "trajectory:TrajectoryExactMatch",
         eval_config.TrajectoryMatchCriterion,
         "deterministic",
         description="Vertex AI: same tool calls in the same order",
     ),
     MetricSpec(
         "trajectory_in_order_match",
-        f"{_T}:TrajectoryInOrderMatch",
+        "trajectory:TrajectoryInOrderMatch",
         eval_config.TrajectoryMatchCriterion,
         "deterministic",
         description="Vertex AI: expected calls appear in order, extras allowed",
     ),
     MetricSpec(
         "trajectory_any_order_match",
-        f"{_T}:TrajectoryAnyOrderMatch",
+        "trajectory:TrajectoryAnyOrderMatch",
         eval_config.TrajectoryMatchCriterion,
         "deterministic",
         description="Vertex AI: expected calls all appear, any order, extras allowed",
     ),
     MetricSpec(
         "trajectory_precision",
-        f"{_T}:TrajectoryPrecision",
+        "trajectory:TrajectoryPrecision",
         eval_config.TrajectoryMatchCriterion,
         "deterministic",
         description="Vertex AI: share of actual calls that were expected",
     ),
     MetricSpec(
         "trajectory_recall",
-        f"{_T}:TrajectoryRecall",
+        "trajectory:TrajectoryRecall",
         eval_config.TrajectoryMatchCriterion,
         "deterministic",
         description="Vertex AI: share of expected calls that were made",
     ),
     MetricSpec(
         "trajectory_single_tool_use",
-        f"{_T}:TrajectorySingleToolUse",
+        "trajectory:TrajectorySingleToolUse",
         eval_config.SingleToolUseCriterion,
         "deterministic",
         description="Vertex AI: the tool named by tool_name was called",
     ),
     MetricSpec(
         "tool_call_count_v1",
-        f"{_E}:ToolCallCount",
+        "efficiency:ToolCallCount",
         eval_config.BaseCriterion,
         "informational",
         None,
@@ -110,7 +101,7 @@ _SPECS = [
     ),
     MetricSpec(
         "inference_call_count_v1",
-        f"{_E}:InferenceCallCount",
+        "efficiency:InferenceCallCount",
         eval_config.BaseCriterion,
         "informational",
         None,
@@ -118,7 +109,7 @@ _SPECS = [
     ),
     MetricSpec(
         "token_usage_v1",
-        f"{_E}:TokenUsage",
+        "efficiency:TokenUsage",
         eval_config.BaseCriterion,
         "informational",
         None,
@@ -126,7 +117,7 @@ _SPECS = [
     ),
     MetricSpec(
         "invocation_duration_v1",
-        f"{_E}:InvocationDuration",
+        "efficiency:InvocationDuration",
         eval_config.BaseCriterion,
         "informational",
         None,
@@ -134,56 +125,56 @@ _SPECS = [
     ),
     MetricSpec(
         "final_response_match_v2",
-        f"{_J}:FinalResponseMatchV2",
+        "judge_metrics:FinalResponseMatchV2",
         eval_config.LlmAsAJudgeCriterion,
         "judge",
         description="ADK: an LLM judge decides whether the final response is correct",
     ),
     MetricSpec(
         "rubric_based_final_response_quality_v1",
-        f"{_RB}:RubricFinalResponseQuality",
+        "rubric_metrics:RubricFinalResponseQuality",
         eval_config.RubricsBasedCriterion,
         "judge",
         description="ADK: rubrics judged on the final response",
     ),
     MetricSpec(
         "rubric_based_tool_use_quality_v1",
-        f"{_RB}:RubricToolUseQuality",
+        "rubric_metrics:RubricToolUseQuality",
         eval_config.RubricsBasedCriterion,
         "judge",
         description="ADK: rubrics judged on the tool calls",
     ),
     MetricSpec(
         "rubric_based_multi_turn_trajectory_quality_v1",
-        f"{_RB}:RubricMultiTurnTrajectoryQuality",
+        "rubric_metrics:RubricMultiTurnTrajectoryQuality",
         eval_config.RubricsBasedCriterion,
         "judge",
         description="ADK: rubrics judged on the whole conversation",
     ),
     MetricSpec(
         "hallucinations_v1",
-        f"{_H}:HallucinationsV1",
+        "hallucinations:HallucinationsV1",
         eval_config.HallucinationsCriterion,
         "judge",
         description="ADK: share of sentences supported by the context",
     ),
     MetricSpec(
         "per_turn_user_simulator_quality_v1",
-        f"{_U}:PerTurnUserSimulatorQuality",
+        "user_simulator_quality:PerTurnUserSimulatorQuality",
         eval_config.LlmBackedUserSimulatorCriterion,
         "judge",
         description="ADK: the simulated user followed the conversation plan",
     ),
     MetricSpec(
         "safety_v1",
-        f"{_V}:SafetyV1",
+        "vertex_style:SafetyV1",
         eval_config.LlmAsAJudgeCriterion,
         "judge",
         description="Vertex-style safety, judged by our Gemini judge",
     ),
     MetricSpec(
         "response_evaluation_score",
-        f"{_V}:ResponseEvaluationScore",
+        "vertex_style:ResponseEvaluationScore",
         eval_config.LlmAsAJudgeCriterion,
         "judge",
         (1.0, 5.0),
@@ -191,21 +182,21 @@ _SPECS = [
     ),
     MetricSpec(
         "multi_turn_task_success_v1",
-        f"{_V}:MultiTurnTaskSuccess",
+        "vertex_style:MultiTurnTaskSuccess",
         eval_config.LlmAsAJudgeCriterion,
         "judge",
         description="Vertex-style multi-turn task success, judged by our Gemini judge",
     ),
     MetricSpec(
         "multi_turn_trajectory_quality_v1",
-        f"{_V}:MultiTurnTrajectoryQuality",
+        "vertex_style:MultiTurnTrajectoryQuality",
         eval_config.LlmAsAJudgeCriterion,
         "judge",
         description="Vertex-style multi-turn trajectory quality, judged by our Gemini judge",
     ),
     MetricSpec(
         "multi_turn_tool_use_quality_v1",
-        f"{_V}:MultiTurnToolUseQuality",
+        "vertex_style:MultiTurnToolUseQuality",
         eval_config.LlmAsAJudgeCriterion,
         "judge",
         description="Vertex-style multi-turn tool use quality, judged by our Gemini judge",
@@ -214,7 +205,7 @@ _SPECS = [
 
 BUILT_IN: dict[str, MetricSpec] = {spec.name: spec for spec in _SPECS}
 EFFICIENCY_METRICS = tuple(spec.name for spec in _SPECS if spec.informational)
-CUSTOM_TARGET = "adk_eval_gate.metrics.custom:CustomMetric"
+CUSTOM_TARGET = "custom:CustomMetric"
 
 
 def custom_spec(name: str, config: eval_config.CustomMetricConfig) -> MetricSpec:
