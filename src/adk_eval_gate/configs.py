@@ -155,65 +155,74 @@ def check_config(
             hint='add at least one metric, e.g. {"criteria": {"tool_trajectory_avg_score": 1.0}}',
         )
     for name in config.criteria:
-        path: list[str | int] = ["criteria", name]
-        line = locate(positions, path)
-        field_name = format_path(path)
-        spec = registry.spec_for(name, config)
-        if spec is None:
-            close = registry.suggest(name, config)
-            raise ConfigError(
-                f"unknown metric {name!r}",
-                file=display,
-                line=line,
-                field=field_name,
-                hint=f"did you mean {close!r}?"
-                if close
-                else "see the README for the metrics supported, or declare it in custom_metrics",
-            )
-        if spec.informational:
-            raise ConfigError(
-                f"{name} is informational and always reported; it takes no threshold",
-                file=display,
-                line=line,
-                field=field_name,
-                hint="remove it from criteria",
-            )
-        criterion = config.criterion(name)
-        threshold = criterion.threshold
-        if not math.isfinite(threshold):
-            raise ConfigError("threshold must be a finite number", file=display, line=line, field=field_name)
-        if spec.value_range and not spec.value_range[0] <= threshold <= spec.value_range[1]:
-            low, high = spec.value_range
-            raise ConfigError(
-                f"threshold {threshold:g} is outside the metric's range [{low:g}, {high:g}]",
-                file=display,
-                line=locate(positions, [*path, "threshold"]) or line,
-                field=field_name,
-                hint=f"use a value between {low:g} and {high:g}",
-            )
-        try:
-            typed = spec.criterion.model_validate(criterion.model_dump())
-        except pydantic.ValidationError as error:
-            raw = data.get("criteria", {}).get(name)
-            if not isinstance(raw, dict):
-                raw = criterion.model_dump()
-            sub_path, message = best_error(error, raw, prefix=path)
-            raise ConfigError(
-                message,
-                file=display,
-                line=locate(positions, sub_path) or line,
-                field=format_path(sub_path),
-                hint=_option_hint(sub_path),
-            ) from None
-        options = [f for f in spec.criterion.model_fields if f != "threshold"]
-        for key in sorted(typed.model_extra or {}):
-            similar = difflib.get_close_matches(key, options, n=1)
-            suggestion = f"; did you mean {similar[0]!r}?" if similar else ""
-            warnings.append(
-                f"{display}:{locate(positions, [*path, key]) or line}: {field_name}.{key} is not an option of "
-                f"{name} and is ignored (as ADK does){suggestion}"
-            )
+        warnings += _check_criterion(config, name, data=data, display=display, positions=positions)
     return warnings
+
+
+def _check_criterion(
+    config: eval_config.EvalConfig, name: str, *, data: dict[str, Any], display: str, positions: JsonPositions
+) -> list[str]:
+    """One criterion: a known metric, a usable threshold, valid options (errors); unknown options (warnings)."""
+    ignored: list[str] = []
+    path: list[str | int] = ["criteria", name]
+    line = locate(positions, path)
+    field_name = format_path(path)
+    spec = registry.spec_for(name, config)
+    if spec is None:
+        close = registry.suggest(name, config)
+        raise ConfigError(
+            f"unknown metric {name!r}",
+            file=display,
+            line=line,
+            field=field_name,
+            hint=f"did you mean {close!r}?"
+            if close
+            else "see the README for the metrics supported, or declare it in custom_metrics",
+        )
+    if spec.informational:
+        raise ConfigError(
+            f"{name} is informational and always reported; it takes no threshold",
+            file=display,
+            line=line,
+            field=field_name,
+            hint="remove it from criteria",
+        )
+    criterion = config.criterion(name)
+    threshold = criterion.threshold
+    if not math.isfinite(threshold):
+        raise ConfigError("threshold must be a finite number", file=display, line=line, field=field_name)
+    if spec.value_range and not spec.value_range[0] <= threshold <= spec.value_range[1]:
+        low, high = spec.value_range
+        raise ConfigError(
+            f"threshold {threshold:g} is outside the metric's range [{low:g}, {high:g}]",
+            file=display,
+            line=locate(positions, [*path, "threshold"]) or line,
+            field=field_name,
+            hint=f"use a value between {low:g} and {high:g}",
+        )
+    try:
+        typed = spec.criterion.model_validate(criterion.model_dump())
+    except pydantic.ValidationError as error:
+        raw = data.get("criteria", {}).get(name)
+        if not isinstance(raw, dict):
+            raw = criterion.model_dump()
+        sub_path, message = best_error(error, raw, prefix=path)
+        raise ConfigError(
+            message,
+            file=display,
+            line=locate(positions, sub_path) or line,
+            field=format_path(sub_path),
+            hint=_option_hint(sub_path),
+        ) from None
+    options = [f for f in spec.criterion.model_fields if f != "threshold"]
+    for key in sorted(typed.model_extra or {}):
+        similar = difflib.get_close_matches(key, options, n=1)
+        suggestion = f"; did you mean {similar[0]!r}?" if similar else ""
+        ignored.append(
+            f"{display}:{locate(positions, [*path, key]) or line}: {field_name}.{key} is not an option of "
+            f"{name} and is ignored (as ADK does){suggestion}"
+        )
+    return ignored
 
 
 def _option_hint(path: list[str | int]) -> str | None:

@@ -19,136 +19,22 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 import itertools
 import multiprocessing
 import os
 import signal
-import sys
 import threading
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from typing import Any
 
-import pydantic
-
-from adk_eval_gate.evalset import Invocation
 from adk_eval_gate.plan import WorkItem
-from adk_eval_gate.runners.base import Inference, contain_exits, describe_escape, settled
+from adk_eval_gate.runners.base import Inference
+from adk_eval_gate.runners.worker_process import RunOne, Setup, decode, fork_available, worker_main
 
 CANCEL_GRACE = 2.0  # seconds a worker's event loop has to answer a cancel before it counts as blocked
 MAX_REPLACEMENTS = 16  # workers started after the first ones (a crash on every case must not fork forever)
-
-RunOne = Callable[[WorkItem], Awaitable[Inference]]
-Setup = Callable[[list[WorkItem]], Awaitable[None]]
-
-_INVOCATIONS = pydantic.TypeAdapter(list[Invocation])
-
-
-def fork_available() -> bool:
-    return "fork" in multiprocessing.get_all_start_methods()
-
-
-def encode(inference: Inference) -> dict[str, Any]:
-    inference = settled(inference)  # pydantic cannot serialize lone surrogates or values nested ~250 deep
-    return {
-        "invocations": _INVOCATIONS.dump_json(inference.invocations, exclude_none=True),
-        "error": inference.error,
-        "session_id": inference.session_id,
-        "duration_seconds": inference.duration_seconds,
-        "retryable": inference.retryable,
-        "retry_after": inference.retry_after,
-        "notes": inference.notes,
-    }
-
-
-def decode(data: dict[str, Any]) -> Inference:
-    return Inference(
-        invocations=_INVOCATIONS.validate_json(data["invocations"]),
-        error=data["error"],
-        session_id=data["session_id"],
-        duration_seconds=data["duration_seconds"],
-        retryable=data["retryable"],
-        retry_after=data["retry_after"],
-        notes=data["notes"],
-    )
-
-
-# ---------------------------------------------------------------------------------------------------------
-# The worker process
-
-
-def _worker_main(
-    conn: Connection, *, others: list[int], output: int, items: list[WorkItem], setup: Setup, run: RunOne
-) -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole process group; the main process decides
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    for fd in others:
-        with contextlib.suppress(OSError):
-            os.close(fd)
-    os.dup2(output, 1)  # everything the agent and its libraries print, down to the C level, goes to the main process
-    os.dup2(output, 2)
-    os.close(output)
-    for name in ("stdout", "stderr"):
-        stream = getattr(sys, f"__{name}__")
-        if stream is not None:
-            with contextlib.suppress(AttributeError, ValueError):
-                stream.reconfigure(line_buffering=True)
-            setattr(sys, name, stream)
-    asyncio.run(_serve(conn, items=items, setup=setup, run=run))
-
-
-async def _serve(conn: Connection, *, items: list[WorkItem], setup: Setup, run: RunOne) -> None:
-    loop = asyncio.get_running_loop()
-    contain_exits(loop)
-    send_lock = threading.Lock()
-    stopped = asyncio.Event()
-    tasks: dict[int, asyncio.Task[None]] = {}
-
-    def send(message: tuple[Any, ...]) -> None:
-        with send_lock:
-            conn.send(message)
-
-    async def run_one(request: int, index: int) -> None:
-        try:
-            inference = await run(items[index])
-        except asyncio.CancelledError:
-            return
-        except BaseException as error:  # a runner bug or a sys.exit() in agent code must not stop the worker
-            inference = Inference(error=describe_escape(error))
-        finally:
-            tasks.pop(request, None)
-        send(("done", request, encode(inference)))
-
-    def on_message(message: tuple[Any, ...]) -> None:
-        if message[0] == "run":
-            tasks[message[1]] = loop.create_task(run_one(message[1], message[2]))
-        elif message[0] == "cancel":
-            if message[1] in tasks:
-                tasks[message[1]].cancel()
-            send(("cancelled", message[1]))  # only a free event loop gets here: the main process waits for it
-        elif message[0] == "stop":
-            stopped.set()
-
-    def read() -> None:
-        while True:
-            try:
-                message = conn.recv()
-            except (EOFError, OSError):
-                message = ("stop",)
-            loop.call_soon_threadsafe(on_message, message)
-            if message[0] == "stop":
-                return
-
-    await setup(items)
-    gc.freeze()  # the imported agents live as long as the worker: keep them out of the collector's sweeps
-    send(("ready",))
-    threading.Thread(target=read, name="adk-eval-gate-worker-reader", daemon=True).start()
-    await stopped.wait()
-    for task in list(tasks.values()):
-        task.cancel()
-
 
 # ---------------------------------------------------------------------------------------------------------
 # The main process's side
@@ -222,7 +108,7 @@ class WorkerPool:
         inherited = [fd for worker in self.workers if worker.alive for fd in (worker.conn.fileno(), worker.output)]
         number = len(self.workers) + 1
         process = context.Process(
-            target=_worker_main,
+            target=worker_main,
             args=(theirs,),
             kwargs={
                 "others": [*inherited, ours.fileno(), output_read],
