@@ -163,7 +163,6 @@ def _check_criterion(
     config: eval_config.EvalConfig, name: str, *, data: dict[str, Any], display: str, positions: JsonPositions
 ) -> list[str]:
     """One criterion: a known metric, a usable threshold, valid options (errors); unknown options (warnings)."""
-    ignored: list[str] = []
     path: list[str | int] = ["criteria", name]
     line = locate(positions, path)
     field_name = format_path(path)
@@ -214,13 +213,27 @@ def _check_criterion(
             field=format_path(sub_path),
             hint=_option_hint(sub_path),
         ) from None
-    options = [f for f in spec.criterion.model_fields if f != "threshold"]
+    return _ignored_options(typed, spec.criterion, name, display=display, line=line, positions=positions)
+
+
+def _ignored_options(
+    typed: eval_config.BaseCriterion,
+    criterion_type: type[eval_config.BaseCriterion],
+    name: str,
+    *,
+    display: str,
+    line: int | None,
+    positions: JsonPositions,
+) -> list[str]:
+    """A warning for each option the metric does not have (ADK ignores them), with the closest real one."""
+    ignored = []
+    options = [f for f in criterion_type.model_fields if f != "threshold"]
     for key in sorted(typed.model_extra or {}):
         similar = difflib.get_close_matches(key, options, n=1)
         suggestion = f"; did you mean {similar[0]!r}?" if similar else ""
         ignored.append(
-            f"{display}:{locate(positions, [*path, key]) or line}: {field_name}.{key} is not an option of "
-            f"{name} and is ignored (as ADK does){suggestion}"
+            f"{display}:{locate(positions, ['criteria', name, key]) or line}: criteria.{name}.{key} is not an "
+            f"option of {name} and is ignored (as ADK does){suggestion}"
         )
     return ignored
 

@@ -1,4 +1,4 @@
-"""Small builders of results.json documents for the renderer and compare tests (statuses follow DESIGN.md)."""
+"""Small builders of results.json documents for the renderer and compare tests (statuses follow aggregate's rules)."""
 
 from __future__ import annotations
 

@@ -7,14 +7,16 @@ import os
 from pathlib import Path
 
 import pytest
+import xmlschema
 
-from adk_eval_gate.report import comment, summary
+from adk_eval_gate.report import comment, junit, summary
 from tests.report.builders import RUN_URL, baseline_info
 from tests.report.safety import problems, render_html
 from tests.report.scenarios import SCENARIOS
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 LINKS = {RUN_URL, f"{RUN_URL}#artifacts", baseline_info().run_url or ""}
+JUNIT_SCHEMA = xmlschema.XMLSchema(str(Path(__file__).resolve().parents[1] / "fixtures" / "junit.xsd"))
 HUGE_SUMMARY_LIMIT = 120_000  # the huge suite's summary golden is cut at this size; the real limit is checked too
 
 
@@ -41,6 +43,14 @@ def test_summary_golden(name: str) -> None:
     check_golden(GOLDEN / "summary" / f"{name}.md", text)
     assert len(text.encode("utf-8")) <= limit
     assert problems(text, allowed_links=LINKS, comments=0) == []
+
+
+@pytest.mark.parametrize("name", sorted(SCENARIOS))
+def test_junit_golden(name: str) -> None:
+    text = junit.render(SCENARIOS[name]())
+    JUNIT_SCHEMA.validate(text)
+    if name != "huge_failing":  # 2.4 MB of the same case 400 times; it is validated, not kept
+        check_golden(GOLDEN / "junit" / f"{name}.xml", text)
 
 
 def test_huge_suite_fits_both_limits_and_says_what_was_cut() -> None:

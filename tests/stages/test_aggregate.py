@@ -1,0 +1,96 @@
+"""aggregate: run records, case and metric results over runs, totals, summaries and the document's status."""
+
+from __future__ import annotations
+
+from google.genai import types as genai_types
+
+from adk_eval_gate import aggregate
+from adk_eval_gate.eval_config import BaseCriterion
+from adk_eval_gate.evalset import EvalCase, Invocation
+from adk_eval_gate.metrics.base import MetricOutcome
+from adk_eval_gate.metrics.registry import BUILT_IN, ConfiguredMetric
+from adk_eval_gate.results import CaseResult, FileResult, MetricStatus, RunInfo
+from adk_eval_gate.runners.base import Inference
+from adk_eval_gate.score import ScoredMetric
+
+RESPONSE = "response_match_score"
+
+
+def _turn(text: str, answer: str) -> Invocation:
+    return Invocation(
+        user_content=genai_types.Content(role="user", parts=[genai_types.Part(text=text)]),
+        final_response=genai_types.Content(role="model", parts=[genai_types.Part(text=answer)]),
+    )
+
+
+CASE = EvalCase(eval_id="paris", conversation=[_turn("weather in Paris?", "sunny")])
+CONFIGURED = ConfiguredMetric(spec=BUILT_IN[RESPONSE], criterion=BaseCriterion(threshold=0.5))
+
+
+def _finished(run: int, score: float | None, *, error: str | None = None) -> aggregate.FinishedRun:
+    if error:
+        return aggregate.FinishedRun(run, Inference(error=error), [])
+    if score is None:
+        status = MetricStatus.NOT_EVALUATED
+    else:
+        status = MetricStatus.PASSED if score >= 0.5 else MetricStatus.FAILED
+    outcome = MetricOutcome(score, status)
+    return aggregate.FinishedRun(
+        run, Inference(invocations=[_turn("weather in Paris?", "sunny")]), [ScoredMetric(CONFIGURED, outcome)]
+    )
+
+
+def _case(*runs: aggregate.FinishedRun) -> CaseResult:
+    return aggregate.case_result(
+        display="a.evalset.json",
+        eval_set_id="set",
+        case=CASE,
+        index=0,
+        line=3,
+        metrics=[CONFIGURED],
+        finished=list(runs),
+    )
+
+
+def test_a_run_records_both_sides_of_each_turn_and_its_status() -> None:
+    record = aggregate.run_record(CASE, _finished(1, 1.0))
+    assert record.status == "passed"
+    turn = record.invocations[0]
+    assert turn.user == "weather in Paris?"
+    expected, actual = turn.expected_invocation(), turn.actual_invocation()
+    assert expected is not None and actual is not None
+    assert expected.final_response == actual.final_response
+
+
+def test_the_case_score_is_the_mean_of_its_runs_and_the_case_passes_on_it() -> None:
+    case = _case(_finished(1, 1.0), _finished(2, 0.2))
+    metric = case.metrics[0]
+    assert metric.run_scores == [1.0, 0.2] and metric.score == 0.6
+    assert metric.status == "passed" and metric.passed_runs == 1
+    assert case.status == "passed" and case.id == "a.evalset.json::paris"
+
+
+def test_an_errored_run_makes_the_case_an_error_and_a_missing_score_makes_it_not_evaluated() -> None:
+    assert _case(_finished(1, 1.0), _finished(2, None, error="boom")).status == "error"
+    assert _case(_finished(1, None)).status == "not_evaluated"
+    assert _case().status == "error"  # a case that never ran
+
+
+def test_the_document_counts_and_decides_once() -> None:
+    cases = [_case(_finished(1, 1.0)), _case(_finished(1, 0.1))]
+    files = [FileResult(path="a.evalset.json", cases=2), FileResult(path="b.test.json", error="broken")]
+    doc = aggregate.document(cases, files, RunInfo(tool_version="x"))
+    assert (doc.totals.cases, doc.totals.passed, doc.totals.failed, doc.totals.file_errors) == (2, 1, 1, 1)
+    assert doc.status == "error"  # a file could not be used
+    assert doc.metrics[0].name == RESPONSE and doc.metrics[0].pass_rate == 0.5
+    only_cases = aggregate.document(cases, files[:1], RunInfo(tool_version="x"))
+    assert only_cases.status == "failed"
+    assert aggregate.document([], [], RunInfo(tool_version="x")).status == "error"  # nothing evaluated
+
+
+def test_not_evaluated_fails_unless_allowed_and_an_interrupted_run_is_an_error() -> None:
+    cases = [_case(_finished(1, None))]
+    assert aggregate.document(cases, [], RunInfo(tool_version="x")).status == "failed"
+    assert aggregate.document(cases, [], RunInfo(tool_version="x", allow_not_evaluated=True)).status == "passed"
+    interrupted = RunInfo(tool_version="x", allow_not_evaluated=True, interrupted=True)
+    assert aggregate.document(cases, [], interrupted).status == "error"

@@ -1,0 +1,40 @@
+"""gate: the verdict decided from a document and its comparison, and the exit code."""
+
+from __future__ import annotations
+
+from adk_eval_gate import gate
+from adk_eval_gate.compare import compare
+from tests.report.builders import baseline_info, case, document, metric
+
+RESPONSE = "response_match_score"
+
+
+def _pair(head_score: float) -> tuple:  # type: ignore[type-arg]
+    base = document([case("paris", [metric(RESPONSE, 0.95)]), case("tokyo", [metric(RESPONSE, 0.9)])])
+    head = document([case("paris", [metric(RESPONSE, head_score)]), case("tokyo", [metric(RESPONSE, 0.9)])])
+    return head, compare(head, base, baseline=baseline_info(), tolerance=0.0)
+
+
+def test_a_regression_above_the_threshold_passes_unless_fail_on_regression() -> None:
+    head, comparison = _pair(0.85)  # lower than the base, still above 0.8
+    assert comparison is not None and comparison.regressions == 1
+    lenient = gate.decided(head, comparison, fail_on_regression=False, tolerance=0.0)
+    strict = gate.decided(head, comparison, fail_on_regression=True, tolerance=0.0)
+    assert (lenient.status, gate.exit_code(lenient)) == ("passed", 0)
+    assert (strict.status, gate.exit_code(strict)) == ("failed", 1)
+    assert strict.run.fail_on_regression and strict.comparison is comparison
+
+
+def test_without_a_baseline_the_note_is_kept_and_the_status_is_the_document_s() -> None:
+    head = document([case("paris", [metric(RESPONSE, 0.5)])])
+    decided = gate.decided(head, None, fail_on_regression=True, tolerance=0.1, note="no baseline yet")
+    assert decided.status == "failed" and decided.run.baseline_note == "no baseline yet"
+    assert decided.run.regression_tolerance == 0.1
+
+
+def test_a_document_with_an_error_stays_an_error_and_file_errors_exit_2() -> None:
+    head, comparison = _pair(0.99)
+    broken = head.model_copy(update={"error": "the run ended without a verdict"})
+    assert gate.decided(broken, comparison, fail_on_regression=False, tolerance=0.0).status == "error"
+    with_file_error = head.model_copy(update={"totals": head.totals.model_copy(update={"file_errors": 1})})
+    assert gate.exit_code(with_file_error) == 2

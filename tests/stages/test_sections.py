@@ -1,0 +1,64 @@
+"""report/sections: the pieces the comment and the summary are made of, each from a results document."""
+
+from __future__ import annotations
+
+import pytest
+
+from adk_eval_gate.report import sections
+from tests.report.scenarios import SCENARIOS
+
+
+def test_the_verdict_line_counts_every_outcome() -> None:
+    assert sections.verdict_line(SCENARIOS["regressions"]()) == (
+        "❌ **ADK eval gate failed**: 4 cases, 3 passed, 1 failed"
+    )
+    assert sections.verdict_line(SCENARIOS["no_baseline"]()).startswith(
+        "💥 **ADK eval gate could not evaluate everything**: 5 cases, 2 passed, 1 failed, 1 error, 1 not evaluated"
+    )
+
+
+def test_the_baseline_line_says_what_was_compared_or_how_to_get_a_comparison() -> None:
+    line = sections.baseline_line(SCENARIOS["regressions"]())
+    assert "**2** regressions, 1 drop within noise, 0 improvements, 1 new case, 1 removed" in line
+    assert "https://github.com/octo/repo/actions/runs/41" in line
+    assert "give `--baseline FILE`" in sections.baseline_line(SCENARIOS["no_baseline"]())
+
+
+def test_the_metric_table_has_one_row_per_metric_with_base_head_and_change() -> None:
+    rows = sections.metric_table(SCENARIOS["regressions"]()).splitlines()
+    assert rows[0] == "| Metric | Threshold | Base | Head | Change | Pass rate |"
+    assert "| `response_match_score` | 0.8 | 0.9 | 0.6 | ▼ −0.3 | 0% (0/1) |" in rows
+    cut = sections.Cut()
+    limited = sections.metric_table(SCENARIOS["regressions"](), limit=1, cut=cut)
+    assert len(limited.splitlines()) == 3 and cut.sentence(where="the limit")
+
+
+def test_regressions_put_significant_drops_first_and_say_which_are_noise() -> None:
+    text = sections.regressions(SCENARIOS["regressions"](), limit=None, cut=sections.Cut())
+    assert text.startswith("### Regressions (3)")
+    significant = text.index("significant [-0.3, -0.3]")
+    assert significant < text.index("within noise [-0.543, 0.276]")
+
+
+def test_a_section_longer_than_its_budget_asks_for_less_detail() -> None:
+    with pytest.raises(sections.TooLong):
+        sections.within(["x" * 50, "y" * 50], budget=60)
+    assert sections.within(["a", "b"], budget=None) == ["a", "b"]
+
+
+def test_fit_takes_the_most_detailed_level_that_fits_and_cuts_the_last_with_a_note() -> None:
+    levels = [sections.Detail(text_limit=t, max_cases=None, max_changes=None) for t in (300, 100, 10)]
+
+    def render(detail: sections.Detail, level: int, budget: int) -> str:
+        return "é" * detail.text_limit
+
+    assert sections.fit(levels, render, target=120, in_bytes=False, note="!") == "é" * 100
+    assert sections.fit(levels, render, target=120, in_bytes=True, note="!") == "é" * 10
+    assert sections.fit(levels, render, target=5, in_bytes=False, note="!") == "éééé!"
+    cut_in_bytes = sections.fit(levels, render, target=6, in_bytes=True, note="!")
+    assert cut_in_bytes == "éé!" and len(cut_in_bytes.encode()) <= 6
+
+
+def test_plural() -> None:
+    assert (sections.plural(1, "case"), sections.plural(3, "case")) == ("1 case", "3 cases")
+    assert sections.plural(2, "analysis", "analyses") == "2 analyses"
