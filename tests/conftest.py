@@ -43,3 +43,25 @@ def repo(tmp_path: Path) -> Path:
     """An empty repository folder (has .git, so config lookup stops here)."""
     (tmp_path / ".git").mkdir()
     return tmp_path
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """With ``ADK_EVAL_GATE_IMPORTED=FILE``, lists the package's modules this test session imported
+    (``bench/fast_tier.py`` checks that the fast tier reaches every module)."""
+    target = os.environ.get("ADK_EVAL_GATE_IMPORTED")
+    if target:
+        imported = sorted(name for name in sys.modules if name == "adk_eval_gate" or name.startswith("adk_eval_gate."))
+        Path(target).write_text("\n".join(imported) + "\n", encoding="utf-8")
+
+
+SLOW_MODULE = "\npytestmark = pytest.mark.slow"
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """With ``-m "not slow"``, modules marked slow as a whole are not even imported (their imports, ADK's
+    evaluators and agents among them, are most of the fast tier's time otherwise)."""
+    if config.option.markexpr.replace(" ", "") != "notslow" or collection_path.suffix != ".py":
+        return None
+    if collection_path.name.startswith("test_") and SLOW_MODULE in collection_path.read_text(encoding="utf-8"):
+        return True
+    return None

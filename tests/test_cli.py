@@ -12,6 +12,8 @@ from adk_eval_gate.cli import main
 from adk_eval_gate.results import CaseResult, FileResult, ResultsDocument, Totals, json_schema
 from tests.conftest import EXAMPLES, REPO, run_cli, write_json
 
+pytestmark = pytest.mark.slow  # the CLI as a real process
+
 GOOD_SET = {
     "eval_set_id": "s",
     "eval_cases": [

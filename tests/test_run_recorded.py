@@ -13,6 +13,8 @@ import xmlschema
 from tests.adk_history import run_adk_eval
 from tests.conftest import EXAMPLES, REPO, run_cli, write_json
 
+pytestmark = pytest.mark.slow  # the CLI end to end, against ADK itself
+
 SCHEMA = json.loads((REPO / "schema" / "results.schema.json").read_text())
 JUNIT = xmlschema.XMLSchema(str(Path(__file__).parent / "fixtures" / "junit.xsd"))
 

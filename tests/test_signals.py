@@ -14,8 +14,9 @@ import pytest
 
 from tests.runners.scripted import turn, write_agent, write_config, write_evalset
 
+pytestmark = pytest.mark.slow  # a subprocess run stopped by signals
 
-@pytest.mark.slow
+
 @pytest.mark.parametrize(("signum", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_a_signal_stops_the_run_and_writes_what_finished(tmp_path: Path, signum: int, code: int) -> None:
     (tmp_path / ".git").mkdir()

@@ -76,6 +76,7 @@ def test_bad_input_fails_with_one_error_naming_it(
     assert not (workspace / "adk-eval-results").exists()
 
 
+@pytest.mark.slow
 def test_as_a_real_process_the_error_is_one_line_without_a_traceback(workspace: Path) -> None:
     result = run_cli(cwd=workspace, env=step_env(workspace, {"paths": "weather_agent", "num-runs": "zero"}))
     assert result.returncode == 2
@@ -83,6 +84,7 @@ def test_as_a_real_process_the_error_is_one_line_without_a_traceback(workspace: 
     assert result.stderr == ""
 
 
+@pytest.mark.slow
 def test_a_command_line_flag_is_named_as_the_flag(workspace: Path) -> None:
     result = run_cli("run", "weather_agent", "--num-runs", "zero", cwd=workspace, env={"GITHUB_ACTIONS": "true"})
     assert result.returncode == 2

@@ -15,6 +15,8 @@ import pytest
 
 from adk_eval_gate import __version__
 
+pytestmark = pytest.mark.slow  # the entrypoint script with real pip installs
+
 REPO = Path(__file__).resolve().parents[2]
 ENTRYPOINT = REPO / "entrypoint.sh"
 

@@ -45,6 +45,7 @@ def test_repeated_5xx_gives_up_with_one_line(fake_github: FakeGitHub) -> None:
     assert len(fake_github.calls("GET", COMMENTS)) == 3
 
 
+@pytest.mark.slow
 def test_a_secondary_rate_limit_is_waited_out(fake_github: FakeGitHub) -> None:
     fake_github.fail("POST", COMMENTS, 403, headers={"Retry-After": "1"}, body=SECONDARY)
     client = client_for(fake_github)
@@ -62,6 +63,7 @@ def test_a_secondary_rate_limit_without_retry_after_waits_a_minute_within_the_ca
         list(client_for(fake_github, max_wait=5).paginate(COMMENTS, IssueComment))
 
 
+@pytest.mark.slow
 def test_the_primary_rate_limit_waits_until_reset(fake_github: FakeGitHub) -> None:
     reset = str(int(time.time()) + 1)
     headers = {"x-ratelimit-remaining": "0", "x-ratelimit-reset": reset, "x-ratelimit-limit": "5000"}

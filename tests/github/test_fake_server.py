@@ -10,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 import requests
 
 from tests.fakes.github_server import FakeGitHub, iter_log
@@ -42,6 +43,7 @@ def test_answers_satisfy_the_description_and_paginate() -> None:
         fake.assert_clean()
 
 
+@pytest.mark.slow
 def test_command_line_mode_serves_logs_and_stops_on_sigterm(tmp_path: Path) -> None:
     port_file, log = tmp_path / "port", tmp_path / "requests.jsonl"
     command = [sys.executable, "-m", "tests.fakes.github_server", "--port-file", str(port_file)]

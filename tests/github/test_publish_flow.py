@@ -107,6 +107,7 @@ def test_a_hostile_artifact_is_refused_and_the_run_goes_on(
     assert len(fake_github.comments_on(7)) == 1
 
 
+@pytest.mark.slow
 def test_a_502_on_the_comment_is_retried(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, fake_github: FakeGitHub, example_results: Path
 ) -> None:

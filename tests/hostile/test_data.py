@@ -27,6 +27,8 @@ from tests.runners.conftest import RunGate
 from tests.runners.fault_server import fault_server
 from tests.runners.scripted import turn, write_agent, write_config, write_evalset
 
+pytestmark = pytest.mark.slow  # hostile data run end to end
+
 
 def _reports_are_utf8(out: Path) -> None:
     for name in ("junit.xml", "summary.md"):  # (run_gate has read results.json already)
@@ -39,7 +41,6 @@ def _hostile_repo(repo: Path, cases: dict[str, list[dict[str, Any]]]) -> None:
     write_evalset(repo / "bot" / "hostile.evalset.json", cases)
 
 
-@pytest.mark.slow
 def test_a_lone_surrogate_in_agent_output_is_replaced(run_gate: RunGate, tmp_repo: Path) -> None:
     _hostile_repo(tmp_repo, {"surrogate": [turn("surrogate", answer="done")]})
     result = run_gate("bot")
@@ -50,7 +51,6 @@ def test_a_lone_surrogate_in_agent_output_is_replaced(run_gate: RunGate, tmp_rep
     assert any("replaced with U+FFFD" in note for note in run["notes"])
 
 
-@pytest.mark.slow
 def test_a_lone_surrogate_in_an_eval_file_is_replaced(run_gate: RunGate, tmp_repo: Path) -> None:
     _hostile_repo(tmp_repo, {})
     path = tmp_repo / "bot" / "hostile.evalset.json"
@@ -62,7 +62,6 @@ def test_a_lone_surrogate_in_an_eval_file_is_replaced(run_gate: RunGate, tmp_rep
     _reports_are_utf8(tmp_repo / "out")
 
 
-@pytest.mark.slow
 def test_a_lone_surrogate_from_the_http_runner_is_replaced(run_gate: RunGate, tmp_repo: Path) -> None:
     expected = turn(
         "surrogate", answer="ok: broken \ufffd text", tools=[{"name": "lookup", "args": {"q": "broken \ufffd text"}}]
@@ -74,7 +73,6 @@ def test_a_lone_surrogate_from_the_http_runner_is_replaced(run_gate: RunGate, tm
     _reports_are_utf8(tmp_repo / "out")
 
 
-@pytest.mark.slow
 def test_arguments_nested_300_deep_in_agent_output_are_cut_with_a_note(run_gate: RunGate, tmp_repo: Path) -> None:
     _hostile_repo(tmp_repo, {"deep": [turn("deep 300", answer="done")]})
     result = run_gate("bot")
@@ -92,7 +90,6 @@ def _nested(depth: int) -> Any:
     return value
 
 
-@pytest.mark.slow
 def test_an_eval_file_nested_900_deep_is_an_error_entry_and_the_others_run(run_gate: RunGate, tmp_repo: Path) -> None:
     _hostile_repo(tmp_repo, {"fine": [turn("hello", answer="echo: hello")]})
     deep = turn("hello", answer="echo: hello", tools=[{"name": "t", "args": _nested(900)}])

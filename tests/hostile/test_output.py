@@ -30,6 +30,8 @@ from tests.report.safety import problems
 from tests.runners.fault_server import SSE_ERROR, fault_server
 from tests.runners.scripted import turn, write_agent, write_config, write_evalset
 
+pytestmark = pytest.mark.slow  # hostile agents run end to end
+
 INJECTION = "\n::stop-commands::x\n::error::y"
 OUR_COMMANDS = re.compile(r"^::(add-mask|group|endgroup|error|warning|notice)( [^:]*)?::")
 
@@ -94,7 +96,6 @@ def _cli(repo: Path, *args: str, env: dict[str, str]) -> subprocess.CompletedPro
     )
 
 
-@pytest.mark.slow
 def test_hostile_ids_file_names_and_agent_prints_start_no_command(tmp_path: Path) -> None:
     repo = _hostile_names_repo(tmp_path)
     env = _actions_env(repo)
@@ -110,7 +111,6 @@ def test_hostile_ids_file_names_and_agent_prints_start_no_command(tmp_path: Path
         assert _commands_we_did_not_write(result.stdout + result.stderr) == [], result.stdout + result.stderr
 
 
-@pytest.mark.slow
 def test_an_sse_error_starts_no_command(tmp_path: Path) -> None:
     (tmp_path / ".git").mkdir()
     write_evalset(tmp_path / "http.evalset.json", {"c": [turn("sse-error")]})
@@ -149,7 +149,6 @@ def _all_reports(work: Path, fake: FakeGitHub) -> str:
     return "\n".join(texts)
 
 
-@pytest.mark.slow
 def test_a_secret_echoed_by_the_agent_server_reaches_no_report(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, fake_github: FakeGitHub
 ) -> None:
@@ -167,7 +166,6 @@ def test_a_secret_echoed_by_the_agent_server_reaches_no_report(
     assert secret not in reports and secret not in _unmasked(step.stdout)
 
 
-@pytest.mark.slow
 def test_an_api_key_in_an_agent_exception_reaches_no_report(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, fake_github: FakeGitHub
 ) -> None:
@@ -238,7 +236,6 @@ def test_a_results_file_cannot_point_the_baseline_link_elsewhere(example_results
     assert dropped.comparison is not None and dropped.comparison.baseline.run_url is None
 
 
-@pytest.mark.slow
 def test_the_entrypoint_refuses_a_multi_line_requirements_input(tmp_path: Path) -> None:
     env = {**_actions_env(tmp_path), "INPUT_REQUIREMENTS": "requirements.txt" + INJECTION}
     result = subprocess.run(

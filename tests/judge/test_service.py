@@ -53,6 +53,7 @@ def test_answer_tokens_model_key_and_config(gemini: FakeGemini) -> None:
     assert (counters.input_tokens, counters.output_tokens) == (120, 7)
 
 
+@pytest.mark.slow
 def test_429_then_success_waits_as_told(gemini: FakeGemini) -> None:
     gemini.enqueue(Reply.error(429, retry_after="0.4"), Reply.error(503, retry_after="0"), "fine")
     service = judge_service()
@@ -112,6 +113,7 @@ def test_a_bad_key_is_not_retried(gemini: FakeGemini) -> None:
     assert "wrong-key-0000" not in str(service.counters)
 
 
+@pytest.mark.slow
 def test_a_hanging_judge_times_out_and_is_retried(gemini: FakeGemini) -> None:
     gemini.script = lambda request: Reply(text="late", delay=HANG)
     service = judge_service(timeout=0.5, retry=_fast(attempts=2))
@@ -122,6 +124,7 @@ def test_a_hanging_judge_times_out_and_is_retried(gemini: FakeGemini) -> None:
     assert gemini.count == 2
 
 
+@pytest.mark.slow
 def test_slow_answers_are_awaited_in_parallel(gemini: FakeGemini) -> None:
     gemini.script = lambda request: Reply(text=f"answer to {request.prompt}", delay=0.4)
     service = judge_service(parallelism=8, timeout=5)
@@ -136,6 +139,7 @@ def test_slow_answers_are_awaited_in_parallel(gemini: FakeGemini) -> None:
     assert gemini.max_in_flight >= 6
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("parallelism", [1, 4])
 def test_the_server_never_sees_more_than_the_limit(gemini: FakeGemini, parallelism: int) -> None:
     gemini.script = lambda request: Reply(text="ok", delay=0.05)
@@ -149,6 +153,7 @@ def test_the_server_never_sees_more_than_the_limit(gemini: FakeGemini, paralleli
     assert service.limiter.max_in_flight == parallelism
 
 
+@pytest.mark.slow
 def test_a_429_pauses_every_caller(gemini: FakeGemini) -> None:
     def script(request: object) -> Reply | str:
         return Reply.error(429, retry_after="0.5") if gemini.count == 1 else "ok"
@@ -187,6 +192,7 @@ def test_a_judge_that_keeps_failing_is_not_asked_again(gemini: FakeGemini) -> No
     assert service.counters.failed == 5
 
 
+@pytest.mark.slow
 def test_429s_get_more_tries_than_outages(gemini: FakeGemini) -> None:
     retry = JudgeRetry(_fast(attempts=2).backoff, rate_limited_attempts=4)
     gemini.enqueue(*[Reply.error(429, retry_after="0")] * 3, "through")

@@ -30,6 +30,8 @@ from adk_eval_gate.metrics.rouge import ResponseMatchScore, rouge1_fmeasure
 from adk_eval_gate.metrics.trajectory import ToolTrajectoryAvgScore
 from tests.metrics import adk_helpers, strategies
 
+pytestmark = pytest.mark.slow  # every metric against ADK's own evaluators
+
 STATUS = {1: "passed", 2: "failed", 3: "not_evaluated", 4: "informational"}
 
 

@@ -124,6 +124,7 @@ def test_a_judge_failing_for_good_makes_the_metric_not_evaluated(gemini: FakeGem
     assert scores(outcome) == [(None, NE), (None, NE)]
 
 
+@pytest.mark.slow
 def test_slow_answers_are_waited_for_and_sampled_in_parallel(gemini: FakeGemini) -> None:
     gemini.script = lambda request: Reply(text=v2_answer("valid"), delay=0.3)
     run = run_of([invocation("q", "x")], [invocation("q", "x")])
@@ -134,6 +135,7 @@ def test_slow_answers_are_waited_for_and_sampled_in_parallel(gemini: FakeGemini)
     assert gemini.max_in_flight == 4
 
 
+@pytest.mark.slow
 def test_parallelism_limit_one_asks_one_sample_at_a_time(gemini: FakeGemini) -> None:
     gemini.script = lambda request: Reply(text=v2_answer("valid"), delay=0.05)
     actual, expected = two_turns()
@@ -142,6 +144,7 @@ def test_parallelism_limit_one_asks_one_sample_at_a_time(gemini: FakeGemini) -> 
     assert gemini.count == 6
 
 
+@pytest.mark.slow
 def test_a_hanging_judge_is_not_evaluated_after_its_timeout(gemini: FakeGemini) -> None:
     gemini.script = lambda request: Reply(text=v2_answer("valid"), delay=HANG)
     run = run_of([invocation("q", "x")], [invocation("q", "x")])

@@ -14,6 +14,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from google.adk.evaluation import eval_metrics as adk_metrics
 from google.adk.evaluation.eval_rubrics import Rubric as AdkRubric
 from google.adk.evaluation.final_response_match_v2 import FinalResponseMatchV2Evaluator
@@ -61,6 +62,7 @@ from tests.judge.helpers import (
     v2_answer,
 )
 
+pytestmark = pytest.mark.slow  # judge metrics against ADK's own evaluators and a fake Gemini server
 __all__ = ["gemini"]
 STATUS = {1: "passed", 2: "failed", 3: "not_evaluated", 4: "informational"}
 FIXTURE_SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

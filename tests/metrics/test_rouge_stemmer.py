@@ -6,6 +6,9 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
+pytestmark = pytest.mark.slow  # NLTK's stemmer over a large word list
 WORDS = (
     "skies dying lying generously running runs ran runner caresses ponies ties caress cats feed agreed "
     "plastered bled motoring sing conflated troubled sized hopping tanned falling hissing fizzed failing "

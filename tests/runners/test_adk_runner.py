@@ -10,6 +10,8 @@ import pytest
 from tests.runners.conftest import RunGate
 from tests.runners.scripted import turn, write_agent, write_config, write_evalset
 
+pytestmark = pytest.mark.slow  # real ADK agents, worker processes
+
 REPO = Path(__file__).resolve().parents[2]
 
 

@@ -10,6 +10,8 @@ import pytest
 from tests.runners.conftest import RunGate
 from tests.runners.fake_gemini_tools import fake_gemini
 
+pytestmark = pytest.mark.slow  # a real agent against the fake Gemini server
+
 REPO = Path(__file__).resolve().parents[2]
 
 

@@ -24,6 +24,8 @@ from tests.runners.conftest import RunGate
 from tests.runners.fault_server import fault_server
 from tests.runners.scripted import turn, write_agent, write_config, write_evalset
 
+pytestmark = pytest.mark.slow  # a real `adk api_server` and local agent servers
+
 REPO = Path(__file__).resolve().parents[2]
 FAST = Backoff(attempts=3, initial=0.01, maximum=0.01)
 

@@ -20,6 +20,8 @@ import pytest
 
 from tests.runners.conftest import RunGate
 
+pytestmark = pytest.mark.slow  # real `adk eval` and AgentEvaluator runs
+
 REPO = Path(__file__).resolve().parents[2]
 EXACT = ("tool_trajectory_avg_score", "response_match_score", "tool_call_count_v1", "inference_call_count_v1",
          "token_usage_v1")  # fmt: skip
@@ -92,7 +94,6 @@ def _compare(ours: dict[str, Any], theirs: dict[str, float | None], where: str) 
     assert ours[DURATION] is not None and theirs[DURATION] is not None, where
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize(("agent", "evalset"), [("weather_agent", "weather"), ("helpdesk_agent", "helpdesk")])
 def test_eval_sets_score_like_adk_eval(agent: str, evalset: str, tmp_repo: Path, run_gate: RunGate) -> None:
     shutil.copytree(REPO / "examples" / agent, tmp_repo / agent)
@@ -104,7 +105,6 @@ def test_eval_sets_score_like_adk_eval(agent: str, evalset: str, tmp_repo: Path,
         _compare(ours.scores(eval_id), adk_scores, f"{agent}/{eval_id}")
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("agent", ["weather_agent", "helpdesk_agent"])
 def test_legacy_files_score_like_agent_evaluator(agent: str, tmp_repo: Path, run_gate: RunGate) -> None:
     shutil.copytree(REPO / "examples" / agent, tmp_repo / agent)

@@ -1,0 +1,38 @@
+"""validate: every eval file and config checked in-process, nothing run; exit 2 naming the broken file."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+from adk_eval_gate.console import Console
+from adk_eval_gate.settings import build_settings
+from adk_eval_gate.validate import validate
+from tests.conftest import EXAMPLES
+
+
+def _validate(paths: list[str]) -> tuple[int, str]:
+    out = io.StringIO()
+    code = validate(build_settings("validate", {"paths": paths}, env={}), Console(in_actions=False, stream=out))
+    return code, out.getvalue()
+
+
+def test_the_examples_are_valid() -> None:
+    code, text = _validate([str(EXAMPLES / "weather_agent")])
+    assert code == 0
+    assert "weather.evalset.json: 3 cases (evalset), criteria from" in text
+    assert "legacy/weather_legacy.test.json: 1 cases (legacy_query_list)" in text
+    assert text.rstrip().endswith("all 2 files are valid")
+
+
+def test_a_broken_file_is_named_and_the_others_are_still_checked(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "test_config.json").write_text(json.dumps({"criteria": {"response_match_score": 0.5}}))
+    (tmp_path / "bad.evalset.json").write_text('{"eval_set_id": "x", "eval_cases": [')
+    good = {"eval_set_id": "good", "eval_cases": [{"eval_id": "a", "conversation": []}]}
+    (tmp_path / "good.evalset.json").write_text(json.dumps(good))
+    code, text = _validate([str(tmp_path)])
+    assert code == 2
+    assert "bad.evalset.json" in text and "1 of 2 files have problems" in text
+    assert "ok   " in text and "good.evalset.json" in text
