@@ -76,7 +76,8 @@ def test_scores_equal_adks_and_reports_are_valid(workspace: Path, history: Path)
             assert metric["score"] == pytest.approx(sum(expected) / len(expected), abs=1e-12)
     junit = (workspace / "adk-eval-results" / "junit.xml").read_text()
     JUNIT.validate(junit)
-    assert junit.count("<testcase ") == 6
+    assert junit.count("<testcase ") == 3  # one per case, its runs inside
+    assert 'file="weather_agent/weather.evalset.json" line="' in junit
     assert 'message="tool_trajectory_avg_score: 0 &lt; 1"' in junit
     summary = (workspace / "adk-eval-results" / "summary.md").read_text()
     assert "ADK eval gate failed" in summary and "wrong\\_city\\_on\\_purpose" not in summary

@@ -69,6 +69,34 @@ def invocation(
     return InvocationRecord(user=user, expected=side(expected, expected_calls), actual=side(actual, actual_calls))
 
 
+def _run_metric(m: MetricResult, number: int) -> RunMetric:
+    score = m.run_scores[number - 1] if number - 1 < len(m.run_scores) else None
+    if m.status == "informational":
+        status = m.status
+    elif score is None:
+        status = MetricStatus.NOT_EVALUATED
+    else:
+        status = MetricStatus.PASSED if m.threshold is not None and score >= m.threshold else MetricStatus.FAILED
+    return RunMetric(name=m.name, score=score, status=status)
+
+
+def _run(
+    number: int, metrics: list[MetricResult], *, status: CaseStatus, error: str | None, turns: list[InvocationRecord]
+) -> RunRecord:
+    """One run: its metrics' statuses from its own scores, its status from them (the case's when it errored)."""
+    run_metrics = [_run_metric(m, number) for m in metrics]
+    statuses = {m.status for m in run_metrics}
+    if error:
+        run_status: CaseStatus = "error"
+    elif "failed" in statuses:
+        run_status = "failed"
+    elif "not_evaluated" in statuses:
+        run_status = "not_evaluated"
+    else:
+        run_status = status if not run_metrics else "passed"
+    return RunRecord(run=number, status=run_status, error=error, invocations=turns, metrics=run_metrics)
+
+
 def case(
     eval_id: str,
     metrics: list[MetricResult],
@@ -93,23 +121,7 @@ def case(
             actual_calls=[{"name": "get_weather", "args": {"city": eval_id}}] if status == "passed" else [],
         )
     ]
-    runs = [
-        RunRecord(
-            run=number,
-            status=status,
-            error=error,
-            invocations=turns,
-            metrics=[
-                RunMetric(
-                    name=m.name,
-                    score=m.run_scores[number - 1] if number - 1 < len(m.run_scores) else None,
-                    status=m.status,
-                )
-                for m in metrics
-            ],
-        )
-        for number in range(1, runs_count + 1)
-    ]
+    runs = [_run(number, metrics, status=status, error=error, turns=turns) for number in range(1, runs_count + 1)]
     return CaseResult(
         id=f"{file}::{eval_id}",
         file=file,

@@ -1,29 +1,30 @@
-"""JUnit XML: one ``testsuite`` per eval file, one ``testcase`` per eval case and run.
+"""JUnit XML: one ``testsuite`` per eval file, one ``testcase`` per eval case whose outcome is the gate's verdict
+for that case (a case that passes on its mean over ``--num-runs`` passes here too, and says in ``system-out``
+which runs failed).
 
-A failing run has a ``failure`` whose message lists each failing metric as ``name: score < threshold``; the
-scores are ``properties`` of the suite (the common JUnit schema has no per-testcase properties) and the
-expected-versus-actual tool calls and answers are in ``system-out``. Read by dorny/test-reporter and
-EnricoMi/publish-unit-test-result-action.
+Each testcase carries ``file`` and ``line`` (the eval file and the line of its ``eval_id``), so readers that
+annotate (mikepenz/action-junit-report, dorny/test-reporter) point at the case; times have at most three
+decimals; nothing outside the common JUnit structure (no ``disabled``). The per-run scores are the suite's
+``properties`` and the testcase's ``system-out``, with the transcript of the run that shows what went wrong.
+Read by EnricoMi/publish-unit-test-result-action, dorny/test-reporter and mikepenz/action-junit-report.
 """
 
 from __future__ import annotations
 
-from junit_xml import TestCase, TestSuite, to_xml_report_string
+import re
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
 
 from adk_eval_gate.report import views
-from adk_eval_gate.results import CaseResult, ResultsDocument, RunRecord
+from adk_eval_gate.results import CaseResult, FileResult, ResultsDocument, RunRecord
+
+RUN_SUITE = "adk-eval-gate"
 
 
-def _run_failures(run: RunRecord, case: CaseResult) -> list[str]:
-    thresholds = {m.name: m.threshold for m in case.metrics}
-    lines = []
-    for metric in run.metrics:
-        threshold = thresholds.get(metric.name)
-        if metric.status == "failed" and metric.score is not None and threshold is not None:
-            lines.append(f"{metric.name}: {metric.score:.4g} < {threshold:.4g}")
-        elif metric.status == "not_evaluated":
-            lines.append(f"{metric.name}: not evaluated ({metric.reason or 'no score'})")
-    return lines
+def seconds(value: float | None) -> str:
+    """A JUnit time: seconds with at most three decimals, never float noise."""
+    return f"{max(value or 0.0, 0.0):.3f}"
 
 
 def transcript(run: RunRecord) -> str:
@@ -46,68 +47,185 @@ def transcript(run: RunRecord) -> str:
     return "\n".join(lines)
 
 
-def _testcase(case: CaseResult, run: RunRecord, *, allow_not_evaluated: bool) -> TestCase:
-    name = case.eval_id if len(case.runs) <= 1 else f"{case.eval_id} (run {run.run}/{len(case.runs)})"
-    testcase = TestCase(name=name, classname=case.file, elapsed_sec=run.duration_seconds, stdout=transcript(run))
-    failures = _run_failures(run, case)
-    if run.status == "error":
-        testcase.add_error_info(message=run.error or "error", error_type="error")
-    elif run.status == "failed":
-        testcase.add_failure_info(message="; ".join(failures), output="\n".join(failures), failure_type="failure")
-    elif run.status == "not_evaluated":
+def case_name(case: CaseResult) -> str:
+    """The eval id; a legacy case whose id is its file's path gets the file's stem and its turn count."""
+    if case.eval_id != case.file:
+        return case.eval_id
+    turns = max((len(run.invocations) for run in case.runs), default=0)
+    return f"{PurePosixPath(case.file).name.split('.')[0]} ({turns} turn{'s' if turns != 1 else ''})"
+
+
+def _case_failures(case: CaseResult) -> list[str]:
+    return [views.failure_reason(metric) for metric in views.failing_metrics(case)]
+
+
+def _runs_text(case: CaseResult) -> str:
+    """One line per run (status and scores), then the transcript of the run to look at."""
+    lines = []
+    if len(case.runs) > 1:
+        failed = [run for run in case.runs if run.status != "passed"]
+        if failed and case.status == "passed":
+            lines.append(
+                f"passed on the mean over {len(case.runs)} runs; {len(failed)} of them did not pass: "
+                + ", ".join(f"run {run.run} ({run.status})" for run in failed)
+            )
+        for run in case.runs:
+            scores = ", ".join(f"{m.name}={'n/a' if m.score is None else f'{m.score:.4g}'}" for m in run.metrics)
+            lines.append(f"run {run.run}: {run.status}" + (f" ({run.error})" if run.error else f"; {scores}"))
+    shown = views.worst_run(case)
+    if shown is not None:
+        if len(case.runs) > 1:
+            lines.append(f"=== run {shown.run}")
+        lines.append(transcript(shown))
+    return "\n".join(line for line in lines if line)
+
+
+@dataclass
+class _Counts:
+    tests: int = 0
+    failures: int = 0
+    errors: int = 0
+    skipped: int = 0
+    time: float = 0.0
+
+    def add(self, outcome: str | None, elapsed: float) -> None:
+        self.tests += 1
+        self.time += elapsed
+        if outcome == "failure":
+            self.failures += 1
+        elif outcome == "error":
+            self.errors += 1
+        elif outcome == "skipped":
+            self.skipped += 1
+
+    def attributes(self, *, with_skipped: bool = True) -> dict[str, str]:
+        counts = {"tests": self.tests, "failures": self.failures, "errors": self.errors}
+        if with_skipped:  # a testsuite has it; the testsuites root does not, in the common schema
+            counts["skipped"] = self.skipped
+        return {**{name: str(value) for name, value in counts.items()}, "time": seconds(self.time)}
+
+
+@dataclass
+class _Suite:
+    name: str
+    file: str | None = None
+    counts: _Counts = field(default_factory=_Counts)
+    cases: list[ET.Element] = field(default_factory=list)
+    properties: dict[str, str] = field(default_factory=dict)
+
+    def testcase(
+        self, name: str, *, classname: str, elapsed: float, file: str | None = None, line: int | None = None
+    ) -> ET.Element:
+        element = ET.Element("testcase", {"name": name, "classname": classname, "time": seconds(elapsed)})
+        if file:
+            element.set("file", file)
+        if line:
+            element.set("line", str(line))
+        self.cases.append(element)
+        return element
+
+    def outcome(
+        self, testcase: ET.Element, kind: str | None, message: str = "", *, text: str = "", type_name: str = ""
+    ) -> None:
+        """``kind``: failure, error, skipped, or None (passed)."""
+        if kind == "skipped":
+            ET.SubElement(testcase, kind, {"message": message})
+        elif kind is not None:
+            ET.SubElement(testcase, kind, {"type": type_name or kind, "message": message}).text = text or message
+        self.counts.add(kind, float(testcase.get("time", "0")))
+
+    def element(self) -> ET.Element:
+        attributes = {"name": self.name, **self.counts.attributes()}
+        if self.file:
+            attributes["file"] = self.file
+        suite = ET.Element("testsuite", attributes)
+        if self.properties:
+            properties = ET.SubElement(suite, "properties")
+            for name, value in self.properties.items():
+                ET.SubElement(properties, "property", {"name": name, "value": value})
+        suite.extend(self.cases)
+        return suite
+
+
+def _add_case(suite: _Suite, case: CaseResult, *, allow_not_evaluated: bool) -> None:
+    elapsed = sum(run.duration_seconds or 0.0 for run in case.runs)
+    testcase = suite.testcase(case_name(case), classname=case.file, elapsed=elapsed, file=case.file, line=case.line)
+    failures = _case_failures(case)
+    if case.status == "error":
+        error = case.error or next((run.error for run in case.runs if run.error), None) or "error"
+        suite.outcome(testcase, "error", error)
+    elif case.status == "failed":
+        suite.outcome(testcase, "failure", "; ".join(failures), text="\n".join(failures))
+    elif case.status == "not_evaluated":
         message = "; ".join(failures) or "no thresholded metric could be evaluated"
         if allow_not_evaluated:
-            testcase.add_skipped_info(message=message)
+            suite.outcome(testcase, "skipped", message)
         else:
-            testcase.add_failure_info(message=message, output=message, failure_type="not_evaluated")
-    return testcase
-
-
-def _properties(case: CaseResult) -> dict[str, str]:
-    props = {}
+            suite.outcome(testcase, "failure", message, text="\n".join(failures), type_name="not_evaluated")
+    else:
+        suite.outcome(testcase, None)
+    output = _runs_text(case)
+    if output:
+        ET.SubElement(testcase, "system-out").text = output
     for run in case.runs:
         suffix = f"#{run.run}" if len(case.runs) > 1 else ""
         for metric in run.metrics:
             score = "n/a" if metric.score is None else f"{metric.score:.6g}"
-            props[f"{case.eval_id}{suffix}.{metric.name}"] = f"{score} ({metric.status})"
-    return props
+            suite.properties[f"{case.eval_id}{suffix}.{metric.name}"] = f"{score} ({metric.status})"
+
+
+def _file_suite(file: FileResult, cases: list[CaseResult], *, allow_not_evaluated: bool) -> _Suite:
+    suite = _Suite(file.path, file=file.path)
+    if file.error:
+        broken = suite.testcase(
+            PurePosixPath(file.path).name, classname=file.path, elapsed=0.0, file=file.path, line=file.line
+        )
+        suite.outcome(broken, "error", file.error, type_name="configuration")
+    for case in cases:
+        _add_case(suite, case, allow_not_evaluated=allow_not_evaluated)
+    return suite
+
+
+def _run_suite(doc: ResultsDocument) -> _Suite | None:
+    """The run's own error (a crash, a failed report) and the cases an interrupted run did not finish."""
+    suite = _Suite(RUN_SUITE)
+    if doc.error:
+        suite.outcome(suite.testcase("(run)", classname=RUN_SUITE, elapsed=0.0), "error", doc.error)
+    for case_id in doc.run.unfinished:
+        unfinished = suite.testcase(case_id, classname=f"{RUN_SUITE}.unfinished", elapsed=0.0)
+        suite.outcome(unfinished, "error", "the run was interrupted before this case finished")
+    return suite if suite.cases else None
+
+
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def _clean(root: ET.Element) -> None:
+    """Characters XML 1.0 cannot hold (control characters from an agent's output) become U+FFFD."""
+    for element in root.iter():
+        if element.text:
+            element.text = _NOT_XML.sub("\ufffd", element.text)
+        for name, value in element.attrib.items():
+            element.set(name, _NOT_XML.sub("\ufffd", value))
 
 
 def render(doc: ResultsDocument) -> str:
     allow = doc.run.allow_not_evaluated
-    suites: list[TestSuite] = []
-    for file in doc.files:
-        cases = [c for c in doc.cases if c.file == file.path]
-        testcases = []
-        properties: dict[str, str] = {}
-        if file.error:
-            broken = TestCase(name="(load)", classname=file.path)
-            broken.add_error_info(message=file.error, error_type="configuration")
-            testcases.append(broken)
-        for case in cases:
-            if not case.runs:
-                missing = TestCase(name=case.eval_id, classname=case.file)
-                missing.add_error_info(message=case.error or "did not run", error_type="error")
-                testcases.append(missing)
-            testcases.extend(_testcase(case, run, allow_not_evaluated=allow) for run in case.runs)
-            properties.update(_properties(case))
-        if testcases:
-            suites.append(TestSuite(name=file.path, test_cases=testcases, properties=properties or None))
-    run_level = _run_problems(doc)
-    if run_level:
-        suites.append(TestSuite(name="adk-eval-gate", test_cases=run_level))
-    return str(to_xml_report_string(suites, prettyprint=True, encoding="utf-8"))
-
-
-def _run_problems(doc: ResultsDocument) -> list[TestCase]:
-    """The run's own error (a crash, a failed report) and the cases an interrupted run did not finish."""
-    problems = []
-    if doc.error:
-        crashed = TestCase(name="(run)", classname="adk-eval-gate", elapsed_sec=0.0)
-        crashed.add_error_info(message=doc.error, error_type="error")
-        problems.append(crashed)
-    for case_id in doc.run.unfinished:
-        unfinished = TestCase(name=case_id, classname="adk-eval-gate.unfinished", elapsed_sec=0.0)
-        unfinished.add_error_info(message="the run was interrupted before this case finished", error_type="error")
-        problems.append(unfinished)
-    return problems
+    suites = [
+        _file_suite(file, [c for c in doc.cases if c.file == file.path], allow_not_evaluated=allow)
+        for file in doc.files
+    ]
+    suites = [suite for suite in suites if suite.cases]
+    run_suite = _run_suite(doc)
+    if run_suite is not None:
+        suites.append(run_suite)
+    total = _Counts()
+    for suite in suites:
+        for name in ("tests", "failures", "errors", "skipped"):
+            setattr(total, name, getattr(total, name) + getattr(suite.counts, name))
+        total.time += suite.counts.time
+    root = ET.Element("testsuites", {"name": RUN_SUITE, **total.attributes(with_skipped=False)})
+    root.extend(suite.element() for suite in suites)
+    _clean(root)
+    ET.indent(root, space="\t")
+    return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
