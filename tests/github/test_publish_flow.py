@@ -124,3 +124,17 @@ def test_without_a_token_nothing_is_posted_and_a_warning_says_why(
     assert step.code == 1
     assert "::warning::no GitHub token: the pull-request comment was not posted" in step.stdout
     assert "no GitHub token to look up the base branch's results" in (tmp_path / "out" / "summary.md").read_text()
+
+
+@pytest.mark.slow
+def test_two_identical_adk_runs_with_on_change_make_one_comment_request(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, fake_github: FakeGitHub
+) -> None:
+    """Durations, token counts and other informational figures differ between the two runs; the digest does not."""
+    args = ["run", EXAMPLE, "--output-dir", str(tmp_path / "out"), "--comment-mode", "on-change"]
+    for run_id in (201, 202):
+        step = run_cli(monkeypatch, args, pull_request_env(tmp_path, fake_github, run_id=run_id), tmp_path)
+        assert step.code == 1, step.stdout
+    assert "Pull-request comment unchanged" in step.stdout
+    writes = fake_github.calls("POST", "/comments") + fake_github.calls("PATCH", "/comments")
+    assert len(writes) == 1 and len(fake_github.comments_on(7)) == 1

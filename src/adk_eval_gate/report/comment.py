@@ -60,13 +60,22 @@ def parse_marker(body: str) -> tuple[str, str] | None:
 
 
 def digest(doc: ResultsDocument) -> str:
-    """Changes when the verdict, a case's status, or any score, status or comparison changes; not with times or
-    links, so ``comment-mode: on-change`` leaves the comment alone when a new commit evaluates the same."""
+    """Changes when the verdict, a case's status, or any graded score, status or comparison changes; not with
+    times, links, or the informational figures that vary from run to run (tokens, durations, call counts), so
+    ``comment-mode: on-change`` leaves the comment alone when a new commit evaluates the same."""
     state = {
         "status": doc.status,
         "totals": doc.totals.model_dump(),
         "cases": [
-            [c.id, c.status, [[m.name, None if m.score is None else round(m.score, 6), m.status] for m in c.metrics]]
+            [
+                c.id,
+                c.status,
+                [
+                    [m.name, None if m.score is None else round(m.score, 6), m.status]
+                    for m in c.metrics
+                    if m.kind != "informational"
+                ],
+            ]
             for c in doc.cases
         ],
         "files": [[f.path, f.error] for f in doc.files if f.error],
