@@ -10,7 +10,10 @@ from typing import Any
 import pytest
 
 from adk_eval_gate.cli import main
+from adk_eval_gate.merge import shard_problem
 from adk_eval_gate.plan import Shard
+from adk_eval_gate.results import ResultsDocument
+from tests.report.builders import case, document, metric
 from tests.runners.scripted import turn, write_agent, write_config, write_evalset
 
 REPO = Path(__file__).resolve().parents[1]
@@ -76,3 +79,43 @@ def test_merged_shards_equal_the_unsharded_run(
     assert whole["totals"] == live["totals"] and whole["totals"]["cases"] == 14 and whole["totals"]["failed"] == 2
     live_scores = {c["id"]: [m["score"] for m in c["metrics"]] for c in live["cases"]}
     assert {c["id"]: [m["score"] for m in c["metrics"]] for c in merged["cases"]} == live_scores
+
+    assert _gate("merge", "shard1", "shard3", "--results", "partial.json") == 2
+    assert "shard 2/3 missing: 2 of 3 given" in capsys.readouterr().out
+    assert not (tmp_path / "partial.json").exists()
+    assert _gate("merge", "shard1", "shard2", "shard3", "shard1/results.json", "--output-dir", "out") == 2
+    assert "shard 1/3 is given twice" in capsys.readouterr().out
+    assert _gate("merge", "shard1", "shard2", "--allow-incomplete", "--output-dir", "out") == 2
+    incomplete = _load(tmp_path / "out" / "results.json")
+    assert incomplete["status"] == "error" and incomplete["error"].startswith("incomplete merge: shard 3/3 missing")
+
+
+def _shard_doc(shard: str | None, *, selection: str = "s1", sha: str = "abc") -> ResultsDocument:
+    doc = document([case("paris", [metric("response_match_score", 0.9)])])
+    return doc.model_copy(
+        update={"run": doc.run.model_copy(update={"shard": shard, "selection": selection, "sha": sha})}
+    )
+
+
+@pytest.mark.parametrize(
+    ("shards", "problem"),
+    [
+        ([("a", "1/2"), ("b", "2/2")], None),
+        ([("a", None)], None),
+        ([("a", "1/2")], "shard 2/2 missing: 1 of 2 given"),
+        ([("a", "1/3"), ("b", "1/3"), ("c", "2/3")], "shard 1/3 is given twice: a and b"),
+        ([("a", "1/2"), ("b", "1/3")], "the shards are of different counts (2, 3)"),
+        ([("a", "1/2"), ("b", None)], "b is not a shard"),
+    ],
+)
+def test_the_shards_of_one_run_are_all_there_once(shards: list[tuple[str, str | None]], problem: str | None) -> None:
+    found = shard_problem([(shown, _shard_doc(shard)) for shown, shard in shards])
+    assert (found or "").startswith(problem or "") and bool(found) == bool(problem)
+
+
+def test_shards_of_another_selection_or_commit_are_refused() -> None:
+    first = ("a", _shard_doc("1/2"))
+    assert shard_problem([first, ("b", _shard_doc("2/2", selection="s2"))]) == (
+        "b is from another selection of cases and criteria than a"
+    )
+    assert shard_problem([first, ("b", _shard_doc("2/2", sha="def"))]) == "b is from another commit than a"

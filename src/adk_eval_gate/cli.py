@@ -48,6 +48,7 @@ class Arguments(argparse.Namespace):
     pr: int | None = None
     exit_zero: bool = False
     inputs: list[str]
+    allow_incomplete: bool = False
     old: str = ""
     new: str = ""
     initial_session: str | None = None
@@ -91,6 +92,13 @@ def _report_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _merge_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("inputs", nargs="+", metavar="RESULTS", help="results.json files (or folders holding them)")
+    parser.add_argument(
+        "--allow-incomplete",
+        dest="allow_incomplete",
+        action="store_true",
+        help="write the merged results even when a shard is missing, twice, or from another run: their status is "
+        "error and the exit code 2",
+    )
 
 
 def _migrate_arguments(parser: argparse.ArgumentParser) -> None:
@@ -178,7 +186,7 @@ def _dispatch(command: str, args: Arguments, console: Console, env: Mapping[str,
     if command == "merge":
         from adk_eval_gate.merge import merge_command
 
-        return merge_command(settings, console, inputs=args.inputs)
+        return merge_command(settings, console, inputs=args.inputs, allow_incomplete=args.allow_incomplete)
     from adk_eval_gate.migrate import migrate_command
 
     return migrate_command(console, old=args.old, new=args.new, initial_session=args.initial_session)

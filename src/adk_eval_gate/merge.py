@@ -1,7 +1,9 @@
 """``adk-eval-gate merge``: combine the results.json files of a sharded matrix run into one.
 
 The merged document has the same cases, totals, metric summaries and status as an unsharded run; only the
-timing fields of ``run`` differ.
+timing fields of ``run`` differ. The shards must be all of one run: each ``I/N`` once, for every I, with the same
+selection of cases and criteria (``run.selection``) and the same commit; anything else is a usage error that
+names the shard, because a merge with a shard missing would pass the cases it never ran.
 """
 
 from __future__ import annotations
@@ -72,7 +74,36 @@ def merge_documents(documents: list[ResultsDocument]) -> ResultsDocument:
     )
 
 
-def _inputs(paths: list[str]) -> list[Path]:
+def shard_problem(documents: list[tuple[str, ResultsDocument]]) -> str | None:
+    """Why these results are not the shards of one run (a shard missing or twice, another selection or commit)."""
+    shards = [(shown, document.run.shard) for shown, document in documents]
+    if len(documents) > 1 and any(shard is None for _, shard in shards):
+        unsharded = next(shown for shown, shard in shards if shard is None)
+        return f"{unsharded} is not a shard (no run.shard): merge the results of the shards of one --shard run"
+    for field, what in (("selection", "selection of cases and criteria"), ("sha", "commit")):
+        values = {getattr(document.run, field) for _, document in documents}
+        if len(values) > 1:
+            first_value = getattr(documents[0][1].run, field)
+            other = next(shown for shown, document in documents if getattr(document.run, field) != first_value)
+            return f"{other} is from another {what} than {documents[0][0]}"
+    if shards and shards[0][1] is not None:
+        counts = {shard.split("/")[1] for _, shard in shards if shard}
+        if len(counts) > 1:
+            return f"the shards are of different counts ({', '.join(sorted(counts))})"
+        count = int(counts.pop())
+        seen: dict[int, str] = {}
+        for shown, shard in shards:
+            index = int((shard or "0/0").split("/")[0])
+            if index in seen:
+                return f"shard {index}/{count} is given twice: {seen[index]} and {shown}"
+            seen[index] = shown
+        missing = [f"{index}/{count}" for index in range(1, count + 1) if index not in seen]
+        if missing:
+            return f"shard{'s' if len(missing) > 1 else ''} {', '.join(missing)} missing: {len(seen)} of {count} given"
+    return None
+
+
+def _inputs(paths: list[str], *, target: Path) -> list[Path]:
     found: list[Path] = []
     for item in paths:
         path = Path(item)
@@ -80,18 +111,27 @@ def _inputs(paths: list[str]) -> list[Path]:
             found.extend(sorted(path.rglob("results.json")))
         else:
             found.append(path)
+    found = [path for path in found if path.resolve() != target.resolve()]  # an earlier merge's output
     if not found:
         raise UsageError("no results.json found in the given folders")
     return found
 
 
-def merge_command(settings: Settings, console: Console, *, inputs: list[str]) -> int:
+def merge_command(settings: Settings, console: Console, *, inputs: list[str], allow_incomplete: bool = False) -> int:
     from adk_eval_gate.report.writer import results_json
 
-    documents = [load_results(path) for path in _inputs(inputs)]
-    merged = merge_documents(documents)
     target = settings.results_path
+    documents = [(str(path), load_results(path)) for path in _inputs(inputs, target=target)]
+    problem = shard_problem(documents)
+    if problem and not allow_incomplete:
+        raise UsageError(problem, field="merge", hint="download every shard's results, or pass --allow-incomplete")
+    merged = merge_documents([document for _, document in documents])
+    if problem:
+        merged = merged.model_copy(update={"status": "error", "error": f"incomplete merge: {problem}"})
+        console.error(f"incomplete merge: {problem}; the merged results have status error")
+    if target.exists():
+        console.warning(f"replacing {target}, written by an earlier run or merge")
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(results_json(merged), encoding="utf-8")
     console.line(f"merged {len(documents)} results into {target}: {merged.totals.cases} cases, {merged.status}")
-    return 0
+    return 2 if problem else 0

@@ -169,7 +169,7 @@ OPTIONS: tuple[Option, ...] = (
         "folder for results.json, junit.xml and summary.md (default: adk-eval-results)",
         "str",
         "output-dir",
-        RUN_REPORT,
+        ("run", "report", "merge"),
         metavar="DIR",
     ),
     Option(

@@ -15,7 +15,7 @@ from adk_eval_gate.execute import Execution, MetricBuilder, StopOnSignals, execu
 from adk_eval_gate.finish import Ending, finish, github_session
 from adk_eval_gate.metrics.base import MetricServices
 from adk_eval_gate.metrics.services import build_services, finish_judge
-from adk_eval_gate.plan import PlannedFile, WorkItem, case_id, plan
+from adk_eval_gate.plan import PlannedFile, WorkItem, case_id, plan, selection_digest
 from adk_eval_gate.prepare import prepare
 from adk_eval_gate.progress import Progress
 from adk_eval_gate.results import CaseResult, FileResult, ResultsDocument, RunInfo
@@ -61,6 +61,7 @@ def build_document(
             duration=duration,
             interrupted=execution.interrupted,
             unfinished=unfinished,
+            selection=selection_digest(planned, num_runs=settings.num_runs),
         ),
     )
 
@@ -72,12 +73,14 @@ def run_info(
     duration: float | None = None,
     interrupted: bool = False,
     unfinished: list[str] | None = None,
+    selection: str | None = None,
 ) -> RunInfo:
     return RunInfo(
         tool_version=__version__,
         runner=settings.runner,
         num_runs=settings.num_runs,
         shard=str(settings.shard) if settings.shard else None,
+        selection=selection,
         gate_id=settings.gate_id,
         allow_not_evaluated=settings.allow_not_evaluated,
         started_at=started_at,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -84,6 +85,23 @@ def select_cases(planned: PlannedFile) -> list[tuple[int, EvalCase]]:
 
 
 RunCount = Callable[[PlannedFile, EvalCase], "int | None"]
+
+
+def selection_digest(files: list[PlannedFile], *, num_runs: int) -> str:
+    """What every shard of one run has in common: the selected cases, their criteria and ``--num-runs``."""
+    selection = [
+        [
+            planned.loaded.display,
+            [case.eval_id for _, case in select_cases(planned)],
+            [
+                [metric.name, metric.criterion.model_dump(mode="json") if metric.criterion else None]
+                for metric in planned.config.metrics
+            ],
+        ]
+        for planned in files
+    ]
+    encoded = json.dumps([selection, num_runs], sort_keys=True, default=str).encode("utf-8")
+    return hashlib.sha256(encoded).hexdigest()[:16]
 
 
 def plan(

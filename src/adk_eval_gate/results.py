@@ -234,6 +234,10 @@ class RunInfo(_Model):
     num_runs: int = 1
     shard: str | None = None
     shards_merged: int | None = None
+    selection: str | None = Field(
+        default=None,
+        description="Digest of the selected cases, their criteria and --num-runs: equal in every shard of one run.",
+    )
     gate_id: str = "default"
     allow_not_evaluated: bool = False
     started_at: str | None = None
