@@ -137,17 +137,17 @@ def _load_legacy(path: Path, data: list[Any], *, text: str, display: str) -> Loa
             return LoadedEvalSet(
                 path,
                 display,
-                legacy.convert_named_list(data, eval_set_id=display, new_id=_sequential_ids(display), now=0.0),
+                legacy.convert_named_list(data, eval_set_id=display, new_id=sequential_ids(display), now=0.0),
                 "legacy_named_list",
             )
         if legacy.is_query_list(data):
-            initial_session, initial_file = _initial_session(path, display)
+            initial_session, initial_file = initial_session_beside(path, display)
             eval_set = legacy.convert_query_list(
                 data,
                 eval_id=display,
                 eval_set_id=display,
                 initial_session=initial_session,
-                new_id=_sequential_ids(display),
+                new_id=sequential_ids(display),
                 now=0.0,
             )
             return LoadedEvalSet(path, display, eval_set, "legacy_query_list", initial_session_file=initial_file)
@@ -172,12 +172,13 @@ def legacy_file_error(error: legacy.LegacyFormatError, *, text: str, display: st
     )
 
 
-def _sequential_ids(prefix: str) -> legacy.IdFactory:
+def sequential_ids(prefix: str) -> legacy.IdFactory:
     counter = iter(range(1_000_000_000))
     return lambda: f"{prefix}#{next(counter)}"
 
 
-def _initial_session(path: Path, display: str) -> tuple[dict[str, Any] | None, str | None]:
+def initial_session_beside(path: Path, display: str) -> tuple[dict[str, Any] | None, str | None]:
+    """The ``initial.session.json`` next to a legacy file, as ADK's AgentEvaluator reads it, and where it is."""
     session_path = path.parent / INITIAL_SESSION_NAME
     if not session_path.is_file():
         return None, None

@@ -1,16 +1,17 @@
 """``adk-eval-gate migrate``: a legacy query-list file to an EvalSet file, as ADK's
-``AgentEvaluator.migrate_eval_data_to_new_schema`` converts it (random invocation ids, the old path as the
-case id, ``model_dump_json(indent=2)`` with every default)."""
+``AgentEvaluator.migrate_eval_data_to_new_schema`` converts it (the old path as the case id,
+``model_dump_json(indent=2)`` with every default), except that the ids come from the file's name instead of
+random UUIDs (so migrating twice gives the same file), and that an ``initial.session.json`` next to the legacy
+file is used, as ``run`` uses it, when ``--initial-session`` is not given."""
 
 from __future__ import annotations
 
-import uuid
 from pathlib import Path
 
 from adk_eval_gate import legacy, sanitize
 from adk_eval_gate.console import Console
 from adk_eval_gate.errors import EvalFileError, UsageError
-from adk_eval_gate.load import legacy_file_error, read_json
+from adk_eval_gate.load import initial_session_beside, legacy_file_error, read_json, sequential_ids
 
 
 def migrate(old: str, new: str, *, initial_session: str | None = None) -> int:
@@ -31,8 +32,13 @@ def migrate(old: str, new: str, *, initial_session: str | None = None) -> int:
         if not isinstance(loaded, dict):
             raise EvalFileError("must be a JSON object", file=initial_session, line=1)
         session = loaded
+    else:
+        session = initial_session_beside(Path(old), old)[0] or {}  # as `run` and ADK's AgentEvaluator do
+    set_id = Path(old).name.removesuffix(".json").removesuffix(".test")
     try:
-        eval_set = legacy.convert_query_list(data, eval_id=old, eval_set_id=str(uuid.uuid4()), initial_session=session)
+        eval_set = legacy.convert_query_list(
+            data, eval_id=old, eval_set_id=set_id, initial_session=session, new_id=sequential_ids(set_id)
+        )
     except legacy.LegacyFormatError as error:
         raise legacy_file_error(error, text=text, display=old) from None
     target = Path(new)

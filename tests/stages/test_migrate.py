@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -42,3 +43,22 @@ def test_a_bad_row_names_its_line_and_field(tmp_path: Path) -> None:
     with pytest.raises(EvalFileError) as caught:
         migrate(str(old), str(tmp_path / "new.evalset.json"))
     assert (caught.value.line, caught.value.field) == (3, "[1].query")
+
+
+def test_the_session_beside_the_file_is_used_and_ids_come_from_the_file_name(tmp_path: Path) -> None:
+    old = tmp_path / "weather.test.json"
+    old.write_text(json.dumps(ROWS))
+    (tmp_path / "initial.session.json").write_text(json.dumps({"state": {"units": "metric"}}))
+    first, second = tmp_path / "a.evalset.json", tmp_path / "b.evalset.json"
+    migrate(str(old), str(first))
+    migrate(str(old), str(second))
+    written = AdkEvalSet.model_validate_json(first.read_text())
+    (case,) = written.eval_cases
+    assert case.session_input is not None and case.session_input.state == {"units": "metric"}
+    assert written.eval_set_id == "weather"
+    assert [turn.invocation_id for turn in case.conversation or []] == ["weather#0", "weather#1"]
+
+    def without_times(text: str) -> str:
+        return re.sub(r'"creation_timestamp": [0-9.e+-]+', "", text)
+
+    assert without_times(first.read_text()) == without_times(second.read_text())
