@@ -52,7 +52,7 @@ def _row_to_invocation(row: Any, path: list[str | int], *, new_id: IdFactory, no
     if not isinstance(row["query"], str):
         raise LegacyFormatError('"query" must be a string', [*path, "query"])
     reference = row.get("reference", "")
-    if not isinstance(reference, str):
+    if reference is not None and not isinstance(reference, str):  # null: an empty expected response, as in ADK
         raise LegacyFormatError('"reference" must be a string', [*path, "reference"])
     tool_uses: list[genai_types.FunctionCall] = []
     for index, tool_use in enumerate(row.get("expected_tool_use", []) or []):
@@ -80,7 +80,7 @@ def _row_to_invocation(row: Any, path: list[str | int], *, new_id: IdFactory, no
     return Invocation(
         invocation_id=new_id(),
         user_content=genai_types.Content(parts=[genai_types.Part.from_text(text=row["query"])], role="user"),
-        final_response=genai_types.Content(parts=[genai_types.Part.from_text(text=reference)], role="model"),
+        final_response=genai_types.Content(parts=[genai_types.Part(text=reference)], role="model"),
         intermediate_data=IntermediateData(tool_uses=tool_uses, intermediate_responses=intermediate),
         creation_timestamp=now,
     )

@@ -70,3 +70,15 @@ def test_errors_name_the_path(rows: list[object], path: list[object], message: s
     with pytest.raises(legacy.LegacyFormatError) as caught:
         legacy.convert_query_list(rows, eval_id="x", eval_set_id="x", initial_session=None, new_id=_ids(), now=0)
     assert caught.value.path == path and str(caught.value) == message
+
+
+def test_a_null_reference_is_an_empty_expected_response_as_in_adk() -> None:
+    from google.adk.evaluation.local_eval_sets_manager import _convert_invocation_to_pydantic_schema
+
+    row = {"query": "hi", "reference": None, "expected_tool_use": []}
+    eval_set = legacy.convert_query_list(
+        [row], eval_id="x", eval_set_id="x", initial_session=None, new_id=_ids(), now=0
+    )
+    ours = (eval_set.eval_cases[0].conversation or [])[0].final_response
+    theirs = _convert_invocation_to_pydantic_schema(row).final_response
+    assert ours == theirs and content_text(ours) == ""
