@@ -60,13 +60,14 @@ def judge_script(request: SeenRequest) -> str | Reply:
     return rubric_answer({"concise": "no" if "Sydney" in request.prompt else "yes"}, RUBRIC)
 
 
-def run(workspace: Path, gemini: FakeGemini, *args: str, key: bool = True) -> tuple[Any, dict[str, Any]]:
+def run(
+    workspace: Path, gemini: FakeGemini, *args: str, key: bool = True, recorded: bool = True
+) -> tuple[Any, dict[str, Any]]:
     env = {"GOOGLE_GEMINI_BASE_URL": gemini.url}
     if key:
         env["GOOGLE_API_KEY"] = API_KEY
-    result = run_cli(
-        "run", *args, "--runner", "recorded", "--recorded", str(history_dir(workspace)), cwd=workspace, env=env
-    )
+    runner = ["--runner", "recorded", "--recorded", str(history_dir(workspace))] if recorded else []
+    result = run_cli("run", *args, *runner, cwd=workspace, env=env)
     assert "Traceback" not in result.stdout + result.stderr, result.stdout + result.stderr
     path = workspace / "adk-eval-results" / "results.json"
     data = json.loads(path.read_text()) if path.exists() else {}
@@ -123,6 +124,17 @@ def test_a_second_identical_run_makes_no_judge_call(workspace: Path, gemini: Fak
     assert second["judge"]["calls"] == 0 and second["judge"]["cached"] == 24
     assert [c["metrics"] for c in second["cases"]] == [c["metrics"] for c in first["cases"]]
     assert "LLM judge: 0 calls, 24 cached" in result.stdout
+
+
+def test_a_rerun_of_a_tool_calling_agent_is_answered_from_the_cache(workspace: Path, gemini: FakeGemini) -> None:
+    """The agent runs twice for real, so its tool calls get new ids (ADK's adk-<uuid>): the judge never sees them."""
+    gemini.script = judge_script
+    cache = workspace / ".judge-cache"
+    run(workspace, gemini, EVALSET, "--cache-dir", str(cache), recorded=False)
+    assert gemini.count == 24
+    assert not any("adk-" in request.prompt for request in gemini.requests)
+    _, second = run(workspace, gemini, EVALSET, "--cache-dir", str(cache), recorded=False)
+    assert gemini.count == 24 and second["judge"]["calls"] == 0
 
 
 def test_judge_parallelism_caps_requests_in_flight(workspace: Path, gemini: FakeGemini) -> None:

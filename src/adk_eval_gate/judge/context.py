@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pydantic
+from google.genai import types as genai_types
 
 from adk_eval_gate.evalset import (
     AgentDetails,
@@ -30,7 +31,13 @@ NO_GROUNDING = "No grounding metadata was provided."
 
 
 def _plain(value: Any) -> Any:
-    """JSON-ready data from pydantic models (google-genai types), dicts and lists, without nulls."""
+    """JSON-ready data from pydantic models (google-genai types), dicts and lists, without nulls.
+
+    A tool call's and a tool response's ``id`` is left out: ADK makes a new one (``adk-<uuid>``) for every run,
+    it means nothing to the judge, and in the prompt it would make every rerun miss the judge cache.
+    """
+    if isinstance(value, genai_types.FunctionCall | genai_types.FunctionResponse):
+        return value.model_dump(mode="json", exclude_none=True, exclude={"id"})
     if isinstance(value, pydantic.BaseModel):
         return value.model_dump(mode="json", exclude_none=True)
     if isinstance(value, dict):
