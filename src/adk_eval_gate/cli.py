@@ -222,6 +222,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _dispatch(args.command, args, console, env)
     except GateError as error:
         console.error(error.one_line(), file=error.file, line=error.line, limit=False)
+        if args.command == "run" and env.get("GITHUB_ACTIONS") == "true":
+            _report_unevaluated(args, env, console, f"the gate could not run: {error.one_line()}")
         return 2
     except KeyboardInterrupt:
         console.line("interrupted")
@@ -237,20 +239,29 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
 
 
-def lost_run(argv: Sequence[str], reason: str) -> int:
-    """The supervising parent's report of a ``run`` that ended without a verdict: an error, with every report."""
+# Action inputs that still count when another input is what made the run fail: where the reports go and where
+# the comment is posted.
+_REPORTING_INPUTS = ("INPUT_GITHUB-TOKEN", "INPUT_OUTPUT-DIR", "INPUT_GATE-ID", "INPUT_COMMENT-MODE")
+
+
+def _report_unevaluated(args: Arguments, env: Mapping[str, str], console: Console, reason: str) -> int:
+    """Every report of a ``run`` that evaluated nothing (a bad input, a crash): status error, with the reason.
+
+    When the settings themselves are what failed, the reports go where the reporting inputs (or the defaults)
+    say, so a team still sees in the job summary and the pull request why the gate failed.
+    """
     from adk_eval_gate.errors import GateError
     from adk_eval_gate.finish import Ending, finish, github_session
     from adk_eval_gate.pipeline import run_info
     from adk_eval_gate.results import ResultsDocument, Totals
-    from adk_eval_gate.settings import build_settings, current_environment
+    from adk_eval_gate.settings import build_settings
 
-    env = current_environment()
-    console = _console(env)
-    console.error(reason, limit=False)
+    reporting_env = {k: v for k, v in env.items() if not k.startswith("INPUT_") or k in _REPORTING_INPUTS}
     try:
-        args = build_parser().parse_args(list(argv), namespace=Arguments())
-        settings = build_settings("run", args.option_values(), env)
+        try:
+            settings = build_settings("run", args.option_values(), env)
+        except GateError:
+            settings = build_settings("run", {}, reporting_env)
         doc = ResultsDocument(
             status="error", error=reason, totals=Totals(), cases=[], run=run_info(settings, started_at=None)
         )
@@ -258,11 +269,22 @@ def lost_run(argv: Sequence[str], reason: str) -> int:
             ending = Ending(pull_number=settings.github.pull_request_number)
             return max(1, finish(doc, settings=settings, console=console, client=client, ending=ending))
     except GateError as error:
-        console.error(error.one_line(), limit=False)
+        console.error(f"the reports could not be written: {error.one_line()}", limit=False)
         return 2
     except Exception as error:  # the verdict is already an error; say why the reports are missing
-        console.error(f"the reports of the lost run could not be written: {type(error).__name__}: {error}")
+        console.error(f"the reports could not be written: {type(error).__name__}: {error}", limit=False)
         return 2
+
+
+def lost_run(argv: Sequence[str], reason: str) -> int:
+    """The supervising parent's report of a ``run`` that ended without a verdict: an error, with every report."""
+    from adk_eval_gate.settings import current_environment
+
+    env = current_environment()
+    console = _console(env)
+    console.error(reason, limit=False)
+    args = build_parser().parse_args(list(argv), namespace=Arguments())
+    return _report_unevaluated(args, env, console, reason)
 
 
 def _is_run(argv: Sequence[str]) -> bool:

@@ -138,3 +138,22 @@ def test_two_identical_adk_runs_with_on_change_make_one_comment_request(
     assert "Pull-request comment unchanged" in step.stdout
     writes = fake_github.calls("POST", "/comments") + fake_github.calls("PATCH", "/comments")
     assert len(writes) == 1 and len(fake_github.comments_on(7)) == 1
+
+
+def test_a_bad_input_in_a_pull_request_still_writes_the_reports_and_the_comment(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, fake_github: FakeGitHub
+) -> None:
+    env = {
+        **pull_request_env(tmp_path, fake_github, run_id=301),
+        "INPUT_NUM-RUNS": "zero",
+        "INPUT_OUTPUT-DIR": str(tmp_path / "out"),
+    }
+    step = run_cli(monkeypatch, ["run", EXAMPLE], env, tmp_path)
+    assert step.code == 2, step.stdout
+    assert "input 'num-runs'" in step.stdout
+    results = step.results()
+    jsonschema.validate(results, SCHEMA)
+    assert results["status"] == "error" and "input 'num-runs'" in results["error"]
+    assert "The run ended in error:** the gate could not run: input 'num\\-runs'" in step.step_summary.read_text()
+    [comment] = fake_github.comments_on(7)
+    assert "the gate could not run: input 'num\\-runs'" in comment.body and "ghs_flowtoken" not in comment.body
