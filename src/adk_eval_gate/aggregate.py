@@ -94,6 +94,7 @@ def run_record(case: EvalCase, finished: FinishedRun) -> RunRecord:
         invocations=invocations,
         metrics=metrics,
         notes=list(inference.notes),
+        log=list(inference.log),
     )
 
 

@@ -234,6 +234,12 @@ OPTIONS: tuple[Option, ...] = (
         RUN_REPORT,
     ),
     Option(
+        "verbose",
+        "--verbose",
+        "print what ADK and the agents log as it happens (it is always kept with each case run in results.json)",
+        "bool",
+    ),
+    Option(
         "allow_not_evaluated",
         "--allow-not-evaluated",
         "do not fail the gate for metrics that could not be evaluated",

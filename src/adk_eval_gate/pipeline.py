@@ -9,7 +9,7 @@ import gc
 import signal
 import time
 
-from adk_eval_gate import __version__, aggregate
+from adk_eval_gate import __version__, aggregate, runlog
 from adk_eval_gate.console import Console, relayed_output
 from adk_eval_gate.execute import Execution, MetricBuilder, StopOnSignals, execute
 from adk_eval_gate.finish import Ending, finish, github_session
@@ -117,7 +117,11 @@ async def run_items(
     )
     ticker = asyncio.ensure_future(progress.tick())
     try:
-        with StopOnSignals(work) as stop, relayed_output(console):
+        with (
+            StopOnSignals(work) as stop,
+            relayed_output(console),
+            runlog.installed(console.line, verbose=settings.verbose),
+        ):
             try:
                 await work
             except asyncio.CancelledError:

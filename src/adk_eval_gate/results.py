@@ -88,6 +88,10 @@ class RunRecord(_Model):
     notes: list[str] = Field(
         default_factory=list, description="What was changed in the agent's output to keep it usable (cut, replaced)."
     )
+    log: list[str] = Field(
+        default_factory=list,
+        description="What ADK and the agent logged during this run (warnings and errors, at most 200 lines).",
+    )
 
 
 class MetricResult(_Model):

@@ -61,6 +61,7 @@ class Settings(pydantic.BaseModel):
     regression_tolerance: float = 0.0
     fail_on_regression: bool = False
     allow_not_evaluated: bool = False
+    verbose: bool = False
     comment_mode: Literal["always", "on-change", "on-failure", "off"] = "always"
     gate_id: str = "default"
     github_token: pydantic.SecretStr | None = None

@@ -24,11 +24,29 @@ def run_finished(console: Console, item: WorkItem, finished: FinishedRun) -> Non
     run_suffix = f" [run {item.run}]" if item.run > 1 else ""
     if finished.inference.error:
         console.line(f"ERROR {item.case_id}{run_suffix}: {finished.inference.error}")
+    else:
+        graded = [s for s in finished.scored if s.outcome.status is not MetricStatus.INFORMATIONAL]
+        scores = " ".join(f"{s.configured.name}={_fmt(s.outcome.score)}" for s in graded)
+        console.line(f"{_MARK[finished.status]} {item.case_id}{run_suffix} {scores}".rstrip())
+    if finished.inference.log and finished.status != "passed":
+        _case_log(console, f"{item.case_id}{run_suffix}", finished.inference.log)
+
+
+_LOG_TAIL = 3  # lines of a case run's log shown outside GitHub Actions, where there is no collapsed group
+
+
+def _case_log(console: Console, case: str, log: list[str]) -> None:
+    """The run's captured log: whole in a collapsed group in Actions; its last lines in a terminal."""
+    if console.in_actions:
+        console.group(f"log of {case} ({len(log)} lines)")
+        for line in log:
+            console.line(line)
+        console.end_group()
         return
-    graded = [s for s in finished.scored if s.outcome.status is not MetricStatus.INFORMATIONAL]
-    mark = _MARK[finished.status]
-    scores = " ".join(f"{s.configured.name}={_fmt(s.outcome.score)}" for s in graded)
-    console.line(f"{mark} {item.case_id}{run_suffix} {scores}".rstrip())
+    shown = log[-_LOG_TAIL:]
+    console.line(f"  log of {case}: {len(log)} lines, the last {len(shown)} (all are in results.json; --verbose):")
+    for line in shown:
+        console.line(f"    {line}")
 
 
 _SHOWN_CASES = 20  # the log shows what went wrong for this many cases; the summary and JUnit have them all

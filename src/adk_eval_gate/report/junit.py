@@ -167,6 +167,9 @@ def _add_case(suite: _Suite, case: CaseResult, *, allow_not_evaluated: bool) -> 
     output = _runs_text(case)
     if output:
         ET.SubElement(testcase, "system-out").text = output
+    shown = views.worst_run(case)
+    if shown is not None and shown.log:
+        ET.SubElement(testcase, "system-err").text = "\n".join(shown.log)
     for run in case.runs:
         suffix = f"#{run.run}" if len(case.runs) > 1 else ""
         for metric in run.metrics:

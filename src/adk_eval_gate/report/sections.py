@@ -288,6 +288,9 @@ def _interval(interval: list[float] | None) -> str:
     return f" [{md.score(interval[0])}, {md.score(interval[1])}]"
 
 
+LOG_LINES_SHOWN = 20  # of a run's captured log, in a failing case's details (results.json keeps up to 200)
+
+
 def case_body(case: CaseResult, *, text_limit: int) -> str:
     lines: list[str] = []
     if case.error:
@@ -314,6 +317,10 @@ def case_body(case: CaseResult, *, text_limit: int) -> str:
                 block.append("actual answer:   " + md.truncate(turn.actual_answer, text_limit))
             if block:
                 lines.append(md.code_block("\n".join(block), limit=text_limit * 3))
+        if run.log:
+            shown = run.log[-LOG_LINES_SHOWN:]
+            lines.append(f"_Log: the last {len(shown)} of {len(run.log)} lines ADK and the agent logged._")
+            lines.append(md.code_block("\n".join(shown), limit=text_limit * 3))
     return "\n\n".join(lines)
 
 

@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from adk_eval_gate import runlog
 from adk_eval_gate.console import Console
 from adk_eval_gate.errors import GateError
 from adk_eval_gate.evalset import AgentDetails, AppDetails, EvalCase, Invocation, SessionInput
@@ -145,7 +146,13 @@ class AdkRunner:
         return await self.run_here(item)
 
     async def run_here(self, item: WorkItem) -> Inference:
-        """One case run in this process."""
+        """One case run in this process, with what ADK and the agent logged meanwhile."""
+        with runlog.capture() as case_log:
+            inference = await self._run_here(item)
+        inference.log = case_log.result()
+        return inference
+
+    async def _run_here(self, item: WorkItem) -> Inference:
         agent = await self._agent(item.file)
         if isinstance(agent, str):
             return Inference(error=agent)

@@ -23,6 +23,7 @@ class Inference:
     retryable: bool = False  # a transient failure (429, 5xx, connection): run the case again in a fresh session
     retry_after: float | None = None  # seconds the server asked to wait before trying again
     notes: list[str] = field(default_factory=list)  # what was changed in the agent's output to keep it usable
+    log: list[str] = field(default_factory=list)  # what ADK and the agent logged during the run (``runlog``)
 
 
 def settled(inference: Inference) -> Inference:

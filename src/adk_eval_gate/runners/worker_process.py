@@ -41,6 +41,7 @@ def encode(inference: Inference) -> dict[str, Any]:
         "retryable": inference.retryable,
         "retry_after": inference.retry_after,
         "notes": inference.notes,
+        "log": inference.log,
     }
 
 
@@ -53,6 +54,7 @@ def decode(data: dict[str, Any]) -> Inference:
         retryable=data["retryable"],
         retry_after=data["retry_after"],
         notes=data["notes"],
+        log=data["log"],
     )
 
 
