@@ -42,13 +42,13 @@ def test_validate_good_files(repo: Path) -> None:
     write_json(repo / "test_config.json", {"criteria": {"response_match_score": 0.5}})
     result = run_cli("validate", cwd=repo)
     assert result.returncode == 0, result.stdout
-    assert "ok   a.evalset.json: 1 cases (evalset), criteria from test_config.json (folder)" in result.stdout
+    assert "ok   a.evalset.json: 1 case (evalset), criteria from test_config.json (folder)" in result.stdout
 
 
 def test_validate_examples() -> None:
     result = run_cli("validate", "examples", "--exclude", "examples/gemini_agent/**", cwd=REPO)
     assert result.returncode == 0, result.stdout
-    assert "weather_legacy.test.json: 1 cases (legacy_query_list)" in result.stdout
+    assert "weather_legacy.test.json: 1 case (legacy_query_list)" in result.stdout
 
 
 BAD_INPUTS = [

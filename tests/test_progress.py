@@ -72,10 +72,9 @@ def test_ci_prints_one_line_per_run_and_heartbeats_in_a_group() -> None:
     assert "ERROR a.evalset.json::c1: boom" in lines
     heartbeat = next(line for line in lines if line.startswith("... "))
     assert (
-        heartbeat
-        == "... 2/3 done, 1 errors, 1 running, 45s elapsed, ETA 22s; longest running: a.evalset.json::c2 (45s)"
+        heartbeat == "... 2/3 done, 1 error, 1 running, 45s elapsed, ETA 22s; longest running: a.evalset.json::c2 (45s)"
     )
-    assert lines[-2] == "Finished in 45.00 s: 3/3 done, 1 errors, 0 running"
+    assert lines[-2] == "Finished in 45.00 s: 3/3 done, 1 error, 0 running"
     assert lines[-1] == "::endgroup::"
     assert "\r" not in out.getvalue()
 

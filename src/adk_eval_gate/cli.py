@@ -13,6 +13,7 @@ from adk_eval_gate.options import OPTIONS
 
 if TYPE_CHECKING:
     from adk_eval_gate.console import Console
+    from adk_eval_gate.settings import Settings
 
 DESCRIPTION = (
     "Run Google ADK agent evaluations as a CI gate: ADK-identical scores, JUnit XML, a Markdown summary, "
@@ -244,6 +245,22 @@ def main(argv: Sequence[str] | None = None) -> int:
 _REPORTING_INPUTS = ("INPUT_GITHUB-TOKEN", "INPUT_OUTPUT-DIR", "INPUT_GATE-ID", "INPUT_COMMENT-MODE")
 
 
+def _reporting_settings(args: Arguments, env: Mapping[str, str]) -> Settings:
+    """The run's settings; if they are what failed, the reporting inputs alone; else the token alone."""
+    from adk_eval_gate.errors import GateError
+    from adk_eval_gate.settings import build_settings
+
+    reporting = {k: v for k, v in env.items() if not k.startswith("INPUT_") or k in _REPORTING_INPUTS}
+    token_only = {k: v for k, v in env.items() if not k.startswith("INPUT_") or k == "INPUT_GITHUB-TOKEN"}
+    attempts = [(args.option_values(), env), ({}, reporting), ({}, token_only)]
+    for values, variables in attempts[:-1]:
+        try:
+            return build_settings("run", values, variables)
+        except GateError:
+            continue
+    return build_settings("run", *attempts[-1])
+
+
 def _report_unevaluated(args: Arguments, env: Mapping[str, str], console: Console, reason: str) -> int:
     """Every report of a ``run`` that evaluated nothing (a bad input, a crash): status error, with the reason.
 
@@ -254,14 +271,9 @@ def _report_unevaluated(args: Arguments, env: Mapping[str, str], console: Consol
     from adk_eval_gate.finish import Ending, finish, github_session
     from adk_eval_gate.pipeline import run_info
     from adk_eval_gate.results import ResultsDocument, Totals
-    from adk_eval_gate.settings import build_settings
 
-    reporting_env = {k: v for k, v in env.items() if not k.startswith("INPUT_") or k in _REPORTING_INPUTS}
     try:
-        try:
-            settings = build_settings("run", args.option_values(), env)
-        except GateError:
-            settings = build_settings("run", {}, reporting_env)
+        settings = _reporting_settings(args, env)
         doc = ResultsDocument(
             status="error", error=reason, totals=Totals(), cases=[], run=run_info(settings, started_at=None)
         )

@@ -18,6 +18,7 @@ from adk_eval_gate.metrics.services import build_services, finish_judge
 from adk_eval_gate.plan import PlannedFile, WorkItem, case_id, plan, selection_digest
 from adk_eval_gate.prepare import prepare
 from adk_eval_gate.progress import Progress
+from adk_eval_gate.report.sections import plural
 from adk_eval_gate.results import CaseResult, FileResult, ResultsDocument, RunInfo
 from adk_eval_gate.runners.base import Runner
 from adk_eval_gate.runners.factory import make_runner
@@ -143,7 +144,7 @@ def run(settings: Settings, console: Console) -> int:
     prepared = prepare(settings, console)
     for file in prepared.files:
         if not file.error:
-            console.line(f"{file.path}: {file.cases} cases, criteria from {file.config}")
+            console.line(f"{file.path}: {plural(file.cases, 'case')}, criteria from {file.config}")
     runner = make_runner(settings, root=prepared.root, console=console)
     items = plan(prepared.planned, num_runs=settings.num_runs, shard=settings.shard, run_count=runner.run_count)
     services = build_services(settings, prepared.planned, console)

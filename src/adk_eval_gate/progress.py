@@ -19,6 +19,7 @@ from adk_eval_gate.aggregate import FinishedRun
 from adk_eval_gate.console import Console
 from adk_eval_gate.plan import WorkItem
 from adk_eval_gate.report import console as console_report
+from adk_eval_gate.report.sections import plural
 
 HEARTBEAT_SECONDS = 30.0
 REDRAW_SECONDS = 0.5
@@ -54,7 +55,7 @@ class Counts:
         if self.failed:
             parts.append(f"{self.failed} failed")
         if self.errors:
-            parts.append(f"{self.errors} errors")
+            parts.append(plural(self.errors, "error"))
         parts.append(f"{len(self.running)} running")
         if elapsed is None:
             return ", ".join(parts)

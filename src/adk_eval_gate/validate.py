@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from adk_eval_gate.console import Console
 from adk_eval_gate.prepare import prepare
+from adk_eval_gate.report.sections import plural
 from adk_eval_gate.settings import Settings
 
 
@@ -11,7 +12,7 @@ def validate(settings: Settings, console: Console) -> int:
     prepared = prepare(settings, console)
     for file in prepared.files:
         if not file.error:
-            console.line(f"ok   {file.path}: {file.cases} cases ({file.format}), criteria from {file.config}")
+            console.line(f"ok   {file.path}: {plural(file.cases, 'case')} ({file.format}), criteria from {file.config}")
     bad = len(prepared.errors)
     total = len(prepared.files)
     if bad:

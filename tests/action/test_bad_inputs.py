@@ -7,6 +7,7 @@ speed (``cli.main`` with that environment); one case also as a real process.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from pathlib import Path
@@ -73,14 +74,18 @@ def test_bad_input_fails_with_one_error_naming_it(
     assert len(errors) == 1, out
     assert says in errors[0], errors[0]
     assert f"input '{named}'" in errors[0], errors[0]
-    assert not (workspace / "adk-eval-results").exists()
+    results = json.loads((workspace / "adk-eval-results" / "results.json").read_text())  # the reports say why
+    assert results["status"] == "error" and says in results["error"] and results["cases"] == []
 
 
 @pytest.mark.slow
 def test_as_a_real_process_the_error_is_one_line_without_a_traceback(workspace: Path) -> None:
     result = run_cli(cwd=workspace, env=step_env(workspace, {"paths": "weather_agent", "num-runs": "zero"}))
     assert result.returncode == 2
-    assert result.stdout.strip() == "::error::input 'num-runs' must be a whole number, got 'zero'"
+    lines = result.stdout.splitlines()
+    assert lines[0] == "::error::input 'num-runs' must be a whole number, got 'zero'"
+    assert "Wrote adk-eval-results/results.json, adk-eval-results/junit.xml and adk-eval-results/summary.md" in lines
+    assert [line for line in lines if line.startswith("::error")] == [lines[0]]
     assert result.stderr == ""
 
 

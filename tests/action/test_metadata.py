@@ -101,6 +101,50 @@ def test_readme_shows_the_pull_request_gate_example_as_it_is() -> None:
         assert permission in section
 
 
+def test_readme_shows_the_sharded_example_as_it_is() -> None:
+    section = readme_section("runners")
+    start = section.index("### Spreading a large suite over machines")
+    match = re.search(r"```yaml\n(.*?)```", section[start:], re.S)
+    assert match, "the sharding section shows no workflow"
+    assert match.group(1) == (REPO / "examples" / "workflows" / "sharded.yml").read_text(encoding="utf-8")
+
+
+def test_every_install_of_the_cli_in_the_readme_works_before_a_pypi_release() -> None:
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    version = re.search(r'^version = "([^"]+)"', (REPO / "pyproject.toml").read_text(encoding="utf-8"), re.M)
+    assert version
+    assert (
+        f'pip install "adk-eval-gate[adk] @ git+https://github.com/adk-eval-gate/adk-eval-gate@v{version[1]}"' in text
+    )
+    for line in text.splitlines():
+        if "pip install" in line and "adk-eval-gate" in line:
+            assert "git+https://" in line or "after the PyPI release" in line, line
+
+
+def test_the_license_is_the_one_pyproject_names() -> None:
+    pyproject = (REPO / "pyproject.toml").read_text(encoding="utf-8")
+    assert 'license = "Apache-2.0"' in pyproject
+    text = (REPO / "LICENSE").read_text(encoding="utf-8")
+    assert text.lstrip().startswith("Apache License\n                           Version 2.0, January 2004")
+    assert "END OF TERMS AND CONDITIONS" in text
+
+
+EVALUATING_STEP = r"^\s*(- )?uses: adk-eval-gate/adk-eval-gate@|^\s*(run: )?adk-eval-gate (run|merge) "
+
+
+def test_example_workflows_install_the_cli_from_a_release_tag_and_keep_the_junit_report() -> None:
+    for path in sorted((REPO / "examples" / "workflows").glob("*.yml")):
+        text = path.read_text(encoding="utf-8")
+        for line in text.splitlines():
+            if "pip install" in line and "adk-eval-gate" in line and not line.lstrip().startswith("#"):
+                assert "git+https://github.com/adk-eval-gate/adk-eval-gate@v" in line, (path.name, line)
+        evaluates = re.search(
+            r"^\s*(- )?uses: adk-eval-gate/adk-eval-gate@|^\s*(run: )?adk-eval-gate (run|merge) ", text, re.M
+        )
+        if evaluates:  # users download the JUnit report from the run's artifacts
+            assert "path: adk-eval-results/junit.xml" in text or "path: adk-eval-results/\n" in text, path.name
+
+
 def test_runs_the_dockerfile_that_releases_replace_with_the_prebuilt_image(action: dict[str, Any]) -> None:
     assert action["runs"] == {"using": "docker", "image": "Dockerfile"}
     assert action["branding"]["icon"] and action["branding"]["color"]

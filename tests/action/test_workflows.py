@@ -84,9 +84,12 @@ def test_the_gate_uploads_the_baseline_only_from_pushes_under_the_default_artifa
     workflow = load(REPO / "examples" / "workflows" / "pr-gate.yml")
     assert set(workflow["on"]) == {"pull_request", "push"}
     assert workflow["permissions"] == {"contents": "read", "pull-requests": "write", "actions": "read"}
-    (upload,) = [step for step in steps(workflow) if str(step.get("uses", "")).startswith("actions/upload-artifact")]
-    assert upload["with"] == {"name": "adk-eval-results", "path": "adk-eval-results/results.json"}
-    assert "github.event_name == 'push'" in upload["if"]
+    uploads = [step for step in steps(workflow) if str(step.get("uses", "")).startswith("actions/upload-artifact")]
+    (baseline,) = [step for step in uploads if step["with"]["name"] == "adk-eval-results"]
+    assert baseline["with"] == {"name": "adk-eval-results", "path": "adk-eval-results/results.json"}
+    assert "github.event_name == 'push'" in baseline["if"]
+    (junit,) = [step for step in uploads if step["with"]["name"] == "adk-eval-junit"]
+    assert junit["with"]["path"] == "adk-eval-results/junit.xml" and "push" not in junit["if"]
 
 
 def test_the_shards_cover_the_matrix_and_one_job_comments() -> None:

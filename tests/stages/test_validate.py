@@ -22,7 +22,7 @@ def test_the_examples_are_valid() -> None:
     code, text = _validate([str(EXAMPLES / "weather_agent")])
     assert code == 0
     assert "weather.evalset.json: 3 cases (evalset), criteria from" in text
-    assert "legacy/weather_legacy.test.json: 1 cases (legacy_query_list)" in text
+    assert "legacy/weather_legacy.test.json: 1 case (legacy_query_list)" in text
     assert text.rstrip().endswith("all 2 files are valid")
 
 

@@ -9,6 +9,7 @@ from adk_eval_gate.aggregate import FinishedRun
 from adk_eval_gate.console import Console
 from adk_eval_gate.plan import WorkItem
 from adk_eval_gate.report import views
+from adk_eval_gate.report.sections import plural
 from adk_eval_gate.results import CaseResult, MetricStatus, ResultsDocument
 
 Shown = TypeVar("Shown", str, list[str])  # what a turn shows: its answer, or its tool calls
@@ -82,6 +83,14 @@ def _difference(label: str, expected: Shown | None, actual: Shown | None, show: 
     return [f"{label} expected {show(expected)}", f"{'':15}got      {show(actual)}"]
 
 
+def _verdict(doc: ResultsDocument) -> str:
+    """PASSED, FAILED or ERROR; a pass with cases that were not evaluated says they were allowed."""
+    verdict = doc.status.upper()
+    if doc.status == "passed" and doc.totals.not_evaluated:
+        verdict += f" (with {doc.totals.not_evaluated} not evaluated, allowed by --allow-not-evaluated)"
+    return verdict
+
+
 def final(console: Console, doc: ResultsDocument) -> None:
     totals = doc.totals
     failing = [c for c in doc.cases if c.status != "passed"]
@@ -100,7 +109,7 @@ def final(console: Console, doc: ResultsDocument) -> None:
     parts = [
         f"{totals.passed} passed",
         f"{totals.failed} failed",
-        f"{totals.error} errors",
+        plural(totals.error, "error"),
         f"{totals.not_evaluated} not evaluated",
     ]
     if totals.file_errors:
@@ -113,8 +122,8 @@ def final(console: Console, doc: ResultsDocument) -> None:
     if doc.run.unfinished:
         shown = ", ".join(doc.run.unfinished[:_SHOWN_CASES])
         more = f" and {len(doc.run.unfinished) - _SHOWN_CASES} more" if len(doc.run.unfinished) > _SHOWN_CASES else ""
-        console.line(f"Interrupted: {len(doc.run.unfinished)} cases did not finish: {shown}{more}")
+        console.line(f"Interrupted: {plural(len(doc.run.unfinished), 'case')} did not finish: {shown}{more}")
     console.line("")
-    console.line(f"ADK eval gate: {doc.status.upper()} - {totals.cases} cases: " + ", ".join(parts))
+    console.line(f"ADK eval gate: {_verdict(doc)} - {plural(totals.cases, 'case')}: " + ", ".join(parts))
     if console.annotations_dropped:
         console.line(f"({console.annotations_dropped} more annotations were not written: GitHub shows at most 50)")
