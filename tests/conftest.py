@@ -6,6 +6,8 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -65,3 +67,19 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
     if collection_path.name.startswith("test_") and SLOW_MODULE in collection_path.read_text(encoding="utf-8"):
         return True
     return None
+
+
+@pytest.fixture(autouse=True)
+def _junit_files_are_valid(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Every junit.xml a test writes under its tmp_path is checked against the JUnit schema afterwards."""
+    folder: Path | None = request.getfixturevalue("tmp_path") if "tmp_path" in request.fixturenames else None
+    yield
+    for path in sorted(folder.rglob("junit*.xml")) if folder else []:
+        junit_schema().validate(path.read_text(encoding="utf-8"))
+
+
+@cache
+def junit_schema() -> Any:
+    import xmlschema
+
+    return xmlschema.XMLSchema(str(Path(__file__).parent / "fixtures" / "junit.xsd"))
