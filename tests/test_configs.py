@@ -212,3 +212,17 @@ def test_configured_metrics_append_efficiency_once() -> None:
     config = eval_config.EvalConfig(criteria={"response_match_score": 0.5})
     names = [m.name for m in configured_metrics(config)]
     assert names.count("token_usage_v1") == 1 and names[0] == "response_match_score"
+
+
+def test_a_threshold_written_as_a_string_is_read_as_adk_reads_it_with_a_warning(tmp_path: Path) -> None:
+    data = {"criteria": {"response_match_score": "0.8", "tool_trajectory_avg_score": {"threshold": "1"}}}
+    loaded = _load(tmp_path, data)
+    adk = AdkEvalConfig.model_validate(data)
+    assert loaded.config.criterion("response_match_score").threshold == adk.criteria["response_match_score"] == 0.8
+    assert loaded.config.criterion("tool_trajectory_avg_score").threshold == 1.0
+    assert [w.split(": ", 1)[1] for w in loaded.warnings] == [
+        "criteria.response_match_score is the string '0.8'; ADK reads it as the number 0.8, and so does this "
+        "tool: write it as a number",
+        "criteria.tool_trajectory_avg_score.threshold is the string '1'; ADK reads it as the number 1, and so "
+        "does this tool: write it as a number",
+    ]

@@ -213,7 +213,22 @@ def _check_criterion(
             field=format_path(sub_path),
             hint=_option_hint(sub_path),
         ) from None
-    return _ignored_options(typed, spec.criterion, name, display=display, line=line, positions=positions)
+    ignored = _ignored_options(typed, spec.criterion, name, display=display, line=line, positions=positions)
+    return _string_threshold(data, name, display=display, positions=positions) + ignored
+
+
+def _string_threshold(data: dict[str, Any], name: str, *, display: str, positions: JsonPositions) -> list[str]:
+    """ADK reads a threshold written as a string ("0.8") as the number; so do we, and say so."""
+    raw = data.get("criteria", {}).get(name) if isinstance(data.get("criteria"), dict) else None
+    path: list[str | int] = ["criteria", name]
+    if isinstance(raw, dict):
+        raw, path = raw.get("threshold"), [*path, "threshold"]
+    if not isinstance(raw, str):
+        return []
+    return [
+        f"{display}:{locate(positions, path) or 1}: {format_path(path)} is the string {raw!r}; ADK reads it as the "
+        f"number {float(raw):g}, and so does this tool: write it as a number"
+    ]
 
 
 def _ignored_options(
