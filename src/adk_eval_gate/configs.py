@@ -6,6 +6,7 @@ one in a parent folder up to the repository root; else ADK's defaults. The sourc
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import json
 import math
@@ -154,8 +155,14 @@ def check_config(
             field="criteria",
             hint='add at least one metric, e.g. {"criteria": {"tool_trajectory_avg_score": 1.0}}',
         )
+    problems: list[ConfigError] = []
     for name in config.criteria:
-        warnings += _check_criterion(config, name, data=data, display=display, positions=positions)
+        try:
+            warnings += _check_criterion(config, name, data=data, display=display, positions=positions)
+        except ConfigError as problem:  # every criterion is checked: all of a config's problems at once
+            problems.append(problem)
+    if problems:
+        raise dataclasses.replace(problems[0], also=tuple(problems[1:]))
     return warnings
 
 

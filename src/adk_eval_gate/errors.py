@@ -44,8 +44,14 @@ class UsageError(GateError):
     """A command-line option or action input is wrong (exit code 2)."""
 
 
+@dataclass
 class ConfigError(GateError):
     """A test_config.json (or --config) cannot be used (exit code 2 in validate, a file error in run)."""
+
+    also: tuple[ConfigError, ...] = ()  # the config's other problems, reported with this one
+
+    def all_lines(self) -> list[str]:
+        return [self.one_line(), *(other.one_line() for other in self.also)]
 
 
 class EvalFileError(GateError):

@@ -9,7 +9,7 @@ from pathlib import Path
 from adk_eval_gate.configs import ConfigCache, find_config, find_repository_root
 from adk_eval_gate.console import Console
 from adk_eval_gate.discover import EvalFileRef, discover
-from adk_eval_gate.errors import EvalFileError, GateError, UsageError
+from adk_eval_gate.errors import ConfigError, EvalFileError, GateError, UsageError
 from adk_eval_gate.load import load_eval_file
 from adk_eval_gate.options import BY_FIELD
 from adk_eval_gate.plan import PlannedFile, select_cases
@@ -48,12 +48,16 @@ def prepare(settings: Settings, console: Console) -> Prepared:
     files: list[FileResult] = []
     errors: list[GateError] = []
     reported_warnings: set[str] = set()
+    reported_errors: set[str] = set()  # a broken config shared by many eval files is reported once
     for ref in refs:
         result, planned_file, error = _prepare_one(ref, settings, configs, root)
         files.append(result)
         if error:
             errors.append(error)
-            console.error(error.one_line(), file=error.file, line=error.line)
+            for problem in [error, *(error.also if isinstance(error, ConfigError) else ())]:
+                if problem.one_line() not in reported_errors:
+                    reported_errors.add(problem.one_line())
+                    console.error(problem.one_line(), file=problem.file, line=problem.line)
             continue
         assert planned_file is not None
         try:
@@ -94,8 +98,10 @@ def _prepare_one(
             error,
         )
     except GateError as error:
+        more = len(error.also) if isinstance(error, ConfigError) else 0
+        text = error.one_line() + (f" (and {more} more problem{'s' if more > 1 else ''} in it)" if more else "")
         return (
-            FileResult(path=ref.display, config=described, error=error.one_line(), line=error.line),
+            FileResult(path=ref.display, config=described, error=text, line=error.line),
             None,
             error,
         )

@@ -36,3 +36,18 @@ def test_a_broken_file_is_named_and_the_others_are_still_checked(tmp_path: Path)
     assert code == 2
     assert "bad.evalset.json" in text and "1 of 2 files have problems" in text
     assert "ok   " in text and "good.evalset.json" in text
+
+
+def test_every_problem_of_a_shared_config_is_reported_once(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    criteria = {"criteria": {"respons_match_score": 0.5, "tool_trajectory_avg_score": 7}}
+    (tmp_path / "test_config.json").write_text(json.dumps(criteria, indent=2))
+    good = {"eval_set_id": "s", "eval_cases": [{"eval_id": "a", "conversation": []}]}
+    for name in ("one", "two", "three"):
+        (tmp_path / f"{name}.evalset.json").write_text(json.dumps(good))
+    code, text = _validate([str(tmp_path)])
+    assert code == 2
+    unknown = [line for line in text.splitlines() if "unknown metric 'respons_match_score'" in line]
+    out_of_range = [line for line in text.splitlines() if "threshold 7 is outside" in line]
+    assert len(unknown) == 1 and len(out_of_range) == 1, text
+    assert "3 of 3 files have problems" in text
