@@ -109,3 +109,16 @@ def test_an_agent_that_does_not_import_gives_one_clear_line(
         asyncio.run(load_agent(parse_agent_option("bad", root=tmp_path), root=tmp_path))
     line = raised.value.one_line()
     assert expected in line and "\n" not in line
+
+
+def test_a_package_whose_init_does_not_import_agent_gets_the_fix(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    write_agent(tmp_path / "quiet")
+    (tmp_path / "quiet" / "__init__.py").write_text("")  # ADK's template has 'from . import agent' here
+    with pytest.raises(AgentError) as raised:
+        asyncio.run(load_agent(parse_agent_option("quiet", root=tmp_path), root=tmp_path))
+    line = raised.value.one_line()
+    assert "has an agent.py that its __init__.py does not import" in line
+    assert "add 'from . import agent' to quiet/__init__.py" in line

@@ -175,6 +175,15 @@ async def _root_of(module: ModuleType) -> tuple[Any, Any | None]:
         made = factory()
         made = await made if inspect.isawaitable(made) else made
         return (made[0] if isinstance(made, tuple) else made), None
+    package_file = getattr(module, "__file__", None)
+    if holder is module and hasattr(module, "__path__") and package_file:
+        init = Path(package_file)
+        if (init.parent / "agent.py").is_file():
+            raise AgentError(
+                "has an agent.py that its __init__.py does not import",
+                hint=f"add 'from . import agent' to {init.parent.name}/__init__.py: ADK imports the package and "
+                "reads agent.root_agent from it",
+            )
     raise AgentError("defines no root_agent, get_agent_async() or App named app in its agent module")
 
 
