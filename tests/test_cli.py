@@ -40,7 +40,7 @@ def test_help_and_version(capsys: pytest.CaptureFixture[str]) -> None:
 def test_validate_good_files(repo: Path) -> None:
     write_json(repo / "a.evalset.json", GOOD_SET)
     write_json(repo / "test_config.json", {"criteria": {"response_match_score": 0.5}})
-    result = run_cli("validate", cwd=repo)
+    result = run_cli("validate", "--runner", "http", cwd=repo)  # no agent here: it is served elsewhere
     assert result.returncode == 0, result.stdout
     assert "ok   a.evalset.json: 1 case (evalset), criteria from test_config.json (folder)" in result.stdout
 

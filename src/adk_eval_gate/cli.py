@@ -124,8 +124,9 @@ COMMANDS: tuple[tuple[str, str, str, Callable[[argparse.ArgumentParser], None]],
     ),
     (
         "validate",
-        "check every eval file and config; runs nothing",
-        "Load and check every eval file and config without running an agent or calling any service.",
+        "check every eval file and config, its agent and custom metrics; runs nothing",
+        "Load and check every eval file and config, that each file finds its agent (adk runner) and that its custom "
+        "metric functions import, without running an agent or calling any service.",
         _validate_arguments,
     ),
     (

@@ -71,6 +71,7 @@ OPTIONS: tuple[Option, ...] = (
         "how to get the agent's answers (default: adk)",
         "str",
         "runner",
+        ("run", "validate"),
         choices=("adk", "http", "recorded"),
     ),
     Option(
@@ -79,6 +80,7 @@ OPTIONS: tuple[Option, ...] = (
         "agent folder or dotted module (default: the nearest ADK agent folder above each eval file)",
         "str",
         "agent",
+        ("run", "validate"),
         metavar="PATH|MODULE",
     ),
     Option(

@@ -12,9 +12,10 @@ from adk_eval_gate.validate import validate
 from tests.conftest import EXAMPLES
 
 
-def _validate(paths: list[str]) -> tuple[int, str]:
+def _validate(paths: list[str], **options: str) -> tuple[int, str]:
     out = io.StringIO()
-    code = validate(build_settings("validate", {"paths": paths}, env={}), Console(in_actions=False, stream=out))
+    settings = build_settings("validate", {"paths": paths, **options}, env={})
+    code = validate(settings, Console(in_actions=False, stream=out))
     return code, out.getvalue()
 
 
@@ -32,7 +33,7 @@ def test_a_broken_file_is_named_and_the_others_are_still_checked(tmp_path: Path)
     (tmp_path / "bad.evalset.json").write_text('{"eval_set_id": "x", "eval_cases": [')
     good = {"eval_set_id": "good", "eval_cases": [{"eval_id": "a", "conversation": []}]}
     (tmp_path / "good.evalset.json").write_text(json.dumps(good))
-    code, text = _validate([str(tmp_path)])
+    code, text = _validate([str(tmp_path)], runner="http")
     assert code == 2
     assert "bad.evalset.json" in text and "1 of 2 files have problems" in text
     assert "ok   " in text and "good.evalset.json" in text
@@ -45,9 +46,26 @@ def test_every_problem_of_a_shared_config_is_reported_once(tmp_path: Path) -> No
     good = {"eval_set_id": "s", "eval_cases": [{"eval_id": "a", "conversation": []}]}
     for name in ("one", "two", "three"):
         (tmp_path / f"{name}.evalset.json").write_text(json.dumps(good))
-    code, text = _validate([str(tmp_path)])
+    code, text = _validate([str(tmp_path)], runner="http")
     assert code == 2
     unknown = [line for line in text.splitlines() if "unknown metric 'respons_match_score'" in line]
     out_of_range = [line for line in text.splitlines() if "threshold 7 is outside" in line]
     assert len(unknown) == 1 and len(out_of_range) == 1, text
     assert "3 of 3 files have problems" in text
+
+
+def test_what_run_would_need_is_checked_too_the_agent_and_custom_metric_functions(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    config = {
+        "criteria": {"response_match_score": 0.5, "my_metric": 0.5},
+        "custom_metrics": {"my_metric": {"code_config": {"name": "no_such_package.metrics.score"}}},
+    }
+    (tmp_path / "test_config.json").write_text(json.dumps(config))
+    good = {"eval_set_id": "s", "eval_cases": [{"eval_id": "a", "conversation": []}]}
+    (tmp_path / "lonely.evalset.json").write_text(json.dumps(good))
+    code, text = _validate([str(tmp_path)])
+    assert code == 2
+    assert "no ADK agent folder found above it" in text
+    assert "custom metric my_metric: cannot import custom metric function 'no_such_package.metrics.score'" in text
+    code, text = _validate([str(tmp_path)], runner="http")
+    assert code == 2 and "no ADK agent folder" not in text and "custom metric my_metric" in text
