@@ -128,6 +128,36 @@ def display_path(path: Path, root: Path) -> str:
         return path.as_posix()
 
 
+# JSON that is not eval data whatever it holds: configs, sessions, package manifests.
+_NOT_EVAL_NAMES = re.compile(r"(test_config|initial\.session|package(-lock)?|tsconfig)\.json$|\.session\.json$")
+_EVAL_MARKERS = re.compile(r'"(eval_set_id|evalSetId|eval_cases|evalCases)"\s*:|^\s*\[\s*\{\s*"query"\s*:')
+_SNIFF_BYTES = 4096
+
+
+def misnamed_eval_files(specs: list[str]) -> list[str]:
+    """JSON files under the given folders that look like eval data but are not named ``*.test.json`` or
+    ``*.evalset.json`` (ADK's samples use names such as ``*_eval.json``), so discovery does not pick them up."""
+    found = []
+    for spec in specs or ["."]:
+        folder = Path(split_selector(spec)[0])
+        if not folder.is_dir():
+            continue
+        for current, dirs, files in os.walk(folder):
+            dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS and not _is_virtualenv(Path(current) / d))
+            for name in sorted(files):
+                if not name.endswith(".json") or name.endswith(EVAL_SUFFIXES) or _NOT_EVAL_NAMES.search(name):
+                    continue
+                path = Path(current) / name
+                try:
+                    with path.open("rb") as handle:
+                        head = handle.read(_SNIFF_BYTES).decode("utf-8", "replace")
+                except OSError:
+                    continue
+                if _EVAL_MARKERS.search(head):
+                    found.append(path.as_posix())
+    return found
+
+
 def discover(
     specs: list[str], *, root: Path, include: list[str] | None = None, exclude: list[str] | None = None
 ) -> list[EvalFileRef]:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from adk_eval_gate.configs import ConfigCache, find_config, find_repository_root
 from adk_eval_gate.console import Console
-from adk_eval_gate.discover import EvalFileRef, discover
+from adk_eval_gate.discover import EvalFileRef, discover, misnamed_eval_files
 from adk_eval_gate.errors import ConfigError, EvalFileError, GateError, UsageError
 from adk_eval_gate.load import load_eval_file
 from adk_eval_gate.options import BY_FIELD
@@ -43,6 +43,12 @@ def prepare(settings: Settings, console: Console) -> Prepared:
         refs = discover(settings.paths, root=root, include=settings.include, exclude=settings.exclude)
     except UsageError as no_files:
         raise _as_written(no_files, settings) from None
+    for misnamed in misnamed_eval_files(settings.paths):
+        console.warning(
+            f"{misnamed} looks like an eval file but is not named *.test.json or *.evalset.json, so it was not "
+            "run: rename it, or pass it explicitly as a path",
+            file=misnamed,
+        )
     configs = ConfigCache(root)
     planned: list[PlannedFile] = []
     files: list[FileResult] = []

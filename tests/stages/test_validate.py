@@ -69,3 +69,21 @@ def test_what_run_would_need_is_checked_too_the_agent_and_custom_metric_function
     assert "custom metric my_metric: cannot import custom metric function 'no_such_package.metrics.score'" in text
     code, text = _validate([str(tmp_path)], runner="http")
     assert code == 2 and "no ADK agent folder" not in text and "custom metric my_metric" in text
+
+
+def test_an_eval_file_with_another_name_gets_a_hint_to_rename_it(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "test_config.json").write_text(json.dumps({"criteria": {"response_match_score": 0.5}}))
+    good = {"eval_set_id": "s", "eval_cases": [{"eval_id": "a", "conversation": []}]}
+    (tmp_path / "good.evalset.json").write_text(json.dumps(good))
+    (tmp_path / "sample_eval.json").write_text(json.dumps(good))  # ADK's samples name them so
+    (tmp_path / "legacy_eval.json").write_text(json.dumps([{"query": "hi", "reference": "hello"}]))
+    (tmp_path / "settings.json").write_text(json.dumps({"theme": "dark"}))
+    code, text = _validate([str(tmp_path)], runner="http")
+    assert code == 0
+    hinted = [line for line in text.splitlines() if "looks like an eval file" in line]
+    assert [line.split("warning: ")[1].split(" looks")[0].rsplit("/", 1)[1] for line in hinted] == [
+        "legacy_eval.json",
+        "sample_eval.json",
+    ]
+    assert "rename it, or pass it explicitly as a path" in hinted[0]
