@@ -226,3 +226,10 @@ def test_a_threshold_written_as_a_string_is_read_as_adk_reads_it_with_a_warning(
         "criteria.tool_trajectory_avg_score.threshold is the string '1'; ADK reads it as the number 1, and so "
         "does this tool: write it as a number",
     ]
+
+
+def test_an_unknown_top_level_key_is_a_warning_with_the_nearest_name(tmp_path: Path) -> None:
+    loaded = _load(tmp_path, {"criteria": {"response_match_score": 0.5}, "custom_metric": {}})
+    assert [w.split(": ", 1)[1] for w in loaded.warnings] == [
+        "custom_metric is not a key of test_config.json and is ignored (as ADK does); did you mean 'custom_metrics'?"
+    ]

@@ -282,3 +282,24 @@ def test_duplicate_rubric_ids_across_case_and_invocation(tmp_path: Path) -> None
 def test_a_list_of_something_else(tmp_path: Path) -> None:
     error = _error(tmp_path, json.dumps([{"question": "q"}]), name="x.test.json")
     assert "legacy query list" in error.message
+
+
+def test_a_misspelt_key_is_named_with_the_key_it_should_be(tmp_path: Path) -> None:
+    from adk_eval_gate.load import load_eval_file
+
+    missing = tmp_path / "a.evalset.json"
+    missing.write_text(json.dumps({"eval_set_id": "s", "eval_case": []}))
+    with pytest.raises(EvalFileError, match=r"this object has 'eval_case': did you mean 'eval_cases'\?"):
+        load_eval_file(missing, display="a.evalset.json")
+    unknown = tmp_path / "b.evalset.json"
+    turn = {"user_contents": {"parts": [{"text": "hi"}]}}
+    unknown.write_text(json.dumps({"eval_set_id": "s", "eval_cases": [{"eval_id": "a", "conversation": [turn]}]}))
+    with pytest.raises(EvalFileError, match=r"did you mean 'user_content'\?"):
+        load_eval_file(unknown, display="b.evalset.json")
+    legacy_file = tmp_path / "c.test.json"
+    legacy_file.write_text(json.dumps([{"query": "hi", "expected_tool_uses": []}]))
+    loaded = load_eval_file(legacy_file, display="c.test.json")
+    assert loaded.warnings == [
+        "c.test.json:1: [0].expected_tool_uses is not a key ADK reads in a legacy file and is ignored (as ADK does); "
+        "did you mean 'expected_tool_use'?"
+    ]

@@ -73,6 +73,9 @@ def find_config(eval_file: Path, *, root: Path, option: Path | None) -> ConfigSo
     return ConfigSource("default", None)
 
 
+OUR_KEYS = frozenset({"$schema"})  # top-level keys of test_config.json that this tool reads and ADK ignores
+
+
 class ConfigCache:
     """Loads each config file once; a broken config is an error for every eval file that uses it."""
 
@@ -155,6 +158,7 @@ def check_config(
             field="criteria",
             hint='add at least one metric, e.g. {"criteria": {"tool_trajectory_avg_score": 1.0}}',
         )
+    warnings += _unknown_top_level_keys(data, display=display, positions=positions)
     problems: list[ConfigError] = []
     for name in config.criteria:
         try:
@@ -164,6 +168,26 @@ def check_config(
     if problems:
         raise dataclasses.replace(problems[0], also=tuple(problems[1:]))
     return warnings
+
+
+def _unknown_top_level_keys(data: dict[str, Any], *, display: str, positions: JsonPositions) -> list[str]:
+    """ADK ignores unknown top-level keys of test_config.json; a misspelt "criteria" would lose every threshold."""
+    known = [
+        name
+        for field_name, info in eval_config.EvalConfig.model_fields.items()
+        for name in (field_name, info.alias or field_name)
+    ]
+    extra = [key for key in data if key not in known and key not in OUR_KEYS]
+    return [
+        f"{display}:{locate(positions, [key]) or 1}: {key} is not a key of test_config.json and is ignored (as ADK "
+        f"does){_did_you_mean(key, known)}"
+        for key in extra
+    ]
+
+
+def _did_you_mean(key: str, known: list[str]) -> str:
+    close = difflib.get_close_matches(key, known, n=1)
+    return f"; did you mean {close[0]!r}?" if close else ""
 
 
 def _check_criterion(

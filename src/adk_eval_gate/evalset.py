@@ -220,3 +220,22 @@ def usage_metadata(invocation: Invocation) -> list[genai_types.GenerateContentRe
 def dump_invocation(invocation: Invocation) -> dict[str, Any]:
     """An invocation as ADK writes it in result files, without nulls (results.json keeps it small)."""
     return invocation.model_dump(mode="json", exclude_none=True)
+
+
+def known_field_names() -> frozenset[str]:
+    """Every field name of the eval-file models, for "did you mean" on an unknown key."""
+    models: list[type[pydantic.BaseModel]] = [
+        EvalSet,
+        EvalCase,
+        Invocation,
+        IntermediateData,
+        InvocationEvents,
+        InvocationEvent,
+        SessionInput,
+        ConversationScenario,
+        Rubric,
+        RubricContent,
+        AgentDetails,
+        AppDetails,
+    ]
+    return frozenset(name for model in models for name in model.model_fields)

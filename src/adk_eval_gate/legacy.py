@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import difflib
 import time
 import uuid
 from collections.abc import Callable
@@ -25,6 +26,30 @@ class LegacyFormatError(ValueError):
 
 
 IdFactory = Callable[[], str]
+
+
+ROW_KEYS = ("query", "reference", "expected_tool_use", "expected_intermediate_agent_responses")
+NAMED_KEYS = ("name", "data", "initial_session")
+
+
+def unknown_keys(data: list[Any]) -> list[tuple[list[str | int], str | None]]:
+    """Keys ADK's legacy converters ignore, with their paths and the known key each is likely a misspelling of."""
+    found: list[tuple[list[str | int], str | None]] = []
+
+    def check(item: Any, path: list[str | int], known: tuple[str, ...]) -> None:
+        for key in item if isinstance(item, dict) else []:
+            if key not in known:
+                close = difflib.get_close_matches(str(key), known, n=1)
+                found.append(([*path, key], close[0] if close else None))
+
+    for index, item in enumerate(data):
+        if is_named_list(data):
+            check(item, [index], NAMED_KEYS)
+            for row_index, row in enumerate(item.get("data") or [] if isinstance(item, dict) else []):
+                check(row, [index, "data", row_index], ROW_KEYS)
+        else:
+            check(item, [index], ROW_KEYS)
+    return found
 
 
 def is_query_list(data: Any) -> bool:

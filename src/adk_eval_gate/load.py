@@ -16,7 +16,7 @@ import pydantic
 
 from adk_eval_gate import legacy, sanitize
 from adk_eval_gate.errors import EvalFileError, GateError
-from adk_eval_gate.evalset import EvalCase, EvalSet
+from adk_eval_gate.evalset import EvalCase, EvalSet, known_field_names
 from adk_eval_gate.jsonpos import JsonPositions, format_path
 from adk_eval_gate.pydantic_errors import best_error, locate
 
@@ -32,6 +32,7 @@ class LoadedEvalSet:
     format: FileFormat
     case_lines: dict[str, int] = field(default_factory=dict)
     initial_session_file: str | None = None
+    warnings: list[str] = field(default_factory=list)  # what ADK ignores in the file (unknown legacy keys)
 
 
 def read_json(
@@ -106,7 +107,7 @@ def _validate_eval_set(data: dict[str, Any], *, text: str, display: str) -> Eval
     try:
         return EvalSet.model_validate(data)
     except pydantic.ValidationError as error:
-        path, message = best_error(error, data)
+        path, message = best_error(error, data, known_fields=known_field_names())
         raise EvalFileError(
             message,
             file=display,
@@ -125,6 +126,18 @@ def _legacy_key_hint(path: list[str | int]) -> str | None:
 
 
 def _load_legacy(path: Path, data: list[Any], *, text: str, display: str) -> LoadedEvalSet:
+    loaded = _convert_legacy(path, data, text=text, display=display)
+    positions = JsonPositions(text)
+    for key_path, close in legacy.unknown_keys(data):
+        suggestion = f"; did you mean {close!r}?" if close else ""
+        loaded.warnings.append(
+            f"{display}:{locate(positions, key_path) or 1}: {format_path(key_path)} is not a key ADK reads in a "
+            f"legacy file and is ignored (as ADK does){suggestion}"
+        )
+    return loaded
+
+
+def _convert_legacy(path: Path, data: list[Any], *, text: str, display: str) -> LoadedEvalSet:
     if not data:
         raise EvalFileError(
             "is an empty list: there are no eval cases",
@@ -154,7 +167,7 @@ def _load_legacy(path: Path, data: list[Any], *, text: str, display: str) -> Loa
     except legacy.LegacyFormatError as error:
         raise legacy_file_error(error, text=text, display=display) from None
     except pydantic.ValidationError as error:
-        where, message = best_error(error, data)
+        where, message = best_error(error, data, known_fields=known_field_names())
         raise EvalFileError(
             message, file=display, line=locate(JsonPositions(text), where), field=format_path(where)
         ) from None

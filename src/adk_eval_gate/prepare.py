@@ -71,7 +71,7 @@ def prepare(settings: Settings, console: Console) -> Prepared:
         except UsageError as unknown_case:
             raise _as_written(unknown_case, settings) from None
         planned.append(planned_file)
-        for warning in planned_file.config.warnings:
+        for warning in [*planned_file.config.warnings, *planned_file.loaded.warnings]:
             if warning not in reported_warnings:
                 reported_warnings.add(warning)
                 console.warning(warning)
@@ -117,6 +117,6 @@ def _prepare_one(
         eval_set_id=loaded.eval_set.eval_set_id,
         config=described,
         cases=len(loaded.eval_set.eval_cases),
-        warnings=list(loaded_config.warnings),
+        warnings=[*loaded_config.warnings, *loaded.warnings],
     )
     return result, PlannedFile(loaded, loaded_config, ref.case_ids), None

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import difflib
 import json
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 import pydantic
@@ -42,14 +43,17 @@ def _alias_in(node: dict[str, Any], name: str) -> str | None:
     return camel if camel in node else None
 
 
-def _describe(error: Any) -> str:
+def _describe(error: Any, known_fields: Collection[str] = ()) -> str:
     kind = error.get("type", "")
     msg = str(error.get("msg", "invalid value"))
     value = error.get("input")
     if kind == "missing":
         return "is required"
     if kind == "extra_forbidden":
-        return "is not a known field here (ADK rejects unknown keys in this object; check the spelling)"
+        loc = error.get("loc", ())
+        close = difflib.get_close_matches(str(loc[-1]), sorted(known_fields), n=1) if loc else []
+        spelling = f"did you mean {close[0]!r}?" if close else "check the spelling"
+        return f"is not a known field here (ADK rejects unknown keys in this object; {spelling})"
     if kind in {"float_parsing", "float_type", "int_parsing", "int_type"}:
         return f"must be a number, got {_short(value)}"
     if kind in {"string_type"}:
@@ -72,7 +76,11 @@ def _short(value: Any) -> str:
 
 
 def best_error(
-    exc: pydantic.ValidationError, data: Any, *, prefix: Sequence[str | int] = ()
+    exc: pydantic.ValidationError,
+    data: Any,
+    *,
+    prefix: Sequence[str | int] = (),
+    known_fields: Collection[str] = (),
 ) -> tuple[list[str | int], str]:
     """The most specific error (deepest location) of a validation error, as (path, message)."""
     errors = exc.errors(include_url=False)
@@ -81,14 +89,31 @@ def best_error(
         names_field = error.get("type") in {"missing", "extra_forbidden"}
         return clean_loc(error.get("loc", ()), data, names_field=names_field)
 
-    best = max(errors, key=lambda e: len(path_of(e)))
+    # the deepest; at equal depth an unknown key before a missing one: a misspelt key is usually why one is missing
+    best = max(errors, key=lambda e: (len(path_of(e)), e.get("type") == "extra_forbidden"))
     path = [*prefix, *path_of(best)]
     others = {tuple(path_of(e)) for e in errors if e is not best}
     more = len([p for p in others if list(p) != path_of(best)[: len(p)]])  # union alternatives are not news
-    message = _describe(best)
+    message = _describe(best, known_fields)
+    if best.get("type") == "missing":
+        message += _misspelt_as(path_of(best), data)
     if more:
         message += f" (and {more} more problem{'s' if more > 1 else ''})"
     return path, message
+
+
+def _misspelt_as(path: list[str | int], data: Any) -> str:
+    """For a missing field: the key of the same object that looks like a misspelling of it, if there is one."""
+    node = data
+    for item in path[:-1]:
+        try:
+            node = node[item]
+        except (KeyError, IndexError, TypeError):
+            return ""
+    if not isinstance(node, dict) or not path:
+        return ""
+    close = difflib.get_close_matches(str(path[-1]), [str(key) for key in node], n=1, cutoff=0.75)
+    return f" (this object has {close[0]!r}: did you mean {str(path[-1])!r}?)" if close else ""
 
 
 def locate(positions: JsonPositions | None, path: Sequence[str | int]) -> int | None:

@@ -82,3 +82,13 @@ def test_a_null_reference_is_an_empty_expected_response_as_in_adk() -> None:
     ours = (eval_set.eval_cases[0].conversation or [])[0].final_response
     theirs = _convert_invocation_to_pydantic_schema(row).final_response
     assert ours == theirs and content_text(ours) == ""
+
+
+def test_keys_adk_ignores_in_a_legacy_file_are_found_with_the_nearest_key() -> None:
+    rows = [{"query": "hi", "expected_tool_uses": [], "reference": "hello", "notes": "x"}]
+    assert legacy.unknown_keys(rows) == [([0, "expected_tool_uses"], "expected_tool_use"), ([0, "notes"], None)]
+    named = [{"name": "a", "data": [{"query": "hi", "refrence": "x"}], "initial_sesion": {}}]
+    assert legacy.unknown_keys(named) == [
+        ([0, "initial_sesion"], "initial_session"),
+        ([0, "data", 0, "refrence"], "reference"),
+    ]
