@@ -5,7 +5,8 @@ tool raises ``KeyboardInterrupt``; ``block``: a tool sleeps for an hour (holding
 tool spins on the CPU; ``surrogate``: the answer holds a lone surrogate; ``deep N``: a tool call whose arguments
 are nested N levels deep; ``leak``: a tool raises an error that quotes ``GOOGLE_API_KEY``; ``shout``: a tool
 prints workflow commands to stdout and stderr; ``token``: a tool lists the environment variables whose name holds
-TOKEN (the answer names them). Anything else is echoed.
+TOKEN (the answer names them); ``log``: a tool logs an error holding ``GOOGLE_API_KEY``, workflow commands and a
+lone surrogate, then fails. Anything else is echoed.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 HOSTILE_AGENT = '''
 from __future__ import annotations
 
+import logging
 import os
 import sys
 import time
@@ -41,6 +43,11 @@ def misbehave(how: str) -> dict:
             pass
     if how == "leak":
         raise RuntimeError("upstream refused key " + os.environ.get("GOOGLE_API_KEY", "?"))
+    if how == "log":
+        logging.getLogger("hostile.agent").error(
+            "key %s\\n::error::from a log\\n::stop-commands::x \\ud800", os.environ.get("GOOGLE_API_KEY", "?")
+        )
+        raise RuntimeError("failed after logging")
     if how == "token":
         return {"seen": sorted(name for name in os.environ if "TOKEN" in name.upper())}
     if how == "shout":
@@ -71,7 +78,7 @@ class HostileModel(BaseLlm):
             depth = int(text[5:])
             call = types.FunctionCall(name="misbehave", args={"how": "deep", "x": nested(depth)})
             parts = [types.Part(function_call=call)]
-        elif text in {"exit 0", "exit 3", "os_exit", "interrupt", "block", "spin", "leak", "shout", "token"}:
+        elif text in {"exit 0", "exit 3", "os_exit", "interrupt", "block", "spin", "leak", "shout", "token", "log"}:
             parts = [types.Part(function_call=types.FunctionCall(name="misbehave", args={"how": text}))]
         else:
             parts = [types.Part(text=f"echo: {text}")]

@@ -182,6 +182,25 @@ def test_an_api_key_in_an_agent_exception_reaches_no_report(
     assert key not in reports and key not in _unmasked(step.stdout)
 
 
+def test_what_an_agent_logs_is_masked_escaped_and_kept_with_its_case(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, fake_github: FakeGitHub
+) -> None:
+    key = "AIzaFakeKeyForTheHostileSuite4567"
+    write_agent(tmp_path / "bot", HOSTILE_AGENT)
+    write_config(tmp_path / "bot", {"response_match_score": 0.5})
+    write_evalset(tmp_path / "bot" / "log.evalset.json", {"logs": [turn("log", answer="done")]})
+    env = pull_request_env(tmp_path, fake_github, run_id=13)
+    env.update({"GITHUB_WORKSPACE": str(tmp_path), "GOOGLE_API_KEY": key})
+    step = run_cli(monkeypatch, ["run", str(tmp_path / "bot"), "--output-dir", str(tmp_path / "out")], env, tmp_path)
+    assert step.code == 1
+    assert _commands_we_did_not_write(step.stdout) == []
+    assert "::group::log of " in step.stdout
+    reports = _all_reports(tmp_path, fake_github)
+    assert "key ***" in reports and key not in reports and key not in _unmasked(step.stdout)
+    log = load_results(tmp_path / "out" / "results.json").cases[0].runs[0].log
+    assert log[0] == "ERROR hostile.agent: key ***" and any("\ufffd" in line for line in log)
+
+
 def test_footer_fields_and_a_foreign_baseline_url_make_no_link_or_image(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, fake_github: FakeGitHub, example_results: Path
 ) -> None:
