@@ -58,6 +58,10 @@ def test_scores_equal_adks_and_reports_are_valid(workspace: Path, history: Path)
     assert 'got      get_weather({"city": "Sydney"})' in result.stdout
     data = _results(workspace)
     assert data["status"] == "failed"
+    assert data["run"]["pass_rule"] == "mean" and data["stability"]["cases"] == 3
+    assert "Over 2 runs per case (a case passes when each metric's mean over the runs meets its threshold" in (
+        result.stdout
+    )
     assert data["totals"] == {
         "cases": 3,
         "passed": 2,

@@ -25,12 +25,15 @@ from adk_eval_gate.results import (
     MetricResult,
     MetricStatus,
     MetricSummary,
+    PassRule,
     ResultsDocument,
     RubricScoreRecord,
     RunInfo,
     RunMetric,
     RunRecord,
     RunStatus,
+    Stability,
+    SuiteStability,
     Totals,
 )
 from adk_eval_gate.runners.base import Inference
@@ -148,6 +151,7 @@ def case_result(
     line: int | None,
     metrics: list[ConfiguredMetric],
     finished: list[FinishedRun],
+    pass_rule: PassRule = "mean",
 ) -> CaseResult:
     runs = [run_record(case, item) for item in sorted(finished, key=lambda f: f.run)]
     metric_results = [metric_result(configured, runs) for configured in metrics]
@@ -158,7 +162,9 @@ def case_result(
         status = "error"
         errors = ["the case did not run"]
     else:
-        status = _status_of(m.status for m in metric_results)
+        status = _decided_by(pass_rule, runs, metric_results)
+    passed = sum(1 for run in runs if run.status == "passed")
+    several = len(runs) > 1
     return CaseResult(
         id=case_id(display, case.eval_id),
         file=display,
@@ -170,6 +176,40 @@ def case_result(
         error=errors[0] if errors else None,
         metrics=metric_results,
         runs=runs,
+        runs_passed=passed if runs else None,
+        stability=_stability(passed, len(runs)) if several else None,
+        pass_hat_k=passed == len(runs) if several else None,
+        pass_at_k=passed > 0 if several else None,
+    )
+
+
+def _decided_by(pass_rule: PassRule, runs: list[RunRecord], metrics: list[MetricResult]) -> CaseStatus:
+    """The case's status under ``--pass-rule``: ADK's mean of each metric, or a count of the runs that passed."""
+    if pass_rule == "mean":
+        return _status_of(m.status for m in metrics)
+    passed = sum(1 for run in runs if run.status == "passed")
+    enough = passed == len(runs) if pass_rule == "all" else passed * 2 > len(runs)
+    if enough:
+        return "passed"
+    return "failed" if any(run.status == "failed" for run in runs) else "not_evaluated"
+
+
+def _stability(passed: int, runs: int) -> Stability:
+    return "stable-pass" if passed == runs else "stable-fail" if passed == 0 else "flaky"
+
+
+def suite_stability(cases: list[CaseResult]) -> SuiteStability | None:
+    """pass^k, pass@k and the stable/flaky counts over the cases that ran several times (None: there are none)."""
+    several = [case for case in cases if case.stability is not None]
+    if not several:
+        return None
+    return SuiteStability(
+        cases=len(several),
+        stable_pass=sum(1 for case in several if case.stability == "stable-pass"),
+        stable_fail=sum(1 for case in several if case.stability == "stable-fail"),
+        flaky=sum(1 for case in several if case.stability == "flaky"),
+        pass_hat_k=sum(1 for case in several if case.pass_hat_k) / len(several),
+        pass_at_k=sum(1 for case in several if case.pass_at_k) / len(several),
     )
 
 
@@ -232,6 +272,7 @@ def document(
         cases=cases,
         files=files,
         metrics=metric_summaries(cases),
+        stability=suite_stability(cases),
         judge=judge,
         run=run,
     )

@@ -242,6 +242,15 @@ OPTIONS: tuple[Option, ...] = (
         "bool",
     ),
     Option(
+        "pass_rule",
+        "--pass-rule",
+        "how a case with several runs passes: mean (ADK's: each metric's mean over the runs meets its threshold), "
+        "all (every run passes) or majority (more than half of the runs pass)",
+        "str",
+        "pass-rule",
+        choices=("mean", "all", "majority"),
+    ),
+    Option(
         "allow_not_evaluated",
         "--allow-not-evaluated",
         "do not fail the gate for metrics that could not be evaluated",

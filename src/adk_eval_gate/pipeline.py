@@ -18,6 +18,7 @@ from adk_eval_gate.metrics.services import build_services, finish_judge
 from adk_eval_gate.plan import PlannedFile, WorkItem, case_id, plan, selection_digest
 from adk_eval_gate.prepare import prepare
 from adk_eval_gate.progress import Progress
+from adk_eval_gate.report.console import PASS_RULES
 from adk_eval_gate.report.sections import plural
 from adk_eval_gate.results import CaseResult, FileResult, ResultsDocument, RunInfo
 from adk_eval_gate.runners.base import Runner
@@ -51,6 +52,7 @@ def build_document(
                     line=loaded.case_lines.get(case.eval_id),
                     metrics=planned_file.config.metrics,
                     finished=execution.finished[case_key],
+                    pass_rule=settings.pass_rule,
                 )
             )
     return aggregate.document(
@@ -84,6 +86,7 @@ def run_info(
         selection=selection,
         gate_id=settings.gate_id,
         allow_not_evaluated=settings.allow_not_evaluated,
+        pass_rule=settings.pass_rule,
         started_at=started_at,
         duration_seconds=round(duration, 3) if duration is not None else None,
         repository=settings.github.repository,
@@ -145,6 +148,8 @@ def run(settings: Settings, console: Console) -> int:
     for file in prepared.files:
         if not file.error:
             console.line(f"{file.path}: {plural(file.cases, 'case')}, criteria from {file.config}")
+    if settings.num_runs > 1:
+        console.line(f"{settings.num_runs} runs per case; a case passes when {PASS_RULES[settings.pass_rule]}")
     runner = make_runner(settings, root=prepared.root, console=console)
     items = plan(prepared.planned, num_runs=settings.num_runs, shard=settings.shard, run_count=runner.run_count)
     services = build_services(settings, prepared.planned, console)

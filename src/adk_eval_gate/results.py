@@ -34,6 +34,8 @@ class MetricStatus(str, enum.Enum):
 
 RunStatus = Literal["passed", "failed", "error"]
 MetricKind = Literal["deterministic", "judge", "informational", "custom"]
+PassRule = Literal["mean", "all", "majority"]
+Stability = Literal["stable-pass", "stable-fail", "flaky"]
 
 
 class _Model(pydantic.BaseModel):
@@ -118,6 +120,12 @@ class CaseResult(_Model):
     error: str | None = None
     metrics: list[MetricResult] = Field(default_factory=list)
     runs: list[RunRecord] = Field(default_factory=list)
+    runs_passed: int | None = Field(default=None, description="How many of the case's runs passed.")
+    stability: Stability | None = Field(
+        default=None, description="With several runs: every run passed, none did, or some did (flaky)."
+    )
+    pass_hat_k: bool | None = Field(default=None, description="pass^k: every one of the k runs passed.")
+    pass_at_k: bool | None = Field(default=None, description="pass@k: at least one of the k runs passed.")
 
 
 class FileResult(_Model):
@@ -139,6 +147,17 @@ class Totals(_Model):
     not_evaluated: int = 0
     files: int = 0
     file_errors: int = 0
+
+
+class SuiteStability(_Model):
+    """How the cases with several runs behaved: pass^k and pass@k are shares of those cases."""
+
+    cases: int = 0
+    stable_pass: int = 0
+    stable_fail: int = 0
+    flaky: int = 0
+    pass_hat_k: float | None = None
+    pass_at_k: float | None = None
 
 
 class MetricSummary(_Model):
@@ -244,6 +263,7 @@ class RunInfo(_Model):
     )
     gate_id: str = "default"
     allow_not_evaluated: bool = False
+    pass_rule: PassRule = Field(default="mean", description="How a case with several runs passed (--pass-rule).")
     started_at: str | None = None
     duration_seconds: float | None = None
     repository: str | None = None
@@ -271,6 +291,7 @@ class ResultsDocument(_Model):
     cases: list[CaseResult]
     files: list[FileResult] = Field(default_factory=list)
     metrics: list[MetricSummary] = Field(default_factory=list)
+    stability: SuiteStability | None = Field(default=None, description="Present when cases ran several times.")
     judge: JudgeStats | None = None
     run: RunInfo = Field(default_factory=RunInfo)
     comparison: Comparison | None = None

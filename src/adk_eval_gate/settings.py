@@ -62,6 +62,7 @@ class Settings(pydantic.BaseModel):
     fail_on_regression: bool = False
     allow_not_evaluated: bool = False
     verbose: bool = False
+    pass_rule: Literal["mean", "all", "majority"] = "mean"
     comment_mode: Literal["always", "on-change", "on-failure", "off"] = "always"
     gate_id: str = "default"
     github_token: pydantic.SecretStr | None = None

@@ -94,3 +94,38 @@ def test_not_evaluated_fails_unless_allowed_and_an_interrupted_run_is_an_error()
     assert aggregate.document(cases, [], RunInfo(tool_version="x", allow_not_evaluated=True)).status == "passed"
     interrupted = RunInfo(tool_version="x", allow_not_evaluated=True, interrupted=True)
     assert aggregate.document(cases, [], interrupted).status == "error"
+
+
+def test_stability_pass_hat_k_and_pass_at_k_per_case_and_for_the_suite() -> None:
+    flaky = _case(_finished(1, 1.0), _finished(2, 0.2), _finished(3, 1.0))
+    steady = _case(_finished(1, 1.0), _finished(2, 0.9))
+    broken = _case(_finished(1, 0.1), _finished(2, 0.2))
+    assert (flaky.stability, flaky.runs_passed, flaky.pass_hat_k, flaky.pass_at_k) == ("flaky", 2, False, True)
+    assert (steady.stability, steady.pass_hat_k) == ("stable-pass", True)
+    assert (broken.stability, broken.pass_at_k) == ("stable-fail", False)
+    assert _case(_finished(1, 1.0)).stability is None  # one run says nothing about stability
+    doc = aggregate.document([flaky, steady, broken], [], RunInfo(tool_version="x", num_runs=3))
+    assert doc.stability is not None
+    assert (doc.stability.flaky, doc.stability.stable_pass, doc.stability.stable_fail) == (1, 1, 1)
+    assert doc.stability.pass_hat_k == 1 / 3 and doc.stability.pass_at_k == 2 / 3
+
+
+def test_the_pass_rule_decides_a_case_with_several_runs() -> None:
+    def status(rule: str, *scores: float) -> str:
+        runs = [_finished(number, score) for number, score in enumerate(scores, start=1)]
+        return aggregate.case_result(
+            display="a.evalset.json",
+            eval_set_id="set",
+            case=CASE,
+            index=0,
+            line=3,
+            metrics=[CONFIGURED],
+            finished=runs,
+            pass_rule=rule,  # type: ignore[arg-type]
+        ).status
+
+    assert status("mean", 1.0, 0.2, 1.0) == "passed"  # ADK: the mean 0.73 meets 0.5
+    assert status("all", 1.0, 0.2, 1.0) == "failed"
+    assert status("majority", 1.0, 0.2, 1.0) == "passed"
+    assert status("majority", 1.0, 0.2, 0.3, 1.0) == "failed"  # two of four is not more than half
+    assert status("mean", 0.9, 0.0, 0.0) == "failed" and status("majority", 0.9, 0.0, 0.0) == "failed"

@@ -83,6 +83,29 @@ def _difference(label: str, expected: Shown | None, actual: Shown | None, show: 
     return [f"{label} expected {show(expected)}", f"{'':15}got      {show(actual)}"]
 
 
+PASS_RULES = {
+    "mean": "each metric's mean over the runs meets its threshold (ADK's rule)",
+    "all": "every run passes",
+    "majority": "more than half of the runs pass",
+}
+
+
+def _stability_line(doc: ResultsDocument) -> str | None:
+    stability = doc.stability
+    if stability is None:
+        return None
+    k = max(len(case.runs) for case in doc.cases)
+    return (
+        f"Over {k} runs per case (a case passes when {PASS_RULES[doc.run.pass_rule]}): "
+        f"{stability.stable_pass} stable pass, {stability.flaky} flaky, {stability.stable_fail} stable fail; "
+        f"pass^{k} {_share(stability.pass_hat_k)}, pass@{k} {_share(stability.pass_at_k)}"
+    )
+
+
+def _share(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.0%}"
+
+
 def _verdict(doc: ResultsDocument) -> str:
     """PASSED, FAILED or ERROR; a pass with cases that were not evaluated says they were allowed."""
     verdict = doc.status.upper()
@@ -123,6 +146,10 @@ def final(console: Console, doc: ResultsDocument) -> None:
         shown = ", ".join(doc.run.unfinished[:_SHOWN_CASES])
         more = f" and {len(doc.run.unfinished) - _SHOWN_CASES} more" if len(doc.run.unfinished) > _SHOWN_CASES else ""
         console.line(f"Interrupted: {plural(len(doc.run.unfinished), 'case')} did not finish: {shown}{more}")
+    stability = _stability_line(doc)
+    if stability:
+        console.line("")
+        console.line(stability)
     console.line("")
     console.line(f"ADK eval gate: {_verdict(doc)} - {plural(totals.cases, 'case')}: " + ", ".join(parts))
     if console.annotations_dropped:

@@ -170,6 +170,8 @@ def _add_case(suite: _Suite, case: CaseResult, *, allow_not_evaluated: bool) -> 
     shown = views.worst_run(case)
     if shown is not None and shown.log:
         ET.SubElement(testcase, "system-err").text = "\n".join(shown.log)
+    if case.stability is not None:
+        suite.properties[f"{case.eval_id}.stability"] = f"{case.stability} ({case.runs_passed}/{len(case.runs)} runs)"
     for run in case.runs:
         suffix = f"#{run.run}" if len(case.runs) > 1 else ""
         for metric in run.metrics:
