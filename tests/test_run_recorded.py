@@ -235,3 +235,22 @@ def test_not_evaluated_fails_the_gate_unless_allowed(repo: Path) -> None:
     assert allowed.returncode == 0, allowed.stdout
     junit = (repo / "adk-eval-results" / "junit.xml").read_text()
     assert "<skipped" in junit
+
+
+def test_a_quarantined_failing_case_runs_is_reported_and_does_not_fail_the_gate(workspace: Path, history: Path) -> None:
+    args = ["run", "weather_agent/weather.evalset.json", "--runner", "recorded", "--recorded", str(history)]
+    selector = "weather_agent/*.evalset.json:wrong_city_*"
+    result = run_cli(*args, "--quarantine", selector, "--pass-rule", "all", cwd=workspace)
+    assert result.returncode == 0, result.stdout + result.stderr
+    data = _results(workspace)
+    assert data["status"] == "passed" and data["run"]["pass_rule"] == "all"
+    assert (data["totals"]["quarantined"], data["totals"]["failed"], data["totals"]["passed"]) == (1, 0, 2)
+    quarantined = next(c for c in data["cases"] if c["quarantined"])
+    assert quarantined["eval_id"] == "wrong_city_on_purpose" and quarantined["status"] == "failed"
+    assert "1 quarantined (1 not passing)" in result.stdout
+    junit = (workspace / "adk-eval-results" / "junit.xml").read_text()
+    assert '<skipped message="quarantined (failed): tool_trajectory_avg_score' in junit
+    assert (
+        "Quarantined: 1 case that ran but do not fail the gate"
+        in (workspace / "adk-eval-results" / "summary.md").read_text()
+    )

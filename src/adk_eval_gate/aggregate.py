@@ -9,10 +9,13 @@
 
 from __future__ import annotations
 
+import fnmatch
+import re
 import statistics
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from adk_eval_gate.discover import glob_to_regex
 from adk_eval_gate.evalset import EvalCase, Invocation, content_text, dump_invocation
 from adk_eval_gate.metrics.registry import ConfiguredMetric
 from adk_eval_gate.plan import case_id
@@ -214,11 +217,15 @@ def suite_stability(cases: list[CaseResult]) -> SuiteStability | None:
 
 
 def totals(cases: list[CaseResult], files: list[FileResult]) -> Totals:
+    """Counts by status; quarantined cases are counted apart, so they never fail the gate."""
+    gating = [c for c in cases if not c.quarantined]
     count = {
-        status: sum(1 for c in cases if c.status == status) for status in ("passed", "failed", "error", "not_evaluated")
+        status: sum(1 for c in gating if c.status == status)
+        for status in ("passed", "failed", "error", "not_evaluated")
     }
     return Totals(
         cases=len(cases),
+        quarantined=len(cases) - len(gating),
         passed=count["passed"],
         failed=count["failed"],
         error=count["error"],
@@ -255,6 +262,24 @@ def metric_summaries(cases: list[CaseResult]) -> list[MetricSummary]:
         )
     informational = [s for s in summaries if s.kind == "informational"]
     return [s for s in summaries if s.kind != "informational"] + informational
+
+
+def quarantine(cases: list[CaseResult], selectors: list[str]) -> list[CaseResult]:
+    """The cases, those matched by a ``--quarantine`` selector (``FILE[:CASE]``, globs) marked quarantined."""
+    if not selectors:
+        return cases
+    matchers = [_selector(selector) for selector in selectors]
+    return [
+        case.model_copy(update={"quarantined": True})
+        if any(file.fullmatch(case.file) and fnmatch.fnmatchcase(case.eval_id, eval_id) for file, eval_id in matchers)
+        else case
+        for case in cases
+    ]
+
+
+def _selector(text: str) -> tuple[re.Pattern[str], str]:
+    file, _, eval_id = text.strip().partition(":")  # a repository path holds no ':'
+    return glob_to_regex(file.strip()), eval_id.strip() or "*"
 
 
 def document(

@@ -163,7 +163,8 @@ def compare(
         if status:
             case_level.append(status)
         changes.extend(metric_changes)
-    regressed = [c for c in changes if c.kind == "regressed"]
+    quarantined = {case.id for case in head.cases if case.quarantined}
+    regressed = [c for c in changes if c.kind == "regressed" and c.case_id not in quarantined]
     return Comparison(
         baseline=baseline,
         tolerance=tolerance,

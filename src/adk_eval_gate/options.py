@@ -242,6 +242,16 @@ OPTIONS: tuple[Option, ...] = (
         "bool",
     ),
     Option(
+        "quarantine",
+        "--quarantine",
+        "cases that run and are reported but never fail the gate: FILE:CASE selectors, globs allowed "
+        "(repeatable; the input takes one per line)",
+        "lines",
+        "quarantine",
+        repeatable=True,
+        metavar="FILE[:CASE]",
+    ),
+    Option(
         "pass_rule",
         "--pass-rule",
         "how a case with several runs passes: mean (ADK's: each metric's mean over the runs meets its threshold), "

@@ -56,7 +56,7 @@ def build_document(
                 )
             )
     return aggregate.document(
-        cases,
+        aggregate.quarantine(cases, settings.quarantine),
         files,
         run_info(
             settings,

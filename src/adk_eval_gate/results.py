@@ -126,6 +126,7 @@ class CaseResult(_Model):
     )
     pass_hat_k: bool | None = Field(default=None, description="pass^k: every one of the k runs passed.")
     pass_at_k: bool | None = Field(default=None, description="pass@k: at least one of the k runs passed.")
+    quarantined: bool = Field(default=False, description="Reported, never failing the gate (--quarantine).")
 
 
 class FileResult(_Model):
@@ -145,6 +146,9 @@ class Totals(_Model):
     failed: int = 0
     error: int = 0
     not_evaluated: int = 0
+    quarantined: int = Field(
+        default=0, description="Cases under --quarantine, whatever their status (not in the above)."
+    )
     files: int = 0
     file_errors: int = 0
 

@@ -63,6 +63,7 @@ class Settings(pydantic.BaseModel):
     allow_not_evaluated: bool = False
     verbose: bool = False
     pass_rule: Literal["mean", "all", "majority"] = "mean"
+    quarantine: list[str] = pydantic.Field(default_factory=list)
     comment_mode: Literal["always", "on-change", "on-failure", "off"] = "always"
     gate_id: str = "default"
     github_token: pydantic.SecretStr | None = None

@@ -129,3 +129,16 @@ def test_the_pass_rule_decides_a_case_with_several_runs() -> None:
     assert status("majority", 1.0, 0.2, 1.0) == "passed"
     assert status("majority", 1.0, 0.2, 0.3, 1.0) == "failed"  # two of four is not more than half
     assert status("mean", 0.9, 0.0, 0.0) == "failed" and status("majority", 0.9, 0.0, 0.0) == "failed"
+
+
+def test_quarantined_cases_run_and_are_counted_apart_so_they_never_fail_the_gate() -> None:
+    failing = _case(_finished(1, 0.1))
+    other = failing.model_copy(
+        update={"id": "b/x.evalset.json::flaky_1", "file": "b/x.evalset.json", "eval_id": "flaky_1"}
+    )
+    marked = aggregate.quarantine([failing, other], ["b/**/*.evalset.json:flaky_*"])
+    assert [case.quarantined for case in marked] == [False, True]
+    assert [c.quarantined for c in aggregate.quarantine([failing], ["a.evalset.json"])] == [True]  # a whole file
+    assert [c.quarantined for c in aggregate.quarantine([failing], ["a.evalset.json:other"])] == [False]
+    doc = aggregate.document(aggregate.quarantine([failing], ["a.evalset.json:paris"]), [], RunInfo(tool_version="x"))
+    assert (doc.status, doc.totals.failed, doc.totals.quarantined, doc.totals.cases) == ("passed", 0, 1, 1)

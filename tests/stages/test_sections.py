@@ -62,3 +62,20 @@ def test_fit_takes_the_most_detailed_level_that_fits_and_cuts_the_last_with_a_no
 def test_plural() -> None:
     assert (sections.plural(1, "case"), sections.plural(3, "case")) == ("1 case", "3 cases")
     assert sections.plural(2, "analysis", "analyses") == "2 analyses"
+
+
+def test_quarantined_cases_are_listed_apart_with_their_stability_and_counted_in_the_verdict() -> None:
+    from adk_eval_gate import aggregate
+    from tests.report.builders import case, document, metric
+
+    flaky = case("flaky", [metric("response_match_score", [1.0, 0.9, 1.0])])
+    broken = case("broken", [metric("response_match_score", 0.1)])
+    marked = aggregate.quarantine([flaky, broken], ["agents/weather/weather.evalset.json:broken"])
+    doc = document(marked)
+    assert doc.status == "passed"
+    assert sections.verdict_line(doc).endswith("1 passed, 0 failed, 1 quarantined")
+    listed = sections.quarantined_cases(doc)
+    assert "Quarantined: 1 case that ran but do not fail the gate" in listed
+    assert "`agents/weather/weather.evalset.json::broken`: ❌ failed" in listed
+    failing = sections.failing_cases(doc, detail=sections.Detail(0, None, None), cut=sections.Cut())
+    assert failing == ""

@@ -12,6 +12,8 @@ from adk_eval_gate.results import CaseResult, ResultsDocument
 
 
 def _fails_gate(case: CaseResult, doc: ResultsDocument) -> bool:
+    if case.quarantined:
+        return False
     return case.status in {"failed", "error"} or (case.status == "not_evaluated" and not doc.run.allow_not_evaluated)
 
 

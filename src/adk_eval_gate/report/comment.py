@@ -25,6 +25,7 @@ from adk_eval_gate.report.sections import (
     links,
     metric_table,
     plural,
+    quarantined_cases,
     regressions,
     run_problems,
     verdict_line,
@@ -104,6 +105,7 @@ def _render(doc: ResultsDocument, *, gate_id: str, detail: Detail, level: int, b
         )
     sections.append(regressions(doc, limit=detail.max_changes, cut=cut, budget=budget))
     sections.append(failing_cases(doc, detail=detail, cut=cut, budget=budget))
+    sections.append(quarantined_cases(doc, limit=detail.max_cases))
     sections.append(cut.sentence(where="GitHub's comment limit"))
     sections.append(" · ".join(part for part in (links(doc), footer(doc)) if part))
     return "\n\n".join(section for section in sections if section) + "\n"

@@ -116,7 +116,7 @@ def _verdict(doc: ResultsDocument) -> str:
 
 def final(console: Console, doc: ResultsDocument) -> None:
     totals = doc.totals
-    failing = [c for c in doc.cases if c.status != "passed"]
+    failing = [c for c in doc.cases if c.status != "passed" and not c.quarantined]
     if failing:
         console.line("")
         console.line("Cases that did not pass:")
@@ -137,6 +137,9 @@ def final(console: Console, doc: ResultsDocument) -> None:
     ]
     if totals.file_errors:
         parts.append(f"{totals.file_errors} file{'s' if totals.file_errors > 1 else ''} could not be loaded")
+    if totals.quarantined:
+        quarantined = [c for c in doc.cases if c.quarantined]
+        parts.append(f"{totals.quarantined} quarantined ({sum(c.status != 'passed' for c in quarantined)} not passing)")
     if doc.comparison is not None:
         parts.append(f"{doc.comparison.regressions} regressions against the baseline")
     if doc.error:

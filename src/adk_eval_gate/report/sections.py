@@ -112,6 +112,8 @@ def verdict_line(doc: ResultsDocument, *, gate_id: str | None = None) -> str:
         parts.append(f"{totals.not_evaluated} not evaluated")
     if totals.file_errors:
         parts.append(plural(totals.file_errors, "file error"))
+    if totals.quarantined:
+        parts.append(f"{totals.quarantined} quarantined")
     gate = f" ({md.code(gate_id)})" if gate_id and gate_id != "default" else ""
     comparison = doc.comparison
     if comparison and comparison.regressions and doc.run.fail_on_regression and not totals.failed:
@@ -330,7 +332,7 @@ def case_summary_line(case: CaseResult) -> str:
 
 
 def failing_cases(doc: ResultsDocument, *, detail: Detail, cut: Cut, budget: int | None = None) -> str:
-    failing = [c for c in doc.cases if c.status != "passed"]
+    failing = [c for c in doc.cases if c.status != "passed" and not c.quarantined]
     if not failing:
         return ""
     shown = failing if detail.max_cases is None else failing[: detail.max_cases]
@@ -343,6 +345,26 @@ def failing_cases(doc: ResultsDocument, *, detail: Detail, cut: Cut, budget: int
         lines = (f"- {md.code(c.id, limit=200)}: {md.inline(_reason(c), limit=200)}" for c in shown)
         parts.append("\n".join(within(lines, budget)))
     return "\n\n".join(parts)
+
+
+def quarantined_cases(doc: ResultsDocument, *, limit: int | None = None) -> str:
+    """The quarantined cases with their status and stability, so a team sees when one can leave quarantine."""
+    cases = [c for c in doc.cases if c.quarantined]
+    if not cases:
+        return ""
+    shown = cases if limit is None else cases[:limit]
+    lines = [f"- {md.code(c.id, limit=200)}: {_quarantine_state(c)}" for c in shown]
+    if len(cases) > len(shown):
+        lines.append(f"- … and {len(cases) - len(shown)} more")
+    heading = f"Quarantined: {plural(len(cases), 'case')} that ran but do not fail the gate"
+    return md.details(heading, "\n".join(lines))
+
+
+def _quarantine_state(case: CaseResult) -> str:
+    state = f"{ICON.get(case.status, '❌')} {case.status.replace('_', ' ')}"
+    if case.stability is not None:
+        state += f", {case.stability} ({case.runs_passed} of {len(case.runs)} runs passed)"
+    return state
 
 
 def _reason(case: CaseResult) -> str:
