@@ -62,3 +62,18 @@ def test_the_step_summary_is_appended_within_the_limit(tmp_path: Path) -> None:
     target.write_text("x" * (outputs.STEP_SUMMARY_LIMIT - 10))
     assert not outputs.append_step_summary(target, "y" * 11)
     assert target.stat().st_size == outputs.STEP_SUMMARY_LIMIT - 10
+
+
+def test_flaky_and_quarantined_counts_are_outputs() -> None:
+    from adk_eval_gate import aggregate
+    from adk_eval_gate.github.outputs import output_values
+    from adk_eval_gate.results import SuiteStability
+    from tests.report.builders import case, document, metric
+
+    cases = aggregate.quarantine(
+        [case("a", [metric("response_match_score", 0.9)]), case("b", [metric("response_match_score", 0.1)])],
+        ["agents/weather/weather.evalset.json:b"],
+    )
+    doc = document(cases).model_copy(update={"stability": SuiteStability(cases=2, flaky=1, stable_pass=1)})
+    values = output_values(doc, results=Path("r"), junit=Path("j"), summary=Path("s"), comment_url=None)
+    assert (values["flaky"], values["quarantined"], values["failed"], values["status"]) == ("1", "1", "0", "passed")
