@@ -79,3 +79,16 @@ def test_quarantined_cases_are_listed_apart_with_their_stability_and_counted_in_
     assert "`agents/weather/weather.evalset.json::broken`: ❌ failed" in listed
     failing = sections.failing_cases(doc, detail=sections.Detail(0, None, None), cut=sections.Cut())
     assert failing == ""
+
+
+def test_flaky_cases_say_how_many_runs_passed_and_which_metric_flips() -> None:
+    from tests.report.builders import case, document, metric
+
+    metrics = [metric("response_match_score", [1.0, 0.5, 1.0]), metric("tool_trajectory_avg_score", [1.0] * 3)]
+    flaky = case("flaky", metrics)
+    flaky = flaky.model_copy(update={"stability": "flaky", "runs_passed": 2})
+    listed = sections.flaky_cases(document([flaky]))
+    assert "Flaky: 1 case whose runs do not agree" in listed
+    line = "- `agents/weather/weather.evalset.json::flaky`: 2 of 3 runs passed; flips: `response_match_score`\n"
+    assert line in listed
+    assert sections.flaky_cases(document([case("steady", [metric("response_match_score", 1.0)])])) == ""

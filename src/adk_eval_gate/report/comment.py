@@ -21,6 +21,7 @@ from adk_eval_gate.report.sections import (
     baseline_line,
     failing_cases,
     fit,
+    flaky_cases,
     footer,
     links,
     metric_table,
@@ -105,6 +106,7 @@ def _render(doc: ResultsDocument, *, gate_id: str, detail: Detail, level: int, b
         )
     sections.append(regressions(doc, limit=detail.max_changes, cut=cut, budget=budget))
     sections.append(failing_cases(doc, detail=detail, cut=cut, budget=budget))
+    sections.append(flaky_cases(doc, limit=detail.max_cases))
     sections.append(quarantined_cases(doc, limit=detail.max_cases))
     sections.append(cut.sentence(where="GitHub's comment limit"))
     sections.append(" · ".join(part for part in (links(doc), footer(doc)) if part))

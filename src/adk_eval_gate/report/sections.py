@@ -347,6 +347,31 @@ def failing_cases(doc: ResultsDocument, *, detail: Detail, cut: Cut, budget: int
     return "\n\n".join(parts)
 
 
+def flaky_cases(doc: ResultsDocument, *, limit: int | None = None) -> str:
+    """The cases whose runs disagree: how many runs passed, and the metrics that flip between runs."""
+    cases = [c for c in doc.cases if c.stability == "flaky"]
+    if not cases:
+        return ""
+    shown = cases if limit is None else cases[:limit]
+    lines = [
+        f"- {md.code(c.id, limit=200)}: {c.runs_passed} of {len(c.runs)} runs passed"
+        + (f"; flips: {', '.join(md.code(name) for name in _flipping(c))}" if _flipping(c) else "")
+        for c in shown
+    ]
+    if len(cases) > len(shown):
+        lines.append(f"- … and {len(cases) - len(shown)} more")
+    return md.details(f"Flaky: {plural(len(cases), 'case')} whose runs do not agree", "\n".join(lines))
+
+
+def _flipping(case: CaseResult) -> list[str]:
+    """The metrics that passed in some runs and not in others."""
+    statuses: dict[str, set[str]] = {}
+    for run in case.runs:
+        for metric in run.metrics:
+            statuses.setdefault(metric.name, set()).add("passed" if metric.status == "passed" else "not")
+    return [name for name, seen in statuses.items() if len(seen) > 1]
+
+
 def quarantined_cases(doc: ResultsDocument, *, limit: int | None = None) -> str:
     """The quarantined cases with their status and stability, so a team sees when one can leave quarantine."""
     cases = [c for c in doc.cases if c.quarantined]

@@ -119,6 +119,7 @@ def _render(doc: ResultsDocument, *, detail: sections.Detail, level: int, budget
         sections.regressions(doc, limit=detail.max_changes, cut=cut, include_improvements=True, budget=budget),
         _new_and_removed(doc),
         sections.failing_cases(doc, detail=detail, cut=cut, budget=budget),
+        sections.flaky_cases(doc, limit=detail.max_cases),
         sections.quarantined_cases(doc, limit=detail.max_cases),
         cut.sentence(where="GitHub's 1 MiB job-summary limit"),
         " · ".join(part for part in (sections.links(doc), sections.footer(doc)) if part),
