@@ -82,22 +82,25 @@ def _report_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--pr", type=int, default=None, metavar="NUMBER", help="pull request to comment on (default: from the event)"
     )
-    parser.add_argument(
+    _switch(
+        parser,
         "--exit-zero",
-        dest="exit_zero",
-        action="store_true",
-        help="exit 0 even when the saved verdict failed (a workflow that only publishes, such as the comment "
+        "exit 0 even when the saved verdict failed (a workflow that only publishes, such as the comment "
         "workflow of the fork set-up; the evaluating workflow's check already carries the verdict)",
     )
 
 
+def _switch(parser: argparse.ArgumentParser, flag: str, help_text: str) -> None:
+    """A command's own on/off flag (the shared options come from OPTIONS)."""
+    parser.add_argument(flag, dest=flag.removeprefix("--").replace("-", "_"), action="store_true", help=help_text)
+
+
 def _merge_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("inputs", nargs="+", metavar="RESULTS", help="results.json files (or folders holding them)")
-    parser.add_argument(
+    _switch(
+        parser,
         "--allow-incomplete",
-        dest="allow_incomplete",
-        action="store_true",
-        help="write the merged results even when a shard is missing, twice, or from another run: their status is "
+        "write the merged results even when a shard is missing, twice, or from another run: their status is "
         "error and the exit code 2",
     )
 

@@ -9,7 +9,7 @@ from adk_eval_gate.eval_config import BaseCriterion
 from adk_eval_gate.evalset import EvalCase, Invocation
 from adk_eval_gate.metrics.base import MetricOutcome
 from adk_eval_gate.metrics.registry import BUILT_IN, ConfiguredMetric
-from adk_eval_gate.results import CaseResult, FileResult, MetricStatus, RunInfo
+from adk_eval_gate.results import CaseResult, FileResult, MetricStatus, PassRule, RunInfo
 from adk_eval_gate.runners.base import Inference
 from adk_eval_gate.score import ScoredMetric
 
@@ -40,7 +40,7 @@ def _finished(run: int, score: float | None, *, error: str | None = None) -> agg
     )
 
 
-def _case(*runs: aggregate.FinishedRun) -> CaseResult:
+def _case(*runs: aggregate.FinishedRun, pass_rule: PassRule = "mean") -> CaseResult:
     return aggregate.case_result(
         display="a.evalset.json",
         eval_set_id="set",
@@ -49,6 +49,7 @@ def _case(*runs: aggregate.FinishedRun) -> CaseResult:
         line=3,
         metrics=[CONFIGURED],
         finished=list(runs),
+        pass_rule=pass_rule,
     )
 
 
@@ -111,18 +112,8 @@ def test_stability_pass_hat_k_and_pass_at_k_per_case_and_for_the_suite() -> None
 
 
 def test_the_pass_rule_decides_a_case_with_several_runs() -> None:
-    def status(rule: str, *scores: float) -> str:
-        runs = [_finished(number, score) for number, score in enumerate(scores, start=1)]
-        return aggregate.case_result(
-            display="a.evalset.json",
-            eval_set_id="set",
-            case=CASE,
-            index=0,
-            line=3,
-            metrics=[CONFIGURED],
-            finished=runs,
-            pass_rule=rule,  # type: ignore[arg-type]
-        ).status
+    def status(rule: PassRule, *scores: float) -> str:
+        return _case(*(_finished(number, score) for number, score in enumerate(scores, start=1)), pass_rule=rule).status
 
     assert status("mean", 1.0, 0.2, 1.0) == "passed"  # ADK: the mean 0.73 meets 0.5
     assert status("all", 1.0, 0.2, 1.0) == "failed"
