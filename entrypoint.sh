@@ -6,6 +6,8 @@
 # such variables from the environment of the programs it starts.
 set -euo pipefail
 
+cli_arguments=("$@")
+
 command_data() {
   # text inside a workflow command: '%', CR and LF escaped, so it cannot end the command or start another
   local text=${1//'%'/'%25'}
@@ -14,9 +16,10 @@ command_data() {
 }
 
 fail_requirements() {
-  # one annotation naming the input, and exit code 2 (a usage error), as the CLI does for its inputs
-  echo "::error::input 'requirements': $(command_data "$1")"
-  exit 2
+  # The CLI reports it as it reports its own inputs: one error line naming the input, exit code 2, and in a run
+  # the results.json, job summary and comment that say what to fix (it escapes the text it prints).
+  export ADK_EVAL_GATE_SETUP_ERROR="input 'requirements': $1"
+  exec adk-eval-gate "${cli_arguments[@]}"
 }
 
 install_requirements() {

@@ -215,6 +215,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     from adk_eval_gate.settings import current_environment
 
     env = current_environment()
+    if env.get(SETUP_ERROR):
+        return _setup_failed(_arguments(argv, env), env)
     parser = build_parser()
     args = parser.parse_args(_arguments(argv, env), namespace=Arguments())
     if not args.command:
@@ -290,6 +292,20 @@ def _report_unevaluated(args: Arguments, env: Mapping[str, str], console: Consol
     except Exception as error:  # the verdict is already an error; say why the reports are missing
         console.error(f"the reports could not be written: {type(error).__name__}: {error}", limit=False)
         return 2
+
+
+SETUP_ERROR = "ADK_EVAL_GATE_SETUP_ERROR"  # the action's entrypoint could not prepare the step (requirements)
+
+
+def _setup_failed(argv: list[str], env: Mapping[str, str]) -> int:
+    """The entrypoint's error, reported like a bad input: one error line, exit 2, and a run's reports."""
+    console = _console(env)
+    reason = env[SETUP_ERROR]
+    console.error(reason, limit=False)
+    if _is_run(argv) and env.get("GITHUB_ACTIONS") == "true":
+        reporting = {k: v for k, v in env.items() if k != SETUP_ERROR}
+        _report_unevaluated(Arguments(command="run"), reporting, console, f"the gate could not run: {reason}")
+    return 2
 
 
 def lost_run(argv: Sequence[str], reason: str) -> int:

@@ -265,13 +265,15 @@ def check_bad_input(work: Path, *, exit_code: int, input_name: str, stdout_file:
     expect(exit_code == 2, f"exit code {exit_code}, expected 2 (a usage error)\n{stdout}")
     expect(len(errors) == 1, f"{len(errors)} ::error lines, expected exactly one:\n{stdout}")
     expect(f"input '{input_name}'" in errors[0], f"the error does not name the input {input_name!r}: {errors[0]}")
-    written = [
-        path.name
+    written = {
+        path.suffix: path.read_text(encoding="utf-8")
         for path in sorted((work / "files").glob(f"{stdout_file.stem}.*"))
         if path.suffix in {".github_output", ".step_summary"} and path.stat().st_size
-    ]
-    expect(not written, f"a step stopped by a bad input still wrote {written}")
-    return [f"exit code 2 and one error line: {errors[0]}", "no outputs and no job summary written"]
+    }
+    expect(set(written) == {".github_output", ".step_summary"}, f"the step wrote {sorted(written)}, not both")
+    expect(parse_outputs(written[".github_output"]).get("status") == "error", "the status output is not error")
+    expect(f"input '{input_name}'" in written[".step_summary"], "the job summary does not say what to fix")
+    return [f"exit code 2 and one error line: {errors[0]}", "outputs with status error and a job summary naming it"]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -55,6 +55,10 @@ def test_a_bad_input_run_is_judged_by_its_single_error_line(tmp_path: Path) -> N
     (tmp_path / "files").mkdir()
     out = tmp_path / "bad-requirements.out"
     out.write_text("::error::input 'requirements': requirements file 'x' does not exist\n", encoding="utf-8")
+    outputs = tmp_path / "files" / "bad-requirements.github_output"
+    outputs.write_text("status<<EOF\nerror\nEOF\n", encoding="utf-8")
+    summary = tmp_path / "files" / "bad-requirements.step_summary"
+    summary.write_text("the gate could not run: input 'requirements': requirements file 'x' does not exist\n")
     assert check.check_bad_input(tmp_path, exit_code=2, input_name="requirements", stdout_file=out)
     with pytest.raises(check.CheckFailed, match="exit code 0"):
         check.check_bad_input(tmp_path, exit_code=0, input_name="requirements", stdout_file=out)
