@@ -106,6 +106,7 @@ def _shard_doc(shard: str | None, *, selection: str = "s1", sha: str = "abc") ->
         ([("a", "1/3"), ("b", "1/3"), ("c", "2/3")], "shard 1/3 is given twice: a and b"),
         ([("a", "1/2"), ("b", "1/3")], "the shards are of different counts (2, 3)"),
         ([("a", "1/2"), ("b", None)], "b is not a shard"),
+        ([("a", "1/2"), ("b", "two/2")], "b has a run.shard that is not I/N: 'two/2'"),
     ],
 )
 def test_the_shards_of_one_run_are_all_there_once(shards: list[tuple[str, str | None]], problem: str | None) -> None:

@@ -8,6 +8,7 @@ names the shard, because a merge with a shard missing would pass the cases it ne
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from adk_eval_gate import aggregate
@@ -87,19 +88,24 @@ def shard_problem(documents: list[tuple[str, ResultsDocument]]) -> str | None:
             other = next(shown for shown, document in documents if getattr(document.run, field) != first_value)
             return f"{other} is from another {what} than {documents[0][0]}"
     if shards and shards[0][1] is not None:
-        counts = {shard.split("/")[1] for _, shard in shards if shard}
-        if len(counts) > 1:
-            return f"the shards are of different counts ({', '.join(sorted(counts))})"
-        count = int(counts.pop())
-        seen: dict[int, str] = {}
+        parsed: list[tuple[str, int, int]] = []
         for shown, shard in shards:
-            index = int((shard or "0/0").split("/")[0])
+            match = re.fullmatch(r"(\d+)/(\d+)", shard or "")
+            if not match:
+                return f"{shown} has a run.shard that is not I/N: {str(shard)[:40]!r}"
+            parsed.append((shown, int(match[1]), int(match[2])))
+        counts = sorted({count for _, _, count in parsed})
+        if len(counts) > 1:
+            return f"the shards are of different counts ({', '.join(map(str, counts))})"
+        seen: dict[int, str] = {}
+        for shown, index, count in parsed:
             if index in seen:
                 return f"shard {index}/{count} is given twice: {seen[index]} and {shown}"
             seen[index] = shown
-        missing = [f"{index}/{count}" for index in range(1, count + 1) if index not in seen]
+        missing = [f"{index}/{counts[0]}" for index in range(1, counts[0] + 1) if index not in seen]
         if missing:
-            return f"shard{'s' if len(missing) > 1 else ''} {', '.join(missing)} missing: {len(seen)} of {count} given"
+            plural = "s" if len(missing) > 1 else ""
+            return f"shard{plural} {', '.join(missing)} missing: {len(seen)} of {counts[0]} given"
     return None
 
 
