@@ -68,6 +68,7 @@ def test_scores_equal_adks_and_reports_are_valid(workspace: Path, history: Path)
         "failed": 1,
         "error": 0,
         "not_evaluated": 0,
+        "quarantined": 0,
         "files": 1,
         "file_errors": 0,
     }

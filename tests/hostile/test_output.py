@@ -257,6 +257,7 @@ def test_a_results_file_cannot_point_the_baseline_link_elsewhere(example_results
 
 def test_the_entrypoint_refuses_a_multi_line_requirements_input(tmp_path: Path) -> None:
     env = {**_actions_env(tmp_path), "INPUT_REQUIREMENTS": "requirements.txt" + INJECTION}
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"  # the CLI reports the error
     result = subprocess.run(
         ["bash", str(REPO / "entrypoint.sh"), "--version"],
         cwd=tmp_path,
