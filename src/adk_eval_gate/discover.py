@@ -104,12 +104,13 @@ def _is_virtualenv(folder: Path) -> bool:
     return (folder / "pyvenv.cfg").is_file()
 
 
-def _walk(folder: Path) -> list[Path]:
+def _walk(folder: Path, suffixes: tuple[str, ...] = EVAL_SUFFIXES) -> list[Path]:
+    """The files under ``folder`` whose names end with one of ``suffixes``, skipping tool and virtualenv folders."""
     found: list[Path] = []
     for current, dirs, files in os.walk(folder):
         current_path = Path(current)
         dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS and not _is_virtualenv(current_path / d))
-        found.extend(current_path / f for f in sorted(files) if f.endswith(EVAL_SUFFIXES))
+        found.extend(current_path / f for f in sorted(files) if f.endswith(suffixes))
     return found
 
 
@@ -142,19 +143,16 @@ def misnamed_eval_files(specs: list[str]) -> list[str]:
         folder = Path(split_selector(spec)[0])
         if not folder.is_dir():
             continue
-        for current, dirs, files in os.walk(folder):
-            dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS and not _is_virtualenv(Path(current) / d))
-            for name in sorted(files):
-                if not name.endswith(".json") or name.endswith(EVAL_SUFFIXES) or _NOT_EVAL_NAMES.search(name):
-                    continue
-                path = Path(current) / name
-                try:
-                    with path.open("rb") as handle:
-                        head = handle.read(_SNIFF_BYTES).decode("utf-8", "replace")
-                except OSError:
-                    continue
-                if _EVAL_MARKERS.search(head):
-                    found.append(path.as_posix())
+        for path in _walk(folder, (".json",)):
+            if path.name.endswith(EVAL_SUFFIXES) or _NOT_EVAL_NAMES.search(path.name):
+                continue
+            try:
+                with path.open("rb") as handle:
+                    head = handle.read(_SNIFF_BYTES).decode("utf-8", "replace")
+            except OSError:
+                continue
+            if _EVAL_MARKERS.search(head):
+                found.append(path.as_posix())
     return found
 
 
