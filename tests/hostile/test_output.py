@@ -24,7 +24,7 @@ from adk_eval_gate.merge import load_results
 from adk_eval_gate.report.writer import results_json
 from adk_eval_gate.runners.http import parse_headers
 from tests.fakes.github_server import FakeGitHub
-from tests.github.flows import REPO, artifact_zip, pull_request_env, run_cli
+from tests.github.flows import REPO, Step, artifact_zip, pull_request_env, run_cli
 from tests.hostile.agents import HOSTILE_AGENT
 from tests.report.safety import problems
 from tests.runners.fault_server import SSE_ERROR, fault_server
@@ -166,16 +166,23 @@ def test_a_secret_echoed_by_the_agent_server_reaches_no_report(
     assert secret not in reports and secret not in _unmasked(step.stdout)
 
 
+def _hostile_pull_request_run(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, fake: FakeGitHub, *, message: str, key: str, run_id: int
+) -> Step:
+    """The hostile agent asked ``message`` in a pull request, with ``key`` as GOOGLE_API_KEY."""
+    write_agent(tmp_path / "bot", HOSTILE_AGENT)
+    write_config(tmp_path / "bot", {"response_match_score": 0.5})
+    write_evalset(tmp_path / "bot" / "hostile.evalset.json", {message: [turn(message, answer="done")]})
+    env = pull_request_env(tmp_path, fake, run_id=run_id)
+    env.update({"GITHUB_WORKSPACE": str(tmp_path), "GOOGLE_API_KEY": key})
+    return run_cli(monkeypatch, ["run", str(tmp_path / "bot"), "--output-dir", str(tmp_path / "out")], env, tmp_path)
+
+
 def test_an_api_key_in_an_agent_exception_reaches_no_report(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, fake_github: FakeGitHub
 ) -> None:
     key = "AIzaFakeKeyForTheHostileSuite0123"
-    write_agent(tmp_path / "bot", HOSTILE_AGENT)
-    write_config(tmp_path / "bot", {"response_match_score": 0.5})
-    write_evalset(tmp_path / "bot" / "leak.evalset.json", {"leak": [turn("leak", answer="done")]})
-    env = pull_request_env(tmp_path, fake_github, run_id=12)
-    env.update({"GITHUB_WORKSPACE": str(tmp_path), "GOOGLE_API_KEY": key})
-    step = run_cli(monkeypatch, ["run", str(tmp_path / "bot"), "--output-dir", str(tmp_path / "out")], env, tmp_path)
+    step = _hostile_pull_request_run(monkeypatch, tmp_path, fake_github, message="leak", key=key, run_id=12)
     assert step.code == 1
     reports = _all_reports(tmp_path, fake_github)
     assert "upstream refused key ***" in reports
@@ -186,12 +193,7 @@ def test_what_an_agent_logs_is_masked_escaped_and_kept_with_its_case(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, fake_github: FakeGitHub
 ) -> None:
     key = "AIzaFakeKeyForTheHostileSuite4567"
-    write_agent(tmp_path / "bot", HOSTILE_AGENT)
-    write_config(tmp_path / "bot", {"response_match_score": 0.5})
-    write_evalset(tmp_path / "bot" / "log.evalset.json", {"logs": [turn("log", answer="done")]})
-    env = pull_request_env(tmp_path, fake_github, run_id=13)
-    env.update({"GITHUB_WORKSPACE": str(tmp_path), "GOOGLE_API_KEY": key})
-    step = run_cli(monkeypatch, ["run", str(tmp_path / "bot"), "--output-dir", str(tmp_path / "out")], env, tmp_path)
+    step = _hostile_pull_request_run(monkeypatch, tmp_path, fake_github, message="log", key=key, run_id=13)
     assert step.code == 1
     assert _commands_we_did_not_write(step.stdout) == []
     assert "::group::log of " in step.stdout
