@@ -129,12 +129,16 @@ def final(console: Console, doc: ResultsDocument) -> None:
                     console.line(f"      {line}")
         if len(failing) > _SHOWN_CASES:
             console.line(f"  (expected and actual turns are shown for the first {_SHOWN_CASES}; see summary.md)")
+    infrastructure = f" ({totals.infrastructure_errors} infrastructure)" if totals.infrastructure_errors else ""
+    confirmed = f" ({totals.confirmed_failures} confirmed by re-runs)" if totals.confirmed_failures else ""
     parts = [
         f"{totals.passed} passed",
-        f"{totals.failed} failed",
-        plural(totals.error, "error"),
+        f"{totals.failed} failed{confirmed}",
+        plural(totals.error, "error") + infrastructure,
         f"{totals.not_evaluated} not evaluated",
     ]
+    if doc.stability and doc.stability.flaky:
+        parts.append(f"{doc.stability.flaky} flaky")
     if totals.file_errors:
         parts.append(f"{totals.file_errors} file{'s' if totals.file_errors > 1 else ''} could not be loaded")
     if totals.quarantined:
