@@ -59,17 +59,22 @@ class FinishedRun:
 
     @property
     def error(self) -> str | None:
-        return self.inference.error or self.infrastructure_failure
+        """Why the run is an error: inference failed, or a metric could not be scored because a service was down
+        (unless another metric failed: a failure that is certain is not hidden behind an outage)."""
+        if self.inference.error is not None:
+            return self.inference.error
+        failed = any(scored.outcome.status is MetricStatus.FAILED for scored in self.scored)
+        return None if failed else self.infrastructure_failure
 
     @property
     def error_kind(self) -> ErrorKind | None:
         if self.inference.error is not None:
             return "infrastructure" if self.inference.infrastructure else "agent"
-        return "infrastructure" if self.infrastructure_failure else None
+        return "infrastructure" if self.error else None
 
     @property
     def status(self) -> CaseStatus:
-        """The run's status: ``error`` when inference or a service failed, else decided by its metrics' statuses."""
+        """The run's status: ``error`` (see ``error``), else decided by its metrics' statuses."""
         if self.error is not None:
             return "error"
         return status_of(scored.outcome.status for scored in self.scored)
@@ -125,7 +130,7 @@ def run_record(case: EvalCase, finished: FinishedRun) -> RunRecord:
 
 
 def metric_result(configured: ConfiguredMetric, runs: list[RunRecord]) -> MetricResult:
-    per_run = [next((m for m in run.metrics if m.name == configured.name), None) for run in runs if not run.error]
+    per_run = [next((m for m in run.metrics if m.name == configured.name), None) for run in runs if run.metrics]
     run_scores = [m.score if m else None for m in per_run]
     present = [score for score in run_scores if score is not None]
     mean = statistics.fmean(present) if present else None

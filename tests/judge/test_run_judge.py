@@ -160,7 +160,7 @@ def test_429_on_every_third_request_still_scores_every_metric(workspace: Path, g
     assert data["judge"]["calls"] == gemini.count > 24
 
 
-def test_a_judge_that_keeps_failing_is_not_evaluated_with_the_reason(workspace: Path, gemini: FakeGemini) -> None:
+def test_a_judge_outage_is_an_infrastructure_error_with_the_reason(workspace: Path, gemini: FakeGemini) -> None:
     gemini.script = lambda request: Reply.error(500, retry_after="0")
     result, data = run(workspace, gemini, EVALSET)
     assert result.returncode == 1
@@ -170,11 +170,13 @@ def test_a_judge_that_keeps_failing_is_not_evaluated_with_the_reason(workspace: 
             assert found["status"] == "not_evaluated" and found["score"] is None
             assert "judge gemini-2.5-flash failed after 5 tries: HTTP 500 INTERNAL" in found["reason"]
         assert metric(data, case["eval_id"], "tool_trajectory_avg_score")["score"] is not None
-    assert {c["eval_id"]: c["status"] for c in data["cases"]} == {
-        "paris_today": "not_evaluated",
-        "two_cities": "not_evaluated",
-        "wrong_city_on_purpose": "failed",  # its trajectory fails whatever the judge says
+    assert {c["eval_id"]: (c["status"], c["error_kind"]) for c in data["cases"]} == {
+        "paris_today": ("error", "infrastructure"),  # not a failure of the agent: counted apart
+        "two_cities": ("error", "infrastructure"),
+        "wrong_city_on_purpose": ("failed", None),  # its trajectory fails whatever the judge says
     }
+    assert data["status"] == "error" and data["totals"]["infrastructure_errors"] == 2
+    assert "2 errors (2 infrastructure)" in result.stdout
     # 24 questions would take 120 requests; after 3 failures in a row (at most 2 more were under way) it stops
     assert 15 <= gemini.count <= 25
     assert data["judge"]["failed"] >= 3

@@ -95,8 +95,9 @@ def _stability_line(doc: ResultsDocument) -> str | None:
     if stability is None:
         return None
     k = max(len(case.runs) for case in doc.cases)
+    several = f" ({stability.cases} of the {len(doc.cases)} cases)" if stability.cases < len(doc.cases) else ""
     return (
-        f"Over {k} runs per case (a case passes when {PASS_RULES[doc.run.pass_rule]}): "
+        f"Over {k} runs per case{several} (a case passes when {PASS_RULES[doc.run.pass_rule]}): "
         f"{stability.stable_pass} stable pass, {stability.flaky} flaky, {stability.stable_fail} stable fail; "
         f"pass^{k} {_share(stability.pass_hat_k)}, pass@{k} {_share(stability.pass_at_k)}"
     )

@@ -30,7 +30,7 @@ CHART_METRICS = 20
 
 def _label(name: str) -> str:
     """A metric name safe inside a quoted Mermaid label."""
-    return re.sub(r"[^A-Za-z0-9_.-]", "_", name)[:32] or "metric"
+    return re.sub(r"[^A-Za-z0-9_. -]", "_", name)[:32] or "metric"
 
 
 def _value(score: float | None) -> str:
@@ -71,7 +71,7 @@ def history_chart(doc: ResultsDocument) -> str:
     if history is None or not history.runs:
         return ""
     points = [*history.runs, trend.point(doc)]
-    labels = [f"#{p.run_number}" if p.run_number else (p.sha or "?")[:7] for p in history.runs] + ["this run"]
+    labels = [f"run {p.run_number}" if p.run_number else (p.sha or "?")[:7] for p in history.runs] + ["this run"]
     series = [("pass rate", [p.pass_rate for p in points])]
     names = [name for name in points[-1].metric_means if any(p.metric_means.get(name) is not None for p in points)]
     series += [(name, [p.metric_means.get(name) for p in points]) for name in names[: HISTORY_LINES - 1]]
