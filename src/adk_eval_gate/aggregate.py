@@ -16,10 +16,13 @@ import re
 import statistics
 from dataclasses import dataclass
 
+from adk_eval_gate.budgets import case_checks, run_overruns
 from adk_eval_gate.discover import glob_to_regex
+from adk_eval_gate.eval_config import Budgets
 from adk_eval_gate.evalset import EvalCase, Invocation, content_text, dump_invocation
 from adk_eval_gate.metrics.registry import ConfiguredMetric
 from adk_eval_gate.plan import case_id
+from adk_eval_gate.pricing import Prices
 from adk_eval_gate.results import (
     CaseResult,
     CaseStatus,
@@ -40,9 +43,11 @@ from adk_eval_gate.results import (
     RunStatus,
     Totals,
 )
+from adk_eval_gate.results_usage import BudgetCheck, PriceSource, UsageTotals
 from adk_eval_gate.runners.base import Inference
 from adk_eval_gate.score import ScoredMetric
 from adk_eval_gate.stability import decided_by, stability, status_of, suite_stability
+from adk_eval_gate.usage import case_usage, run_usage, suite_usage
 
 
 @dataclass
@@ -86,7 +91,7 @@ def _rubric_scores(scored: ScoredMetric) -> list[RubricScoreRecord] | None:
     return [RubricScoreRecord.model_validate(score.model_dump()) for score in scored.outcome.rubric_scores]
 
 
-def run_record(case: EvalCase, finished: FinishedRun) -> RunRecord:
+def run_record(case: EvalCase, finished: FinishedRun, prices: Prices | None = None) -> RunRecord:
     inference = finished.inference
     expected = case.conversation or []
     turns = max(len(expected), len(inference.invocations))
@@ -126,6 +131,9 @@ def run_record(case: EvalCase, finished: FinishedRun) -> RunRecord:
         metrics=metrics,
         notes=list(inference.notes),
         log=list(inference.log),
+        usage=run_usage(inference.invocations, prices or Prices.shipped(), simulator=inference.simulator_calls)
+        if inference.invocations
+        else None,
     )
 
 
@@ -170,9 +178,12 @@ def case_result(
     finished: list[FinishedRun],
     pass_rule: PassRule = "mean",
     confirmation: Confirmation | None = None,
+    prices: Prices | None = None,
+    budgets: Budgets | None = None,
 ) -> CaseResult:
-    runs = [run_record(case, item) for item in sorted(finished, key=lambda f: f.run)]
+    runs = [within_budget(run_record(case, item, prices), budgets) for item in sorted(finished, key=lambda f: f.run)]
     metric_results = [metric_result(configured, runs) for configured in metrics]
+    checks = case_checks(runs, budgets, pass_rule=pass_rule)
     failed_runs = [run for run in runs if run.error]
     errors = [run.error for run in failed_runs if run.error]
     error_kind: ErrorKind | None = None
@@ -184,7 +195,7 @@ def case_result(
         status = "error"
         errors = ["the case did not run"]
     else:
-        status = decided_by(pass_rule, runs, metric_results)
+        status = with_budgets(decided_by(pass_rule, runs, metric_results), checks)
     kind, pass_hat_k, pass_at_k = stability(runs)
     return CaseResult(
         id=case_id(display, case.eval_id),
@@ -203,7 +214,29 @@ def case_result(
         pass_hat_k=pass_hat_k,
         pass_at_k=pass_at_k,
         confirmation=confirmation,
+        usage=case_usage([run.usage for run in runs]) if runs else None,
+        budgets=checks,
     )
+
+
+def within_budget(run: RunRecord, budgets: Budgets | None) -> RunRecord:
+    """The run, failed when one of its turns exceeded a budget of the case's config."""
+    overruns = run_overruns(run, budgets)
+    if not overruns:
+        return run
+    status = run.status if run.status in ("error", "failed") else "failed"
+    return run.model_copy(update={"over_budget": overruns, "status": status})
+
+
+def with_budgets(status: CaseStatus, checks: list[BudgetCheck]) -> CaseStatus:
+    """A budget that failed fails the case; one that could not be checked leaves it not evaluated."""
+    if status == "error":
+        return status
+    if any(check.status == "failed" for check in checks):
+        return "failed"
+    if status == "passed" and any(check.status == "unchecked" for check in checks):
+        return "not_evaluated"
+    return status
 
 
 def totals(cases: list[CaseResult], files: list[FileResult]) -> Totals:
@@ -282,8 +315,11 @@ def document(
     run: RunInfo,
     *,
     judge: JudgeStats | None = None,
+    judge_usage: UsageTotals | None = None,
+    prices: PriceSource | None = None,
 ) -> ResultsDocument:
-    """The results document from its cases and files: totals, metric summaries and status computed here only."""
+    """The results document from its cases and files: totals, metric summaries, usage and status computed here
+    only."""
     counts = totals(cases, files)
     return ResultsDocument(
         status=overall_status(counts, allow_not_evaluated=run.allow_not_evaluated, interrupted=run.interrupted),
@@ -293,6 +329,7 @@ def document(
         metrics=metric_summaries(cases),
         stability=suite_stability(cases),
         judge=judge,
+        usage=suite_usage(cases, judge=judge_usage, prices=prices),
         run=run,
     )
 
@@ -304,11 +341,16 @@ def overall_status(
     significant_regressions: int = 0,
     fail_on_regression: bool = False,
     interrupted: bool = False,
+    budgets: list[BudgetCheck] | None = None,
 ) -> RunStatus:
-    """``error`` when something could not be evaluated at all (a file, a case, or a run cut short)."""
-    if counts.file_errors or counts.error or interrupted:
+    """``error`` when something could not be evaluated at all (a file, a case, a run cut short, a budget whose
+    figure is unknown); ``failed`` when a case failed, a budget was missed or (when asked) a regression."""
+    checks = budgets or []
+    if counts.file_errors or counts.error or interrupted or any(c.status == "unchecked" for c in checks):
         return "error"
     if counts.failed or (counts.not_evaluated and not allow_not_evaluated):
+        return "failed"
+    if any(check.status == "failed" for check in checks):
         return "failed"
     if fail_on_regression and significant_regressions:
         return "failed"

@@ -30,6 +30,7 @@ from adk_eval_gate.results import (
     MetricResult,
     ResultsDocument,
 )
+from adk_eval_gate.usage_compare import compare_usage
 
 _PASSING = {"passed"}
 
@@ -215,4 +216,5 @@ def compare(
         cases=case_level,
         differences=found,
         history=histories.summary(history, requested=history_requested, case_ids=list(head_cases)) if history else None,
+        usage=compare_usage(head, base, history=history),
     )

@@ -165,6 +165,16 @@ class LiveModelConfig(pydantic.BaseModel):
     timeout_seconds: int = 300
 
 
+class Budgets(pydantic.BaseModel):
+    """Ours, not ADK's (ADK ignores the key): limits every turn of every run of a case must stay within."""
+
+    model_config = pydantic.ConfigDict(alias_generator=alias_generators.to_camel, populate_by_name=True, extra="forbid")
+
+    max_tokens_per_turn: int | None = Field(default=None, gt=0)
+    max_seconds_per_turn: float | None = Field(default=None, gt=0, allow_inf_nan=False)
+    max_model_calls_per_turn: int | None = Field(default=None, gt=0)
+
+
 class EvalConfig(pydantic.BaseModel):
     model_config = _CAMEL
 
@@ -172,6 +182,7 @@ class EvalConfig(pydantic.BaseModel):
     custom_metrics: dict[str, CustomMetricConfig] | None = None
     user_simulator_config: UserSimulatorConfig | None = None
     live_model_config: LiveModelConfig | None = None
+    budgets: Budgets | None = None
 
     def criterion(self, metric_name: str) -> BaseCriterion:
         """The criterion of a configured metric; a plain number becomes ``{"threshold": n}``."""

@@ -8,6 +8,7 @@ them and says what it found on the console. Publishing never decides anything he
 from __future__ import annotations
 
 from adk_eval_gate import aggregate
+from adk_eval_gate.budgets import run_checks
 from adk_eval_gate.compare import compare
 from adk_eval_gate.console import Console
 from adk_eval_gate.github import baseline as baselines
@@ -15,6 +16,7 @@ from adk_eval_gate.github.client import GitHubClient
 from adk_eval_gate.noise import MIN_HISTORY
 from adk_eval_gate.report.sections import plural
 from adk_eval_gate.results import Comparison, ResultsDocument, RunStatus
+from adk_eval_gate.results_usage import BudgetLimits
 from adk_eval_gate.settings import Settings
 
 
@@ -33,9 +35,12 @@ def decided(
     tolerance: float,
     note: str | None = None,
     strict_comparison: bool = False,
+    limits: BudgetLimits | None = None,
 ) -> ResultsDocument:
-    """The document with its comparison, and its status decided again with ``--fail-on-regression``."""
+    """The document with its comparison, and its status decided again with ``--fail-on-regression`` and the run's
+    budgets (``limits``)."""
     regressions = comparison.regressions if comparison else 0
+    checks = run_checks(doc, comparison, limits)
     status: RunStatus = (
         "error"
         if doc.error
@@ -45,6 +50,7 @@ def decided(
             significant_regressions=regressions,
             fail_on_regression=fail_on_regression,
             interrupted=doc.run.interrupted,
+            budgets=checks,
         )
     )
     run = doc.run.model_copy(
@@ -53,9 +59,19 @@ def decided(
             "fail_on_regression": fail_on_regression,
             "strict_comparison": strict_comparison,
             "baseline_note": None if comparison else (note or None),
+            "budget_limits": limits,
         }
     )
-    return doc.model_copy(update={"comparison": comparison, "status": status, "run": run})
+    return doc.model_copy(update={"comparison": comparison, "status": status, "run": run, "budgets": checks})
+
+
+def budget_limits(settings: Settings) -> BudgetLimits | None:
+    limits = BudgetLimits(
+        max_cost=settings.max_cost,
+        max_cost_increase=settings.max_cost_increase,
+        max_latency_increase=settings.max_latency_increase,
+    )
+    return limits if limits.model_dump(exclude_none=True) else None
 
 
 def find_baseline(settings: Settings, client: GitHubClient | None) -> baselines.Baseline | baselines.NoBaseline:
@@ -101,7 +117,14 @@ def compared(
             console.warning(found.warning)
         elif found.note:
             console.line(f"No comparison: {found.note}")
-        return decided(doc, None, fail_on_regression=settings.fail_on_regression, tolerance=tolerance, note=found.note)
+        return decided(
+            doc,
+            None,
+            fail_on_regression=settings.fail_on_regression,
+            tolerance=tolerance,
+            note=found.note,
+            limits=budget_limits(settings),
+        )
     comparison = comparison_with(doc, found, settings=settings)
     console.line(f"Compared with {found.info.description}: {comparison_sentence(comparison)}")
     for difference in comparison.differences:
@@ -112,6 +135,7 @@ def compared(
         fail_on_regression=settings.fail_on_regression,
         tolerance=tolerance,
         strict_comparison=settings.strict_comparison,
+        limits=budget_limits(settings),
     )
 
 
@@ -141,7 +165,11 @@ def recompared(
     fail_on_regression = settings.fail_on_regression or doc.run.fail_on_regression
     strict = settings.strict_comparison or doc.run.strict_comparison
     if settings.baseline is not None or (doc.comparison is None and settings.github.base_branch):
-        effective = settings.model_copy(update={"fail_on_regression": fail_on_regression, "strict_comparison": strict})
+        saved = doc.run.budget_limits or BudgetLimits()
+        limits = {name: getattr(settings, name) or getattr(saved, name) for name in BudgetLimits.model_fields}
+        effective = settings.model_copy(
+            update={"fail_on_regression": fail_on_regression, "strict_comparison": strict, **limits}
+        )
         return compared(doc, settings=effective, client=client, console=console)
     return decided(
         doc,
@@ -150,4 +178,5 @@ def recompared(
         tolerance=doc.run.regression_tolerance or 0.0,
         note=doc.run.baseline_note,
         strict_comparison=strict,
+        limits=budget_limits(settings) or doc.run.budget_limits,
     )

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from adk_eval_gate import aggregate
+from adk_eval_gate import aggregate, usage
 from adk_eval_gate.console import Console
 from adk_eval_gate.errors import UsageError
 from adk_eval_gate.load import read_json
@@ -58,10 +58,13 @@ def merge_documents(documents: list[ResultsDocument]) -> ResultsDocument:
     starts = [d.run.started_at for d in documents if d.run.started_at]
     durations = [d.run.duration_seconds for d in documents if d.run.duration_seconds is not None]
     interrupted = any(d.run.interrupted for d in documents)
+    judge_models = [model for d in documents if d.usage and d.usage.judge for model in d.usage.judge.models]
     return aggregate.document(
         ordered_cases,
         ordered_files,
         judge=judge,
+        judge_usage=usage.totals(usage.merged(judge_models)) if judge_models else None,
+        prices=next((d.usage.prices for d in documents if d.usage and d.usage.prices), None),
         run=first.model_copy(
             update={
                 "shard": None,

@@ -19,13 +19,16 @@ from adk_eval_gate.metrics.base import MetricServices
 from adk_eval_gate.metrics.services import build_services, finish_judge
 from adk_eval_gate.plan import PlannedFile, WorkItem, case_id, plan, selection_digest
 from adk_eval_gate.prepare import Prepared, prepare
+from adk_eval_gate.pricing import Prices, load_prices
 from adk_eval_gate.progress import Progress
 from adk_eval_gate.report.console import PASS_RULES
 from adk_eval_gate.report.sections import plural
 from adk_eval_gate.results import CaseResult, Confirmation, FileResult, ResultsDocument, RunInfo
+from adk_eval_gate.results_usage import UsageTotals
 from adk_eval_gate.runners.base import Runner
 from adk_eval_gate.runners.factory import make_runner
 from adk_eval_gate.settings import Settings
+from adk_eval_gate.usage import judge_totals, report_unpriced
 
 
 def case_results(
@@ -34,6 +37,7 @@ def case_results(
     planned: list[PlannedFile],
     execution: Execution,
     confirmations: dict[str, Confirmation] | None = None,
+    prices: Prices | None = None,
 ) -> list[CaseResult]:
     """Every case that ran, decided on its runs, in file and case order, with ``--quarantine`` applied."""
     cases: list[CaseResult] = []
@@ -54,6 +58,8 @@ def case_results(
                     finished=execution.finished[case_key],
                     pass_rule=settings.pass_rule,
                     confirmation=(confirmations or {}).get(case_key),
+                    prices=prices,
+                    budgets=planned_file.config.config.budgets,
                 )
             )
     return aggregate.quarantine(cases, settings.quarantine)
@@ -69,9 +75,14 @@ def build_document(
     started_at: str,
     duration: float,
     confirmations: dict[str, Confirmation] | None = None,
+    prices: Prices | None = None,
+    judge_usage: UsageTotals | None = None,
 ) -> ResultsDocument:
+    prices = prices or Prices.shipped()
     return aggregate.document(
-        case_results(settings=settings, planned=planned, execution=execution, confirmations=confirmations),
+        case_results(
+            settings=settings, planned=planned, execution=execution, confirmations=confirmations, prices=prices
+        ),
         with_digests(files, planned),
         run_info(
             settings,
@@ -82,6 +93,8 @@ def build_document(
             selection=selection_digest(planned, num_runs=settings.num_runs),
             planned=planned,
         ),
+        judge_usage=judge_usage,
+        prices=prices.source(),
     )
 
 
@@ -233,6 +246,7 @@ def run(settings: Settings, console: Console) -> int:
             console.line(f"{file.path}: {plural(file.cases, 'case')}, criteria from {file.config}")
     if settings.num_runs > 1:
         console.line(f"{settings.num_runs} runs per case; a case passes when {PASS_RULES[settings.pass_rule]}")
+    prices = load_prices(settings.prices, shown=settings.option_name("prices")) if settings.prices else Prices.shipped()
     runner = make_runner(settings, root=prepared.root, console=console)
     items = plan(prepared.planned, num_runs=settings.num_runs, shard=settings.shard, run_count=runner.run_count)
     services = build_services(settings, prepared.planned, console)
@@ -254,8 +268,11 @@ def run(settings: Settings, console: Console) -> int:
             started_at=started_at,
             duration=time.monotonic() - started,
             confirmations=confirming.picked if confirming else None,
+            prices=prices,
+            judge_usage=judge_totals(services.judge.counters.model_calls, prices) if services.judge else None,
         )
         doc.judge = finish_judge(services, console)
+        report_unpriced(doc, console)
         ending = Ending(pull_number=settings.github.pull_request_number)
         code = finish(doc, settings=settings, console=console, client=client, ending=ending, found=found)
     if execution.stopped_by:

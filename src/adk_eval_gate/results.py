@@ -14,6 +14,8 @@ from pydantic import Field
 
 from adk_eval_gate.evalset import Invocation
 from adk_eval_gate.pydantic_errors import first_error
+from adk_eval_gate.results_base import NoiseModel, ResultModel, Significance
+from adk_eval_gate.results_usage import BudgetCheck, BudgetLimits, CaseUsage, RunUsage, SuiteUsage, UsageComparison
 
 SCHEMA_VERSION: Literal[1] = 1
 
@@ -41,11 +43,7 @@ ErrorKind = Literal["agent", "infrastructure"]
 retries, a judge outage); infrastructure errors are counted apart."""
 
 
-class _Model(pydantic.BaseModel):
-    model_config = pydantic.ConfigDict(extra="ignore")
-
-
-class InvocationRecord(_Model):
+class InvocationRecord(ResultModel):
     user: str = Field(description="The user's message of this turn, as text.")
     expected: dict[str, Any] | None = Field(
         default=None, description="The expected invocation (ADK Invocation, snake_case), if the case has one."
@@ -64,7 +62,7 @@ class InvocationRecord(_Model):
         return None if self.actual is None else Invocation.model_validate(self.actual)
 
 
-class RubricScoreRecord(_Model):
+class RubricScoreRecord(ResultModel):
     """ADK's ``RubricScore``: one rubric's verdict from the judge."""
 
     rubric_id: str
@@ -72,7 +70,7 @@ class RubricScoreRecord(_Model):
     score: float | None = None
 
 
-class RunMetric(_Model):
+class RunMetric(ResultModel):
     name: str
     score: float | None
     status: MetricStatus
@@ -82,7 +80,7 @@ class RunMetric(_Model):
     details: dict[str, Any] | None = None
 
 
-class RunRecord(_Model):
+class RunRecord(ResultModel):
     run: int = Field(description="1-based run number (--num-runs, then the --confirm-failures re-runs).")
     status: CaseStatus
     error: str | None = None
@@ -103,9 +101,11 @@ class RunRecord(_Model):
         default_factory=list,
         description="What ADK and the agent logged during this run (warnings and errors, at most 200 lines).",
     )
+    usage: RunUsage | None = Field(default=None, description="Tokens, calls, time and cost of the agent's turns.")
+    over_budget: list[str] = Field(default_factory=list, description="The case budgets this run exceeded.")
 
 
-class MetricResult(_Model):
+class MetricResult(ResultModel):
     name: str
     kind: MetricKind = "deterministic"
     score: float | None = Field(description="Mean of the run scores that exist.")
@@ -118,7 +118,7 @@ class MetricResult(_Model):
     reason: str | None = Field(default=None, description="Why the metric was not evaluated.")
 
 
-class Confirmation(_Model):
+class Confirmation(ResultModel):
     """The case failed or regressed on its first runs and was run again (``--confirm-failures``)."""
 
     reason: Literal["failed", "regressed"]
@@ -126,7 +126,7 @@ class Confirmation(_Model):
     extra_runs: int = Field(description="How many runs were added.")
 
 
-class CaseResult(_Model):
+class CaseResult(ResultModel):
     id: str = Field(description="<repo-relative file>::<eval_id>")
     file: str
     eval_set_id: str
@@ -150,9 +150,11 @@ class CaseResult(_Model):
     pass_at_k: bool | None = Field(default=None, description="pass@k: at least one of the k runs passed.")
     quarantined: bool = Field(default=False, description="Reported, never failing the gate (--quarantine).")
     confirmation: Confirmation | None = Field(default=None, description="Set when the case was run again.")
+    usage: CaseUsage | None = Field(default=None, description="Tokens, calls, time and cost over the runs.")
+    budgets: list[BudgetCheck] = Field(default_factory=list, description="test_config.json budgets, checked.")
 
 
-class FileResult(_Model):
+class FileResult(ResultModel):
     path: str
     format: str | None = None
     eval_set_id: str | None = None
@@ -168,7 +170,7 @@ class FileResult(_Model):
     )
 
 
-class Totals(_Model):
+class Totals(ResultModel):
     cases: int = 0
     passed: int = 0
     failed: int = 0
@@ -189,7 +191,7 @@ class Totals(_Model):
     )
 
 
-class SuiteStability(_Model):
+class SuiteStability(ResultModel):
     """How the cases with several runs behaved: pass^k and pass@k are shares of those cases."""
 
     cases: int = 0
@@ -200,7 +202,7 @@ class SuiteStability(_Model):
     pass_at_k: float | None = None
 
 
-class MetricSummary(_Model):
+class MetricSummary(ResultModel):
     name: str
     kind: MetricKind = "deterministic"
     threshold: float | None = None
@@ -213,7 +215,7 @@ class MetricSummary(_Model):
     pass_rate: float | None = None
 
 
-class JudgeStats(_Model):
+class JudgeStats(ResultModel):
     calls: int = 0
     cached: int = 0
     failed: int = 0
@@ -222,11 +224,9 @@ class JudgeStats(_Model):
 
 
 ChangeKind = Literal["regressed", "improved", "unchanged", "new", "removed"]
-Significance = Literal["significant", "noise", "untested"]
-NoiseModel = Literal["history", "runs"]
 
 
-class MetricChange(_Model):
+class MetricChange(ResultModel):
     """How one metric of one case moved against the baseline (unchanged ones are not stored)."""
 
     case_id: str
@@ -252,7 +252,7 @@ class MetricChange(_Model):
     )
 
 
-class CaseChange(_Model):
+class CaseChange(ResultModel):
     """A case that is new, was removed, or whose status changed."""
 
     case_id: str
@@ -261,7 +261,7 @@ class CaseChange(_Model):
     head_status: CaseStatus | None = None
 
 
-class MetricDelta(_Model):
+class MetricDelta(ResultModel):
     name: str
     threshold: float | None = None
     base_mean: float | None = None
@@ -271,7 +271,7 @@ class MetricDelta(_Model):
     improved: int = 0
 
 
-class BaselineInfo(_Model):
+class BaselineInfo(ResultModel):
     source: Literal["file", "artifact"]
     description: str = Field(description="Where the baseline came from, for people.")
     run_id: int | None = None
@@ -282,7 +282,7 @@ class BaselineInfo(_Model):
     created_at: str | None = None
 
 
-class Difference(_Model):
+class Difference(ResultModel):
     """Something head and base did differently that can make their scores not like-for-like."""
 
     what: str = Field(description="What differs, e.g. 'judge model' or 'runner'.")
@@ -297,7 +297,7 @@ class Difference(_Model):
     message: str = Field(description="One line for people.")
 
 
-class HistoryPoint(_Model):
+class HistoryPoint(ResultModel):
     """One run of the base branch's history, as the trend chart shows it."""
 
     run_id: int | None = None
@@ -310,7 +310,7 @@ class HistoryPoint(_Model):
     metric_means: dict[str, float | None] = Field(default_factory=dict)
 
 
-class History(_Model):
+class History(ResultModel):
     """The base branch's recent successful runs used as the noise model (``--history``), oldest first."""
 
     requested: int
@@ -320,7 +320,7 @@ class History(_Model):
     )
 
 
-class Comparison(_Model):
+class Comparison(ResultModel):
     """This run against the base branch's results (``compare`` stage)."""
 
     baseline: BaselineInfo
@@ -343,16 +343,17 @@ class Comparison(_Model):
         default_factory=list, description="What head and base did differently, one entry per difference."
     )
     history: History | None = Field(default=None, description="The base branch's recent runs (--history).")
+    usage: UsageComparison | None = Field(default=None, description="Cost and latency against the baseline.")
 
 
-class JudgeSetting(_Model):
+class JudgeSetting(ResultModel):
     """How a judge metric's scores were produced: the model and its sampling."""
 
     model: str
     sampling: str = Field(description="Samples per question and the generation settings, e.g. '5 samples'.")
 
 
-class RunInfo(_Model):
+class RunInfo(ResultModel):
     tool_version: str = ""
     runner: str = ""
     num_runs: int = 1
@@ -373,6 +374,7 @@ class RunInfo(_Model):
     strict_comparison: bool = Field(
         default=False, description="Regressions of metrics scored differently on the base branch count too."
     )
+    budget_limits: BudgetLimits | None = Field(default=None, description="The run's budgets, as given.")
     started_at: str | None = None
     duration_seconds: float | None = None
     repository: str | None = None
@@ -389,7 +391,7 @@ class RunInfo(_Model):
     baseline_note: str | None = Field(default=None, description="Why there is no comparison, when there is none.")
 
 
-class ResultsDocument(_Model):
+class ResultsDocument(ResultModel):
     schema_version: Literal[1] = SCHEMA_VERSION
     status: RunStatus
     error: str | None = Field(
@@ -402,6 +404,10 @@ class ResultsDocument(_Model):
     metrics: list[MetricSummary] = Field(default_factory=list)
     stability: SuiteStability | None = Field(default=None, description="Present when cases ran several times.")
     judge: JudgeStats | None = None
+    usage: SuiteUsage | None = Field(default=None, description="Tokens, calls, time and cost of the whole run.")
+    budgets: list[BudgetCheck] = Field(
+        default_factory=list, description="The run's budgets (--max-cost, --max-cost-increase, --max-latency-increase)."
+    )
     run: RunInfo = Field(default_factory=RunInfo)
     comparison: Comparison | None = None
 

@@ -30,6 +30,7 @@ INT_LIMITS: dict[str, tuple[int, int | None]] = {
     "confirm_failures": (0, 20),
     "history": (0, 50),
 }
+NOT_NEGATIVE = frozenset({"regression_tolerance", "max_cost", "max_cost_increase", "max_latency_increase"})
 _TRUE = {"true", "yes", "1", "on"}
 _FALSE = {"false", "no", "0", "off"}
 
@@ -68,6 +69,10 @@ class Settings(pydantic.BaseModel):
     confirm_failures: int = 0
     history: int = 10
     strict_comparison: bool = False
+    prices: Path | None = None
+    max_cost: float | None = None
+    max_cost_increase: float | None = None
+    max_latency_increase: float | None = None
     quarantine: list[str] = pydantic.Field(default_factory=list)
     comment_mode: Literal["always", "on-change", "on-failure", "off"] = "always"
     gate_id: str = "default"
@@ -149,7 +154,7 @@ def _convert(option: Option, raw: Any, *, from_input: bool) -> Any:
             raise UsageError(f"{name} must be a finite number, got {raw!r}")
         if option.field == "timeout" and number <= 0:
             raise UsageError(f"{name} must be more than 0 seconds, got {raw!r}")
-        if option.field == "regression_tolerance" and number < 0:
+        if option.field in NOT_NEGATIVE and number < 0:
             raise UsageError(f"{name} must not be negative, got {raw!r}")
         return number
     text = str(raw).strip()
@@ -197,7 +202,7 @@ def build_settings(command: str, cli_values: Mapping[str, Any], env: Mapping[str
     values["github_token"] = pydantic.SecretStr(token) if token else None
     values["github"] = read_context(env)
     values["environment"] = dict(env)
-    for key in ("config", "recorded", "cache_dir", "output_dir", "results", "junit", "summary", "baseline"):
+    for key in ("config", "recorded", "cache_dir", "output_dir", "results", "junit", "summary", "baseline", "prices"):
         if isinstance(values.get(key), str):
             values[key] = Path(values[key])
     return _checked(Settings(**values))
@@ -228,6 +233,12 @@ def _checked(settings: Settings) -> Settings:
             f"baseline {str(settings.baseline)!r} does not exist",
             field=name("baseline"),
             hint="give a results.json from an earlier run",
+        )
+    if settings.prices is not None and not settings.prices.is_file():
+        raise UsageError(
+            f"prices file {str(settings.prices)!r} does not exist",
+            field=name("prices"),
+            hint="give a JSON price table; see the README's Cost and latency section",
         )
     if settings.requirements and settings.requirements != "pyproject" and not Path(settings.requirements).is_file():
         raise UsageError(

@@ -23,6 +23,9 @@ OUTPUT_NAMES = (
     "confirmed-failures",
     "quarantined",
     "regressions",
+    "cost-usd",
+    "tokens",
+    "cost-change-pct",
     "results",
     "junit",
     "summary",
@@ -46,6 +49,7 @@ def output_values(
         "confirmed-failures": str(totals.confirmed_failures),
         "quarantined": str(totals.quarantined),
         "regressions": str(doc.comparison.regressions if doc.comparison else 0),
+        **usage_outputs(doc),
         "results": str(results),
         "junit": str(junit),
         "summary": str(summary),
@@ -53,6 +57,19 @@ def output_values(
     }
     assert tuple(values) == OUTPUT_NAMES
     return values
+
+
+def usage_outputs(doc: ResultsDocument) -> dict[str, str]:
+    agent = doc.usage.agent if doc.usage else None
+    cost = agent.cost_usd if agent and not agent.unpriced_models else None
+    change = None
+    if doc.comparison and doc.comparison.usage:
+        change = next((c.change_pct for c in doc.comparison.usage.suite if c.quantity == "cost_usd"), None)
+    return {
+        "cost-usd": "" if cost is None else f"{cost:.6f}",
+        "tokens": "" if agent is None or agent.tokens is None else str(agent.tokens),
+        "cost-change-pct": "" if change is None else f"{change:.2f}",
+    }
 
 
 def format_outputs(values: Mapping[str, str]) -> str:

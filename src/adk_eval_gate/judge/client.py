@@ -24,6 +24,7 @@ class ModelAnswer:
     text: str
     input_tokens: int = 0
     output_tokens: int = 0
+    usage: genai_types.GenerateContentResponseUsageMetadata | None = None  # all the counts, for the cost
 
 
 def request_config(user_config: genai_types.GenerateContentConfig | None) -> genai_types.GenerateContentConfig:
@@ -52,7 +53,7 @@ def answer_from_response(response: genai_types.GenerateContentResponse) -> Model
     usage = response.usage_metadata
     input_tokens = (usage.prompt_token_count or 0) if usage else 0
     output_tokens = ((usage.candidates_token_count or 0) + (usage.thoughts_token_count or 0)) if usage else 0
-    return ModelAnswer(text="\n".join(texts), input_tokens=input_tokens, output_tokens=output_tokens)
+    return ModelAnswer(text="\n".join(texts), input_tokens=input_tokens, output_tokens=output_tokens, usage=usage)
 
 
 class GeminiJudge:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from google.genai import errors as genai_errors
@@ -21,6 +21,7 @@ from adk_eval_gate.judge.cache import JudgeCache, cache_key
 from adk_eval_gate.judge.client import ModelAnswer, config_fingerprint, request_config
 from adk_eval_gate.judge.limiter import JudgeLimiter
 from adk_eval_gate.judge.retry import JUDGE_RETRY, JudgeRetry, describe_error, is_retryable, server_delay
+from adk_eval_gate.pricing import Tokens, tokens_of
 
 
 class JudgeFailed(Exception):
@@ -57,6 +58,7 @@ class JudgeCounters:
     retries: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
+    model_calls: list[Tokens] = field(default_factory=list)  # every answered request's counts, for the cost
 
 
 class JudgeService:
@@ -161,6 +163,7 @@ class JudgeService:
             self._failures_in_a_row = 0
             self.counters.input_tokens += answer.input_tokens
             self.counters.output_tokens += answer.output_tokens
+            self.counters.model_calls.append(tokens_of(model, answer.usage))
             return answer
 
     def _failure(self, model: str, tries: int, error: BaseException) -> str:

@@ -176,7 +176,9 @@ class AdkRunner:
                 retry_after=retry_after,
             )
         return Inference(
-            invocations=to_invocations(events, timings=timings, app_details=details), session_id=session_id
+            invocations=to_invocations(events, timings=timings, app_details=details),
+            session_id=session_id,
+            simulator_calls=list(turns.calls),
         )
 
     async def aclose(self) -> None:

@@ -10,6 +10,7 @@ from typing import Any, Protocol
 from adk_eval_gate import sanitize
 from adk_eval_gate.evalset import EvalCase, Invocation
 from adk_eval_gate.plan import PlannedFile, WorkItem
+from adk_eval_gate.pricing import Tokens
 
 
 @dataclass
@@ -25,6 +26,7 @@ class Inference:
     notes: list[str] = field(default_factory=list)  # what was changed in the agent's output to keep it usable
     log: list[str] = field(default_factory=list)  # what ADK and the agent logged during the run (``runlog``)
     timed_out: bool = False  # the run did not finish within --timeout
+    simulator_calls: list[Tokens] = field(default_factory=list)  # the user simulator's model calls (scenarios)
 
     @property
     def infrastructure(self) -> bool:

@@ -220,7 +220,9 @@ class HttpRunner:
             return Inference(error=_transport_message(error, "the agent server"), session_id=session_id, retryable=True)
         except GateError as error:
             return Inference(error=error.one_line(), session_id=session_id)
-        return Inference(invocations=to_invocations(events, timings=timings), session_id=session_id)
+        return Inference(
+            invocations=to_invocations(events, timings=timings), session_id=session_id, simulator_calls=turns.calls
+        )
 
     async def _create_session(self, base: str, session_id: str, item: WorkItem) -> None:
         body = {"sessionId": session_id, "state": item.case.session_input.state if item.case.session_input else {}}

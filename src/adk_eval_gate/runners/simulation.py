@@ -8,6 +8,7 @@ the ADK events of the conversation so far and answers with the next message, or 
 from __future__ import annotations
 
 import copy
+from collections.abc import AsyncGenerator
 from typing import Any, Protocol
 
 from google.genai import types as genai_types
@@ -16,6 +17,7 @@ from adk_eval_gate.errors import GateError
 from adk_eval_gate.eval_config import UserSimulatorConfig
 from adk_eval_gate.evalset import EvalCase
 from adk_eval_gate.plan import WorkItem
+from adk_eval_gate.pricing import Tokens, tokens_of
 
 
 class SimulatorError(GateError):
@@ -23,6 +25,8 @@ class SimulatorError(GateError):
 
 
 class UserTurns(Protocol):
+    calls: list[Tokens]  # the model calls the user's side made (the simulator's), kept apart from the agent's
+
     async def next_message(self, events: list[Any]) -> genai_types.Content | None:
         """The next user message, given the ADK events so far; None when the conversation is over."""
         ...
@@ -32,6 +36,7 @@ class StaticTurns:
     def __init__(self, case: EvalCase) -> None:
         self.messages = [invocation.user_content for invocation in case.conversation or []]
         self.index = 0
+        self.calls: list[Tokens] = []
 
     async def next_message(self, events: list[Any]) -> genai_types.Content | None:
         if self.index >= len(self.messages):
@@ -40,9 +45,31 @@ class StaticTurns:
         return self.messages[self.index - 1]
 
 
+class _CountingModel:
+    """Stands in for the simulator's model: every call goes through, and its token counts are kept."""
+
+    def __init__(self, model: Any, calls: list[Tokens]) -> None:
+        self._model = model
+        self._calls = calls
+
+    async def generate_content_async(self, llm_request: Any, stream: bool = False) -> AsyncGenerator[Any, None]:
+        async for response in self._model.generate_content_async(llm_request, stream=stream):
+            if response.usage_metadata is not None or response.model_version:
+                model = response.model_version or str(getattr(self._model, "model", "user simulator"))
+                self._calls.append(tokens_of(model, response.usage_metadata))
+            yield response
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._model, name)
+
+
 class SimulatedTurns:
     def __init__(self, simulator: Any) -> None:
         self.simulator = simulator
+        self.calls: list[Tokens] = []
+        model = getattr(simulator, "_llm", None)  # ADK's LlmBackedUserSimulator keeps its model there
+        if model is not None:
+            simulator._llm = _CountingModel(model, self.calls)
 
     async def next_message(self, events: list[Any]) -> genai_types.Content | None:
         from google.adk.evaluation.simulation.user_simulator import Status

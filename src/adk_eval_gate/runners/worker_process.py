@@ -20,6 +20,7 @@ import pydantic
 
 from adk_eval_gate.evalset import Invocation
 from adk_eval_gate.plan import WorkItem
+from adk_eval_gate.pricing import Tokens
 from adk_eval_gate.runners.base import Inference, contain_exits, describe_escape, settled
 
 RunOne = Callable[[WorkItem], Awaitable[Inference]]
@@ -43,6 +44,7 @@ def encode(inference: Inference) -> dict[str, Any]:
         "retry_after": inference.retry_after,
         "notes": inference.notes,
         "log": inference.log,
+        "simulator_calls": [call.model_dump() for call in inference.simulator_calls],
     }
 
 
@@ -56,6 +58,7 @@ def decode(data: dict[str, Any]) -> Inference:
         retry_after=data["retry_after"],
         notes=data["notes"],
         log=data["log"],
+        simulator_calls=[Tokens.model_validate(call) for call in data["simulator_calls"]],
     )
 
 
