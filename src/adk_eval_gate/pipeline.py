@@ -246,7 +246,7 @@ def run(settings: Settings, console: Console) -> int:
             console.line(f"{file.path}: {plural(file.cases, 'case')}, criteria from {file.config}")
     if settings.num_runs > 1:
         console.line(f"{settings.num_runs} runs per case; a case passes when {PASS_RULES[settings.pass_rule]}")
-    prices = load_prices(settings.prices, shown=settings.option_name("prices")) if settings.prices else Prices.shipped()
+    prices = load_prices(settings.prices, field=settings.option_name("prices"))
     runner = make_runner(settings, root=prepared.root, console=console)
     items = plan(prepared.planned, num_runs=settings.num_runs, shard=settings.shard, run_count=runner.run_count)
     services = build_services(settings, prepared.planned, console)

@@ -85,7 +85,7 @@ def shipped() -> PriceTable:
     return PriceTable.model_validate_json(text)
 
 
-def load_prices(path: Path | None, *, shown: str | None = None) -> Prices:
+def load_prices(path: Path | None, *, shown: str | None = None, field: str = "--prices") -> Prices:
     """The shipped table, with the models of ``path`` (same format) in front of it. ``UsageError`` names the file
     and the field of a mistake."""
     table = shipped()
@@ -95,16 +95,16 @@ def load_prices(path: Path | None, *, shown: str | None = None) -> Prices:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except OSError as error:
-        raise UsageError(f"cannot read the prices file {where}: {error.strerror}", field="--prices") from None
+        raise UsageError(f"cannot read the prices file {where}: {error.strerror}", field=field) from None
     except ValueError as error:
-        raise UsageError(f"{where} is not valid JSON: {error}", field="--prices") from None
+        raise UsageError(f"{where} is not valid JSON: {error}", field=field) from None
     try:
         own = PriceTable.model_validate(data)
     except pydantic.ValidationError as error:
         at, message = first_error(error)
         raise UsageError(
             f"{where}: {at}: {message}",
-            field="--prices",
+            field=field,
             hint='write {"source": URL, "date": "YYYY-MM-DD", "models": [{"pattern": "my-model*", "input": 0.3, '
             '"output": 2.5, "cached_input": 0.03}]} (USD per 1M tokens)',
         ) from None

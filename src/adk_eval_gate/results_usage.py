@@ -140,6 +140,7 @@ class UsageComparison(ResultModel):
         default_factory=list, description="The flagged rises of single cases, largest first (at most 50)."
     )
     rising_cases: int = Field(default=0, description="Cases with a flagged rise.")
+    base_files: list[FileUsage] = Field(default_factory=list, description="The baseline's figures per eval file.")
 
 
 BudgetStatus = Literal["passed", "failed", "unchecked", "skipped"]

@@ -255,14 +255,14 @@ def judge_totals(calls: Sequence[Tokens], prices: Prices) -> UsageTotals | None:
 
 
 def report_unpriced(doc: ResultsDocument, console: Console) -> None:
-    """ "cost unknown for model X", once per model (and party), never a guess."""
+    """ "Cost unknown for model X" once per model and party, with why: never a guess."""
     usage = doc.usage
     if usage is None:
         return
-    for party, found in (
-        ("the agent", usage.agent),
-        ("the judge", usage.judge),
-        ("the user simulator", usage.simulator),
-    ):
-        for model in found.unpriced_models if found else []:
-            console.line(f"Cost unknown for model {model} ({party}): it has no price; add one with --prices FILE")
+    parties = (("the agent", usage.agent), ("the judge", usage.judge), ("the user simulator", usage.simulator))
+    for party, found in parties:
+        for model in found.models if found else []:
+            if model.cost_usd is None:
+                why = model.unpriced or "no price"
+                hint = "; add its price with --prices FILE" if why.startswith("no price") else ""
+                console.line(f"Cost unknown for model {model.model} ({party}): {why}{hint}")

@@ -1,9 +1,11 @@
 """Cost and latency against the baseline: the suite per pass and each case, lower is better, with the same noise
 rules as the scores (``noise``: the base branch's history when there is one, else the spread of the runs).
 
-A rise is *flagged* when it is not within the noise and large enough to matter: at least ``MATERIAL`` of the base
-figure, and for times also ``MATERIAL_SECONDS`` (a scripted agent's milliseconds jitter by more than 10% and mean
-nothing). Pure.
+A rise is *flagged* when it is beyond the noise and large enough to matter: at least ``MATERIAL`` of the base
+figure (5% for counts and dollars, 20% for times), and for times also ``MATERIAL_SECONDS`` (a scripted agent's
+milliseconds, or a busy CI runner, jitter by more than 10% and mean nothing). Counts and dollars repeat exactly from run to run, so an untested rise of theirs counts (as a score's
+drop does); a time must be shown significant, by the runs' spread or the history. A case's time is tested on all
+its turns (every turn of every run). Pure.
 """
 
 from __future__ import annotations
@@ -16,8 +18,8 @@ from adk_eval_gate.results import CaseResult, ResultsDocument
 from adk_eval_gate.results_usage import CaseUsage, PassFigures, Quantity, QuantityChange, UsageComparison
 from adk_eval_gate.usage import percentile
 
-MATERIAL = {"cost_usd": 0.05, "tokens": 0.05, "model_calls": 0.05, "p50_turn_seconds": 0.10, "p95_turn_seconds": 0.10}
-MATERIAL_SECONDS = 0.05
+MATERIAL = {"cost_usd": 0.05, "tokens": 0.05, "model_calls": 0.05, "p50_turn_seconds": 0.20, "p95_turn_seconds": 0.20}
+MATERIAL_SECONDS = 0.1
 SUITE_QUANTITIES: tuple[Quantity, ...] = ("cost_usd", "tokens", "model_calls", "p50_turn_seconds", "p95_turn_seconds")
 CASE_QUANTITIES: tuple[Quantity, ...] = ("cost_usd", "tokens", "model_calls", "p95_turn_seconds")
 CASES_LISTED = 50
@@ -48,9 +50,12 @@ def quantity_change(
         tolerance=0.0,
     )
     material = change_pct is None or change_pct >= MATERIAL[quantity] * 100
-    if quantity.endswith("seconds"):
+    tested = verdict == "significant"
+    if quantity.endswith("seconds"):  # times always jitter: only a rise shown to be beyond the noise counts
         material = material and head - base >= MATERIAL_SECONDS
-    flagged = head > base and verdict != "noise" and material
+    else:  # counts and dollars repeat exactly run to run: an untested rise counts, as a score's drop does
+        tested = verdict != "noise"
+    flagged = head > base and tested and material
     return change.model_copy(update={"significance": verdict, "noise": model, "interval": interval, "flagged": flagged})
 
 
@@ -83,7 +88,7 @@ _CASE_FIGURES: dict[Quantity, tuple[Callable[[CaseUsage], float | None], Callabl
     "cost_usd": (lambda u: u.cost_usd, lambda u: _present(u.run_cost_usd)),
     "tokens": (lambda u: u.tokens, lambda u: _present(u.run_tokens)),
     "model_calls": (lambda u: u.model_calls, lambda u: _present(u.run_model_calls)),
-    "p95_turn_seconds": (lambda u: percentile(u.turn_seconds, 0.95), lambda u: []),
+    "p95_turn_seconds": (lambda u: percentile(u.turn_seconds, 0.95), lambda u: u.turn_seconds),
 }
 
 
@@ -125,4 +130,5 @@ def compare_usage(head: ResultsDocument, base: ResultsDocument, *, history: Base
         suite=_suite(head, base, history),
         cases=rises[:CASES_LISTED],
         rising_cases=len({change.case_id for change in rises}),
+        base_files=base.usage.files,
     )

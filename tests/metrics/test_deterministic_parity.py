@@ -274,3 +274,28 @@ def test_scoring_runs_through_asyncio_like_the_pipeline() -> None:
         score_run(case=case, actual=actual, metrics=[(configured, configured.build(MetricServices()))])
     )
     assert scored[0].outcome.score == pytest.approx(2 / 3)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(actual=efficiency_invocations())
+def test_the_cost_and_latency_figures_equal_adks_efficiency_evaluators(actual: list[Invocation]) -> None:
+    """Issue "cost and latency": tokens, model calls, tool calls and turn time per turn are ADK's own numbers."""
+    from adk_eval_gate.pricing import Prices
+    from adk_eval_gate.usage import run_usage
+
+    adk_actual = adk_helpers.to_adk(actual)
+    usage = run_usage(actual, Prices.shipped())
+    evaluators = {
+        "tokens": _TokenUsageV1Evaluator(eval_metric=adk_helpers.base_metric("token_usage_v1", None)),
+        "model_calls": _InferenceCallCountV1Evaluator(
+            eval_metric=adk_helpers.base_metric("inference_call_count_v1", None)
+        ),
+        "tool_calls": _ToolCallCountV1Evaluator(eval_metric=adk_helpers.base_metric("tool_call_count_v1", None)),
+        "seconds": _InvocationDurationV1Evaluator(eval_metric=adk_helpers.base_metric("invocation_duration_v1", None)),
+    }
+    for figure, evaluator in evaluators.items():
+        theirs = evaluator.evaluate_invocations(adk_actual).per_invocation_results
+        ours = [getattr(turn, figure) for turn in usage.turns]
+        assert ours == [result.score for result in theirs], figure
+    scored = [turn.tokens for turn in usage.turns if turn.tokens is not None]
+    assert usage.tokens == (sum(scored) if scored else None)  # the run's tokens: the sum over its turns

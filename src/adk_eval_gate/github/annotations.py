@@ -22,7 +22,7 @@ def annotate(console: Console, doc: ResultsDocument) -> None:
         return
     for case in doc.cases:
         if _fails_gate(case, doc):
-            reasons = [views.failure_reason(m) for m in views.failing_metrics(case)]
+            reasons = views.case_reasons(case)
             detail = case.error or "; ".join(reasons) or case.status
             console.error(f"{case.eval_id}: {detail}", file=case.file, line=case.line)
     if doc.comparison is None:

@@ -14,6 +14,7 @@ import json
 import re
 
 from adk_eval_gate.github import limits
+from adk_eval_gate.report import costs
 from adk_eval_gate.report import markdown as md
 from adk_eval_gate.report.sections import (
     Cut,
@@ -36,6 +37,7 @@ from adk_eval_gate.report.sections import (
 from adk_eval_gate.results import ResultsDocument
 
 COMMENT_LIMIT = limits.COMMENT_CHARS
+RISES_SHOWN = 5  # cases whose cost or latency rose most; the summary lists them all
 _TARGET = COMMENT_LIMIT - 1_000
 LEVELS = (
     Detail(text_limit=2000, max_cases=None, max_changes=None),
@@ -96,6 +98,8 @@ def _render(doc: ResultsDocument, *, gate_id: str, detail: Detail, level: int, b
     sections = [
         marker(gate_id, digest(doc)),
         verdict_line(doc, gate_id=gate_id) + "\n\n" + baseline_line(doc),
+        costs.cost_line(doc),
+        costs.budget_lines(doc),
         differences(doc),
         run_problems(doc),
         metric_table(doc, limit=detail.max_metrics, cut=cut),
@@ -108,6 +112,7 @@ def _render(doc: ResultsDocument, *, gate_id: str, detail: Detail, level: int, b
             + (" …" if len(file_errors) > 20 else "")
         )
     sections.append(regressions(doc, limit=detail.max_changes, cut=cut, budget=budget))
+    sections.append(costs.rising_cases(doc, limit=RISES_SHOWN))
     sections.append(failing_cases(doc, detail=detail, cut=cut, budget=budget))
     sections.append(flaky_cases(doc, limit=detail.max_cases))
     sections.append(known_flaky_cases(doc, limit=detail.max_cases))

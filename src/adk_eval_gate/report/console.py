@@ -8,7 +8,7 @@ from typing import TypeVar
 from adk_eval_gate.aggregate import FinishedRun
 from adk_eval_gate.console import Console
 from adk_eval_gate.plan import WorkItem
-from adk_eval_gate.report import views
+from adk_eval_gate.report import costs, views
 from adk_eval_gate.report.sections import plural
 from adk_eval_gate.results import CaseResult, MetricStatus, ResultsDocument
 
@@ -122,7 +122,7 @@ def final(console: Console, doc: ResultsDocument) -> None:
         console.line("")
         console.line("Cases that did not pass:")
         for index, case in enumerate(failing):
-            reasons = [views.failure_reason(m) for m in views.failing_metrics(case)]
+            reasons = views.case_reasons(case)
             detail = case.error or "; ".join(reasons)
             console.line(f"  {_MARK[case.status]} {case.id}: {detail}")  # annotations: github/annotations.py
             if index < _SHOWN_CASES and case.status == "failed":
@@ -158,7 +158,19 @@ def final(console: Console, doc: ResultsDocument) -> None:
     if stability:
         console.line("")
         console.line(stability)
+    for line in _cost_lines(doc):
+        console.line(line)
     console.line("")
     console.line(f"ADK eval gate: {_verdict(doc)} - {plural(totals.cases, 'case')}: " + ", ".join(parts))
     if console.annotations_dropped:
         console.line(f"({console.annotations_dropped} more annotations were not written: GitHub shows at most 50)")
+
+
+def _cost_lines(doc: ResultsDocument) -> list[str]:
+    """The cost line of the comment, as plain text, and each budget of the run."""
+    line = costs.cost_line(doc, markdown=False)
+    lines = [""] if line or doc.budgets else []
+    if line:
+        lines.append(line)
+    lines += [f"Budget {check.status}: {check.reason}" for check in doc.budgets]
+    return lines

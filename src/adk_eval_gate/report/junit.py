@@ -56,7 +56,7 @@ def case_name(case: CaseResult) -> str:
 
 
 def _case_failures(case: CaseResult) -> list[str]:
-    return [views.failure_reason(metric) for metric in views.failing_metrics(case)]
+    return views.case_reasons(case)
 
 
 def _runs_text(case: CaseResult) -> str:
@@ -191,6 +191,16 @@ def case_properties(case: CaseResult) -> dict[str, str]:
         properties[f"{case.eval_id}.stability"] = f"{case.stability} ({case.runs_passed}/{len(case.runs)} runs)"
         properties[f"{case.eval_id}.pass_hat_k"] = str(case.pass_hat_k).lower()
         properties[f"{case.eval_id}.pass_at_k"] = str(case.pass_at_k).lower()
+    usage = case.usage
+    if usage is not None:
+        for name, value in (
+            ("tokens", usage.tokens),
+            ("cost_usd", usage.cost_usd),
+            ("model_calls", usage.model_calls),
+            ("p95_turn_seconds", usage.p95_turn_seconds),
+        ):
+            if value is not None:
+                properties[f"{case.eval_id}.{name}"] = f"{value:.6g}"
     if case.confirmation is not None:
         first = case.confirmation.first_status.replace("_", " ")
         properties[f"{case.eval_id}.confirmation"] = (

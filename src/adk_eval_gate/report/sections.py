@@ -339,9 +339,9 @@ def case_body(case: CaseResult, *, text_limit: int) -> str:
     lines: list[str] = []
     if case.error:
         lines.append(f"**Error:** {md.inline(case.error, limit=max(text_limit, 200))}")
-    failing = views.failing_metrics(case)
+    failing = views.case_reasons(case)
     if failing:
-        lines.append("\n".join(f"- {md.inline(views.failure_reason(m), limit=400)}" for m in failing))
+        lines.append("\n".join(f"- {md.inline(reason, limit=400)}" for reason in failing))
     run = views.worst_run(case)
     if run is not None:
         if len(case.runs) > 1:
@@ -453,7 +453,7 @@ def _quarantine_state(case: CaseResult) -> str:
 
 
 def _reason(case: CaseResult) -> str:
-    return case.error or "; ".join(views.failure_reason(m) for m in views.failing_metrics(case)) or case.status
+    return case.error or "; ".join(views.case_reasons(case)) or case.status
 
 
 def links(doc: ResultsDocument) -> str:

@@ -11,8 +11,8 @@ import re
 
 from adk_eval_gate import history as trend
 from adk_eval_gate.github import limits
+from adk_eval_gate.report import costs, sections
 from adk_eval_gate.report import markdown as md
-from adk_eval_gate.report import sections
 from adk_eval_gate.results import ResultsDocument
 
 SUMMARY_LIMIT = limits.STEP_SUMMARY_BYTES
@@ -88,6 +88,32 @@ def history_chart(doc: ResultsDocument) -> str:
     return "\n".join(lines) + f"\n\n_Trend, oldest to newest ({key}); a missing value is drawn as 0._"
 
 
+FILES_CHARTED = 20
+
+
+def file_cost_chart(doc: ResultsDocument) -> str:
+    """A Mermaid bar chart of the cost of one pass over each eval file: bars this run, line the baseline."""
+    files = [f for f in (doc.usage.files if doc.usage else []) if f.cost_usd is not None][:FILES_CHARTED]
+    if not files:
+        return ""
+    compared = doc.comparison.usage if doc.comparison else None
+    base_usage = {f.path: f.cost_usd for f in compared.base_files} if compared else None
+    values = [f.cost_usd or 0.0 for f in files] + [v or 0.0 for v in (base_usage or {}).values()]
+    lines = [
+        "```mermaid",
+        "xychart-beta",
+        '    title "Cost of one pass per eval file (USD)"',
+        "    x-axis [" + ", ".join(f'"{_label(f.path.rsplit("/", 1)[-1])}"' for f in files) + "]",
+        f'    y-axis "USD" 0 --> {max(values) * 1.1:.6g}',
+        "    bar [" + ", ".join(f"{f.cost_usd or 0.0:.6g}" for f in files) + "]",
+    ]
+    legend = "_Bars: this run._"
+    if base_usage is not None:
+        lines.append("    line [" + ", ".join(f"{base_usage.get(f.path) or 0.0:.6g}" for f in files) + "]")
+        legend = "_Bars: this run; line: the baseline (0 where it has no cost)._"
+    return "\n".join([*lines, "```"]) + "\n\n" + legend
+
+
 def efficiency_table(doc: ResultsDocument) -> str:
     rows = [
         [md.code(s.name, in_table=True), md.score(s.mean, digits=2)]
@@ -137,12 +163,17 @@ def _render(doc: ResultsDocument, *, detail: sections.Detail, level: int, budget
     parts = [
         "## ADK eval results",
         sections.verdict_line(doc, gate_id=doc.run.gate_id) + "\n\n" + sections.baseline_line(doc),
+        costs.cost_line(doc),
+        costs.budget_lines(doc),
         sections.differences(doc),
         sections.run_problems(doc),
         sections.metric_table(doc, limit=detail.max_metrics, cut=cut),
         chart(doc),
         history_chart(doc),
         efficiency_table(doc),
+        costs.usage_table(doc),
+        file_cost_chart(doc),
+        costs.rising_cases(doc, limit=None),
         judge_stats(doc),
         _file_errors(doc),
         sections.regressions(doc, limit=detail.max_changes, cut=cut, include_improvements=True, budget=budget),

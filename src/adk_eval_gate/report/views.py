@@ -71,3 +71,10 @@ def worst_run(case: CaseResult) -> RunRecord | None:
             if run.status == status:
                 return run
     return case.runs[0] if case.runs else None
+
+
+def case_reasons(case: CaseResult) -> list[str]:
+    """Why the case did not pass: each failing or unevaluated metric, then each budget it missed or could not
+    check."""
+    reasons = [failure_reason(metric) for metric in failing_metrics(case)]
+    return reasons + [budget.reason for budget in case.budgets if budget.status in ("failed", "unchecked")]

@@ -1,0 +1,187 @@
+"""Cost and latency in the reports: the one line under the verdict, the cases that rose most, the summary's full
+table and chart, and the run's budgets. Pure; every figure came from results.json.
+"""
+
+from __future__ import annotations
+
+from adk_eval_gate.report import markdown as md
+from adk_eval_gate.report.sections import plural
+from adk_eval_gate.results import ResultsDocument
+from adk_eval_gate.results_usage import Quantity, QuantityChange, UsageTotals
+
+LABELS: dict[Quantity, str] = {
+    "cost_usd": "Cost per pass",
+    "tokens": "Tokens per pass",
+    "model_calls": "Model calls per pass",
+    "p50_turn_seconds": "p50 turn time",
+    "p95_turn_seconds": "p95 turn time",
+}
+_BUDGET_ICON = {"passed": "✅", "failed": "❌", "unchecked": "💥", "skipped": "➖"}
+
+
+def money(value: float | None) -> str:
+    if value is None:
+        return "–"
+    if value >= 1000:
+        return f"${value:,.0f}"
+    if value >= 1 or value == 0:
+        return f"${value:,.2f}"
+    return f"${value:.3g}"
+
+
+def count(value: float | None) -> str:
+    if value is None:
+        return "–"
+    if value >= 1_000_000:
+        return f"{value / 1_000_000:.3g}M"
+    if value >= 1_000:
+        return f"{value / 1_000:.3g}k"
+    return f"{value:.3g}"
+
+
+def seconds(value: float | None) -> str:
+    return "–" if value is None else f"{value:.3g} s"
+
+
+def figure(change: QuantityChange, value: float | None) -> str:
+    if change.quantity == "cost_usd":
+        return money(value)
+    return seconds(value) if change.quantity.endswith("seconds") else count(value)
+
+
+def percent(change: QuantityChange | None) -> str:
+    if change is None or change.change_pct is None:
+        return ""
+    if abs(change.change_pct) < 0.05:
+        return "="
+    arrow = "▲" if change.change_pct > 0 else "▼"
+    return (
+        f"{arrow} {abs(change.change_pct):.0f}%"
+        if abs(change.change_pct) >= 1
+        else f"{arrow} {abs(change.change_pct):.1f}%"
+    )
+
+
+def _suite_change(doc: ResultsDocument, quantity: str) -> QuantityChange | None:
+    usage = doc.comparison.usage if doc.comparison else None
+    return next((c for c in usage.suite if c.quantity == quantity), None) if usage else None
+
+
+def _unpriced(totals: UsageTotals, *, markdown: bool = True) -> str:
+    shown = totals.unpriced_models[:3]
+    names = ", ".join(md.code(name, limit=60) for name in shown) if markdown else ", ".join(shown)
+    return f"cost unknown for {names}" + (" …" if len(totals.unpriced_models) > 3 else "")
+
+
+def cost_line(doc: ResultsDocument, *, markdown: bool = True) -> str:
+    """``💲 Cost per pass $0.0123 (base $0.01, ▲ 23%) · 45.2k tokens (...) · p95 turn 1.8 s (...) · judge $0.002``."""
+    usage = doc.usage
+    if usage is None or not usage.runs:
+        return ""
+    parts = []
+    per_pass = usage.per_pass
+    for quantity, label, value, shown in (
+        ("cost_usd", "Cost per pass", per_pass.cost_usd, money),
+        ("tokens", "tokens", per_pass.tokens, count),
+        ("p95_turn_seconds", "p95 turn", per_pass.p95_turn_seconds, seconds),
+    ):
+        if value is None:
+            if quantity == "cost_usd" and usage.agent.unpriced_models:
+                parts.append(f"Cost per pass: {_unpriced(usage.agent, markdown=markdown)}")
+            continue
+        change = _suite_change(doc, quantity)
+        base = f"base {shown(change.base)}, {percent(change)}" if change and change.base is not None else ""
+        text = f"{shown(value)} {label}" if quantity == "tokens" else f"{label} {shown(value)}"
+        parts.append(text + (f" ({base})" if base else ""))
+    judge = usage.judge.cost_usd if usage.judge else None
+    if judge is not None:
+        parts.append(f"judge {money(judge)}")
+    if not parts:
+        return ""
+    if usage.runs_without_usage:
+        missing = f"no token counts from {plural(usage.runs_without_usage, 'run')}"
+        parts.append(f"_{missing}_" if markdown else missing)
+    return ("💲 " if markdown else "") + " · ".join(parts)
+
+
+def rising_cases(doc: ResultsDocument, *, limit: int | None) -> str:
+    """The cases whose cost or latency rose beyond the noise, largest first."""
+    usage = doc.comparison.usage if doc.comparison else None
+    if usage is None or not usage.cases:
+        return ""
+    listed = usage.cases if limit is None else usage.cases[:limit]
+    rows = [
+        [
+            md.code((change.case_id or "").rsplit("::", 1)[-1], limit=60, in_table=True),
+            LABELS[change.quantity].replace(" per pass", ""),
+            figure(change, change.base),
+            figure(change, change.head),
+            percent(change),
+        ]
+        for change in listed
+    ]
+    more = f"\n\n_… and {len(usage.cases) - len(listed)} more rises._" if len(usage.cases) > len(listed) else ""
+    table = md.table(["Case", "Figure", "Base", "Head", "Change"], rows, align=["---", "---", "--:", "--:", "--:"])
+    return f"**Cost and latency rose** in {plural(usage.rising_cases, 'case')}:\n\n{table}{more}"
+
+
+def usage_table(doc: ResultsDocument) -> str:
+    """The summary's table: every suite figure, head against base, with its noise check."""
+    usage = doc.usage
+    if usage is None or not usage.runs:
+        return ""
+    compared = doc.comparison is not None and doc.comparison.usage is not None
+    rows = []
+    for quantity, label in LABELS.items():
+        value = getattr(usage.per_pass, quantity)
+        change = _suite_change(doc, quantity) or QuantityChange(quantity=quantity, head=value)
+        row = [label, figure(change, value)]
+        if compared:
+            row[1:1] = [figure(change, change.base)]
+            row += [percent(change) or "–", _noise(change)]
+        rows.append(row)
+    header = ["Agent", "Base", "Head", "Change", "Noise check"] if compared else ["Agent", "This run"]
+    parts = [md.table(header, rows, align=["---"] + ["--:"] * (len(header) - 2) + ["---" if compared else "--:"])]
+    parts.append(_parties(doc))
+    return "### Cost and latency\n\n" + "\n\n".join(part for part in parts if part)
+
+
+def _noise(change: QuantityChange) -> str:
+    if change.significance is None:
+        return "–"
+    text = {"significant": "significant", "noise": "within noise", "untested": "single run"}[change.significance]
+    return text + (" (history)" if change.noise == "history" else "")
+
+
+def _parties(doc: ResultsDocument) -> str:
+    usage = doc.usage
+    assert usage is not None
+    lines = []
+    for name, totals in (
+        ("Agent, all runs", usage.agent),
+        ("LLM judge", usage.judge),
+        ("User simulator", usage.simulator),
+    ):
+        if totals is None or not totals.models:
+            continue
+        cost = money(totals.cost_usd) if totals.cost_usd is not None else "–"
+        unknown = f" ({_unpriced(totals)})" if totals.unpriced_models else ""
+        lines.append(
+            f"- **{name}:** {cost}{unknown}, {count(totals.tokens)} tokens in {plural(totals.calls, 'model call')}"
+        )
+    if usage.runs_without_usage:
+        lines.append(f"- No token counts were reported for {usage.runs_without_usage} of {usage.runs} runs.")
+    if usage.prices:
+        lines.append(
+            f"- Prices: {md.inline(usage.prices.source, limit=120)}, {md.inline(usage.prices.date, limit=20)}"
+            + (f", with {md.code(usage.prices.file, limit=80)}" if usage.prices.file else "")
+        )
+    return "\n".join(lines)
+
+
+def budget_lines(doc: ResultsDocument) -> str:
+    """The run's budgets: each one that was given, with its figures."""
+    if not doc.budgets:
+        return ""
+    lines = [f"- {_BUDGET_ICON[check.status]} {md.inline(check.reason, limit=300)}" for check in doc.budgets]
+    return "**Budgets:**\n" + "\n".join(lines)

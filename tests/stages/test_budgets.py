@@ -1,0 +1,171 @@
+"""Budgets per case (test_config.json) and for the run (--max-cost and the increase limits), and the comparison
+of cost and latency with the baseline."""
+
+from __future__ import annotations
+
+import pytest
+
+from adk_eval_gate import aggregate
+from adk_eval_gate.budgets import cost_check, increase_check, run_checks
+from adk_eval_gate.compare import compare
+from adk_eval_gate.eval_config import Budgets
+from adk_eval_gate.gate import decided
+from adk_eval_gate.metrics.base import MetricOutcome
+from adk_eval_gate.pricing import Prices
+from adk_eval_gate.results import MetricStatus
+from adk_eval_gate.results_usage import BudgetLimits
+from adk_eval_gate.runners.base import Inference
+from adk_eval_gate.score import ScoredMetric
+from adk_eval_gate.usage_compare import compare_usage, quantity_change
+from tests.report.builders import baseline_info, document
+from tests.stages.test_aggregate import CASE, CONFIGURED, _turn
+from tests.stages.test_costs import call, turn
+
+
+def _run(number: int, *tokens_per_turn: int, model: str = "gemini-2.5-flash", seconds: float = 0.5):  # type: ignore[no-untyped-def]
+    turns = [turn(call(model, count - 10, 10), seconds=seconds) for count in tokens_per_turn]
+    for invocation in turns:
+        invocation.user_content = _turn("weather in Paris?", "sunny").user_content
+    outcome = MetricOutcome(1.0, MetricStatus.PASSED)
+    return aggregate.FinishedRun(number, Inference(invocations=turns), [ScoredMetric(CONFIGURED, outcome)])
+
+
+def _case(*runs, budgets: Budgets | None, pass_rule="mean"):  # type: ignore[no-untyped-def]
+    return aggregate.case_result(
+        display="a.evalset.json",
+        eval_set_id="set",
+        case=CASE,
+        index=0,
+        line=3,
+        metrics=[CONFIGURED],
+        finished=list(runs),
+        pass_rule=pass_rule,
+        prices=Prices.shipped(),
+        budgets=budgets,
+    )
+
+
+def test_a_turn_over_a_case_budget_fails_its_run_and_the_case_with_the_figures() -> None:
+    budgets = Budgets(max_tokens_per_turn=500)
+    within = _case(_run(1, 100, 400), budgets=budgets)
+    over = _case(_run(1, 100, 620), budgets=budgets)
+    assert within.status == "passed" and within.budgets[0].status == "passed"
+    assert over.status == "failed" and over.runs[0].status == "failed"
+    assert over.runs[0].over_budget == ["max_tokens_per_turn 500 tokens: turn 2 used 620 tokens"]
+    assert over.budgets[0].reason == "max_tokens_per_turn 500 tokens: turn 2 of run 1 used 620 tokens"
+
+
+def test_a_case_budget_over_several_runs_follows_the_pass_rule() -> None:
+    budgets = Budgets(max_tokens_per_turn=500)
+    runs = (_run(1, 600), _run(2, 300), _run(3, 300))  # worst turns 600, 300, 300: mean 400
+    assert _case(*runs, budgets=budgets).status == "passed"
+    assert _case(*runs, budgets=budgets, pass_rule="all").status == "failed"
+    assert _case(*runs, budgets=budgets, pass_rule="majority").status == "passed"
+    check = _case(*runs, budgets=budgets).budgets[0]
+    assert check.value == pytest.approx(400) and "(2 of 3 runs within" in check.reason
+
+
+def test_a_budget_whose_figure_was_not_reported_leaves_the_case_not_evaluated() -> None:
+    silent = aggregate.FinishedRun(
+        1,
+        Inference(invocations=[_turn("weather in Paris?", "sunny")]),
+        [ScoredMetric(CONFIGURED, MetricOutcome(1.0, MetricStatus.PASSED))],
+    )
+    case = _case(silent, budgets=Budgets(max_model_calls_per_turn=3, max_seconds_per_turn=10))
+    assert case.status == "not_evaluated"
+    assert [c.status for c in case.budgets] == ["unchecked", "unchecked"]
+    assert case.budgets[0].reason == "max_seconds_per_turn cannot be checked: the turns were not timed"
+
+
+def test_max_cost_passes_fails_or_cannot_be_checked() -> None:
+    priced = aggregate.document([_case(_run(1, 1000, 1000), budgets=None)], [], run=_info())
+    assert priced.usage is not None
+    spent = priced.usage.agent.cost_usd
+    assert spent == pytest.approx(2 * (990 * 0.30 + 10 * 2.50) / 1e6)
+    assert cost_check(priced.usage, 1.0).status == "passed"
+    over = cost_check(priced.usage, 0.0001)
+    assert over.status == "failed" and over.reason == f"the agent's cost ${spent:.4f} is over --max-cost $0.0001"
+    unknown = aggregate.document([_case(_run(1, 100, model="my-model"), budgets=None)], [], run=_info())
+    check = cost_check(unknown.usage, 1.0)
+    assert check.status == "unchecked" and "cost unknown for model my-model" in check.reason
+    ruled = decided(unknown, None, fail_on_regression=False, tolerance=0.0, limits=BudgetLimits(max_cost=1.0))
+    assert ruled.status == "error" and ruled.budgets[0].status == "unchecked"
+    assert decided(unknown, None, fail_on_regression=False, tolerance=0.0).status == "passed"  # no budget: no error
+
+
+def _info():  # type: ignore[no-untyped-def]
+    from adk_eval_gate.results import RunInfo
+
+    return RunInfo(tool_version="t")
+
+
+def _suite(calls_per_turn: int, runs: int, *, jitter: float = 0.0):  # type: ignore[no-untyped-def]
+    cases = []
+    for index in range(3):
+        finished = []
+        for number in range(1, runs + 1):
+            events = [call("gemini-2.5-flash", 1000, 50) for _ in range(calls_per_turn)]
+            invocation = turn(*events, seconds=0.4 + jitter * ((number + index) % 3))
+            invocation.user_content = _turn("weather in Paris?", "sunny").user_content
+            outcome = MetricOutcome(1.0, MetricStatus.PASSED)
+            finished.append(
+                aggregate.FinishedRun(number, Inference(invocations=[invocation]), [ScoredMetric(CONFIGURED, outcome)])
+            )
+        cases.append(
+            aggregate.case_result(
+                display="a.evalset.json",
+                eval_set_id="set",
+                case=CASE.model_copy(update={"eval_id": f"c{index}"}),
+                index=index,
+                line=3,
+                metrics=[CONFIGURED],
+                finished=finished,
+                prices=Prices.shipped(),
+            )
+        )
+    return aggregate.document(cases, [], run=_info())
+
+
+def test_one_more_model_call_per_turn_is_a_significant_rise_and_fails_max_cost_increase() -> None:
+    base, head = _suite(1, runs=5, jitter=0.01), _suite(2, runs=5, jitter=0.01)
+    comparison = compare(head, base, baseline=baseline_info())
+    assert comparison.usage is not None
+    cost = next(c for c in comparison.usage.suite if c.quantity == "cost_usd")
+    assert (cost.change_pct, cost.significance, cost.flagged) == (pytest.approx(100.0), "significant", True)
+    assert comparison.usage.rising_cases == 3
+    [check] = run_checks(head, comparison, BudgetLimits(max_cost_increase=20))
+    assert check.status == "failed"
+    assert (
+        check.reason.startswith("the suite's cost per pass rose 100.0% from $0.00")
+        and "more than --max-cost-increase 20%" in check.reason
+    )
+    ruled = decided(
+        head, comparison, fail_on_regression=False, tolerance=0.0, limits=BudgetLimits(max_cost_increase=20)
+    )
+    assert ruled.status == "failed"
+
+
+def test_the_same_agent_on_both_sides_flags_nothing() -> None:
+    base, head = _suite(1, runs=5, jitter=0.01), _suite(1, runs=5, jitter=0.012)
+    usage = compare_usage(head, base)
+    assert usage is not None and not any(c.flagged for c in usage.suite) and usage.cases == []
+    assert increase_check("max-latency-increase", 10, compare(head, base, baseline=baseline_info())).status == "passed"
+
+
+def test_increase_budgets_without_a_baseline_are_skipped_not_failed() -> None:
+    check = increase_check("max-cost-increase", 20, None)
+    assert check.status == "skipped" and check.reason == "--max-cost-increase 20% not checked: no baseline"
+    doc = document([])
+    assert (
+        decided(doc, None, fail_on_regression=False, tolerance=0.0, limits=BudgetLimits(max_cost_increase=20))
+        .budgets[0]
+        .status
+        == "skipped"
+    )
+
+
+def test_small_time_changes_are_never_flagged() -> None:
+    jitter = quantity_change(
+        "p95_turn_seconds", base=0.010, head=0.019, base_runs=[0.01, 0.01], head_runs=[0.019, 0.019]
+    )
+    assert jitter.significance == "significant" and jitter.change_pct == pytest.approx(90) and not jitter.flagged

@@ -1,0 +1,211 @@
+"""Cost and latency end to end: a real ADK agent whose scripted model reports Gemini token counts; the figures
+against the events' own timestamps, a head with one more model call per turn against its base, per-case budgets,
+and a model without a price."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import run_cli, write_json
+from tests.runners.scripted import turn, write_agent, write_evalset
+
+pytestmark = pytest.mark.slow  # real agents through the CLI
+
+AGENT = '''
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import time
+
+from google.adk.agents import LlmAgent
+from google.adk.apps import App
+from google.adk.models.base_llm import BaseLlm
+from google.adk.models.llm_response import LlmResponse
+from google.adk.plugins.base_plugin import BasePlugin
+from google.genai import types
+
+MODEL = "{model}"
+EXTRA_CALL = {extra}  # one more model call per turn: a lookup before the weather
+LOG = os.path.join(os.path.dirname(__file__), "events.jsonl")
+
+
+def get_weather(city: str) -> dict:
+    """Returns the weather of a city."""
+    return {{"city": city, "condition": "sunny"}}
+
+
+def lookup(city: str) -> dict:
+    """Looks a city up."""
+    return {{"city": city}}
+
+
+class Priced(BaseLlm):
+    async def generate_content_async(self, llm_request, stream=False):
+        await asyncio.sleep(0.02)
+        last = llm_request.contents[-1]
+        done = {{p.function_response.name for c in llm_request.contents for p in c.parts or [] if p.function_response}}
+        prompt = sum(len(p.text or "") for c in llm_request.contents for p in c.parts or [])
+        asked = next(p.text for c in llm_request.contents if c.role == "user" for p in c.parts or [] if p.text)
+        city = asked.split()[0]
+        if EXTRA_CALL and "lookup" not in done:
+            part = types.Part(function_call=types.FunctionCall(name="lookup", args={{"city": city}}))
+        elif "get_weather" not in done:
+            part = types.Part(function_call=types.FunctionCall(name="get_weather", args={{"city": city}}))
+        else:
+            part = types.Part(text=f"It is sunny in {{city}}.")
+        yield LlmResponse(
+            content=types.Content(role="model", parts=[part]),
+            model_version=MODEL,
+            usage_metadata=types.GenerateContentResponseUsageMetadata(
+                prompt_token_count=1000 + 10 * prompt, candidates_token_count=50, cached_content_token_count=200
+            ),
+        )
+
+
+class Stamps(BasePlugin):
+    """Writes each event's timestamp as ADK set it."""
+
+    async def on_event_callback(self, *, invocation_context, event):
+        with open(LOG, "a", encoding="utf-8") as log:
+            log.write(json.dumps({{"invocation": event.invocation_id, "timestamp": event.timestamp}}) + "\\n")
+        return None
+
+
+root_agent = LlmAgent(name="priced", model=Priced(model=MODEL), instruction="Answer.", tools=[lookup, get_weather])
+app = App(name="priced", root_agent=root_agent, plugins=[Stamps(name="stamps")])
+'''
+
+CITIES = {"paris": "Paris", "tokyo": "Tokyo", "lima": "Lima"}
+
+
+def _project(repo: Path, *, model: str = "gemini-2.5-flash", extra: bool = False, config: dict[str, Any] | None = None):  # type: ignore[no-untyped-def]
+    agent = write_agent(repo / "priced", AGENT.format(model=model, extra=extra))
+    (agent / "events.jsonl").unlink(missing_ok=True)
+    cases = {eval_id: [turn(city, answer=f"It is sunny in {city}.")] for eval_id, city in CITIES.items()}
+    cases["long"] = [turn("Lima " + "please " * 40, answer="It is sunny in Lima.")]
+    write_evalset(agent / "priced.evalset.json", cases)
+    write_json(agent / "test_config.json", config or {"criteria": {"response_match_score": 0.5}})
+    return agent
+
+
+def _results(repo: Path) -> dict[str, Any]:
+    loaded: dict[str, Any] = json.loads((repo / "adk-eval-results" / "results.json").read_text())
+    return loaded
+
+
+def test_turn_times_agree_with_the_events_timestamps_and_counts_with_the_events(repo: Path) -> None:
+    agent = _project(repo)
+    result = run_cli("run", "priced", "--workers", "0", cwd=repo)
+    assert result.returncode == 0, result.stdout + result.stderr
+    stamps: dict[str, list[float]] = {}
+    for line in (agent / "events.jsonl").read_text().splitlines():
+        entry = json.loads(line)
+        stamps.setdefault(entry["invocation"], []).append(entry["timestamp"])
+    data = _results(repo)
+    for case in data["cases"]:
+        actual = case["runs"][0]["invocations"][0]["actual"]
+        usage = case["runs"][0]["usage"]["turns"][0]
+        events = stamps[actual["invocation_id"]]
+        spread = max(events) - min(events)
+        assert spread <= usage["seconds"] <= spread + 0.25, (case["eval_id"], spread, usage["seconds"])
+        assert usage["model_calls"] == 2 and usage["tool_calls"] == 1  # the tool call and the answer
+        assert usage["model_seconds"] >= 0.04  # two calls of 20 ms
+    paris = next(c for c in data["cases"] if c["eval_id"] == "paris")["usage"]
+    prompt_tokens = paris["run_tokens"][0] - 2 * 50
+    flash = data["usage"]["agent"]["models"][0]
+    assert flash["model"] == "gemini-2.5-flash" and flash["cached_tokens"] == 8 * 200
+    fresh = prompt_tokens - 2 * 200
+    assert paris["cost_usd"] == pytest.approx((fresh * 0.30 + 400 * 0.03 + 100 * 2.50) / 1e6)
+
+
+def test_one_more_model_call_per_turn_fails_max_cost_increase_and_the_same_agent_flags_nothing(repo: Path) -> None:
+    _project(repo)
+    base = run_cli("run", "priced", "--num-runs", "5", cwd=repo)
+    assert base.returncode == 0, base.stdout + base.stderr
+    (repo / "base.json").write_text((repo / "adk-eval-results" / "results.json").read_text())
+    budget = ["--baseline", "base.json", "--num-runs", "5", "--max-cost-increase", "20", "--max-latency-increase", "50"]
+
+    same = run_cli("run", "priced", *budget, cwd=repo)
+    assert same.returncode == 0, same.stdout + same.stderr
+    compared = _results(repo)["comparison"]["usage"]
+    assert [c["quantity"] for c in compared["suite"] if c["flagged"]] == [] and compared["cases"] == []
+    assert [b["status"] for b in _results(repo)["budgets"]] == ["passed", "passed"]
+
+    _project(repo, extra=True)
+    more = run_cli("run", "priced", *budget, cwd=repo)
+    assert more.returncode == 1, more.stdout + more.stderr
+    data = _results(repo)
+    cost = next(c for c in data["comparison"]["usage"]["suite"] if c["quantity"] == "cost_usd")
+    assert cost["significance"] == "significant" and cost["flagged"] and cost["change_pct"] > 40
+    failed = next(b for b in data["budgets"] if b["name"] == "max-cost-increase")
+    assert failed["status"] == "failed" and data["status"] == "failed"
+    assert (
+        failed["reason"].startswith("the suite's cost per pass rose ")
+        and "more than --max-cost-increase 20%" in (failed["reason"])
+    )
+    assert f"Budget failed: {failed['reason']}" in more.stdout
+    summary = (repo / "adk-eval-results" / "summary.md").read_text()
+    assert "💲 Cost per pass $" in summary and "(base $" in summary and "▲" in summary
+    assert "**Cost and latency rose** in 4 cases" in summary and "Cost of one pass per eval file" in summary
+    assert data["comparison"]["usage"]["rising_cases"] == 4
+
+
+def test_case_budgets_fail_exactly_the_cases_over_them(repo: Path) -> None:
+    config = {
+        "criteria": {"response_match_score": 0.5},
+        "budgets": {"max_tokens_per_turn": 5000, "max_model_calls_per_turn": 2},
+    }
+    _project(repo, config=config)
+    result = run_cli("run", "priced", cwd=repo)
+    assert result.returncode == 1, result.stdout + result.stderr
+    statuses = {c["eval_id"]: c["status"] for c in _results(repo)["cases"]}
+    assert statuses == {"paris": "passed", "tokyo": "passed", "lima": "passed", "long": "failed"}
+    long = next(c for c in _results(repo)["cases"] if c["eval_id"] == "long")
+    [tokens, calls] = long["budgets"]
+    assert tokens["status"] == "failed" and tokens["reason"].startswith(
+        "max_tokens_per_turn 5,000 tokens: turn 1 of run 1 used"
+    )
+    assert calls["status"] == "passed"
+    assert "max_tokens_per_turn 5,000 tokens" in result.stdout
+
+
+def test_a_bad_budget_is_one_line_naming_the_file_and_field(repo: Path) -> None:
+    _project(repo, config={"criteria": {"response_match_score": 0.5}, "budgets": {"max_token_per_turn": 10}})
+    result = run_cli("run", "priced", cwd=repo)
+    assert result.returncode == 2, result.stdout + result.stderr
+    [line] = [line for line in result.stdout.splitlines() if "budgets" in line and "test_config.json" in line]
+    assert "priced/test_config.json" in line and "budgets.max_token_per_turn" in line
+    assert "Traceback" not in result.stdout + result.stderr
+
+
+def test_a_model_without_a_price_is_said_once_and_fails_only_a_cost_budget(repo: Path) -> None:
+    _project(repo, model="our-finetune-1")
+    result = run_cli("run", "priced", cwd=repo)
+    assert result.returncode == 0, result.stdout + result.stderr
+    said = [line for line in result.stdout.splitlines() if line.startswith("Cost unknown for model our-finetune-1")]
+    assert said == [
+        "Cost unknown for model our-finetune-1 (the agent): no price for model our-finetune-1; "
+        "add its price with --prices FILE"
+    ]
+    budget = run_cli("run", "priced", "--max-cost", "1", cwd=repo)
+    assert budget.returncode == 1
+    data = _results(repo)
+    assert data["status"] == "error" and data["budgets"][0]["status"] == "unchecked"
+    assert "--max-cost $1 cannot be checked: cost unknown for model our-finetune-1" in budget.stdout
+    prices = write_json(
+        repo / "prices.json",
+        {
+            "source": "ours",
+            "date": "2026-11-25",
+            "models": [{"pattern": "our-finetune-*", "input": 0.5, "output": 1.0, "cached_input": 0.05}],
+        },
+    )
+    priced = run_cli("run", "priced", "--max-cost", "1", "--prices", str(prices), cwd=repo)
+    assert priced.returncode == 0, priced.stdout
+    assert _results(repo)["usage"]["prices"]["file"] == str(prices)
