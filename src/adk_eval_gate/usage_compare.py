@@ -3,9 +3,9 @@ rules as the scores (``noise``: the base branch's history when there is one, els
 
 A rise is *flagged* when it is beyond the noise and large enough to matter: at least ``MATERIAL`` of the base
 figure (5% for counts and dollars, 20% for times), and for times also ``MATERIAL_SECONDS`` (a scripted agent's
-milliseconds, or a busy CI runner, jitter by more than 10% and mean nothing). Counts and dollars repeat exactly from run to run, so an untested rise of theirs counts (as a score's
-drop does); a time must be shown significant, by the runs' spread or the history. A case's time is tested on all
-its turns (every turn of every run). Pure.
+milliseconds, or a busy CI runner, jitter by more than 10% and mean nothing). Counts and dollars repeat exactly
+from run to run, so an untested rise of theirs counts (as a score's drop does); a time must be shown significant,
+by the runs' spread or the history. A case's time is tested on all its turns (every turn of every run). Pure.
 """
 
 from __future__ import annotations
