@@ -17,10 +17,12 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from adk_eval_gate import aggregate
 from adk_eval_gate.aggregate import FinishedRun
 from adk_eval_gate.metrics.base import Metric, MetricServices
 from adk_eval_gate.metrics.registry import ConfiguredMetric
-from adk_eval_gate.plan import PlannedFile, WorkItem
+from adk_eval_gate.plan import PlannedFile, WorkItem, case_id
+from adk_eval_gate.results import CaseResult, PassRule
 from adk_eval_gate.retry import Backoff
 from adk_eval_gate.runners.base import Inference, Runner, contain_exits, describe_escape, settled
 from adk_eval_gate.score import MetricEscaped, score_run
@@ -54,6 +56,29 @@ class MetricBuilder:
         if key not in self._built:
             self._built[key] = [(c, c.build(self.services)) for c in planned.config.metrics]
         return self._built[key]
+
+
+def case_results(planned: PlannedFile, execution: Execution, *, pass_rule: PassRule) -> list[CaseResult]:
+    """The verdict of every case of the file that has finished runs, in file order (``aggregate.case_result``)."""
+    loaded = planned.loaded
+    results = []
+    for index, case in enumerate(loaded.eval_set.eval_cases):
+        finished = execution.finished.get(case_id(loaded.display, case.eval_id))
+        if finished is None:
+            continue
+        results.append(
+            aggregate.case_result(
+                display=loaded.display,
+                eval_set_id=loaded.eval_set.eval_set_id,
+                case=case,
+                index=index,
+                line=loaded.case_lines.get(case.eval_id),
+                metrics=planned.config.metrics,
+                finished=finished,
+                pass_rule=pass_rule,
+            )
+        )
+    return results
 
 
 CASE_RUN_RETRY = Backoff(attempts=3, initial=2.0, maximum=30.0, jitter=(0.8, 1.2))

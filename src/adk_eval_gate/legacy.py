@@ -122,7 +122,8 @@ def _row_to_invocation(row: Any, path: list[str | int], *, new_id: IdFactory, no
     )
 
 
-def _session_input(initial_session: Any, path: list[str | int]) -> SessionInput | None:
+def session_input_from(initial_session: Any, path: list[str | int]) -> SessionInput | None:
+    """A legacy initial session (any object with app_name, user_id, state) as a SessionInput; None when empty."""
     if not initial_session:
         return None
     if not isinstance(initial_session, dict):
@@ -150,7 +151,7 @@ def convert_query_list(
     case = EvalCase(
         eval_id=eval_id,
         conversation=invocations,
-        session_input=_session_input(initial_session, []),
+        session_input=session_input_from(initial_session, []),
         creation_timestamp=stamp,
     )
     return EvalSet(eval_set_id=eval_set_id, name=eval_set_id, eval_cases=[case], creation_timestamp=stamp)
@@ -181,7 +182,7 @@ def convert_named_list(
             EvalCase(
                 eval_id=item["name"],
                 conversation=invocations,
-                session_input=_session_input(item.get("initial_session"), [index, "initial_session"]),
+                session_input=session_input_from(item.get("initial_session"), [index, "initial_session"]),
                 creation_timestamp=stamp,
             )
         )

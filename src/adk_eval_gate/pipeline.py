@@ -11,16 +11,16 @@ import time
 
 from adk_eval_gate import __version__, aggregate, runlog
 from adk_eval_gate.console import Console, relayed_output
-from adk_eval_gate.execute import Execution, MetricBuilder, StopOnSignals, execute
+from adk_eval_gate.execute import Execution, MetricBuilder, StopOnSignals, case_results, execute
 from adk_eval_gate.finish import Ending, finish, github_session
 from adk_eval_gate.metrics.base import MetricServices
 from adk_eval_gate.metrics.services import build_services, finish_judge
-from adk_eval_gate.plan import PlannedFile, WorkItem, case_id, plan, selection_digest
+from adk_eval_gate.plan import PlannedFile, WorkItem, plan, selection_digest
 from adk_eval_gate.prepare import prepare
 from adk_eval_gate.progress import Progress
 from adk_eval_gate.report.console import PASS_RULES
 from adk_eval_gate.report.sections import plural
-from adk_eval_gate.results import CaseResult, FileResult, ResultsDocument, RunInfo
+from adk_eval_gate.results import FileResult, ResultsDocument, RunInfo
 from adk_eval_gate.runners.base import Runner
 from adk_eval_gate.runners.factory import make_runner
 from adk_eval_gate.settings import Settings
@@ -36,25 +36,7 @@ def build_document(
     started_at: str,
     duration: float,
 ) -> ResultsDocument:
-    cases: list[CaseResult] = []
-    for planned_file in planned:
-        loaded = planned_file.loaded
-        for index, case in enumerate(loaded.eval_set.eval_cases):
-            case_key = case_id(loaded.display, case.eval_id)
-            if case_key not in execution.finished:
-                continue
-            cases.append(
-                aggregate.case_result(
-                    display=loaded.display,
-                    eval_set_id=loaded.eval_set.eval_set_id,
-                    case=case,
-                    index=index,
-                    line=loaded.case_lines.get(case.eval_id),
-                    metrics=planned_file.config.metrics,
-                    finished=execution.finished[case_key],
-                    pass_rule=settings.pass_rule,
-                )
-            )
+    cases = [case for file in planned for case in case_results(file, execution, pass_rule=settings.pass_rule)]
     return aggregate.document(
         aggregate.quarantine(cases, settings.quarantine),
         files,

@@ -71,10 +71,13 @@ def session_identity(session_input: SessionInput | None) -> tuple[str, str, str]
 class AdkRunner:
     name = "adk"
 
-    def __init__(self, settings: Settings, *, root: Path, console: Console | None = None) -> None:
+    def __init__(
+        self, settings: Settings, *, root: Path, console: Console | None = None, agent: AgentRef | None = None
+    ) -> None:
+        """``agent``: the agent of every file, instead of ``--agent`` or the one found above each file."""
         require_adk()
         self.root = root
-        self.option = parse_agent_option(settings.agent, root=root) if settings.agent else None
+        self.option = agent or (parse_agent_option(settings.agent, root=root) if settings.agent else None)
         self.worker_count = default_worker_count(settings.parallelism) if settings.workers is None else settings.workers
         self.console = console
         self._agents: dict[AgentRef, LoadedAgent | str] = {}
