@@ -11,7 +11,7 @@ import pytest
 
 from tests.conftest import junit_schema, write_json
 from tests.plugin.test_evaluator import ROWS
-from tests.test_dataset import write_jsonl
+from tests.test_dataset import write_csv, write_jsonl
 
 pytest_plugins = ["pytester"]
 PLAIN = ("-p", "no:cacheprovider", "-p", "no:hypothesispytest")  # hypothesis' plugin costs 1.5 s per inner run
@@ -50,6 +50,13 @@ def test_each_eval_case_is_an_item_with_the_gates_verdict(project: pytest.Pytest
     testcases = {case.get("name"): case for case in suite.iter("testcase")}
     assert set(testcases) == {"test_plain", "good", "wrong_city", "broken", "eval-file"}
     assert [case.find("failure") is None for case in testcases.values()] == [False, True, False, False, True]
+
+
+def test_a_file_named_on_the_command_line_may_have_any_name(project: pytest.Pytester) -> None:
+    write_csv(project.path / "evals" / "extra.csv", ROWS[:2])
+    result = project.runpytest("--adk-eval", *PLAIN, "evals/extra.csv")
+    result.assert_outcomes(passed=1, failed=1)
+    assert "evals/extra.csv::wrong_city: failed" in result.stdout.str()
 
 
 def test_off_unless_asked_for(project: pytest.Pytester) -> None:

@@ -119,9 +119,10 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     if _ENGINE not in parent.config.stash:
         return None
-    from adk_eval_gate.discover import EVAL_SUFFIXES
+    from adk_eval_gate.discover import DATASET_SUFFIXES, EVAL_SUFFIXES
 
-    if file_path.name.endswith(EVAL_SUFFIXES):
+    named = parent.session.isinitpath(file_path) and file_path.suffix in {".json", *DATASET_SUFFIXES}
+    if file_path.name.endswith(EVAL_SUFFIXES) or named:  # a file named on the command line may have any name
         return EvalFile.from_parent(parent, path=file_path)
     return None
 
