@@ -64,7 +64,15 @@ def test_off_unless_asked_for(project: pytest.Pytester) -> None:
     result.assert_outcomes(passed=1)
 
 
-def test_options_are_checked(project: pytest.Pytester) -> None:
-    result = project.runpytest("--adk-eval", "--adk-num-runs", "0", *PLAIN)
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [
+        (("--adk-num-runs", "0"), "--adk-num-runs must be at least 1, got 0"),
+        (("--adk-agent", "no/such"), "--adk-agent: 'no/such' is neither an existing folder nor a dotted module name"),
+        (("--adk-config", "none.json"), "--adk-config: config file 'none.json' does not exist"),
+    ],
+)
+def test_options_are_checked(project: pytest.Pytester, option: tuple[str, str], message: str) -> None:
+    result = project.runpytest("--adk-eval", *option, *PLAIN)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*--adk-num-runs must be at least 1, got 0*"])
+    result.stderr.fnmatch_lines([f"*{message}*"])

@@ -61,6 +61,11 @@ def test_legacy_with_initial_session():
     )
 
 
+def test_an_unknown_sub_agent_is_refused_before_anything_runs():
+    with pytest.raises(ValueError, match="nobody"):
+        asyncio.run(AgentEvaluator.evaluate("weather_agent", "tests/data/passing", agent_name="nobody"))
+
+
 def test_initial_session_only_with_legacy_files():
     with pytest.raises(AssertionError, match="Initial session should be specified as a part of EvalSet file"):
         asyncio.run(

@@ -27,7 +27,7 @@ from adk_eval_gate.pytest.report import case_report
 from adk_eval_gate.pytest.session import CaseSession
 from adk_eval_gate.report import views
 from adk_eval_gate.results import CaseResult
-from adk_eval_gate.runners.agents import AgentRef, load_agent
+from adk_eval_gate.runners.agents import AgentRef
 from adk_eval_gate.settings import build_settings
 
 NUM_RUNS = 2
@@ -217,10 +217,12 @@ async def evaluate(  # noqa: PLR0917 - AgentEvaluator.evaluate's signature, posi
     initial_session = _initial_session(initial_session_file)
     root = find_repository_root(Path(eval_dataset_file_path_or_dir))
     session = _session(agent_module, agent_name, num_runs=num_runs, root=root)
-    await load_agent(AgentRef("module", agent_module, agent_module, sub_agent=agent_name), root=root)
     loop = asyncio.get_running_loop()
     task_factory = loop.get_task_factory()  # execute() sets its own on the loop; the test's loop gets it back
     try:
+        problem = await session.agent_problem()  # before any file, as AgentEvaluator imports the agent first
+        if problem:
+            raise ValueError(problem)
         for path in files:
             cases = await session.run(_load(session, path, initial_session))
             if print_detailed_results:

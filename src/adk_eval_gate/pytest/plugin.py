@@ -73,6 +73,7 @@ class _Engine:
         from adk_eval_gate.configs import find_repository_root
         from adk_eval_gate.errors import GateError
         from adk_eval_gate.pytest.session import CaseSession
+        from adk_eval_gate.runners.agents import parse_agent_option
         from adk_eval_gate.settings import build_settings
 
         options = {
@@ -82,11 +83,14 @@ class _Engine:
             "workers": 0,  # the agents run in this process, as with AgentEvaluator
         }
         environment = {key: value for key, value in os.environ.items() if not key.startswith("INPUT_")}
+        root = find_repository_root(config.rootpath)
         try:
             settings = build_settings("run", options, environment)
-        except GateError as error:
+            if settings.agent:
+                parse_agent_option(settings.agent, root=root)
+        except GateError as error:  # named as the gate's option: --num-runs is --adk-num-runs here
             raise pytest.UsageError(error.one_line().replace("--", "--adk-", 1)) from None
-        self.session: CaseSession = CaseSession(settings, root=find_repository_root(config.rootpath))
+        self.session: CaseSession = CaseSession(settings, root=root)
         self._loop: asyncio.AbstractEventLoop | None = None
 
     def run(self, work: Coroutine[Any, Any, T]) -> T:
@@ -155,10 +159,14 @@ class EvalCaseItem(pytest.Item):
         self.line = line
 
     def runtest(self) -> None:
+        from adk_eval_gate.errors import GateError
         from adk_eval_gate.pytest.report import case_report
 
         engine = self.config.stash[_ENGINE]
-        (case,) = engine.run(engine.session.run(self.planned, (self.name,)))
+        try:
+            (case,) = engine.run(engine.session.run(self.planned, (self.name,)))
+        except GateError as error:  # no runner for the case (google-adk missing, --adk-agent wrong)
+            raise EvalCaseFailed(error.one_line()) from None
         if case.status != "passed":
             raise EvalCaseFailed(case_report(case))
 

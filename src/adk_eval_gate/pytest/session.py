@@ -60,6 +60,16 @@ class CaseSession:
             return AdkRunner(self.settings, root=self.root, console=self.console, agent=self._agent)
         return chosen_runner(self.settings, root=self.root, console=self.console)
 
+    async def agent_problem(self) -> str | None:
+        """Why the agent given to the session cannot be imported (None: it can, or none was given)."""
+        if self._agent is None or self.settings.runner != "adk":
+            return None
+        from adk_eval_gate.runners.adk import AdkRunner
+
+        runner = self.runner.runner
+        loaded = await runner.loaded(self._agent) if isinstance(runner, AdkRunner) else None
+        return loaded if isinstance(loaded, str) else None
+
     def load(self, path: Path) -> PlannedFile:
         """The file with its criteria; raises ``GateError`` with the one line that says what is wrong."""
         display = display_path(path, self.root)

@@ -126,22 +126,21 @@ class AdkRunner:
         await warm_up()
         for item in items:
             ref = self.agent_for(item.file)
-            if isinstance(ref, AgentRef) and ref not in self._agents:
-                try:
-                    self._agents[ref] = await load_agent(ref, root=self.root)
-                except AgentError as error:
-                    self._agents[ref] = error.one_line()
+            if isinstance(ref, AgentRef):
+                await self.loaded(ref)
 
-    async def _agent(self, planned: PlannedFile) -> LoadedAgent | str:
-        ref = self.agent_for(planned)
-        if isinstance(ref, str):
-            return ref
+    async def loaded(self, ref: AgentRef) -> LoadedAgent | str:
+        """The agent, imported once, or why it cannot be used."""
         if ref not in self._agents:
             try:
                 self._agents[ref] = await load_agent(ref, root=self.root)
             except AgentError as error:
                 self._agents[ref] = error.one_line()
         return self._agents[ref]
+
+    async def _agent(self, planned: PlannedFile) -> LoadedAgent | str:
+        ref = self.agent_for(planned)
+        return ref if isinstance(ref, str) else await self.loaded(ref)
 
     async def infer(self, item: WorkItem) -> Inference:
         if self._pool is not None:
