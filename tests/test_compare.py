@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from adk_eval_gate.compare import compare
 from adk_eval_gate.gate import decided
-from adk_eval_gate.results import CaseResult, Comparison
+from adk_eval_gate.results import BaselineInfo, CaseResult, Comparison, JudgeSetting, ResultsDocument
 from tests.report.builders import baseline_info, case, document, metric
 
 
@@ -105,3 +105,75 @@ def test_fail_on_regression_decides_the_status() -> None:
 def test_no_baseline_keeps_the_note() -> None:
     doc = decided(document([case("a", [metric("m", 0.9)])]), None, fail_on_regression=True, tolerance=0.1, note="x")
     assert doc.comparison is None and doc.run.baseline_note == "x" and doc.status == "passed"
+
+
+def _history(values: dict[str, list[float]]) -> list[tuple[BaselineInfo, ResultsDocument]]:
+    """Base runs, newest first, where case NAME scored VALUES[i] in run i (oldest first in the lists)."""
+    count = len(next(iter(values.values())))
+    runs = []
+    for index in range(count):
+        doc = document([case(name, [metric("m", scores[index], threshold=0.5)]) for name, scores in values.items()])
+        runs.append((BaselineInfo(source="artifact", description=f"main (run {index + 1})", run_number=index + 1), doc))
+    return list(reversed(runs))
+
+
+def test_the_history_labels_a_drop_of_a_noisy_case_noise_and_of_a_stable_case_significant() -> None:
+    history = _history(
+        {
+            "noisy": [1.0, 0.2, 0.9, 0.4, 1.0, 0.3, 0.8, 0.6, 1.0, 1.0],
+            "stable": [1.0] * 10,
+        }
+    )
+    base = history[0][1]  # the newest base run
+    head = document(
+        [case("noisy", [metric("m", 0.4, threshold=0.5)]), case("stable", [metric("m", 0.6, threshold=0.5)])]
+    )
+    comparison = compare(head, base, baseline=baseline_info(), history=history, history_requested=10)
+    found = {c.case_id.split("::")[1]: (c.kind, c.significance, c.noise) for c in comparison.changes}
+    assert found == {"noisy": ("regressed", "noise", "history"), "stable": ("regressed", "significant", "history")}
+    assert comparison.regressions == 1 and comparison.noisy_regressions == 1
+    assert comparison.history is not None and len(comparison.history.runs) == 10
+    assert [point.run_number for point in comparison.history.runs] == list(range(1, 11))  # oldest first
+    assert comparison.history.runs[1].pass_rate == 0.5  # noisy failed its 0.5 threshold in run 2
+    assert comparison.history.known_flaky == [head.cases[0].id]
+    # with fewer than three base runs, the runs decide (here untested: one run on each side)
+    short = compare(head, base, baseline=baseline_info(), history=history[:2])
+    assert {c.significance for c in short.changes} == {"untested"}
+
+
+def test_a_judge_model_change_is_one_line_and_its_drops_are_not_regressions_unless_strict() -> None:
+    def doc(model: str, score: float) -> ResultsDocument:
+        built = document(
+            [case("a", [metric("judged", score, kind="judge"), metric("exact", score)])],
+        )
+        run = built.run.model_copy(update={"judges": {"judged": JudgeSetting(model=model, sampling="5 samples")}})
+        return built.model_copy(update={"run": run})
+
+    base, head = doc("gemini-2.5-flash", 0.9), doc("gemini-2.5-pro", 0.6)
+    comparison = compare(head, base, baseline=baseline_info())
+    assert [d.message for d in comparison.differences] == [
+        "judge model changed for judged: gemini-2.5-flash -> gemini-2.5-pro, judge scores are not comparable"
+    ]
+    assert {c.metric: c.comparable for c in comparison.changes} == {"judged": False, "exact": True}
+    assert (comparison.regressions, comparison.incomparable_regressions) == (1, 1)
+    strict = compare(head, base, baseline=baseline_info(), strict=True)
+    assert (strict.regressions, strict.incomparable_regressions) == (2, 0)
+
+
+def test_criteria_and_run_differences() -> None:
+    def doc(digest: str, whole: str, runner: str, num_runs: int) -> ResultsDocument:
+        built = document([case("a", [metric("m", 0.9 if runner == "adk" else 0.5)])])
+        files = [f.model_copy(update={"criteria_digest": whole, "metric_digests": {"m": digest}}) for f in built.files]
+        run = built.run.model_copy(update={"runner": runner, "num_runs": num_runs, "tool_version": "1.0"})
+        return built.model_copy(update={"files": files, "run": run})
+
+    changed = compare(doc("x", "1", "http", 3), doc("y", "2", "adk", 1), baseline=baseline_info())
+    assert [d.message for d in changed.differences] == [
+        "runner changed: adk -> http, the agents were reached differently",
+        "runs per case changed: 1 -> 3",
+        "criteria changed for m in agents/weather/weather.evalset.json, its scores are not comparable",
+    ]
+    assert changed.changes[0].comparable is False and changed.regressions == 0
+    thresholds = compare(doc("x", "1", "adk", 1), doc("x", "2", "adk", 1), baseline=baseline_info())
+    assert [d.message for d in thresholds.differences] == ["criteria changed in agents/weather/weather.evalset.json"]
+    assert compare(doc("x", "1", "adk", 1), doc("x", "1", "adk", 1), baseline=baseline_info()).differences == []

@@ -71,6 +71,8 @@ def test_scores_equal_adks_and_reports_are_valid(workspace: Path, history: Path)
         "quarantined": 0,
         "files": 1,
         "file_errors": 0,
+        "infrastructure_errors": 0,
+        "confirmed_failures": 0,
     }
     adk = _adk_scores(history)
     for case in data["cases"]:

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import math
 import statistics
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from adk_eval_gate.stats import incomplete_beta, t_cdf, t_quantile, welch_interval
+from adk_eval_gate.stats import incomplete_beta, prediction_interval, t_cdf, t_quantile, welch_interval
 
 # two-sided 95% critical values of Student's t, from standard tables
 T_975 = {1: 12.7062, 2: 4.3027, 3: 3.1824, 5: 2.5706, 10: 2.2281, 30: 2.0423, 120: 1.9799}
@@ -48,3 +49,12 @@ def test_the_interval_contains_the_difference_of_means(base: list[float], head: 
     assert low <= difference + 1e-9 and difference - 1e-9 <= high
     flipped = welch_interval(head, base)
     assert flipped[0] == pytest.approx(-high, abs=1e-9) and flipped[1] == pytest.approx(-low, abs=1e-9)
+
+
+def test_the_prediction_interval_of_one_more_value() -> None:
+    # t(0.975, 4) = 2.7764451052; sd of 1..5 = sqrt(2.5); sqrt(1 + 1/5)
+    low, high = prediction_interval([1.0, 2.0, 3.0, 4.0, 5.0], 3.5)
+    assert math.isclose(high - 0.5, 4.808944, rel_tol=1e-6) and math.isclose(low, 0.5 - 4.808944, rel_tol=1e-6)
+    assert prediction_interval([0.7, 0.7, 0.7], 0.4) == pytest.approx((-0.3, -0.3))  # no spread: the bare difference
+    with pytest.raises(ValueError):
+        prediction_interval([1.0], 0.5)

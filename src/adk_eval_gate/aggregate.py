@@ -3,8 +3,10 @@
 * A metric passes when its score is at least its threshold; informational metrics never pass or fail.
 * With several runs the case's metric score is the mean of the run scores; the run scores, their spread and
   the number of passing runs are kept.
-* A case is ``error`` when a run could not be inferred, else ``failed`` when a thresholded metric failed, else
-  ``not_evaluated`` when one could not be evaluated, else ``passed``.
+* A case is ``error`` when a run could not be inferred or scored (the agent raised, or an infrastructure error:
+  a timeout, the model's 429/5xx after retries, a judge outage), else ``failed`` when a thresholded metric failed,
+  else ``not_evaluated`` when one could not be evaluated, else ``passed``; with several runs, ``--pass-rule``
+  decides (``stability``).
 """
 
 from __future__ import annotations
@@ -12,7 +14,6 @@ from __future__ import annotations
 import fnmatch
 import re
 import statistics
-from collections.abc import Iterable
 from dataclasses import dataclass
 
 from adk_eval_gate.discover import glob_to_regex
@@ -22,6 +23,8 @@ from adk_eval_gate.plan import case_id
 from adk_eval_gate.results import (
     CaseResult,
     CaseStatus,
+    Confirmation,
+    ErrorKind,
     FileResult,
     InvocationRecord,
     JudgeStats,
@@ -35,12 +38,11 @@ from adk_eval_gate.results import (
     RunMetric,
     RunRecord,
     RunStatus,
-    Stability,
-    SuiteStability,
     Totals,
 )
 from adk_eval_gate.runners.base import Inference
 from adk_eval_gate.score import ScoredMetric
+from adk_eval_gate.stability import decided_by, stability, status_of, suite_stability
 
 
 @dataclass
@@ -48,13 +50,34 @@ class FinishedRun:
     run: int
     inference: Inference
     scored: list[ScoredMetric]
+    confirmation: bool = False  # a re-run of --confirm-failures
+
+    @property
+    def infrastructure_failure(self) -> str | None:
+        """Why a metric could not be scored because a service around the agent failed (a judge outage)."""
+        return next((f"{s.configured.name}: {s.outcome.reason}" for s in self.scored if s.outcome.infrastructure), None)
+
+    @property
+    def error(self) -> str | None:
+        """Why the run is an error: inference failed, or a metric could not be scored because a service was down
+        (unless another metric failed: a failure that is certain is not hidden behind an outage)."""
+        if self.inference.error is not None:
+            return self.inference.error
+        failed = any(scored.outcome.status is MetricStatus.FAILED for scored in self.scored)
+        return None if failed else self.infrastructure_failure
+
+    @property
+    def error_kind(self) -> ErrorKind | None:
+        if self.inference.error is not None:
+            return "infrastructure" if self.inference.infrastructure else "agent"
+        return "infrastructure" if self.error else None
 
     @property
     def status(self) -> CaseStatus:
-        """The run's status: ``error`` when inference failed, else decided by its metrics' statuses."""
-        if self.inference.error is not None:
+        """The run's status: ``error`` (see ``error``), else decided by its metrics' statuses."""
+        if self.error is not None:
             return "error"
-        return _status_of(scored.outcome.status for scored in self.scored)
+        return status_of(scored.outcome.status for scored in self.scored)
 
 
 def _rubric_scores(scored: ScoredMetric) -> list[RubricScoreRecord] | None:
@@ -94,7 +117,9 @@ def run_record(case: EvalCase, finished: FinishedRun) -> RunRecord:
     return RunRecord(
         run=finished.run,
         status=finished.status,
-        error=inference.error,
+        error=finished.error,
+        error_kind=finished.error_kind,
+        confirmation=finished.confirmation,
         duration_seconds=inference.duration_seconds,
         session_id=inference.session_id,
         invocations=invocations,
@@ -104,19 +129,8 @@ def run_record(case: EvalCase, finished: FinishedRun) -> RunRecord:
     )
 
 
-def _status_of(statuses: Iterable[str]) -> CaseStatus:
-    seen = set(statuses)
-    if "failed" in seen:
-        return "failed"
-    if "not_evaluated" in seen:
-        return "not_evaluated"
-    if "passed" in seen:
-        return "passed"
-    return "not_evaluated"
-
-
 def metric_result(configured: ConfiguredMetric, runs: list[RunRecord]) -> MetricResult:
-    per_run = [next((m for m in run.metrics if m.name == configured.name), None) for run in runs if not run.error]
+    per_run = [next((m for m in run.metrics if m.name == configured.name), None) for run in runs if run.metrics]
     run_scores = [m.score if m else None for m in per_run]
     present = [score for score in run_scores if score is not None]
     mean = statistics.fmean(present) if present else None
@@ -155,19 +169,23 @@ def case_result(
     metrics: list[ConfiguredMetric],
     finished: list[FinishedRun],
     pass_rule: PassRule = "mean",
+    confirmation: Confirmation | None = None,
 ) -> CaseResult:
     runs = [run_record(case, item) for item in sorted(finished, key=lambda f: f.run)]
     metric_results = [metric_result(configured, runs) for configured in metrics]
-    errors = [run.error for run in runs if run.error]
+    failed_runs = [run for run in runs if run.error]
+    errors = [run.error for run in failed_runs if run.error]
+    error_kind: ErrorKind | None = None
     if errors:
         status: CaseStatus = "error"
+        infrastructure = all(run.error_kind == "infrastructure" for run in failed_runs)
+        error_kind = "infrastructure" if infrastructure else "agent"
     elif not runs:
         status = "error"
         errors = ["the case did not run"]
     else:
-        status = _decided_by(pass_rule, runs, metric_results)
-    passed = sum(1 for run in runs if run.status == "passed")
-    several = len(runs) > 1
+        status = decided_by(pass_rule, runs, metric_results)
+    kind, pass_hat_k, pass_at_k = stability(runs)
     return CaseResult(
         id=case_id(display, case.eval_id),
         file=display,
@@ -177,42 +195,14 @@ def case_result(
         line=line,
         status=status,
         error=errors[0] if errors else None,
+        error_kind=error_kind,
         metrics=metric_results,
         runs=runs,
-        runs_passed=passed if runs else None,
-        stability=_stability(passed, len(runs)) if several else None,
-        pass_hat_k=passed == len(runs) if several else None,
-        pass_at_k=passed > 0 if several else None,
-    )
-
-
-def _decided_by(pass_rule: PassRule, runs: list[RunRecord], metrics: list[MetricResult]) -> CaseStatus:
-    """The case's status under ``--pass-rule``: ADK's mean of each metric, or a count of the runs that passed."""
-    if pass_rule == "mean":
-        return _status_of(m.status for m in metrics)
-    passed = sum(1 for run in runs if run.status == "passed")
-    enough = passed == len(runs) if pass_rule == "all" else passed * 2 > len(runs)
-    if enough:
-        return "passed"
-    return "failed" if any(run.status == "failed" for run in runs) else "not_evaluated"
-
-
-def _stability(passed: int, runs: int) -> Stability:
-    return "stable-pass" if passed == runs else "stable-fail" if passed == 0 else "flaky"
-
-
-def suite_stability(cases: list[CaseResult]) -> SuiteStability | None:
-    """pass^k, pass@k and the stable/flaky counts over the cases that ran several times (None: there are none)."""
-    several = [case for case in cases if case.stability is not None]
-    if not several:
-        return None
-    return SuiteStability(
-        cases=len(several),
-        stable_pass=sum(1 for case in several if case.stability == "stable-pass"),
-        stable_fail=sum(1 for case in several if case.stability == "stable-fail"),
-        flaky=sum(1 for case in several if case.stability == "flaky"),
-        pass_hat_k=sum(1 for case in several if case.pass_hat_k) / len(several),
-        pass_at_k=sum(1 for case in several if case.pass_at_k) / len(several),
+        runs_passed=sum(1 for run in runs if run.status == "passed") if runs else None,
+        stability=kind,
+        pass_hat_k=pass_hat_k,
+        pass_at_k=pass_at_k,
+        confirmation=confirmation,
     )
 
 
@@ -232,6 +222,10 @@ def totals(cases: list[CaseResult], files: list[FileResult]) -> Totals:
         not_evaluated=count["not_evaluated"],
         files=len(files),
         file_errors=sum(1 for f in files if f.error),
+        infrastructure_errors=sum(1 for c in gating if c.status == "error" and c.error_kind == "infrastructure"),
+        confirmed_failures=sum(
+            1 for c in gating if c.confirmation and c.confirmation.first_status == "failed" and c.status == "failed"
+        ),
     )
 
 

@@ -1,50 +1,49 @@
-"""compare: this run against the baseline (the base branch's results.json). Pure: two documents in, changes out.
+"""compare: this run against the baseline (the base branch's results.json). Pure: documents in, changes out.
 
 Per case and metric a change is ``regressed`` (the score dropped by more than the tolerance), ``improved``,
 ``unchanged``, ``new`` or ``removed``; cases are also ``new``, ``removed``, or changed status (``passed`` ->
 ``failed`` is a status flip). Informational metrics are not compared: they have no better direction.
 
-Noise: when both sides have at least two run scores (``--num-runs``), a regression or improvement is
-``significant`` only if the whole 95% Welch interval of ``head - base`` is beyond the tolerance, else ``noise``;
-with fewer runs it is ``untested`` (and counts, like a significant one). So one flaky judge score does not fail
-a gate that runs every case several times, and a deterministic metric (no spread) is always significant.
+Each regression or improvement is checked against the noise (``noise``: the base branch's history when there is
+one, else the run-to-run spread of ``--num-runs``), and against what head and base did differently
+(``likeforlike``): a drop within the noise, or of a metric scored differently on the two sides, is listed but
+not counted as a regression (the latter unless ``strict``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 
+from adk_eval_gate import history as histories
+from adk_eval_gate import likeforlike
+from adk_eval_gate.noise import EPSILON, significance
 from adk_eval_gate.results import (
     BaselineInfo,
     CaseChange,
     CaseResult,
     ChangeKind,
     Comparison,
+    Difference,
     MetricChange,
     MetricDelta,
     MetricResult,
     ResultsDocument,
-    Significance,
 )
-from adk_eval_gate.stats import welch_interval
 
-EPSILON = 1e-9  # float noise of means is never a change
 _PASSING = {"passed"}
+
+
+@dataclass(frozen=True)
+class NoiseContext:
+    """What the noise check of one comparison knows besides the two documents."""
+
+    tolerance: float = 0.0
+    series: dict[tuple[str, str], list[float]] = field(default_factory=dict)  # (case id, metric) -> history
 
 
 def _scores(metric: MetricResult) -> list[float]:
     return [score for score in metric.run_scores if score is not None]
-
-
-def _significance(
-    kind: ChangeKind, base: MetricResult, head: MetricResult, *, tolerance: float
-) -> tuple[Significance, list[float] | None]:
-    base_scores, head_scores = _scores(base), _scores(head)
-    if len(base_scores) < 2 or len(head_scores) < 2:
-        return "untested", None
-    low, high = welch_interval(base_scores, head_scores)
-    beyond = high < -tolerance - EPSILON if kind == "regressed" else low > tolerance + EPSILON
-    return ("significant" if beyond else "noise"), [round(low, 6), round(high, 6)]
 
 
 def _by_status(base: MetricResult, head: MetricResult) -> ChangeKind:
@@ -55,21 +54,27 @@ def _by_status(base: MetricResult, head: MetricResult) -> ChangeKind:
     return "improved" if head.status == "passed" else "unchanged"
 
 
+def _appeared(case_id: str, base: MetricResult | None, head: MetricResult | None) -> MetricChange:
+    present = head or base
+    assert present is not None
+    return MetricChange(
+        case_id=case_id,
+        metric=present.name,
+        kind="new" if base is None else "removed",
+        base=base.score if base else None,
+        head=head.score if head else None,
+        base_status=base.status if base else None,
+        head_status=head.status if head else None,
+    )
+
+
 def metric_change(
-    case_id: str, base: MetricResult | None, head: MetricResult | None, *, tolerance: float
+    case_id: str, base: MetricResult | None, head: MetricResult | None, *, noise: NoiseContext | None = None
 ) -> MetricChange:
     if base is None or head is None:
-        present = head or base
-        assert present is not None
-        return MetricChange(
-            case_id=case_id,
-            metric=present.name,
-            kind="new" if base is None else "removed",
-            base=base.score if base else None,
-            head=head.score if head else None,
-            base_status=base.status if base else None,
-            head_status=head.status if head else None,
-        )
+        return _appeared(case_id, base, head)
+    noise = noise or NoiseContext()
+    tolerance = noise.tolerance
     delta = None if base.score is None or head.score is None else head.score - base.score
     if delta is None:
         kind = _by_status(base, head)
@@ -79,11 +84,7 @@ def metric_change(
         kind = "improved"
     else:
         kind = "unchanged"
-    significance: Significance | None = None
-    interval = None
-    if kind in ("regressed", "improved"):
-        significance, interval = _significance(kind, base, head, tolerance=tolerance)
-    return MetricChange(
+    change = MetricChange(
         case_id=case_id,
         metric=head.name,
         kind=kind,
@@ -92,9 +93,18 @@ def metric_change(
         delta=None if delta is None else round(delta, 9),
         base_status=base.status,
         head_status=head.status,
-        significance=significance,
-        interval=interval,
     )
+    if kind in ("regressed", "improved"):
+        verdict, model, interval = significance(
+            direction="drop" if kind == "regressed" else "rise",
+            head_value=head.score,
+            head_runs=_scores(head),
+            base_runs=_scores(base),
+            history=noise.series.get((case_id, head.name), []),
+            tolerance=tolerance,
+        )
+        change = change.model_copy(update={"significance": verdict, "noise": model, "interval": interval})
+    return change
 
 
 def _graded(metrics: Iterable[MetricResult]) -> dict[str, MetricResult]:
@@ -102,15 +112,14 @@ def _graded(metrics: Iterable[MetricResult]) -> dict[str, MetricResult]:
 
 
 def case_changes(
-    base: CaseResult | None, head: CaseResult | None, *, tolerance: float
+    base: CaseResult | None, head: CaseResult | None, *, noise: NoiseContext | None = None
 ) -> tuple[CaseChange | None, list[MetricChange]]:
     if base is None or head is None:
         present = head or base
         assert present is not None
-        kind = "new" if base is None else "removed"
         change = CaseChange(
             case_id=present.id,
-            kind=kind,
+            kind="new" if base is None else "removed",
             base_status=base.status if base else None,
             head_status=head.status if head else None,
         )
@@ -120,9 +129,7 @@ def case_changes(
         status = CaseChange(case_id=head.id, kind="status", base_status=base.status, head_status=head.status)
     base_metrics, head_metrics = _graded(base.metrics), _graded(head.metrics)
     names = list(head_metrics) + [name for name in base_metrics if name not in head_metrics]
-    changes = [
-        metric_change(head.id, base_metrics.get(name), head_metrics.get(name), tolerance=tolerance) for name in names
-    ]
+    changes = [metric_change(head.id, base_metrics.get(name), head_metrics.get(name), noise=noise) for name in names]
     return status, [change for change in changes if change.kind != "unchanged"]
 
 
@@ -150,26 +157,53 @@ def _metric_deltas(base: ResultsDocument, head: ResultsDocument, changes: list[M
     return deltas
 
 
+def _like_for_like(changes: list[MetricChange], files: dict[str, str], found: list[Difference]) -> list[MetricChange]:
+    """The changes, those of metrics scored differently on the two sides marked not comparable."""
+    if not any(difference.incomparable for difference in found):
+        return changes
+    return [
+        change
+        if likeforlike.comparable(found, file=files.get(change.case_id, ""), metric=change.metric)
+        else change.model_copy(update={"comparable": False})
+        for change in changes
+    ]
+
+
 def compare(
-    head: ResultsDocument, base: ResultsDocument, *, baseline: BaselineInfo, tolerance: float = 0.0
+    head: ResultsDocument,
+    base: ResultsDocument,
+    *,
+    baseline: BaselineInfo,
+    tolerance: float = 0.0,
+    history: histories.BaseRuns = (),
+    history_requested: int = 0,
+    strict: bool = False,
 ) -> Comparison:
+    """``history``: the base branch's recent runs (newest first) whose spread is the noise model; ``strict``:
+    count regressions of metrics that head and base scored differently too."""
     base_cases = {case.id: case for case in base.cases}
     head_cases = {case.id: case for case in head.cases}
     ids = list(head_cases) + [case_id for case_id in base_cases if case_id not in head_cases]
+    noise = NoiseContext(tolerance=tolerance, series=histories.metric_series(history))
     case_level: list[CaseChange] = []
     changes: list[MetricChange] = []
     for case_id in ids:
-        status, metric_changes = case_changes(base_cases.get(case_id), head_cases.get(case_id), tolerance=tolerance)
+        status, metric_changes = case_changes(base_cases.get(case_id), head_cases.get(case_id), noise=noise)
         if status:
             case_level.append(status)
         changes.extend(metric_changes)
+    found = likeforlike.differences(head, base)
+    files = {case.id: case.file for case in [*base.cases, *head.cases]}
+    changes = _like_for_like(changes, files, found)
     quarantined = {case.id for case in head.cases if case.quarantined}
     regressed = [c for c in changes if c.kind == "regressed" and c.case_id not in quarantined]
+    counted = [c for c in regressed if c.comparable or strict]
     return Comparison(
         baseline=baseline,
         tolerance=tolerance,
-        regressions=sum(1 for c in regressed if c.significance != "noise"),
-        noisy_regressions=sum(1 for c in regressed if c.significance == "noise"),
+        regressions=sum(1 for c in counted if c.significance != "noise"),
+        noisy_regressions=sum(1 for c in counted if c.significance == "noise"),
+        incomparable_regressions=len(regressed) - len(counted),
         improvements=sum(1 for c in changes if c.kind == "improved"),
         new=sum(1 for c in case_level if c.kind == "new"),
         removed=sum(1 for c in case_level if c.kind == "removed"),
@@ -179,4 +213,6 @@ def compare(
         metrics=_metric_deltas(base, head, changes),
         changes=changes,
         cases=case_level,
+        differences=found,
+        history=histories.summary(history, requested=history_requested, case_ids=list(head_cases)) if history else None,
     )

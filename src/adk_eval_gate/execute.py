@@ -17,12 +17,11 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from adk_eval_gate import aggregate
 from adk_eval_gate.aggregate import FinishedRun
+from adk_eval_gate.judge.service import SCORED_RUN
 from adk_eval_gate.metrics.base import Metric, MetricServices
 from adk_eval_gate.metrics.registry import ConfiguredMetric
-from adk_eval_gate.plan import PlannedFile, WorkItem, case_id
-from adk_eval_gate.results import CaseResult, PassRule
+from adk_eval_gate.plan import PlannedFile, WorkItem
 from adk_eval_gate.retry import Backoff
 from adk_eval_gate.runners.base import Inference, Runner, contain_exits, describe_escape, settled
 from adk_eval_gate.score import MetricEscaped, score_run
@@ -56,29 +55,6 @@ class MetricBuilder:
         if key not in self._built:
             self._built[key] = [(c, c.build(self.services)) for c in planned.config.metrics]
         return self._built[key]
-
-
-def case_results(planned: PlannedFile, execution: Execution, *, pass_rule: PassRule) -> list[CaseResult]:
-    """The verdict of every case of the file that has finished runs, in file order (``aggregate.case_result``)."""
-    loaded = planned.loaded
-    results = []
-    for index, case in enumerate(loaded.eval_set.eval_cases):
-        finished = execution.finished.get(case_id(loaded.display, case.eval_id))
-        if finished is None:
-            continue
-        results.append(
-            aggregate.case_result(
-                display=loaded.display,
-                eval_set_id=loaded.eval_set.eval_set_id,
-                case=case,
-                index=index,
-                line=loaded.case_lines.get(case.eval_id),
-                metrics=planned.config.metrics,
-                finished=finished,
-                pass_rule=pass_rule,
-            )
-        )
-    return results
 
 
 CASE_RUN_RETRY = Backoff(attempts=3, initial=2.0, maximum=30.0, jitter=(0.8, 1.2))
@@ -116,7 +92,7 @@ async def _infer(runner: Runner, item: WorkItem, *, timeout: float, retry: Backo
         reason = f"timed out after {timeout:g} s (raise --timeout if the agent needs longer)"
         if transient:
             reason += f"; {len(transient)} earlier attempts failed, the last with: {transient[-1]}"
-        inference = Inference(error=reason)
+        inference = Inference(error=reason, timed_out=True)
     if inference.duration_seconds is None:
         inference.duration_seconds = round(time.monotonic() - started, 3)
     return inference
@@ -134,10 +110,12 @@ async def execute(
     execution: Execution | None = None,
     retry: Backoff | None = None,
     on_ready: Callable[[], None] | None = None,
+    confirm: Callable[[Execution], list[WorkItem]] | None = None,
 ) -> Execution:
     """Runs every item; cancelling this coroutine stops the running ones and keeps what finished.
 
     Agents (``runner.prepare``) and metrics are set up first, then ``on_ready`` is called and the runs start.
+    When they are done, ``confirm`` may return more items (the re-runs of ``--confirm-failures``), run the same way.
     """
     execution = execution or Execution()
     contain_exits(asyncio.get_running_loop())  # agent code in this process (--workers 0) and custom metrics
@@ -157,22 +135,32 @@ async def execute(
         async with semaphore:
             if on_started:
                 on_started(item)
-            inference = await _infer(runner, item, timeout=timeout, retry=retry)
-            scored = []
-            if not inference.error:
-                try:
-                    scored = await score_run(
-                        case=item.case, actual=inference.invocations, metrics=metrics.for_file(item.file)
-                    )
-                except MetricEscaped as escaped:
-                    inference.error = str(escaped)
-            finished = FinishedRun(run=item.run, inference=inference, scored=scored)
+            finished = await run_one(item, runner=runner, metrics=metrics, timeout=timeout, retry=retry)
             execution.finished.setdefault(item.case_id, []).append(finished)
             if on_finished:
                 on_finished(item, finished)
 
     await asyncio.gather(*(one(item) for item in items))
+    more = confirm(execution) if confirm else []
+    await asyncio.gather(*(one(item) for item in more))
     return execution
+
+
+async def run_one(
+    item: WorkItem, *, runner: Runner, metrics: MetricBuilder, timeout: float, retry: Backoff
+) -> FinishedRun:
+    """One run of one case: inference, then its metrics (each run's judge samples are its own: ``SCORED_RUN``)."""
+    inference = await _infer(runner, item, timeout=timeout, retry=retry)
+    scored = []
+    if not inference.error:
+        token = SCORED_RUN.set(item.run)
+        try:
+            scored = await score_run(case=item.case, actual=inference.invocations, metrics=metrics.for_file(item.file))
+        except MetricEscaped as escaped:
+            inference.error = str(escaped)
+        finally:
+            SCORED_RUN.reset(token)
+    return FinishedRun(run=item.run, inference=inference, scored=scored, confirmation=item.confirmation)
 
 
 class StopOnSignals:

@@ -16,6 +16,7 @@ from pathlib import Path
 from adk_eval_gate import gate
 from adk_eval_gate.console import Console
 from adk_eval_gate.github.annotations import annotate
+from adk_eval_gate.github.baseline import Baseline, NoBaseline
 from adk_eval_gate.github.client import GitHubClient
 from adk_eval_gate.github.context import trusted_links
 from adk_eval_gate.masking import mask_document
@@ -52,10 +53,19 @@ class Ending:
 
 
 def finish(
-    doc: ResultsDocument, *, settings: Settings, console: Console, client: GitHubClient | None, ending: Ending
+    doc: ResultsDocument,
+    *,
+    settings: Settings,
+    console: Console,
+    client: GitHubClient | None,
+    ending: Ending,
+    found: Baseline | NoBaseline | None = None,
 ) -> int:
-    judge = gate.recompared if ending.keep_saved_comparison else gate.compared
-    doc = judge(doc, settings=settings, client=client, console=console)
+    """``found``: the baseline when the caller already looked it up (``run``, before its runs)."""
+    if ending.keep_saved_comparison:
+        doc = gate.recompared(doc, settings=settings, client=client, console=console)
+    else:
+        doc = gate.compared(doc, settings=settings, client=client, console=console, found=found)
     doc = trusted_links(mask_document(doc, console.secrets), settings.github)
     doc = write_reports(doc, settings=settings, console=console, source=ending.results_source)
     publish(

@@ -12,6 +12,7 @@ from adk_eval_gate.compare import compare
 from adk_eval_gate.console import Console
 from adk_eval_gate.github import baseline as baselines
 from adk_eval_gate.github.client import GitHubClient
+from adk_eval_gate.noise import MIN_HISTORY
 from adk_eval_gate.report.sections import plural
 from adk_eval_gate.results import Comparison, ResultsDocument, RunStatus
 from adk_eval_gate.settings import Settings
@@ -31,6 +32,7 @@ def decided(
     fail_on_regression: bool,
     tolerance: float,
     note: str | None = None,
+    strict_comparison: bool = False,
 ) -> ResultsDocument:
     """The document with its comparison, and its status decided again with ``--fail-on-regression``."""
     regressions = comparison.regressions if comparison else 0
@@ -49,22 +51,50 @@ def decided(
         update={
             "regression_tolerance": tolerance,
             "fail_on_regression": fail_on_regression,
+            "strict_comparison": strict_comparison,
             "baseline_note": None if comparison else (note or None),
         }
     )
     return doc.model_copy(update={"comparison": comparison, "status": status, "run": run})
 
 
-def compared(
-    doc: ResultsDocument, *, settings: Settings, client: GitHubClient | None, console: Console
-) -> ResultsDocument:
-    """Compared with the baseline (``--baseline``, or in a pull request the base branch's artifact) and decided."""
-    found = baselines.resolve(
+def find_baseline(settings: Settings, client: GitHubClient | None) -> baselines.Baseline | baselines.NoBaseline:
+    """``--baseline``, or in a pull request the base branch's artifact with up to ``--history`` earlier runs."""
+    return baselines.resolve(
         baseline_file=settings.baseline,
         client=client if settings.github.base_branch else None,
         context=settings.github,
         artifact_name=settings.artifact_name,
+        history=settings.history,
+        cache_dir=settings.cache_dir,
     )
+
+
+def comparison_with(
+    doc: ResultsDocument, found: baselines.Baseline, *, settings: Settings, strict: bool | None = None
+) -> Comparison:
+    """This run against the baseline, with the base branch's history as the noise model when there is one."""
+    return compare(
+        doc,
+        found.doc,
+        baseline=found.info,
+        tolerance=settings.regression_tolerance,
+        history=[(run.info, run.doc) for run in found.history] if settings.history else [],
+        history_requested=settings.history,
+        strict=settings.strict_comparison if strict is None else strict,
+    )
+
+
+def compared(
+    doc: ResultsDocument,
+    *,
+    settings: Settings,
+    client: GitHubClient | None,
+    console: Console,
+    found: baselines.Baseline | baselines.NoBaseline | None = None,
+) -> ResultsDocument:
+    """Compared with the baseline (``found``, else looked up now) and decided."""
+    found = found if found is not None else find_baseline(settings, client)
     tolerance = settings.regression_tolerance
     if isinstance(found, baselines.NoBaseline):
         if found.warning:
@@ -72,13 +102,35 @@ def compared(
         elif found.note:
             console.line(f"No comparison: {found.note}")
         return decided(doc, None, fail_on_regression=settings.fail_on_regression, tolerance=tolerance, note=found.note)
-    comparison = compare(doc, found.doc, baseline=found.info, tolerance=tolerance)
-    noisy = f" ({comparison.noisy_regressions} more within noise)" if comparison.noisy_regressions else ""
-    console.line(
-        f"Compared with {found.info.description}: {plural(comparison.regressions, 'regression')}{noisy}, "
-        f"{plural(comparison.improvements, 'improvement')}, {comparison.new} new and {comparison.removed} removed cases"
+    comparison = comparison_with(doc, found, settings=settings)
+    console.line(f"Compared with {found.info.description}: {comparison_sentence(comparison)}")
+    for difference in comparison.differences:
+        console.line(f"  not like-for-like: {difference.message}")
+    return decided(
+        doc,
+        comparison,
+        fail_on_regression=settings.fail_on_regression,
+        tolerance=tolerance,
+        strict_comparison=settings.strict_comparison,
     )
-    return decided(doc, comparison, fail_on_regression=settings.fail_on_regression, tolerance=tolerance)
+
+
+def comparison_sentence(comparison: Comparison) -> str:
+    noisy = f" ({comparison.noisy_regressions} more within noise)" if comparison.noisy_regressions else ""
+    incomparable = (
+        f", {plural(comparison.incomparable_regressions, 'drop')} not comparable"
+        if comparison.incomparable_regressions
+        else ""
+    )
+    history = comparison.history
+    against = (
+        f", noise from {plural(len(history.runs), 'base run')}" if history and len(history.runs) >= MIN_HISTORY else ""
+    )
+    return (
+        f"{plural(comparison.regressions, 'regression')}{noisy}{incomparable}, "
+        f"{plural(comparison.improvements, 'improvement')}, {comparison.new} new and {comparison.removed} removed "
+        f"cases{against}"
+    )
 
 
 def recompared(
@@ -87,8 +139,9 @@ def recompared(
     """Saved results (``report``): compared with ``--baseline``, or in a pull request with the base branch's
     artifact when they have no comparison yet (merged shards); else the saved comparison, decided again."""
     fail_on_regression = settings.fail_on_regression or doc.run.fail_on_regression
+    strict = settings.strict_comparison or doc.run.strict_comparison
     if settings.baseline is not None or (doc.comparison is None and settings.github.base_branch):
-        effective = settings.model_copy(update={"fail_on_regression": fail_on_regression})
+        effective = settings.model_copy(update={"fail_on_regression": fail_on_regression, "strict_comparison": strict})
         return compared(doc, settings=effective, client=client, console=console)
     return decided(
         doc,
@@ -96,4 +149,5 @@ def recompared(
         fail_on_regression=fail_on_regression,
         tolerance=doc.run.regression_tolerance or 0.0,
         note=doc.run.baseline_note,
+        strict_comparison=strict,
     )

@@ -272,6 +272,34 @@ OPTIONS: tuple[Option, ...] = (
         choices=("mean", "all", "majority"),
     ),
     Option(
+        "confirm_failures",
+        "--confirm-failures",
+        "run each case that failed or regressed N more times once the first runs are done, and decide on all its "
+        "runs (default: 0, at most 20)",
+        "int",
+        "confirm-failures",
+        metavar="N",
+    ),
+    Option(
+        "history",
+        "--history",
+        "in a pull request, also read the results of up to N earlier successful runs on the base branch and use "
+        "each case's spread across them as its noise (default: 10; 0: the newest only)",
+        "int",
+        "history",
+        RUN_REPORT,
+        metavar="N",
+    ),
+    Option(
+        "strict_comparison",
+        "--strict-comparison",
+        "count regressions of metrics that the base branch scored differently (another judge model or sampling, "
+        "other criteria, another runner)",
+        "bool",
+        "strict-comparison",
+        RUN_REPORT,
+    ),
+    Option(
         "allow_not_evaluated",
         "--allow-not-evaluated",
         "do not fail the gate for metrics that could not be evaluated",

@@ -8,22 +8,55 @@ import datetime as dt
 import gc
 import signal
 import time
+from dataclasses import dataclass, field
 
-from adk_eval_gate import __version__, aggregate, runlog
+from adk_eval_gate import __version__, aggregate, confirm, gate, likeforlike, runlog
 from adk_eval_gate.console import Console, relayed_output
-from adk_eval_gate.execute import Execution, MetricBuilder, StopOnSignals, case_results, execute
+from adk_eval_gate.execute import Execution, MetricBuilder, StopOnSignals, execute
 from adk_eval_gate.finish import Ending, finish, github_session
+from adk_eval_gate.github.baseline import Baseline, NoBaseline
 from adk_eval_gate.metrics.base import MetricServices
 from adk_eval_gate.metrics.services import build_services, finish_judge
-from adk_eval_gate.plan import PlannedFile, WorkItem, plan, selection_digest
-from adk_eval_gate.prepare import prepare
+from adk_eval_gate.plan import PlannedFile, WorkItem, case_id, plan, selection_digest
+from adk_eval_gate.prepare import Prepared, prepare
 from adk_eval_gate.progress import Progress
 from adk_eval_gate.report.console import PASS_RULES
 from adk_eval_gate.report.sections import plural
-from adk_eval_gate.results import FileResult, ResultsDocument, RunInfo
+from adk_eval_gate.results import CaseResult, Confirmation, FileResult, ResultsDocument, RunInfo
 from adk_eval_gate.runners.base import Runner
 from adk_eval_gate.runners.factory import make_runner
 from adk_eval_gate.settings import Settings
+
+
+def case_results(
+    *,
+    settings: Settings,
+    planned: list[PlannedFile],
+    execution: Execution,
+    confirmations: dict[str, Confirmation] | None = None,
+) -> list[CaseResult]:
+    """Every case that ran, decided on its runs, in file and case order, with ``--quarantine`` applied."""
+    cases: list[CaseResult] = []
+    for planned_file in planned:
+        loaded = planned_file.loaded
+        for index, case in enumerate(loaded.eval_set.eval_cases):
+            case_key = case_id(loaded.display, case.eval_id)
+            if case_key not in execution.finished:
+                continue
+            cases.append(
+                aggregate.case_result(
+                    display=loaded.display,
+                    eval_set_id=loaded.eval_set.eval_set_id,
+                    case=case,
+                    index=index,
+                    line=loaded.case_lines.get(case.eval_id),
+                    metrics=planned_file.config.metrics,
+                    finished=execution.finished[case_key],
+                    pass_rule=settings.pass_rule,
+                    confirmation=(confirmations or {}).get(case_key),
+                )
+            )
+    return aggregate.quarantine(cases, settings.quarantine)
 
 
 def build_document(
@@ -35,11 +68,11 @@ def build_document(
     unfinished: list[str],
     started_at: str,
     duration: float,
+    confirmations: dict[str, Confirmation] | None = None,
 ) -> ResultsDocument:
-    cases = [case for file in planned for case in case_results(file, execution, pass_rule=settings.pass_rule)]
     return aggregate.document(
-        aggregate.quarantine(cases, settings.quarantine),
-        files,
+        case_results(settings=settings, planned=planned, execution=execution, confirmations=confirmations),
+        with_digests(files, planned),
         run_info(
             settings,
             started_at=started_at,
@@ -47,8 +80,20 @@ def build_document(
             interrupted=execution.interrupted,
             unfinished=unfinished,
             selection=selection_digest(planned, num_runs=settings.num_runs),
+            planned=planned,
         ),
     )
+
+
+def with_digests(files: list[FileResult], planned: list[PlannedFile]) -> list[FileResult]:
+    """The file results with the digests of their criteria (``likeforlike``)."""
+    digests = {p.loaded.display: likeforlike.criteria_digests(p.config.metrics) for p in planned}
+    return [
+        file.model_copy(update={"criteria_digest": digests[file.path][0], "metric_digests": digests[file.path][1]})
+        if file.path in digests
+        else file
+        for file in files
+    ]
 
 
 def run_info(
@@ -59,7 +104,9 @@ def run_info(
     interrupted: bool = False,
     unfinished: list[str] | None = None,
     selection: str | None = None,
+    planned: list[PlannedFile] | None = None,
 ) -> RunInfo:
+    metrics = [metric for planned_file in planned or [] for metric in planned_file.config.metrics]
     return RunInfo(
         tool_version=__version__,
         runner=settings.runner,
@@ -69,6 +116,10 @@ def run_info(
         gate_id=settings.gate_id,
         allow_not_evaluated=settings.allow_not_evaluated,
         pass_rule=settings.pass_rule,
+        confirm_failures=settings.confirm_failures,
+        adk_version=likeforlike.adk_version() if settings.runner == "adk" and planned else None,
+        judges=likeforlike.judge_settings(metrics),
+        strict_comparison=settings.strict_comparison,
         started_at=started_at,
         duration_seconds=round(duration, 3) if duration is not None else None,
         repository=settings.github.repository,
@@ -81,8 +132,43 @@ def run_info(
     )
 
 
+@dataclass
+class Confirming:
+    """``--confirm-failures``: once the first runs are done, which cases run again, and why (for the reports)."""
+
+    settings: Settings
+    planned: list[PlannedFile]
+    files: list[FileResult]
+    items: list[WorkItem]
+    found: Baseline | NoBaseline
+    picked: dict[str, Confirmation] = field(default_factory=dict)
+
+    def more(self, execution: Execution, progress: Progress) -> list[WorkItem]:
+        cases = case_results(settings=self.settings, planned=self.planned, execution=execution)
+        comparison = None
+        if isinstance(self.found, Baseline):
+            provisional = aggregate.document(cases, self.files, run_info(self.settings, started_at=None))
+            comparison = gate.comparison_with(provisional, self.found, settings=self.settings)
+        self.picked = confirm.chosen(cases, comparison)
+        more = confirm.rerun_items(self.items, self.picked, extra_runs=self.settings.confirm_failures)
+        if more:
+            reasons = sorted({picked.reason for picked in self.picked.values()})
+            progress.extend(
+                len(more),
+                f"Confirming {plural(len(self.picked), 'case')} that {' or '.join(reasons)}: "
+                f"{plural(self.settings.confirm_failures, 'more run')} each",
+            )
+        return more
+
+
 async def run_items(
-    items: list[WorkItem], *, settings: Settings, runner: Runner, services: MetricServices, console: Console
+    items: list[WorkItem],
+    *,
+    settings: Settings,
+    runner: Runner,
+    services: MetricServices,
+    console: Console,
+    confirming: Confirming | None = None,
 ) -> Execution:
     """Runs the items with progress output; SIGINT/SIGTERM stop it cleanly (``Execution.interrupted``)."""
     execution = Execution()
@@ -99,6 +185,7 @@ async def run_items(
             on_started=progress.started,
             on_finished=progress.finished,
             on_ready=progress.ready,
+            confirm=(lambda done: confirming.more(done, progress)) if confirming else None,
         )
     )
     ticker = asyncio.ensure_future(progress.tick())
@@ -123,6 +210,20 @@ async def run_items(
     return execution
 
 
+def _confirming(
+    settings: Settings, console: Console, *, prepared: Prepared, items: list[WorkItem], found: Baseline | NoBaseline
+) -> Confirming | None:
+    if not settings.confirm_failures:
+        return None
+    if settings.runner == "recorded":
+        console.warning(
+            f"{settings.option_name('confirm_failures')} is ignored with the recorded runner: it replays what was "
+            "recorded, so a case cannot run again"
+        )
+        return None
+    return Confirming(settings, prepared.planned, prepared.files, items, found)
+
+
 def run(settings: Settings, console: Console) -> int:
     started = time.monotonic()
     started_at = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
@@ -136,20 +237,27 @@ def run(settings: Settings, console: Console) -> int:
     items = plan(prepared.planned, num_runs=settings.num_runs, shard=settings.shard, run_count=runner.run_count)
     services = build_services(settings, prepared.planned, console)
     gc.freeze()  # the loaded files and configs live until the end (see execute: agents are frozen too)
-    execution = asyncio.run(run_items(items, settings=settings, runner=runner, services=services, console=console))
-    doc = build_document(
-        settings=settings,
-        planned=prepared.planned,
-        files=prepared.files,
-        execution=execution,
-        unfinished=execution.unfinished(items),
-        started_at=started_at,
-        duration=time.monotonic() - started,
-    )
-    doc.judge = finish_judge(services, console)
     with github_session(settings, console) as client:
+        found = gate.find_baseline(settings, client)  # before the runs: --confirm-failures re-runs regressions
+        confirming = _confirming(settings, console, prepared=prepared, items=items, found=found)
+        execution = asyncio.run(
+            run_items(
+                items, settings=settings, runner=runner, services=services, console=console, confirming=confirming
+            )
+        )
+        doc = build_document(
+            settings=settings,
+            planned=prepared.planned,
+            files=prepared.files,
+            execution=execution,
+            unfinished=execution.unfinished(items),
+            started_at=started_at,
+            duration=time.monotonic() - started,
+            confirmations=confirming.picked if confirming else None,
+        )
+        doc.judge = finish_judge(services, console)
         ending = Ending(pull_number=settings.github.pull_request_number)
-        code = finish(doc, settings=settings, console=console, client=client, ending=ending)
+        code = finish(doc, settings=settings, console=console, client=client, ending=ending, found=found)
     if execution.stopped_by:
         console.line(f"Interrupted: the reports hold the {sum(map(len, execution.finished.values()))} finished runs")
         return 128 + execution.stopped_by

@@ -54,6 +54,7 @@ class WorkItem:
     case: EvalCase
     case_index: int
     run: int  # 1-based
+    confirmation: bool = False  # a re-run of --confirm-failures
 
     @property
     def case_id(self) -> str:

@@ -109,6 +109,13 @@ class Progress:
         """The agents are loaded and the case runs start now: the clock starts here."""
         self.started_at = self.clock()
 
+    def extend(self, count: int, title: str) -> None:
+        """``count`` more case runs to come (the re-runs of ``--confirm-failures``), announced by ``title``."""
+        self.counts.total += count
+        self._clear()
+        self.console.line(title)
+        self._redraw()
+
     def started(self, item: WorkItem) -> None:
         self.counts.running[(item.case_id, item.run)] = self.clock()
         self._redraw()

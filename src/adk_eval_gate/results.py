@@ -36,6 +36,9 @@ RunStatus = Literal["passed", "failed", "error"]
 MetricKind = Literal["deterministic", "judge", "informational", "custom"]
 PassRule = Literal["mean", "all", "majority"]
 Stability = Literal["stable-pass", "stable-fail", "flaky"]
+ErrorKind = Literal["agent", "infrastructure"]
+"""Why a run is an error: the agent raised, or something around it failed (a timeout, the model's 429/5xx after
+retries, a judge outage); infrastructure errors are counted apart."""
 
 
 class _Model(pydantic.BaseModel):
@@ -80,9 +83,15 @@ class RunMetric(_Model):
 
 
 class RunRecord(_Model):
-    run: int = Field(description="1-based run number (--num-runs).")
+    run: int = Field(description="1-based run number (--num-runs, then the --confirm-failures re-runs).")
     status: CaseStatus
     error: str | None = None
+    error_kind: ErrorKind | None = Field(
+        default=None,
+        description="agent: the agent raised; infrastructure: a timeout, the model's 429/5xx after retries or a "
+        "judge outage.",
+    )
+    confirmation: bool = Field(default=False, description="A re-run of --confirm-failures.")
     duration_seconds: float | None = None
     session_id: str | None = None
     invocations: list[InvocationRecord] = Field(default_factory=list)
@@ -109,6 +118,14 @@ class MetricResult(_Model):
     reason: str | None = Field(default=None, description="Why the metric was not evaluated.")
 
 
+class Confirmation(_Model):
+    """The case failed or regressed on its first runs and was run again (``--confirm-failures``)."""
+
+    reason: Literal["failed", "regressed"]
+    first_status: CaseStatus = Field(description="The case's status after its first runs.")
+    extra_runs: int = Field(description="How many runs were added.")
+
+
 class CaseResult(_Model):
     id: str = Field(description="<repo-relative file>::<eval_id>")
     file: str
@@ -118,15 +135,21 @@ class CaseResult(_Model):
     line: int | None = Field(default=None, description="Line of the case's eval_id in its file.")
     status: CaseStatus
     error: str | None = None
+    error_kind: ErrorKind | None = Field(
+        default=None, description="For an error: infrastructure when every failed run failed for that reason."
+    )
     metrics: list[MetricResult] = Field(default_factory=list)
     runs: list[RunRecord] = Field(default_factory=list)
     runs_passed: int | None = Field(default=None, description="How many of the case's runs passed.")
     stability: Stability | None = Field(
-        default=None, description="With several runs: every run passed, none did, or some did (flaky)."
+        default=None,
+        description="With several runs: every run passed, none did, or some did (flaky); runs with an "
+        "infrastructure error are left out.",
     )
     pass_hat_k: bool | None = Field(default=None, description="pass^k: every one of the k runs passed.")
     pass_at_k: bool | None = Field(default=None, description="pass@k: at least one of the k runs passed.")
     quarantined: bool = Field(default=False, description="Reported, never failing the gate (--quarantine).")
+    confirmation: Confirmation | None = Field(default=None, description="Set when the case was run again.")
 
 
 class FileResult(_Model):
@@ -138,6 +161,11 @@ class FileResult(_Model):
     error: str | None = None
     line: int | None = None
     warnings: list[str] = Field(default_factory=list)
+    criteria_digest: str | None = Field(default=None, description="Digest of the file's criteria, thresholds included.")
+    metric_digests: dict[str, str] = Field(
+        default_factory=dict,
+        description="Per metric, a digest of what makes its scores comparable: its criterion without the threshold.",
+    )
 
 
 class Totals(_Model):
@@ -151,6 +179,14 @@ class Totals(_Model):
     )
     files: int = 0
     file_errors: int = 0
+    infrastructure_errors: int = Field(
+        default=0,
+        description="Of the error cases, those whose runs failed for infrastructure reasons (timeouts, the model's "
+        "429/5xx after retries, judge outages), not because of the agent.",
+    )
+    confirmed_failures: int = Field(
+        default=0, description="Failed cases that were run again (--confirm-failures) and still failed."
+    )
 
 
 class SuiteStability(_Model):
@@ -187,6 +223,7 @@ class JudgeStats(_Model):
 
 ChangeKind = Literal["regressed", "improved", "unchanged", "new", "removed"]
 Significance = Literal["significant", "noise", "untested"]
+NoiseModel = Literal["history", "runs"]
 
 
 class MetricChange(_Model):
@@ -202,10 +239,17 @@ class MetricChange(_Model):
     head_status: MetricStatus | None = None
     significance: Significance | None = Field(
         default=None,
-        description="For a regression or improvement: 'significant' or 'noise' from a 95% Welch interval on the "
-        "run scores when both sides have several runs, else 'untested'.",
+        description="For a regression or improvement: 'significant' or 'noise', from the case's spread across the "
+        "base branch's history (--history) when it has enough runs, else from a 95% Welch interval on the run scores "
+        "when both sides have several runs, else 'untested'.",
     )
+    noise: NoiseModel | None = Field(default=None, description="What decided the significance.")
     interval: list[float] | None = Field(default=None, description="95% interval of head - base, when tested.")
+    comparable: bool = Field(
+        default=True,
+        description="False when head and base were scored differently (another judge, criteria or runner): not "
+        "counted as a regression unless --strict-comparison.",
+    )
 
 
 class CaseChange(_Model):
@@ -231,10 +275,49 @@ class BaselineInfo(_Model):
     source: Literal["file", "artifact"]
     description: str = Field(description="Where the baseline came from, for people.")
     run_id: int | None = None
+    run_number: int | None = None
     run_url: str | None = None
     sha: str | None = None
     ref: str | None = None
     created_at: str | None = None
+
+
+class Difference(_Model):
+    """Something head and base did differently that can make their scores not like-for-like."""
+
+    what: str = Field(description="What differs, e.g. 'judge model' or 'runner'.")
+    subject: str | None = Field(default=None, description="The metric or file it concerns, if not the whole run.")
+    base: str | None = None
+    head: str | None = None
+    incomparable: list[str] = Field(
+        default_factory=list,
+        description="The metrics whose scores are not comparable because of it ('*': all of them; "
+        "'FILE::METRIC' for one file); empty when it is only worth knowing.",
+    )
+    message: str = Field(description="One line for people.")
+
+
+class HistoryPoint(_Model):
+    """One run of the base branch's history, as the trend chart shows it."""
+
+    run_id: int | None = None
+    run_number: int | None = None
+    sha: str | None = None
+    created_at: str | None = None
+    run_url: str | None = None
+    cases: int = 0
+    pass_rate: float | None = Field(default=None, description="Passed cases / cases (quarantined left out).")
+    metric_means: dict[str, float | None] = Field(default_factory=dict)
+
+
+class History(_Model):
+    """The base branch's recent successful runs used as the noise model (``--history``), oldest first."""
+
+    requested: int
+    runs: list[HistoryPoint] = Field(default_factory=list)
+    known_flaky: list[str] = Field(
+        default_factory=list, description="Ids of the cases whose status flips across the history."
+    )
 
 
 class Comparison(_Model):
@@ -250,9 +333,23 @@ class Comparison(_Model):
     new: int = 0
     removed: int = 0
     status_flips: int = Field(default=0, description="Cases that passed in the baseline and do not pass now.")
+    incomparable_regressions: int = Field(
+        default=0, description="Drops of metrics that head and base scored differently (see differences)."
+    )
     metrics: list[MetricDelta] = Field(default_factory=list)
     changes: list[MetricChange] = Field(default_factory=list)
     cases: list[CaseChange] = Field(default_factory=list)
+    differences: list[Difference] = Field(
+        default_factory=list, description="What head and base did differently, one entry per difference."
+    )
+    history: History | None = Field(default=None, description="The base branch's recent runs (--history).")
+
+
+class JudgeSetting(_Model):
+    """How a judge metric's scores were produced: the model and its sampling."""
+
+    model: str
+    sampling: str = Field(description="Samples per question and the generation settings, e.g. '5 samples'.")
 
 
 class RunInfo(_Model):
@@ -268,6 +365,14 @@ class RunInfo(_Model):
     gate_id: str = "default"
     allow_not_evaluated: bool = False
     pass_rule: PassRule = Field(default="mean", description="How a case with several runs passed (--pass-rule).")
+    confirm_failures: int = Field(default=0, description="Extra runs for each failing or regressed case.")
+    adk_version: str | None = Field(default=None, description="google-adk that ran the agents (adk runner).")
+    judges: dict[str, JudgeSetting] = Field(
+        default_factory=dict, description="Per judge metric, the judge model and sampling used."
+    )
+    strict_comparison: bool = Field(
+        default=False, description="Regressions of metrics scored differently on the base branch count too."
+    )
     started_at: str | None = None
     duration_seconds: float | None = None
     repository: str | None = None

@@ -27,6 +27,8 @@ INT_LIMITS: dict[str, tuple[int, int | None]] = {
     "parallelism": (1, 1000),
     "judge_parallelism": (1, 256),
     "workers": (0, 64),
+    "confirm_failures": (0, 20),
+    "history": (0, 50),
 }
 _TRUE = {"true", "yes", "1", "on"}
 _FALSE = {"false", "no", "0", "off"}
@@ -64,6 +66,9 @@ class Settings(pydantic.BaseModel):
     allow_not_evaluated: bool = False
     verbose: bool = False
     pass_rule: Literal["mean", "all", "majority"] = "mean"
+    confirm_failures: int = 0
+    history: int = 10
+    strict_comparison: bool = False
     quarantine: list[str] = pydantic.Field(default_factory=list)
     comment_mode: Literal["always", "on-change", "on-failure", "off"] = "always"
     gate_id: str = "default"

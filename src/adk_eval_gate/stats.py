@@ -1,4 +1,5 @@
-"""Small statistics for the noise check of ``compare``: Welch's interval for a difference of two means.
+"""Small statistics for the noise checks of ``compare``: Welch's interval for a difference of two means, and the
+prediction interval of one more value against a history.
 
 Student's t quantile is found by bisection on its distribution function, written with the regularized
 incomplete beta function (continued fraction, modified Lentz). Exact to ~1e-10, no scipy needed.
@@ -81,4 +82,17 @@ def welch_interval(base: Sequence[float], head: Sequence[float], *, confidence: 
     denominator = base_part**2 / (len(base) - 1) + head_part**2 / (len(head) - 1)
     df = spread**2 / denominator if denominator > 0 else float(len(base) + len(head) - 2)
     margin = t_quantile(1.0 - (1.0 - confidence) / 2.0, df) * math.sqrt(spread)
+    return difference - margin, difference + margin
+
+
+def prediction_interval(history: Sequence[float], value: float, *, confidence: float = 0.95) -> tuple[float, float]:
+    """The ``confidence`` interval of ``value - mean(history)`` when ``value`` is one more draw like the history's
+    (Student's prediction interval; the history needs two or more values)."""
+    if len(history) < 2:
+        raise ValueError("a prediction interval needs at least two earlier values")
+    difference = value - statistics.fmean(history)
+    spread = statistics.stdev(history)
+    if spread <= 1e-12:
+        return difference, difference
+    margin = t_quantile(1.0 - (1.0 - confidence) / 2.0, len(history) - 1) * spread * math.sqrt(1 + 1 / len(history))
     return difference - margin, difference + margin

@@ -44,7 +44,7 @@ def find(fake: FakeGitHub, **changes: object) -> baseline.Baseline | baseline.No
 
 
 def test_the_newest_good_artifact_is_found_downloaded_without_the_token_and_compared(fake_github: FakeGitHub) -> None:
-    fake_github.add_workflow_run(artifacts=[(NAME, make_zip({"results.json": results_bytes(0.5)}))])
+    older = fake_github.add_workflow_run(artifacts=[(NAME, make_zip({"results.json": results_bytes(0.5)}))])
     newest = fake_github.add_workflow_run(
         artifacts=[(NAME, make_zip({"results.json": results_bytes(0.9)})), ("other", b"zip")], head_sha="ab" * 20
     )
@@ -52,8 +52,9 @@ def test_the_newest_good_artifact_is_found_downloaded_without_the_token_and_comp
     assert isinstance(found, baseline.Baseline)
     assert found.info.run_id == newest and found.info.sha == "ab" * 20 and found.info.source == "artifact"
     assert found.info.run_url == f"https://github.com/octo/repo/actions/runs/{newest}"
-    assert len(fake_github.storage_requests) == 1
-    assert fake_github.storage_requests[0]["authorization"] is None  # the redirect was followed without our token
+    assert [run.info.run_id for run in found.history] == [newest, older]  # the history, newest first
+    assert len(fake_github.storage_requests) == 2
+    assert all(r["authorization"] is None for r in fake_github.storage_requests)  # redirects followed without a token
     [listing] = fake_github.calls("GET", "/actions/workflows/eval.yml/runs")
     assert listing.query["branch"] == "main" and listing.query["status"] == "success"
     head = document([case("paris", [metric("response_match_score", 0.7)])])

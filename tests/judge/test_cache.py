@@ -12,7 +12,7 @@ from google.genai import types
 from adk_eval_gate.eval_config import JudgeModelOptions
 from adk_eval_gate.judge.cache import JudgeCache, cache_key
 from adk_eval_gate.judge.client import ModelAnswer, config_fingerprint, request_config
-from adk_eval_gate.judge.service import JudgeService
+from adk_eval_gate.judge.service import SCORED_RUN, JudgeService
 from tests.fakes.gemini_server import FakeGemini, Reply
 from tests.judge.helpers import gemini, judge_service
 
@@ -132,3 +132,29 @@ def test_an_empty_answer_is_not_cached(gemini: FakeGemini, tmp_path: Path) -> No
     assert _ask_all(judge_service(cache_dir=tmp_path), ["a"], samples=1) == [""]
     assert _ask_all(judge_service(cache_dir=tmp_path), ["a"], samples=1) == ["now with text"]
     assert gemini.count == 2
+
+
+def test_each_run_of_a_case_gets_its_own_samples_and_a_later_command_the_cached_ones(
+    gemini: FakeGemini, tmp_path: Path
+) -> None:
+    """--num-runs and the re-runs of --confirm-failures must not be answered with run 1's verdicts."""
+    gemini.script = lambda request: f"answer {request.number}"
+
+    def ask_in_run(service: JudgeService, run_number: int) -> str:
+        async def go() -> str:
+            token = SCORED_RUN.set(run_number)
+            try:
+                return await service.ask(options=JudgeModelOptions(judge_model="gemini-test"), prompt="same")
+            finally:
+                SCORED_RUN.reset(token)
+                await service.aclose()
+
+        return asyncio.run(go())
+
+    first = [ask_in_run(judge_service(cache_dir=tmp_path), run) for run in (1, 2, 3)]
+    assert len(set(first)) == 3 and gemini.count == 3
+    again = [ask_in_run(judge_service(cache_dir=tmp_path), run) for run in (1, 2, 3)]
+    assert again == first and gemini.count == 3
+    assert cache_key(model="m", config={}, prompt="p", sample=0) == cache_key(
+        model="m", config={}, prompt="p", sample=0, run=1
+    )  # run 1 keeps the keys of earlier versions

@@ -160,7 +160,7 @@ def test_429_on_every_third_request_still_scores_every_metric(workspace: Path, g
     assert data["judge"]["calls"] == gemini.count > 24
 
 
-def test_a_judge_that_keeps_failing_is_not_evaluated_with_the_reason(workspace: Path, gemini: FakeGemini) -> None:
+def test_a_judge_outage_is_an_infrastructure_error_with_the_reason(workspace: Path, gemini: FakeGemini) -> None:
     gemini.script = lambda request: Reply.error(500, retry_after="0")
     result, data = run(workspace, gemini, EVALSET)
     assert result.returncode == 1
@@ -170,11 +170,13 @@ def test_a_judge_that_keeps_failing_is_not_evaluated_with_the_reason(workspace: 
             assert found["status"] == "not_evaluated" and found["score"] is None
             assert "judge gemini-2.5-flash failed after 5 tries: HTTP 500 INTERNAL" in found["reason"]
         assert metric(data, case["eval_id"], "tool_trajectory_avg_score")["score"] is not None
-    assert {c["eval_id"]: c["status"] for c in data["cases"]} == {
-        "paris_today": "not_evaluated",
-        "two_cities": "not_evaluated",
-        "wrong_city_on_purpose": "failed",  # its trajectory fails whatever the judge says
+    assert {c["eval_id"]: (c["status"], c["error_kind"]) for c in data["cases"]} == {
+        "paris_today": ("error", "infrastructure"),  # not a failure of the agent: counted apart
+        "two_cities": ("error", "infrastructure"),
+        "wrong_city_on_purpose": ("failed", None),  # its trajectory fails whatever the judge says
     }
+    assert data["status"] == "error" and data["totals"]["infrastructure_errors"] == 2
+    assert "2 errors (2 infrastructure)" in result.stdout
     # 24 questions would take 120 requests; after 3 failures in a row (at most 2 more were under way) it stops
     assert 15 <= gemini.count <= 25
     assert data["judge"]["failed"] >= 3
@@ -195,3 +197,33 @@ def test_without_credentials_judge_metrics_are_not_evaluated(
     assert metric(data, "paris_today", "tool_trajectory_avg_score")["status"] == "passed"  # still runs
     assert "final_response_match_v2, rubric_based_final_response_quality_v1 will not be evaluated" in result.stdout
     assert data["totals"]["not_evaluated"] == 2
+
+
+def test_a_baseline_judged_by_another_model_is_said_and_its_judge_drops_are_not_regressions(
+    workspace: Path, gemini: FakeGemini
+) -> None:
+    gemini.script = judge_script
+    _, head = run(workspace, gemini, EVALSET)
+    assert head["run"]["judges"]["final_response_match_v2"] == {"model": "gemini-2.5-flash", "sampling": "3 samples"}
+    base = json.loads(json.dumps(head))  # the base branch: judged by another model, which liked every answer
+    base["run"]["judges"]["final_response_match_v2"]["model"] = "gemini-2.5-pro"
+    for case in base["cases"]:
+        for found in case["metrics"]:
+            if found["name"] == "final_response_match_v2":
+                found.update(score=1.0, run_scores=[1.0], status="passed")
+    write_json(workspace / "base.json", base)
+
+    result, data = run(workspace, gemini, EVALSET, "--baseline", "base.json", "--fail-on-regression")
+    line = (
+        "judge model changed for final_response_match_v2: gemini-2.5-pro -> gemini-2.5-flash, "
+        "judge scores are not comparable"
+    )
+    assert [d["message"] for d in data["comparison"]["differences"]] == [line]
+    assert line in result.stdout
+    drops = [c for c in data["comparison"]["changes"] if c["kind"] == "regressed"]
+    assert [(c["metric"], c["comparable"]) for c in drops] == [("final_response_match_v2", False)]
+    assert data["comparison"]["regressions"] == 0 and data["comparison"]["incomparable_regressions"] == 1
+    summary = (workspace / "adk-eval-results" / "summary.md").read_text()
+    assert "judge model changed for final\\_response\\_match\\_v2" in summary and "not comparable" in summary
+    strict = run(workspace, gemini, EVALSET, "--baseline", "base.json", "--strict-comparison")[1]
+    assert strict["comparison"]["regressions"] == 1 and strict["run"]["strict_comparison"] is True

@@ -87,8 +87,9 @@ def test_retry_info_in_the_error_body_is_honoured(gemini: FakeGemini) -> None:
 def test_500_forever_fails_after_the_fixed_number_of_tries(gemini: FakeGemini) -> None:
     gemini.script = lambda request: Reply.error(500)
     service = judge_service(retry=_fast(attempts=4))
-    with pytest.raises(JudgeFailed, match=r"judge gemini-test failed after 4 tries: HTTP 500 INTERNAL"):
+    with pytest.raises(JudgeFailed, match=r"judge gemini-test failed after 4 tries: HTTP 500 INTERNAL") as failed:
         run(service, lambda s: s.ask(options=OPTIONS, prompt="q"))
+    assert failed.value.infrastructure  # an outage: the run becomes an infrastructure error, not a failure
     assert gemini.count == 4  # google-genai's own retries are off: every try is ours
     assert (service.counters.calls, service.counters.failed, service.counters.retries) == (4, 1, 3)
 
@@ -107,8 +108,11 @@ def test_backoff_grows_exponentially_with_jitter() -> None:
 
 def test_a_bad_key_is_not_retried(gemini: FakeGemini) -> None:
     service = judge_service(api_key="wrong-key-0000")
-    with pytest.raises(JudgeFailed, match=r"after 1 try: HTTP 403 PERMISSION_DENIED.*check the judge API key"):
+    with pytest.raises(
+        JudgeFailed, match=r"after 1 try: HTTP 403 PERMISSION_DENIED.*check the judge API key"
+    ) as failed:
         run(service, lambda s: s.ask(options=OPTIONS, prompt="q"))
+    assert not failed.value.infrastructure  # the configuration's problem: not evaluated, as before
     assert gemini.count == 1
     assert "wrong-key-0000" not in str(service.counters)
 

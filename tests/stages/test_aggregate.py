@@ -9,7 +9,7 @@ from adk_eval_gate.eval_config import BaseCriterion
 from adk_eval_gate.evalset import EvalCase, Invocation
 from adk_eval_gate.metrics.base import MetricOutcome
 from adk_eval_gate.metrics.registry import BUILT_IN, ConfiguredMetric
-from adk_eval_gate.results import CaseResult, FileResult, MetricStatus, PassRule, RunInfo
+from adk_eval_gate.results import CaseResult, Confirmation, FileResult, MetricStatus, PassRule, RunInfo
 from adk_eval_gate.runners.base import Inference
 from adk_eval_gate.score import ScoredMetric
 
@@ -133,3 +133,61 @@ def test_quarantined_cases_run_and_are_counted_apart_so_they_never_fail_the_gate
     assert [c.quarantined for c in aggregate.quarantine([failing], ["a.evalset.json:other"])] == [False]
     doc = aggregate.document(aggregate.quarantine([failing], ["a.evalset.json:paris"]), [], RunInfo(tool_version="x"))
     assert (doc.status, doc.totals.failed, doc.totals.quarantined, doc.totals.cases) == ("passed", 0, 1, 1)
+
+
+def _timed_out(run: int) -> aggregate.FinishedRun:
+    return aggregate.FinishedRun(run, Inference(error="timed out after 5 s", timed_out=True), [])
+
+
+def _judge_down(run: int) -> aggregate.FinishedRun:
+    outcome = MetricOutcome.not_evaluated("judge gemini-2.5-flash failed after 5 tries: 503", 1, infrastructure=True)
+    return aggregate.FinishedRun(
+        run, Inference(invocations=[_turn("weather in Paris?", "sunny")]), [ScoredMetric(CONFIGURED, outcome)]
+    )
+
+
+def test_infrastructure_errors_are_errors_counted_apart_from_the_agents_own() -> None:
+    timed_out = _case(_timed_out(1))
+    judge_down = _case(_judge_down(1))
+    raised = _case(_finished(1, None, error="ValueError: no such city"))
+    assert (timed_out.status, timed_out.error_kind) == ("error", "infrastructure")
+    assert (judge_down.status, judge_down.error_kind) == ("error", "infrastructure")
+    assert judge_down.error == f"{RESPONSE}: judge gemini-2.5-flash failed after 5 tries: 503"
+    assert judge_down.runs[0].error_kind == "infrastructure" and judge_down.runs[0].metrics[0].status == "not_evaluated"
+    assert (raised.status, raised.error_kind) == ("error", "agent")
+    retried = aggregate.FinishedRun(1, Inference(error="429 quota (failed 3 times)", retryable=True), [])
+    assert _case(retried).error_kind == "infrastructure"
+    mixed = _case(_timed_out(1), _finished(2, None, error="ValueError"))
+    assert mixed.error_kind == "agent"  # one run is the agent's own fault: not an infrastructure error
+    totals = aggregate.totals([timed_out, judge_down, raised, _case(_finished(1, 0.2))], [])
+    assert (totals.error, totals.infrastructure_errors, totals.failed) == (3, 2, 1)
+
+
+def test_runs_with_an_infrastructure_error_are_left_out_of_the_stability() -> None:
+    case = _case(_finished(1, 1.0), _timed_out(2), _finished(3, 0.0))
+    assert case.status == "error"  # never a pass with a run that did not finish
+    assert (case.stability, case.pass_hat_k, case.pass_at_k, case.runs_passed) == ("flaky", False, True, 1)
+    steady = _case(_finished(1, 1.0), _timed_out(2), _finished(3, 1.0))
+    assert steady.stability == "stable-pass"
+    assert _case(_finished(1, 1.0), _timed_out(2)).stability is None  # one decisive run says nothing
+
+
+def test_a_confirmed_failure_is_counted_and_a_recovered_case_is_flaky() -> None:
+    first_failed = Confirmation(reason="failed", first_status="failed", extra_runs=2)
+    confirmed = aggregate.case_result(
+        display="a.evalset.json",
+        eval_set_id="set",
+        case=CASE,
+        index=0,
+        line=3,
+        metrics=[CONFIGURED],
+        finished=[_finished(1, 0.0), _finished(2, 0.1), _finished(3, 0.0)],
+        confirmation=first_failed,
+    )
+    recovered = _case(_finished(1, 0.0), _finished(2, 1.0), _finished(3, 1.0)).model_copy(
+        update={"confirmation": first_failed}
+    )
+    assert confirmed.status == "failed" and confirmed.stability == "stable-fail"
+    assert recovered.status == "passed" and recovered.stability == "flaky"  # mean 0.67 >= 0.5: flaky, not hidden
+    totals = aggregate.totals([confirmed, recovered], [])
+    assert (totals.confirmed_failures, totals.failed, totals.passed) == (1, 1, 1)

@@ -1,5 +1,6 @@
 """The baseline: ``--baseline FILE``, or in a pull request the results artifact of the newest successful run of
-this workflow on the base branch, found with the Actions REST API.
+this workflow on the base branch, found with the Actions REST API, with the results of up to ``--history``
+earlier runs as the noise model (kept by run id under ``--cache-dir``).
 
 No baseline is normal ("no baseline yet"); any problem with one is one warning and the run goes on without.
 Only runs of this repository's own branches count (``push``, ``schedule``, ``workflow_dispatch``...): a
@@ -17,16 +18,27 @@ from adk_eval_gate.github.artifact import MAX_ZIP_BYTES, ArtifactError, read_res
 from adk_eval_gate.github.client import GitHubClient
 from adk_eval_gate.github.context import GitHubContext
 from adk_eval_gate.github.models import PULL_REQUEST_EVENTS, Artifact, WorkflowRun
+from adk_eval_gate.github.run_cache import NoArtifact, RunCache
 from adk_eval_gate.results import BaselineInfo, InvalidResults, ResultsDocument, parse_document
 
 MAX_RUNS = 20  # recent successful runs looked at for the artifact
+DEFAULT_HISTORY = 10  # --history: base runs whose results make the noise model
 ACTIONS_READ = "actions: read"
+
+
+@dataclass(frozen=True)
+class BaseRun:
+    """One successful run of the base branch, with its results."""
+
+    info: BaselineInfo
+    doc: ResultsDocument
 
 
 @dataclass(frozen=True)
 class Baseline:
     doc: ResultsDocument
     info: BaselineInfo
+    history: tuple[BaseRun, ...] = ()  # newest first, the baseline's own run included (artifacts only)
 
 
 @dataclass(frozen=True)
@@ -84,8 +96,19 @@ def _artifact_of(client: GitHubClient, *, repository: str, run_id: int, name: st
 
 
 def find_in_actions(
-    client: GitHubClient, *, context: GitHubContext, artifact_name: str, max_runs: int = MAX_RUNS
+    client: GitHubClient,
+    *,
+    context: GitHubContext,
+    artifact_name: str,
+    history: int = DEFAULT_HISTORY,
+    cache: RunCache | None = None,
+    max_runs: int = MAX_RUNS,
 ) -> Baseline | NoBaseline:
+    """The newest successful run's results as the baseline, and up to ``history`` runs' results as its history.
+
+    Requests: one listing of the workflow's runs, then per run looked at one artifact listing and one download,
+    none for a run the cache knows.
+    """
     repository, workflow, branch = context.repository, context.workflow_file, context.base_branch
     if not repository or not workflow:
         return NoBaseline(note="the repository or workflow is unknown (GITHUB_REPOSITORY, GITHUB_WORKFLOW_REF)")
@@ -97,25 +120,50 @@ def find_in_actions(
         params={"branch": branch, "status": "success", "exclude_pull_requests": "true"},
         key="workflow_runs",
         permission=ACTIONS_READ,
-        max_pages=2,
+        max_pages=1,
     )
-    looked = 0
-    for run in runs:
-        if looked >= max_runs:
+    own = [run for run in runs if _own_branch_run(run, repository)][: max(history, max_runs)]
+    found: list[BaseRun] = []
+    for run in own:
+        if len(found) >= max(history, 1):
             break
-        if not _own_branch_run(run, repository):
-            continue
-        looked += 1
-        artifact = _artifact_of(client, repository=repository, run_id=run.id, name=artifact_name)
-        if artifact is not None:
-            return _download(client, repository=repository, run=run, artifact=artifact)
-    return NoBaseline(
-        note=f"no baseline yet: no successful run of {workflow} on {branch} has an artifact named "
-        f"{artifact_name!r} (upload results.json on pushes to {branch})"
-    )
+        try:
+            doc = _results_of(client, repository=repository, run=run, artifact_name=artifact_name, cache=cache)
+        except ArtifactError:
+            if not found:  # the baseline itself: its problem is the warning
+                raise
+            continue  # an older run with an unusable artifact only leaves the history one run shorter
+        if doc is not None:
+            found.append(BaseRun(_run_info(run), doc))
+    if not found:
+        return NoBaseline(
+            note=f"no baseline yet: no successful run of {workflow} on {branch} has an artifact named "
+            f"{artifact_name!r} (upload results.json on pushes to {branch})"
+        )
+    return Baseline(found[0].doc, found[0].info, history=tuple(found))
 
 
-def _download(client: GitHubClient, *, repository: str, run: WorkflowRun, artifact: Artifact) -> Baseline:
+def _results_of(
+    client: GitHubClient, *, repository: str, run: WorkflowRun, artifact_name: str, cache: RunCache | None
+) -> ResultsDocument | None:
+    """The run's results (None: it has no such artifact), from the cache when it knows the run."""
+    cached = cache.get(run.id) if cache else None
+    if isinstance(cached, NoArtifact):
+        return None
+    if cached is not None:
+        return cached
+    artifact = _artifact_of(client, repository=repository, run_id=run.id, name=artifact_name)
+    if artifact is None:
+        if cache:
+            cache.put(run.id, NoArtifact())
+        return None
+    doc = _download(client, repository=repository, run=run, artifact=artifact)
+    if cache:
+        cache.put(run.id, doc)
+    return doc
+
+
+def _download(client: GitHubClient, *, repository: str, run: WorkflowRun, artifact: Artifact) -> ResultsDocument:
     shown = f"artifact {artifact.name!r} of run {run.id}"
     if artifact.size_in_bytes > MAX_ZIP_BYTES:
         raise ArtifactError(f"{shown} is {artifact.size_in_bytes:,} bytes, more than the {MAX_ZIP_BYTES:,} allowed")
@@ -124,23 +172,32 @@ def _download(client: GitHubClient, *, repository: str, run: WorkflowRun, artifa
     )
     data = client.download(location, max_bytes=MAX_ZIP_BYTES)
     try:
-        doc = parse_results(read_results(data), shown=f"results.json in {shown}")
+        return parse_results(read_results(data), shown=f"results.json in {shown}")
     except ArtifactError as error:
         raise ArtifactError(error.message if shown in error.message else f"{shown}: {error.message}") from None
-    info = BaselineInfo(
+
+
+def _run_info(run: WorkflowRun) -> BaselineInfo:
+    return BaselineInfo(
         source="artifact",
         description=f"{run.head_branch or 'the base branch'} (run {run.run_number or run.id})",
         run_id=run.id,
+        run_number=run.run_number,
         run_url=run.html_url or None,
         sha=run.head_sha or None,
         ref=run.head_branch or None,
         created_at=run.created_at or None,
     )
-    return Baseline(doc, info)
 
 
 def resolve(
-    *, baseline_file: Path | None, client: GitHubClient | None, context: GitHubContext, artifact_name: str
+    *,
+    baseline_file: Path | None,
+    client: GitHubClient | None,
+    context: GitHubContext,
+    artifact_name: str,
+    history: int = DEFAULT_HISTORY,
+    cache_dir: Path | None = None,
 ) -> Baseline | NoBaseline:
     """The baseline to compare with; never raises for a problem with it."""
     if baseline_file is not None:
@@ -149,8 +206,11 @@ def resolve(
         if context.in_actions and context.base_branch:
             return NoBaseline(note="no GitHub token to look up the base branch's results")
         return NoBaseline(note="")
+    cache = None
+    if cache_dir is not None and context.repository:
+        cache = RunCache(cache_dir, api_url=client.api_url, repository=context.repository, artifact_name=artifact_name)
     try:
-        return find_in_actions(client, context=context, artifact_name=artifact_name)
+        return find_in_actions(client, context=context, artifact_name=artifact_name, history=history, cache=cache)
     except GateError as error:
         return _refused(error.one_line())
     except (KeyError, TypeError, ValueError) as error:  # an answer of an unexpected shape

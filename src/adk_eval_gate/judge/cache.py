@@ -1,7 +1,8 @@
 """A content-addressed cache of judge answers on disk (``--cache-dir``).
 
-The key is a hash of the judge model, its generation config, the full prompt and the sample index, so a
-second run over unchanged agent answers asks the judge nothing. Writes are atomic (a temporary file renamed
+The key is a hash of the judge model, its generation config, the full prompt, the sample index and the case's
+run number, so a second command over unchanged agent answers asks the judge nothing, while the runs of one case
+(``--num-runs``, ``--confirm-failures``) each get their own judge samples. Writes are atomic (a temporary file renamed
 into place); an entry that cannot be read or does not match its key is ignored, never fatal.
 """
 
@@ -9,19 +10,22 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
+from adk_eval_gate.atomic import write_atomically
 from adk_eval_gate.judge.client import ModelAnswer
 
 CACHE_FORMAT = 1
 
 
-def cache_key(*, model: str, config: dict[str, Any], prompt: str, sample: int) -> str:
+def cache_key(*, model: str, config: dict[str, Any], prompt: str, sample: int, run: int = 1) -> str:
+    fields: dict[str, Any] = {"format": CACHE_FORMAT, "model": model, "config": config, "prompt": prompt}
+    fields["sample"] = sample
+    if run != 1:  # run 1 keeps the keys of the versions that did not vary by run
+        fields["run"] = run
     material = json.dumps(
-        {"format": CACHE_FORMAT, "model": model, "config": config, "prompt": prompt, "sample": sample},
+        fields,
         sort_keys=True,
         ensure_ascii=False,
         separators=(",", ":"),
@@ -60,15 +64,4 @@ class JudgeCache:
             "input_tokens": answer.input_tokens,
             "output_tokens": answer.output_tokens,
         }
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            handle, temporary = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=path.parent)
-            try:
-                with os.fdopen(handle, "w", encoding="utf-8") as stream:
-                    json.dump(record, stream, ensure_ascii=False)
-                os.replace(temporary, path)
-            except BaseException:
-                Path(temporary).unlink(missing_ok=True)
-                raise
-        except OSError:
-            return
+        write_atomically(path, json.dumps(record, ensure_ascii=False))

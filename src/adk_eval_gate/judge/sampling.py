@@ -21,6 +21,7 @@ class Samples:
 
     answers: list[str] = field(default_factory=list)
     failure: str | None = None
+    infrastructure: bool = False  # the failure is the judge service's (an outage), not the configuration's
 
 
 async def ask_samples(
@@ -38,7 +39,9 @@ async def ask_samples(
             try:
                 answers[index, sample] = await judge.ask(options=options, prompt=prompt, sample=sample)
             except JudgeFailed as failure:
-                results[index].failure = results[index].failure or str(failure)
+                if results[index].failure is None:
+                    results[index].failure = str(failure)
+                    results[index].infrastructure = failure.infrastructure
 
     await asyncio.gather(*(one(i, prompt, s) for i, prompt in enumerate(prompts) for s in range(count)))
     for (index, _sample), answer in sorted(answers.items()):

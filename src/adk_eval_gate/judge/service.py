@@ -8,6 +8,7 @@ retries, cache and counters behind it.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import random
 from dataclasses import dataclass
 from typing import Protocol
@@ -23,7 +24,21 @@ from adk_eval_gate.judge.retry import JUDGE_RETRY, JudgeRetry, describe_error, i
 
 
 class JudgeFailed(Exception):
-    """The judge gave no answer after every try; the message says why."""
+    """The judge gave no answer after every try; the message says why.
+
+    ``infrastructure``: the judge service failed (429/5xx, timeouts, dropped connections after every retry), as
+    opposed to a problem of the configuration (a bad key, an unknown model, a bad request).
+    """
+
+    def __init__(self, message: str, *, infrastructure: bool = False) -> None:
+        super().__init__(message)
+        self.infrastructure = infrastructure
+
+
+SCORED_RUN: contextvars.ContextVar[int] = contextvars.ContextVar("scored_run", default=1)
+"""The run of the case being scored (``execute`` sets it): part of the cache key, so that a re-run
+(``--num-runs``, ``--confirm-failures``) gets fresh judge samples instead of the answers of run 1, while the same
+run of a later command is still answered from the cache."""
 
 
 class JudgeBackend(Protocol):
@@ -70,6 +85,7 @@ class JudgeService:
         self.breaker_limit = breaker_limit
         self._failures_in_a_row = 0
         self._last_failure = ""
+        self._last_failure_infrastructure = False
         self._pending: dict[str, asyncio.Future[str]] = {}
 
     async def ask(self, *, options: JudgeModelOptions, prompt: str, sample: int = 0) -> str:
@@ -78,7 +94,13 @@ class JudgeService:
         config = request_config(options.judge_model_config)
         if self.cache is None:
             return (await self._call(model=options.judge_model, config=config, prompt=prompt)).text
-        key = cache_key(model=options.judge_model, config=config_fingerprint(config), prompt=prompt, sample=sample)
+        key = cache_key(
+            model=options.judge_model,
+            config=config_fingerprint(config),
+            prompt=prompt,
+            sample=sample,
+            run=SCORED_RUN.get(),
+        )
         hit = self.cache.get(key)
         if hit is not None:
             self.counters.cached += 1
@@ -111,7 +133,8 @@ class JudgeService:
         if self._failures_in_a_row >= self.breaker_limit:
             self.counters.failed += 1
             raise JudgeFailed(
-                f"{self._last_failure} (no more judge calls after {self._failures_in_a_row} failures in a row)"
+                f"{self._last_failure} (no more judge calls after {self._failures_in_a_row} failures in a row)",
+                infrastructure=self._last_failure_infrastructure,
             )
         tries = 0
         while True:
@@ -127,7 +150,8 @@ class JudgeService:
                     if is_retryable(error) or _status(error) in {401, 403, 404}:  # not caused by this prompt
                         self._failures_in_a_row += 1
                         self._last_failure = reason
-                    raise JudgeFailed(reason) from None
+                        self._last_failure_infrastructure = is_retryable(error)
+                    raise JudgeFailed(reason, infrastructure=is_retryable(error)) from None
                 delay = self.retry.delay(error, tries, self.rng)
                 if server_delay(error) is not None or _status(error) == 429:
                     self.limiter.pause(delay)

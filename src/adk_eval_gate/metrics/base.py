@@ -38,14 +38,16 @@ class MetricOutcome:
     reason: str | None = None
     rubric_scores: list[RubricScore] | None = None
     details: dict[str, Any] | None = None
+    infrastructure: bool = False  # not evaluated because a service failed (a judge outage), not the config
 
     @classmethod
-    def not_evaluated(cls, reason: str, invocations: int) -> MetricOutcome:
+    def not_evaluated(cls, reason: str, invocations: int, *, infrastructure: bool = False) -> MetricOutcome:
         return cls(
             score=None,
             status=MetricStatus.NOT_EVALUATED,
             per_invocation=[InvocationScore(None, MetricStatus.NOT_EVALUATED) for _ in range(invocations)],
             reason=reason,
+            infrastructure=infrastructure,
         )
 
 

@@ -49,7 +49,7 @@ class HallucinationsV1(JudgeMetric):
         steps = [context.hallucination_steps(invocation, intermediate=intermediate) for invocation in run.actual]
         judge = self.judge()
         limit = asyncio.Semaphore(self.judge_options.parallelism_limit)
-        failures: list[str] = []
+        failures: list[JudgeFailed] = []
 
         async def invocation_score(invocation_steps: list[tuple[str, str]]) -> InvocationScore:
             if not invocation_steps:
@@ -57,7 +57,7 @@ class HallucinationsV1(JudgeMetric):
             try:
                 scores = [await self._text_score(judge, limit, text, ctx) for text, ctx in invocation_steps]
             except JudgeFailed as failure:
-                failures.append(str(failure))
+                failures.append(failure)
                 return InvocationScore(None, MetricStatus.NOT_EVALUATED)
             score = mean(scores)
             return InvocationScore(score, status_for(score, self.threshold))
@@ -66,7 +66,8 @@ class HallucinationsV1(JudgeMetric):
         details = self.judge_details(texts=[len(s) for s in steps])
         details.pop("num_samples")
         if failures:
-            return judge_failed(failures[0], len(per_invocation), details)
+            first = failures[0]
+            return judge_failed(str(first), len(per_invocation), details, infrastructure=first.infrastructure)
         overall = mean(item.score for item in per_invocation)
         if overall is None:
             reason = (

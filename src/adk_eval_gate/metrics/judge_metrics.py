@@ -69,14 +69,16 @@ class JudgeMetric(Metric):
         return {"judge_model": options.judge_model, "num_samples": options.num_samples, **extra}
 
 
-def first_failure(samples: Sequence[Samples]) -> str | None:
-    return next((s.failure for s in samples if s.failure), None)
+def first_failure(samples: Sequence[Samples]) -> Samples | None:
+    return next((s for s in samples if s.failure), None)
 
 
 def failed_outcome(samples: Sequence[Samples], invocations: int, details: dict[str, Any]) -> MetricOutcome | None:
     """``judge_failed`` for the first judge call that failed for good; None when every call was answered."""
-    failure = first_failure(samples)
-    return judge_failed(failure, invocations, details) if failure else None
+    failed = first_failure(samples)
+    if failed is None or failed.failure is None:
+        return None
+    return judge_failed(failed.failure, invocations, details, infrastructure=failed.infrastructure)
 
 
 def unreadable(samples: Sequence[Samples]) -> str:
@@ -92,9 +94,13 @@ def vote_counts(verdicts: Sequence[float | None]) -> dict[str, int]:
     }
 
 
-def judge_failed(reason: str, invocations: int, details: dict[str, Any] | None = None) -> MetricOutcome:
-    """A judge call failed for good: nothing of this metric is scored (the remaining samples were not asked)."""
-    outcome = MetricOutcome.not_evaluated(reason, invocations)
+def judge_failed(
+    reason: str, invocations: int, details: dict[str, Any] | None = None, *, infrastructure: bool = False
+) -> MetricOutcome:
+    """A judge call failed for good: nothing of this metric is scored (the remaining samples were not asked).
+
+    ``infrastructure``: the judge was down (the run becomes an infrastructure error), not misconfigured."""
+    outcome = MetricOutcome.not_evaluated(reason, invocations, infrastructure=infrastructure)
     outcome.details = details
     return outcome
 

@@ -15,10 +15,11 @@ from adk_eval_gate.configs import ConfigCache, ConfigSource, find_config
 from adk_eval_gate.console import Console
 from adk_eval_gate.dataset import load_dataset
 from adk_eval_gate.discover import DATASET_SUFFIXES, display_path
-from adk_eval_gate.execute import MetricBuilder, case_results, execute
+from adk_eval_gate.execute import MetricBuilder, execute
 from adk_eval_gate.load import load_eval_file
 from adk_eval_gate.metrics.base import MetricServices
 from adk_eval_gate.metrics.services import build_services, judge_metric_names
+from adk_eval_gate.pipeline import case_results
 from adk_eval_gate.plan import PlannedFile, plan
 from adk_eval_gate.results import CaseResult
 from adk_eval_gate.runners.agents import AgentRef
@@ -97,7 +98,7 @@ class CaseSession:
             )
         finally:
             gc.unfreeze()  # execute freezes what a gate run keeps to its end; a test process goes on
-        return case_results(chosen, execution, pass_rule=self.settings.pass_rule)
+        return case_results(settings=self.settings, planned=[chosen], execution=execution)
 
     async def aclose(self) -> None:
         await self.runner.aclose()

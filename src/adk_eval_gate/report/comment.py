@@ -19,10 +19,12 @@ from adk_eval_gate.report.sections import (
     Cut,
     Detail,
     baseline_line,
+    differences,
     failing_cases,
     fit,
     flaky_cases,
     footer,
+    known_flaky_cases,
     links,
     metric_table,
     plural,
@@ -94,6 +96,7 @@ def _render(doc: ResultsDocument, *, gate_id: str, detail: Detail, level: int, b
     sections = [
         marker(gate_id, digest(doc)),
         verdict_line(doc, gate_id=gate_id) + "\n\n" + baseline_line(doc),
+        differences(doc),
         run_problems(doc),
         metric_table(doc, limit=detail.max_metrics, cut=cut),
     ]
@@ -107,6 +110,7 @@ def _render(doc: ResultsDocument, *, gate_id: str, detail: Detail, level: int, b
     sections.append(regressions(doc, limit=detail.max_changes, cut=cut, budget=budget))
     sections.append(failing_cases(doc, detail=detail, cut=cut, budget=budget))
     sections.append(flaky_cases(doc, limit=detail.max_cases))
+    sections.append(known_flaky_cases(doc, limit=detail.max_cases))
     sections.append(quarantined_cases(doc, limit=detail.max_cases))
     sections.append(cut.sentence(where="GitHub's comment limit"))
     sections.append(" · ".join(part for part in (links(doc), footer(doc)) if part))

@@ -95,8 +95,9 @@ def _stability_line(doc: ResultsDocument) -> str | None:
     if stability is None:
         return None
     k = max(len(case.runs) for case in doc.cases)
+    several = f" ({stability.cases} of the {len(doc.cases)} cases)" if stability.cases < len(doc.cases) else ""
     return (
-        f"Over {k} runs per case (a case passes when {PASS_RULES[doc.run.pass_rule]}): "
+        f"Over {k} runs per case{several} (a case passes when {PASS_RULES[doc.run.pass_rule]}): "
         f"{stability.stable_pass} stable pass, {stability.flaky} flaky, {stability.stable_fail} stable fail; "
         f"pass^{k} {_share(stability.pass_hat_k)}, pass@{k} {_share(stability.pass_at_k)}"
     )
@@ -129,12 +130,16 @@ def final(console: Console, doc: ResultsDocument) -> None:
                     console.line(f"      {line}")
         if len(failing) > _SHOWN_CASES:
             console.line(f"  (expected and actual turns are shown for the first {_SHOWN_CASES}; see summary.md)")
+    infrastructure = f" ({totals.infrastructure_errors} infrastructure)" if totals.infrastructure_errors else ""
+    confirmed = f" ({totals.confirmed_failures} confirmed by re-runs)" if totals.confirmed_failures else ""
     parts = [
         f"{totals.passed} passed",
-        f"{totals.failed} failed",
-        plural(totals.error, "error"),
+        f"{totals.failed} failed{confirmed}",
+        plural(totals.error, "error") + infrastructure,
         f"{totals.not_evaluated} not evaluated",
     ]
+    if doc.stability and doc.stability.flaky:
+        parts.append(f"{doc.stability.flaky} flaky")
     if totals.file_errors:
         parts.append(f"{totals.file_errors} file{'s' if totals.file_errors > 1 else ''} could not be loaded")
     if totals.quarantined:

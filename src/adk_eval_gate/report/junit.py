@@ -156,7 +156,7 @@ def _add_case(suite: _Suite, case: CaseResult, *, allow_not_evaluated: bool) -> 
         suite.outcome(testcase, "skipped", f"quarantined ({case.status.replace('_', ' ')}): {detail}")
     elif case.status == "error":
         error = case.error or next((run.error for run in case.runs if run.error), None) or "error"
-        suite.outcome(testcase, "error", error)
+        suite.outcome(testcase, "error", error, type_name=case.error_kind or "error")
     elif case.status == "failed":
         suite.outcome(testcase, "failure", "; ".join(failures), text="\n".join(failures))
     elif case.status == "not_evaluated":
@@ -173,13 +173,30 @@ def _add_case(suite: _Suite, case: CaseResult, *, allow_not_evaluated: bool) -> 
     shown = views.worst_run(case)
     if shown is not None and shown.log:
         ET.SubElement(testcase, "system-err").text = "\n".join(shown.log)
-    if case.stability is not None:
-        suite.properties[f"{case.eval_id}.stability"] = f"{case.stability} ({case.runs_passed}/{len(case.runs)} runs)"
+    suite.properties.update(case_properties(case))
     for run in case.runs:
         suffix = f"#{run.run}" if len(case.runs) > 1 else ""
         for metric in run.metrics:
             score = "n/a" if metric.score is None else f"{metric.score:.6g}"
             suite.properties[f"{case.eval_id}{suffix}.{metric.name}"] = f"{score} ({metric.status})"
+
+
+def case_properties(case: CaseResult) -> dict[str, str]:
+    """The case's runs taken together, as properties named ``EVAL_ID.NAME`` (readers show suite properties)."""
+    properties: dict[str, str] = {}
+    if len(case.runs) > 1:
+        passed = sum(1 for run in case.runs if run.status == "passed")
+        properties[f"{case.eval_id}.runs"] = f"{passed} of {len(case.runs)} passed"
+    if case.stability is not None:
+        properties[f"{case.eval_id}.stability"] = f"{case.stability} ({case.runs_passed}/{len(case.runs)} runs)"
+        properties[f"{case.eval_id}.pass_hat_k"] = str(case.pass_hat_k).lower()
+        properties[f"{case.eval_id}.pass_at_k"] = str(case.pass_at_k).lower()
+    if case.confirmation is not None:
+        first = case.confirmation.first_status.replace("_", " ")
+        properties[f"{case.eval_id}.confirmation"] = (
+            f"{case.confirmation.reason} first ({first}), {case.confirmation.extra_runs} more runs"
+        )
+    return properties
 
 
 def _file_suite(file: FileResult, cases: list[CaseResult], *, allow_not_evaluated: bool) -> _Suite:

@@ -9,6 +9,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
+from adk_eval_gate.noise import MIN_HISTORY
 from adk_eval_gate.report import markdown as md
 from adk_eval_gate.report import views
 from adk_eval_gate.results import CaseResult, MetricChange, MetricDelta, MetricSummary, ResultsDocument
@@ -105,13 +106,19 @@ class Cut:
 
 def verdict_line(doc: ResultsDocument, *, gate_id: str | None = None) -> str:
     totals = doc.totals
-    parts = [f"{totals.passed} passed", f"{totals.failed} failed"]
+    failed = f"{totals.failed} failed"
+    if totals.confirmed_failures:
+        failed += f" ({totals.confirmed_failures} confirmed by re-runs)"
+    parts = [f"{totals.passed} passed", failed]
     if totals.error:
-        parts.append(plural(totals.error, "error"))
+        infrastructure = f" ({totals.infrastructure_errors} infrastructure)" if totals.infrastructure_errors else ""
+        parts.append(plural(totals.error, "error") + infrastructure)
     if totals.not_evaluated:
         parts.append(f"{totals.not_evaluated} not evaluated")
     if totals.file_errors:
         parts.append(plural(totals.file_errors, "file error"))
+    if doc.stability and doc.stability.flaky:
+        parts.append(f"{doc.stability.flaky} flaky")
     if totals.quarantined:
         parts.append(f"{totals.quarantined} quarantined")
     gate = f" ({md.code(gate_id)})" if gate_id and gate_id != "default" else ""
@@ -157,13 +164,33 @@ def baseline_line(doc: ResultsDocument) -> str:
     counts = [f"**{comparison.regressions}** regression{'s' if comparison.regressions != 1 else ''}"]
     if comparison.noisy_regressions:
         counts.append(f"{plural(comparison.noisy_regressions, 'drop')} within noise")
+    if comparison.incomparable_regressions:
+        counts.append(f"{plural(comparison.incomparable_regressions, 'drop')} not comparable")
     counts.append(plural(comparison.improvements, "improvement"))
     if comparison.new:
         counts.append(plural(comparison.new, "new case"))
     if comparison.removed:
         counts.append(f"{comparison.removed} removed")
     tolerance = f" (tolerance {md.score(comparison.tolerance, digits=4)})" if comparison.tolerance else ""
-    return f"Compared with {where}{tolerance}: " + ", ".join(counts) + "."
+    history = comparison.history
+    noise = ""
+    if history and len(history.runs) >= MIN_HISTORY:
+        noise = f" Noise: each case's spread over the base branch's last {len(history.runs)} runs."
+    return f"Compared with {where}{tolerance}: " + ", ".join(counts) + "." + noise
+
+
+DIFFERENCES_SHOWN = 10
+
+
+def differences(doc: ResultsDocument) -> str:
+    """What head and base did differently, one line each (scores of such metrics are not compared)."""
+    found = doc.comparison.differences if doc.comparison else []
+    if not found:
+        return ""
+    lines = [f"- {md.inline(difference.message, limit=300)}" for difference in found[:DIFFERENCES_SHOWN]]
+    if len(found) > DIFFERENCES_SHOWN:
+        lines.append(f"- … and {len(found) - DIFFERENCES_SHOWN} more (results.json: comparison.differences)")
+    return "**Not like-for-like with the baseline:**\n" + "\n".join(lines)
 
 
 def change_text(delta: float | None, *, kind: str | None = None) -> str:
@@ -264,7 +291,8 @@ def regressions(
         listed = listed[:limit]
     if listed:
         header = md.table(["Case", "Metric", "Base", "Head", "Change", "Noise check"], [], align=_CHANGE_ALIGN)
-        rows = within((_change_row(c) for c in listed), budget)
+        flaky = known_flaky(doc)
+        rows = within((_change_row(c, flaky) for c in listed), budget)
         parts.append("\n".join([header, *rows]))
     return "\n\n".join(parts)
 
@@ -272,16 +300,30 @@ def regressions(
 _CHANGE_ALIGN = ["---", "---", "--:", "--:", "--:", "---"]
 
 
-def _change_row(change: MetricChange) -> str:
+def _change_row(change: MetricChange, known_flaky: frozenset[str] = frozenset()) -> str:
     cells = [
-        _case_label(change.case_id),
+        _case_label(change.case_id) + (" (known flaky)" if change.case_id in known_flaky else ""),
         md.code(change.metric, in_table=True),
         md.score(change.base),
         md.score(change.head),
         change_text(change.delta),
-        _SIGNIFICANCE.get(change.significance or "", "–") + _interval(change.interval),
+        noise_text(change),
     ]
     return "| " + " | ".join(cells) + " |"
+
+
+def noise_text(change: MetricChange) -> str:
+    if not change.comparable:
+        return "not comparable"
+    text = _SIGNIFICANCE.get(change.significance or "", "–")
+    if change.noise == "history":
+        text += " (history)"
+    return text + _interval(change.interval)
+
+
+def known_flaky(doc: ResultsDocument) -> frozenset[str]:
+    history = doc.comparison.history if doc.comparison else None
+    return frozenset(history.known_flaky) if history else frozenset()
 
 
 def _interval(interval: list[float] | None) -> str:
@@ -342,7 +384,12 @@ def failing_cases(doc: ResultsDocument, *, detail: Detail, cut: Cut, budget: int
         sections = (md.details(case_summary_line(c), case_body(c, text_limit=detail.text_limit)) for c in shown)
         parts += within(sections, budget)
     else:
-        lines = (f"- {md.code(c.id, limit=200)}: {md.inline(_reason(c), limit=200)}" for c in shown)
+        flaky = known_flaky(doc)
+        lines = (
+            f"- {md.code(c.id, limit=200)}{' (known flaky)' if c.id in flaky else ''}: "
+            f"{md.inline(_reason(c), limit=200)}"
+            for c in shown
+        )
         parts.append("\n".join(within(lines, budget)))
     return "\n\n".join(parts)
 
@@ -356,11 +403,24 @@ def flaky_cases(doc: ResultsDocument, *, limit: int | None = None) -> str:
     lines = [
         f"- {md.code(c.id, limit=200)}: {c.runs_passed} of {len(c.runs)} runs passed"
         + (f"; flips: {', '.join(md.code(name) for name in _flipping(c))}" if _flipping(c) else "")
+        + (" (passed on a re-run)" if c.confirmation and c.confirmation.first_status != "passed" else "")
         for c in shown
     ]
     if len(cases) > len(shown):
         lines.append(f"- … and {len(cases) - len(shown)} more")
     return md.details(f"Flaky: {plural(len(cases), 'case')} whose runs do not agree", "\n".join(lines))
+
+
+def known_flaky_cases(doc: ResultsDocument, *, limit: int | None = None) -> str:
+    """The cases whose status flips across the base branch's history (a failure of theirs may be noise)."""
+    ids = sorted(known_flaky(doc))
+    if not ids:
+        return ""
+    shown = ids if limit is None else ids[:limit]
+    more = f" and {len(ids) - len(shown)} more" if len(ids) > len(shown) else ""
+    runs = doc.comparison.history.runs if doc.comparison and doc.comparison.history else []
+    names = ", ".join(md.code(case_id, limit=160) for case_id in shown)
+    return f"**Known flaky** (status flips across the base branch's last {len(runs)} runs): {names}{more}."
 
 
 def _flipping(case: CaseResult) -> list[str]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from adk_eval_gate import history as trend
 from adk_eval_gate.github import limits
 from adk_eval_gate.report import markdown as md
 from adk_eval_gate.report import sections
@@ -29,7 +30,7 @@ CHART_METRICS = 20
 
 def _label(name: str) -> str:
     """A metric name safe inside a quoted Mermaid label."""
-    return re.sub(r"[^A-Za-z0-9_.-]", "_", name)[:32] or "metric"
+    return re.sub(r"[^A-Za-z0-9_. -]", "_", name)[:32] or "metric"
 
 
 def _value(score: float | None) -> str:
@@ -59,6 +60,32 @@ def chart(doc: ResultsDocument) -> str:
         legend = "_Bars: this run; line: the baseline._"
     lines.append("```")
     return "\n".join(lines) + "\n\n" + legend
+
+
+HISTORY_LINES = 6  # the pass rate and at most 5 metric means: more lines are unreadable in one chart
+
+
+def history_chart(doc: ResultsDocument) -> str:
+    """A Mermaid line chart of the suite over the base branch's history and this run: pass rate, metric means."""
+    history = doc.comparison.history if doc.comparison else None
+    if history is None or not history.runs:
+        return ""
+    points = [*history.runs, trend.point(doc)]
+    labels = [f"run {p.run_number}" if p.run_number else (p.sha or "?")[:7] for p in history.runs] + ["this run"]
+    series = [("pass rate", [p.pass_rate for p in points])]
+    names = [name for name in points[-1].metric_means if any(p.metric_means.get(name) is not None for p in points)]
+    series += [(name, [p.metric_means.get(name) for p in points]) for name in names[: HISTORY_LINES - 1]]
+    lines = [
+        "```mermaid",
+        "xychart-beta",
+        '    title "The base branch\'s last runs and this run"',
+        "    x-axis [" + ", ".join(f'"{_label(label)}"' for label in labels) + "]",
+        '    y-axis "score" 0 --> 1',
+    ]
+    lines += ["    line [" + ", ".join(_value(value) for value in values) + "]" for _, values in series]
+    lines.append("```")
+    key = "; ".join(f"line {number}: {md.code(name)}" for number, (name, _) in enumerate(series, start=1))
+    return "\n".join(lines) + f"\n\n_Trend, oldest to newest ({key}); a missing value is drawn as 0._"
 
 
 def efficiency_table(doc: ResultsDocument) -> str:
@@ -110,9 +137,11 @@ def _render(doc: ResultsDocument, *, detail: sections.Detail, level: int, budget
     parts = [
         "## ADK eval results",
         sections.verdict_line(doc, gate_id=doc.run.gate_id) + "\n\n" + sections.baseline_line(doc),
+        sections.differences(doc),
         sections.run_problems(doc),
         sections.metric_table(doc, limit=detail.max_metrics, cut=cut),
         chart(doc),
+        history_chart(doc),
         efficiency_table(doc),
         judge_stats(doc),
         _file_errors(doc),
@@ -120,6 +149,7 @@ def _render(doc: ResultsDocument, *, detail: sections.Detail, level: int, budget
         _new_and_removed(doc),
         sections.failing_cases(doc, detail=detail, cut=cut, budget=budget),
         sections.flaky_cases(doc, limit=detail.max_cases),
+        sections.known_flaky_cases(doc, limit=detail.max_cases),
         sections.quarantined_cases(doc, limit=detail.max_cases),
         cut.sentence(where="GitHub's 1 MiB job-summary limit"),
         " · ".join(part for part in (sections.links(doc), sections.footer(doc)) if part),

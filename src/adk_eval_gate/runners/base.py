@@ -24,6 +24,12 @@ class Inference:
     retry_after: float | None = None  # seconds the server asked to wait before trying again
     notes: list[str] = field(default_factory=list)  # what was changed in the agent's output to keep it usable
     log: list[str] = field(default_factory=list)  # what ADK and the agent logged during the run (``runlog``)
+    timed_out: bool = False  # the run did not finish within --timeout
+
+    @property
+    def infrastructure(self) -> bool:
+        """The run failed around the agent, not in it: a timeout, or a transient error that outlived its retries."""
+        return self.error is not None and (self.timed_out or self.retryable)
 
 
 def settled(inference: Inference) -> Inference:

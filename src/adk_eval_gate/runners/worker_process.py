@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import gc
 import multiprocessing
 import os
@@ -89,9 +90,10 @@ async def _serve(conn: Connection, *, items: list[WorkItem], setup: Setup, run: 
         with send_lock:
             conn.send(message)
 
-    async def run_one(request: int, index: int) -> None:
+    async def run_one(request: int, index: int, run_number: int) -> None:
+        item = items[index]
         try:
-            inference = await run(items[index])
+            inference = await run(item if item.run == run_number else dataclasses.replace(item, run=run_number))
         except asyncio.CancelledError:
             return
         except BaseException as error:  # a runner bug or a sys.exit() in agent code must not stop the worker
@@ -102,7 +104,7 @@ async def _serve(conn: Connection, *, items: list[WorkItem], setup: Setup, run: 
 
     def on_message(message: tuple[Any, ...]) -> None:
         if message[0] == "run":
-            tasks[message[1]] = loop.create_task(run_one(message[1], message[2]))
+            tasks[message[1]] = loop.create_task(run_one(message[1], message[2], message[3]))
         elif message[0] == "cancel":
             if message[1] in tasks:
                 tasks[message[1]].cancel()

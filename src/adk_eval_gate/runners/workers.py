@@ -42,7 +42,8 @@ MAX_REPLACEMENTS = 16  # workers started after the first ones (a crash on every 
 
 @dataclass
 class _Request:
-    index: int  # into the work items
+    index: int  # into the work items the workers were started with
+    run: int  # the item's run: a re-run (--confirm-failures) is a started item with a later run number
     future: asyncio.Future[Inference]
 
 
@@ -82,6 +83,7 @@ class WorkerPool:
         self.workers: list[_Worker] = []
         self._items: list[WorkItem] = []
         self._index: dict[int, int] = {}
+        self._by_case: dict[tuple[int, int], int] = {}
         self._requests = itertools.count(1)
         self._where: dict[int, _Worker] = {}
         self._watchdogs: set[asyncio.Task[None]] = set()
@@ -96,6 +98,7 @@ class WorkerPool:
         self._loop = asyncio.get_running_loop()
         self._items = items
         self._index = {id(item): index for index, item in enumerate(items)}
+        self._by_case = {(id(item.file), item.case_index): index for index, item in enumerate(items)}
         started = [self._fork() for _ in range(self.count)]
         for worker in started:  # reader threads after the first forks: those children start with no copy of them
             self._listen(worker)
@@ -235,7 +238,7 @@ class WorkerPool:
         worker.pending[number] = request
         self._where[number] = worker
         try:
-            worker.send(("run", number, request.index))
+            worker.send(("run", number, request.index, request.run))
         except (OSError, ValueError) as error:
             worker.pending.pop(number, None)
             self._where.pop(number, None)
@@ -246,7 +249,10 @@ class WorkerPool:
 
     async def infer(self, item: WorkItem) -> Inference:
         number = next(self._requests)
-        request = _Request(self._index[id(item)], asyncio.get_running_loop().create_future())
+        index = self._index.get(id(item))
+        if index is None:
+            index = self._by_case[id(item.file), item.case_index]
+        request = _Request(index, item.run, asyncio.get_running_loop().create_future())
         self._dispatch(number, request)
         try:
             return await request.future

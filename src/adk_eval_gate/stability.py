@@ -1,0 +1,65 @@
+"""A case's runs taken together (``--num-runs`` and the ``--confirm-failures`` re-runs): the pass rule that decides
+its status, and how stable it was: stable-pass, stable-fail or flaky, with pass^k and pass@k.
+
+Runs that ended in an infrastructure error (a timeout, the model's 429/5xx after retries, a judge outage) say
+nothing about the agent, so they are left out of the stability figures; they still make the case an error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from adk_eval_gate.results import CaseResult, CaseStatus, MetricResult, PassRule, RunRecord, Stability, SuiteStability
+
+
+def status_of(statuses: Iterable[str]) -> CaseStatus:
+    """The status of a set of metric statuses: any failure fails, then any not evaluated, then passed."""
+    seen = set(statuses)
+    if "failed" in seen:
+        return "failed"
+    if "not_evaluated" in seen:
+        return "not_evaluated"
+    if "passed" in seen:
+        return "passed"
+    return "not_evaluated"
+
+
+def decided_by(pass_rule: PassRule, runs: list[RunRecord], metrics: list[MetricResult]) -> CaseStatus:
+    """The case's status under ``--pass-rule``: ADK's mean of each metric, or a count of the runs that passed."""
+    if pass_rule == "mean":
+        return status_of(m.status for m in metrics)
+    passed = sum(1 for run in runs if run.status == "passed")
+    enough = passed == len(runs) if pass_rule == "all" else passed * 2 > len(runs)
+    if enough:
+        return "passed"
+    return "failed" if any(run.status == "failed" for run in runs) else "not_evaluated"
+
+
+def decisive_runs(runs: list[RunRecord]) -> list[RunRecord]:
+    """The runs that say something about the agent: all but those with an infrastructure error."""
+    return [run for run in runs if run.error_kind != "infrastructure"]
+
+
+def stability(runs: list[RunRecord]) -> tuple[Stability | None, bool | None, bool | None]:
+    """(stability, pass^k, pass@k) over the decisive runs; all None with fewer than two of them."""
+    decisive = decisive_runs(runs)
+    if len(decisive) < 2:
+        return None, None, None
+    passed = sum(1 for run in decisive if run.status == "passed")
+    kind: Stability = "stable-pass" if passed == len(decisive) else "stable-fail" if passed == 0 else "flaky"
+    return kind, passed == len(decisive), passed > 0
+
+
+def suite_stability(cases: list[CaseResult]) -> SuiteStability | None:
+    """pass^k, pass@k and the stable/flaky counts over the cases that ran several times (None: there are none)."""
+    several = [case for case in cases if case.stability is not None]
+    if not several:
+        return None
+    return SuiteStability(
+        cases=len(several),
+        stable_pass=sum(1 for case in several if case.stability == "stable-pass"),
+        stable_fail=sum(1 for case in several if case.stability == "stable-fail"),
+        flaky=sum(1 for case in several if case.stability == "flaky"),
+        pass_hat_k=sum(1 for case in several if case.pass_hat_k) / len(several),
+        pass_at_k=sum(1 for case in several if case.pass_at_k) / len(several),
+    )
