@@ -342,3 +342,13 @@ def test_validate_names_each_bad_row_once(here: Path) -> None:
     assert sum("rows.evalset.jsonl:" in line for line in lines) == 7
     assert any(line.endswith("rows.evalset.jsonl:5: prompt: is required") for line in lines)
     assert lines[-1] == "1 of 1 files have problems"
+
+
+def test_recorded_rows_are_not_confirmed_again(here: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_json(here / "test_config.json", {"criteria": {"tool_trajectory_avg_score": 1.0}})
+    write_jsonl(here / "rows.evalset.jsonl", ROWS)
+    code, _, doc = run(here, capsys, ".", "--confirm-failures", "2")
+    assert code == 1
+    failed = [case for case in doc["cases"] if case["status"] == "failed"]
+    assert [case["eval_id"] for case in failed] == ["reordered", "extra_and_missing"]
+    assert all(len(case["runs"]) == 1 and case.get("confirmation") is None for case in failed)
