@@ -10,7 +10,6 @@ has its own session.
 
 from __future__ import annotations
 
-import asyncio
 import os
 from collections.abc import Coroutine, Iterator
 from pathlib import Path
@@ -18,7 +17,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import pytest
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # asyncio too: importing it would cost every pytest run of every project about 20 ms
+    import asyncio
+
     from adk_eval_gate.plan import PlannedFile
     from adk_eval_gate.pytest.session import CaseSession
 
@@ -95,6 +96,8 @@ class _Engine:
 
     def run(self, work: Coroutine[Any, Any, T]) -> T:
         if self._loop is None:
+            import asyncio
+
             self._loop = asyncio.new_event_loop()
         return self._loop.run_until_complete(work)
 
