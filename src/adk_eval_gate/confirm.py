@@ -36,6 +36,8 @@ def rerun_items(items: list[WorkItem], picked: dict[str, Confirmation], *, extra
     """``extra_runs`` more runs of each picked case, numbered after its first runs; records the count in ``picked``."""
     last: dict[str, WorkItem] = {}
     for item in items:
+        if item.case_id in picked and item.case.eval_id in item.file.loaded.recorded:
+            del picked[item.case_id]  # a dataset row's recorded answer: a re-run would replay it
         if item.case_id in picked and (item.case_id not in last or item.run > last[item.case_id].run):
             last[item.case_id] = item
     more: list[WorkItem] = []

@@ -11,7 +11,8 @@ from pathlib import Path
 
 from adk_eval_gate.errors import UsageError
 
-EVAL_SUFFIXES = (".test.json", ".evalset.json")
+EVAL_SUFFIXES = (".test.json", ".evalset.json", ".evalset.jsonl")
+DATASET_SUFFIXES = (".jsonl", ".ndjson", ".csv")  # a Vertex-style dataset, when named as a PATH
 SKIPPED_DIRS = {
     ".git",
     ".adk",
@@ -36,6 +37,7 @@ class EvalFileRef:
     display: str  # repository-relative, forward slashes
     case_ids: tuple[str, ...] = ()  # empty: every case
     problem: str | None = None  # why the file cannot be read (an error entry for it; the others still run)
+    dataset: bool = False  # a Vertex-style dataset (JSONL or CSV), not ADK JSON
 
 
 def file_problem(path: Path, *, root: Path) -> str | None:
@@ -156,28 +158,44 @@ def misnamed_eval_files(specs: list[str]) -> list[str]:
     return found
 
 
+def _candidates(spec: str, *, option: str) -> tuple[Path, tuple[str, ...], list[Path]]:
+    """(the path, its case selection, the eval files it stands for) of one PATH or ``--dataset`` FILE."""
+    path_text, case_ids = split_selector(spec)
+    path = Path(path_text)
+    if not path.exists() and not path.is_symlink():
+        raise UsageError(
+            f"path {path_text!r} does not exist",
+            field=option,
+            hint="give files or folders that exist, relative to the working directory",
+        )
+    if not path.is_dir():
+        return path, case_ids, [path]
+    if option == "dataset":
+        raise UsageError(f"{path_text!r} is a folder", field=option, hint="name dataset files; give folders as PATH")
+    if case_ids:
+        raise UsageError(f"case ids select cases of one file, but {path_text!r} is a folder", field=option)
+    return path, case_ids, _walk(path)
+
+
 def discover(
-    specs: list[str], *, root: Path, include: list[str] | None = None, exclude: list[str] | None = None
+    specs: list[str],
+    *,
+    root: Path,
+    include: list[str] | None = None,
+    exclude: list[str] | None = None,
+    datasets: list[str] | None = None,
 ) -> list[EvalFileRef]:
-    """The eval files under ``specs`` (default ``.``), in a stable order, without duplicates."""
+    """The eval files under ``specs`` and the ``datasets`` files, in a stable order, without duplicates.
+
+    Without either, the eval files under ``.``.
+    """
     includes = [glob_to_regex(p) for p in include or []]
     excludes = [glob_to_regex(p) for p in exclude or []]
     selected: dict[Path, EvalFileRef] = {}
-    for spec in specs or ["."]:
-        path_text, case_ids = split_selector(spec)
-        path = Path(path_text)
-        if not path.exists() and not path.is_symlink():
-            raise UsageError(
-                f"path {path_text!r} does not exist",
-                field="paths",
-                hint="give files or folders that exist, relative to the working directory",
-            )
-        if path.is_dir():
-            if case_ids:
-                raise UsageError(f"case ids select cases of one file, but {path_text!r} is a folder", field="paths")
-            candidates = _walk(path)
-        else:
-            candidates = [path]
+    datasets = datasets or []
+    entries = [(spec, "paths") for spec in specs or ([] if datasets else ["."])]
+    for spec, option in [*entries, *((dataset, "dataset") for dataset in datasets)]:
+        path, case_ids, candidates = _candidates(spec, option=option)
         for candidate in candidates:
             display = display_path(candidate, root)
             explicit = candidate == path
@@ -193,11 +211,14 @@ def discover(
                 merged = tuple(dict.fromkeys(previous.case_ids + case_ids))
             else:
                 merged = case_ids
-            selected[key] = EvalFileRef(candidate, display, merged, file_problem(candidate, root=root))
+            dataset = (
+                option == "dataset" or candidate.name.endswith(DATASET_SUFFIXES) or bool(previous and previous.dataset)
+            )
+            selected[key] = EvalFileRef(candidate, display, merged, file_problem(candidate, root=root), dataset)
     if not selected:
         where = ", ".join(specs or ["."])
         raise UsageError(
-            f"no eval files (*.test.json, *.evalset.json) found under {where}",
+            f"no eval files (*.test.json, *.evalset.json, *.evalset.jsonl) found under {where}",
             field="paths",
             hint="check the paths and the include/exclude globs",
         )

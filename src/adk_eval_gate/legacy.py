@@ -69,6 +69,29 @@ def is_named_list(data: Any) -> bool:
     )
 
 
+def tool_calls_of(tool_uses: Any, path: list[str | int]) -> list[genai_types.FunctionCall]:
+    """``[{"tool_name": ..., "tool_input": {...}}, ...]`` (a legacy row's expected tool use, a Vertex AI
+    trajectory) as function calls."""
+    if not isinstance(tool_uses, list):
+        raise LegacyFormatError('must be a list of {"tool_name": ..., "tool_input": {...}} objects', path)
+    calls: list[genai_types.FunctionCall] = []
+    for index, tool_use in enumerate(tool_uses):
+        where: list[str | int] = [*path, index]
+        if not isinstance(tool_use, dict) or "tool_name" not in tool_use:
+            raise LegacyFormatError('each tool use needs "tool_name" and "tool_input"', where)
+        if not isinstance(tool_use["tool_name"], str):
+            raise LegacyFormatError('"tool_name" must be a string', [*where, "tool_name"])
+        if "tool_input" not in tool_use:
+            raise LegacyFormatError(
+                '"tool_input" is required (use {} for a call without arguments)', [*where, "tool_input"]
+            )
+        args = tool_use["tool_input"]
+        if args is not None and not isinstance(args, dict):
+            raise LegacyFormatError('"tool_input" must be an object', [*where, "tool_input"])
+        calls.append(genai_types.FunctionCall(name=tool_use["tool_name"], args=args))
+    return calls
+
+
 def _row_to_invocation(row: Any, path: list[str | int], *, new_id: IdFactory, now: float) -> Invocation:
     if not isinstance(row, dict):
         raise LegacyFormatError('each row must be an object with a "query"', path)
@@ -79,22 +102,10 @@ def _row_to_invocation(row: Any, path: list[str | int], *, new_id: IdFactory, no
     reference = row.get("reference", "")
     if reference is not None and not isinstance(reference, str):  # null: an empty expected response, as in ADK
         raise LegacyFormatError('"reference" must be a string', [*path, "reference"])
-    tool_uses: list[genai_types.FunctionCall] = []
-    for index, tool_use in enumerate(row.get("expected_tool_use", []) or []):
-        where: list[str | int] = [*path, "expected_tool_use", index]
-        if not isinstance(tool_use, dict) or "tool_name" not in tool_use:
-            raise LegacyFormatError('each expected tool use needs "tool_name" and "tool_input"', where)
-        if "tool_input" not in tool_use:
-            raise LegacyFormatError(
-                '"tool_input" is required (use {} for a call without arguments)', [*where, "tool_input"]
-            )
-        args = tool_use["tool_input"]
-        if args is not None and not isinstance(args, dict):
-            raise LegacyFormatError('"tool_input" must be an object', [*where, "tool_input"])
-        tool_uses.append(genai_types.FunctionCall(name=tool_use["tool_name"], args=args))
+    tool_uses = tool_calls_of(row.get("expected_tool_use", []) or [], [*path, "expected_tool_use"])
     intermediate: list[tuple[str, list[genai_types.Part]]] = []
     for index, response in enumerate(row.get("expected_intermediate_agent_responses", []) or []):
-        where = [*path, "expected_intermediate_agent_responses", index]
+        where: list[str | int] = [*path, "expected_intermediate_agent_responses", index]
         if not isinstance(response, dict) or "author" not in response or "text" not in response:
             raise LegacyFormatError(
                 'each intermediate response must be an object with "author" and "text" '
@@ -111,7 +122,8 @@ def _row_to_invocation(row: Any, path: list[str | int], *, new_id: IdFactory, no
     )
 
 
-def _session_input(initial_session: Any, path: list[str | int]) -> SessionInput | None:
+def session_input_from(initial_session: Any, path: list[str | int]) -> SessionInput | None:
+    """A legacy initial session (any object with app_name, user_id, state) as a SessionInput; None when empty."""
     if not initial_session:
         return None
     if not isinstance(initial_session, dict):
@@ -139,7 +151,7 @@ def convert_query_list(
     case = EvalCase(
         eval_id=eval_id,
         conversation=invocations,
-        session_input=_session_input(initial_session, []),
+        session_input=session_input_from(initial_session, []),
         creation_timestamp=stamp,
     )
     return EvalSet(eval_set_id=eval_set_id, name=eval_set_id, eval_cases=[case], creation_timestamp=stamp)
@@ -170,7 +182,7 @@ def convert_named_list(
             EvalCase(
                 eval_id=item["name"],
                 conversation=invocations,
-                session_input=_session_input(item.get("initial_session"), [index, "initial_session"]),
+                session_input=session_input_from(item.get("initial_session"), [index, "initial_session"]),
                 creation_timestamp=stamp,
             )
         )

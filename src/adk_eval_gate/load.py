@@ -16,11 +16,11 @@ import pydantic
 
 from adk_eval_gate import legacy, sanitize
 from adk_eval_gate.errors import EvalFileError, GateError
-from adk_eval_gate.evalset import EvalCase, EvalSet, known_field_names
+from adk_eval_gate.evalset import EvalCase, EvalSet, Invocation, known_field_names
 from adk_eval_gate.jsonpos import JsonPositions, format_path
 from adk_eval_gate.pydantic_errors import best_error, locate
 
-FileFormat = Literal["evalset", "legacy_query_list", "legacy_named_list"]
+FileFormat = Literal["evalset", "legacy_query_list", "legacy_named_list", "vertex_jsonl", "vertex_csv"]
 INITIAL_SESSION_NAME = "initial.session.json"
 
 
@@ -33,17 +33,20 @@ class LoadedEvalSet:
     case_lines: dict[str, int] = field(default_factory=dict)
     initial_session_file: str | None = None
     warnings: list[str] = field(default_factory=list)  # what ADK ignores in the file (unknown legacy keys)
+    # Vertex-style datasets: the rows with the agent's answer (eval_id -> the actual invocation, scored as a
+    # recorded run), and the rows that cannot be used (eval_id -> the one-line error, the case's error).
+    recorded: dict[str, Invocation] = field(default_factory=dict)
+    row_errors: dict[str, str] = field(default_factory=dict)
 
 
-def read_json(
-    path: Path, display: str, error_type: type[GateError] = EvalFileError, *, max_depth: int = sanitize.MAX_FILE_DEPTH
-) -> tuple[str, Any]:
+def read_text(path: Path, display: str, error_type: type[GateError] = EvalFileError) -> str:
+    """The file's text (UTF-8, a byte-order mark dropped), or ``error_type`` naming the file and line."""
     try:
         raw = path.read_bytes()
     except OSError as error:
         raise error_type(f"cannot be read: {error.strerror}", file=display) from None
     try:
-        text = raw.decode("utf-8-sig")
+        return raw.decode("utf-8-sig")
     except UnicodeDecodeError as error:
         line = raw[: error.start].count(b"\n") + 1
         raise error_type(
@@ -52,6 +55,12 @@ def read_json(
             line=line,
             hint="save the file as UTF-8",
         ) from None
+
+
+def read_json(
+    path: Path, display: str, error_type: type[GateError] = EvalFileError, *, max_depth: int = sanitize.MAX_FILE_DEPTH
+) -> tuple[str, Any]:
+    text = read_text(path, display, error_type)
     try:
         return text, sanitize.loads(text, max_depth=max_depth)
     except json.JSONDecodeError as error:

@@ -31,10 +31,21 @@ OPTIONS: tuple[Option, ...] = (
     Option(
         "paths",
         "--paths",
-        "eval files or folders; FILE:case1,case2 selects cases (default: .)",
+        "eval files or folders; FILE:case1,case2 selects cases (default: ., unless --dataset is given)",
         "list",
         "paths",
         ("run", "validate"),
+    ),
+    Option(
+        "dataset",
+        "--dataset",
+        "a Vertex AI-style dataset, JSONL or CSV, of any name (repeatable; the input takes one per line); "
+        "without PATH arguments only the datasets run",
+        "lines",
+        "dataset",
+        ("run", "validate"),
+        repeatable=True,
+        metavar="FILE",
     ),
     Option(
         "include",

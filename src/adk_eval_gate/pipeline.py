@@ -247,7 +247,7 @@ def run(settings: Settings, console: Console) -> int:
     if settings.num_runs > 1:
         console.line(f"{settings.num_runs} runs per case; a case passes when {PASS_RULES[settings.pass_rule]}")
     prices = load_prices(settings.prices, field=settings.option_name("prices"))
-    runner = make_runner(settings, root=prepared.root, console=console)
+    runner = make_runner(settings, root=prepared.root, console=console, planned=prepared.planned)
     items = plan(prepared.planned, num_runs=settings.num_runs, shard=settings.shard, run_count=runner.run_count)
     services = build_services(settings, prepared.planned, console)
     gc.freeze()  # the loaded files and configs live until the end (see execute: agents are frozen too)

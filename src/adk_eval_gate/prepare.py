@@ -8,6 +8,7 @@ from pathlib import Path
 
 from adk_eval_gate.configs import ConfigCache, find_config, find_repository_root
 from adk_eval_gate.console import Console
+from adk_eval_gate.dataset import load_dataset
 from adk_eval_gate.discover import EvalFileRef, discover, misnamed_eval_files
 from adk_eval_gate.errors import ConfigError, EvalFileError, GateError, UsageError
 from adk_eval_gate.load import load_eval_file
@@ -40,10 +41,16 @@ def prepare(settings: Settings, console: Console) -> Prepared:
     """
     root = repository_root(settings)
     try:
-        refs = discover(settings.paths, root=root, include=settings.include, exclude=settings.exclude)
+        refs = discover(
+            settings.search_paths,
+            root=root,
+            include=settings.include,
+            exclude=settings.exclude,
+            datasets=settings.dataset,
+        )
     except UsageError as no_files:
         raise _as_written(no_files, settings) from None
-    for misnamed in misnamed_eval_files(settings.paths):
+    for misnamed in misnamed_eval_files(settings.search_paths) if settings.search_paths else []:
         console.warning(
             f"{misnamed} looks like an eval file but is not named *.test.json or *.evalset.json, so it was not "
             "run: rename it, or pass it explicitly as a path",
@@ -95,7 +102,11 @@ def _prepare_one(
     described = source.describe(root)
     try:
         loaded_config = configs.get(source)
-        loaded = load_eval_file(ref.path, display=ref.display)
+        loaded = (
+            load_dataset(ref.path, display=ref.display)
+            if ref.dataset
+            else load_eval_file(ref.path, display=ref.display)
+        )
     except (RecursionError, MemoryError, OSError, ValueError) as unexpected:  # one bad file never stops the others
         error = EvalFileError(f"cannot be loaded ({type(unexpected).__name__}: {unexpected})", file=ref.display)
         return (

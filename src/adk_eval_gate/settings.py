@@ -40,6 +40,7 @@ class Settings(pydantic.BaseModel):
 
     command: str = "run"
     paths: list[str] = pydantic.Field(default_factory=lambda: ["."])
+    dataset: list[str] = pydantic.Field(default_factory=list)
     include: list[str] = pydantic.Field(default_factory=list)
     exclude: list[str] = pydantic.Field(default_factory=list)
     config: Path | None = None
@@ -96,6 +97,12 @@ class Settings(pydantic.BaseModel):
     @property
     def summary_path(self) -> Path:
         return self.summary or self.output_dir / "summary.md"
+
+    @property
+    def search_paths(self) -> list[str]:
+        """The PATHs to discover eval files in: none when only ``--dataset`` files were named."""
+        given = "paths" in self.from_cli or "paths" in self.from_inputs
+        return self.paths if given or not self.dataset else []
 
     def option_name(self, field: str) -> str:
         """How the user wrote this option: ``input 'num-runs'`` in the action, ``--num-runs`` on the command line."""

@@ -20,10 +20,13 @@ def validate(settings: Settings, console: Console) -> int:
     prepared = prepare(settings, console)
     bad = len(prepared.errors)
     for planned in prepared.planned:
+        loaded = planned.loaded
+        for eval_id, row_error in loaded.row_errors.items():  # a dataset's bad rows, one line each
+            console.error(row_error, file=loaded.display, line=loaded.case_lines.get(eval_id))
         problems = run_problems(planned, settings, root=prepared.root)
         for problem in problems:
-            console.error(f"{planned.loaded.display}: {problem}", file=planned.loaded.display)
-        if problems:
+            console.error(f"{loaded.display}: {problem}", file=loaded.display)
+        if problems or loaded.row_errors:
             bad += 1
             continue
         file = next(f for f in prepared.files if f.path == planned.loaded.display)
@@ -37,14 +40,17 @@ def validate(settings: Settings, console: Console) -> int:
 
 
 def run_problems(planned: PlannedFile, settings: Settings, *, root: Path) -> list[str]:
-    """What would stop ``run`` for this file: no agent for the adk runner, a custom metric that does not import."""
+    """What would stop ``run`` for this file: no agent for the adk runner (when a case needs one), a custom metric
+    that does not import."""
+    loaded = planned.loaded
     problems = []
+    needs_agent = len(loaded.eval_set.eval_cases) > len(loaded.recorded) + len(loaded.row_errors)
     if settings.runner == "adk" and settings.agent:
         try:
             parse_agent_option(settings.agent, root=root)
         except GateError as error:
             problems.append(error.one_line())
-    elif settings.runner == "adk" and find_agent(planned.loaded.path, root=root) is None:
+    elif settings.runner == "adk" and needs_agent and find_agent(loaded.path, root=root) is None:
         problems.append(
             "no ADK agent folder found above it (a folder with __init__.py and agent.py): give one with --agent, "
             "or use --runner http or recorded"

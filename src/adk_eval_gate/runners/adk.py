@@ -71,10 +71,13 @@ def session_identity(session_input: SessionInput | None) -> tuple[str, str, str]
 class AdkRunner:
     name = "adk"
 
-    def __init__(self, settings: Settings, *, root: Path, console: Console | None = None) -> None:
+    def __init__(
+        self, settings: Settings, *, root: Path, console: Console | None = None, agent: AgentRef | None = None
+    ) -> None:
+        """``agent``: the agent of every file, instead of ``--agent`` or the one found above each file."""
         require_adk()
         self.root = root
-        self.option = parse_agent_option(settings.agent, root=root) if settings.agent else None
+        self.option = agent or (parse_agent_option(settings.agent, root=root) if settings.agent else None)
         self.worker_count = default_worker_count(settings.parallelism) if settings.workers is None else settings.workers
         self.console = console
         self._agents: dict[AgentRef, LoadedAgent | str] = {}
@@ -123,22 +126,21 @@ class AdkRunner:
         await warm_up()
         for item in items:
             ref = self.agent_for(item.file)
-            if isinstance(ref, AgentRef) and ref not in self._agents:
-                try:
-                    self._agents[ref] = await load_agent(ref, root=self.root)
-                except AgentError as error:
-                    self._agents[ref] = error.one_line()
+            if isinstance(ref, AgentRef):
+                await self.loaded(ref)
 
-    async def _agent(self, planned: PlannedFile) -> LoadedAgent | str:
-        ref = self.agent_for(planned)
-        if isinstance(ref, str):
-            return ref
+    async def loaded(self, ref: AgentRef) -> LoadedAgent | str:
+        """The agent, imported once, or why it cannot be used."""
         if ref not in self._agents:
             try:
                 self._agents[ref] = await load_agent(ref, root=self.root)
             except AgentError as error:
                 self._agents[ref] = error.one_line()
         return self._agents[ref]
+
+    async def _agent(self, planned: PlannedFile) -> LoadedAgent | str:
+        ref = self.agent_for(planned)
+        return ref if isinstance(ref, str) else await self.loaded(ref)
 
     async def infer(self, item: WorkItem) -> Inference:
         if self._pool is not None:

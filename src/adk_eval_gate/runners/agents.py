@@ -36,6 +36,7 @@ class AgentRef:
     kind: Literal["folder", "module"]
     location: str  # an absolute folder, or a dotted module name
     display: str  # what messages show: a repository-relative folder or the module name
+    sub_agent: str | None = None  # evaluate this agent of the tree instead of the root (AgentEvaluator's agent_name)
 
 
 @dataclass
@@ -187,6 +188,14 @@ async def _root_of(module: ModuleType) -> tuple[Any, Any | None]:
     raise AgentError("defines no root_agent, get_agent_async() or App named app in its agent module")
 
 
+def _sub_agent(root_agent: Any, name: str) -> Any:
+    """The agent called ``name`` in the tree (the app, if any, still applies, as in AgentEvaluator)."""
+    found = root_agent.find_agent(name) if hasattr(root_agent, "find_agent") else None
+    if found is None:
+        raise AgentError(f"has no sub-agent named {name!r}", hint="give the name of an agent in its tree")
+    return found
+
+
 def load_env(ref: AgentRef) -> None:
     """Loads the ``.env`` of a folder agent (as ``adk eval`` does before importing it)."""
     if ref.kind == "folder":
@@ -206,6 +215,8 @@ async def load_agent(ref: AgentRef, *, root: Path) -> LoadedAgent:
                 folder = str(Path(module.__file__).resolve().parent)
                 _load_dotenv(Path(folder))
         root_agent, app = await _root_of(module)
+        if ref.sub_agent is not None:
+            root_agent = _sub_agent(root_agent, ref.sub_agent)
     except AgentError as error:
         raise AgentError(f"agent {ref.display} {error.message}", field=error.field, hint=error.hint) from None
     except (Exception, SystemExit) as error:

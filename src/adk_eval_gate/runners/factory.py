@@ -5,11 +5,23 @@ from __future__ import annotations
 from pathlib import Path
 
 from adk_eval_gate.console import Console
+from adk_eval_gate.plan import PlannedFile
 from adk_eval_gate.runners.base import Runner
 from adk_eval_gate.settings import Settings
 
 
-def make_runner(settings: Settings, *, root: Path, console: Console | None = None) -> Runner:
+def make_runner(
+    settings: Settings, *, root: Path, console: Console | None = None, planned: list[PlannedFile] | None = None
+) -> Runner:
+    """The runner of ``--runner``; behind the dataset rows that need none when ``planned`` has such rows."""
+    if any(file.loaded.recorded or file.loaded.row_errors for file in planned or []):
+        from adk_eval_gate.runners.dataset import DatasetRunner
+
+        return DatasetRunner(lambda: chosen_runner(settings, root=root, console=console), name=settings.runner)
+    return chosen_runner(settings, root=root, console=console)
+
+
+def chosen_runner(settings: Settings, *, root: Path, console: Console | None = None) -> Runner:
     if settings.runner == "recorded":
         from adk_eval_gate.runners.recorded import RecordedRunner
 

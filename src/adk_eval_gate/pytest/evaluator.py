@@ -1,0 +1,244 @@
+"""ADK's ``AgentEvaluator.evaluate``, scored by the gate, so an ADK test module changes one import line::
+
+    from google.adk.evaluation.agent_evaluator import AgentEvaluator   # before
+    from adk_eval_gate.pytest import AgentEvaluator                    # after
+
+The same signature and behaviour: a folder's ``*.test.json`` files (or one file of any name), the
+``test_config.json`` beside each file (ADK's default criteria without one), every case run ``num_runs`` times,
+each metric's mean over the runs against its threshold, the first failing file stops the loop, and the same
+``AssertionError`` with one line per failing metric. The scores are the gate's (equal to ADK's for the
+deterministic metrics); the agent runs in this process, as with ADK.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import csv
+import os
+from pathlib import Path
+from typing import Any
+
+from adk_eval_gate import legacy, load
+from adk_eval_gate.configs import CONFIG_NAME, ConfigSource, find_repository_root
+from adk_eval_gate.errors import GateError
+from adk_eval_gate.evalset import SessionInput
+from adk_eval_gate.plan import PlannedFile
+from adk_eval_gate.pytest.report import case_report
+from adk_eval_gate.pytest.session import CaseSession
+from adk_eval_gate.report import views
+from adk_eval_gate.results import CaseResult
+from adk_eval_gate.runners.agents import AgentRef
+from adk_eval_gate.settings import build_settings
+
+NUM_RUNS = 2
+ADK_PARALLELISM = 4  # AgentEvaluator's inference runs four cases at once
+FAILURE_HEADER = "Following are all the test failures."
+DETAILS_HINT = (
+    " If you looking to get more details on the failures, then please re-run this test with `print_detailed_results`"
+    " set to `True`."
+)
+INITIAL_SESSION_WITH_EVALSET = (
+    "Initial session should be specified as a part of EvalSet file. Explicit initial session is only needed, when "
+    "specifying data in the older schema."
+)
+CSV_COLUMNS = (
+    "eval_set_id",
+    "eval_id",
+    "metric_name",
+    "threshold",
+    "score",
+    "eval_status",
+    "prompt",
+    "expected_response",
+    "actual_response",
+    "expected_tool_calls",
+    "actual_tool_calls",
+)
+
+
+def eval_files(path_or_dir: str) -> list[Path]:
+    """A folder's ``*.test.json`` files, searched recursively; any other path is the one file."""
+    if not os.path.isdir(path_or_dir):
+        return [Path(path_or_dir)]
+    found = sorted(Path(root) / name for root, _, names in os.walk(path_or_dir) for name in names)
+    files = [path for path in found if path.name.endswith(".test.json")]
+    if not files:
+        raise ValueError(f"No `*.test.json` eval files found in {path_or_dir}, so there is nothing to evaluate.")
+    return files
+
+
+def sibling_config(path: Path) -> ConfigSource:
+    """AgentEvaluator's config: ``test_config.json`` in the file's own folder, else ADK's defaults."""
+    candidate = path.parent / CONFIG_NAME
+    return ConfigSource("folder", candidate) if candidate.is_file() else ConfigSource("default", None)
+
+
+def _initial_session(initial_session_file: str | None) -> dict[str, Any]:
+    if not initial_session_file:
+        return {}
+    _, data = load.read_json(Path(initial_session_file), initial_session_file)
+    if not isinstance(data, dict):
+        raise ValueError(f"{initial_session_file}: an initial session must be a JSON object")
+    return data
+
+
+def _load(session: CaseSession, path: Path, initial_session: dict[str, Any]) -> PlannedFile:
+    """The file; a legacy query list seeded from the initial session file as AgentEvaluator seeds it."""
+    try:
+        planned = session.load(path)
+        if planned.loaded.format != "legacy_query_list":
+            if initial_session:
+                raise AssertionError(INITIAL_SESSION_WITH_EVALSET)
+            return planned
+        seeded: SessionInput | None = legacy.session_input_from(initial_session, [])
+    except GateError as error:
+        raise ValueError(error.one_line()) from None
+    except legacy.LegacyFormatError as error:
+        raise ValueError(f"initial session: {error}") from None
+    cases = planned.loaded.eval_set.eval_cases
+    cases[0] = cases[0].model_copy(update={"session_input": seeded})
+    return planned
+
+
+def adk_failures(cases: list[CaseResult], agent_module: str) -> list[str]:
+    """AgentEvaluator's failure lines: one per failing or unscored metric, one per case whose runs crashed."""
+    failures = []
+    for case in cases:
+        scored_runs = [run for run in case.runs if not run.error]
+        for metric in case.metrics if scored_runs else []:
+            if metric.kind == "informational" or metric.threshold is None:
+                continue
+            if metric.score is None:
+                failures.append(
+                    f"{metric.name} for {agent_module} was not evaluated. No score was produced, so the threshold "
+                    f"of {metric.threshold} was never checked and this is not a score regression. See the logs for "
+                    "why the metric could not run."
+                )
+            elif metric.score < metric.threshold:
+                failures.append(
+                    f"{metric.name} for {agent_module} Failed. Expected {metric.threshold}, but got {metric.score}."
+                )
+        crashed = len(case.runs) - len(scored_runs)
+        if crashed:
+            failures.append(
+                f"{case.eval_id} for {agent_module} Failed. {crashed} of {len(case.runs)} runs were recorded as "
+                "failed without producing any metric results."
+            )
+    return failures
+
+
+def _invocation_status(score: float | None, threshold: float | None) -> str:
+    if threshold is None:
+        return "INFORMATIONAL"
+    if score is None:
+        return "NOT_EVALUATED"
+    return "PASSED" if score >= threshold else "FAILED"
+
+
+def append_csv(output_file: str, cases: list[CaseResult]) -> None:
+    """AgentEvaluator's ``output_file``: one row per metric, run and invocation, appended (header once)."""
+    rows = []
+    for case in cases:
+        for metric in case.metrics:
+            for run in case.runs:
+                scores = next((m.invocation_scores for m in run.metrics if m.name == metric.name), [])
+                for turn, score in zip(views.turns(run), scores, strict=False):
+                    rows.append(
+                        {
+                            "eval_set_id": case.eval_set_id,
+                            "eval_id": case.eval_id,
+                            "metric_name": metric.name,
+                            "threshold": metric.threshold,
+                            "score": score,
+                            "eval_status": _invocation_status(score, metric.threshold),
+                            "prompt": turn.user,
+                            "expected_response": turn.expected_answer or "",
+                            "actual_response": turn.actual_answer or "",
+                            "expected_tool_calls": "\n".join(turn.expected_calls or []),
+                            "actual_tool_calls": "\n".join(turn.actual_calls or []),
+                        }
+                    )
+    target = Path(output_file)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    new = not target.is_file()
+    with target.open("a", encoding="utf-8", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=CSV_COLUMNS)
+        if new:
+            writer.writeheader()
+        writer.writerows(rows)
+
+
+def _refuse_unsupported(*, artifact_service: Any, app_name: str | None, eval_set_results_manager: Any) -> None:
+    if eval_set_results_manager is not None and not app_name:
+        raise ValueError("app_name is required when eval_set_results_manager is provided.")
+    if eval_set_results_manager is not None:
+        raise NotImplementedError(
+            "adk_eval_gate.pytest does not write ADK result files (eval_set_results_manager); run "
+            "adk-eval-gate run for results.json, JUnit XML and a summary, or use ADK's AgentEvaluator for this test"
+        )
+    if artifact_service is not None:
+        raise NotImplementedError(
+            "adk_eval_gate.pytest runs every case with a fresh in-memory artifact service and does not take one "
+            "(artifact_service); use ADK's AgentEvaluator for a test that pre-loads artifacts"
+        )
+
+
+def _session(agent_module: str, agent_name: str | None, *, num_runs: int, root: Path) -> CaseSession:
+    environment = {key: value for key, value in os.environ.items() if not key.startswith("INPUT_")}
+    options = {"num_runs": num_runs, "workers": 0, "parallelism": ADK_PARALLELISM}
+    settings = build_settings("run", options, environment)
+    agent = AgentRef("module", agent_module, agent_module, sub_agent=agent_name)
+    return CaseSession(settings, root=root, config_finder=sibling_config, agent=agent)
+
+
+async def evaluate(  # noqa: PLR0917 - AgentEvaluator.evaluate's signature, positional arguments too
+    agent_module: str,
+    eval_dataset_file_path_or_dir: str,
+    num_runs: int = NUM_RUNS,
+    agent_name: str | None = None,
+    initial_session_file: str | None = None,
+    print_detailed_results: bool = True,
+    artifact_service: Any | None = None,
+    output_file: str | None = None,
+    app_name: str | None = None,
+    eval_set_results_manager: Any | None = None,
+) -> None:
+    """Evaluates the agent of ``agent_module`` on the eval files; raises ``AssertionError`` listing the failures.
+
+    ``app_name`` only matters to ADK together with ``eval_set_results_manager``, which (like ``artifact_service``)
+    is refused with ``NotImplementedError``.
+    """
+    if num_runs < 1:
+        raise ValueError(f"`num_runs` must be at least 1, got {num_runs}.")
+    _refuse_unsupported(
+        artifact_service=artifact_service, app_name=app_name, eval_set_results_manager=eval_set_results_manager
+    )
+    files = eval_files(eval_dataset_file_path_or_dir)
+    initial_session = _initial_session(initial_session_file)
+    root = find_repository_root(Path(eval_dataset_file_path_or_dir))
+    session = _session(agent_module, agent_name, num_runs=num_runs, root=root)
+    loop = asyncio.get_running_loop()
+    task_factory = loop.get_task_factory()  # execute() sets its own on the loop; the test's loop gets it back
+    try:
+        problem = await session.agent_problem()  # before any file, as AgentEvaluator imports the agent first
+        if problem:
+            raise ValueError(problem)
+        for path in files:
+            cases = await session.run(_load(session, path, initial_session))
+            if print_detailed_results:
+                print("\n\n".join(case_report(case, every_metric=True) for case in cases), end="\n\n")
+            if output_file:
+                append_csv(output_file, cases)
+            failures = adk_failures(cases, agent_module)
+            if failures:
+                header = FAILURE_HEADER if print_detailed_results else FAILURE_HEADER + DETAILS_HINT
+                raise AssertionError(header + "\n" + "\n".join(failures))
+    finally:
+        loop.set_task_factory(task_factory)
+        await session.aclose()
+
+
+class AgentEvaluator:
+    """ADK's ``AgentEvaluator`` as far as tests use it: ``evaluate``, scored by the gate."""
+
+    evaluate = staticmethod(evaluate)

@@ -1,0 +1,199 @@
+"""The pytest plugin: ``pytest --adk-eval [PATHS]`` collects ADK eval files as tests, one per eval case.
+
+Installed with the package (entry point ``pytest11``) and off unless ``--adk-eval`` is given: without it the
+plugin only adds its options, and nothing else of the gate, nor google-adk, is imported. With it, each eval file
+(``*.test.json``, ``*.evalset.json``, ``*.evalset.jsonl``) is a collector whose items are its cases
+(``file::eval_id``); each item runs its case ``--adk-num-runs`` times through the gate's own stages
+(``session.CaseSession``) and fails with the gate's verdict. Works with pytest-xdist: every worker process
+has its own session.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Coroutine, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import pytest
+
+if TYPE_CHECKING:  # asyncio too: importing it would cost every pytest run of every project about 20 ms
+    import asyncio
+
+    from adk_eval_gate.plan import PlannedFile
+    from adk_eval_gate.pytest.session import CaseSession
+
+T = TypeVar("T")
+FILE_ITEM = "eval-file"  # the item that reports an eval file that cannot be loaded
+
+
+class AdkEvalWarning(pytest.PytestWarning):
+    """What the gate warns about in an eval file or its config (a key ADK ignores, a misspelt column)."""
+
+
+class EvalCaseFailed(Exception):
+    """An eval case that did not pass; its message is the whole report (no traceback is shown)."""
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("adk-eval", "ADK agent evaluations (adk-eval-gate)")
+    group.addoption(
+        "--adk-eval",
+        action="store_true",
+        default=False,
+        help="collect ADK eval files (*.test.json, *.evalset.json, *.evalset.jsonl) as tests, one per eval case",
+    )
+    group.addoption(
+        "--adk-num-runs",
+        type=int,
+        default=2,
+        metavar="N",
+        help="runs of every eval case; each metric's mean over them must meet its threshold (default: 2, as "
+        "ADK's AgentEvaluator)",
+    )
+    group.addoption(
+        "--adk-agent",
+        default=None,
+        metavar="PATH|MODULE",
+        help="the agent folder or dotted module for every eval file (default: the nearest ADK agent folder above "
+        "each file)",
+    )
+    group.addoption(
+        "--adk-config",
+        default=None,
+        metavar="FILE",
+        help="one test_config.json for every eval file (default: the test_config.json found for each file, as "
+        "adk-eval-gate finds it)",
+    )
+
+
+class _Engine:
+    """This process's case session and the event loop its agents run in (made on first use)."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        from adk_eval_gate.configs import find_repository_root
+        from adk_eval_gate.errors import GateError
+        from adk_eval_gate.pytest.session import CaseSession
+        from adk_eval_gate.runners.agents import parse_agent_option
+        from adk_eval_gate.settings import build_settings
+
+        options = {
+            "num_runs": config.getoption("adk_num_runs"),
+            "agent": config.getoption("adk_agent"),
+            "config": config.getoption("adk_config"),
+            "workers": 0,  # the agents run in this process, as with AgentEvaluator
+        }
+        environment = {key: value for key, value in os.environ.items() if not key.startswith("INPUT_")}
+        root = find_repository_root(config.rootpath)
+        try:
+            settings = build_settings("run", options, environment)
+            if settings.agent:
+                parse_agent_option(settings.agent, root=root)
+        except GateError as error:  # named as the gate's option: --num-runs is --adk-num-runs here
+            raise pytest.UsageError(error.one_line().replace("--", "--adk-", 1)) from None
+        self.session: CaseSession = CaseSession(settings, root=root)
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def run(self, work: Coroutine[Any, Any, T]) -> T:
+        if self._loop is None:
+            import asyncio
+
+            self._loop = asyncio.new_event_loop()
+        return self._loop.run_until_complete(work)
+
+    def close(self) -> None:
+        if self._loop is not None:
+            self._loop.run_until_complete(self.session.aclose())
+            self._loop.close()
+
+
+_ENGINE = pytest.StashKey[_Engine]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if config.getoption("adk_eval"):
+        config.stash[_ENGINE] = _Engine(config)
+        # ADK deprecates Runner(plugins=...), which the adk runner passes for an agent without an App
+        config.addinivalue_line("filterwarnings", "ignore:The `plugins` argument is deprecated:DeprecationWarning")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    engine = config.stash.get(_ENGINE, None)
+    if engine is not None:
+        engine.close()
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    if _ENGINE not in parent.config.stash:
+        return None
+    from adk_eval_gate.discover import DATASET_SUFFIXES, EVAL_SUFFIXES
+
+    named = parent.session.isinitpath(file_path) and file_path.suffix in {".json", *DATASET_SUFFIXES}
+    if file_path.name.endswith(EVAL_SUFFIXES) or named:  # a file named on the command line may have any name
+        return EvalFile.from_parent(parent, path=file_path)
+    return None
+
+
+class EvalFile(pytest.File):
+    """An eval file: one item per eval case, or one failing item when the file cannot be loaded."""
+
+    def collect(self) -> Iterator[pytest.Item]:
+        from adk_eval_gate.errors import GateError
+
+        engine = self.config.stash[_ENGINE]
+        try:
+            planned = engine.session.load(self.path)
+        except GateError as error:
+            yield BrokenEvalFile.from_parent(self, name=FILE_ITEM, problem=error.one_line())
+            return
+        for warning in [*planned.config.warnings, *planned.loaded.warnings]:
+            self.warn(AdkEvalWarning(warning))
+        for case in planned.loaded.eval_set.eval_cases:
+            line = planned.loaded.case_lines.get(case.eval_id)
+            yield EvalCaseItem.from_parent(self, name=case.eval_id, planned=planned, line=line)
+
+
+class EvalCaseItem(pytest.Item):
+    """One eval case: its runs, scored and judged by the gate."""
+
+    def __init__(self, *, planned: PlannedFile, line: int | None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.planned = planned
+        self.line = line
+
+    def runtest(self) -> None:
+        from adk_eval_gate.errors import GateError
+        from adk_eval_gate.pytest.report import case_report
+
+        engine = self.config.stash[_ENGINE]
+        try:
+            (case,) = engine.run(engine.session.run(self.planned, (self.name,)))
+        except GateError as error:  # no runner for the case (google-adk missing, --adk-agent wrong)
+            raise EvalCaseFailed(error.one_line()) from None
+        if case.status != "passed":
+            raise EvalCaseFailed(case_report(case))
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        if isinstance(excinfo.value, EvalCaseFailed):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo, style)
+
+    def reportinfo(self) -> tuple[Path, int, str]:
+        return self.path, (self.line or 1) - 1, f"eval case {self.name}"
+
+
+class BrokenEvalFile(pytest.Item):
+    """An eval file that cannot be loaded: one failure with the gate's one-line error; the other files run."""
+
+    def __init__(self, *, problem: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.problem = problem
+
+    def runtest(self) -> None:
+        raise EvalCaseFailed(self.problem)
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        return str(excinfo.value)
+
+    def reportinfo(self) -> tuple[Path, int, str]:
+        return self.path, 0, "eval file"

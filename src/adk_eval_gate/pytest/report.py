@@ -1,0 +1,62 @@
+"""A case's verdict as plain text for a test report: its failing metrics and its turns, expected against actual."""
+
+from __future__ import annotations
+
+from adk_eval_gate.report import views
+from adk_eval_gate.results import CaseResult, MetricResult
+
+_TEXT = 500  # characters of an answer shown
+
+
+def _number(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.4g}"
+
+
+def metric_line(metric: MetricResult) -> str:
+    """``name: score S < threshold T`` (its run scores when there are several), or why it was not evaluated."""
+    runs = f" (runs: {', '.join(map(_number, metric.run_scores))})" if len(metric.run_scores) > 1 else ""
+    if metric.status == "not_evaluated":
+        return f"{views.failure_reason(metric)}{runs}"
+    if metric.threshold is None:
+        return f"{metric.name}: {_number(metric.score)} (informational){runs}"
+    relation = "<" if metric.status == "failed" else ">="
+    return f"{metric.name}: score {_number(metric.score)} {relation} threshold {_number(metric.threshold)}{runs}"
+
+
+def _clip(text: str) -> str:
+    return repr(text if len(text) <= _TEXT else text[: _TEXT - 1] + "…")
+
+
+def _answer(answer: str | None) -> str:
+    return "-" if answer is None else _clip(answer)
+
+
+def _calls(calls: list[str] | None) -> str:
+    return "-" if calls is None else ", ".join(calls) or "(none)"
+
+
+def _turn_lines(turn: views.TurnView) -> list[str]:
+    return [
+        f"  turn {turn.number}: user {_clip(turn.user)}",
+        f"    expected answer {_answer(turn.expected_answer)}",
+        f"    actual answer   {_answer(turn.actual_answer)}",
+        f"    expected tools  {_calls(turn.expected_calls)}",
+        f"    actual tools    {_calls(turn.actual_calls)}",
+    ]
+
+
+def case_report(case: CaseResult, *, every_metric: bool = False) -> str:
+    """The case's status, its failing metrics (``every_metric``: all of them) and its worst run's turns."""
+    runs = f" over {len(case.runs)} runs" if len(case.runs) > 1 else ""
+    lines = [f"{case.id}: {case.status}{runs}"]
+    if case.error:
+        lines.append(f"  error: {case.error}")
+    scored = any(not run.error for run in case.runs)  # no run scored: the error says it all
+    shown = (case.metrics if every_metric else views.failing_metrics(case)) if scored else []
+    lines += [f"  {metric_line(metric)}" for metric in shown]
+    run = views.worst_run(case)
+    if run is not None and run.invocations:
+        lines.append(f"run {run.run} ({run.status}):")
+        for turn in views.turns(run):
+            lines += _turn_lines(turn)
+    return "\n".join(lines)

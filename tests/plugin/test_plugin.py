@@ -1,0 +1,78 @@
+"""The pytest plugin in this process (pytester): eval cases as items, their verdicts, JUnit, bad files and rows.
+
+Datasets of recorded answers need no agent, so these runs are fast; a real ADK agent runs in test_projects.py.
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from tests.conftest import junit_schema, write_json
+from tests.plugin.test_evaluator import ROWS
+from tests.test_dataset import write_csv, write_jsonl
+
+pytest_plugins = ["pytester"]
+PLAIN = ("-p", "no:cacheprovider", "-p", "no:hypothesispytest")  # hypothesis' plugin costs 1.5 s per inner run
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester) -> pytest.Pytester:
+    (pytester.path / ".git").mkdir()
+    write_json(pytester.path / "evals" / "test_config.json", {"criteria": {"tool_trajectory_avg_score": 1.0}})
+    write_jsonl(pytester.path / "evals" / "rows.evalset.jsonl", ROWS)
+    (pytester.path / "evals" / "broken.evalset.json").write_text('{"eval_set_id": "x", "eval_cases": [', "utf-8")
+    pytester.makepyfile(test_plain="def test_plain():\n    assert True\n")
+    return pytester
+
+
+def test_each_eval_case_is_an_item_with_the_gates_verdict(project: pytest.Pytester) -> None:
+    result = project.runpytest("--adk-eval", *PLAIN, "--junitxml=junit-plugin.xml", "-rf")
+    result.assert_outcomes(passed=2, failed=3)  # test_plain and good; wrong_city, broken (row), the broken file
+    result.stdout.fnmatch_lines(
+        [
+            "FAILED evals/broken.evalset.json::eval-file - *",
+            "FAILED evals/rows.evalset.jsonl::wrong_city - *",
+            "FAILED evals/rows.evalset.jsonl::broken - *",
+        ]
+    )
+    output = result.stdout.str()
+    assert "\nevals/broken.evalset.json:1:37: invalid JSON: Expecting value (fix the JSON syntax)\n" in output
+    assert (
+        '\n  error: evals/rows.evalset.jsonl:3: predicted_trajectory[0].tool_input: "tool_input" is required' in output
+    )
+    assert "  tool_trajectory_avg_score: score 0 < threshold 1" in output
+    assert '    expected tools  get_weather({"city": "Melbourne"})' in output
+    assert "Traceback" not in output
+    junit_schema().validate(str(project.path / "junit-plugin.xml"))
+    suite = ET.parse(project.path / "junit-plugin.xml").getroot()
+    testcases = {case.get("name"): case for case in suite.iter("testcase")}
+    assert set(testcases) == {"test_plain", "good", "wrong_city", "broken", "eval-file"}
+    assert [case.find("failure") is None for case in testcases.values()] == [False, True, False, False, True]
+
+
+def test_a_file_named_on_the_command_line_may_have_any_name(project: pytest.Pytester) -> None:
+    write_csv(project.path / "evals" / "extra.csv", ROWS[:2])
+    result = project.runpytest("--adk-eval", *PLAIN, "evals/extra.csv")
+    result.assert_outcomes(passed=1, failed=1)
+    assert "evals/extra.csv::wrong_city: failed" in result.stdout.str()
+
+
+def test_off_unless_asked_for(project: pytest.Pytester) -> None:
+    result = project.runpytest(*PLAIN)
+    result.assert_outcomes(passed=1)
+
+
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [
+        (("--adk-num-runs", "0"), "--adk-num-runs must be at least 1, got 0"),
+        (("--adk-agent", "no/such"), "--adk-agent: 'no/such' is neither an existing folder nor a dotted module name"),
+        (("--adk-config", "none.json"), "--adk-config: config file 'none.json' does not exist"),
+    ],
+)
+def test_options_are_checked(project: pytest.Pytester, option: tuple[str, str], message: str) -> None:
+    result = project.runpytest("--adk-eval", *option, *PLAIN)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"*{message}*"])
