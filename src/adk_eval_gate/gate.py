@@ -14,7 +14,7 @@ from adk_eval_gate.console import Console
 from adk_eval_gate.github import baseline as baselines
 from adk_eval_gate.github.client import GitHubClient
 from adk_eval_gate.noise import MIN_HISTORY
-from adk_eval_gate.report.sections import plural
+from adk_eval_gate.report.verdict import change_counts, comparison_words
 from adk_eval_gate.results import Comparison, ResultsDocument, RunStatus
 from adk_eval_gate.results_usage import BudgetLimits
 from adk_eval_gate.settings import Settings
@@ -126,10 +126,7 @@ def compared(
             limits=budget_limits(settings),
         )
     comparison = comparison_with(doc, found, settings=settings)
-    console.line(f"Compared with {found.info.description}: {comparison_sentence(comparison)}")
-    for difference in comparison.differences:
-        console.line(f"  not like-for-like: {difference.message}")
-    return decided(
+    result = decided(
         doc,
         comparison,
         fail_on_regression=settings.fail_on_regression,
@@ -137,24 +134,20 @@ def compared(
         strict_comparison=settings.strict_comparison,
         limits=budget_limits(settings),
     )
+    console.line(f"Compared with {found.info.description}: {comparison_sentence(result)}")
+    for difference in comparison.differences:
+        console.line(f"  not like-for-like: {difference.message}")
+    return result
 
 
-def comparison_sentence(comparison: Comparison) -> str:
-    noisy = f" ({comparison.noisy_regressions} more within noise)" if comparison.noisy_regressions else ""
-    incomparable = (
-        f", {plural(comparison.incomparable_regressions, 'drop')} not comparable"
-        if comparison.incomparable_regressions
-        else ""
-    )
-    history = comparison.history
+def comparison_sentence(doc: ResultsDocument) -> str:
+    """The comment's comparison counts, for the log."""
+    counts = change_counts(doc)
+    history = doc.comparison.history if doc.comparison else None
     against = (
-        f", noise from {plural(len(history.runs), 'base run')}" if history and len(history.runs) >= MIN_HISTORY else ""
+        f" (noise from the last {len(history.runs)} base runs)" if history and len(history.runs) >= MIN_HISTORY else ""
     )
-    return (
-        f"{plural(comparison.regressions, 'regression')}{noisy}{incomparable}, "
-        f"{plural(comparison.improvements, 'improvement')}, {comparison.new} new and {comparison.removed} removed "
-        f"cases{against}"
-    )
+    return (" · ".join(comparison_words(counts)) if counts else "") + against
 
 
 def recompared(

@@ -43,7 +43,7 @@ def test_a_one_run_head_is_judged_against_the_spread_of_ten_base_runs(
     assert len(fake_github.storage_requests) == 10
     summary = step.step_summary.read_text()
     assert '"this run"' in summary and "The base branch's last runs and this run" in summary
-    assert "within noise (history)" in summary and "spread over the base branch's last 10 runs" in summary
+    assert "within noise (history)" in summary and "noise from the last 10 base runs" in summary
 
     again = _gate(monkeypatch, tmp_path, fake_github, example_results, "--cache-dir", str(cache))
     assert again.code == 1
@@ -63,7 +63,8 @@ def test_a_case_whose_status_flips_on_the_base_branch_is_known_flaky(
     flaky_id = f"{EXAMPLE}::two_cities"
     assert step.results()["comparison"]["history"]["known_flaky"] == [flaky_id]
     [comment] = fake_github.comments_on(7)
-    assert "**Known flaky**" in comment.body and "two_cities" in comment.body
+    assert "1 known flaky on the base branch" in comment.body and "**Known flaky**" in comment.body
+    assert "two\\_\u200bcities" in comment.body
 
 
 def test_history_zero_compares_with_the_newest_run_only(

@@ -36,13 +36,13 @@ def test_a_pull_request_compares_comments_once_and_edits_after(
 
     first = gate(monkeypatch, tmp_path, pull_request_env(tmp_path, fake_github, run_id=101), example_results)
     assert first.code == 1, first.stdout
-    assert "Compared with main (run " in first.stdout and "1 regression," in first.stdout
+    assert "Compared with main (run " in first.stdout and ": 1 regression · 0 improvements" in first.stdout
     assert "Pull-request comment created" in first.stdout
     assert "::error file=examples/weather_agent/weather.evalset.json,line=" in first.stdout
     assert [line for line in first.stdout.splitlines() if "ghs_flowtoken" in line] == ["::add-mask::ghs_flowtoken"]
     [comment] = fake_github.comments_on(7)
     assert comment.body.startswith("<!-- adk-eval-gate id=default digest=")
-    assert "/actions/runs/101)" in comment.body and "### Regressions (1)" in comment.body
+    assert "/actions/runs/101)" in comment.body and "<summary><strong>1 regression</strong></summary>" in comment.body
     outputs = first.output_values()
     assert outputs["status"] == "failed" and outputs["regressions"] == "1" and outputs["failed"] == "1"
     assert outputs["comment-url"].endswith(f"#issuecomment-{comment.id}")
@@ -102,7 +102,7 @@ def test_a_hostile_artifact_is_refused_and_the_run_goes_on(
     step = gate(monkeypatch, tmp_path, pull_request_env(tmp_path, fake_github, run_id=8), example_results)
     assert step.code == 1
     assert "::warning::baseline not used: " in step.stdout and "unsafe path '../../etc/passwd'" in step.stdout
-    assert "**No comparison**: the baseline was not used" in (tmp_path / "out" / "summary.md").read_text()
+    assert "**No comparison:** the baseline was not used" in (tmp_path / "out" / "summary.md").read_text()
     assert step.output_values()["regressions"] == "0"
     assert len(fake_github.comments_on(7)) == 1
 

@@ -100,6 +100,6 @@ def test_merged_shards_are_published_like_one_run(
     )
     assert step.code == 1
     [comment] = fake_github.comments_on(7)
-    assert "3 cases, 2 passed, 1 failed" in comment.body and "2 shards merged" in comment.body
-    assert "**1** regression" in comment.body  # merged results are compared with the base branch again
+    assert "**3 cases:** 2 passed · 1 failed" in comment.body and "2 shards merged" in comment.body
+    assert "1 regression · 0 improvements" in comment.body  # merged results are compared with the base branch again
     assert "::error file=examples/weather_agent/weather.evalset.json" in step.stdout

@@ -58,10 +58,12 @@ def test_huge_suite_fits_both_limits_and_says_what_was_cut() -> None:
     body = comment.render(doc)
     assert len(body) <= comment.COMMENT_LIMIT
     assert "Shortened to fit GitHub's comment limit" in body
-    shown = body.count("<details>")
-    assert f"{400 - shown} failing cases not shown" in body or shown == 0
+    shown = body.count("<details><summary>❌")  # one collapsed section per failing case shown
+    assert shown == 20 and "380 failing cases not shown" in body
+    assert "… and 380 more: see the job summary" in body
+    assert "… and 770 more regressions: see the job summary" in body
     assert body.startswith("<!-- adk-eval-gate id=default digest=")
-    assert "❌ **ADK eval gate failed**: 400 cases" in body
+    assert "### ❌ ADK eval gate failed\n\n**400 cases:** 0 passed · 400 failed" in body
     full = summary.render(doc)
     assert len(full.encode("utf-8")) <= summary.SUMMARY_LIMIT
     assert "Shortened to fit GitHub's 1 MiB job-summary limit" in full

@@ -4,24 +4,29 @@ from __future__ import annotations
 
 import pytest
 
-from adk_eval_gate.report import sections
+from adk_eval_gate.report import cases, changes, sections, verdict
 from tests.report.scenarios import SCENARIOS
 
 
-def test_the_verdict_line_counts_every_outcome() -> None:
-    assert sections.verdict_line(SCENARIOS["regressions"]()) == (
-        "❌ **ADK eval gate failed**: 4 cases, 3 passed, 1 failed"
-    )
-    assert sections.verdict_line(SCENARIOS["no_baseline"]()).startswith(
-        "💥 **ADK eval gate could not evaluate everything**: 5 cases, 2 passed, 1 failed, 1 error, 1 not evaluated"
-    )
+def test_the_verdict_names_every_count_that_is_not_zero_even_in_an_error() -> None:
+    regressions, no_baseline = SCENARIOS["regressions"](), SCENARIOS["no_baseline"]()
+    assert verdict.heading(regressions) == "### ❌ ADK eval gate failed"
+    assert verdict.counts_line(regressions) == "**4 cases:** 3 passed · 1 failed · 2 regressions fail the gate"
+    assert verdict.heading(no_baseline) == "### 💥 ADK eval gate could not evaluate everything"
+    assert verdict.counts_line(no_baseline) == "**5 cases:** 2 passed · 1 failed · 1 error · 1 not evaluated"
+    assert verdict.heading(regressions, gate_id="nightly") == "### ❌ ADK eval gate `nightly` failed"
 
 
-def test_the_baseline_line_says_what_was_compared_or_how_to_get_a_comparison() -> None:
-    line = sections.baseline_line(SCENARIOS["regressions"]())
-    assert "**2** regressions, 1 drop within noise, 0 improvements, 1 new case, 1 removed" in line
+def test_the_comparison_line_and_the_section_headings_give_the_same_counts() -> None:
+    doc = SCENARIOS["regressions"]()
+    line = verdict.comparison_line(doc)
+    assert "2 regressions · 1 within noise · 0 improvements · 1 new · 1 removed" in line
     assert "https://github.com/octo/repo/actions/runs/41" in line
-    assert "give `--baseline FILE`" in sections.baseline_line(SCENARIOS["no_baseline"]())
+    section = changes.regressions(doc, limit=None, cut=sections.Cut())
+    assert section.startswith("<details><summary><strong>2 regressions</strong> · 1 within noise</summary>")
+    assert section.count("| significant |") == 2 and section.count("| within noise |") == 1
+    assert doc.comparison is not None and doc.comparison.regressions == 2 and doc.comparison.noisy_regressions == 1
+    assert "give `--baseline FILE`" in verdict.comparison_line(SCENARIOS["no_baseline"]())
 
 
 def test_the_metric_table_has_one_row_per_metric_with_base_head_and_change() -> None:
@@ -33,11 +38,13 @@ def test_the_metric_table_has_one_row_per_metric_with_base_head_and_change() -> 
     assert len(limited.splitlines()) == 3 and cut.sentence(where="the limit")
 
 
-def test_regressions_put_significant_drops_first_and_say_which_are_noise() -> None:
-    text = sections.regressions(SCENARIOS["regressions"](), limit=None, cut=sections.Cut())
-    assert text.startswith("### Regressions (3)")
+def test_regressions_put_significant_drops_first_group_by_file_and_keep_cells_short() -> None:
+    text = changes.regressions(SCENARIOS["regressions"](), limit=None, cut=sections.Cut(), interval=True)
     significant = text.index("significant [-0.3, -0.3]")
-    assert significant < text.index("within noise [-0.543, 0.276]")
+    assert significant < text.index("**Within noise** (1)") < text.index("within noise [-0.543, 0.276]")
+    assert "**agents/\u200bweather/\u200bweather.\u200bevalset.\u200bjson**" in text
+    assert "| flips | response\\_\u200bmatch\\_\u200bscore | 0.9 | 0.6 | ▼ −0.3 |" in text
+    assert "`agents/weather" not in text  # no code span of a case id in a table cell
 
 
 def test_a_section_longer_than_its_budget_asks_for_less_detail() -> None:
@@ -73,12 +80,11 @@ def test_quarantined_cases_are_listed_apart_with_their_stability_and_counted_in_
     marked = aggregate.quarantine([flaky, broken], ["agents/weather/weather.evalset.json:broken"])
     doc = document(marked)
     assert doc.status == "passed"
-    assert sections.verdict_line(doc).endswith("1 passed, 0 failed, 1 quarantined")
-    listed = sections.quarantined_cases(doc)
-    assert "Quarantined: 1 case that ran but do not fail the gate" in listed
-    assert "`agents/weather/weather.evalset.json::broken`: ❌ failed" in listed
-    failing = sections.failing_cases(doc, detail=sections.Detail(0, None, None), cut=sections.Cut())
-    assert failing == ""
+    assert verdict.counts_line(doc) == "**2 cases:** 1 passed · 1 quarantined (1 not passing)"
+    listed = cases.quarantined_cases(doc)
+    assert "<strong>Quarantined</strong>: 1 · 1 not passing, none fail the gate" in listed
+    assert "- broken (agents/\u200bweather/\u200bweather.\u200bevalset.\u200bjson): ❌ failed" in listed
+    assert cases.failing_cases(doc, detail=sections.Detail(0, None, None), cut=sections.Cut()) == ""
 
 
 def test_flaky_cases_say_how_many_runs_passed_and_which_metric_flips() -> None:
@@ -87,8 +93,7 @@ def test_flaky_cases_say_how_many_runs_passed_and_which_metric_flips() -> None:
     metrics = [metric("response_match_score", [1.0, 0.5, 1.0]), metric("tool_trajectory_avg_score", [1.0] * 3)]
     flaky = case("flaky", metrics)
     flaky = flaky.model_copy(update={"stability": "flaky", "runs_passed": 2})
-    listed = sections.flaky_cases(document([flaky]))
-    assert "Flaky: 1 case whose runs do not agree" in listed
-    line = "- `agents/weather/weather.evalset.json::flaky`: 2 of 3 runs passed; flips: `response_match_score`\n"
-    assert line in listed
-    assert sections.flaky_cases(document([case("steady", [metric("response_match_score", 1.0)])])) == ""
+    listed = cases.flaky_cases(document([flaky]))
+    assert "<strong>Flaky</strong>: 1 whose runs do not agree" in listed
+    assert ": 2 of 3 runs passed; flips: response\\_\u200bmatch\\_\u200bscore\n" in listed
+    assert cases.flaky_cases(document([case("steady", [metric("response_match_score", 1.0)])])) == ""

@@ -1,10 +1,12 @@
-"""The pull-request comment: verdict and counts, the per-metric table against the baseline, the regressions,
-the failing cases (collapsed), and links to the run. Pure: results in, Markdown out.
+"""The pull-request comment: the verdict with its counts, one line against the baseline, cost and latency in one
+line, the per-metric table, then collapsed sections (regressions, cases that did not pass, flaky, quarantined,
+cost rises) whose headings carry the same counts. Pure: results in, Markdown out.
 
-The body starts with a hidden marker, ``<!-- adk-eval-gate id=GATE digest=HEX -->``, that finds the comment
-again (with its author, see ``github.comment``) and tells whether anything changed since it was posted. It
-stays under GitHub's 65,536-character limit by dropping detail in a fixed order (``LEVELS``) and saying what
-was cut.
+With every section closed it fits one screen and an 850 px wide comment: tables hold short cells that can wrap
+(``markdown.breakable``), never a long code span. The body starts with a hidden marker,
+``<!-- adk-eval-gate id=GATE digest=HEX -->``, that finds the comment again (with its author, see
+``github.comment``) and tells whether anything changed since it was posted. It stays under GitHub's
+65,536-character limit by dropping detail in a fixed order (``LEVELS``) and saying what was cut.
 """
 
 from __future__ import annotations
@@ -14,25 +16,18 @@ import json
 import re
 
 from adk_eval_gate.github import limits
-from adk_eval_gate.report import costs
+from adk_eval_gate.report import cases, changes, costs, verdict
 from adk_eval_gate.report import markdown as md
 from adk_eval_gate.report.sections import (
     Cut,
     Detail,
-    baseline_line,
     differences,
-    failing_cases,
     fit,
-    flaky_cases,
     footer,
-    known_flaky_cases,
     links,
     metric_table,
     plural,
-    quarantined_cases,
-    regressions,
     run_problems,
-    verdict_line,
 )
 from adk_eval_gate.results import ResultsDocument
 
@@ -40,10 +35,10 @@ COMMENT_LIMIT = limits.COMMENT_CHARS
 RISES_SHOWN = 5  # cases whose cost or latency rose most; the summary lists them all
 _TARGET = COMMENT_LIMIT - 1_000
 LEVELS = (
-    Detail(text_limit=2000, max_cases=None, max_changes=None),
-    Detail(text_limit=600, max_cases=40, max_changes=200),
-    Detail(text_limit=200, max_cases=20, max_changes=100),
-    Detail(text_limit=0, max_cases=100, max_changes=50),
+    Detail(text_limit=2000, max_cases=20, max_changes=30),
+    Detail(text_limit=600, max_cases=20, max_changes=30),
+    Detail(text_limit=200, max_cases=20, max_changes=30),
+    Detail(text_limit=0, max_cases=50, max_changes=30),
     Detail(text_limit=0, max_cases=20, max_changes=20, max_metrics=50),
     Detail(text_limit=0, max_cases=0, max_changes=0, max_metrics=20),
 )
@@ -93,30 +88,35 @@ def digest(doc: ResultsDocument) -> str:
     return hashlib.sha256(encoded).hexdigest()[:16]
 
 
-def _render(doc: ResultsDocument, *, gate_id: str, detail: Detail, level: int, budget: int) -> str:
-    cut = Cut(text_limit=detail.text_limit if level and detail.text_limit else None)
-    sections = [
-        marker(gate_id, digest(doc)),
-        verdict_line(doc, gate_id=gate_id) + "\n\n" + baseline_line(doc),
+def header(doc: ResultsDocument, *, gate_id: str) -> list[str]:
+    """What the comment and the summary open with, in the same words."""
+    broken = [f for f in doc.files if f.error]
+    unusable = ""
+    if broken:
+        names = ", ".join(md.breakable(f.path, limit=200) for f in broken[:10])
+        unusable = f"**{plural(len(broken), 'eval file')} could not be used:** {names}" + (
+            " …" if len(broken) > 10 else ""
+        )
+    return [
+        verdict.heading(doc, gate_id=gate_id) + "\n\n" + verdict.counts_line(doc),
+        verdict.comparison_line(doc),
         costs.cost_line(doc),
         costs.budget_lines(doc),
-        differences(doc),
         run_problems(doc),
-        metric_table(doc, limit=detail.max_metrics, cut=cut),
+        unusable,
+        differences(doc),
     ]
-    file_errors = [f for f in doc.files if f.error]
-    if file_errors:
-        sections.append(
-            f"**{plural(len(file_errors), 'eval file')} could not be used**: "
-            + ", ".join(md.code(f.path, limit=200) for f in file_errors[:20])
-            + (" …" if len(file_errors) > 20 else "")
-        )
-    sections.append(regressions(doc, limit=detail.max_changes, cut=cut, budget=budget))
+
+
+def _render(doc: ResultsDocument, *, gate_id: str, detail: Detail, level: int, budget: int) -> str:
+    cut = Cut(text_limit=detail.text_limit if level and detail.text_limit else None)
+    sections = [marker(gate_id, digest(doc)), *header(doc, gate_id=gate_id)]
+    sections.append(metric_table(doc, limit=detail.max_metrics, cut=cut))
+    sections.append(changes.regressions(doc, limit=detail.max_changes, cut=cut, budget=budget))
+    sections.append(cases.failing_cases(doc, detail=detail, cut=cut, budget=budget))
+    sections.append(cases.flaky_cases(doc, limit=detail.max_cases))
+    sections.append(cases.quarantined_cases(doc, limit=detail.max_cases))
     sections.append(costs.rising_cases(doc, limit=RISES_SHOWN))
-    sections.append(failing_cases(doc, detail=detail, cut=cut, budget=budget))
-    sections.append(flaky_cases(doc, limit=detail.max_cases))
-    sections.append(known_flaky_cases(doc, limit=detail.max_cases))
-    sections.append(quarantined_cases(doc, limit=detail.max_cases))
     sections.append(cut.sentence(where="GitHub's comment limit"))
     sections.append(" · ".join(part for part in (links(doc), footer(doc)) if part))
     return "\n\n".join(section for section in sections if section) + "\n"

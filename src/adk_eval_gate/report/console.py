@@ -10,6 +10,7 @@ from adk_eval_gate.console import Console
 from adk_eval_gate.plan import WorkItem
 from adk_eval_gate.report import costs, views
 from adk_eval_gate.report.sections import plural
+from adk_eval_gate.report.verdict import change_counts, count_words
 from adk_eval_gate.results import CaseResult, MetricStatus, ResultsDocument
 
 Shown = TypeVar("Shown", str, list[str])  # what a turn shows: its answer, or its tool calls
@@ -130,23 +131,10 @@ def final(console: Console, doc: ResultsDocument) -> None:
                     console.line(f"      {line}")
         if len(failing) > _SHOWN_CASES:
             console.line(f"  (expected and actual turns are shown for the first {_SHOWN_CASES}; see summary.md)")
-    infrastructure = f" ({totals.infrastructure_errors} infrastructure)" if totals.infrastructure_errors else ""
-    confirmed = f" ({totals.confirmed_failures} confirmed by re-runs)" if totals.confirmed_failures else ""
-    parts = [
-        f"{totals.passed} passed",
-        f"{totals.failed} failed{confirmed}",
-        plural(totals.error, "error") + infrastructure,
-        f"{totals.not_evaluated} not evaluated",
-    ]
-    if doc.stability and doc.stability.flaky:
-        parts.append(f"{doc.stability.flaky} flaky")
-    if totals.file_errors:
-        parts.append(f"{totals.file_errors} file{'s' if totals.file_errors > 1 else ''} could not be loaded")
-    if totals.quarantined:
-        quarantined = [c for c in doc.cases if c.quarantined]
-        parts.append(f"{totals.quarantined} quarantined ({sum(c.status != 'passed' for c in quarantined)} not passing)")
+    parts = count_words(doc)
     if doc.comparison is not None:
-        parts.append(f"{doc.comparison.regressions} regressions against the baseline")
+        counts = change_counts(doc)
+        parts.append(plural(len(counts.regressions) if counts else 0, "regression") + " against the baseline")
     if doc.error:
         console.line("")
         console.line(f"The run ended in error: {doc.error}")

@@ -112,7 +112,7 @@ def rising_cases(doc: ResultsDocument, *, limit: int | None) -> str:
     listed = usage.cases if limit is None else usage.cases[:limit]
     rows = [
         [
-            md.code((change.case_id or "").rsplit("::", 1)[-1], limit=60, in_table=True),
+            md.breakable((change.case_id or "").rsplit("::", 1)[-1], limit=120),
             LABELS[change.quantity].replace(" per pass", ""),
             figure(change, change.base),
             figure(change, change.head),
@@ -122,7 +122,7 @@ def rising_cases(doc: ResultsDocument, *, limit: int | None) -> str:
     ]
     more = f"\n\n_… and {len(usage.cases) - len(listed)} more rises._" if len(usage.cases) > len(listed) else ""
     table = md.table(["Case", "Figure", "Base", "Head", "Change"], rows, align=["---", "---", "--:", "--:", "--:"])
-    return f"**Cost and latency rose** in {plural(usage.rising_cases, 'case')}:\n\n{table}{more}"
+    return md.details(f"<strong>Cost and latency rose</strong>: {plural(usage.rising_cases, 'case')}", table + more)
 
 
 def usage_table(doc: ResultsDocument) -> str:

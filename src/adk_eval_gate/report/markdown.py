@@ -94,3 +94,15 @@ def table(header: list[str], rows: list[list[str]], *, align: list[str] | None =
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join(aligns) + "|"]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
     return "\n".join(lines)
+
+
+_BREAK_AFTER = re.compile(r"([_/.:\-])(?=\S)")
+_LONG_RUN = re.compile("[^\\s\u200b]{24}(?=[^\\s\u200b])")
+
+
+def breakable(text: str, *, limit: int | None = 160) -> str:
+    """Untrusted text for a table cell that must wrap: ``inline``, with a break opportunity (a zero-width space)
+    after ``_ / . : -`` and inside any run of 24 characters without one, so a long id never widens the table."""
+    text = " ".join(clean(truncate(text, limit) if limit else text).split())
+    text = _LONG_RUN.sub(lambda m: m.group(0) + _ZWSP, _BREAK_AFTER.sub(lambda m: m.group(1) + _ZWSP, text))
+    return inline(text)

@@ -9,14 +9,10 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from adk_eval_gate.noise import MIN_HISTORY
 from adk_eval_gate.report import markdown as md
-from adk_eval_gate.report import views
-from adk_eval_gate.results import CaseResult, MetricChange, MetricDelta, MetricSummary, ResultsDocument
+from adk_eval_gate.results import MetricDelta, MetricSummary, ResultsDocument
 
 ICON = {"passed": "✅", "failed": "❌", "error": "💥", "not_evaluated": "⚠️"}
-_VERDICT = {"passed": "passed", "failed": "failed", "error": "could not evaluate everything"}
-_SIGNIFICANCE = {"significant": "significant", "noise": "within noise", "untested": "single run"}
 _RUN_URL = re.compile(r"^https://[A-Za-z0-9.-]+(:\d+)?/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/actions/runs/\d+$")
 
 
@@ -104,33 +100,6 @@ class Cut:
         return f"✂️ _Shortened to fit {where}: {'; '.join(parts)}. Everything is in the results artifact._"
 
 
-def verdict_line(doc: ResultsDocument, *, gate_id: str | None = None) -> str:
-    totals = doc.totals
-    failed = f"{totals.failed} failed"
-    if totals.confirmed_failures:
-        failed += f" ({totals.confirmed_failures} confirmed by re-runs)"
-    parts = [f"{totals.passed} passed", failed]
-    if totals.error:
-        infrastructure = f" ({totals.infrastructure_errors} infrastructure)" if totals.infrastructure_errors else ""
-        parts.append(plural(totals.error, "error") + infrastructure)
-    if totals.not_evaluated:
-        parts.append(f"{totals.not_evaluated} not evaluated")
-    if totals.file_errors:
-        parts.append(plural(totals.file_errors, "file error"))
-    if doc.stability and doc.stability.flaky:
-        parts.append(f"{doc.stability.flaky} flaky")
-    if totals.quarantined:
-        parts.append(f"{totals.quarantined} quarantined")
-    gate = f" ({md.code(gate_id)})" if gate_id and gate_id != "default" else ""
-    comparison = doc.comparison
-    if comparison and comparison.regressions and doc.run.fail_on_regression and not totals.failed:
-        parts.append(
-            f"{plural(comparison.regressions, 'regression')} fail{'s' if comparison.regressions == 1 else ''} the gate"
-        )
-    icon = ICON.get(doc.status, "❌")
-    return f"{icon} **ADK eval gate{gate} {_VERDICT[doc.status]}**: {totals.cases} cases, " + ", ".join(parts)
-
-
 def run_problems(doc: ResultsDocument) -> str:
     """Why the run as a whole is an error: it crashed, a report failed, or it was interrupted (and what is left)."""
     lines = []
@@ -145,52 +114,24 @@ def run_problems(doc: ResultsDocument) -> str:
     return "\n\n".join(lines)
 
 
-def _short(sha: str | None) -> str:
-    return md.code(sha[:7]) if sha and re.fullmatch(r"[0-9a-fA-F]{7,64}", sha) else ""
-
-
-def baseline_line(doc: ResultsDocument) -> str:
-    comparison = doc.comparison
-    if comparison is None:
-        if doc.run.baseline_note:
-            return f"**No comparison**: {md.inline(doc.run.baseline_note, limit=400)}."
-        return "**No comparison**: give `--baseline FILE`, or run in a pull request with the base branch's artifact."
-    base = comparison.baseline
-    where = md.inline(base.description, limit=200)
-    if base.sha:
-        where += f" @ {_short(base.sha)}"
-    if base.run_url and _RUN_URL.match(base.run_url):
-        where = f"[{where}]({base.run_url})"
-    counts = [f"**{comparison.regressions}** regression{'s' if comparison.regressions != 1 else ''}"]
-    if comparison.noisy_regressions:
-        counts.append(f"{plural(comparison.noisy_regressions, 'drop')} within noise")
-    if comparison.incomparable_regressions:
-        counts.append(f"{plural(comparison.incomparable_regressions, 'drop')} not comparable")
-    counts.append(plural(comparison.improvements, "improvement"))
-    if comparison.new:
-        counts.append(plural(comparison.new, "new case"))
-    if comparison.removed:
-        counts.append(f"{comparison.removed} removed")
-    tolerance = f" (tolerance {md.score(comparison.tolerance, digits=4)})" if comparison.tolerance else ""
-    history = comparison.history
-    noise = ""
-    if history and len(history.runs) >= MIN_HISTORY:
-        noise = f" Noise: each case's spread over the base branch's last {len(history.runs)} runs."
-    return f"Compared with {where}{tolerance}: " + ", ".join(counts) + "." + noise
-
-
-DIFFERENCES_SHOWN = 10
+DIFFERENCES_SHOWN = 3  # inline; the rest in a collapsed list
+DIFFERENCES_LISTED = 30
 
 
 def differences(doc: ResultsDocument) -> str:
-    """What head and base did differently, one line each (scores of such metrics are not compared)."""
+    """What head and base did differently, one line each (drops of metrics scored differently are not counted)."""
     found = doc.comparison.differences if doc.comparison else []
     if not found:
         return ""
-    lines = [f"- {md.inline(difference.message, limit=300)}" for difference in found[:DIFFERENCES_SHOWN]]
-    if len(found) > DIFFERENCES_SHOWN:
-        lines.append(f"- … and {len(found) - DIFFERENCES_SHOWN} more (results.json: comparison.differences)")
-    return "**Not like-for-like with the baseline:**\n" + "\n".join(lines)
+    lines = [f"⚠️ {md.inline(difference.message, limit=300)}" for difference in found[:DIFFERENCES_SHOWN]]
+    text = "  \n".join(lines)
+    rest = found[DIFFERENCES_SHOWN:DIFFERENCES_LISTED]
+    if rest:
+        listed = "\n".join(f"- {md.inline(difference.message, limit=300)}" for difference in rest)
+        if len(found) > DIFFERENCES_LISTED:
+            listed += f"\n- … and {len(found) - DIFFERENCES_LISTED} more (results.json: comparison.differences)"
+        text += "\n\n" + md.details(f"{len(found) - DIFFERENCES_SHOWN} more differences from the baseline", listed)
+    return text
 
 
 def change_text(delta: float | None, *, kind: str | None = None) -> str:
@@ -227,7 +168,8 @@ def metric_table(doc: ResultsDocument, *, limit: int | None = None, cut: Cut | N
         summary, delta = summaries.get(name), deltas.get(name)
         head = summary.mean if summary else None
         rate = _pass_rate(summary)
-        row = [md.code(name, in_table=True), _threshold(summary, delta)]
+        mark = " ⚠️" if summary is not None and summary.not_evaluated else ""
+        row = [md.code(name, limit=60, in_table=True) + mark, _threshold(summary, delta)]
         if doc.comparison is not None:
             kind = "removed" if summary is None else ("new" if delta is None or delta.base_mean is None else None)
             row += [
@@ -258,209 +200,11 @@ def _pass_rate(summary: MetricSummary | None) -> str:
     return rate
 
 
-def _case_label(case_id: str) -> str:
-    return md.code(case_id, limit=160, in_table=True)
-
-
-def regressions(
-    doc: ResultsDocument,
-    *,
-    limit: int | None,
-    cut: Cut,
-    include_improvements: bool = False,
-    budget: int | None = None,
-) -> str:
-    comparison = doc.comparison
-    if comparison is None:
-        return ""
-    kinds = {"regressed", "improved"} if include_improvements else {"regressed"}
-    listed = [c for c in comparison.changes if c.kind in kinds]
-    order = {"significant": 0, "untested": 1, "noise": 2, None: 3}
-    listed.sort(key=lambda c: (c.kind != "regressed", order.get(c.significance, 3), c.delta or 0.0))
-    flips = [c for c in comparison.cases if c.kind == "status" and c.base_status == "passed"]
-    if not listed and not flips:
-        return ""
-    title = "Changes against the baseline" if include_improvements else "Regressions"
-    parts = [f"### {title} ({len(listed)})"]
-    if flips:
-        names = ", ".join(md.code(f.case_id, limit=160) for f in flips[:20])
-        more = f" and {len(flips) - 20} more" if len(flips) > 20 else ""
-        parts.append(f"Passed on the base branch, do not pass now: {names}{more}.")
-    if limit is not None and len(listed) > limit:
-        cut.changes += len(listed) - limit
-        listed = listed[:limit]
-    if listed:
-        header = md.table(["Case", "Metric", "Base", "Head", "Change", "Noise check"], [], align=_CHANGE_ALIGN)
-        flaky = known_flaky(doc)
-        rows = within((_change_row(c, flaky) for c in listed), budget)
-        parts.append("\n".join([header, *rows]))
-    return "\n\n".join(parts)
-
-
-_CHANGE_ALIGN = ["---", "---", "--:", "--:", "--:", "---"]
-
-
-def _change_row(change: MetricChange, known_flaky: frozenset[str] = frozenset()) -> str:
-    cells = [
-        _case_label(change.case_id) + (" (known flaky)" if change.case_id in known_flaky else ""),
-        md.code(change.metric, in_table=True),
-        md.score(change.base),
-        md.score(change.head),
-        change_text(change.delta),
-        noise_text(change),
-    ]
-    return "| " + " | ".join(cells) + " |"
-
-
-def noise_text(change: MetricChange) -> str:
-    if not change.comparable:
-        return "not comparable"
-    text = _SIGNIFICANCE.get(change.significance or "", "–")
-    if change.noise == "history":
-        text += " (history)"
-    return text + _interval(change.interval)
-
-
-def known_flaky(doc: ResultsDocument) -> frozenset[str]:
-    history = doc.comparison.history if doc.comparison else None
-    return frozenset(history.known_flaky) if history else frozenset()
-
-
-def _interval(interval: list[float] | None) -> str:
-    if not interval:
-        return ""
-    return f" [{md.score(interval[0])}, {md.score(interval[1])}]"
-
-
-LOG_LINES_SHOWN = 20  # of a run's captured log, in a failing case's details (results.json keeps up to 200)
-
-
-def case_body(case: CaseResult, *, text_limit: int) -> str:
-    lines: list[str] = []
-    if case.error:
-        lines.append(f"**Error:** {md.inline(case.error, limit=max(text_limit, 200))}")
-    failing = views.case_reasons(case)
-    if failing:
-        lines.append("\n".join(f"- {md.inline(reason, limit=400)}" for reason in failing))
-    run = views.worst_run(case)
-    if run is not None:
-        if len(case.runs) > 1:
-            lines.append(f"_Run {run.run} of {len(case.runs)} shown._")
-        if run.notes:
-            lines.append("_Note: " + "; ".join(md.inline(note, limit=300) for note in run.notes) + "._")
-        for turn in views.turns(run):
-            lines.append(f"**Turn {turn.number}** – user: {md.inline(turn.user, limit=300)}")
-            block = []
-            if turn.expected_calls is not None:
-                block.append("expected tools: " + (", ".join(turn.expected_calls) or "(none)"))
-            if turn.actual_calls is not None:
-                block.append("actual tools:   " + (", ".join(turn.actual_calls) or "(none)"))
-            if turn.expected_answer is not None:
-                block.append("expected answer: " + md.truncate(turn.expected_answer, text_limit))
-            if turn.actual_answer is not None:
-                block.append("actual answer:   " + md.truncate(turn.actual_answer, text_limit))
-            if block:
-                lines.append(md.code_block("\n".join(block), limit=text_limit * 3))
-        if run.log:
-            shown = run.log[-LOG_LINES_SHOWN:]
-            lines.append(f"_Log: the last {len(shown)} of {len(run.log)} lines ADK and the agent logged._")
-            lines.append(md.code_block("\n".join(shown), limit=text_limit * 3))
-    return "\n\n".join(lines)
-
-
-def case_summary_line(case: CaseResult) -> str:
-    icon = ICON.get(case.status, "❌")
-    return f"{icon} {md.summary_text(case.eval_id)} <sub>{md.summary_text(case.file, limit=200)}</sub>"
-
-
-def failing_cases(doc: ResultsDocument, *, detail: Detail, cut: Cut, budget: int | None = None) -> str:
-    failing = [c for c in doc.cases if c.status != "passed" and not c.quarantined]
-    if not failing:
-        return ""
-    shown = failing if detail.max_cases is None else failing[: detail.max_cases]
-    cut.cases += len(failing) - len(shown)
-    parts = [f"### Cases that did not pass ({len(failing)})"]
-    if detail.text_limit:
-        sections = (md.details(case_summary_line(c), case_body(c, text_limit=detail.text_limit)) for c in shown)
-        parts += within(sections, budget)
-    else:
-        flaky = known_flaky(doc)
-        lines = (
-            f"- {md.code(c.id, limit=200)}{' (known flaky)' if c.id in flaky else ''}: "
-            f"{md.inline(_reason(c), limit=200)}"
-            for c in shown
-        )
-        parts.append("\n".join(within(lines, budget)))
-    return "\n\n".join(parts)
-
-
-def flaky_cases(doc: ResultsDocument, *, limit: int | None = None) -> str:
-    """The cases whose runs disagree: how many runs passed, and the metrics that flip between runs."""
-    cases = [c for c in doc.cases if c.stability == "flaky"]
-    if not cases:
-        return ""
-    shown = cases if limit is None else cases[:limit]
-    lines = [
-        f"- {md.code(c.id, limit=200)}: {c.runs_passed} of {len(c.runs)} runs passed"
-        + (f"; flips: {', '.join(md.code(name) for name in _flipping(c))}" if _flipping(c) else "")
-        + (" (passed on a re-run)" if c.confirmation and c.confirmation.first_status != "passed" else "")
-        for c in shown
-    ]
-    if len(cases) > len(shown):
-        lines.append(f"- … and {len(cases) - len(shown)} more")
-    return md.details(f"Flaky: {plural(len(cases), 'case')} whose runs do not agree", "\n".join(lines))
-
-
-def known_flaky_cases(doc: ResultsDocument, *, limit: int | None = None) -> str:
-    """The cases whose status flips across the base branch's history (a failure of theirs may be noise)."""
-    ids = sorted(known_flaky(doc))
-    if not ids:
-        return ""
-    shown = ids if limit is None else ids[:limit]
-    more = f" and {len(ids) - len(shown)} more" if len(ids) > len(shown) else ""
-    runs = doc.comparison.history.runs if doc.comparison and doc.comparison.history else []
-    names = ", ".join(md.code(case_id, limit=160) for case_id in shown)
-    return f"**Known flaky** (status flips across the base branch's last {len(runs)} runs): {names}{more}."
-
-
-def _flipping(case: CaseResult) -> list[str]:
-    """The metrics that passed in some runs and not in others."""
-    statuses: dict[str, set[str]] = {}
-    for run in case.runs:
-        for metric in run.metrics:
-            statuses.setdefault(metric.name, set()).add("passed" if metric.status == "passed" else "not")
-    return [name for name, seen in statuses.items() if len(seen) > 1]
-
-
-def quarantined_cases(doc: ResultsDocument, *, limit: int | None = None) -> str:
-    """The quarantined cases with their status and stability, so a team sees when one can leave quarantine."""
-    cases = [c for c in doc.cases if c.quarantined]
-    if not cases:
-        return ""
-    shown = cases if limit is None else cases[:limit]
-    lines = [f"- {md.code(c.id, limit=200)}: {_quarantine_state(c)}" for c in shown]
-    if len(cases) > len(shown):
-        lines.append(f"- … and {len(cases) - len(shown)} more")
-    heading = f"Quarantined: {plural(len(cases), 'case')} that ran but do not fail the gate"
-    return md.details(heading, "\n".join(lines))
-
-
-def _quarantine_state(case: CaseResult) -> str:
-    state = f"{ICON.get(case.status, '❌')} {case.status.replace('_', ' ')}"
-    if case.stability is not None:
-        state += f", {case.stability} ({case.runs_passed} of {len(case.runs)} runs passed)"
-    return state
-
-
-def _reason(case: CaseResult) -> str:
-    return case.error or "; ".join(views.case_reasons(case)) or case.status
-
-
 def links(doc: ResultsDocument) -> str:
     run_url = doc.run.run_url
     if not run_url or not _RUN_URL.match(run_url):
         return ""
-    return f"[Workflow run]({run_url}) · [Artifacts]({run_url}#artifacts)"
+    return f"[Workflow run]({run_url}) · [Artifacts]({run_url}#artifacts) (results.json, junit.xml, report.html)"
 
 
 def footer(doc: ResultsDocument) -> str:

@@ -1,0 +1,183 @@
+"""Mermaid charts for the job summary (GitHub renders ``mermaid`` code blocks): the mean score per metric, base
+and head side by side with the threshold drawn; the trend over the base branch's history; the cost of one pass
+per eval file. Labels are short keys (``M1 base``) so they never clip, explained with their values in a table
+below each chart; at most ``PER_CHART`` metrics or files per chart. Pure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from adk_eval_gate import history as trend
+from adk_eval_gate.report import markdown as md
+from adk_eval_gate.results import MetricSummary, ResultsDocument
+
+PER_CHART = 6
+MAX_CHARTS = 5  # 30 metrics; the rest are in the metric table
+WIDTH = 700  # px: fits a pull-request comment's 850 px and the job summary
+BASE, HEAD, THRESHOLD = "#8c959f", "#0969da", "#cf222e"
+TREND_COLOURS = (
+    ("blue", "#0969da"),
+    ("orange", "#bc4c00"),
+    ("green", "#1a7f37"),
+    ("purple", "#8250df"),
+    ("red", "#cf222e"),
+    ("grey", "#6e7781"),
+)
+
+
+@dataclass(frozen=True)
+class Series:
+    kind: str  # "bar" or "line"
+    values: list[float]
+
+
+def _number(value: float) -> str:
+    return f"{value:.4g}"
+
+
+def chart(
+    title: str,
+    labels: Sequence[str],
+    series: Sequence[Series],
+    *,
+    y_label: str,
+    colours: Sequence[str],
+    scores: bool = True,
+) -> str:
+    """One ``xychart-beta`` block; ``labels`` and ``title`` must already be safe (they are ours, never a user's).
+    A score axis starts at 0 and reaches at least 1."""
+    values = [value for s in series for value in s.values]
+    top = max([1.0, *values]) if scores else max([*values, 1e-9]) * 1.1
+    lines = [
+        "```mermaid",
+        "---",
+        "config:",
+        "  xyChart:",
+        f"    width: {WIDTH}",
+        "    height: 320",
+        "  themeVariables:",
+        "    xyChart:",
+        f'      plotColorPalette: "{", ".join(colours)}"',
+        "---",
+        "xychart-beta",
+        f'    title "{title}"',
+        "    x-axis [" + ", ".join(f'"{label}"' for label in labels) + "]",
+        f'    y-axis "{y_label}" 0 --> {_number(top * 1.05 if scores and top > 1 else top)}',
+    ]
+    lines += [f"    {s.kind} [" + ", ".join(_number(v) for v in s.values) + "]" for s in series]
+    return "\n".join([*lines, "```"])
+
+
+def _graded(doc: ResultsDocument) -> list[MetricSummary]:
+    return [s for s in doc.metrics if s.kind != "informational"]
+
+
+def metric_charts(doc: ResultsDocument) -> str:
+    """Per group of metrics: base and head bars side by side (head only without a baseline), the threshold as a
+    line, and the key with every value; metrics without a score this run are named under the charts."""
+    bases = {d.name: d.base_mean for d in doc.comparison.metrics} if doc.comparison else {}
+    scored = [s for s in _graded(doc) if s.mean is not None]
+    blocks = []
+    for start in range(0, min(len(scored), PER_CHART * MAX_CHARTS), PER_CHART):
+        blocks.append(
+            _metric_chart(scored[start : start + PER_CHART], start, bases, compared=doc.comparison is not None)
+        )
+    unscored = [s.name for s in _graded(doc) if s.mean is None]
+    if unscored:
+        names = ", ".join(md.code(name, limit=60) for name in unscored)
+        blocks.append(f"_Not evaluated in this run (no score to chart): {names}._")
+    if len(scored) > PER_CHART * MAX_CHARTS:
+        blocks.append(f"_{len(scored) - PER_CHART * MAX_CHARTS} more metrics are in the table above._")
+    return "\n\n".join(blocks)
+
+
+def _metric_chart(group: list[MetricSummary], start: int, bases: dict[str, float | None], *, compared: bool) -> str:
+    labels: list[str] = []
+    base_bars: list[float] = []
+    head_bars: list[float] = []
+    thresholds: list[float] = []
+    rows = []
+    for number, summary in enumerate(group, start=start + 1):
+        key, head, base = f"M{number}", summary.mean or 0.0, bases.get(summary.name)
+        sides = [("base", base or 0.0, 0.0), ("head", 0.0, head)] if compared else [("", 0.0, head)]
+        for side, base_value, head_value in sides:
+            labels.append(f"{key} {side}".strip())
+            base_bars.append(base_value)
+            head_bars.append(head_value)
+            thresholds.append(summary.threshold or 0.0)
+        rows.append(
+            [key, md.code(summary.name, limit=60, in_table=True), md.score(summary.threshold)]
+            + ([md.score(base)] if compared else [])
+            + [md.score(summary.mean)]
+        )
+    series = [Series("bar", base_bars), Series("bar", head_bars), Series("line", thresholds)]
+    title = f"Mean score per metric (M{start + 1}-M{start + len(group)})"
+    legend = (
+        "grey bars: base, blue bars: this run, red line: threshold"
+        if compared
+        else "bars: this run, red line: threshold"
+    )
+    header = ["Key", "Metric", "Threshold", *(["Base"] if compared else []), "Head"]
+    table = md.table(header, rows, align=["---", "---"] + ["--:"] * (len(header) - 2))
+    return (
+        chart(title, labels, series, y_label="score", colours=[BASE, HEAD, THRESHOLD]) + f"\n\n_{legend}._\n\n" + table
+    )
+
+
+def history_chart(doc: ResultsDocument) -> str:
+    """The suite's pass rate and metric means over the base branch's last runs and this run."""
+    history = doc.comparison.history if doc.comparison else None
+    if history is None or not history.runs:
+        return ""
+    points = [*history.runs, trend.point(doc)]
+    labels = [f"run {p.run_number}" if p.run_number else f"base {i}" for i, p in enumerate(history.runs, 1)]
+    labels.append("this run")
+    named = [("pass rate", [p.pass_rate for p in points])]
+    means = [name for name in points[-1].metric_means if any(p.metric_means.get(name) is not None for p in points)]
+    named += [(name, [p.metric_means.get(name) for p in points]) for name in means[: len(TREND_COLOURS) - 1]]
+    series = [Series("line", [value or 0.0 for value in values]) for _, values in named]
+    colours = [colour for _, colour in TREND_COLOURS[: len(series)]]
+    body = chart("The base branch's last runs and this run", labels, series, y_label="score", colours=colours)
+    key = ", ".join(
+        f"{colour}: {md.code(name, limit=60)}" for (colour, _), (name, _) in zip(TREND_COLOURS, named, strict=False)
+    )
+    return body + f"\n\n_Oldest to newest; {key} (a missing value is drawn at 0)._"
+
+
+def cost_chart(doc: ResultsDocument) -> str:
+    """The cost of one pass over each eval file, base and head side by side."""
+    files = [f for f in (doc.usage.files if doc.usage else []) if f.cost_usd is not None][: PER_CHART * 2]
+    if not files:
+        return ""
+    compared = doc.comparison.usage if doc.comparison else None
+    bases = {f.path: f.cost_usd for f in compared.base_files} if compared else None
+    labels, base_bars, head_bars, rows = [], [], [], []
+    for number, file in enumerate(files, start=1):
+        base = bases.get(file.path) if bases is not None else None
+        sides = (
+            [("base", base or 0.0, 0.0), ("head", 0.0, file.cost_usd or 0.0)]
+            if bases is not None
+            else [("", 0.0, file.cost_usd or 0.0)]
+        )
+        for side, base_value, head_value in sides:
+            labels.append(f"F{number} {side}".strip())
+            base_bars.append(base_value)
+            head_bars.append(head_value)
+        rows.append(
+            [f"F{number}", md.breakable(file.path, limit=160)]
+            + ([_money(base)] if bases is not None else [])
+            + [_money(file.cost_usd)]
+        )
+    series = [Series("bar", base_bars), Series("bar", head_bars)]
+    body = chart(
+        "Cost of one pass per eval file (USD)", labels, series, y_label="USD", colours=[BASE, HEAD], scores=False
+    )
+    header = ["Key", "Eval file", *(["Base"] if bases is not None else []), "Head"]
+    legend = "grey bars: base, blue bars: this run" if bases is not None else "bars: this run"
+    return body + f"\n\n_{legend}._\n\n" + md.table(header, rows, align=["---", "---"] + ["--:"] * (len(header) - 2))
+
+
+def _money(value: float | None) -> str:
+    return "–" if value is None else f"${value:.4g}"
