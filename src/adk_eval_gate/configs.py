@@ -271,12 +271,22 @@ def _ignored_options(
     line: int | None,
     positions: JsonPositions,
 ) -> list[str]:
-    """A warning for each option the metric does not have (ADK ignores them), with the closest real one."""
+    """A warning for each option the metric does not have (ADK ignores them), with the closest real one; an
+    error for a metric only this tool has (``unknown_options_are_errors``)."""
     ignored = []
     options = [f for f in criterion_type.model_fields if f != "threshold"]
     for key in sorted(typed.model_extra or {}):
         similar = difflib.get_close_matches(key, options, n=1)
         suggestion = f"; did you mean {similar[0]!r}?" if similar else ""
+        if criterion_type.unknown_options_are_errors:
+            own = [option for option in options if option != "include_intermediate_responses_in_final"]
+            raise ConfigError(
+                f"{key} is not an option of {name}{suggestion}",
+                file=display,
+                line=locate(positions, ["criteria", name, key]) or line,
+                field=f"criteria.{name}.{key}",
+                hint=f"its options: {', '.join(own) or 'threshold only'}",
+            )
         ignored.append(
             f"{display}:{locate(positions, ['criteria', name, key]) or line}: criteria.{name}.{key} is not an "
             f"option of {name} and is ignored (as ADK does){suggestion}"

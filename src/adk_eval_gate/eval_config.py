@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import enum
-from typing import Any, Literal, Union
+from typing import Any, ClassVar, Literal, Union
 
 import pydantic
 from google.genai import types as genai_types
@@ -30,6 +30,8 @@ class BaseCriterion(pydantic.BaseModel):
 
     threshold: float
     include_intermediate_responses_in_final: bool = False
+
+    unknown_options_are_errors: ClassVar[bool] = False  # ADK ignores unknown options of its own metrics
 
 
 class MatchType(enum.Enum):
@@ -80,6 +82,52 @@ class HallucinationsCriterion(BaseCriterion):
 
 class LlmBackedUserSimulatorCriterion(LlmAsAJudgeCriterion):
     stop_signal: str = "</finished>"
+
+
+class GateCriterion(BaseCriterion):
+    """A criterion of a metric only this tool has (Vertex AI's metrics, the session state): ADK never reads
+    these options, so a misspelt one is an error instead of silently changing a score."""
+
+    unknown_options_are_errors: ClassVar[bool] = True
+
+
+BleuTokenizer = Literal["13a", "intl", "zh", "char", "none"]  # sacrebleu's tokenizers that need no extra install
+
+
+class BleuCriterion(GateCriterion):
+    use_effective_order: bool = False  # Vertex's BleuSpec default
+    tokenize: BleuTokenizer = "13a"  # sacrebleu's default (mteval-v13a); "intl", "zh" or "char" for other scripts
+
+
+class RougeCriterion(GateCriterion):
+    use_stemmer: bool = False  # Vertex's RougeSpec defaults
+    split_summaries: bool = False
+
+
+RougeType = (
+    Literal["rouge1", "rouge2", "rouge3", "rouge4", "rouge5", "rouge6", "rouge7", "rouge8", "rouge9"]
+    | Literal["rougeL", "rougeLsum"]
+)
+
+
+class RougeTypeCriterion(RougeCriterion):
+    """Vertex's ``Rouge(rouge_type=...)``: the ROUGE variant is an option."""
+
+    rouge_type: RougeType
+
+
+class ToolParameterKvCriterion(GateCriterion):
+    use_strict_string_match: bool = False
+
+
+class FinalSessionStateCriterion(GateCriterion):
+    match_type: Literal["exact", "subset"] = "exact"
+    ignore_keys: list[str] = Field(default_factory=list)
+
+    @field_validator("match_type", mode="before")
+    @classmethod
+    def _lower_match_type(cls, value: object) -> object:
+        return value.strip().lower() if isinstance(value, str) else value
 
 
 class CodeConfig(pydantic.BaseModel):

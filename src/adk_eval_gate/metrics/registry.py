@@ -34,6 +34,11 @@ class MetricSpec:
         return cls
 
 
+def _vertex(name: str, target: str, criterion: type[eval_config.BaseCriterion], description: str) -> MetricSpec:
+    """One of Vertex AI's computation-based metrics, computed here (``metrics/text_match.py``, ``tool_use.py``)."""
+    return MetricSpec(name, target, criterion, "deterministic", description=f"Vertex AI: {description}")
+
+
 _SPECS = [
     MetricSpec(
         "tool_trajectory_avg_score",
@@ -90,6 +95,31 @@ _SPECS = [
         eval_config.SingleToolUseCriterion,
         "deterministic",
         description="Vertex AI: the tool named by tool_name was called",
+    ),
+    _vertex("exact_match", "text_match:ExactMatch", eval_config.GateCriterion, "the response equals the expected one"),
+    _vertex(
+        "bleu", "text_match:Bleu", eval_config.BleuCriterion, "sentence BLEU (sacrebleu) against the expected response"
+    ),
+    _vertex("rouge", "text_match:Rouge", eval_config.RougeTypeCriterion, "ROUGE F-measure of the rouge_type given"),
+    _vertex("rouge_1", "text_match:FixedRouge", eval_config.RougeCriterion, "ROUGE-1 F-measure (rouge-score)"),
+    _vertex("rouge_2", "text_match:FixedRouge", eval_config.RougeCriterion, "ROUGE-2 F-measure (rouge-score)"),
+    _vertex("rouge_l", "text_match:FixedRouge", eval_config.RougeCriterion, "ROUGE-L F-measure (rouge-score)"),
+    _vertex("rouge_l_sum", "text_match:FixedRouge", eval_config.RougeCriterion, "ROUGE-Lsum F-measure (rouge-score)"),
+    _vertex("tool_call_valid", "tool_use:ToolCallValid", eval_config.GateCriterion, "the tool calls are well formed"),
+    _vertex(
+        "tool_name_match", "tool_use:ToolNameMatch", eval_config.GateCriterion, "each call names the expected tool"
+    ),
+    _vertex(
+        "tool_parameter_key_match",
+        "tool_use:ToolParameterKeyMatch",
+        eval_config.GateCriterion,
+        "each call has the expected parameter names",
+    ),
+    _vertex(
+        "tool_parameter_kv_match",
+        "tool_use:ToolParameterKvMatch",
+        eval_config.ToolParameterKvCriterion,
+        "each call has the expected parameter names and values",
     ),
     MetricSpec(
         "tool_call_count_v1",
