@@ -101,6 +101,7 @@ def run_record(case: EvalCase, finished: FinishedRun) -> RunRecord:
         metrics=metrics,
         notes=list(inference.notes),
         log=list(inference.log),
+        final_session_state=inference.final_session_state,
     )
 
 

@@ -137,7 +137,10 @@ async def execute(
             if not inference.error:
                 try:
                     scored = await score_run(
-                        case=item.case, actual=inference.invocations, metrics=metrics.for_file(item.file)
+                        case=item.case,
+                        actual=inference.invocations,
+                        metrics=metrics.for_file(item.file),
+                        final_session_state=inference.final_session_state,
                     )
                 except MetricEscaped as escaped:
                     inference.error = str(escaped)

@@ -94,6 +94,10 @@ class RunRecord(_Model):
         default_factory=list,
         description="What ADK and the agent logged during this run (warnings and errors, at most 200 lines).",
     )
+    final_session_state: dict[str, Any] | None = Field(
+        default=None,
+        description="The session state after the run (ADK's eval bookkeeping key removed), when the runner has it.",
+    )
 
 
 class MetricResult(_Model):

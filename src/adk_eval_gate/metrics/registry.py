@@ -122,6 +122,13 @@ _SPECS = [
         "each call has the expected parameter names and values",
     ),
     MetricSpec(
+        "final_session_state_match",
+        "session_state:FinalSessionStateMatch",
+        eval_config.FinalSessionStateCriterion,
+        "deterministic",
+        description="the session state after the run matches the case's final_session_state",
+    ),
+    MetricSpec(
         "tool_call_count_v1",
         "efficiency:ToolCallCount",
         eval_config.BaseCriterion,

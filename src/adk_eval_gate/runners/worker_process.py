@@ -42,6 +42,7 @@ def encode(inference: Inference) -> dict[str, Any]:
         "retry_after": inference.retry_after,
         "notes": inference.notes,
         "log": inference.log,
+        "final_session_state": inference.final_session_state,
     }
 
 
@@ -55,6 +56,7 @@ def decode(data: dict[str, Any]) -> Inference:
         retry_after=data["retry_after"],
         notes=data["notes"],
         log=data["log"],
+        final_session_state=data["final_session_state"],
     )
 
 
