@@ -207,7 +207,8 @@ def _check_criterion(
             field=field_name,
             hint=f"did you mean {close!r}?"
             if close
-            else "see the README for the metrics supported, or declare it in custom_metrics",
+            else "see the README for the metrics supported, declare it in custom_metrics, or give it criteria and "
+            "a rating_rubric (a templated judge metric)",
         )
     if spec.informational:
         raise ConfigError(

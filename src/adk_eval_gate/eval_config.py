@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import math
 from typing import Any, ClassVar, Literal, Union
 
 import pydantic
@@ -128,6 +129,57 @@ class FinalSessionStateCriterion(GateCriterion):
     @classmethod
     def _lower_match_type(cls, value: object) -> object:
         return value.strip().lower() if isinstance(value, str) else value
+
+
+TEMPLATE_VARIABLES = ("prompt", "response", "reference", "predicted_trajectory", "reference_trajectory", "history")
+
+
+class TemplateJudgeCriterion(GateCriterion):
+    """A judge metric of the gate's own (Vertex's templated metrics): the judge options only."""
+
+    judge_model_options: JudgeModelOptions = Field(default_factory=JudgeModelOptions)
+
+
+class PointwiseTemplateCriterion(TemplateJudgeCriterion):
+    """Vertex's ``PointwiseMetricPromptTemplate`` written in test_config.json: the criteria the judge applies, the
+    scores it may give, and what it is shown (``response`` always, as Vertex adds it)."""
+
+    criteria: dict[str, str] = Field(min_length=1)
+    rating_rubric: dict[str, str] = Field(min_length=1)
+    input_variables: list[str] = Field(default_factory=lambda: ["prompt"])
+    instruction: str | None = None
+
+    @field_validator("rating_rubric")
+    @classmethod
+    def _numeric_scores(cls, value: dict[str, str]) -> dict[str, str]:
+        for score in value:
+            if rubric_score(score) is None:
+                raise ValueError(
+                    f'rating_rubric keys are the scores the judge may give, as numbers ("1", "0.5"): '
+                    f"{score!r} is not a number"
+                )
+        return value
+
+    @field_validator("input_variables")
+    @classmethod
+    def _known_variables(cls, value: list[str]) -> list[str]:
+        for name in value:
+            if name not in TEMPLATE_VARIABLES:
+                raise ValueError(f"{name!r} is not an input variable; use {', '.join(TEMPLATE_VARIABLES)}")
+        return value
+
+    def scores(self) -> list[float]:
+        """The rubric's scores, lowest first."""
+        return sorted(score for key in self.rating_rubric if (score := rubric_score(key)) is not None)
+
+
+def rubric_score(key: object) -> float | None:
+    """A rating_rubric key as its score (a finite number), or None."""
+    try:
+        score = float(str(key).strip())
+    except ValueError:
+        return None
+    return score if math.isfinite(score) else None
 
 
 class CodeConfig(pydantic.BaseModel):

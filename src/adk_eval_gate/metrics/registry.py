@@ -122,6 +122,13 @@ _SPECS = [
         "each call has the expected parameter names and values",
     ),
     MetricSpec(
+        "response_follows_trajectory",
+        "templated:ResponseFollowsTrajectory",
+        eval_config.TemplateJudgeCriterion,
+        "judge",
+        description="Vertex AI's guide: the response follows from the tool calls made (templated judge, 1/0)",
+    ),
+    MetricSpec(
         "final_session_state_match",
         "session_state:FinalSessionStateMatch",
         eval_config.FinalSessionStateCriterion,
@@ -253,11 +260,38 @@ def custom_spec(name: str, config: eval_config.CustomMetricConfig) -> MetricSpec
     return MetricSpec(name, CUSTOM_TARGET, eval_config.BaseCriterion, "custom", value_range, config.description)
 
 
+TEMPLATE_KEYS = frozenset({"criteria", "rating_rubric", "ratingRubric", "input_variables", "inputVariables"})
+
+
+def templated_spec(name: str, criterion: eval_config.BaseCriterion) -> MetricSpec:
+    """A metric the config defines itself with Vertex's prompt-template keys (``metrics/templated.py``)."""
+    extra = criterion.model_extra or {}
+    rubric = extra.get("rating_rubric", extra.get("ratingRubric"))
+    scores = (
+        [s for key in rubric if (s := eval_config.rubric_score(key)) is not None] if isinstance(rubric, dict) else []
+    )
+    value_range = (min(scores), max(scores)) if scores and len(scores) == len(rubric or {}) else None
+    return MetricSpec(
+        name,
+        "templated:TemplatedJudgeMetric",
+        eval_config.PointwiseTemplateCriterion,
+        "judge",
+        value_range,
+        "templated LLM judge (Vertex AI's PointwiseMetricPromptTemplate)",
+    )
+
+
 def spec_for(name: str, config: eval_config.EvalConfig) -> MetricSpec | None:
-    """Custom metrics of the config first (ADK lets them override nothing built in, but names are free)."""
+    """Custom metrics of the config first (ADK lets them override nothing built in, but names are free); a name
+    that is neither built in nor custom, with prompt-template keys in its criterion, is a templated metric."""
     if config.custom_metrics and name in config.custom_metrics:
         return custom_spec(name, config.custom_metrics[name])
-    return BUILT_IN.get(name)
+    if name in BUILT_IN:
+        return BUILT_IN[name]
+    criterion = config.criteria.get(name)
+    if isinstance(criterion, eval_config.BaseCriterion) and TEMPLATE_KEYS & set(criterion.model_extra or {}):
+        return templated_spec(name, criterion)
+    return None
 
 
 def suggest(name: str, config: eval_config.EvalConfig | None = None) -> str | None:

@@ -11,7 +11,15 @@ from dataclasses import dataclass
 
 from adk_eval_gate.report import markdown as md
 from adk_eval_gate.report import views
-from adk_eval_gate.results import CaseResult, MetricChange, MetricDelta, MetricSummary, ResultsDocument
+from adk_eval_gate.results import (
+    CaseResult,
+    MetricChange,
+    MetricDelta,
+    MetricResult,
+    MetricSummary,
+    ResultsDocument,
+    RunRecord,
+)
 
 ICON = {"passed": "✅", "failed": "❌", "error": "💥", "not_evaluated": "⚠️"}
 _VERDICT = {"passed": "passed", "failed": "failed", "error": "could not evaluate everything"}
@@ -298,9 +306,9 @@ def case_body(case: CaseResult, *, text_limit: int) -> str:
     if case.error:
         lines.append(f"**Error:** {md.inline(case.error, limit=max(text_limit, 200))}")
     failing = views.failing_metrics(case)
-    if failing:
-        lines.append("\n".join(f"- {md.inline(views.failure_reason(m), limit=400)}" for m in failing))
     run = views.worst_run(case)
+    if failing:
+        lines.append("\n".join(_failing_metric(m, run) for m in failing))
     if run is not None:
         if len(case.runs) > 1:
             lines.append(f"_Run {run.run} of {len(case.runs)} shown._")
@@ -324,6 +332,13 @@ def case_body(case: CaseResult, *, text_limit: int) -> str:
             lines.append(f"_Log: the last {len(shown)} of {len(run.log)} lines ADK and the agent logged._")
             lines.append(md.code_block("\n".join(shown), limit=text_limit * 3))
     return "\n\n".join(lines)
+
+
+def _failing_metric(metric: MetricResult, run: RunRecord | None) -> str:
+    """The metric's failure, with what it says about it in the run shown (judge explanations, state keys)."""
+    notes = views.metric_notes(run, metric.name) if run is not None else []
+    shown = [f"  - {md.inline(note, limit=400)}" for note in notes]
+    return "\n".join([f"- {md.inline(views.failure_reason(metric), limit=400)}", *shown])
 
 
 def case_summary_line(case: CaseResult) -> str:
