@@ -218,6 +218,9 @@ class CustomMetricConfig(pydantic.BaseModel):
     code_config: CodeConfig
     metric_info: MetricInfo | None = None
     description: str = ""
+    # Ours (ADK ignores the key): "vertex" calls the function as Vertex AI's CustomMetric does, f(instance) -> {name:
+    # score}, instead of ADK's f(eval_metric, actual_invocations, expected_invocations, conversation_scenario).
+    signature: Literal["adk", "vertex"] = "adk"
 
 
 class UserSimulatorConfig(EvalModel):

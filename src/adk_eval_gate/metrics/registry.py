@@ -250,6 +250,7 @@ _SPECS = [
 BUILT_IN: dict[str, MetricSpec] = {spec.name: spec for spec in _SPECS}
 EFFICIENCY_METRICS = tuple(spec.name for spec in _SPECS if spec.informational)
 CUSTOM_TARGET = "custom:CustomMetric"
+VERTEX_CUSTOM_TARGET = "custom:VertexCustomMetric"
 
 
 def custom_spec(name: str, config: eval_config.CustomMetricConfig) -> MetricSpec:
@@ -257,7 +258,8 @@ def custom_spec(name: str, config: eval_config.CustomMetricConfig) -> MetricSpec
     if config.metric_info and config.metric_info.metric_value_info.interval:
         interval = config.metric_info.metric_value_info.interval
         value_range = (interval.min_value, interval.max_value)
-    return MetricSpec(name, CUSTOM_TARGET, eval_config.BaseCriterion, "custom", value_range, config.description)
+    target = VERTEX_CUSTOM_TARGET if config.signature == "vertex" else CUSTOM_TARGET
+    return MetricSpec(name, target, eval_config.BaseCriterion, "custom", value_range, config.description)
 
 
 TEMPLATE_KEYS = frozenset({"criteria", "rating_rubric", "ratingRubric", "input_variables", "inputVariables"})
