@@ -81,7 +81,7 @@ class Bleu(_ResponseMetric):
             logger.addFilter(_EffectiveOrderAdvice())
 
     def text_score(self, response: str, reference: str) -> float:
-        return float(self._bleu.sentence_score(response, [reference]).score) / 100.0
+        return min(1.0, float(self._bleu.sentence_score(response, [reference]).score) / 100.0)  # 100.00000000000004
 
 
 def sentence_splitter() -> tuple[Callable[[str], list[str]], str]:
