@@ -13,9 +13,12 @@ from typing import Any
 
 import pytest
 
+from tests.fakes.gemini_server import FakeGemini, SeenRequest
+from tests.judge.helpers import API_KEY, gemini
 from tests.runners.conftest import RunGate
 from tests.runners.scripted import turn, write_agent, write_evalset
 
+__all__ = ["gemini"]
 pytestmark = pytest.mark.slow  # real ADK agents, worker processes, `adk eval`
 
 CART_AGENT = '''
@@ -165,3 +168,43 @@ def test_replayed_from_adk_evals_own_result_files(shop: Path, run_gate: RunGate)
     assert replayed.case("two_items")["runs"][0]["final_session_state"] == STATE
     unrecorded = next(m for m in replayed.case("wrong_state")["metrics"] if m["name"] == "final_session_state_match")
     assert unrecorded["status"] == "not_evaluated" and "was not recorded" in unrecorded["reason"]
+
+
+def test_templated_judge_metrics_through_the_cli(
+    shop: Path, run_gate: RunGate, gemini: FakeGemini, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GOOGLE_API_KEY", API_KEY)
+    options = {"judge_model": "gemini-2.5-flash", "num_samples": 3}
+    config = {
+        "criteria": {
+            "response_follows_trajectory": {"threshold": 1.0, "judge_model_options": options},
+            "mentions_the_cart": {
+                "threshold": 0.5,
+                "criteria": {"Cart": "The response lists what is in the cart."},
+                "rating_rubric": {"1": "it does", "0": "it does not"},
+                "input_variables": ["prompt", "predicted_trajectory"],
+                "judge_model_options": options,
+            },
+        }
+    }
+    (shop / "cart_agent" / "test_config.json").write_text(json.dumps(config), encoding="utf-8")
+
+    def verdict(request: SeenRequest) -> str:
+        score = 0 if request.prompt.rstrip().endswith("Your cart: apple.") and "Follows" in request.prompt else 1
+        return json.dumps({"explanation": f"scripted <{score}>", "score": score})
+
+    gemini.script = verdict
+    result = run_gate("cart_agent", "--workers", "0")
+    assert result.code == 1, result.out
+    assert result.scores("two_items") == {
+        **result.scores("two_items"),
+        "response_follows_trajectory": 0.5,  # its first turn gives the same answer as wrong_state's
+        "mentions_the_cart": 1.0,
+    }
+    wrong = result.case("wrong_state")
+    assert {m["name"]: m["score"] for m in wrong["metrics"]}["response_follows_trajectory"] == 0.0
+    judged = next(m for m in wrong["runs"][0]["metrics"] if m["name"] == "response_follows_trajectory")
+    assert judged["details"]["explanations"] == ["scripted <0>"]
+    assert result.doc is not None and result.doc["judge"]["calls"] == gemini.count == 3 * 2 * 3
+    summary = (shop / "out" / "summary.md").read_text(encoding="utf-8")
+    assert "  - turn 1 \\(score 0\\): scripted &lt;0&gt;" in summary
