@@ -36,6 +36,7 @@ class EvalCaseResult(pydantic.BaseModel):
     overall_eval_metric_results: list[dict[str, Any]] = Field(default_factory=list)
     eval_metric_result_per_invocation: list[PerInvocationResult] = Field(default_factory=list)
     session_id: str | None = None
+    session_details: dict[str, Any] | None = None  # ADK's Session dump: its ``state`` is the final session state
     user_id: str | None = None
 
 

@@ -134,6 +134,7 @@ def run_record(case: EvalCase, finished: FinishedRun, prices: Prices | None = No
         usage=run_usage(inference.invocations, prices or Prices.shipped(), simulator=inference.simulator_calls)
         if inference.invocations
         else None,
+        final_session_state=inference.final_session_state,
     )
 
 

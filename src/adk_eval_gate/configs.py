@@ -15,12 +15,14 @@ from pathlib import Path
 from typing import Any, Literal
 
 import pydantic
+from pydantic import alias_generators
 
 from adk_eval_gate import eval_config, sanitize
 from adk_eval_gate.discover import display_path
 from adk_eval_gate.errors import ConfigError
 from adk_eval_gate.jsonpos import JsonPositions, format_path
 from adk_eval_gate.metrics import registry
+from adk_eval_gate.metrics.base import NotEvaluated
 from adk_eval_gate.pydantic_errors import best_error, locate
 
 CONFIG_NAME = "test_config.json"
@@ -163,11 +165,42 @@ def check_config(
     for name in config.criteria:
         try:
             warnings += _check_criterion(config, name, data=data, display=display, positions=positions)
+            _check_vertex_function(config, name, data=data, display=display, positions=positions)
         except ConfigError as problem:  # every criterion is checked: all of a config's problems at once
             problems.append(problem)
     if problems:
         raise dataclasses.replace(problems[0], also=tuple(problems[1:]))
     return warnings
+
+
+def _check_vertex_function(
+    config: eval_config.EvalConfig, name: str, *, data: dict[str, Any], display: str, positions: JsonPositions
+) -> None:
+    """A Vertex-style custom metric's function must import now (ADK never calls it, so nothing is lost)."""
+    custom = (config.custom_metrics or {}).get(name)
+    if custom is None or custom.signature != "vertex":
+        return
+    from adk_eval_gate.metrics.custom import import_function  # only for configs that have one
+
+    try:
+        import_function(custom.code_config.name)
+    except NotEvaluated as error:
+        section = _key(data, "custom_metrics")
+        entry = data.get(section, {}).get(name, {})
+        path: list[str | int] = [section, name, _key(entry, "code_config"), "name"]
+        raise ConfigError(
+            str(error),
+            file=display,
+            line=locate(positions, path),
+            field=format_path(path),
+            hint="write package.module.function, importable from the repository root",
+        ) from None
+
+
+def _key(data: Any, name: str) -> str:
+    """The key ``name`` as the file writes it (snake_case or camelCase)."""
+    camel = alias_generators.to_camel(name)
+    return camel if isinstance(data, dict) and camel in data and name not in data else name
 
 
 def _unknown_top_level_keys(data: dict[str, Any], *, display: str, positions: JsonPositions) -> list[str]:
@@ -207,7 +240,8 @@ def _check_criterion(
             field=field_name,
             hint=f"did you mean {close!r}?"
             if close
-            else "see the README for the metrics supported, or declare it in custom_metrics",
+            else "see the README for the metrics supported, declare it in custom_metrics, or give it criteria and "
+            "a rating_rubric (a templated judge metric)",
         )
     if spec.informational:
         raise ConfigError(
@@ -242,7 +276,7 @@ def _check_criterion(
             file=display,
             line=locate(positions, sub_path) or line,
             field=format_path(sub_path),
-            hint=_option_hint(sub_path),
+            hint=_option_hint(sub_path, spec.criterion),
         ) from None
     ignored = _ignored_options(typed, spec.criterion, name, display=display, line=line, positions=positions)
     return _string_threshold(data, name, display=display, positions=positions) + ignored
@@ -271,12 +305,22 @@ def _ignored_options(
     line: int | None,
     positions: JsonPositions,
 ) -> list[str]:
-    """A warning for each option the metric does not have (ADK ignores them), with the closest real one."""
+    """A warning for each option the metric does not have (ADK ignores them), with the closest real one; an
+    error for a metric only this tool has (``unknown_options_are_errors``)."""
     ignored = []
     options = [f for f in criterion_type.model_fields if f != "threshold"]
     for key in sorted(typed.model_extra or {}):
         similar = difflib.get_close_matches(key, options, n=1)
         suggestion = f"; did you mean {similar[0]!r}?" if similar else ""
+        if criterion_type.unknown_options_are_errors:
+            own = [option for option in options if option != "include_intermediate_responses_in_final"]
+            raise ConfigError(
+                f"{key} is not an option of {name}{suggestion}",
+                file=display,
+                line=locate(positions, ["criteria", name, key]) or line,
+                field=f"criteria.{name}.{key}",
+                hint=f"its options: {', '.join(own) or 'threshold only'}",
+            )
         ignored.append(
             f"{display}:{locate(positions, ['criteria', name, key]) or line}: criteria.{name}.{key} is not an "
             f"option of {name} and is ignored (as ADK does){suggestion}"
@@ -284,7 +328,7 @@ def _ignored_options(
     return ignored
 
 
-def _option_hint(path: list[str | int]) -> str | None:
-    if path and path[-1] in {"match_type", "matchType"}:
+def _option_hint(path: list[str | int], criterion_type: type[eval_config.BaseCriterion]) -> str | None:
+    if path and path[-1] in {"match_type", "matchType"} and criterion_type is eval_config.ToolTrajectoryCriterion:
         return "use EXACT, IN_ORDER or ANY_ORDER"
     return None

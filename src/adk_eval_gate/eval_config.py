@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import enum
-from typing import Any, Literal, Union
+import math
+from typing import Any, ClassVar, Literal, Union
 
 import pydantic
 from google.genai import types as genai_types
@@ -30,6 +31,8 @@ class BaseCriterion(pydantic.BaseModel):
 
     threshold: float
     include_intermediate_responses_in_final: bool = False
+
+    unknown_options_are_errors: ClassVar[bool] = False  # ADK ignores unknown options of its own metrics
 
 
 class MatchType(enum.Enum):
@@ -82,6 +85,103 @@ class LlmBackedUserSimulatorCriterion(LlmAsAJudgeCriterion):
     stop_signal: str = "</finished>"
 
 
+class GateCriterion(BaseCriterion):
+    """A criterion of a metric only this tool has (Vertex AI's metrics, the session state): ADK never reads
+    these options, so a misspelt one is an error instead of silently changing a score."""
+
+    unknown_options_are_errors: ClassVar[bool] = True
+
+
+BleuTokenizer = Literal["13a", "intl", "zh", "char", "none"]  # sacrebleu's tokenizers that need no extra install
+
+
+class BleuCriterion(GateCriterion):
+    use_effective_order: bool = False  # Vertex's BleuSpec default
+    tokenize: BleuTokenizer = "13a"  # sacrebleu's default (mteval-v13a); "intl", "zh" or "char" for other scripts
+
+
+class RougeCriterion(GateCriterion):
+    use_stemmer: bool = False  # Vertex's RougeSpec defaults
+    split_summaries: bool = False
+
+
+RougeType = (
+    Literal["rouge1", "rouge2", "rouge3", "rouge4", "rouge5", "rouge6", "rouge7", "rouge8", "rouge9"]
+    | Literal["rougeL", "rougeLsum"]
+)
+
+
+class RougeTypeCriterion(RougeCriterion):
+    """Vertex's ``Rouge(rouge_type=...)``: the ROUGE variant is an option."""
+
+    rouge_type: RougeType
+
+
+class ToolParameterKvCriterion(GateCriterion):
+    use_strict_string_match: bool = False
+
+
+class FinalSessionStateCriterion(GateCriterion):
+    match_type: Literal["exact", "subset"] = "exact"
+    ignore_keys: list[str] = Field(default_factory=list)
+
+    @field_validator("match_type", mode="before")
+    @classmethod
+    def _lower_match_type(cls, value: object) -> object:
+        return value.strip().lower() if isinstance(value, str) else value
+
+
+TEMPLATE_VARIABLES = ("prompt", "response", "reference", "predicted_trajectory", "reference_trajectory", "history")
+
+
+class TemplateJudgeCriterion(GateCriterion):
+    """A judge metric of the gate's own (Vertex's templated metrics): the judge options only."""
+
+    judge_model_options: JudgeModelOptions = Field(default_factory=JudgeModelOptions)
+
+
+class PointwiseTemplateCriterion(TemplateJudgeCriterion):
+    """Vertex's ``PointwiseMetricPromptTemplate`` written in test_config.json: the criteria the judge applies, the
+    scores it may give, and what it is shown (``response`` always, as Vertex adds it)."""
+
+    criteria: dict[str, str] = Field(min_length=1)
+    rating_rubric: dict[str, str] = Field(min_length=1)
+    input_variables: list[str] = Field(default_factory=lambda: ["prompt"])
+    instruction: str | None = None
+
+    @field_validator("rating_rubric")
+    @classmethod
+    def _numeric_scores(cls, value: dict[str, str]) -> dict[str, str]:
+        for score in value:
+            if rubric_score(score) is None:
+                raise ValueError(
+                    f'rating_rubric keys are the scores the judge may give, as numbers ("1", "0.5"): '
+                    f"{score!r} is not a number"
+                )
+        return value
+
+    @field_validator("input_variables")
+    @classmethod
+    def _known_variables(cls, value: list[str]) -> list[str]:
+        for name in value:
+            if name not in TEMPLATE_VARIABLES:
+                raise ValueError(f"{name!r} is not an input variable; use {', '.join(TEMPLATE_VARIABLES)}")
+        return value
+
+    def scores(self) -> list[float]:
+        """The rubric's scores, lowest first."""
+        return sorted(score for key in self.rating_rubric if (score := rubric_score(key)) is not None)
+
+
+def rubric_score(key: object) -> float | None:
+    """A rating_rubric key as its score (a finite number), or None."""
+    try:
+        score = float(str(key).strip())
+    except ValueError:
+        return None
+    return score if math.isfinite(score) else None
+
+
 class CodeConfig(pydantic.BaseModel):
     model_config = pydantic.ConfigDict(extra="forbid")
 
@@ -118,6 +218,9 @@ class CustomMetricConfig(pydantic.BaseModel):
     code_config: CodeConfig
     metric_info: MetricInfo | None = None
     description: str = ""
+    # Ours (ADK ignores the key): "vertex" calls the function as Vertex AI's CustomMetric does, f(instance) -> {name:
+    # score}, instead of ADK's f(eval_metric, actual_invocations, expected_invocations, conversation_scenario).
+    signature: Literal["adk", "vertex"] = "adk"
 
 
 class UserSimulatorConfig(EvalModel):

@@ -155,7 +155,12 @@ async def run_one(
     if not inference.error:
         token = SCORED_RUN.set(item.run)
         try:
-            scored = await score_run(case=item.case, actual=inference.invocations, metrics=metrics.for_file(item.file))
+            scored = await score_run(
+                case=item.case,
+                actual=inference.invocations,
+                metrics=metrics.for_file(item.file),
+                final_session_state=inference.final_session_state,
+            )
         except MetricEscaped as escaped:
             inference.error = str(escaped)
         finally:

@@ -103,6 +103,10 @@ class RunRecord(ResultModel):
     )
     usage: RunUsage | None = Field(default=None, description="Tokens, calls, time and cost of the agent's turns.")
     over_budget: list[str] = Field(default_factory=list, description="The case budgets this run exceeded.")
+    final_session_state: dict[str, Any] | None = Field(
+        default=None,
+        description="The session state after the run (ADK's eval bookkeeping key removed), when the runner has it.",
+    )
 
 
 class MetricResult(ResultModel):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 from dataclasses import dataclass
+from typing import Any
 
 from adk_eval_gate.evalset import EvalCase, Invocation, Rubric
 from adk_eval_gate.metrics.base import CaseRun, Metric, MetricOutcome, NotEvaluated
@@ -78,22 +79,32 @@ def _escaped(metric: Metric, error: SystemExit | KeyboardInterrupt) -> str:
 
 
 async def score_run(
-    *, case: EvalCase, actual: list[Invocation], metrics: list[tuple[ConfiguredMetric, Metric]]
+    *,
+    case: EvalCase,
+    actual: list[Invocation],
+    metrics: list[tuple[ConfiguredMetric, Metric]],
+    final_session_state: dict[str, Any] | None = None,
 ) -> list[ScoredMetric]:
     """All configured metrics of one run, in config order, each independently."""
     try:
-        actual = attach_rubrics(case, actual)
+        run = _run(case, attach_rubrics(case, actual), final_session_state)
     except RubricConflict as conflict:
         reason = f"{conflict}; rubric ids must be unique across the case and its invocations"
+        unattached = _run(case, actual, final_session_state)
         return [
             ScoredMetric(configured, MetricOutcome.not_evaluated(reason, len(actual)))
             if not configured.spec.informational
-            else ScoredMetric(configured, await evaluate_metric(metric, _run(case, actual)))
+            else ScoredMetric(configured, await evaluate_metric(metric, unattached))
             for configured, metric in metrics
         ]
-    run = _run(case, actual)
     return [ScoredMetric(configured, await evaluate_metric(metric, run)) for configured, metric in metrics]
 
 
-def _run(case: EvalCase, actual: list[Invocation]) -> CaseRun:
-    return CaseRun(eval_case=case, actual=actual, expected=case.conversation, scenario=case.conversation_scenario)
+def _run(case: EvalCase, actual: list[Invocation], final_session_state: dict[str, Any] | None) -> CaseRun:
+    return CaseRun(
+        eval_case=case,
+        actual=actual,
+        expected=case.conversation,
+        scenario=case.conversation_scenario,
+        final_session_state=final_session_state,
+    )

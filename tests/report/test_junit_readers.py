@@ -63,7 +63,7 @@ def _expected(doc: ResultsDocument) -> dict[str, str]:
 
 
 def _read_with_junitparser(xml: str) -> dict[str, str]:
-    read = junitparser.JUnitXml.fromstring(xml)
+    read = junitparser.JUnitXml.fromstring(xml.encode("utf-8"))  # bytes, as from junit.xml (lxml, when installed)
     outcomes = {}
     for suite in read:
         for testcase in suite:

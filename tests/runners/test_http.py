@@ -224,3 +224,27 @@ def test_a_conversation_scenario_over_http(servers: tuple[ApiServer, ApiServer],
     assert run.inference.error is None
     texts = [inv.final_response.parts[0].text for inv in run.inference.invocations]  # type: ignore[union-attr,index]
     assert texts == ["It is sunny in Rome.", "plan is silver"]
+
+
+def test_the_session_state_after_the_run_comes_from_the_session_endpoint(
+    servers: tuple[ApiServer, ApiServer], tmp_repo: Path
+) -> None:
+    write_config(tmp_repo, {"final_session_state_match": 1.0})
+    write_evalset(
+        tmp_repo / "state.evalset.json",
+        {"kept": [turn("state plan", answer="plan is gold")]},
+        kept={
+            "session_input": {"app_name": "bot", "user_id": "u", "state": {"plan": "gold"}},
+            "final_session_state": {"plan": "gold"},
+        },
+    )
+    finished = _run(["state.evalset.json"], url=servers[1].url).finished["state.evalset.json::kept"][0]
+    assert finished.inference.final_session_state == {"plan": "gold"}
+    assert [(s.outcome.score, s.outcome.status) for s in finished.scored[:1]] == [(1.0, "passed")]
+    write_evalset(
+        tmp_repo / "plain.evalset.json", {"kept": [turn("hello")]}, kept={"final_session_state": {"plan": "gold"}}
+    )
+    with fault_server() as server:  # a server without GET on the session: the state is not recorded
+        unanswered = _run(["plain.evalset.json"], url=server.url).finished["plain.evalset.json::kept"][0]
+    assert unanswered.inference.error is None and unanswered.inference.final_session_state is None
+    assert "was not recorded" in (unanswered.scored[0].outcome.reason or "")

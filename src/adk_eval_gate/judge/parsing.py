@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -114,6 +114,27 @@ def scale_score(text: str, *, low: float, high: float) -> float | None:
         return None
     value = float(match.group(1))
     return value if low <= value <= high else None
+
+
+def rated_score(text: str, scores: Sequence[float]) -> float | None:
+    """A templated metric's ``"score"``: one of the rubric's ``scores`` (``1``, ``"1"``, ``1.0``, ``1/1``), or None."""
+    label = label_for(text, "score")
+    match = re.match(r"^(-?\d+(?:\.\d+)?)(?:\s*/\s*\d+)?$", label or "")
+    if not match:
+        return None
+    value = float(match.group(1))
+    return next((score for score in scores if abs(score - value) < 1e-9), None)
+
+
+def field_text(text: str, key: str) -> str | None:
+    """The text of ``key`` (case-insensitive) as written: from a JSON object that has it, else from a
+    ``key: ...`` line; None when the answer has neither."""
+    for obj in json_objects(text):
+        value = _lookup(obj, key.lower())
+        if value is not None:
+            return value.strip() if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    match = _line_field(key).search(text)
+    return match.group(1).strip() or None if match else None
 
 
 # --------------------------------------------------------------------------------------------------------

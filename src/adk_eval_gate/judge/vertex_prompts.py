@@ -110,3 +110,54 @@ TOOL_USE = (
     Property("uses_results", "The agent uses the tool results correctly in its replies and later calls."),
     Property("no_needless_calls", "The agent makes no unnecessary, repeated or failed-and-ignored tool calls."),
 )
+
+
+# --------------------------------------------------------------------------------------------------------
+# Templated metrics (Vertex's PointwiseMetricPromptTemplate): the sections Vertex's template has, in our words.
+# Every part (instruction, criteria, rubric, inputs) is a slot value, so no text from a config or an agent is
+# ever read as a slot.
+
+POINTWISE_INSTRUCTION = """\
+You are an expert evaluator of AI agents. You are shown what the user gave the agent and the agent's response.
+Read the user inputs carefully to understand the task, then rate the response against the criteria below, using
+only the ratings of the rating rubric."""
+
+POINTWISE = """\
+# Instruction
+{{instruction}}
+
+# Evaluation
+## Criteria
+{{criteria}}
+
+## Rating Rubric
+{{rating_rubric}}
+
+## Evaluation Steps
+Step 1: Assess the response against each criterion above.
+Step 2: Choose the one rating of the rubric that fits best, and explain your choice in one or two sentences.
+
+Answer with a JSON object and nothing else:
+{
+  "explanation": "<why this rating>",
+  "score": <one of: {{scores}}>
+}
+
+# User Inputs and AI-generated Response
+## User Inputs
+{{inputs}}
+
+## AI-generated Response
+{{response}}
+"""
+
+FOLLOWS_TRAJECTORY_CRITERIA = {
+    "Follows trajectory": (
+        "Whether the agent's response follows logically from the sequence of actions (tool calls) it took: the "
+        "response reflects the information those actions gathered, stays consistent with the goals and constraints "
+        "of the user's prompt, and makes no unexpected or illogical jumps in reasoning. Point to specific steps "
+        "of the trajectory and parts of the response."
+    )
+}
+FOLLOWS_TRAJECTORY_RUBRIC = {"1": "Follows trajectory", "0": "Does not follow trajectory"}
+FOLLOWS_TRAJECTORY_INPUTS = ["prompt", "predicted_trajectory"]

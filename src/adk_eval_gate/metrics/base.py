@@ -59,6 +59,7 @@ class CaseRun:
     actual: list[Invocation]
     expected: list[Invocation] | None
     scenario: ConversationScenario | None
+    final_session_state: dict[str, Any] | None = None  # after the run, when the runner recorded it
 
 
 @dataclass

@@ -1,15 +1,23 @@
-"""``custom_metrics`` from the config, called as ADK calls them (spec 2.4).
+"""``custom_metrics`` from the config, called as ADK calls them (spec 2.4), or as Vertex AI calls its custom
+metrics (``"signature": "vertex"``).
 
-``code_config.name`` is ``package.module.function``; the function gets ADK's own types:
+``code_config.name`` is ``package.module.function``. ADK's signature: the function gets ADK's own types,
 ``fn(eval_metric, actual_invocations, expected_invocations | None, conversation_scenario | None)`` with a copy
-of the metric whose ``threshold`` is None, and returns an ``EvaluationResult`` (or an awaitable of one). Its
-scores and statuses are used as they are. Needs google-adk installed (the types come from it).
+of the metric whose ``threshold`` is None, and returns an ``EvaluationResult`` (or an awaitable of one); its
+scores and statuses are used as they are (needs google-adk installed: the types come from it).
+
+Vertex's signature: ``fn(instance) -> {name: score}`` once per invocation, ``instance`` being the invocation as a
+row of Vertex's dataset (``metrics/vertex_instance.py``: ``prompt``, ``response``, ``predicted_trajectory``, and
+``reference`` and ``reference_trajectory`` when the case has expected invocations). The score is compared with the
+threshold per invocation and averaged per case; an ``"explanation"`` the function returns is kept for the reports.
+An exception in the function makes the metric not evaluated for that case, with the function's message.
 """
 
 from __future__ import annotations
 
 import importlib
 import inspect
+import math
 import os
 import sys
 from collections.abc import Callable
@@ -17,6 +25,7 @@ from typing import Any
 
 from adk_eval_gate.evalset import RubricScore
 from adk_eval_gate.metrics.base import CaseRun, InvocationScore, Metric, MetricOutcome, NotEvaluated
+from adk_eval_gate.metrics.vertex_instance import instances
 from adk_eval_gate.results import MetricStatus
 
 _STATUS = {1: MetricStatus.PASSED, 2: MetricStatus.FAILED, 3: MetricStatus.NOT_EVALUATED, 4: MetricStatus.INFORMATIONAL}
@@ -119,3 +128,40 @@ class CustomMetric(Metric):
         if inspect.isawaitable(result):
             result = await result
         return outcome_from_adk(result, len(run.actual))
+
+
+class VertexCustomMetric(CustomMetric):
+    """A Vertex-style custom metric function: ``fn(instance) -> {name: score}`` per invocation."""
+
+    def read_score(self, result: Any) -> tuple[float, str | None]:
+        """The score (and explanation) the function returned, or ``NotEvaluated`` saying what it returned."""
+        value = result.get(self.name) if isinstance(result, dict) else None
+        if not isinstance(value, int | float) or not math.isfinite(value):
+            shown = repr(result)
+            raise NotEvaluated(
+                f"{self.custom_function_path} returned {shown[:120] + '...' if len(shown) > 120 else shown}; "
+                f"a Vertex-style metric function returns {{{self.name!r}: <a number>}}"
+            )
+        explanation = result.get("explanation")
+        return float(value), explanation if isinstance(explanation, str) else None
+
+    async def evaluate(self, run: CaseRun) -> MetricOutcome:
+        if not self.custom_function_path:
+            raise NotEvaluated(f"custom metric {self.name} has no code_config.name")
+        function = import_function(self.custom_function_path)
+        scores: list[float] = []
+        explanations: list[str | None] = []
+        for row in instances(run, metric_name=self.name, need_reference=False):
+            try:
+                result = function(row)
+                if inspect.isawaitable(result):
+                    result = await result
+            except Exception as error:  # the function's own failure: this metric's, for this case
+                raise NotEvaluated(f"{self.custom_function_path} raised {type(error).__name__}: {error}") from None
+            score, explanation = self.read_score(result)
+            scores.append(score)
+            explanations.append(explanation)
+        outcome = self.mean_outcome(scores)
+        if any(explanations):
+            outcome.details = {"explanations": explanations}
+        return outcome

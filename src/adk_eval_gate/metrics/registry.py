@@ -34,6 +34,11 @@ class MetricSpec:
         return cls
 
 
+def _vertex(name: str, target: str, criterion: type[eval_config.BaseCriterion], description: str) -> MetricSpec:
+    """One of Vertex AI's computation-based metrics, computed here (``metrics/text_match.py``, ``tool_use.py``)."""
+    return MetricSpec(name, target, criterion, "deterministic", description=f"Vertex AI: {description}")
+
+
 _SPECS = [
     MetricSpec(
         "tool_trajectory_avg_score",
@@ -90,6 +95,45 @@ _SPECS = [
         eval_config.SingleToolUseCriterion,
         "deterministic",
         description="Vertex AI: the tool named by tool_name was called",
+    ),
+    _vertex("exact_match", "text_match:ExactMatch", eval_config.GateCriterion, "the response equals the expected one"),
+    _vertex(
+        "bleu", "text_match:Bleu", eval_config.BleuCriterion, "sentence BLEU (sacrebleu) against the expected response"
+    ),
+    _vertex("rouge", "text_match:Rouge", eval_config.RougeTypeCriterion, "ROUGE F-measure of the rouge_type given"),
+    _vertex("rouge_1", "text_match:FixedRouge", eval_config.RougeCriterion, "ROUGE-1 F-measure (rouge-score)"),
+    _vertex("rouge_2", "text_match:FixedRouge", eval_config.RougeCriterion, "ROUGE-2 F-measure (rouge-score)"),
+    _vertex("rouge_l", "text_match:FixedRouge", eval_config.RougeCriterion, "ROUGE-L F-measure (rouge-score)"),
+    _vertex("rouge_l_sum", "text_match:FixedRouge", eval_config.RougeCriterion, "ROUGE-Lsum F-measure (rouge-score)"),
+    _vertex("tool_call_valid", "tool_use:ToolCallValid", eval_config.GateCriterion, "the tool calls are well formed"),
+    _vertex(
+        "tool_name_match", "tool_use:ToolNameMatch", eval_config.GateCriterion, "each call names the expected tool"
+    ),
+    _vertex(
+        "tool_parameter_key_match",
+        "tool_use:ToolParameterKeyMatch",
+        eval_config.GateCriterion,
+        "each call has the expected parameter names",
+    ),
+    _vertex(
+        "tool_parameter_kv_match",
+        "tool_use:ToolParameterKvMatch",
+        eval_config.ToolParameterKvCriterion,
+        "each call has the expected parameter names and values",
+    ),
+    MetricSpec(
+        "response_follows_trajectory",
+        "templated:ResponseFollowsTrajectory",
+        eval_config.TemplateJudgeCriterion,
+        "judge",
+        description="Vertex AI's guide: the response follows from the tool calls made (templated judge, 1/0)",
+    ),
+    MetricSpec(
+        "final_session_state_match",
+        "session_state:FinalSessionStateMatch",
+        eval_config.FinalSessionStateCriterion,
+        "deterministic",
+        description="the session state after the run matches the case's final_session_state",
     ),
     MetricSpec(
         "tool_call_count_v1",
@@ -206,6 +250,7 @@ _SPECS = [
 BUILT_IN: dict[str, MetricSpec] = {spec.name: spec for spec in _SPECS}
 EFFICIENCY_METRICS = tuple(spec.name for spec in _SPECS if spec.informational)
 CUSTOM_TARGET = "custom:CustomMetric"
+VERTEX_CUSTOM_TARGET = "custom:VertexCustomMetric"
 
 
 def custom_spec(name: str, config: eval_config.CustomMetricConfig) -> MetricSpec:
@@ -213,14 +258,42 @@ def custom_spec(name: str, config: eval_config.CustomMetricConfig) -> MetricSpec
     if config.metric_info and config.metric_info.metric_value_info.interval:
         interval = config.metric_info.metric_value_info.interval
         value_range = (interval.min_value, interval.max_value)
-    return MetricSpec(name, CUSTOM_TARGET, eval_config.BaseCriterion, "custom", value_range, config.description)
+    target = VERTEX_CUSTOM_TARGET if config.signature == "vertex" else CUSTOM_TARGET
+    return MetricSpec(name, target, eval_config.BaseCriterion, "custom", value_range, config.description)
+
+
+TEMPLATE_KEYS = frozenset({"criteria", "rating_rubric", "ratingRubric", "input_variables", "inputVariables"})
+
+
+def templated_spec(name: str, criterion: eval_config.BaseCriterion) -> MetricSpec:
+    """A metric the config defines itself with Vertex's prompt-template keys (``metrics/templated.py``)."""
+    extra = criterion.model_extra or {}
+    rubric = extra.get("rating_rubric", extra.get("ratingRubric"))
+    scores = (
+        [s for key in rubric if (s := eval_config.rubric_score(key)) is not None] if isinstance(rubric, dict) else []
+    )
+    value_range = (min(scores), max(scores)) if scores and len(scores) == len(rubric or {}) else None
+    return MetricSpec(
+        name,
+        "templated:TemplatedJudgeMetric",
+        eval_config.PointwiseTemplateCriterion,
+        "judge",
+        value_range,
+        "templated LLM judge (Vertex AI's PointwiseMetricPromptTemplate)",
+    )
 
 
 def spec_for(name: str, config: eval_config.EvalConfig) -> MetricSpec | None:
-    """Custom metrics of the config first (ADK lets them override nothing built in, but names are free)."""
+    """Custom metrics of the config first (ADK lets them override nothing built in, but names are free); a name
+    that is neither built in nor custom, with prompt-template keys in its criterion, is a templated metric."""
     if config.custom_metrics and name in config.custom_metrics:
         return custom_spec(name, config.custom_metrics[name])
-    return BUILT_IN.get(name)
+    if name in BUILT_IN:
+        return BUILT_IN[name]
+    criterion = config.criteria.get(name)
+    if isinstance(criterion, eval_config.BaseCriterion) and TEMPLATE_KEYS & set(criterion.model_extra or {}):
+        return templated_spec(name, criterion)
+    return None
 
 
 def suggest(name: str, config: eval_config.EvalConfig | None = None) -> str | None:

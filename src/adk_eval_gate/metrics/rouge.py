@@ -32,34 +32,50 @@ _STEMMER: Any = None
 
 def _porter_stemmer_class() -> Any:
     """NLTK's ``PorterStemmer``, the class rouge-score and ADK use."""
-    if "nltk" not in sys.modules:
-        try:
-            return _porter_without_nltk_init()
-        except ImportError:
-            pass
-    from nltk.stem import porter
-
-    return porter.PorterStemmer
+    return import_under_nltk_shells("nltk.stem.porter").PorterStemmer
 
 
-def _porter_without_nltk_init() -> Any:
-    """The stemmer module needs three small NLTK modules, but ``import nltk`` loads most of NLTK and SciPy
-    (over a second). So it is imported under empty package shells, and every ``nltk`` module is unregistered
-    again afterwards: a later ``import nltk`` (by an agent, say) loads the real package."""
+def import_under_nltk_shells(module_name: str) -> types.ModuleType:
+    """Imports a module that needs only a few small NLTK modules (the Porter stemmer; rouge-score's scorer).
+
+    ``import nltk`` loads most of NLTK and SciPy (over two seconds), so unless NLTK is loaded already the
+    module is imported under empty ``nltk`` package shells, and every ``nltk`` module is unregistered again
+    afterwards: a later ``import nltk`` (by an agent, say) loads the real package. A shell forwards any other
+    attribute to the real package, loading it then (rouge-score's ``nltk.sent_tokenize``).
+    """
+    if "nltk" in sys.modules:
+        return importlib.import_module(module_name)
     try:
         for name in ("nltk", "nltk.stem"):
             spec = importlib.util.find_spec(name)
             if spec is None or spec.submodule_search_locations is None:
                 raise ImportError(f"no package {name}")
-            shell = types.ModuleType(name)
-            shell.__path__ = list(spec.submodule_search_locations)
-            sys.modules[name] = shell
-        from nltk.stem.porter import PorterStemmer
-
-        return PorterStemmer
+            sys.modules[name] = _forwarding_shell(name, list(spec.submodule_search_locations))
+        return importlib.import_module(module_name)
+    except ImportError:
+        _unregister_nltk()
+        return importlib.import_module(module_name)
     finally:
-        for name in [m for m in sys.modules if m == "nltk" or m.startswith("nltk.")]:
-            del sys.modules[name]
+        _unregister_nltk()
+
+
+def _forwarding_shell(name: str, locations: list[str]) -> types.ModuleType:
+    shell = types.ModuleType(name)
+    shell.__path__ = locations
+
+    def forward(attribute: str) -> Any:
+        real = sys.modules.get(name)
+        if real is shell or attribute.startswith("__"):
+            raise AttributeError(attribute)
+        return getattr(real or importlib.import_module(name), attribute)
+
+    shell.__dict__["__getattr__"] = forward  # PEP 562: consulted for attributes the shell lacks
+    return shell
+
+
+def _unregister_nltk() -> None:
+    for name in [m for m in sys.modules if m == "nltk" or m.startswith("nltk.")]:
+        del sys.modules[name]
 
 
 def _stemmer() -> Any:

@@ -9,7 +9,7 @@ from adk_eval_gate.report import markdown as md
 from adk_eval_gate.report import views
 from adk_eval_gate.report.changes import known_flaky
 from adk_eval_gate.report.sections import ICON, Cut, Detail, plural, within
-from adk_eval_gate.results import CaseResult, ResultsDocument
+from adk_eval_gate.results import CaseResult, MetricResult, ResultsDocument, RunRecord
 
 LOG_LINES_SHOWN = 20  # of a run's captured log, in a failing case's details (results.json keeps up to 200)
 
@@ -32,10 +32,11 @@ def case_body(case: CaseResult, *, text_limit: int) -> str:
     if case.error:
         kind = " (infrastructure)" if case.error_kind == "infrastructure" else ""
         lines.append(f"**Error{kind}:** {md.inline(case.error, limit=max(text_limit, 200))}")
-    failing = views.case_reasons(case)
-    if failing:
-        lines.append("\n".join(f"- {md.inline(reason, limit=400)}" for reason in failing))
     run = views.worst_run(case)
+    failing = [_failing_metric(metric, run) for metric in views.failing_metrics(case)]
+    failing += [f"- {md.inline(b.reason, limit=400)}" for b in case.budgets if b.status in ("failed", "unchecked")]
+    if failing:
+        lines.append("\n".join(failing))
     if run is None:
         return "\n\n".join(lines)
     if len(case.runs) > 1:
@@ -50,6 +51,13 @@ def case_body(case: CaseResult, *, text_limit: int) -> str:
         lines.append(f"_Log: the last {len(shown)} of {len(run.log)} lines ADK and the agent logged._")
         lines.append(md.code_block("\n".join(shown), limit=text_limit * 3))
     return "\n\n".join(line for line in lines if line)
+
+
+def _failing_metric(metric: MetricResult, run: RunRecord | None) -> str:
+    """The metric's failure, with what it says about it in the run shown (judge explanations, state keys)."""
+    notes = views.metric_notes(run, metric.name) if run is not None else []
+    shown = [f"  - {md.inline(note, limit=400)}" for note in notes]
+    return "\n".join([f"- {md.inline(views.failure_reason(metric), limit=400)}", *shown])
 
 
 def summary_line(case: CaseResult, *, flaky: bool = False) -> str:

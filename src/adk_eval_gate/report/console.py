@@ -67,6 +67,8 @@ def _differences(case: CaseResult) -> list[str]:
     for turn in views.turns(run) if run else []:
         lines += _difference(f"turn {turn.number} tools: ", turn.expected_calls, turn.actual_calls, _calls_text)
         lines += _difference(f"turn {turn.number} answer:", turn.expected_answer, turn.actual_answer, _answer_text)
+    if run is not None:
+        lines += [_clip(note) for note in views.failing_metric_notes(run)]
     return lines
 
 

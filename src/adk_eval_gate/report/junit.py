@@ -43,6 +43,7 @@ def transcript(run: RunRecord) -> str:
     for metric in run.metrics:
         score = "n/a" if metric.score is None else f"{metric.score:.4g}"
         lines.append(f"metric {metric.name}: {score} ({metric.status})")
+    lines.extend(f"  {note}" for note in views.failing_metric_notes(run))
     lines.extend(f"note: {note}" for note in run.notes)
     return "\n".join(lines)
 

@@ -78,3 +78,44 @@ def case_reasons(case: CaseResult) -> list[str]:
     check."""
     reasons = [failure_reason(metric) for metric in failing_metrics(case)]
     return reasons + [budget.reason for budget in case.budgets if budget.status in ("failed", "unchecked")]
+
+
+def metric_notes(run: RunRecord, name: str) -> list[str]:
+    """What a metric of a run says about its score: the LLM judge's explanation per turn (templated judge
+    metrics) and the session state keys that differ (``final_session_state_match``). Plain text."""
+    metric = next((m for m in run.metrics if m.name == name), None)
+    if metric is None or not isinstance(metric.details, dict):
+        return []
+    notes: list[str] = []
+    explanations = metric.details.get("explanations")
+    for number, text in enumerate(explanations if isinstance(explanations, list) else [], start=1):
+        if isinstance(text, str) and text:
+            score = metric.invocation_scores[number - 1] if number <= len(metric.invocation_scores) else None
+            notes.append(f"turn {number}{'' if score is None else f' (score {score:.4g})'}: {text}")
+    differing = metric.details.get("differing_keys")
+    for entry in differing if isinstance(differing, list) else []:
+        if isinstance(entry, dict) and "key" in entry:
+            notes.append(_state_difference(entry))
+    return notes
+
+
+def failing_metric_notes(run: RunRecord) -> list[str]:
+    """``metric: note`` for every metric of the run that did not pass."""
+    return [
+        f"{metric.name}: {note}"
+        for metric in run.metrics
+        if metric.status in ("failed", "not_evaluated")
+        for note in metric_notes(run, metric.name)
+    ]
+
+
+def _json_text(value: object) -> str:
+    text = json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+    return text if len(text) <= 200 else text[:197] + "..."
+
+
+def _state_difference(entry: dict[str, object]) -> str:
+    key = f"state key {_json_text(entry['key'])}"
+    expected = f"expected {_json_text(entry['expected'])}" if "expected" in entry else "not expected"
+    actual = f"got {_json_text(entry['actual'])}" if "actual" in entry else "missing"
+    return f"{key}: {expected}, {actual}"

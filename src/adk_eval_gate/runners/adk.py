@@ -16,6 +16,7 @@ import os
 import time
 import uuid
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +35,7 @@ from adk_eval_gate.runners.agents import (
     load_env,
     parse_agent_option,
 )
-from adk_eval_gate.runners.base import Inference, escaped
+from adk_eval_gate.runners.base import Inference, escaped, plain_state
 from adk_eval_gate.runners.errors import describe_agent_error, transient_failure
 from adk_eval_gate.runners.invocations import AgentEvent, TurnTiming, from_adk_event, to_invocations, user_event
 from adk_eval_gate.runners.simulation import UserTurns, user_turns
@@ -164,7 +165,7 @@ class AdkRunner:
             return Inference(error=error.one_line())
         app_name, user_id, session_id = session_identity(item.case.session_input)
         try:
-            events, timings, details = await _run_case(
+            conversation = await _run_case(
                 agent, case=item.case, turns=turns, app_name=app_name, user_id=user_id, session_id=session_id
             )
         except asyncio.CancelledError:
@@ -178,9 +179,12 @@ class AdkRunner:
                 retry_after=retry_after,
             )
         return Inference(
-            invocations=to_invocations(events, timings=timings, app_details=details),
+            invocations=to_invocations(
+                conversation.events, timings=conversation.timings, app_details=conversation.details
+            ),
             session_id=session_id,
             simulator_calls=list(turns.calls),
+            final_session_state=plain_state(conversation.state) if conversation.state is not None else None,
         )
 
     async def aclose(self) -> None:
@@ -256,9 +260,19 @@ def _eval_label() -> contextlib.AbstractContextManager[Any]:
     return client_label_context(EVAL_CLIENT_LABEL)
 
 
+@dataclass
+class _Conversation:
+    """What one case run left: its events, each turn's timing, the app details and the session state after it."""
+
+    events: list[AgentEvent]
+    timings: dict[str, TurnTiming]
+    details: dict[str, AppDetails]
+    state: dict[str, Any] | None
+
+
 async def _run_case(
     agent: LoadedAgent, *, case: EvalCase, turns: UserTurns, app_name: str, user_id: str, session_id: str
-) -> tuple[list[AgentEvent], dict[str, TurnTiming], dict[str, AppDetails]]:
+) -> _Conversation:
     from google.adk.events.event import Event
     from google.adk.sessions.in_memory_session_service import InMemorySessionService
 
@@ -291,7 +305,9 @@ async def _run_case(
                         model_duration=round(busy.model_seconds(), 3) if busy is not None else None,
                         tool_duration=round(busy.tool_seconds(), 3) if busy is not None else None,
                     )
-    return events, timings, _app_details(adk_events, recorder)
+    session = await session_service.get_session(app_name=app_name, user_id=user_id, session_id=session_id)
+    final_state = dict(session.state) if session is not None else None
+    return _Conversation(events, timings, _app_details(adk_events, recorder), final_state)
 
 
 def _app_details(adk_events: list[Any], recorder: Any) -> dict[str, AppDetails]:

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine
+import json
+from collections.abc import Coroutine, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
+
+import pydantic_core
 
 from adk_eval_gate import sanitize
 from adk_eval_gate.evalset import EvalCase, Invocation
@@ -27,11 +30,28 @@ class Inference:
     log: list[str] = field(default_factory=list)  # what ADK and the agent logged during the run (``runlog``)
     timed_out: bool = False  # the run did not finish within --timeout
     simulator_calls: list[Tokens] = field(default_factory=list)  # the user simulator's model calls (scenarios)
+    final_session_state: dict[str, Any] | None = None  # the session state after the run, when the runner has it
 
     @property
     def infrastructure(self) -> bool:
         """The run failed around the agent, not in it: a timeout, or a transient error that outlived its retries."""
         return self.error is not None and (self.timed_out or self.retryable)
+
+
+REQUEST_KEY = "__llm_request_key__"  # the session state key ADK's eval (and our request recorder) writes
+
+
+def plain_state(state: Mapping[str, Any]) -> dict[str, Any] | None:
+    """A session state as JSON data for the metrics and results.json: the eval's own bookkeeping key removed,
+    values JSON has no form for written as text (NaN as "NaN"), nesting cut like every value from an agent."""
+    data = {str(key): value for key, value in state.items() if key != REQUEST_KEY}
+    try:
+        text = json.dumps(pydantic_core.to_jsonable_python(data, fallback=repr), ensure_ascii=False, default=repr)
+        decoded = json.loads(text, parse_constant=str)
+    except (ValueError, RecursionError):
+        return None  # nested too deep even for the JSON encoder: as good as not recorded
+    cleaned, _cut = sanitize.bounded(decoded, max_depth=sanitize.MAX_VALUE_DEPTH)
+    return dict(cleaned)
 
 
 def settled(inference: Inference) -> Inference:

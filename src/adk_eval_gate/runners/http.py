@@ -30,7 +30,7 @@ from adk_eval_gate.evalset import EvalCase
 from adk_eval_gate.plan import PlannedFile, WorkItem
 from adk_eval_gate.retry import Backoff, retry_after_seconds, transient_status
 from adk_eval_gate.runners.adk import session_identity
-from adk_eval_gate.runners.base import Inference
+from adk_eval_gate.runners.base import Inference, plain_state
 from adk_eval_gate.runners.invocations import AgentEvent, TurnTiming, from_api_json, to_invocations, user_event
 from adk_eval_gate.runners.simulation import SimulatedTurns, UserTurns, user_turns
 from adk_eval_gate.settings import Settings
@@ -210,10 +210,12 @@ class HttpRunner:
             turns = user_turns(item)
             base = f"/apps/{quote(app, safe='')}/users/{quote(user_id, safe='')}/sessions"
             await self._create_session(base, session_id, item)
+            session = f"{base}/{quote(session_id, safe='')}"
             try:
                 events, timings = await self._converse(app=app, user_id=user_id, session_id=session_id, turns=turns)
+                final_state = await self._session_state(session)
             finally:
-                await self._delete_session(f"{base}/{quote(session_id, safe='')}")
+                await self._delete_session(session)
         except _Transient as error:
             return Inference(error=str(error), session_id=session_id, retryable=True, retry_after=error.retry_after)
         except httpx.TransportError as error:
@@ -221,7 +223,10 @@ class HttpRunner:
         except GateError as error:
             return Inference(error=error.one_line(), session_id=session_id)
         return Inference(
-            invocations=to_invocations(events, timings=timings), session_id=session_id, simulator_calls=turns.calls
+            invocations=to_invocations(events, timings=timings),
+            session_id=session_id,
+            simulator_calls=turns.calls,
+            final_session_state=final_state,
         )
 
     async def _create_session(self, base: str, session_id: str, item: WorkItem) -> None:
@@ -230,6 +235,15 @@ class HttpRunner:
         if response.status_code == 409:  # a pinned session id left from an earlier run: start it afresh
             await self._request("DELETE", f"{base}/{quote(session_id, safe='')}", ok=(404,))
             await self._request("POST", base, json_body=body)
+
+    async def _session_state(self, path: str) -> dict[str, Any] | None:
+        """The session's state after the run (``GET`` the session); None when the server does not tell it."""
+        try:
+            data = _answer(await self._request("GET", path), f"GET {path}")
+        except (AgentServerError, _Transient, httpx.HTTPError):
+            return None
+        state = data.get("state") if isinstance(data, dict) else None
+        return plain_state(state) if isinstance(state, dict) else None
 
     async def _delete_session(self, path: str) -> None:
         with contextlib.suppress(httpx.HTTPError):  # best effort: eval sessions are hidden from the list anyway

@@ -8,7 +8,9 @@ when it is unique among the recorded results.
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pydantic
 
@@ -19,9 +21,16 @@ from adk_eval_gate.load import read_json
 from adk_eval_gate.plan import PlannedFile, WorkItem, case_id
 from adk_eval_gate.pydantic_errors import first_error
 from adk_eval_gate.results import InvalidResults, RunRecord, parse_document
-from adk_eval_gate.runners.base import Inference
+from adk_eval_gate.runners.base import Inference, plain_state
 
-RecordedRun = list[Invocation] | str  # the invocations, or why the recorded run has none
+
+@dataclass(frozen=True)
+class Recording:
+    invocations: list[Invocation]
+    final_session_state: dict[str, Any] | None = None  # when the recording has it
+
+
+RecordedRun = Recording | str  # a recorded run, or why it has no invocations
 
 
 def _invocations(raw: list[dict[str, object]], where: str) -> list[Invocation]:
@@ -43,6 +52,11 @@ def _recorded_invocations(run: RunRecord, where: str) -> list[Invocation]:
         if actual is not None:
             invocations.append(actual)
     return invocations
+
+
+def _session_state(session_details: dict[str, Any] | None) -> dict[str, Any] | None:
+    state = session_details.get("state") if session_details else None
+    return plain_state(state) if isinstance(state, dict) else None
 
 
 class RecordedRunner:
@@ -73,7 +87,7 @@ class RecordedRunner:
                 set_id = case_result.eval_set_id or result.eval_set_id
                 raw = [item.actual_invocation for item in case_result.eval_metric_result_per_invocation]
                 run: RecordedRun = (
-                    _invocations(raw, result.eval_set_result_id)
+                    Recording(_invocations(raw, result.eval_set_result_id), _session_state(case_result.session_details))
                     if raw
                     else "the recorded ADK run has no invocations (its inference failed)"
                 )
@@ -90,7 +104,8 @@ class RecordedRunner:
                 if run.error or any(inv.actual is None for inv in run.invocations):
                     self.by_case_id[case.id].append(run.error or "the recorded run is incomplete")
                 else:
-                    self.by_case_id[case.id].append(_recorded_invocations(run, shown))
+                    recording = Recording(_recorded_invocations(run, shown), run.final_session_state)
+                    self.by_case_id[case.id].append(recording)
 
     def runs_for(self, planned: PlannedFile, case: EvalCase) -> list[RecordedRun]:
         display = planned.loaded.display
@@ -123,8 +138,12 @@ class RecordedRunner:
         recorded = runs[item.run - 1]
         if isinstance(recorded, str):
             return Inference(error=recorded)
-        durations = [invocation.duration for invocation in recorded if invocation.duration is not None]
-        return Inference(invocations=recorded, duration_seconds=round(sum(durations), 3) if durations else 0.0)
+        durations = [invocation.duration for invocation in recorded.invocations if invocation.duration is not None]
+        return Inference(
+            invocations=recorded.invocations,
+            duration_seconds=round(sum(durations), 3) if durations else 0.0,
+            final_session_state=recorded.final_session_state,
+        )
 
     async def aclose(self) -> None:
         return None

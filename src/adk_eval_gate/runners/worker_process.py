@@ -45,6 +45,7 @@ def encode(inference: Inference) -> dict[str, Any]:
         "notes": inference.notes,
         "log": inference.log,
         "simulator_calls": [call.model_dump() for call in inference.simulator_calls],
+        "final_session_state": inference.final_session_state,
     }
 
 
@@ -59,6 +60,7 @@ def decode(data: dict[str, Any]) -> Inference:
         notes=data["notes"],
         log=data["log"],
         simulator_calls=[Tokens.model_validate(call) for call in data["simulator_calls"]],
+        final_session_state=data["final_session_state"],
     )
 
 

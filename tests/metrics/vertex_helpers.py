@@ -1,0 +1,35 @@
+"""Shared pieces of the Vertex AI metric tests: a metric built from a test_config.json criterion the way a run
+builds it, and one run of it."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from google.genai import types
+
+from adk_eval_gate import eval_config
+from adk_eval_gate.evalset import IntermediateData, Invocation
+from adk_eval_gate.metrics import registry
+from adk_eval_gate.metrics.base import CaseRun, Metric, MetricOutcome, MetricServices
+from adk_eval_gate.score import evaluate_metric
+from tests.judge.helpers import invocation
+
+
+def build(
+    name: str, criterion: Any, *, config: dict[str, Any] | None = None, services: MetricServices | None = None
+) -> Metric:
+    """The metric ``name`` of ``{"criteria": {name: criterion}, **config}``, as ``configured_metrics`` builds it."""
+    loaded = eval_config.EvalConfig.model_validate({"criteria": {name: criterion}, **(config or {})})
+    configured = registry.configured_metrics(loaded)[0]
+    return configured.build(services or MetricServices())
+
+
+def outcome(metric: Metric, run: CaseRun) -> MetricOutcome:
+    return asyncio.run(evaluate_metric(metric, run))
+
+
+def with_calls(user: str, final: str | None, *calls: tuple[str, dict[str, Any] | None]) -> Invocation:
+    """An invocation whose tool calls are ``(name, args)``."""
+    uses = [types.FunctionCall(name=name, args=args) for name, args in calls]
+    return invocation(user, final, intermediate_data=IntermediateData(tool_uses=uses))
