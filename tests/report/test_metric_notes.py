@@ -7,8 +7,8 @@ from __future__ import annotations
 import io
 
 from adk_eval_gate.console import Console
-from adk_eval_gate.report import console as console_report
 from adk_eval_gate.report import cases, junit, summary
+from adk_eval_gate.report import console as console_report
 from adk_eval_gate.report import markdown as md
 from adk_eval_gate.results import CaseResult, ResultsDocument
 from tests.report.builders import case, document, metric
