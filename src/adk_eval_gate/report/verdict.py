@@ -106,6 +106,12 @@ def count_words(doc: ResultsDocument) -> list[str]:
         parts.append(f"{totals.quarantined} quarantined" + (f" ({not_passing} not passing)" if not_passing else ""))
     if totals.file_errors:
         parts.append(f"{plural(totals.file_errors, 'eval file')} could not be used")
+    missed = sum(1 for check in doc.budgets if check.status == "failed")
+    if missed:
+        parts.append(f"{plural(missed, 'budget')} missed")
+    unchecked = sum(1 for check in doc.budgets if check.status == "unchecked")
+    if unchecked:
+        parts.append(f"{plural(unchecked, 'budget')} could not be checked")
     comparison = doc.comparison
     if comparison and comparison.regressions and doc.run.fail_on_regression and doc.status == "failed":
         verb = "fails" if comparison.regressions == 1 else "fail"
