@@ -152,7 +152,7 @@ def test_one_more_model_call_per_turn_fails_max_cost_increase_and_the_same_agent
     assert f"Budget failed: {failed['reason']}" in more.stdout
     summary = (repo / "adk-eval-results" / "summary.md").read_text()
     assert "💲 Cost per pass $" in summary and "(base $" in summary and "▲" in summary
-    assert "**Cost and latency rose** in 4 cases" in summary and "Cost of one pass per eval file" in summary
+    assert "<strong>Cost and latency rose</strong>: 4 cases" in summary and "Cost of one pass per eval file" in summary
     assert data["comparison"]["usage"]["rising_cases"] == 4
 
 

@@ -254,6 +254,6 @@ def test_a_quarantined_failing_case_runs_is_reported_and_does_not_fail_the_gate(
     junit = (workspace / "adk-eval-results" / "junit.xml").read_text()
     assert '<skipped message="quarantined (failed): tool_trajectory_avg_score' in junit
     assert (
-        "Quarantined: 1 case that ran but do not fail the gate"
+        "<strong>Quarantined</strong>: 1 · 1 not passing, none fail the gate"
         in (workspace / "adk-eval-results" / "summary.md").read_text()
     )
