@@ -21,6 +21,7 @@ from adk_eval_gate.results import (
     RunMetric,
     RunRecord,
 )
+from adk_eval_gate.stability import stability, suite_stability
 
 RUN_URL = "https://github.com/octo/repo/actions/runs/4242"
 FILE = "agents/weather/weather.evalset.json"
@@ -122,6 +123,7 @@ def case(
         )
     ]
     runs = [_run(number, metrics, status=status, error=error, turns=turns) for number in range(1, runs_count + 1)]
+    kind, pass_hat_k, pass_at_k = stability(runs)
     return CaseResult(
         id=f"{file}::{eval_id}",
         file=file,
@@ -132,6 +134,10 @@ def case(
         error=error,
         metrics=metrics,
         runs=runs,
+        runs_passed=sum(1 for run in runs if run.status == "passed"),
+        stability=kind,
+        pass_hat_k=pass_hat_k,
+        pass_at_k=pass_at_k,
     )
 
 
@@ -153,6 +159,7 @@ def document(
         cases=cases,
         files=files,
         metrics=aggregate.metric_summaries(cases),
+        stability=suite_stability(cases),
         judge=judge,
         run=RunInfo(
             tool_version="0.1.0",
@@ -175,3 +182,50 @@ def baseline_info() -> BaselineInfo:
         sha="ba5e" + "1" * 36,
         ref="main",
     )
+
+
+def priced_document(*, calls: list[int], runs: int, jitter: float = 0.01) -> ResultsDocument:
+    """A suite with real usage: case ``i`` makes ``calls[i]`` gemini-2.5-flash calls per turn (1,000 prompt and 50
+    output tokens each), over ``runs`` runs, built through the same aggregation as a run."""
+    from google.genai import types
+
+    from adk_eval_gate.eval_config import BaseCriterion
+    from adk_eval_gate.evalset import EvalCase, Invocation, InvocationEvent, InvocationEvents
+    from adk_eval_gate.metrics.base import MetricOutcome
+    from adk_eval_gate.metrics.registry import BUILT_IN, ConfiguredMetric
+    from adk_eval_gate.pricing import Prices
+    from adk_eval_gate.runners.base import Inference
+    from adk_eval_gate.score import ScoredMetric
+
+    configured = ConfiguredMetric(spec=BUILT_IN["response_match_score"], criterion=BaseCriterion(threshold=0.5))
+    usage = types.GenerateContentResponseUsageMetadata(prompt_token_count=1000, candidates_token_count=50)
+    user = types.Content(role="user", parts=[types.Part(text="weather?")])
+    cases = []
+    for index, count in enumerate(calls):
+        finished = []
+        for number in range(1, runs + 1):
+            events = [InvocationEvent(author="agent", model_version="gemini-2.5-flash", usage_metadata=usage)] * count
+            turn = Invocation(
+                user_content=user,
+                intermediate_data=InvocationEvents(invocation_events=events),
+                duration=0.4 * count + jitter * ((number + index) % 3),
+            )
+            outcome = MetricOutcome(1.0, MetricStatus.PASSED)
+            finished.append(
+                aggregate.FinishedRun(number, Inference(invocations=[turn]), [ScoredMetric(configured, outcome)])
+            )
+        cases.append(
+            aggregate.case_result(
+                display="agents/weather/weather.evalset.json",
+                eval_set_id="weather",
+                case=EvalCase(eval_id=f"city_{index}", conversation=[Invocation(user_content=user)]),
+                index=index,
+                line=5 + index,
+                metrics=[configured],
+                finished=finished,
+                prices=Prices.shipped(),
+            )
+        )
+    files = [FileResult(path="agents/weather/weather.evalset.json", cases=len(cases))]
+    info = RunInfo(tool_version="0.1.0", runner="adk", num_runs=runs, run_url=RUN_URL, repository="octo/repo")
+    return aggregate.document(cases, files, info, prices=Prices.shipped().source())

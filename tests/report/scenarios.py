@@ -7,8 +7,8 @@ from collections.abc import Callable
 
 from adk_eval_gate.compare import compare
 from adk_eval_gate.gate import decided
-from adk_eval_gate.results import CaseResult, FileResult, JudgeStats, ResultsDocument
-from tests.report.builders import baseline_info, case, document, invocation, metric
+from adk_eval_gate.results import BaselineInfo, CaseResult, Confirmation, FileResult, JudgeStats, ResultsDocument
+from tests.report.builders import baseline_info, case, document, invocation, metric, priced_document
 
 TRAJECTORY = "tool_trajectory_avg_score"
 RESPONSE = "response_match_score"
@@ -145,3 +145,124 @@ SCENARIOS: dict[str, Callable[[], ResultsDocument]] = {
     "huge_failing": huge_failing,
     "hostile": hostile,
 }
+
+
+def _history_of(values: list[ResultsDocument]) -> list[tuple[BaselineInfo, ResultsDocument]]:
+    """Base runs, newest first, numbered 38, 39, 40, ... from the oldest."""
+    runs = []
+    for number, doc in enumerate(values, start=38):
+        info = BaselineInfo(source="artifact", description=f"main (run {number})", run_id=number, run_number=number)
+        runs.append((info, doc))
+    return list(reversed(runs))
+
+
+def flaky() -> ResultsDocument:
+    """Five runs per case: steady, flaky, passed on its re-runs, known flaky on the base branch, a timeout, and
+    a quarantined flaky case; the base branch's last runs as the noise model."""
+
+    def build(coin: list[float], *, head: bool) -> ResultsDocument:
+        items = [
+            case("steady", [metric(RESPONSE, [0.9] * 5), metric(TRAJECTORY, [1.0] * 5, threshold=1.0)]),
+            case("coin_toss", [metric(RESPONSE, coin), metric(TRAJECTORY, [1.0] * 5, threshold=1.0)]),
+            case("flip_flop", [metric(RESPONSE, [0.9, 0.3, 0.9, 0.3, 0.9] if head else [0.3] * 5)]),
+        ]
+        recovered = case("recovered", [metric(RESPONSE, [0.2, 0.9, 0.9, 0.9])])
+        if head:
+            recovered = recovered.model_copy(
+                update={"confirmation": Confirmation(reason="failed", first_status="failed", extra_runs=3)}
+            )
+        timeout = case("slow_tool", [], error="timed out after 300 s (raise --timeout if the agent needs longer)")
+        timeout = timeout.model_copy(update={"error_kind": "infrastructure"})
+        parked = case("parked", [metric(RESPONSE, [0.9, 0.2, 0.2, 0.9, 0.2])]).model_copy(update={"quarantined": True})
+        doc = document([*items, recovered, timeout, parked], num_runs=5)
+        return doc.model_copy(update={"run": doc.run.model_copy(update={"confirm_failures": 3})})
+
+    history = _history_of(
+        [build([0.9, 0.85, 0.9, 0.95, 0.9], head=False) for _ in range(3)]
+        + [build([0.9, 0.9, 0.85, 0.9, 0.9], head=False)]
+    )
+    head = build([0.9, 0.3, 0.9, 0.9, 0.4], head=True)
+    comparison = compare(head, history[0][1], baseline=baseline_info(), history=history, history_requested=10)
+    return decided(head, comparison, fail_on_regression=False, tolerance=0.0)
+
+
+def error_with_failures() -> ResultsDocument:
+    """An error verdict (an agent that raised, a judge outage, an eval file that could not be used) that also has
+    failed and unevaluated cases: the verdict still names them."""
+    items = [
+        case("paris", [metric(TRAJECTORY, 1.0, threshold=1.0), metric(RESPONSE, 0.95)]),
+        case("sydney", [metric(TRAJECTORY, 0.0, threshold=1.0), metric(RESPONSE, 0.4)]),
+        case("tokyo", [metric(TRAJECTORY, 1.0, threshold=1.0), metric(RESPONSE, 0.5)]),
+        case("oslo", [], error="the agent raised KeyError: 'forecast' (weather_agent/tools.py:12 in get_weather)"),
+        case(
+            "lima",
+            [metric(TRAJECTORY, 1.0, threshold=1.0), metric(JUDGE, None, kind="judge", reason="no API key")],
+        ),
+        case(
+            "quito", [], error="final_response_match_v2: judge gemini-2.5-flash failed after 5 tries: HTTP 503"
+        ).model_copy(update={"error_kind": "infrastructure"}),
+    ]
+    files = [
+        FileResult(path="agents/weather/weather.evalset.json", cases=6),
+        FileResult(path="agents/weather/broken.test.json", error="line 7, column 3: invalid JSON", line=7),
+    ]
+    doc = document(items, files=files)
+    return decided(doc, None, fail_on_regression=False, tolerance=0.0, note="no baseline yet")
+
+
+MANY = [
+    ("tool_trajectory_avg_score", "deterministic", 1.0),
+    ("response_match_score", "deterministic", 0.8),
+    ("final_response_match_v2", "judge", 0.7),
+    ("rubric_based_final_response_quality_v1", "judge", 0.8),
+    ("rubric_based_tool_use_quality_v1", "judge", 0.8),
+    ("rubric_based_multi_turn_trajectory_quality_v1", "judge", 0.6),
+    ("hallucinations_v1", "judge", 0.9),
+    ("safety_v1", "judge", 1.0),
+    ("trajectory_precision", "deterministic", 0.9),
+    ("trajectory_recall", "deterministic", 0.9),
+    ("rouge_l", "deterministic", 0.5),
+    ("per_turn_user_simulator_quality_v1", "judge", 0.8),
+]
+
+
+def many_metrics() -> ResultsDocument:
+    """Twelve metrics, long names, one that could not be evaluated: charts of at most six, keys that never clip."""
+
+    def build(shift: float) -> ResultsDocument:
+        items = []
+        for index, eval_id in enumerate(("paris", "tokyo", "lima")):
+            metrics = []
+            for number, (name, kind, threshold) in enumerate(MANY):
+                if name == "per_turn_user_simulator_quality_v1":
+                    metrics.append(metric(name, None, threshold=threshold, kind=kind, reason="needs a scenario"))
+                    continue
+                score = min(1.0, max(0.0, 0.95 - 0.03 * number - 0.05 * index + shift))
+                metrics.append(metric(name, score, threshold=threshold, kind=kind))  # type: ignore[arg-type]
+            items.append(case(eval_id, metrics))
+        return document(items)
+
+    head, base = build(0.0), build(0.04)
+    return _compared(head, base)
+
+
+def cost_rises() -> ResultsDocument:
+    """Two cases of four make one more model call per turn: the cost rises beyond the noise and fails
+    --max-cost-increase; the run's cost stays within --max-cost."""
+    from adk_eval_gate.results_usage import BudgetLimits
+
+    base = priced_document(calls=[1, 1, 1, 1], runs=3)
+    head = priced_document(calls=[1, 2, 1, 2], runs=3)
+    comparison = compare(head, base, baseline=baseline_info())
+    limits = BudgetLimits(max_cost=1.0, max_cost_increase=20)
+    return decided(head, comparison, fail_on_regression=False, tolerance=0.0, limits=limits)
+
+
+SCENARIOS.update(
+    {
+        "flaky": flaky,
+        "error_with_failures": error_with_failures,
+        "many_metrics": many_metrics,
+        "cost_rises": cost_rises,
+    }
+)

@@ -11,7 +11,9 @@ from tests.report.scenarios import SCENARIOS
 def test_the_verdict_names_every_count_that_is_not_zero_even_in_an_error() -> None:
     regressions, no_baseline = SCENARIOS["regressions"](), SCENARIOS["no_baseline"]()
     assert verdict.heading(regressions) == "### ❌ ADK eval gate failed"
-    assert verdict.counts_line(regressions) == "**4 cases:** 3 passed · 1 failed · 2 regressions fail the gate"
+    assert (
+        verdict.counts_line(regressions) == "**4 cases:** 3 passed · 1 failed · 1 flaky · 2 regressions fail the gate"
+    )
     assert verdict.heading(no_baseline) == "### 💥 ADK eval gate could not evaluate everything"
     assert verdict.counts_line(no_baseline) == "**5 cases:** 2 passed · 1 failed · 1 error · 1 not evaluated"
     assert verdict.heading(regressions, gate_id="nightly") == "### ❌ ADK eval gate `nightly` failed"
@@ -32,7 +34,7 @@ def test_the_comparison_line_and_the_section_headings_give_the_same_counts() -> 
 def test_the_metric_table_has_one_row_per_metric_with_base_head_and_change() -> None:
     rows = sections.metric_table(SCENARIOS["regressions"]()).splitlines()
     assert rows[0] == "| Metric | Threshold | Base | Head | Change | Pass rate |"
-    assert "| `response_match_score` | 0.8 | 0.9 | 0.6 | ▼ −0.3 | 0% (0/1) |" in rows
+    assert "| response\\_\u200bmatch\\_\u200bscore | 0.8 | 0.9 | 0.6 | ▼ −0.3 | 0% (0/1) |" in rows
     cut = sections.Cut()
     limited = sections.metric_table(SCENARIOS["regressions"](), limit=1, cut=cut)
     assert len(limited.splitlines()) == 3 and cut.sentence(where="the limit")

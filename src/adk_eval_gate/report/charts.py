@@ -108,7 +108,7 @@ def _metric_chart(group: list[MetricSummary], start: int, bases: dict[str, float
             head_bars.append(head_value)
             thresholds.append(summary.threshold or 0.0)
         rows.append(
-            [key, md.code(summary.name, limit=60, in_table=True), md.score(summary.threshold)]
+            [key, md.breakable(summary.name, limit=80), md.score(summary.threshold)]
             + ([md.score(base)] if compared else [])
             + [md.score(summary.mean)]
         )

@@ -169,9 +169,9 @@ def metric_table(doc: ResultsDocument, *, limit: int | None = None, cut: Cut | N
         head = summary.mean if summary else None
         rate = _pass_rate(summary)
         mark = " ⚠️" if summary is not None and summary.not_evaluated else ""
-        row = [md.code(name, limit=60, in_table=True) + mark, _threshold(summary, delta)]
+        row = [md.breakable(name, limit=80) + mark, _threshold(summary, delta)]
         if doc.comparison is not None:
-            kind = "removed" if summary is None else ("new" if delta is None or delta.base_mean is None else None)
+            kind = _change_kind(summary, delta)
             row += [
                 md.score(delta.base_mean if delta else None),
                 md.score(head),
@@ -190,14 +190,23 @@ def metric_table(doc: ResultsDocument, *, limit: int | None = None, cut: Cut | N
     return md.table(header, rows, align=["---"] + ["--:"] * (len(header) - 1))
 
 
+def _change_kind(summary: MetricSummary | None, delta: MetricDelta | None) -> str | None:
+    """``removed``, ``new`` (no base value, a head value), or None: the change, or a dash when neither has one."""
+    if summary is None:
+        return "removed"
+    if (delta is None or delta.base_mean is None) and summary.mean is not None:
+        return "new"
+    return None
+
+
 def _pass_rate(summary: MetricSummary | None) -> str:
     if summary is None:
         return "–"
     graded = summary.passed + summary.failed
-    rate = f"{summary.passed / graded:.0%} ({summary.passed}/{graded})" if graded else "–"
+    parts = [f"{summary.passed / graded:.0%} ({summary.passed}/{graded})"] if graded else []
     if summary.not_evaluated:
-        rate += f", {summary.not_evaluated} not evaluated"
-    return rate
+        parts.append(f"{summary.not_evaluated} not evaluated")
+    return ", ".join(parts) or "–"
 
 
 def links(doc: ResultsDocument) -> str:
