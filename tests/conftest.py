@@ -6,6 +6,10 @@ import json
 import os
 import subprocess
 import sys
+
+# Bytecode caches for our modules and pytest's rewritten test modules, whatever PYTHONDONTWRITEBYTECODE says:
+# compiling them again on every run is a third of the fast tier's time (tests/README.md).
+sys.dont_write_bytecode = False
 from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
