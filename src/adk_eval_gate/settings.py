@@ -56,6 +56,7 @@ class Settings(pydantic.BaseModel):
     results: Path | None = None
     junit: Path | None = None
     summary: Path | None = None
+    html: Path | None = None
     baseline: Path | None = None
     artifact_name: str = "adk-eval-results"
     regression_tolerance: float = 0.0
@@ -86,6 +87,10 @@ class Settings(pydantic.BaseModel):
     @property
     def summary_path(self) -> Path:
         return self.summary or self.output_dir / "summary.md"
+
+    @property
+    def html_path(self) -> Path:
+        return self.html or self.output_dir / "report.html"
 
     def option_name(self, field: str) -> str:
         """How the user wrote this option: ``input 'num-runs'`` in the action, ``--num-runs`` on the command line."""
@@ -192,7 +197,7 @@ def build_settings(command: str, cli_values: Mapping[str, Any], env: Mapping[str
     values["github_token"] = pydantic.SecretStr(token) if token else None
     values["github"] = read_context(env)
     values["environment"] = dict(env)
-    for key in ("config", "recorded", "cache_dir", "output_dir", "results", "junit", "summary", "baseline"):
+    for key in ("config", "recorded", "cache_dir", "output_dir", "results", "junit", "summary", "html", "baseline"):
         if isinstance(values.get(key), str):
             values[key] = Path(values[key])
     return _checked(Settings(**values))
