@@ -73,7 +73,7 @@ def _legend(*, y: float, compared: bool) -> str:
         if cls == "threshold":
             parts.append(f'<line x1="{x + 5}" x2="{x + 5}" y1="{y - 10}" y2="{y + 2}" class="threshold"/>')
         else:
-            parts.append(_rect(x=x, y=y - 10, width=12, height=12, cls=cls))
+            parts.append(_rect(x=x, y=y - 10, width=12, height=12, cls=f"{cls} key"))
         parts.append(f'<text x="{x + 16}" y="{y}" class="legend">{text(label)}</text>')
         x += 30 + 8 * len(label)
     return "".join(parts)
