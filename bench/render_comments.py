@@ -9,12 +9,13 @@ GitHub lets <details>, <summary> and <sub> through), into a page laid out like a
 GitHub's markdown-body rules for text, tables, code and details at 14 px in the system font, in a comment box
 beside the sidebar and the avatar gutter. The box's width follows GitHub's layout (an approximation, stated in
 ``PAGE_STYLE``): 698 px of text in a 1,100 px window, 508 px in an 850 px one (the summary's page is wider on
-GitHub; it is measured in the same box). ```mermaid blocks are drawn with the real Mermaid library in the page. In headless Chromium at 850 and 1,100 px it measures every
-table's natural width against the width it has (an overflowing table scrolls sideways on GitHub; those are
-named), and the height of the comment with every <details> closed and with all of them open, and writes PNG
-screenshots of both into --out (default: a new temporary folder; never commit them). Emoji need a colour emoji
-font (Debian: fonts-noto-color-emoji) to show in the screenshots and to be measured at their real width; without
-one they are empty boxes.
+GitHub; it is measured in the same box). ```mermaid blocks are drawn with the real Mermaid library in the page.
+
+In headless Chromium at 850 and 1,100 px it measures every table's natural width against the width it has (an
+overflowing table scrolls sideways on GitHub; those are named), and the height of the comment with every
+<details> closed and with all of them open, and writes PNG screenshots of both into --out (default: a new
+temporary folder; never commit them). Emoji need a colour emoji font (Debian: fonts-noto-color-emoji) to show in
+the screenshots and to be measured at their real width; without one they are empty boxes.
 """
 
 from __future__ import annotations

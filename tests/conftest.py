@@ -97,10 +97,15 @@ BROWSER_FIXTURES = {"browser", "mermaid_errors"}
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Tests that use the browser fixtures are marked ``browser`` (``-m browser`` selects them)."""
+    """Tests that use the browser fixtures are marked ``browser`` (``-m browser`` selects them) and run last.
+
+    Last, because while Playwright's sync API is alive it marks the main thread's asyncio loop as running, so an
+    ``asyncio.run()`` of a later test would fail; the session's one browser is closed when the session ends.
+    """
     for item in items:
         if BROWSER_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.browser)
+    items.sort(key=lambda item: item.get_closest_marker("browser") is not None)  # stable: the order is kept
 
 
 @pytest.fixture

@@ -29,10 +29,13 @@ def test_when_ci_requires_the_browser_a_missing_one_fails(monkeypatch: pytest.Mo
 
 
 def test_a_missing_chromium_stops_the_shared_browser_before_playwright_starts(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(browser._Session, "browser", None)  # as before any browser test (they run last)
+    monkeypatch.setattr(browser._Session, "playwright", None)
     monkeypatch.setenv(browser.CHROMIUM_VARIABLE, "/nonexistent/chromium")
     monkeypatch.setenv(browser.REQUIRE_VARIABLE, "1")
     with pytest.raises(pytest.fail.Exception, match="/nonexistent/chromium"):
         browser.shared_browser()
+    assert browser._Session.playwright is None
 
 
 def test_missing_mermaid_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch) -> None:
