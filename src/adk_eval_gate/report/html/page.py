@@ -61,21 +61,26 @@ def json_for_script(value: object) -> str:
     return dumped.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
+def _plural(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def _header(doc: ResultsDocument, context: Context) -> str:
     totals = doc.totals
     counts = ", ".join(
-        f"{n} {label}"
+        label
         for n, label in (
-            (totals.passed, "passed"),
-            (totals.failed, "failed"),
-            (totals.error, "errors"),
-            (totals.not_evaluated, "not evaluated"),
-            (totals.quarantined, "quarantined"),
+            (totals.passed, f"{totals.passed} passed"),
+            (totals.failed, f"{totals.failed} failed"),
+            (totals.error, _plural(totals.error, "error")),
+            (totals.not_evaluated, f"{totals.not_evaluated} not evaluated"),
+            (totals.quarantined, f"{totals.quarantined} quarantined"),
         )
         if n
     )
     title = element("h1", badge(doc.status) + " " + text(VERDICTS.get(doc.status, doc.status)))
-    summary = element("p", text(f"{totals.cases} cases in {totals.files or len(context.files)} files: {counts}"))
+    files = totals.files or len(context.files)
+    summary = element("p", text(f"{_plural(totals.cases, 'case')} in {_plural(files, 'file')}: {counts or 'none'}"))
     error = element("pre", text(doc.error), cls="error") if doc.error else ""
     run = doc.run
     baseline = doc.comparison.baseline.description if doc.comparison else run.baseline_note
