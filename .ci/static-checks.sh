@@ -31,7 +31,7 @@ readme_blocks=$(mktemp -d)
 trap 'rm -rf "$readme_blocks"' EXIT
 "$bin/python" .ci/readme_workflows.py "$readme_blocks"
 workflows=(examples/workflows/*.yml .github/workflows/*.yml "$readme_blocks"/*.yml)
-scripts=(entrypoint.sh .ci/static-checks.sh .ci/container-test.sh bench/container_build.sh)
+scripts=(entrypoint.sh .ci/run .ci/test .ci/static-checks.sh .ci/container-test.sh bench/container_build.sh)
 failed=0
 check() { # NAME COMMAND...: run one check, remember a failure, go on with the others
   local name=$1

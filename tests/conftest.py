@@ -6,16 +6,22 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable, Iterator
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from tests import browser as browsers
+from tests import mermaid
 
 # Bytecode caches for our modules and pytest's rewritten test modules, whatever PYTHONDONTWRITEBYTECODE says:
 # compiling them again on every run is a third of the fast tier's time (tests/README.md).
 sys.dont_write_bytecode = False
-from collections.abc import Iterator
-from functools import cache
-from pathlib import Path
-from typing import Any
 
-import pytest
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = REPO / "examples"
@@ -52,8 +58,10 @@ def repo(tmp_path: Path) -> Path:
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    """With ``ADK_EVAL_GATE_IMPORTED=FILE``, lists the package's modules this test session imported
-    (``bench/fast_tier.py`` checks that the fast tier reaches every module)."""
+    """Closes the session's Chromium, if a test started it. With ``ADK_EVAL_GATE_IMPORTED=FILE``, lists the
+    package's modules this test session imported (``bench/fast_tier.py`` checks that the fast tier reaches every
+    module)."""
+    browsers.shutdown()
     target = os.environ.get("ADK_EVAL_GATE_IMPORTED")
     if target:
         imported = sorted(name for name in sys.modules if name == "adk_eval_gate" or name.startswith("adk_eval_gate."))
@@ -87,3 +95,31 @@ def junit_schema() -> Any:
     import xmlschema
 
     return xmlschema.XMLSchema(str(Path(__file__).parent / "fixtures" / "junit.xsd"))
+
+
+BROWSER_FIXTURES = {"browser", "mermaid_errors"}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Tests that use the browser fixtures are marked ``browser`` (``-m browser`` selects them) and run last.
+
+    Last, because while Playwright's sync API is alive it marks the main thread's asyncio loop as running, so an
+    ``asyncio.run()`` of a later test would fail; the session's one browser is closed when the session ends.
+    """
+    for item in items:
+        if BROWSER_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.browser)
+    items.sort(key=lambda item: item.get_closest_marker("browser") is not None)  # stable: the order is kept
+
+
+@pytest.fixture
+def browser() -> Browser:
+    """The session's headless Chromium (tests/browser.py): skipped when missing, failed when CI requires it."""
+    return browsers.shared_browser()
+
+
+@pytest.fixture
+def mermaid_errors() -> Callable[[list[str]], list[str]]:
+    """``mermaid_errors(blocks)``: the real Mermaid library's message for each bad block (tests/mermaid.py)."""
+    mermaid.mermaid_page()  # skipped or failed here, before the test, when Chromium or Mermaid is missing
+    return mermaid.mermaid_errors

@@ -127,7 +127,8 @@ def _inputs(paths: list[str], *, target: Path) -> list[Path]:
 
 
 def merge_command(settings: Settings, console: Console, *, inputs: list[str], allow_incomplete: bool = False) -> int:
-    from adk_eval_gate.report.writer import results_json
+    from adk_eval_gate.report.html import page
+    from adk_eval_gate.report.writer import write_reports
 
     target = settings.results_path
     documents = [(str(path), load_results(path)) for path in _inputs(inputs, target=target)]
@@ -140,7 +141,7 @@ def merge_command(settings: Settings, console: Console, *, inputs: list[str], al
         console.error(f"incomplete merge: {problem}; the merged results have status error")
     if target.exists():
         console.warning(f"replacing {target}, written by an earlier run or merge")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(results_json(merged), encoding="utf-8")
+    # results.json and report.html; junit.xml and the summary are written by `report`, which publishes them
+    merged = write_reports(merged, settings=settings, console=console, renderers={settings.html_path: page.render})
     console.line(f"merged {len(documents)} results into {target}: {merged.totals.cases} cases, {merged.status}")
     return 2 if problem else 0

@@ -179,7 +179,7 @@ OPTIONS: tuple[Option, ...] = (
     Option(
         "output_dir",
         "--output-dir",
-        "folder for results.json, junit.xml and summary.md (default: adk-eval-results)",
+        "folder for results.json, junit.xml, summary.md and report.html (default: adk-eval-results)",
         "str",
         "output-dir",
         ("run", "report", "merge"),
@@ -210,6 +210,15 @@ OPTIONS: tuple[Option, ...] = (
         "str",
         None,
         RUN_REPORT,
+        metavar="FILE",
+    ),
+    Option(
+        "html",
+        "--html",
+        "self-contained HTML report path (default: OUTPUT_DIR/report.html)",
+        "str",
+        None,
+        ("run", "report", "merge"),
         metavar="FILE",
     ),
     Option(

@@ -95,6 +95,7 @@ def publish(
             results=results_path,
             junit=settings.junit_path,
             summary=settings.summary_path,
+            html=settings.html_path,
             comment_url=comment_url,
         )
         try:

@@ -60,6 +60,7 @@ class Settings(pydantic.BaseModel):
     results: Path | None = None
     junit: Path | None = None
     summary: Path | None = None
+    html: Path | None = None
     baseline: Path | None = None
     artifact_name: str = "adk-eval-results"
     regression_tolerance: float = 0.0
@@ -103,6 +104,10 @@ class Settings(pydantic.BaseModel):
         """The PATHs to discover eval files in: none when only ``--dataset`` files were named."""
         given = "paths" in self.from_cli or "paths" in self.from_inputs
         return self.paths if given or not self.dataset else []
+
+    @property
+    def html_path(self) -> Path:
+        return self.html or self.output_dir / "report.html"
 
     def option_name(self, field: str) -> str:
         """How the user wrote this option: ``input 'num-runs'`` in the action, ``--num-runs`` on the command line."""
@@ -209,7 +214,18 @@ def build_settings(command: str, cli_values: Mapping[str, Any], env: Mapping[str
     values["github_token"] = pydantic.SecretStr(token) if token else None
     values["github"] = read_context(env)
     values["environment"] = dict(env)
-    for key in ("config", "recorded", "cache_dir", "output_dir", "results", "junit", "summary", "baseline", "prices"):
+    for key in (
+        "config",
+        "recorded",
+        "cache_dir",
+        "output_dir",
+        "results",
+        "junit",
+        "summary",
+        "html",
+        "baseline",
+        "prices",
+    ):
         if isinstance(values.get(key), str):
             values[key] = Path(values[key])
     return _checked(Settings(**values))

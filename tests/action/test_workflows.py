@@ -80,14 +80,16 @@ def test_permissions_are_set_and_never_write_all(path: Path) -> None:
             assert scope.get("permissions") not in ("write-all", "read-all")
 
 
-def test_the_gate_uploads_the_baseline_only_from_pushes_under_the_default_artifact_name() -> None:
+def test_the_gate_keeps_the_results_and_report_html_under_the_default_artifact_name() -> None:
+    """Every run uploads results.json with report.html (reviewers of a pull request download the report); only
+    the base branch's runs serve as baselines, since the baseline lookup never takes a pull_request run."""
     workflow = load(REPO / "examples" / "workflows" / "pr-gate.yml")
     assert set(workflow["on"]) == {"pull_request", "push"}
     assert workflow["permissions"] == {"contents": "read", "pull-requests": "write", "actions": "read"}
     uploads = [step for step in steps(workflow) if str(step.get("uses", "")).startswith("actions/upload-artifact")]
     (baseline,) = [step for step in uploads if step["with"]["name"] == "adk-eval-results"]
-    assert baseline["with"] == {"name": "adk-eval-results", "path": "adk-eval-results/results.json"}
-    assert "github.event_name == 'push'" in baseline["if"]
+    assert baseline["with"]["path"].split() == ["adk-eval-results/results.json", "adk-eval-results/report.html"]
+    assert baseline["if"] == "${{ !cancelled() }}"
     (junit,) = [step for step in uploads if step["with"]["name"] == "adk-eval-junit"]
     assert junit["with"]["path"] == "adk-eval-results/junit.xml" and "push" not in junit["if"]
 
@@ -121,3 +123,20 @@ def test_the_deployed_agent_run_takes_its_token_from_the_environment() -> None:
     assert gate["with"]["runner"] == "http"
     assert "${AGENT_ID_TOKEN}" in gate["with"]["agent-headers"]
     assert "AGENT_ID_TOKEN" in gate["env"]
+
+
+def test_every_example_that_evaluates_keeps_report_html_in_its_results_artifact() -> None:
+    for path in EXAMPLES:
+        workflow = load(path)
+        writes_html = any(str(s.get("uses", "")).startswith("adk-eval-gate/") for s in steps(workflow)) or any(
+            call[0] in {"run", "merge"} for call in cli_calls(workflow)
+        )
+        paths = " ".join(
+            str(step["with"].get("path", ""))
+            for step in steps(workflow)
+            if str(step.get("uses", "")).startswith("actions/upload-artifact")
+        )
+        if writes_html and path.name != "sharded.yml":  # (its shards upload results.json; the merge job, below)
+            assert re.search(r"adk-eval-results/(report\.html|\s|$)", paths), path.name
+    merge_job = load(REPO / "examples" / "workflows" / "sharded.yml")["jobs"]["merge"]
+    assert any("adk-eval-results/report.html" in str(step.get("with", {}).get("path")) for step in merge_job["steps"])

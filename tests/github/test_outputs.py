@@ -33,6 +33,7 @@ def test_every_output_is_written_and_reads_back(tmp_path: Path) -> None:
         results=tmp_path / "results.json",
         junit=tmp_path / "junit.xml",
         summary=tmp_path / "summary.md",
+        html=tmp_path / "report.html",
         comment_url="https://github.com/octo/repo/pull/7#issuecomment-1",
     )
     assert tuple(values) == outputs.OUTPUT_NAMES
@@ -75,5 +76,5 @@ def test_flaky_and_quarantined_counts_are_outputs() -> None:
         ["agents/weather/weather.evalset.json:b"],
     )
     doc = document(cases).model_copy(update={"stability": SuiteStability(cases=2, flaky=1, stable_pass=1)})
-    values = output_values(doc, results=Path("r"), junit=Path("j"), summary=Path("s"), comment_url=None)
+    values = output_values(doc, results=Path("r"), junit=Path("j"), summary=Path("s"), html=Path("h"), comment_url=None)
     assert (values["flaky"], values["quarantined"], values["failed"], values["status"]) == ("1", "1", "0", "passed")

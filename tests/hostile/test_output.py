@@ -142,7 +142,8 @@ def _unmasked(stdout: str) -> str:
 
 
 def _all_reports(work: Path, fake: FakeGitHub) -> str:
-    texts = [(work / "out" / name).read_text(encoding="utf-8") for name in ("results.json", "junit.xml", "summary.md")]
+    reports = ("results.json", "junit.xml", "summary.md", "report.html")
+    texts = [(work / "out" / name).read_text(encoding="utf-8") for name in reports]
     texts.append((work / "step_summary.md").read_text(encoding="utf-8"))
     texts.extend(comment.body for comment in fake.comments_on(7))
     texts.append((work / "github_output").read_text(encoding="utf-8"))

@@ -24,7 +24,7 @@ from tests.runners.scripted import turn, write_agent, write_config, write_evalse
 
 pytestmark = pytest.mark.slow
 
-REPORTS = ("results.json", "junit.xml", "summary.md")
+REPORTS = ("results.json", "junit.xml", "summary.md", "report.html")
 
 
 def _repo(tmp_path: Path, message: str, *, config: dict[str, Any] | None = None) -> Path:

@@ -29,13 +29,14 @@ OUTPUT_NAMES = (
     "results",
     "junit",
     "summary",
+    "html",
     "comment-url",
 )
 STEP_SUMMARY_LIMIT = limits.STEP_SUMMARY_BYTES
 
 
 def output_values(
-    doc: ResultsDocument, *, results: Path, junit: Path, summary: Path, comment_url: str | None
+    doc: ResultsDocument, *, results: Path, junit: Path, summary: Path, html: Path, comment_url: str | None
 ) -> dict[str, str]:
     totals = doc.totals
     values = {
@@ -53,6 +54,7 @@ def output_values(
         "results": str(results),
         "junit": str(junit),
         "summary": str(summary),
+        "html": str(html),
         "comment-url": comment_url or "",
     }
     assert tuple(values) == OUTPUT_NAMES

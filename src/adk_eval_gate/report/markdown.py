@@ -24,6 +24,12 @@ def clean(text: str) -> str:
     return _INVISIBLE.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
 
 
+def reveal(text: str) -> str:
+    """Shows control characters and bidirectional overrides as ``<U+202E>`` (where text must stay complete)."""
+    text = text.replace("\r\n", "\n")
+    return _INVISIBLE.sub(lambda m: f"<U+{ord(m.group(0)):04X}>", text)
+
+
 def _neutralise_notifications(text: str) -> str:
     text = _MENTION.sub("@" + _ZWSP, text)
     text = _GH_REF.sub(lambda m: m.group(0)[:2] + _ZWSP + "-", text)

@@ -33,6 +33,8 @@ class TurnView:
     actual_answer: str | None
     expected_calls: list[str] | None
     actual_calls: list[str] | None
+    expected: Invocation | None = None  # the whole turns, for renderers that show more (report.html)
+    actual: Invocation | None = None
 
 
 def turns(run: RunRecord) -> list[TurnView]:
@@ -48,6 +50,8 @@ def turns(run: RunRecord) -> list[TurnView]:
                 actual_answer=content_text(actual.final_response) if actual else None,
                 expected_calls=[format_call(c) for c in tool_calls(expected.intermediate_data)] if expected else None,
                 actual_calls=[format_call(c) for c in tool_calls(actual.intermediate_data)] if actual else None,
+                expected=expected,
+                actual=actual,
             )
         )
     return views

@@ -1,4 +1,4 @@
-"""Write results.json, junit.xml and summary.md (the only file writes of a run besides GitHub's files).
+"""Write results.json, junit.xml, summary.md and report.html (the only file writes of a run besides GitHub's files).
 
 The writers are the last thing that can fail, and they fail alone: a renderer that raises (data no test
 foresaw) leaves the other reports written and turns the run into an error that says which report failed;
@@ -15,6 +15,7 @@ from adk_eval_gate import __version__
 from adk_eval_gate.console import Console
 from adk_eval_gate.errors import UsageError
 from adk_eval_gate.report import junit, summary
+from adk_eval_gate.report.html import page
 from adk_eval_gate.results import ResultsDocument, RunInfo
 from adk_eval_gate.settings import Settings
 
@@ -69,14 +70,26 @@ def _results_text(doc: ResultsDocument) -> str:
         return results_json(bare)
 
 
+def report_renderers(settings: Settings) -> dict[Path, Renderer]:
+    """Every report besides results.json, by the path it is written to."""
+    return {settings.junit_path: junit.render, settings.summary_path: summary.render, settings.html_path: page.render}
+
+
 def write_reports(
-    doc: ResultsDocument, *, settings: Settings, console: Console, source: str | None = None
+    doc: ResultsDocument,
+    *,
+    settings: Settings,
+    console: Console,
+    source: str | None = None,
+    renderers: dict[Path, Renderer] | None = None,
 ) -> ResultsDocument:
-    """results.json, junit.xml and summary.md; with ``source`` (``report``), only the last two, from it.
+    """results.json and the other reports (``renderers``, default: every one); with ``source`` (``report``),
+    only the other reports, from it.
 
     Returns the document as written: an error of the whole run if a report could not be rendered.
     """
-    doc, texts, failures = _rendered(doc, {settings.junit_path: junit.render, settings.summary_path: summary.render})
+    chosen = report_renderers(settings) if renderers is None else renderers
+    doc, texts, failures = _rendered(doc, chosen)
     for failure in failures:
         console.error(failure)
     if source is None:

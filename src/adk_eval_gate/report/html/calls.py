@@ -1,0 +1,75 @@
+"""Expected and actual tool calls of a turn side by side, with the differences marked argument by argument.
+
+Calls are paired by position, as the trajectory metric compares them. In a pair, a name that differs is marked
+on both sides; an argument only expected is ``missing``, one only in the actual call ``extra``, and one with
+another value ``changed``. A call without a partner is missing or extra as a whole.
+"""
+
+from __future__ import annotations
+
+import json
+from itertools import zip_longest
+from typing import Any
+
+from google.genai import types as genai_types
+
+from adk_eval_gate.report.html.parts import element, table, text
+
+VALUE_LIMIT = 2_000
+
+
+def _value(value: Any) -> str:
+    try:
+        shown = json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+    except (TypeError, ValueError):
+        shown = str(value)
+    return text(shown, limit=VALUE_LIMIT)
+
+
+def _same(left: Any, right: Any) -> bool:
+    try:
+        return json.dumps(left, sort_keys=True, default=str) == json.dumps(right, sort_keys=True, default=str)
+    except (TypeError, ValueError):
+        return bool(left == right)
+
+
+def _argument(name: str, value: Any, mark: str) -> str:
+    return element("div", f"{element('span', text(name), cls='key')}: <code>{_value(value)}</code>", cls=f"arg {mark}")
+
+
+def _mark(value: Any, other: dict[str, Any] | None, *, name: str, absent: str) -> str:
+    if other is None or name not in other:
+        return absent
+    return "same" if _same(value, other[name]) else "changed"
+
+
+def _arguments(own: dict[str, Any], other: dict[str, Any] | None, *, absent: str) -> str:
+    """One side's arguments, each marked against the other side's (``absent``: the mark of a key it lacks)."""
+    lines = [_argument(str(name), own[name], _mark(own[name], other, name=name, absent=absent)) for name in sorted(own)]
+    return "".join(lines) or element("div", "no arguments", cls="arg none")
+
+
+def _call_cell(call: genai_types.FunctionCall | None, partner: genai_types.FunctionCall | None, *, absent: str) -> str:
+    if call is None:
+        return element("span", "—", cls="nocall")
+    name_mark = absent if partner is None else "same" if partner.name == call.name else "changed"
+    partner_args = None if partner is None else dict(partner.args or {})
+    arguments = _arguments(dict(call.args or {}), partner_args, absent=absent)
+    return element("div", text(call.name or "?"), cls=f"call-name {name_mark}") + arguments
+
+
+def calls_table(expected: list[genai_types.FunctionCall] | None, actual: list[genai_types.FunctionCall] | None) -> str:
+    """The calls of a turn, expected (left) against actual (right); None: that side is unknown."""
+    if not expected and not actual:
+        sides = ("none expected" if expected is not None else "no expectation", "none" if actual is not None else "—")
+        return element("p", f"Tool calls: {sides[0]} / {sides[1]}", cls="muted")
+    rows = []
+    for number, (want, got) in enumerate(zip_longest(expected or [], actual or []), start=1):
+        rows.append(
+            [
+                str(number),
+                _call_cell(want, got, absent="missing") if expected is not None else "no expectation",
+                _call_cell(got, want, absent="extra"),
+            ]
+        )
+    return table(["#", "Expected tool call", "Actual tool call"], rows, cls="calls")

@@ -1,0 +1,199 @@
+"""report.html: one self-contained page for the deep dive a comment cannot hold.
+
+Everything is inline (styles, one script, SVG charts) and a Content-Security-Policy forbids every load from
+anywhere: ``default-src 'none'``, the style and the script allowed by their sha256 hashes, images only as
+``data:``. Text from eval files and agents is escaped where it is written (``parts.text``); the script never
+builds HTML from text (it sets ``textContent``) except the case details, which are escaped HTML made here and
+kept as JSON strings (``<``, ``>`` and ``&`` as ``\\u003c`` and so on, so nothing in them can close the
+``<script>`` element that holds them). The details are put into a case when it is opened, so a page of
+thousands of cases opens fast.
+
+``PAGE_SECTIONS`` lists the parts above the cases; a new part is one function of the document.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+from collections.abc import Callable
+from functools import cache
+from importlib import resources
+
+from adk_eval_gate.report.html.cases import Context, case_details, case_row, header_row
+from adk_eval_gate.report.html.charts import score_chart, status_chart
+from adk_eval_gate.report.html.parts import (
+    STATUS_LABELS,
+    badge,
+    count,
+    element,
+    key_values,
+    number,
+    seconds,
+    table,
+    text,
+)
+from adk_eval_gate.results import ResultsDocument
+
+VERDICTS = {"passed": "ADK eval gate passed", "failed": "ADK eval gate failed", "error": "ADK eval gate error"}
+
+
+@cache
+def asset(name: str) -> str:
+    return (resources.files("adk_eval_gate.report.html") / "assets" / name).read_text(encoding="utf-8")
+
+
+def _sha256(source: str) -> str:
+    return "'sha256-" + base64.b64encode(hashlib.sha256(source.encode("utf-8")).digest()).decode("ascii") + "'"
+
+
+def content_security_policy(*, style: str, script: str) -> str:
+    """Nothing may load from anywhere; only our own inline style and script run (by hash)."""
+    return (
+        f"default-src 'none'; script-src {_sha256(script)}; style-src {_sha256(style)}; img-src data:; "
+        "base-uri 'none'; form-action 'none'"
+    )
+
+
+def json_for_script(value: object) -> str:
+    """JSON that is safe inside a ``<script>`` element: no ``<``, ``>`` or ``&``, and ASCII only."""
+    dumped = json.dumps(value, ensure_ascii=True, separators=(",", ":"))
+    return dumped.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def _plural(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def _header(doc: ResultsDocument, context: Context) -> str:
+    totals = doc.totals
+    counts = ", ".join(
+        label
+        for n, label in (
+            (totals.passed, f"{totals.passed} passed"),
+            (totals.failed, f"{totals.failed} failed"),
+            (totals.error, _plural(totals.error, "error")),
+            (totals.not_evaluated, f"{totals.not_evaluated} not evaluated"),
+            (totals.quarantined, f"{totals.quarantined} quarantined"),
+        )
+        if n
+    )
+    title = element("h1", badge(doc.status) + " " + text(VERDICTS.get(doc.status, doc.status)))
+    files = totals.files or len(context.files)
+    summary = element("p", text(f"{_plural(totals.cases, 'case')} in {_plural(files, 'file')}: {counts or 'none'}"))
+    error = element("pre", text(doc.error), cls="error") if doc.error else ""
+    run = doc.run
+    baseline = doc.comparison.baseline.description if doc.comparison else run.baseline_note
+    facts = key_values(
+        [
+            ("repository", text(run.repository) if run.repository else None),
+            ("commit", text(run.sha[:12]) if run.sha else None),
+            ("ref", text(run.ref) if run.ref else None),
+            ("runner", text(run.runner) if run.runner else None),
+            ("runs per case", text(run.num_runs)),
+            ("pass rule", text(run.pass_rule) if run.num_runs > 1 else None),
+            ("shards merged", text(run.shards_merged) if run.shards_merged else None),
+            ("started", text(run.started_at) if run.started_at else None),
+            ("duration", text(seconds(run.duration_seconds)) if run.duration_seconds is not None else None),
+            ("baseline", text(baseline) if baseline else None),
+            ("tool version", text(run.tool_version) if run.tool_version else None),
+        ]
+    )
+    return element("header", title + summary + error + facts)
+
+
+def _charts(doc: ResultsDocument, context: Context) -> str:
+    charts = score_chart(doc) + status_chart(doc)
+    return element("section", element("h2", "Charts") + charts, cls="charts") if charts else ""
+
+
+def _metric_summaries(doc: ResultsDocument, context: Context) -> str:
+    rows = [
+        [
+            text(m.name),
+            text(m.kind),
+            text(number(m.threshold) if not m.thresholds else ", ".join(number(t) for t in m.thresholds)),
+            text(number(m.mean)),
+            text(f"{m.passed}/{m.cases}" if m.kind != "informational" else ""),
+            text(m.failed or ""),
+            text(m.not_evaluated or ""),
+        ]
+        for m in doc.metrics
+    ]
+    header = ["Metric", "Kind", "Threshold", "Mean", "Passed", "Failed", "Not evaluated"]
+    return element("section", element("h2", "Metrics") + table(header, rows)) if rows else ""
+
+
+def _judge(doc: ResultsDocument, context: Context) -> str:
+    judge = doc.judge
+    if judge is None:
+        return ""
+    facts = key_values(
+        [
+            ("calls", text(judge.calls)),
+            ("cached answers", text(judge.cached)),
+            ("failed calls", text(judge.failed)),
+            ("input tokens", text(count(judge.input_tokens))),
+            ("output tokens", text(count(judge.output_tokens))),
+        ]
+    )
+    return element("section", element("h2", "LLM judge") + facts)
+
+
+def _file_problems(doc: ResultsDocument, context: Context) -> str:
+    rows = [
+        [text(f"{f.path}:{f.line}" if f.line else f.path), text(f.error or "; ".join(f.warnings))]
+        for f in doc.files
+        if f.error or f.warnings
+    ]
+    return element("section", element("h2", "Files with problems") + table(["File", "Problem"], rows)) if rows else ""
+
+
+PageSection = Callable[[ResultsDocument, Context], str]
+PAGE_SECTIONS: tuple[PageSection, ...] = (_header, _file_problems, _charts, _metric_summaries, _judge)
+
+
+def _options(names: list[str], *, everything: str) -> str:
+    options = [element("option", text(everything), attrs={"value": ""})]
+    options += [element("option", text(name), attrs={"value": str(i)}) for i, name in enumerate(names)]
+    return "".join(options)
+
+
+def _filters(doc: ResultsDocument, context: Context) -> str:
+    boxes = []
+    for status in ("passed", "failed", "error", "not_evaluated"):
+        n = sum(case.status == status for case in doc.cases)
+        label = f"{STATUS_LABELS[status]} ({n})"
+        box = f'<input type="checkbox" name="status" value="{status}" checked>'
+        boxes.append(element("label", box + text(label), cls=f"status-filter s-{status}"))
+    file_select = element("select", _options(context.files, everything="all files"), attrs={"id": "file-filter"})
+    metrics = _options(context.metrics, everything="all metrics")
+    metric_select = element("select", metrics, attrs={"id": "metric-filter"})
+    failing = element("label", '<input type="checkbox" id="metric-failing">' + text("only where it did not pass"))
+    search = '<input type="search" id="text-filter" placeholder="case id contains…">'
+    shown = element("span", text(f"{len(doc.cases)} of {len(doc.cases)} cases shown"), attrs={"id": "shown-count"})
+    parts = "".join(boxes) + file_select + metric_select + failing + search + shown
+    return element("div", parts, cls="filters", attrs={"id": "filters"})
+
+
+def _cases(doc: ResultsDocument, context: Context) -> str:
+    rows = "".join(case_row(case, index=i, context=context) for i, case in enumerate(doc.cases))
+    listing = element("div", header_row() + rows, cls="case-list", attrs={"id": "case-list"})
+    return element("section", element("h2", f"Cases ({len(doc.cases)})") + _filters(doc, context) + listing)
+
+
+def render(doc: ResultsDocument) -> str:
+    style, script = asset("report.css"), asset("report.js")
+    context = Context.of(doc)
+    details = json_for_script([case_details(case, context) for case in doc.cases])
+    body = "".join(part(doc, context) for part in PAGE_SECTIONS) + _cases(doc, context)
+    title = f"{VERDICTS.get(doc.status, doc.status)}: {doc.totals.passed} of {doc.totals.cases} cases passed"
+    policy = content_security_policy(style=style, script=script)
+    return (
+        '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
+        f'<meta http-equiv="Content-Security-Policy" content="{policy}"><meta name="referrer" content="no-referrer">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{text(title)}</title><style>{style}</style></head>\n<body>{body}\n"
+        f'<script type="application/json" id="case-details">{details}</script>\n'
+        f"<script>{script}</script></body></html>\n"
+    )

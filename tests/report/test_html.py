@@ -1,0 +1,284 @@
+"""report.html without a browser: what the page is made of (every tag and attribute, the Content-Security-Policy and
+its hashes, the data the script reads), hostile text kept as text, old or partial results, and the extension
+points (a column or a section is one function)."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import re
+from html.parser import HTMLParser
+from typing import Any
+
+import pytest
+
+from adk_eval_gate.report.html import cases as html_cases
+from adk_eval_gate.report.html import page
+from adk_eval_gate.report.html.calls import calls_table
+from adk_eval_gate.results import InvocationRecord, ResultsDocument, RubricScoreRecord, RunMetric
+from tests.report.builders import case, document, invocation, metric
+from tests.report.scenarios import SCENARIOS, huge_failing
+
+OUR_TAGS = {
+    "html", "head", "meta", "title", "style", "body", "script", "header", "section", "h1", "h2", "h4", "h5", "h6",
+    "p", "pre", "code", "span", "div", "dl", "dt", "dd", "ul", "li", "table", "thead", "tbody", "tr", "th", "td",
+    "details", "summary", "figure", "figcaption", "svg", "rect", "line", "text", "label", "input", "select",
+    "option",
+}  # fmt: skip
+OUR_ATTRIBUTES = {
+    "class", "id", "lang", "charset", "http-equiv", "content", "name", "type", "value", "checked", "placeholder",
+    "role", "viewbox", "width", "height", "x", "y", "x1", "x2", "y1", "y2", "text-anchor", "title",
+    "data-index", "data-status", "data-file", "data-metrics", "data-failing", "data-name", "data-diff",
+}  # fmt: skip
+
+
+class _Page(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+        self.scripts: list[str] = []
+        self.styles: list[str] = []
+        self.texts: list[str] = []
+        self._in: str | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, dict(attrs)))
+        self._in = tag if tag in {"script", "style"} else None
+
+    def handle_endtag(self, tag: str) -> None:
+        self._in = None
+
+    def handle_data(self, data: str) -> None:
+        {"script": self.scripts, "style": self.styles}.get(self._in or "", self.texts).append(data)
+
+
+def parsed(markup: str) -> _Page:
+    parser = _Page()
+    parser.feed(markup)
+    parser.close()
+    return parser
+
+
+def details_of(markup: str) -> list[str]:
+    """The case details the page's script puts into each case (JSON in the page)."""
+    match = re.search(r'<script type="application/json" id="case-details">(.*?)</script>', markup, re.S)
+    assert match
+    details: list[str] = json.loads(match.group(1))
+    return details
+
+
+def problems(markup: str) -> list[str]:
+    """Tags and attributes we did not write, event handlers, and anything that points at a resource."""
+    found = []
+    for tag, attributes in parsed(markup).tags:
+        if tag not in OUR_TAGS:
+            found.append(f"tag <{tag}>")
+        for name, value in attributes.items():
+            if name not in OUR_ATTRIBUTES:
+                found.append(f"attribute {name}= on <{tag}>")
+            if name in {"src", "href"} or (value and re.search(r"(?i)javascript:|url\(", value)):
+                found.append(f"{name}={value!r} on <{tag}>")
+    return found
+
+
+def _sha256(text: str) -> str:
+    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"
+
+
+@pytest.mark.parametrize("name", sorted(SCENARIOS))
+def test_every_scenario_renders_only_our_markup(name: str) -> None:
+    markup = page.render(huge_failing(40) if name == "huge_failing" else SCENARIOS[name]())
+    assert problems(markup) == []
+    for detail in details_of(markup):
+        assert problems(detail) == []
+
+
+def test_the_policy_loads_nothing_and_allows_exactly_the_inline_script_and_style() -> None:
+    markup = page.render(SCENARIOS["regressions"]())
+    tree = parsed(markup)
+    policy = next(
+        a["content"] for t, a in tree.tags if t == "meta" and a.get("http-equiv") == "Content-Security-Policy"
+    )
+    assert policy is not None
+    directives = dict(part.strip().split(" ", 1) for part in policy.split(";"))
+    assert directives["default-src"] == "'none'" and directives["img-src"] == "data:"
+    assert directives["base-uri"] == "'none'" and directives["form-action"] == "'none'"
+    [code] = [script for script in tree.scripts if not script.startswith("[")]  # the other one is the JSON data
+    assert directives["script-src"] == _sha256(code)
+    assert directives["style-src"] == _sha256(tree.styles[0])
+    for forbidden in ("innerHTML =", "insertAdjacentHTML", "document.write", "eval(", "new Function", "fetch("):
+        assert code.count(forbidden) == (1 if forbidden == "innerHTML =" else 0), forbidden
+
+
+def test_hostile_text_is_text_everywhere() -> None:
+    markup = page.render(SCENARIOS["hostile"]())
+    everything = markup + "".join(details_of(markup))
+    assert "\u202e" not in everything and "<U+202E>evil reversed<U+202C>" in html_unescape(everything)
+    assert "<script>alert" not in everything and "<img" not in everything and "<details open" not in everything
+    shown = html_unescape("".join(details_of(markup)))
+    assert "<script>alert(1)</script>" in shown and "<img src=x onerror=alert(2)>" in shown
+    data = re.search(r'id="case-details">(.*?)</script>', markup, re.S)
+    assert data and "<" not in data.group(1) and ">" not in data.group(1) and "&" not in data.group(1)
+
+
+def html_unescape(text: str) -> str:
+    import html
+
+    return html.unescape(text)
+
+
+def test_json_for_the_script_cannot_close_it() -> None:
+    hostile = ["</script><script>alert(1)</script>", "a & b", "\u2028\u2029", '"quoted" \\']
+    dumped = page.json_for_script(hostile)
+    assert "<" not in dumped and ">" not in dumped and "&" not in dumped and dumped.isascii()
+    assert json.loads(dumped) == hostile
+
+
+def test_tool_calls_are_marked_argument_by_argument() -> None:
+    from google.genai import types
+
+    expected = [
+        types.FunctionCall(name="get_weather", args={"city": "Paris", "days": 3, "unit": "C"}),
+        types.FunctionCall(name="book", args={}),
+    ]
+    actual = [types.FunctionCall(name="get_weather", args={"city": "Paris", "days": 5, "lang": "fr"})]
+    markup = calls_table(expected, actual)
+    marks = re.findall(r'<div class="arg (\w+)"><span class="key">(\w+)</span>', markup)
+    assert marks == [
+        *[("same", "city"), ("changed", "days"), ("missing", "unit")],  # expected side of the first pair
+        *[("same", "city"), ("changed", "days"), ("extra", "lang")],  # actual side
+    ]
+    assert '<div class="call-name missing">book</div>' in markup and '<span class="nocall">' in markup
+    assert "none expected / none" in calls_table([], [])
+    assert "no expectation" in calls_table(None, actual)
+
+
+def _events_turn() -> InvocationRecord:
+    actual = {
+        "user_content": {"role": "user", "parts": [{"text": "hi"}]},
+        "final_response": {"role": "model", "parts": [{"text": "hello there"}]},
+        "intermediate_data": {
+            "invocation_events": [
+                {"author": "bot", "usage_metadata": {"prompt_token_count": 1200, "candidates_token_count": 34}},
+                {"author": "bot", "usage_metadata": {"prompt_token_count": 1300, "candidates_token_count": 21}},
+            ]
+        },
+        "duration": 2.5,
+        "model_duration": 2.0,
+        "tool_duration": 0.25,
+    }
+    return InvocationRecord(user="hi", expected=None, actual=actual)
+
+
+def test_a_run_shows_timings_tokens_judge_verdicts_and_its_log() -> None:
+    item = case("talk", [metric("rubric_based_final_response_quality_v1", 0.5, kind="judge")], turns=[_events_turn()])
+    run = item.runs[0].model_copy(
+        update={
+            "log": ["WARNING adk: slow tool <b>", "ERROR model: quota"],
+            "notes": ["the answer was cut at 100,000 characters"],
+            "duration_seconds": 3.25,
+            "metrics": [
+                RunMetric(
+                    name="rubric_based_final_response_quality_v1",
+                    score=0.5,
+                    status="failed",
+                    reason="one rubric of two was met",
+                    rubric_scores=[
+                        RubricScoreRecord(rubric_id="polite", score=1.0, rationale="says hello"),
+                        RubricScoreRecord(rubric_id="cites", score=0.0, rationale="no source <i>at all</i>"),
+                    ],
+                    details={"judge_model": "gemini-2.5-flash", "samples": 5},
+                )
+            ],
+        }
+    )
+    detail = details_of(page.render(document([item.model_copy(update={"runs": [run]})])))[0]
+    shown = html_unescape(re.sub(r"<[^>]+>", " ", detail))
+    for expected in (
+        "time 2.50 s",
+        "model 2.00 s",
+        "tools 0.25 s",
+        "input tokens 2,500",
+        "output tokens 55",
+        "one rubric of two was met",
+        "polite",
+        "no source <i>at all</i>",
+        '"judge_model": "gemini-2.5-flash"',
+        "WARNING adk: slow tool <b>",
+        "the answer was cut at 100,000 characters",
+        "3.25 s",
+    ):
+        assert expected in " ".join(shown.split()) or expected in shown, expected
+
+
+def test_old_partial_and_foreign_results_still_render() -> None:
+    minimal = {
+        "schema_version": 1,
+        "status": "failed",
+        "totals": {"cases": 2},
+        "cases": [
+            {"id": "a::x", "file": "a", "eval_set_id": "s", "eval_id": "x", "status": "failed", "a_future_field": [1]},
+            {
+                "id": "a::y",
+                "file": "a",
+                "eval_set_id": "s",
+                "eval_id": "y",
+                "status": "error",
+                "metrics": [{"name": "m", "score": None, "threshold": None, "status": "not_evaluated"}],
+                "runs": [
+                    {
+                        "run": 1,
+                        "status": "error",
+                        "invocations": [{"user": "q", "expected": {"not": "an invocation"}, "actual": None}],
+                        "metrics": [{"name": "m", "score": None, "status": "not_evaluated", "details": {"x": 1}}],
+                    }
+                ],
+            },
+        ],
+        "something_new": {"stability": "later"},
+    }
+    markup = page.render(ResultsDocument.model_validate(minimal))
+    assert problems(markup) == [] and 'data-status="error"' in markup
+    assert "Turn 1" in details_of(markup)[1]
+
+
+def test_a_new_column_or_section_is_one_function(monkeypatch: pytest.MonkeyPatch) -> None:
+    def cost(item: Any, context: Any) -> str:
+        return f"{len(item.eval_id)} ¢"
+
+    def flaky_runs(item: Any, context: Any) -> str:
+        return "<p>flaky section</p>"
+
+    monkeypatch.setattr(html_cases, "COLUMNS", (*html_cases.COLUMNS, html_cases.Column("Cost", cost)))
+    monkeypatch.setattr(html_cases, "SECTIONS", (*html_cases.SECTIONS, flaky_runs))
+    markup = page.render(document([case("paris", [metric("m", 0.9)])]))
+    assert '<span class="cell ">Cost</span>' in markup and "5 ¢" in markup
+    assert details_of(markup)[0].endswith("<p>flaky section</p>")
+
+
+def test_the_filters_list_every_status_file_and_metric() -> None:
+    doc = document(
+        [
+            case("a", [metric("m1", 0.9)], file="x.evalset.json"),
+            case("b", [metric("m1", 0.1), metric("m2", 0.9)], file="y.evalset.json"),
+        ]
+    )
+    markup = page.render(doc)
+    assert re.findall(r'<option value="(\d*)">([^<]*)</option>', markup) == [
+        ("", "all files"),
+        ("0", "x.evalset.json"),
+        ("1", "y.evalset.json"),
+        ("", "all metrics"),
+        ("0", "m1"),
+        ("1", "m2"),
+    ]
+    assert 'data-status="failed" data-file="1" data-metrics="0 1" data-failing="0"' in markup
+    assert "passed (1)" in markup and "failed (1)" in markup and "2 of 2 cases shown" in markup
+
+
+def test_turns_without_answers_are_not_word_diffed() -> None:
+    turn = invocation("q", expected="yes", actual="no", expected_calls=[], actual_calls=[])
+    no_actual = InvocationRecord(user="q", expected=turn.expected, actual=None)
+    details = details_of(page.render(document([case("a", [metric("m", 0.1)], turns=[turn, no_actual])])))[0]
+    assert details.count('data-diff="words"') == 1

@@ -1,0 +1,169 @@
+"""report.html in headless Chromium: it opens from disk without any request but the file itself, its script runs
+under its own Content-Security-Policy, the filters show the right cases, hostile text stays text and runs
+nothing (even with the policy bypassed), and a 2,000-case report is ready in under 2 seconds."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+from adk_eval_gate.report.html import page as html_page
+from adk_eval_gate.results import ResultsDocument
+from tests.report.builders import case, document, invocation, metric
+from tests.report.scenarios import SCENARIOS, huge_failing
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, Page
+
+pytestmark = pytest.mark.slow
+
+OPEN_LIMIT_SECONDS = 2.0
+HOSTILE_TEXTS = (
+    "</script><script>window.pwned = 1</script>",
+    '<img src=x onerror="window.pwned = 2">',
+    "\"quoted\" 'single' `back` <b>bold</b> &amp;",
+    "\u202eevil reversed\u202c",
+)
+
+
+class Opened:
+    """A page opened from a file, with every request it made, every console message and every dialog."""
+
+    def __init__(self, page: Page, path: Path) -> None:
+        self.page, self.url = page, path.resolve().as_uri()
+        self.requests: list[str] = []
+        self.console: list[str] = []
+        self.dialogs: list[str] = []
+        page.on("request", lambda request: self.requests.append(request.url))
+        page.on("console", lambda message: self.console.append(message.text))
+        page.on("pageerror", lambda error: self.console.append(f"page error: {error}"))
+        page.on("dialog", lambda dialog: (self.dialogs.append(dialog.message), dialog.dismiss()))
+
+    def open(self) -> float:
+        started = time.perf_counter()
+        self.page.goto(self.url)
+        self.page.wait_for_selector("html[data-ready='1']", state="attached")
+        return time.perf_counter() - started
+
+    def visible_cases(self) -> int:
+        return int(self.page.locator("details.case:not([hidden])").count())
+
+    def open_every_case(self) -> None:
+        self.page.evaluate("document.querySelectorAll('details.case').forEach((d) => { d.open = true; })")
+        self.page.wait_for_function(
+            "Array.from(document.querySelectorAll('details.case .case-body')).every((b) => b.childElementCount > 0)"
+        )
+
+
+OpenReport = Callable[..., Opened]
+
+
+@pytest.fixture
+def opened(browser: Browser, tmp_path: Path) -> Iterator[OpenReport]:
+    contexts = []
+
+    def open_report(doc: ResultsDocument, *, bypass_csp: bool = False) -> Opened:
+        path = tmp_path / f"report{len(contexts)}.html"
+        path.write_text(html_page.render(doc), encoding="utf-8")
+        context = browser.new_context(bypass_csp=bypass_csp, viewport={"width": 1280, "height": 900})
+        contexts.append(context)
+        result = Opened(context.new_page(), path)
+        result.open()
+        return result
+
+    yield open_report
+    for context in contexts:
+        context.close()
+
+
+def test_it_opens_from_disk_with_no_request_but_the_file_and_its_script_runs(opened: OpenReport) -> None:
+    report = opened(SCENARIOS["regressions"]())
+    report.open_every_case()
+    report.page.locator("#file-filter").select_option(index=1)
+    assert report.requests == [report.url]
+    assert [line for line in report.console if "Content Security Policy" in line or "error" in line.lower()] == []
+    assert report.page.locator("details.case .answers[data-diff='done']").count() > 0  # the script filled them
+    assert report.page.locator("svg.chart rect.bar.head:not(.key)").count() == 3
+
+
+def test_the_filters_show_the_cases_they_name(opened: OpenReport) -> None:
+    doc = document(
+        [
+            case("a_pass", [metric("m1", 0.9)], file="x.evalset.json"),
+            case("b_fail", [metric("m1", 0.1), metric("m2", 0.9)], file="y.evalset.json"),
+            case("c_fail", [metric("m2", 0.2)], file="y.evalset.json"),
+            case("d_error", [], error="boom", file="x.evalset.json"),
+            case("e_pass", [metric("m2", 0.95)], file="y.evalset.json"),
+        ]
+    )
+    report = opened(doc)
+    page = report.page
+    assert report.visible_cases() == 5 and page.locator("#shown-count").inner_text() == "5 of 5 cases shown"
+    page.locator("input[name=status][value=passed]").click()
+    assert report.visible_cases() == 3  # the failed ones and the error
+    page.locator("input[name=status][value=error]").click()
+    assert report.visible_cases() == 2
+    page.locator("input[name=status][value=passed]").click()
+    page.locator("#file-filter").select_option(label="y.evalset.json")
+    assert report.visible_cases() == 3 and page.locator("#shown-count").inner_text() == "3 of 5 cases shown"
+    page.locator("#metric-filter").select_option(label="m1")
+    assert report.visible_cases() == 1
+    page.locator("#metric-filter").select_option(label="m2")
+    assert report.visible_cases() == 3
+    page.locator("#metric-failing").click()
+    assert report.visible_cases() == 1  # c_fail: b_fail fails on m1, not m2
+    page.locator("#metric-filter").select_option(label="all metrics")
+    page.locator("#file-filter").select_option(label="all files")
+    assert report.visible_cases() == 2  # every case with a metric that did not pass
+    page.locator("#metric-failing").click()
+    page.locator("#text-filter").fill("e_pa")
+    assert report.visible_cases() == 1
+    assert page.locator("details.case:not([hidden]) .eval-id").inner_text() == "e_pass"
+
+
+def _hostile_document() -> ResultsDocument:
+    text = " ".join(HOSTILE_TEXTS)
+    turn = invocation(
+        text,
+        expected=text,
+        actual=text + " and more",
+        expected_calls=[{"name": "get</script>", "args": {"q": HOSTILE_TEXTS[1]}}],
+        actual_calls=[{"name": HOSTILE_TEXTS[0], "args": {"q\"'<": HOSTILE_TEXTS[2]}}],
+    )
+    hostile_case = case(HOSTILE_TEXTS[0], [metric(HOSTILE_TEXTS[1], 0.1)], file=HOSTILE_TEXTS[2], turns=[turn])
+    run = hostile_case.runs[0].model_copy(update={"log": list(HOSTILE_TEXTS), "notes": [HOSTILE_TEXTS[1]]})
+    return document([hostile_case.model_copy(update={"runs": [run]}), case("crash", [], error=HOSTILE_TEXTS[0])])
+
+
+@pytest.mark.parametrize("bypass_csp", [False, True], ids=["with-policy", "policy-bypassed"])
+def test_hostile_text_shows_as_text_and_runs_nothing(opened: OpenReport, bypass_csp: bool) -> None:
+    report = opened(_hostile_document(), bypass_csp=bypass_csp)
+    report.open_every_case()
+    page = report.page
+    assert page.evaluate("window.pwned") is None and report.dialogs == []
+    assert page.locator("img").count() == 0 and page.locator("b").count() == 0
+    assert page.locator("script").count() == 2  # the data and the page's own script
+    shown = page.locator("body").inner_text()
+    for hostile in HOSTILE_TEXTS[:3]:
+        assert hostile in shown, hostile
+    assert "\u202e" not in shown and "<U+202E>evil reversed<U+202C>" in shown
+    assert report.requests == [report.url]
+
+
+def test_a_report_of_2000_cases_opens_in_under_2_seconds(browser: Browser, tmp_path: Path) -> None:
+    path = tmp_path / "large.html"
+    path.write_text(html_page.render(huge_failing(2000)), encoding="utf-8")
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        report = Opened(context.new_page(), path)
+        seconds = report.open()
+        assert seconds < OPEN_LIMIT_SECONDS, f"{seconds:.2f} s"
+        assert report.visible_cases() == 2000
+        report.page.locator("input[name=status][value=failed]").click()
+        assert report.visible_cases() == 0
+    finally:
+        context.close()

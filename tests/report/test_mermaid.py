@@ -1,0 +1,60 @@
+"""The Mermaid check of the tests (tests/mermaid.py) with the real Mermaid library in headless Chromium: a valid
+xychart passes, broken ones fail with Mermaid's own message, and the summary golden files' charts render."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.mermaid import mermaid_blocks
+
+pytestmark = pytest.mark.slow
+
+GOLDEN_SUMMARIES = sorted((Path(__file__).resolve().parents[1] / "golden" / "summary").glob("*.md"))
+Check = Callable[[list[str]], list[str]]
+
+VALID_XYCHART = """xychart-beta
+    title "Mean score per metric"
+    x-axis ["tool_trajectory_avg_score", "response_match_score", "it's fine"]
+    y-axis "score" 0 --> 1
+    bar [1, 0.91, 0.5]
+    line [0.9, 0.875, 0.6]
+"""
+
+
+def test_a_valid_xychart_with_bars_lines_title_and_axis_labels_passes(mermaid_errors: Check) -> None:
+    assert mermaid_errors([VALID_XYCHART]) == []
+
+
+@pytest.mark.parametrize(
+    ("code", "message"),
+    [
+        ("xychart-beta\n    x-axis [a, b\n    bar [1, 2]\n", "Parse error on line 2"),  # bad syntax
+        ('xychart-beta\n    title "Mean score\n    bar [1]\n', "Parse error"),  # unbalanced quotes
+        ('xychart-beta\n    x-axis ["say "hi"", "b"]\n    bar [1, 2]\n', "Parse error"),  # a quote in a label
+        ("xychart-beta\n    bar [1, zero]\n", "Parse error"),
+        ("not-a-diagram\n    a --> b\n", "No diagram type detected"),
+    ],
+    ids=["bad-syntax", "unbalanced-quotes", "quote-in-label", "bad-number", "unknown-diagram"],
+)
+def test_broken_charts_fail_with_mermaids_message(mermaid_errors: Check, code: str, message: str) -> None:
+    errors = mermaid_errors([VALID_XYCHART, code])
+    assert len(errors) == 1, errors
+    assert errors[0].startswith("block 2: ")
+    assert message in errors[0]
+
+
+def test_a_bad_block_does_not_disturb_the_next(mermaid_errors: Check) -> None:
+    broken = 'xychart-beta\n    title "open\n'
+    assert mermaid_errors([broken, VALID_XYCHART, broken]) == [
+        *(f"block {n}: {mermaid_errors([broken])[0].removeprefix('block 1: ')}" for n in (1, 3))
+    ]
+
+
+@pytest.mark.parametrize("path", GOLDEN_SUMMARIES, ids=lambda path: path.stem)
+def test_the_summary_golden_files_charts_render(mermaid_errors: Check, path: Path) -> None:
+    blocks = mermaid_blocks(path.read_text(encoding="utf-8"))
+    assert blocks, f"{path.name} has no Mermaid chart"
+    assert mermaid_errors(blocks) == []
