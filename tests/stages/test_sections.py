@@ -24,7 +24,7 @@ def test_the_comparison_line_and_the_section_headings_give_the_same_counts() -> 
     line = verdict.comparison_line(doc)
     assert "2 regressions · 1 within noise · 0 improvements · 1 new · 1 removed" in line
     assert "https://github.com/octo/repo/actions/runs/41" in line
-    section = changes.regressions(doc, limit=None, cut=sections.Cut())
+    section = changes.regressions(doc, limit=None)
     assert section.startswith("<details><summary><strong>2 regressions</strong> · 1 within noise</summary>")
     assert section.count("| significant |") == 2 and section.count("| within noise |") == 1
     assert doc.comparison is not None and doc.comparison.regressions == 2 and doc.comparison.noisy_regressions == 1
@@ -34,18 +34,18 @@ def test_the_comparison_line_and_the_section_headings_give_the_same_counts() -> 
 def test_the_metric_table_has_one_row_per_metric_with_base_head_and_change() -> None:
     rows = sections.metric_table(SCENARIOS["regressions"]()).splitlines()
     assert rows[0] == "| Metric | Threshold | Base | Head | Change | Pass rate |"
-    assert "| response\\_\u200bmatch\\_\u200bscore | 0.8 | 0.9 | 0.6 | ▼ −0.3 | 0% (0/1) |" in rows
+    assert "| response\\_\u200bmatch\\_\u200bscore | 0.8 | 0.9 | 0.6 | ▼\u202f−0.3 | 0% (0/1) |" in rows
     cut = sections.Cut()
     limited = sections.metric_table(SCENARIOS["regressions"](), limit=1, cut=cut)
     assert len(limited.splitlines()) == 3 and cut.sentence(where="the limit")
 
 
 def test_regressions_put_significant_drops_first_group_by_file_and_keep_cells_short() -> None:
-    text = changes.regressions(SCENARIOS["regressions"](), limit=None, cut=sections.Cut(), interval=True)
+    text = changes.regressions(SCENARIOS["regressions"](), limit=None, interval=True)
     significant = text.index("significant [-0.3, -0.3]")
     assert significant < text.index("**Within noise** (1)") < text.index("within noise [-0.543, 0.276]")
     assert "**agents/\u200bweather/\u200bweather.\u200bevalset.\u200bjson**" in text
-    assert "| flips | response\\_\u200bmatch\\_\u200bscore | 0.9 | 0.6 | ▼ −0.3 |" in text
+    assert "| flips | response\\_\u200bmatch\\_\u200bscore | 0.9 | 0.6 | ▼\u202f−0.3 |" in text
     assert "`agents/weather" not in text  # no code span of a case id in a table cell
 
 
@@ -86,7 +86,7 @@ def test_quarantined_cases_are_listed_apart_with_their_stability_and_counted_in_
     listed = cases.quarantined_cases(doc)
     assert "<strong>Quarantined</strong>: 1 · 1 not passing, none fail the gate" in listed
     assert "- broken (agents/\u200bweather/\u200bweather.\u200bevalset.\u200bjson): ❌ failed" in listed
-    assert cases.failing_cases(doc, detail=sections.Detail(0, None, None), cut=sections.Cut()) == ""
+    assert cases.failing_cases(doc, detail=sections.Detail(0, None, None)) == ""
 
 
 def test_flaky_cases_say_how_many_runs_passed_and_which_metric_flips() -> None:

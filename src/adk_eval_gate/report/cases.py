@@ -8,7 +8,7 @@ from __future__ import annotations
 from adk_eval_gate.report import markdown as md
 from adk_eval_gate.report import views
 from adk_eval_gate.report.changes import known_flaky
-from adk_eval_gate.report.sections import ICON, Cut, Detail, plural, within
+from adk_eval_gate.report.sections import ICON, Detail, plural, within
 from adk_eval_gate.results import CaseResult, MetricResult, ResultsDocument, RunRecord
 
 LOG_LINES_SHOWN = 20  # of a run's captured log, in a failing case's details (results.json keeps up to 200)
@@ -75,12 +75,11 @@ def failing(doc: ResultsDocument) -> list[CaseResult]:
     return [case for case in doc.cases if case.status != "passed" and not case.quarantined]
 
 
-def failing_cases(doc: ResultsDocument, *, detail: Detail, cut: Cut, budget: int | None = None) -> str:
+def failing_cases(doc: ResultsDocument, *, detail: Detail, budget: int | None = None) -> str:
     cases = failing(doc)
     if not cases:
         return ""
     shown = cases if detail.max_cases is None else cases[: detail.max_cases]
-    cut.cases += len(cases) - len(shown)
     flaky = known_flaky(doc)
     if detail.text_limit:
         items = [

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from itertools import groupby
 
 from adk_eval_gate.report import markdown as md
-from adk_eval_gate.report.sections import Cut, change_text, plural, within
+from adk_eval_gate.report.sections import change_text, plural, within
 from adk_eval_gate.report.verdict import ChangeCounts, change_counts, drop_words
 from adk_eval_gate.results import MetricChange, ResultsDocument
 
@@ -59,16 +59,12 @@ def grouped_table(
     return "\n\n".join(within(blocks, budget))
 
 
-def _capped(changes: list[MetricChange], limit: int | None, cut: Cut) -> list[MetricChange]:
-    if limit is None or len(changes) <= limit:
-        return changes
-    cut.changes += len(changes) - limit
-    return changes[:limit]
+def _capped(changes: list[MetricChange], limit: int | None) -> list[MetricChange]:
+    """The first ``limit`` changes; the section says how many more there are."""
+    return changes if limit is None else changes[:limit]
 
 
-def regressions(
-    doc: ResultsDocument, *, limit: int | None, cut: Cut, budget: int | None = None, interval: bool = False
-) -> str:
+def regressions(doc: ResultsDocument, *, limit: int | None, budget: int | None = None, interval: bool = False) -> str:
     """A collapsed section; its heading has the comparison line's counts."""
     counts = change_counts(doc)
     if counts is None or not (counts.drops or counts.flips):
@@ -85,7 +81,7 @@ def regressions(
         ("Within noise", counts.noisy),
         ("Not comparable", counts.incomparable),
     ):
-        shown = _capped(listed, remaining, cut)
+        shown = _capped(listed, remaining)
         remaining = None if remaining is None else max(0, remaining - len(shown))
         if shown:
             table = grouped_table(shown, known_flaky=flaky, budget=budget, interval=interval)
@@ -99,12 +95,14 @@ def regressions(
     return md.details(summary, "\n\n".join(parts))
 
 
-def improvements(doc: ResultsDocument, *, limit: int | None, cut: Cut, budget: int | None = None) -> str:
+def improvements(doc: ResultsDocument, *, limit: int | None, budget: int | None = None) -> str:
     counts = change_counts(doc)
     if counts is None or not counts.improvements:
         return ""
-    shown = _capped(counts.improvements, limit, cut)
+    shown = _capped(counts.improvements, limit)
     table = grouped_table(shown, known_flaky=frozenset(), budget=budget, interval=True)
+    if len(shown) < len(counts.improvements):
+        table += f"\n\n_… and {len(counts.improvements) - len(shown)} more: see the results artifact._"
     return md.details(f"<strong>{plural(len(counts.improvements), 'improvement')}</strong>", table)
 
 

@@ -101,7 +101,7 @@ def _metric_chart(group: list[MetricSummary], start: int, bases: dict[str, float
     rows = []
     for number, summary in enumerate(group, start=start + 1):
         key, head, base = f"M{number}", summary.mean or 0.0, bases.get(summary.name)
-        sides = [("base", base or 0.0, 0.0), ("head", 0.0, head)] if compared else [("", 0.0, head)]
+        sides = [("b", base or 0.0, 0.0), ("h", 0.0, head)] if compared else [("", 0.0, head)]
         for side, base_value, head_value in sides:
             labels.append(f"{key} {side}".strip())
             base_bars.append(base_value)
@@ -115,7 +115,7 @@ def _metric_chart(group: list[MetricSummary], start: int, bases: dict[str, float
     series = [Series("bar", base_bars), Series("bar", head_bars), Series("line", thresholds)]
     title = f"Mean score per metric (M{start + 1}-M{start + len(group)})"
     legend = (
-        "grey bars: base, blue bars: this run, red line: threshold"
+        "b, grey bars: base; h, blue bars: this run; red line: threshold"
         if compared
         else "bars: this run, red line: threshold"
     )
@@ -157,7 +157,7 @@ def cost_chart(doc: ResultsDocument) -> str:
     for number, file in enumerate(files, start=1):
         base = bases.get(file.path) if bases is not None else None
         sides = (
-            [("base", base or 0.0, 0.0), ("head", 0.0, file.cost_usd or 0.0)]
+            [("b", base or 0.0, 0.0), ("h", 0.0, file.cost_usd or 0.0)]
             if bases is not None
             else [("", 0.0, file.cost_usd or 0.0)]
         )
@@ -175,7 +175,7 @@ def cost_chart(doc: ResultsDocument) -> str:
         "Cost of one pass per eval file (USD)", labels, series, y_label="USD", colours=[BASE, HEAD], scores=False
     )
     header = ["Key", "Eval file", *(["Base"] if bases is not None else []), "Head"]
-    legend = "grey bars: base, blue bars: this run" if bases is not None else "bars: this run"
+    legend = "b, grey bars: base; h, blue bars: this run" if bases is not None else "bars: this run"
     return body + f"\n\n_{legend}._\n\n" + md.table(header, rows, align=["---", "---"] + ["--:"] * (len(header) - 2))
 
 

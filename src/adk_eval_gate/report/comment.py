@@ -33,6 +33,7 @@ from adk_eval_gate.results import ResultsDocument
 
 COMMENT_LIMIT = limits.COMMENT_CHARS
 RISES_SHOWN = 5  # cases whose cost or latency rose most; the summary lists them all
+METRICS_SHOWN = 5  # rows of the metric table before the rest is folded: one screen with every section closed
 _TARGET = COMMENT_LIMIT - 1_000
 LEVELS = (
     Detail(text_limit=2000, max_cases=20, max_changes=30),
@@ -111,9 +112,9 @@ def header(doc: ResultsDocument, *, gate_id: str) -> list[str]:
 def _render(doc: ResultsDocument, *, gate_id: str, detail: Detail, level: int, budget: int) -> str:
     cut = Cut(text_limit=detail.text_limit if level and detail.text_limit else None)
     sections = [marker(gate_id, digest(doc)), *header(doc, gate_id=gate_id)]
-    sections.append(metric_table(doc, limit=detail.max_metrics, cut=cut))
-    sections.append(changes.regressions(doc, limit=detail.max_changes, cut=cut, budget=budget))
-    sections.append(cases.failing_cases(doc, detail=detail, cut=cut, budget=budget))
+    sections.append(metric_table(doc, limit=detail.max_metrics, cut=cut, fold_after=METRICS_SHOWN))
+    sections.append(changes.regressions(doc, limit=detail.max_changes, budget=budget))
+    sections.append(cases.failing_cases(doc, detail=detail, budget=budget))
     sections.append(cases.flaky_cases(doc, limit=detail.max_cases))
     sections.append(cases.quarantined_cases(doc, limit=detail.max_cases))
     sections.append(costs.rising_cases(doc, limit=RISES_SHOWN))

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from adk_eval_gate.report import markdown as md
 from adk_eval_gate.results import MetricDelta, MetricSummary, ResultsDocument
 
+NARROW_SPACE = "\u202f"  # keeps a figure and its arrow or count on one line of a narrow table cell
 ICON = {"passed": "✅", "failed": "❌", "error": "💥", "not_evaluated": "⚠️"}
 _RUN_URL = re.compile(r"^https://[A-Za-z0-9.-]+(:\d+)?/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/actions/runs/\d+$")
 
@@ -80,19 +81,14 @@ def fit(
 class Cut:
     """What a renderer left out, to say so."""
 
-    cases: int = 0
-    changes: int = 0
     metrics: int = 0
     text_limit: int | None = None
 
     def sentence(self, *, where: str) -> str:
+        """Lists and sections say themselves how many items they leave out; this says what else was cut."""
         parts = []
         if self.text_limit:
             parts.append(f"answers and tool calls shortened to {self.text_limit} characters")
-        if self.cases:
-            parts.append(f"{self.cases} failing case{'s' if self.cases != 1 else ''} not shown")
-        if self.changes:
-            parts.append(f"{self.changes} change{'s' if self.changes != 1 else ''} not listed")
         if self.metrics:
             parts.append(f"{self.metrics} metric{'s' if self.metrics != 1 else ''} not listed")
         if not parts:
@@ -145,7 +141,7 @@ def change_text(delta: float | None, *, kind: str | None = None) -> str:
         return "="
     arrow = "▲" if delta > 0 else "▼"
     sign = "+" if delta > 0 else "−"
-    return f"{arrow} {sign}{md.score(abs(delta))}"
+    return f"{arrow}{NARROW_SPACE}{sign}{md.score(abs(delta))}"
 
 
 def _threshold(summary: MetricSummary | None, delta: MetricDelta | None) -> str:
@@ -155,7 +151,29 @@ def _threshold(summary: MetricSummary | None, delta: MetricDelta | None) -> str:
     return md.score(value)
 
 
-def metric_table(doc: ResultsDocument, *, limit: int | None = None, cut: Cut | None = None) -> str:
+def metric_table(
+    doc: ResultsDocument, *, limit: int | None = None, cut: Cut | None = None, fold_after: int | None = None
+) -> str:
+    """One row per graded metric; with ``fold_after``, the rows after it in a collapsed table below (the comment
+    keeps its height to one screen)."""
+    table = _metric_rows(doc, limit=limit, cut=cut)
+    if table is None:
+        return "_No thresholded metrics._"
+    header, rows = table
+    align = ["---"] + ["--:"] * (len(header) - 1)
+    if fold_after is None or len(rows) <= fold_after + 1:
+        return md.table(header, rows, align=align)
+    rest = md.table(header, rows[fold_after:], align=align)
+    return (
+        md.table(header, rows[:fold_after], align=align)
+        + "\n\n"
+        + md.details(f"{len(rows) - fold_after} more metrics", rest)
+    )
+
+
+def _metric_rows(
+    doc: ResultsDocument, *, limit: int | None, cut: Cut | None
+) -> tuple[list[str], list[list[str]]] | None:
     summaries = {s.name: s for s in doc.metrics if s.kind != "informational"}
     deltas = {d.name: d for d in doc.comparison.metrics} if doc.comparison else {}
     names = list(summaries) + [name for name in deltas if name not in summaries]
@@ -182,12 +200,10 @@ def metric_table(doc: ResultsDocument, *, limit: int | None = None, cut: Cut | N
         row.append(rate)
         rows.append(row)
     if not rows:
-        return "_No thresholded metrics._"
+        return None
     if doc.comparison is not None:
-        header = ["Metric", "Threshold", "Base", "Head", "Change", "Pass rate"]
-    else:
-        header = ["Metric", "Threshold", "Mean", "Pass rate"]
-    return md.table(header, rows, align=["---"] + ["--:"] * (len(header) - 1))
+        return ["Metric", "Threshold", "Base", "Head", "Change", "Pass rate"], rows
+    return ["Metric", "Threshold", "Mean", "Pass rate"], rows
 
 
 def _change_kind(summary: MetricSummary | None, delta: MetricDelta | None) -> str | None:
