@@ -99,3 +99,18 @@ def test_flaky_cases_say_how_many_runs_passed_and_which_metric_flips() -> None:
     assert "<strong>Flaky</strong>: 1 whose runs do not agree" in listed
     assert ": 2 of 3 runs passed; flips: response\\_\u200bmatch\\_\u200bscore\n" in listed
     assert cases.flaky_cases(document([case("steady", [metric("response_match_score", 1.0)])])) == ""
+
+
+@pytest.mark.parametrize("name", ["flaky", "error_with_failures", "regressions"])
+def test_the_log_gives_the_counts_of_the_comment(name: str) -> None:
+    import io
+
+    from adk_eval_gate.console import Console
+    from adk_eval_gate.report import console as console_report
+
+    doc = SCENARIOS[name]()
+    out = io.StringIO()
+    console_report.final(Console(in_actions=False, stream=out), doc)
+    last = out.getvalue().strip().splitlines()[-1]
+    assert ", ".join(verdict.count_words(doc)) in last  # the same counts, in the same words
+    assert verdict.counts_line(doc).endswith(" · ".join(verdict.count_words(doc)))
