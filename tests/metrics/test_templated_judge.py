@@ -82,7 +82,7 @@ FRIENDLY = {
 def test_a_user_defined_template_on_a_rating_scale(gemini: FakeGemini) -> None:
     gemini.script = MarkerScript(
         {
-            "REPLY-1": [rated(5, "warm"), rated(3), rated(5)],
+            "REPLY-1": [rated(5, "warm"), rated(3), rated(5, "warm")],  # samples answer in any order
             "REPLY-2": [rated(3, "correct but curt"), rated(1), rated("5/5")],  # a three-way tie: the lowest wins
         }
     )
