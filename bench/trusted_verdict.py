@@ -17,6 +17,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -24,6 +26,7 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+REPEATS = 3
 sys.path.insert(0, str(REPO))
 
 from bench.agent_speed import build_suite  # noqa: E402
@@ -72,9 +75,16 @@ def history(folder: Path, *, cases: int) -> None:
             ("--history 10, cold cache", ["--history", "10", "--cache-dir", str(folder / "cache")]),
             ("--history 10, warm cache", ["--history", "10", "--cache-dir", str(folder / "cache")]),
         ):
-            before = len(fake.requests)
-            timings[label], _ = _gate(["run", *base, *extra, "--output-dir", str(folder / "out")], cwd=folder, env=env)
-            print(f"  {label}: {timings[label]:.2f} s, {len(fake.requests) - before} API requests")
+            times, requests = [], []
+            for _ in range(REPEATS):
+                if "cold" in label:
+                    shutil.rmtree(folder / "cache", ignore_errors=True)
+                before = len(fake.requests)
+                elapsed, _ = _gate(["run", *base, *extra, "--output-dir", str(folder / "out")], cwd=folder, env=env)
+                times.append(elapsed)
+                requests.append(len(fake.requests) - before)
+            timings[label] = statistics.median(times)
+            print(f"  {label}: {timings[label]:.2f} s median of {REPEATS}, {requests[-1]} API requests")
         print(
             f"  extra time of history: {timings['--history 10, cold cache'] - timings['--history 0']:.2f} s cold, "
             f"{timings['--history 10, warm cache'] - timings['--history 0']:.2f} s warm"
