@@ -111,32 +111,25 @@ def compared(
 ) -> ResultsDocument:
     """Compared with the baseline (``found``, else looked up now) and decided."""
     found = found if found is not None else find_baseline(settings, client)
-    tolerance = settings.regression_tolerance
     if isinstance(found, baselines.NoBaseline):
         if found.warning:
             console.warning(found.warning)
         elif found.note:
             console.line(f"No comparison: {found.note}")
-        return decided(
-            doc,
-            None,
-            fail_on_regression=settings.fail_on_regression,
-            tolerance=tolerance,
-            note=found.note,
-            limits=budget_limits(settings),
-        )
-    comparison = comparison_with(doc, found, settings=settings)
+    comparison = None if isinstance(found, baselines.NoBaseline) else comparison_with(doc, found, settings=settings)
     result = decided(
         doc,
         comparison,
         fail_on_regression=settings.fail_on_regression,
-        tolerance=tolerance,
+        tolerance=settings.regression_tolerance,
+        note=found.note if isinstance(found, baselines.NoBaseline) else None,
         strict_comparison=settings.strict_comparison,
         limits=budget_limits(settings),
     )
-    console.line(f"Compared with {found.info.description}: {comparison_sentence(result)}")
-    for difference in comparison.differences:
-        console.line(f"  not like-for-like: {difference.message}")
+    if comparison is not None and isinstance(found, baselines.Baseline):
+        console.line(f"Compared with {found.info.description}: {comparison_sentence(result)}")
+        for difference in comparison.differences:
+            console.line(f"  not like-for-like: {difference.message}")
     return result
 
 

@@ -17,7 +17,7 @@ from adk_eval_gate.results_usage import BudgetLimits
 from adk_eval_gate.runners.base import Inference
 from adk_eval_gate.score import ScoredMetric
 from adk_eval_gate.usage_compare import compare_usage, quantity_change
-from tests.report.builders import baseline_info, document
+from tests.report.builders import baseline_info, document, priced_document
 from tests.stages.test_aggregate import CASE, CONFIGURED, _turn
 from tests.stages.test_costs import call, turn
 
@@ -99,35 +99,8 @@ def _info():  # type: ignore[no-untyped-def]
     return RunInfo(tool_version="t")
 
 
-def _suite(calls_per_turn: int, runs: int, *, jitter: float = 0.0):  # type: ignore[no-untyped-def]
-    cases = []
-    for index in range(3):
-        finished = []
-        for number in range(1, runs + 1):
-            events = [call("gemini-2.5-flash", 1000, 50) for _ in range(calls_per_turn)]
-            invocation = turn(*events, seconds=0.4 + jitter * ((number + index) % 3))
-            invocation.user_content = _turn("weather in Paris?", "sunny").user_content
-            outcome = MetricOutcome(1.0, MetricStatus.PASSED)
-            finished.append(
-                aggregate.FinishedRun(number, Inference(invocations=[invocation]), [ScoredMetric(CONFIGURED, outcome)])
-            )
-        cases.append(
-            aggregate.case_result(
-                display="a.evalset.json",
-                eval_set_id="set",
-                case=CASE.model_copy(update={"eval_id": f"c{index}"}),
-                index=index,
-                line=3,
-                metrics=[CONFIGURED],
-                finished=finished,
-                prices=Prices.shipped(),
-            )
-        )
-    return aggregate.document(cases, [], run=_info())
-
-
 def test_one_more_model_call_per_turn_is_a_significant_rise_and_fails_max_cost_increase() -> None:
-    base, head = _suite(1, runs=5, jitter=0.01), _suite(2, runs=5, jitter=0.01)
+    base, head = priced_document(calls=[1] * 3, runs=5), priced_document(calls=[2] * 3, runs=5)
     comparison = compare(head, base, baseline=baseline_info())
     assert comparison.usage is not None
     cost = next(c for c in comparison.usage.suite if c.quantity == "cost_usd")
@@ -146,7 +119,7 @@ def test_one_more_model_call_per_turn_is_a_significant_rise_and_fails_max_cost_i
 
 
 def test_the_same_agent_on_both_sides_flags_nothing() -> None:
-    base, head = _suite(1, runs=5, jitter=0.01), _suite(1, runs=5, jitter=0.012)
+    base, head = priced_document(calls=[1] * 3, runs=5), priced_document(calls=[1] * 3, runs=5, jitter=0.012)
     usage = compare_usage(head, base)
     assert usage is not None and not any(c.flagged for c in usage.suite) and usage.cases == []
     assert increase_check("max-latency-increase", 10, compare(head, base, baseline=baseline_info())).status == "passed"
