@@ -129,7 +129,13 @@ class ScriptedUser(BaseLlm):
     async def generate_content_async(self, llm_request, stream=False):
         prompt = " ".join(p.text or "" for c in llm_request.contents for p in c.parts or [])
         answer = "</finished>" if "plan is" in prompt else "state plan"
-        yield LlmResponse(content=types.Content(role="model", parts=[types.Part(text=answer)]))
+        yield LlmResponse(
+            content=types.Content(role="model", parts=[types.Part(text=answer)]),
+            model_version="gemini-2.5-flash",
+            usage_metadata=types.GenerateContentResponseUsageMetadata(
+                prompt_token_count=100, candidates_token_count=10, total_token_count=110
+            ),
+        )
 
 
 LLMRegistry.register(ScriptedUser)
@@ -159,6 +165,15 @@ def test_conversation_scenarios_run_with_the_user_simulator(tmp_repo: Path, run_
     assert [inv["user"] for inv in invocations] == ["weather Rome", "state plan"]
     assert invocations[1]["actual"]["final_response"]["parts"][0]["text"] == "plan is silver"
     assert "conversation_scenario" in case["metrics"][0]["reason"]
+    # the simulator answered twice (the plan, then </finished>); its tokens are its own, not the agent's
+    run_usage = case["runs"][0]["usage"]
+    assert [(m["model"], m["calls"], m["input_tokens"], m["output_tokens"]) for m in run_usage["simulator"]] == [
+        ("gemini-2.5-flash", 2, 200, 20)
+    ]
+    assert all(m["model"] != "gemini-2.5-flash" for m in run_usage["models"])
+    simulator = result.doc["usage"]["simulator"]
+    assert (simulator["calls"], simulator["input_tokens"], simulator["output_tokens"]) == (2, 200, 20)
+    assert simulator["cost_usd"] == pytest.approx(2 * (100 * 0.30 + 10 * 2.50) / 1e6)
 
 
 def test_worker_processes_give_the_same_invocations(tmp_repo: Path, run_gate: RunGate) -> None:
