@@ -303,7 +303,7 @@ OPTIONS: tuple[Option, ...] = (
         "strict_comparison",
         "--strict-comparison",
         "count regressions of metrics that the base branch scored differently (another judge model or sampling, "
-        "other criteria, another runner)",
+        "other criteria)",
         "bool",
         "strict-comparison",
         RUN_REPORT,
