@@ -8,19 +8,17 @@ Pure: which cases, and their work items. ``pipeline`` runs them with the first r
 
 from __future__ import annotations
 
+from adk_eval_gate.compare import drops
 from adk_eval_gate.plan import WorkItem
 from adk_eval_gate.results import CaseResult, Comparison, Confirmation
 
 
-def chosen(cases: list[CaseResult], comparison: Comparison | None) -> dict[str, Confirmation]:
+def chosen(cases: list[CaseResult], comparison: Comparison | None, *, strict: bool = False) -> dict[str, Confirmation]:
     """The cases to run again, by id: those that failed (a threshold, not an error or a metric that could not be
-    evaluated: re-running changes neither), then those whose drop against the baseline counts as a regression.
-    Quarantined cases never fail the gate, so they are not re-run."""
-    regressed = {
-        change.case_id
-        for change in (comparison.changes if comparison else [])
-        if change.kind == "regressed" and change.significance != "noise" and change.comparable
-    }
+    evaluated: re-running changes neither), then those whose drop against the baseline counts as a regression
+    (``strict``: ``--strict-comparison``). Quarantined cases never fail the gate, so they are not re-run."""
+    counted = drops(comparison, strict=strict)[0] if comparison else []
+    regressed = {change.case_id for change in counted if change.significance != "noise"}
     picked: dict[str, Confirmation] = {}
     for case in cases:
         if case.quarantined:

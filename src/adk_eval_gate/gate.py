@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from adk_eval_gate import aggregate
 from adk_eval_gate.budgets import run_checks
-from adk_eval_gate.compare import compare
+from adk_eval_gate.compare import compare, counted
 from adk_eval_gate.console import Console
 from adk_eval_gate.github import baseline as baselines
 from adk_eval_gate.github.client import GitHubClient
@@ -39,6 +39,7 @@ def decided(
 ) -> ResultsDocument:
     """The document with its comparison, and its status decided again with ``--fail-on-regression`` and the run's
     budgets (``limits``)."""
+    comparison = counted(comparison, doc, strict=strict_comparison) if comparison else None
     regressions = comparison.regressions if comparison else 0
     checks = run_checks(doc, comparison, limits)
     status: RunStatus = (

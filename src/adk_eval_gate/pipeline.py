@@ -162,7 +162,7 @@ class Confirming:
         if isinstance(self.found, Baseline):
             provisional = aggregate.document(cases, self.files, run_info(self.settings, started_at=None))
             comparison = gate.comparison_with(provisional, self.found, settings=self.settings)
-        self.picked = confirm.chosen(cases, comparison)
+        self.picked = confirm.chosen(cases, comparison, strict=self.settings.strict_comparison)
         more = confirm.rerun_items(self.items, self.picked, extra_runs=self.settings.confirm_failures)
         if more:
             reasons = sorted({picked.reason for picked in self.picked.values()})

@@ -54,3 +54,17 @@ def test_re_runs_are_numbered_after_the_first_runs_and_marked() -> None:
         ("a", 5, True),
     ]
     assert next(iter(picked.values())).extra_runs == 3
+
+
+def test_with_strict_comparison_drops_of_metrics_scored_differently_are_re_run_too() -> None:
+    from adk_eval_gate.results import JudgeSetting
+
+    def judged(model: str, score: float):  # type: ignore[no-untyped-def]
+        built = document([case("judged", [metric("j", score, kind="judge")])])
+        run = built.run.model_copy(update={"judges": {"j": JudgeSetting(model=model, sampling="1 sample")}})
+        return built.model_copy(update={"run": run})
+
+    head = judged("gemini-2.5-pro", 0.85)
+    comparison = compare(head, judged("gemini-2.5-flash", 0.95), baseline=baseline_info())
+    assert confirm.chosen(head.cases, comparison) == {}  # not comparable: not a regression, nothing to confirm
+    assert [c.reason for c in confirm.chosen(head.cases, comparison, strict=True).values()] == ["regressed"]

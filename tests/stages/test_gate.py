@@ -38,3 +38,25 @@ def test_a_document_with_an_error_stays_an_error_and_file_errors_exit_2() -> Non
     assert gate.decided(broken, comparison, fail_on_regression=False, tolerance=0.0).status == "error"
     with_file_error = head.model_copy(update={"totals": head.totals.model_copy(update={"file_errors": 1})})
     assert gate.exit_code(with_file_error) == 2
+
+
+def test_strict_comparison_given_later_counts_the_saved_incomparable_drops_in_the_verdict_and_the_report() -> None:
+    """``report --strict-comparison`` on results compared without it: the gate and the comment count alike."""
+    from adk_eval_gate.report.verdict import change_counts
+    from adk_eval_gate.results import JudgeSetting
+
+    def judged(model: str, score: float):  # type: ignore[no-untyped-def]
+        built = document([case("paris", [metric("judged", score, kind="judge")])])
+        run = built.run.model_copy(update={"judges": {"judged": JudgeSetting(model=model, sampling="5 samples")}})
+        return built.model_copy(update={"run": run})
+
+    head = judged("gemini-2.5-pro", 0.85)
+    saved = compare(head, judged("gemini-2.5-flash", 0.95), baseline=baseline_info())
+    assert (saved.regressions, saved.incomparable_regressions) == (0, 1)
+    lenient = gate.decided(head, saved, fail_on_regression=True, tolerance=0.0)
+    assert lenient.status == "passed" and lenient.comparison is saved
+    strict = gate.decided(head, saved, fail_on_regression=True, tolerance=0.0, strict_comparison=True)
+    assert strict.comparison is not None and strict.comparison.regressions == 1
+    assert strict.status == "failed"
+    counts = change_counts(strict)
+    assert counts is not None and (len(counts.regressions), len(counts.incomparable)) == (1, 0)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from adk_eval_gate.compare import drops
 from adk_eval_gate.noise import MIN_HISTORY
 from adk_eval_gate.report import markdown as md
 from adk_eval_gate.report.sections import ICON, plural
@@ -39,13 +40,11 @@ def change_counts(doc: ResultsDocument) -> ChangeCounts | None:
     if comparison is None:
         return None
     quarantined = {case.id for case in doc.cases if case.quarantined}
-    strict = doc.run.strict_comparison
-    drops = [c for c in comparison.changes if c.kind == "regressed" and c.case_id not in quarantined]
-    counted = [c for c in drops if c.comparable or strict]
+    counted, incomparable = drops(comparison, quarantined=quarantined, strict=doc.run.strict_comparison)
     return ChangeCounts(
         regressions=[c for c in counted if c.significance != "noise"],
         noisy=[c for c in counted if c.significance == "noise"],
-        incomparable=[c for c in drops if not (c.comparable or strict)],
+        incomparable=incomparable,
         improvements=[c for c in comparison.changes if c.kind == "improved"],
         flips=[
             c
