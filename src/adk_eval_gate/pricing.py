@@ -14,7 +14,7 @@ from __future__ import annotations
 import fnmatch
 import functools
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
@@ -61,6 +61,7 @@ class PriceTable(pydantic.BaseModel):
 class Prices:
     table: PriceTable
     file: str | None = None  # the --prices file, as the user wrote it
+    _found: dict[str, ModelPrice | None] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def shipped(cls) -> Prices:
@@ -70,8 +71,12 @@ class Prices:
         return PriceSource(date=self.table.date, source=self.table.source, file=self.file)
 
     def price_of(self, model: str) -> ModelPrice | None:
-        name = model_name(model)
-        return next((entry for entry in self.table.models if fnmatch.fnmatchcase(name, entry.pattern.lower())), None)
+        """The first entry whose pattern fits the model (looked up once per model: every call of a run asks)."""
+        if model not in self._found:
+            name = model_name(model)
+            patterns = self.table.models
+            self._found[model] = next((e for e in patterns if fnmatch.fnmatchcase(name, e.pattern.lower())), None)
+        return self._found[model]
 
 
 def model_name(model: str) -> str:
