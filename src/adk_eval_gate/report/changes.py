@@ -18,12 +18,16 @@ _HEADER = ["Case", "Metric", "Base", "Head", "Change", "Noise check"]
 _ALIGN = ["---", "---", "--:", "--:", "--:", "---"]
 
 
+def significance_text(significance: str | None, noise: str | None) -> str:
+    """``within noise (history)``: a change's noise check and the model that decided it, in the reports' words."""
+    text = _SIGNIFICANCE.get(significance or "", "–")
+    return text + " (history)" if noise == "history" else text
+
+
 def noise_text(change: MetricChange, *, interval: bool = False) -> str:
     if not change.comparable:
         return "not comparable"
-    text = _SIGNIFICANCE.get(change.significance or "", "–")
-    if change.noise == "history":
-        text += " (history)"
+    text = significance_text(change.significance, change.noise)
     if interval and change.interval:
         text += f" [{md.score(change.interval[0])}, {md.score(change.interval[1])}]"
     return text

@@ -5,6 +5,7 @@ table and chart, and the run's budgets. Pure; every figure came from results.jso
 from __future__ import annotations
 
 from adk_eval_gate.report import markdown as md
+from adk_eval_gate.report.changes import significance_text
 from adk_eval_gate.report.sections import plural
 from adk_eval_gate.results import ResultsDocument
 from adk_eval_gate.results_usage import Quantity, QuantityChange, UsageTotals
@@ -138,19 +139,12 @@ def usage_table(doc: ResultsDocument) -> str:
         row = [label, figure(change, value)]
         if compared:
             row[1:1] = [figure(change, change.base)]
-            row += [percent(change) or "–", _noise(change)]
+            row += [percent(change) or "–", significance_text(change.significance, change.noise)]
         rows.append(row)
     header = ["Agent", "Base", "Head", "Change", "Noise check"] if compared else ["Agent", "This run"]
     parts = [md.table(header, rows, align=["---"] + ["--:"] * (len(header) - 2) + ["---" if compared else "--:"])]
     parts.append(_parties(doc))
     return "### Cost and latency\n\n" + "\n\n".join(part for part in parts if part)
-
-
-def _noise(change: QuantityChange) -> str:
-    if change.significance is None:
-        return "–"
-    text = {"significant": "significant", "noise": "within noise", "untested": "single run"}[change.significance]
-    return text + (" (history)" if change.noise == "history" else "")
 
 
 def _parties(doc: ResultsDocument) -> str:
