@@ -14,7 +14,7 @@ from adk_eval_gate.results import MetricDelta, MetricSummary, ResultsDocument
 
 NARROW_SPACE = "\u202f"  # keeps a figure and its arrow or count on one line of a narrow table cell
 ICON = {"passed": "✅", "failed": "❌", "error": "💥", "not_evaluated": "⚠️"}
-_RUN_URL = re.compile(r"^https://[A-Za-z0-9.-]+(:\d+)?/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/actions/runs/\d+$")
+RUN_URL = re.compile(r"^https://[A-Za-z0-9.-]+(:\d+)?/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/actions/runs/\d+$")
 
 
 def plural(count: int, word: str, words: str | None = None) -> str:
@@ -227,7 +227,7 @@ def _pass_rate(summary: MetricSummary | None) -> str:
 
 def links(doc: ResultsDocument) -> str:
     run_url = doc.run.run_url
-    if not run_url or not _RUN_URL.match(run_url):
+    if not run_url or not RUN_URL.match(run_url):
         return ""
     return f"[Workflow run]({run_url}) · [Artifacts]({run_url}#artifacts) (results.json, junit.xml, report.html)"
 

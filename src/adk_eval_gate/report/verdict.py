@@ -11,11 +11,10 @@ from dataclasses import dataclass, field
 from adk_eval_gate.compare import drops
 from adk_eval_gate.noise import MIN_HISTORY
 from adk_eval_gate.report import markdown as md
-from adk_eval_gate.report.sections import ICON, plural
+from adk_eval_gate.report.sections import ICON, RUN_URL, plural
 from adk_eval_gate.results import CaseChange, MetricChange, ResultsDocument
 
 _VERDICT = {"passed": "passed", "failed": "failed", "error": "could not evaluate everything"}
-_RUN_URL = re.compile(r"^https://[A-Za-z0-9.-]+(:\d+)?/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/actions/runs/\d+$")
 
 
 @dataclass(frozen=True)
@@ -131,7 +130,7 @@ def comparison_line(doc: ResultsDocument) -> str:
         return "**No comparison:** give `--baseline FILE`, or run in a pull request with the base branch's artifact."
     base = doc.comparison.baseline
     where = md.inline(base.description, limit=200) + (f" @ {_short(base.sha)}" if base.sha else "")
-    if base.run_url and _RUN_URL.match(base.run_url):
+    if base.run_url and RUN_URL.match(base.run_url):
         where = f"[{where}]({base.run_url})"
     parts = comparison_words(counts)
     tolerance = doc.comparison.tolerance
@@ -142,8 +141,3 @@ def comparison_line(doc: ResultsDocument) -> str:
     if history and len(history.runs) >= MIN_HISTORY:
         notes.append(f"noise from the last {len(history.runs)} base runs")
     return f"**Against {where}:** " + " · ".join(parts) + (f" ({', '.join(notes)})" if notes else "")
-
-
-def run_url(doc: ResultsDocument) -> str | None:
-    url = doc.run.run_url
-    return url if url and _RUN_URL.match(url) else None
