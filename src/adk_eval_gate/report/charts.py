@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from adk_eval_gate import history as trend
 from adk_eval_gate.report import markdown as md
+from adk_eval_gate.report.costs import money
 from adk_eval_gate.results import MetricSummary, ResultsDocument
 
 PER_CHART = 6
@@ -167,8 +168,8 @@ def cost_chart(doc: ResultsDocument) -> str:
             head_bars.append(head_value)
         rows.append(
             [f"F{number}", md.breakable(file.path, limit=160)]
-            + ([_money(base)] if bases is not None else [])
-            + [_money(file.cost_usd)]
+            + ([money(base)] if bases is not None else [])
+            + [money(file.cost_usd)]
         )
     series = [Series("bar", base_bars), Series("bar", head_bars)]
     body = chart(
@@ -177,7 +178,3 @@ def cost_chart(doc: ResultsDocument) -> str:
     header = ["Key", "Eval file", *(["Base"] if bases is not None else []), "Head"]
     legend = "b, grey bars: base; h, blue bars: this run" if bases is not None else "bars: this run"
     return body + f"\n\n_{legend}._\n\n" + md.table(header, rows, align=["---", "---"] + ["--:"] * (len(header) - 2))
-
-
-def _money(value: float | None) -> str:
-    return "–" if value is None else f"${value:.4g}"
