@@ -186,8 +186,7 @@ def case_properties(case: CaseResult) -> dict[str, str]:
     """The case's runs taken together, as properties named ``EVAL_ID.NAME`` (readers show suite properties)."""
     properties: dict[str, str] = {}
     if len(case.runs) > 1:
-        passed = sum(1 for run in case.runs if run.status == "passed")
-        properties[f"{case.eval_id}.runs"] = f"{passed} of {len(case.runs)} passed"
+        properties[f"{case.eval_id}.runs"] = f"{case.runs_passed or 0} of {len(case.runs)} passed"
     if case.stability is not None:
         properties[f"{case.eval_id}.stability"] = f"{case.stability} ({case.runs_passed}/{len(case.runs)} runs)"
         properties[f"{case.eval_id}.pass_hat_k"] = str(case.pass_hat_k).lower()
