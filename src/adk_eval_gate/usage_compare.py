@@ -92,10 +92,10 @@ _CASE_FIGURES: dict[Quantity, tuple[Callable[[CaseUsage], float | None], Callabl
 }
 
 
-def _case(head: CaseResult, base: CaseResult, history: BaseRuns) -> list[QuantityChange]:
+def _case(head: CaseResult, base: CaseResult, past: Sequence[CaseUsage]) -> list[QuantityChange]:
+    """``past``: the case's usage in the base branch's history, oldest first."""
     if head.usage is None or base.usage is None:
         return []
-    past = [case.usage for _, doc in reversed(history) for case in doc.cases if case.id == head.id and case.usage]
     changes = []
     for quantity in CASE_QUANTITIES:
         value, runs = _CASE_FIGURES[quantity]
@@ -118,11 +118,16 @@ def compare_usage(head: ResultsDocument, base: ResultsDocument, *, history: Base
     if head.usage is None or base.usage is None:
         return None
     base_cases = {case.id: case for case in base.cases}
+    past: dict[str, list[CaseUsage]] = {}
+    for _, doc in reversed(history):
+        for case in doc.cases:
+            if case.usage is not None:
+                past.setdefault(case.id, []).append(case.usage)
     rises = [
         change
         for case in head.cases
         if case.id in base_cases and not case.quarantined
-        for change in _case(case, base_cases[case.id], history)
+        for change in _case(case, base_cases[case.id], past.get(case.id, []))
         if change.flagged
     ]
     rises.sort(key=lambda change: -(change.change_pct if change.change_pct is not None else float("inf")))
