@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from adk_eval_gate import gate
+from adk_eval_gate import gate, verdict
 from adk_eval_gate.console import Console
 from adk_eval_gate.github.annotations import annotate
 from adk_eval_gate.github.baseline import Baseline, NoBaseline
@@ -79,4 +79,4 @@ def finish(
     if ending.annotate:
         annotate(console, doc)
     console_report.final(console, doc)
-    return gate.exit_code(doc)
+    return verdict.exit_code(doc)

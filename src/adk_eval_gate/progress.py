@@ -19,7 +19,7 @@ from adk_eval_gate.aggregate import FinishedRun
 from adk_eval_gate.console import Console
 from adk_eval_gate.plan import WorkItem
 from adk_eval_gate.report import console as console_report
-from adk_eval_gate.report.sections import plural
+from adk_eval_gate.words import plural
 
 HEARTBEAT_SECONDS = 30.0
 REDRAW_SECONDS = 0.5

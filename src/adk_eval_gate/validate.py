@@ -11,9 +11,9 @@ from adk_eval_gate.metrics.base import NotEvaluated
 from adk_eval_gate.metrics.custom import import_function
 from adk_eval_gate.plan import PlannedFile
 from adk_eval_gate.prepare import prepare
-from adk_eval_gate.report.sections import plural
 from adk_eval_gate.runners.agents import find_agent, parse_agent_option
 from adk_eval_gate.settings import Settings
+from adk_eval_gate.words import plural
 
 
 def validate(settings: Settings, console: Console) -> int:

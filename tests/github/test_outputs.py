@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from adk_eval_gate import verdict
 from adk_eval_gate.github import outputs
 from tests.report.builders import case, document, metric
 
@@ -66,12 +67,11 @@ def test_the_step_summary_is_appended_within_the_limit(tmp_path: Path) -> None:
 
 
 def test_flaky_and_quarantined_counts_are_outputs() -> None:
-    from adk_eval_gate import aggregate
     from adk_eval_gate.github.outputs import output_values
     from adk_eval_gate.results import SuiteStability
     from tests.report.builders import case, document, metric
 
-    cases = aggregate.quarantine(
+    cases = verdict.quarantine(
         [case("a", [metric("response_match_score", 0.9)]), case("b", [metric("response_match_score", 0.1)])],
         ["agents/weather/weather.evalset.json:b"],
     )

@@ -6,7 +6,6 @@ from __future__ import annotations
 import pytest
 
 from adk_eval_gate import aggregate
-from adk_eval_gate.budgets import cost_check, increase_check, run_checks
 from adk_eval_gate.compare import compare
 from adk_eval_gate.eval_config import Budgets
 from adk_eval_gate.gate import decided
@@ -17,6 +16,8 @@ from adk_eval_gate.results_usage import BudgetLimits
 from adk_eval_gate.runners.base import Inference
 from adk_eval_gate.score import ScoredMetric
 from adk_eval_gate.usage_compare import compare_usage, quantity_change
+from adk_eval_gate.verdict import Policy
+from adk_eval_gate.verdict.budgets import cost_check, increase_check, run_checks
 from tests.report.builders import baseline_info, document, priced_document
 from tests.stages.test_aggregate import CASE, CONFIGURED, _turn
 from tests.stages.test_costs import call, turn
@@ -88,9 +89,11 @@ def test_max_cost_passes_fails_or_cannot_be_checked() -> None:
     unknown = aggregate.document([_case(_run(1, 100, model="my-model"), budgets=None)], [], run=_info())
     check = cost_check(unknown.usage, 1.0)
     assert check.status == "unchecked" and "cost unknown for model my-model" in check.reason
-    ruled = decided(unknown, None, fail_on_regression=False, tolerance=0.0, limits=BudgetLimits(max_cost=1.0))
+    ruled = decided(unknown, None, Policy(fail_on_regression=False, tolerance=0.0, limits=BudgetLimits(max_cost=1.0)))
     assert ruled.status == "error" and ruled.budgets[0].status == "unchecked"
-    assert decided(unknown, None, fail_on_regression=False, tolerance=0.0).status == "passed"  # no budget: no error
+    assert (
+        decided(unknown, None, Policy(fail_on_regression=False, tolerance=0.0)).status == "passed"
+    )  # no budget: no error
 
 
 def _info():  # type: ignore[no-untyped-def]
@@ -113,7 +116,7 @@ def test_one_more_model_call_per_turn_is_a_significant_rise_and_fails_max_cost_i
         and "more than --max-cost-increase 20%" in check.reason
     )
     ruled = decided(
-        head, comparison, fail_on_regression=False, tolerance=0.0, limits=BudgetLimits(max_cost_increase=20)
+        head, comparison, Policy(fail_on_regression=False, tolerance=0.0, limits=BudgetLimits(max_cost_increase=20))
     )
     assert ruled.status == "failed"
 
@@ -130,7 +133,7 @@ def test_increase_budgets_without_a_baseline_are_skipped_not_failed() -> None:
     assert check.status == "skipped" and check.reason == "--max-cost-increase 20% not checked: no baseline"
     doc = document([])
     assert (
-        decided(doc, None, fail_on_regression=False, tolerance=0.0, limits=BudgetLimits(max_cost_increase=20))
+        decided(doc, None, Policy(fail_on_regression=False, tolerance=0.0, limits=BudgetLimits(max_cost_increase=20)))
         .budgets[0]
         .status
         == "skipped"

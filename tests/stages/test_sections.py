@@ -4,31 +4,32 @@ from __future__ import annotations
 
 import pytest
 
-from adk_eval_gate.report import cases, changes, sections, verdict
+from adk_eval_gate import verdict, words
+from adk_eval_gate.report import cases, changes, headline, sections
 from tests.report.scenarios import SCENARIOS
 
 
 def test_the_verdict_names_every_count_that_is_not_zero_even_in_an_error() -> None:
     regressions, no_baseline = SCENARIOS["regressions"](), SCENARIOS["no_baseline"]()
-    assert verdict.heading(regressions) == "### ❌ ADK eval gate failed"
+    assert headline.heading(regressions) == "### ❌ ADK eval gate failed"
     assert (
-        verdict.counts_line(regressions) == "**4 cases:** 3 passed · 1 failed · 1 flaky · 2 regressions fail the gate"
+        headline.counts_line(regressions) == "**4 cases:** 3 passed · 1 failed · 1 flaky · 2 regressions fail the gate"
     )
-    assert verdict.heading(no_baseline) == "### 💥 ADK eval gate could not evaluate everything"
-    assert verdict.counts_line(no_baseline) == "**5 cases:** 2 passed · 1 failed · 1 error · 1 not evaluated"
-    assert verdict.heading(regressions, gate_id="nightly") == "### ❌ ADK eval gate `nightly` failed"
+    assert headline.heading(no_baseline) == "### 💥 ADK eval gate could not evaluate everything"
+    assert headline.counts_line(no_baseline) == "**5 cases:** 2 passed · 1 failed · 1 error · 1 not evaluated"
+    assert headline.heading(regressions, gate_id="nightly") == "### ❌ ADK eval gate `nightly` failed"
 
 
 def test_the_comparison_line_and_the_section_headings_give_the_same_counts() -> None:
     doc = SCENARIOS["regressions"]()
-    line = verdict.comparison_line(doc)
+    line = headline.comparison_line(doc)
     assert "2 regressions · 1 within noise · 0 improvements · 1 new · 1 removed" in line
     assert "https://github.com/octo/repo/actions/runs/41" in line
     section = changes.regressions(doc, limit=None)
     assert section.startswith("<details><summary><strong>2 regressions</strong> · 1 within noise</summary>")
     assert section.count("| significant |") == 2 and section.count("| within noise |") == 1
     assert doc.comparison is not None and doc.comparison.regressions == 2 and doc.comparison.noisy_regressions == 1
-    assert "give `--baseline FILE`" in verdict.comparison_line(SCENARIOS["no_baseline"]())
+    assert "give `--baseline FILE`" in headline.comparison_line(SCENARIOS["no_baseline"]())
 
 
 def test_the_metric_table_has_one_row_per_metric_with_base_head_and_change() -> None:
@@ -69,20 +70,19 @@ def test_fit_takes_the_most_detailed_level_that_fits_and_cuts_the_last_with_a_no
 
 
 def test_plural() -> None:
-    assert (sections.plural(1, "case"), sections.plural(3, "case")) == ("1 case", "3 cases")
-    assert sections.plural(2, "analysis", "analyses") == "2 analyses"
+    assert (words.plural(1, "case"), words.plural(3, "case")) == ("1 case", "3 cases")
+    assert words.plural(2, "analysis", "analyses") == "2 analyses"
 
 
 def test_quarantined_cases_are_listed_apart_with_their_stability_and_counted_in_the_verdict() -> None:
-    from adk_eval_gate import aggregate
     from tests.report.builders import case, document, metric
 
     flaky = case("flaky", [metric("response_match_score", [1.0, 0.9, 1.0])])
     broken = case("broken", [metric("response_match_score", 0.1)])
-    marked = aggregate.quarantine([flaky, broken], ["agents/weather/weather.evalset.json:broken"])
+    marked = verdict.quarantine([flaky, broken], ["agents/weather/weather.evalset.json:broken"])
     doc = document(marked)
     assert doc.status == "passed"
-    assert verdict.counts_line(doc) == "**2 cases:** 1 passed · 1 quarantined (1 not passing)"
+    assert headline.counts_line(doc) == "**2 cases:** 1 passed · 1 quarantined (1 not passing)"
     listed = cases.quarantined_cases(doc)
     assert "<strong>Quarantined</strong>: 1 · 1 not passing, none fail the gate" in listed
     assert "- broken (agents/\u200bweather/\u200bweather.\u200bevalset.\u200bjson): ❌ failed" in listed
@@ -112,5 +112,5 @@ def test_the_log_gives_the_counts_of_the_comment(name: str) -> None:
     out = io.StringIO()
     console_report.final(Console(in_actions=False, stream=out), doc)
     last = out.getvalue().strip().splitlines()[-1]
-    assert ", ".join(verdict.count_words(doc)) in last  # the same counts, in the same words
-    assert verdict.counts_line(doc).endswith(" · ".join(verdict.count_words(doc)))
+    assert ", ".join(headline.count_words(doc)) in last  # the same counts, in the same words
+    assert headline.counts_line(doc).endswith(" · ".join(headline.count_words(doc)))

@@ -9,9 +9,10 @@ from collections.abc import Sequence
 from itertools import groupby
 
 from adk_eval_gate.report import markdown as md
-from adk_eval_gate.report.sections import change_text, plural, within
-from adk_eval_gate.report.verdict import ChangeCounts, change_counts, drop_words
+from adk_eval_gate.report.headline import ChangeCounts, change_counts, drop_words
+from adk_eval_gate.report.sections import change_text, within
 from adk_eval_gate.results import MetricChange, ResultsDocument
+from adk_eval_gate.words import plural
 
 _SIGNIFICANCE = {"significant": "significant", "noise": "within noise", "untested": "single run"}
 _HEADER = ["Case", "Metric", "Base", "Head", "Change", "Noise check"]

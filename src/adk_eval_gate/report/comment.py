@@ -16,7 +16,7 @@ import json
 import re
 
 from adk_eval_gate.github import limits
-from adk_eval_gate.report import cases, changes, costs, verdict
+from adk_eval_gate.report import cases, changes, costs, headline
 from adk_eval_gate.report import markdown as md
 from adk_eval_gate.report.sections import (
     Cut,
@@ -26,10 +26,10 @@ from adk_eval_gate.report.sections import (
     footer,
     links,
     metric_table,
-    plural,
     run_problems,
 )
 from adk_eval_gate.results import ResultsDocument
+from adk_eval_gate.words import plural
 
 COMMENT_LIMIT = limits.COMMENT_CHARS
 RISES_SHOWN = 5  # cases whose cost or latency rose most; the summary lists them all
@@ -99,8 +99,8 @@ def header(doc: ResultsDocument, *, gate_id: str) -> list[str]:
             " …" if len(broken) > 10 else ""
         )
     return [
-        verdict.heading(doc, gate_id=gate_id) + "\n\n" + verdict.counts_line(doc),
-        verdict.comparison_line(doc),
+        headline.heading(doc, gate_id=gate_id) + "\n\n" + headline.counts_line(doc),
+        headline.comparison_line(doc),
         costs.cost_line(doc),
         costs.budget_lines(doc),
         run_problems(doc),

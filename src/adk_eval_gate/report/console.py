@@ -9,9 +9,10 @@ from adk_eval_gate.aggregate import FinishedRun
 from adk_eval_gate.console import Console
 from adk_eval_gate.plan import WorkItem
 from adk_eval_gate.report import costs, views
-from adk_eval_gate.report.sections import plural
-from adk_eval_gate.report.verdict import change_counts, count_words
+from adk_eval_gate.report.headline import change_counts, count_words
 from adk_eval_gate.results import CaseResult, MetricStatus, ResultsDocument
+from adk_eval_gate.verdict.rules import PASS_RULES
+from adk_eval_gate.words import plural
 
 Shown = TypeVar("Shown", str, list[str])  # what a turn shows: its answer, or its tool calls
 
@@ -84,13 +85,6 @@ def _difference(label: str, expected: Shown | None, actual: Shown | None, show: 
     if expected is None or actual is None or expected == actual:
         return []
     return [f"{label} expected {show(expected)}", f"{'':15}got      {show(actual)}"]
-
-
-PASS_RULES = {
-    "mean": "each metric's mean over the runs meets its threshold (ADK's rule)",
-    "all": "every run passes",
-    "majority": "more than half of the runs pass",
-}
 
 
 def _stability_line(doc: ResultsDocument) -> str | None:

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from adk_eval_gate.report import markdown as md
 from adk_eval_gate.report.changes import significance_text
-from adk_eval_gate.report.sections import plural
 from adk_eval_gate.results import ResultsDocument
 from adk_eval_gate.results_usage import Quantity, QuantityChange, UsageTotals
+from adk_eval_gate.words import plural
 
 LABELS: dict[Quantity, str] = {
     "cost_usd": "Cost per pass",

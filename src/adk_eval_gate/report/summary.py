@@ -12,7 +12,7 @@ from adk_eval_gate.github import limits
 from adk_eval_gate.report import cases, changes, charts, costs, sections
 from adk_eval_gate.report import markdown as md
 from adk_eval_gate.report.comment import header
-from adk_eval_gate.report.verdict import change_counts
+from adk_eval_gate.report.headline import change_counts
 from adk_eval_gate.results import ResultsDocument
 
 SUMMARY_LIMIT = limits.STEP_SUMMARY_BYTES
