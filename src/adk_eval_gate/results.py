@@ -107,6 +107,7 @@ class Finding(ResultModel):
     rule: Rule
     effect: Effect = Field(description="What the finding does to its case or the run; none: it is only noted.")
     reason: str
+    metric: str | None = Field(default=None, description="The metric the finding is about, if it is about one.")
 
 
 class InvocationRecord(ResultModel):

@@ -218,7 +218,7 @@ def test_a_failure_that_passed_one_re_run_is_never_counted_confirmed() -> None:
     assert case.confirmation is not None and not case.confirmation.confirmed
     assert verdict.totals([case], []).confirmed_failures == 0
     assert [f.reason for f in case.findings if f.rule == "confirmation"] == [
-        "failed on its first runs; 1 of 2 re-runs failed"
+        "failed on its first runs; passed 1 of its 2 re-runs"
     ]
 
 

@@ -33,8 +33,8 @@ PASS_RULES = {
 }
 
 
-def _finding(rule: Rule, effect: Effect, reason: str) -> Finding:
-    return Finding(rule=rule, effect=effect, reason=reason)
+def _finding(rule: Rule, effect: Effect, reason: str, *, metric: str | None = None) -> Finding:
+    return Finding(rule=rule, effect=effect, reason=reason, metric=metric)
 
 
 # --- a metric and a run -------------------------------------------------------------------------------------
@@ -99,9 +99,9 @@ def thresholds(case: CaseResult, *, pass_rule: PassRule) -> list[Finding]:
         return _pass_rule(case.runs, pass_rule)
     graded = [m for m in case.metrics if m.status != "informational"]
     found = [
-        _finding("threshold", "failed", failure_reason(m))
+        _finding("threshold", "failed", failure_reason(m), metric=m.name)
         if m.status == "failed"
-        else _finding("not_evaluated", "not_evaluated", failure_reason(m))
+        else _finding("not_evaluated", "not_evaluated", failure_reason(m), metric=m.name)
         for m in graded
         if m.status in ("failed", "not_evaluated")
     ]
@@ -136,11 +136,11 @@ def confirmation(case: CaseResult) -> list[Finding]:
     if case.confirmation is None or not case.confirmation.extra_runs:
         return []
     reruns = [run for run in case.runs if run.confirmation]
-    failed = sum(1 for run in reruns if run.status == "failed")
+    passed = sum(1 for run in reruns if run.status == "passed")
     what = f"{case.confirmation.reason} on its first runs; "
     if case.confirmation.confirmed:
         return [_finding("confirmation", "none", what + f"failed every one of its {len(reruns)} re-runs: confirmed")]
-    return [_finding("confirmation", "none", what + f"{failed} of {len(reruns)} re-runs failed")]
+    return [_finding("confirmation", "none", what + f"passed {passed} of its {len(reruns)} re-runs")]
 
 
 def confirmed(case: CaseResult, status: CaseStatus) -> bool:
