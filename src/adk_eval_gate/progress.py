@@ -53,7 +53,7 @@ class Counts:
     def summary(self, *, elapsed: float | None, eta: bool = True) -> str:
         parts = [f"{self.done}/{self.total} done"]
         if self.failed:
-            parts.append(f"{self.failed} failed")
+            parts.append(plural(self.failed, "failing run"))
         if self.errors:
             parts.append(plural(self.errors, "error"))
         parts.append(f"{len(self.running)} running")

@@ -13,7 +13,7 @@ from pydantic import Field
 
 from adk_eval_gate.evalset import Invocation
 from adk_eval_gate.pydantic_errors import first_error
-from adk_eval_gate.results_base import CaseStatus, MetricStatus, NoiseModel, ResultModel, Significance
+from adk_eval_gate.results_base import CaseStatus, MetricStatus, NoiseModel, ResultModel, Significance, case_label
 from adk_eval_gate.results_comparison import (
     BaselineInfo,
     CaseChange,
@@ -232,6 +232,11 @@ class CaseResult(ResultModel):
     failing_on_base: bool = Field(
         default=False, description="It did not pass on the base branch either: not a failure new in this change."
     )
+
+    @property
+    def label(self) -> str:
+        """Its name in every output (``case_label``)."""
+        return case_label(self.file, self.eval_id)
 
 
 class FileResult(ResultModel):

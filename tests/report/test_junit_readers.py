@@ -129,6 +129,6 @@ def test_times_have_three_decimals_and_legacy_cases_get_a_readable_name() -> Non
     legacy.runs[0].duration_seconds = 3.2579999999999996
     xml = junit.render(document([legacy]))
     (testcase,) = ET.fromstring(xml).iter("testcase")
-    assert testcase.get("name") == "old (1 turn)"
+    assert testcase.get("name") == "old"  # the name the log, the comment and report.html give it too
     assert testcase.get("time") == "3.258"
     assert "disabled" not in xml

@@ -24,7 +24,7 @@ def annotate(console: Console, doc: ResultsDocument) -> None:
         if _fails_gate(case, doc):
             reasons = views.case_reasons(case)
             detail = case.error or "; ".join(reasons) or case.status
-            console.error(f"{case.eval_id}: {detail}", file=case.file, line=case.line)
+            console.error(f"{case.label}: {detail}", file=case.file, line=case.line)
     if doc.comparison is None:
         return
     by_id = {case.id: case for case in doc.cases}
@@ -35,7 +35,7 @@ def annotate(console: Console, doc: ResultsDocument) -> None:
         base = "n/a" if change.base is None else f"{change.base:.4g}"
         head = "n/a" if change.head is None else f"{change.head:.4g}"
         console.warning(
-            f"{regressed.eval_id}: {change.metric} regressed from {base} to {head}",
+            f"{regressed.label}: {change.metric} regressed from {base} to {head}",
             file=regressed.file,
             line=regressed.line,
         )

@@ -67,7 +67,7 @@ def summary_line(case: CaseResult, *, flaky: bool = False) -> str:
     """``❌ eval_id <sub>file</sub>``, HTML-escaped for a ``<summary>``."""
     mark = " · known flaky" if flaky else ""
     where = md.summary_text(case.file, limit=200)
-    return f"{ICON.get(case.status, '❌')} {md.summary_text(case.eval_id)}{mark} <sub>{where}</sub>"
+    return f"{ICON.get(case.status, '❌')} {md.summary_text(case.label)}{mark} <sub>{where}</sub>"
 
 
 def _reason(case: CaseResult) -> str:
@@ -92,7 +92,7 @@ def failing_cases(doc: ResultsDocument, *, detail: Detail, budget: int | None = 
         ]
     else:
         items = [
-            f"- {md.breakable(c.eval_id, limit=120)} ({md.breakable(c.file, limit=160)})"
+            f"- {md.breakable(c.label, limit=120)} ({md.breakable(c.file, limit=160)})"
             f"{' · known flaky' if c.id in flaky else ''}: {md.inline(_reason(c), limit=200)}"
             for c in shown
         ]
@@ -139,7 +139,7 @@ def flaky_cases(doc: ResultsDocument, *, limit: int | None = None) -> str:
         return ""
     shown = cases if limit is None else cases[:limit]
     lines = [
-        f"- {md.breakable(c.eval_id, limit=120)} ({md.breakable(c.file, limit=160)}): "
+        f"- {md.breakable(c.label, limit=120)} ({md.breakable(c.file, limit=160)}): "
         f"{c.runs_passed} of {len(c.runs)} runs passed"
         + (f"; flips: {', '.join(md.breakable(name, limit=80) for name in _flipping(c))}" if _flipping(c) else "")
         + (
@@ -179,7 +179,7 @@ def quarantined_cases(doc: ResultsDocument, *, limit: int | None = None) -> str:
         return ""
     shown = cases if limit is None else cases[:limit]
     lines = [
-        f"- {md.breakable(c.eval_id, limit=120)} ({md.breakable(c.file, limit=160)}): {_quarantine_state(c)}"
+        f"- {md.breakable(c.label, limit=120)} ({md.breakable(c.file, limit=160)}): {_quarantine_state(c)}"
         for c in shown
     ]
     if len(cases) > len(shown):

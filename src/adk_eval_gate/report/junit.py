@@ -48,14 +48,6 @@ def transcript(run: RunRecord) -> str:
     return "\n".join(lines)
 
 
-def case_name(case: CaseResult) -> str:
-    """The eval id; a legacy case whose id is its file's path gets the file's stem and its turn count."""
-    if case.eval_id != case.file:
-        return case.eval_id
-    turns = max((len(run.invocations) for run in case.runs), default=0)
-    return f"{PurePosixPath(case.file).name.split('.')[0]} ({turns} turn{'s' if turns != 1 else ''})"
-
-
 def _case_failures(case: CaseResult) -> list[str]:
     return views.case_reasons(case)
 
@@ -150,7 +142,7 @@ class _Suite:
 
 def _add_case(suite: _Suite, case: CaseResult, *, allow_not_evaluated: bool) -> None:
     elapsed = sum(run.duration_seconds or 0.0 for run in case.runs)
-    testcase = suite.testcase(case_name(case), classname=case.file, elapsed=elapsed, file=case.file, line=case.line)
+    testcase = suite.testcase(case.label, classname=case.file, elapsed=elapsed, file=case.file, line=case.line)
     failures = _case_failures(case)
     if case.quarantined and case.status != "passed":  # it never fails the gate: readers must not fail it either
         detail = case.error or "; ".join(failures) or case.status
@@ -179,18 +171,18 @@ def _add_case(suite: _Suite, case: CaseResult, *, allow_not_evaluated: bool) -> 
         suffix = f"#{run.run}" if len(case.runs) > 1 else ""
         for metric in run.metrics:
             score = "n/a" if metric.score is None else f"{metric.score:.6g}"
-            suite.properties[f"{case.eval_id}{suffix}.{metric.name}"] = f"{score} ({metric.status})"
+            suite.properties[f"{case.label}{suffix}.{metric.name}"] = f"{score} ({metric.status})"
 
 
 def case_properties(case: CaseResult) -> dict[str, str]:
     """The case's runs taken together, as properties named ``EVAL_ID.NAME`` (readers show suite properties)."""
     properties: dict[str, str] = {}
     if len(case.runs) > 1:
-        properties[f"{case.eval_id}.runs"] = f"{case.runs_passed or 0} of {len(case.runs)} passed"
+        properties[f"{case.label}.runs"] = f"{case.runs_passed or 0} of {len(case.runs)} passed"
     if case.stability is not None:
-        properties[f"{case.eval_id}.stability"] = f"{case.stability} ({case.runs_passed}/{len(case.runs)} runs)"
-        properties[f"{case.eval_id}.pass_hat_k"] = str(case.pass_hat_k).lower()
-        properties[f"{case.eval_id}.pass_at_k"] = str(case.pass_at_k).lower()
+        properties[f"{case.label}.stability"] = f"{case.stability} ({case.runs_passed}/{len(case.runs)} runs)"
+        properties[f"{case.label}.pass_hat_k"] = str(case.pass_hat_k).lower()
+        properties[f"{case.label}.pass_at_k"] = str(case.pass_at_k).lower()
     usage = case.usage
     if usage is not None:
         for name, value in (
@@ -200,10 +192,10 @@ def case_properties(case: CaseResult) -> dict[str, str]:
             ("p95_turn_seconds", usage.p95_turn_seconds),
         ):
             if value is not None:
-                properties[f"{case.eval_id}.{name}"] = f"{value:.6g}"
+                properties[f"{case.label}.{name}"] = f"{value:.6g}"
     if case.confirmation is not None:
         first = case.confirmation.first_status.replace("_", " ")
-        properties[f"{case.eval_id}.confirmation"] = (
+        properties[f"{case.label}.confirmation"] = (
             f"{case.confirmation.reason} first ({first}), {case.confirmation.extra_runs} more runs"
         )
     return properties

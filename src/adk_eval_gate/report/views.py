@@ -11,7 +11,6 @@ from google.genai import types as genai_types
 
 from adk_eval_gate.evalset import Invocation, content_text, tool_calls
 from adk_eval_gate.results import CaseResult, MetricResult, RunRecord
-from adk_eval_gate.verdict.rules import failure_reason as failure_reason  # the pytest report names it here
 
 
 def format_call(call: genai_types.FunctionCall) -> str:

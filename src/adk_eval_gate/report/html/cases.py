@@ -51,7 +51,7 @@ def _status(case: CaseResult, context: Context) -> str:
 
 def _name(case: CaseResult, context: Context) -> str:
     where = f"{case.file}:{case.line}" if case.line else case.file
-    return element("span", text(case.eval_id), cls="eval-id") + element("span", text(where), cls="where")
+    return element("span", text(case.label), cls="eval-id") + element("span", text(where), cls="where")
 
 
 def _metric_chip(metric: MetricResult) -> str:
