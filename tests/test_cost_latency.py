@@ -146,7 +146,7 @@ def test_one_more_model_call_per_turn_fails_max_cost_increase_and_the_same_agent
     failed = next(b for b in data["budgets"] if b["name"] == "max-cost-increase")
     assert failed["status"] == "failed" and data["status"] == "failed"
     assert (
-        failed["reason"].startswith("the suite's cost per pass rose ")
+        failed["reason"].startswith("the cost per pass of the cases both sides ran rose ")
         and "more than --max-cost-increase 20%" in (failed["reason"])
     )
     assert f"Budget failed: {failed['reason']}" in more.stdout

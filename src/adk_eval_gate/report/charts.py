@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 from adk_eval_gate import history as trend
 from adk_eval_gate.report import markdown as md
-from adk_eval_gate.report.costs import money
 from adk_eval_gate.results import MetricSummary, ResultsDocument
+from adk_eval_gate.words import money
 
 PER_CHART = 6
 MAX_CHARTS = 5  # 30 metrics; the rest are in the metric table
