@@ -73,12 +73,13 @@ _RUN_FIGURES: dict[Quantity, Callable[[CaseUsage], Sequence[float | int | None]]
 }
 
 
-def _samples(usages: Sequence[CaseUsage], quantity: Quantity) -> list[float]:
-    """What the noise check compares: every timed turn for times; for counts and dollars, the cases' runs of
-    each pass added up (run 1 of every case, run 2, ...) where every case has that run."""
+def _samples(cases: Sequence[CaseResult], quantity: Quantity) -> list[float]:
+    """What the noise check compares: the figure of each pass (run 1 of every case, run 2, ...) where every case
+    has that run. Times too: the turns of one run share the machine's moment (a busy runner slows all of them),
+    so only runs apart, or the base branch's history, say how much a time moves by chance."""
     if quantity in SHARES:
-        return [second for usage in usages for second in usage.turn_seconds]
-    runs = [_RUN_FIGURES[quantity](usage) for usage in usages]
+        return _time_passes(cases, SHARES[quantity])
+    runs = [_RUN_FIGURES[quantity](case.usage) for case in cases if case.usage is not None]
     passes = min((len(values) for values in runs), default=0)
     sums = []
     for index in range(passes):
@@ -88,11 +89,29 @@ def _samples(usages: Sequence[CaseUsage], quantity: Quantity) -> list[float]:
     return sums
 
 
-def _usages(doc: ResultsDocument, ids: Sequence[str]) -> list[CaseUsage] | None:
-    """The usage of each of ``ids`` in ``doc``; None when one of them is missing there."""
-    by_id = {case.id: case.usage for case in doc.cases}
+def _time_passes(cases: Sequence[CaseResult], share: float) -> list[float]:
+    by_number: list[dict[int, list[float]]] = [
+        {
+            run.run: [turn.seconds for turn in run.usage.turns if turn.seconds is not None]
+            for run in case.runs
+            if run.usage is not None and not run.confirmation
+        }
+        for case in cases
+    ]
+    numbers = set.intersection(*(set(runs) for runs in by_number)) if by_number else set()
+    figures = [percentile([s for runs in by_number for s in runs[number]], share) for number in sorted(numbers)]
+    return [figure for figure in figures if figure is not None]
+
+
+def _cases(doc: ResultsDocument, ids: Sequence[str]) -> list[CaseResult] | None:
+    """The cases ``ids`` of ``doc``, each with its usage; None when one of them is missing there."""
+    by_id = {case.id: case for case in doc.cases if case.usage is not None}
     found = [by_id.get(case_id) for case_id in ids]
-    return None if any(usage is None for usage in found) else [usage for usage in found if usage is not None]
+    return None if any(case is None for case in found) else [case for case in found if case is not None]
+
+
+def _usages(cases: Sequence[CaseResult]) -> list[CaseUsage]:
+    return [case.usage for case in cases if case.usage is not None]
 
 
 def common_cases(head: ResultsDocument, base: ResultsDocument) -> list[str]:
@@ -103,13 +122,13 @@ def common_cases(head: ResultsDocument, base: ResultsDocument) -> list[str]:
 
 
 def _suite(head: ResultsDocument, base: ResultsDocument, history: BaseRuns, ids: list[str]) -> list[QuantityChange]:
-    heads, bases = _usages(head, ids) or [], _usages(base, ids) or []
-    pasts = [usages for _, doc in reversed(history) if (usages := _usages(doc, ids))]
+    heads, bases = _cases(head, ids) or [], _cases(base, ids) or []
+    pasts = [_usages(cases) for _, doc in reversed(history) if (cases := _cases(doc, ids))]
     return [
         quantity_change(
             quantity,
-            base=pass_figure(bases, quantity),
-            head=pass_figure(heads, quantity),
+            base=pass_figure(_usages(bases), quantity),
+            head=pass_figure(_usages(heads), quantity),
             base_runs=_samples(bases, quantity),
             head_runs=_samples(heads, quantity),
             history=_present([pass_figure(usages, quantity) for usages in pasts]),
@@ -126,33 +145,22 @@ def _apart(doc: ResultsDocument, ids: set[str]) -> PassFigures | None:
     return PassFigures(**{quantity: pass_figure(usages, quantity) for quantity in SUITE_QUANTITIES})
 
 
-_CASE_FIGURES: dict[Quantity, tuple[Callable[[CaseUsage], float | None], Callable[[CaseUsage], list[float]]]] = {
-    "cost_usd": (lambda u: u.cost_usd, lambda u: _present(u.run_cost_usd)),
-    "tokens": (lambda u: u.tokens, lambda u: _present(u.run_tokens)),
-    "model_calls": (lambda u: u.model_calls, lambda u: _present(u.run_model_calls)),
-    "p95_turn_seconds": (lambda u: percentile(u.turn_seconds, 0.95), lambda u: u.turn_seconds),
-}
-
-
 def _case(head: CaseResult, base: CaseResult, past: Sequence[CaseUsage]) -> list[QuantityChange]:
     """``past``: the case's usage in the base branch's history, oldest first."""
     if head.usage is None or base.usage is None:
         return []
-    changes = []
-    for quantity in CASE_QUANTITIES:
-        value, runs = _CASE_FIGURES[quantity]
-        changes.append(
-            quantity_change(
-                quantity,
-                base=value(base.usage),
-                head=value(head.usage),
-                base_runs=runs(base.usage),
-                head_runs=runs(head.usage),
-                history=_present([value(usage) for usage in past]),
-                case_id=head.id,
-            )
+    return [
+        quantity_change(
+            quantity,
+            base=pass_figure([base.usage], quantity),
+            head=pass_figure([head.usage], quantity),
+            base_runs=_samples([base], quantity),
+            head_runs=_samples([head], quantity),
+            history=_present([pass_figure([usage], quantity) for usage in past]),
+            case_id=head.id,
         )
-    return changes
+        for quantity in CASE_QUANTITIES
+    ]
 
 
 def compare_usage(head: ResultsDocument, base: ResultsDocument, *, history: BaseRuns = ()) -> UsageComparison | None:
