@@ -89,15 +89,17 @@ def digest(doc: ResultsDocument) -> str:
     return hashlib.sha256(encoded).hexdigest()[:16]
 
 
+FILE_ERRORS_SHOWN = 10
+
+
 def header(doc: ResultsDocument, *, gate_id: str) -> list[str]:
     """What the comment and the summary open with, in the same words."""
-    broken = [f for f in doc.files if f.error]
+    broken = [finding.reason for finding in doc.findings if finding.rule == "file_error"]
     unusable = ""
     if broken:
-        names = ", ".join(md.breakable(f.path, limit=200) for f in broken[:10])
-        unusable = f"**{plural(len(broken), 'eval file')} could not be used:** {names}" + (
-            " …" if len(broken) > 10 else ""
-        )
+        why = "\n".join(f"- {md.breakable(reason, limit=300)}" for reason in broken[:FILE_ERRORS_SHOWN])
+        more = f"\n- … and {len(broken) - FILE_ERRORS_SHOWN} more" if len(broken) > FILE_ERRORS_SHOWN else ""
+        unusable = f"**{plural(len(broken), 'eval file')} could not be used:**\n{why}{more}"
     return [
         headline.heading(doc, gate_id=gate_id) + "\n\n" + headline.counts_line(doc),
         headline.comparison_line(doc),
