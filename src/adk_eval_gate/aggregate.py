@@ -118,6 +118,7 @@ def run_record(case: EvalCase, finished: FinishedRun, prices: Prices | None = No
         error_kind=finished.error_kind,
         confirmation=finished.confirmation,
         duration_seconds=inference.duration_seconds,
+        started_at=inference.started_at,
         session_id=inference.session_id,
         invocations=invocations,
         metrics=metrics,

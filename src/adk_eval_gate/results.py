@@ -158,6 +158,7 @@ class RunRecord(ResultModel):
     )
     confirmation: bool = Field(default=False, description="A re-run of --confirm-failures.")
     duration_seconds: float | None = None
+    started_at: float | None = Field(default=None, description="When the run started, in seconds since the epoch.")
     session_id: str | None = None
     invocations: list[InvocationRecord] = Field(default_factory=list)
     metrics: list[RunMetric] = Field(default_factory=list)

@@ -18,6 +18,7 @@ from pathlib import PurePosixPath
 
 from adk_eval_gate.report import views
 from adk_eval_gate.results import CaseResult, FileResult, ResultsDocument, RunRecord
+from adk_eval_gate.verdict import rules
 
 RUN_SUITE = "adk-eval-gate"
 
@@ -160,6 +161,7 @@ def _add_case(suite: _Suite, case: CaseResult, *, allow_not_evaluated: bool) -> 
             suite.outcome(testcase, "failure", message, text="\n".join(failures), type_name="not_evaluated")
     else:
         suite.outcome(testcase, None)
+    _reruns(testcase, case)
     output = _runs_text(case)
     if output:
         ET.SubElement(testcase, "system-out").text = output
@@ -172,6 +174,28 @@ def _add_case(suite: _Suite, case: CaseResult, *, allow_not_evaluated: bool) -> 
         for metric in run.metrics:
             score = "n/a" if metric.score is None else f"{metric.score:.6g}"
             suite.properties[f"{case.label}{suffix}.{metric.name}"] = f"{score} ({metric.status})"
+
+
+def _reruns(testcase: ET.Element, case: CaseResult) -> None:
+    """Maven Surefire's elements, which JUnit readers show as retries: a case that passed although some of its
+    runs did not has a ``flakyFailure`` (or ``flakyError``) per such run; a failed case that was run again
+    (``--confirm-failures``) has a ``rerunFailure`` (or ``rerunError``) per re-run that did not pass either."""
+    if case.quarantined:
+        return
+    if case.status == "passed":
+        runs, prefix = [run for run in case.runs if run.status != "passed"], "flaky"
+    elif case.status in ("failed", "error") and case.confirmation is not None:
+        runs, prefix = [run for run in case.runs if run.confirmation and run.status != "passed"], "rerun"
+    else:
+        return
+    thresholds = {metric.name: metric.threshold for metric in case.metrics}
+    for run in runs:
+        kind = f"{prefix}Error" if run.status == "error" else f"{prefix}Failure"
+        reasons = rules.run_reasons(run, thresholds)
+        element = ET.SubElement(
+            testcase, kind, {"type": run.error_kind or run.status, "message": f"run {run.run}: {'; '.join(reasons)}"}
+        )
+        ET.SubElement(element, "stackTrace").text = "\n".join(reasons) or run.status
 
 
 def case_properties(case: CaseResult) -> dict[str, str]:
@@ -201,6 +225,17 @@ def case_properties(case: CaseResult) -> dict[str, str]:
     return properties
 
 
+def wall_time(runs: list[RunRecord]) -> float | None:
+    """From the first run's start to the last run's end: runs in parallel take less than the sum of their times.
+    None when a run was not timed."""
+    spans = [(run.started_at, run.duration_seconds) for run in runs]
+    if not spans or any(start is None or length is None for start, length in spans):
+        return None
+    starts = [start for start, _ in spans if start is not None]
+    ends = [start + length for start, length in spans if start is not None and length is not None]
+    return max(ends) - min(starts)
+
+
 def _file_suite(file: FileResult, cases: list[CaseResult], *, allow_not_evaluated: bool) -> _Suite:
     suite = _Suite(file.path, file=file.path)
     if file.error:
@@ -210,6 +245,9 @@ def _file_suite(file: FileResult, cases: list[CaseResult], *, allow_not_evaluate
         suite.outcome(broken, "error", file.error, type_name="configuration")
     for case in cases:
         _add_case(suite, case, allow_not_evaluated=allow_not_evaluated)
+    wall = wall_time([run for case in cases for run in case.runs])
+    if wall is not None:
+        suite.counts.time = wall
     return suite
 
 
@@ -251,6 +289,8 @@ def render(doc: ResultsDocument) -> str:
         for name in ("tests", "failures", "errors", "skipped"):
             setattr(total, name, getattr(total, name) + getattr(suite.counts, name))
         total.time += suite.counts.time
+    if doc.run.duration_seconds is not None:
+        total.time = doc.run.duration_seconds  # the run's wall time, not the sum of its parallel cases
     root = ET.Element("testsuites", {"name": RUN_SUITE, **total.attributes(with_skipped=False)})
     root.extend(suite.element() for suite in suites)
     _clean(root)

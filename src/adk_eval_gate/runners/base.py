@@ -24,6 +24,7 @@ class Inference:
     error: str | None = None
     session_id: str | None = None
     duration_seconds: float | None = None
+    started_at: float | None = None  # when the run started, in seconds since the epoch
     retryable: bool = False  # a transient failure (429, 5xx, connection): run the case again in a fresh session
     retry_after: float | None = None  # seconds the server asked to wait before trying again
     notes: list[str] = field(default_factory=list)  # what was changed in the agent's output to keep it usable

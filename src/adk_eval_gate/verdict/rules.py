@@ -70,6 +70,22 @@ def run_status(run: RunRecord) -> CaseStatus:
     return status_of(metric.status for metric in run.metrics)
 
 
+def run_reasons(run: RunRecord, thresholds: dict[str, float | None]) -> list[str]:
+    """Why one run did not pass (``run_status``): its error, the case budgets it exceeded, its metrics that
+    failed (``thresholds``: each metric's) or could not be evaluated."""
+    if run.error is not None:
+        return [run.error]
+    reasons = list(run.over_budget)
+    for metric in run.metrics:
+        threshold = thresholds.get(metric.name)
+        if metric.status == "failed" and metric.score is not None:
+            below = f" < {threshold:.4g}" if threshold is not None else ""
+            reasons.append(f"{metric.name}: {metric.score:.4g}{below}")
+        elif metric.status == "not_evaluated":
+            reasons.append(f"{metric.name}: not evaluated ({metric.reason or 'no score'})")
+    return reasons
+
+
 # --- a case -------------------------------------------------------------------------------------------------
 
 
