@@ -22,7 +22,6 @@ import contextlib
 import itertools
 import multiprocessing
 import os
-import signal
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -31,6 +30,7 @@ from typing import Any
 
 from adk_eval_gate.plan import WorkItem
 from adk_eval_gate.runners.base import Inference
+from adk_eval_gate.runners.worker_call import ended, relay_output
 from adk_eval_gate.runners.worker_process import RunOne, Setup, decode, fork_available, worker_main
 
 CANCEL_GRACE = 2.0  # seconds a worker's event loop has to answer a cancel before it counts as blocked
@@ -92,6 +92,15 @@ class WorkerPool:
         self._last_death = "every agent worker process has exited"
         self._closing = False
         self._loop: asyncio.AbstractEventLoop | None = None
+        self.setup_results: list[Any] = []  # what ``setup`` returned in each worker that finished it
+
+    @property
+    def started(self) -> bool:
+        return bool(self.workers)
+
+    def serves(self, items: list[WorkItem]) -> bool:
+        """Whether every one of ``items`` is one of the work items the workers were started with."""
+        return all(id(item) in self._index for item in items)
 
     def start(self, items: list[WorkItem]) -> None:
         """Forks the workers; they import the agents while this process goes on (``wait_ready`` waits for them)."""
@@ -132,10 +141,15 @@ class WorkerPool:
 
     def _listen(self, worker: _Worker) -> None:
         assert self._loop is not None
-        for target, name in ((self._read, "pool"), (self._relay, "output")):
-            threading.Thread(
-                target=target, args=(worker, self._loop), name=f"adk-eval-gate-{name}-{worker.number}", daemon=True
-            ).start()
+        threading.Thread(
+            target=self._read, args=(worker, self._loop), name=f"adk-eval-gate-pool-{worker.number}", daemon=True
+        ).start()
+        threading.Thread(
+            target=relay_output,
+            args=(worker.output, self.on_output),
+            name=f"adk-eval-gate-output-{worker.number}",
+            daemon=True,
+        ).start()
 
     async def wait_ready(self) -> None:
         await asyncio.gather(*(worker.ready for worker in self.workers if worker.ready is not None))
@@ -154,26 +168,9 @@ class WorkerPool:
             except RuntimeError:  # the event loop is closed: the run is over
                 return
 
-    def _relay(self, worker: _Worker, loop: asyncio.AbstractEventLoop) -> None:
-        """Passes what the worker prints on, line by line (the main process masks and escapes it)."""
-        pending = b""
-        while True:
-            try:
-                chunk = os.read(worker.output, 65536)
-            except OSError:
-                chunk = b""
-            if not chunk:
-                break
-            *lines, pending = (pending + chunk).split(b"\n")
-            for line in lines:
-                self.on_output(line.decode("utf-8", "replace").rstrip("\r"))
-        if pending:
-            self.on_output(pending.decode("utf-8", "replace"))
-        with contextlib.suppress(OSError):
-            os.close(worker.output)
-
     def _received(self, worker: _Worker, message: tuple[Any, ...]) -> None:
         if message[0] == "ready" and worker.ready is not None and not worker.ready.done():
+            self.setup_results.append(message[1])
             worker.ready.set_result(None)
         elif message[0] == "done":
             request = worker.pending.pop(message[1], None)
@@ -303,8 +300,7 @@ class WorkerPool:
 
 
 def _death(worker: _Worker) -> str:
-    code = worker.process.exitcode
-    how = f"was killed by {signal.Signals(-code).name}" if code is not None and code < 0 else f"exited with code {code}"
+    how = ended(worker.process.exitcode)
     return f"the agent worker process {worker.number} {how} (the agent or a tool called os._exit() or crashed)"
 
 
