@@ -43,10 +43,16 @@ def _repo(tmp_path: Path, message: str, *, config: dict[str, Any] | None = None)
 def _gate(
     repo: Path, *args: str, env: dict[str, str] | None = None, timeout: float = 120
 ) -> subprocess.CompletedProcess[str]:
+    return _cli(repo, "run", "bot", "--output-dir", "out", *args, env=env, timeout=timeout)
+
+
+def _cli(
+    repo: Path, *args: str, env: dict[str, str] | None = None, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
     full_env = {k: v for k, v in os.environ.items() if not k.startswith(("INPUT_", "GITHUB_"))}
     full_env.update(env or {})
     return subprocess.run(
-        [sys.executable, "-m", "adk_eval_gate", "run", "bot", "--output-dir", "out", *args],
+        [sys.executable, "-m", "adk_eval_gate", *args],
         cwd=repo,
         env=full_env,
         capture_output=True,
@@ -208,16 +214,7 @@ def test_validate_survives_an_agent_whose_import_exits_and_names_it(tmp_path: Pa
     for agent in ("quitter", "bot"):
         write_config(tmp_path / agent, {"response_match_score": 0.5})
         write_evalset(tmp_path / agent / "cases.evalset.json", {"c": [turn("hello", answer="echo: hello")]})
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("INPUT_", "GITHUB_"))}
-    result = subprocess.run(
-        [sys.executable, "-m", "adk_eval_gate", "validate", "quitter", "bot"],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    result = _cli(tmp_path, "validate", "quitter", "bot")
     output = result.stdout + result.stderr
     assert result.returncode == 2, output
     assert (
