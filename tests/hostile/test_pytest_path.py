@@ -110,3 +110,30 @@ def test_the_agents_key_reaches_neither_the_terminal_nor_junit_nor_the_csv(tmp_p
     }.items():
         assert KEY not in text, where
     assert "upstream refused key ***" in done.stdout and "the key is ***" in csv_text
+
+
+@pytest.mark.parametrize(
+    ("source", "reason"),
+    [
+        ("import os\nos._exit(0)\n", "exited with code 0 (the agent or a tool called os._exit() or crashed) while it"),
+        (
+            "import stripe_payments_sdk\n",
+            "agent bot could not be imported: ModuleNotFoundError: No module named 'stripe_payments_sdk' "
+            "(bot/agent.py:1) (list the package that provides 'stripe_payments_sdk' in the action's requirements",
+        ),
+    ],
+    ids=["os_exit", "missing_package"],
+)
+def test_an_agent_that_exits_or_fails_at_import_makes_each_case_an_error_not_the_end_of_pytest(
+    tmp_path: Path, source: str, reason: str
+) -> None:
+    """pytest imports the ``__init__.py`` of each package a test is in, which imports the agent: an eval file's
+    collector hangs outside the agent's package, and the agent is imported in the workers only."""
+    project = _project(tmp_path, {"one": [turn("hello")], "two": [turn("hello again")]})
+    write_agent(project / "bot", source)
+    junit = tmp_path / "junit.xml"
+    outcomes = _ended_with_a_verdict(run_pytest("--adk-eval", "bot", f"--junitxml={junit}", cwd=project), junit)
+    for eval_id in ("one", "two"):
+        outcome = outcomes[eval_id]
+        assert outcome is not None and outcome[0] == "error" and reason in outcome[1], outcome
+        assert "Traceback" not in outcome[1]

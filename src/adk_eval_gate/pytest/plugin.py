@@ -199,7 +199,7 @@ def _irregular_eval_files(folder: pytest.Directory) -> list[EvalFile]:
                 continue
             path = Path(entry.path)
             if not folder.ihook.pytest_ignore_collect(collection_path=path, config=folder.config):
-                found.append(EvalFile.from_parent(folder, path=path))
+                found.append(EvalFile.from_folder(folder, path=path))
     return found
 
 
@@ -218,12 +218,23 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
 
     named = parent.session.isinitpath(file_path) and file_path.suffix in {".json", *DATASET_SUFFIXES}
     if file_path.name.endswith(EVAL_SUFFIXES) or named:  # a file named on the command line may have any name
-        return EvalFile.from_parent(parent, path=file_path)
+        return EvalFile.from_folder(parent, path=file_path)
     return None
 
 
 class EvalFile(pytest.File):
     """An eval file: one item per eval case, or one failing item when the file cannot be loaded."""
+
+    @classmethod
+    def from_folder(cls, folder: pytest.Collector, *, path: Path) -> EvalFile:
+        """The file's collector, hung from the nearest folder above it that is not a Python package: pytest sets
+        up each package an item is in by importing its ``__init__.py``, which for an agent folder imports the
+        agent, in pytest's own process. The agents are imported in the gate's worker processes only, so an agent
+        that crashes or calls ``os._exit`` at import ends a worker, not pytest (the node id stays the same)."""
+        parent = next(node for node in reversed(folder.listchain()) if not isinstance(node, pytest.Package))
+        assert isinstance(parent, pytest.Collector)
+        file: EvalFile = cls.from_parent(parent, path=path)
+        return file
 
     def collect(self) -> Iterator[pytest.Item]:
         from adk_eval_gate.errors import GateError

@@ -15,7 +15,7 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TextIO, cast
+from typing import TYPE_CHECKING, TextIO, cast
 
 from adk_eval_gate import runlog
 from adk_eval_gate.configs import ConfigCache, ConfigSource, find_config
@@ -37,6 +37,9 @@ from adk_eval_gate.runners.base import Inference, Runner
 from adk_eval_gate.runners.dataset import DatasetRunner
 from adk_eval_gate.runners.factory import chosen_runner
 from adk_eval_gate.settings import Settings
+
+if TYPE_CHECKING:
+    from adk_eval_gate.runners.adk import AdkRunner
 
 ConfigFinder = Callable[[Path], ConfigSource]
 
@@ -103,13 +106,17 @@ class CaseSession:
         self.runner = DatasetRunner(self._chosen_runner, name=settings.runner)
         self._services: MetricServices | None = None
         self._started: dict[str, list[WorkItem]] = {}  # case id -> its work items, served by the started runner
+        self._adk: AdkRunner | None = None  # the runner, once built, when it is the adk runner
 
     def _chosen_runner(self) -> Runner:
-        if self._agent is not None and self.settings.runner == "adk":
-            from adk_eval_gate.runners.adk import AdkRunner
+        from adk_eval_gate.runners.adk import AdkRunner
 
-            return AdkRunner(self.settings, root=self.root, console=self.console, agent=self._agent)
-        return chosen_runner(self.settings, root=self.root, console=self.console)
+        if self._agent is not None and self.settings.runner == "adk":
+            self._adk = AdkRunner(self.settings, root=self.root, console=self.console, agent=self._agent)
+            return self._adk
+        runner = chosen_runner(self.settings, root=self.root, console=self.console)
+        self._adk = runner if isinstance(runner, AdkRunner) else None
+        return runner
 
     def agent_problem(self) -> str | None:
         """Why the agent given to the session cannot be imported, imported in a worker process as the case runs
@@ -124,16 +131,24 @@ class CaseSession:
         )
         return self.mask(problems[self._agent].one_line()) if self._agent in problems else None
 
-    def mask(self, text: str) -> str:
-        """``text`` without the secrets of the environment (an API key an agent's .env added too)."""
+    def _secrets(self) -> list[str]:
+        """The secrets of the environment now (an API key an agent's .env added too) and those the workers sent."""
         for secret in secrets_in_env({**self.settings.environment, **os.environ}):
             self.console.add_secret(secret)
+        return self.console.secrets
+
+    def mask(self, text: str) -> str:
+        """``text`` without a secret."""
+        self._secrets()
         return self.console.mask(text)
 
     def masked(self, case: CaseResult) -> CaseResult:
-        """The case with every secret masked in every field, before any of it is rendered."""
-        self.mask("")
-        return mask_model(case, self.console.secrets)
+        """The case as a test reports it: every secret masked in every field, before any of it is rendered; the
+        whole error of an agent that cannot be imported, which ``run`` reports once, since each test stands alone."""
+        import_error = self._adk.import_errors.get(case.error or "") if self._adk is not None else None
+        if import_error is not None:
+            case = case.model_copy(update={"error": import_error.one_line()})
+        return mask_model(case, self._secrets())
 
     def load(self, path: Path) -> PlannedFile:
         """The file with its criteria; raises ``GateError`` with the one line that says what is wrong, as ``run``

@@ -93,7 +93,7 @@ class AdkRunner:
         self._agents: dict[AgentRef, LoadedAgent | AgentError] = {}
         self._refs: dict[str, AgentRef | str] = {}
         self._pool: WorkerPool | None = None
-        self._reported: set[str] = set()
+        self.import_errors: dict[str, AgentError] = {}  # each agent that cannot be imported, by its cases' reason
 
     def agent_for(self, planned: PlannedFile) -> AgentRef | str:
         """The agent of an eval file, or why there is none."""
@@ -143,8 +143,8 @@ class AdkRunner:
         for secret in imported.secrets:
             self.console.add_secret(secret)
         for problem in imported.problems:
-            if problem.one_line() not in self._reported:
-                self._reported.add(problem.one_line())
+            if problem.reason() not in self.import_errors:
+                self.import_errors[problem.reason()] = problem
                 self.console.error(problem.one_line(), file=problem.source_file, line=problem.source_line)
 
     async def load_agents(self, items: list[WorkItem]) -> AgentsImported:

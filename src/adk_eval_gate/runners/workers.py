@@ -191,6 +191,7 @@ class WorkerPool:
         if worker.ready is not None and not worker.ready.done():
             worker.ready.set_result(None)  # its case runs fail or move below; the other workers go on
             self._unloadable = True  # it died importing the agents: a replacement would too
+            self._last_death += " while it imported the agents"
         for ack in worker.acks.values():
             if not ack.done():
                 ack.set_result(None)
