@@ -9,7 +9,8 @@ replacement. A worker that dies on its own fails the case runs it held (one of t
 
 Several workers also spread the CPU: an ADK agent turn costs a few milliseconds, so one process saturates long
 before a high ``--parallelism`` of latency-bound cases does. Workers are forked before any agent is imported
-(connections an agent opens at import time are never shared), import the agents themselves, run the case runs
+(connections an agent opens at import time are never shared), import the agents themselves (and send what
+``setup`` returned with their ``ready``: the agents that failed, in ``setup_results``), run the case runs
 the main process sends (by index into the same work items, which they inherited) and send back the actual
 invocations; what they print reaches the main process through a pipe (``on_output``). Scoring, progress and
 reports stay in the main process.
@@ -93,14 +94,6 @@ class WorkerPool:
         self._closing = False
         self._loop: asyncio.AbstractEventLoop | None = None
         self.setup_results: list[Any] = []  # what ``setup`` returned in each worker that finished it
-
-    @property
-    def started(self) -> bool:
-        return bool(self.workers)
-
-    def serves(self, items: list[WorkItem]) -> bool:
-        """Whether every one of ``items`` is one of the work items the workers were started with."""
-        return all(id(item) in self._index for item in items)
 
     def start(self, items: list[WorkItem]) -> None:
         """Forks the workers; they import the agents while this process goes on (``wait_ready`` waits for them)."""
