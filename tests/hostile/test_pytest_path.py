@@ -94,14 +94,17 @@ def test_the_agents_key_reaches_neither_the_terminal_nor_junit_nor_the_csv(tmp_p
         "leak": [turn("leak", answer="done")],  # an exception that quotes the key
         "log": [turn("log", answer="done")],  # a log record that holds it
         "reveal": [turn("reveal", answer="no key here")],  # an answer that holds it
+        "token": [turn("token", answer="none")],  # the names of the variables it sees that hold TOKEN
     }
     project = _project(tmp_path, cases)
     (project / "bot" / ".env").write_text(f"GOOGLE_API_KEY={KEY}\n", encoding="utf-8")
     junit = tmp_path / "junit.xml"
     args = ["--adk-eval", "bot", "tests", "-rA", "-o", "junit_logging=all", f"--junitxml={junit}"]
-    done = run_pytest(*args, cwd=project)
+    done = run_pytest(*args, cwd=project, env={"GITHUB_TOKEN": "ghs_hostiletesttoken"})
     outcomes = _ended_with_a_verdict(done, junit)
-    assert set(outcomes) == {"leak", "log", "reveal", "test_hostile", "test_after"}
+    assert set(outcomes) == {"leak", "log", "reveal", "token", "test_hostile", "test_after"}
+    token = outcomes["token"]
+    assert token is not None and "actual answer   'seen []'" in token[1]  # agent code runs without it, as in run
     csv_text = (project / "out" / "evals.csv").read_text(encoding="utf-8")
     for where, text in {
         "terminal": done.stdout + done.stderr,

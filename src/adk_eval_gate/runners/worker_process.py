@@ -19,6 +19,7 @@ from typing import Any
 import pydantic
 
 from adk_eval_gate.evalset import Invocation
+from adk_eval_gate.masking import drop_github_token
 from adk_eval_gate.plan import WorkItem
 from adk_eval_gate.pricing import Tokens
 from adk_eval_gate.runners.base import Inference, contain_exits, describe_escape, settled
@@ -83,9 +84,11 @@ def call_main(conn: Connection, work: Callable[[], Any], *, others: list[int], o
 
 
 def _become_worker(*, others: list[int], output: int) -> None:
-    """Signals left to the main process; the main process's pipes closed; all output into the ``output`` pipe."""
+    """Signals left to the main process; the main process's pipes closed; all output into the ``output`` pipe; no
+    GitHub token in the environment of agent code (``run`` drops it everywhere; pytest's own process keeps it)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole process group; the main process decides
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    drop_github_token(os.environ, None)
     for fd in others:
         with contextlib.suppress(OSError):
             os.close(fd)
