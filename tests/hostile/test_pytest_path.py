@@ -134,9 +134,10 @@ def test_an_agent_that_exits_or_fails_at_import_makes_each_case_an_error_not_the
     collector hangs outside the agent's package, and the agent is imported in the workers only."""
     project = _project(tmp_path, {"one": [turn("hello")], "two": [turn("hello again")]})
     write_agent(project / "bot", source)
+    write_evalset(project / "bot" / "evals" / "nested.evalset.json", {"three": [turn("hi")]})  # a folder in it too
     junit = tmp_path / "junit.xml"
     outcomes = _ended_with_a_verdict(run_pytest("--adk-eval", "bot", f"--junitxml={junit}", cwd=project), junit)
-    for eval_id in ("one", "two"):
+    for eval_id in ("one", "two", "three"):
         outcome = outcomes[eval_id]
         assert outcome is not None and outcome[0] == "error" and reason in outcome[1], outcome
         assert "Traceback" not in outcome[1]

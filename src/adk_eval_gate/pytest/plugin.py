@@ -227,11 +227,13 @@ class EvalFile(pytest.File):
 
     @classmethod
     def from_folder(cls, folder: pytest.Collector, *, path: Path) -> EvalFile:
-        """The file's collector, hung from the nearest folder above it that is not a Python package: pytest sets
+        """The file's collector, hung from the nearest folder above it that is in no Python package: pytest sets
         up each package an item is in by importing its ``__init__.py``, which for an agent folder imports the
         agent, in pytest's own process. The agents are imported in the gate's worker processes only, so an agent
         that crashes or calls ``os._exit`` at import ends a worker, not pytest (the node id stays the same)."""
-        parent = next(node for node in reversed(folder.listchain()) if not isinstance(node, pytest.Package))
+        chain = folder.listchain()
+        outermost = next((index for index, node in enumerate(chain) if isinstance(node, pytest.Package)), None)
+        parent = folder if outermost is None else chain[outermost - 1]
         assert isinstance(parent, pytest.Collector)
         file: EvalFile = cls.from_parent(parent, path=path)
         return file
