@@ -10,8 +10,13 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping, MutableMapping
+from typing import TypeVar
+
+import pydantic
 
 from adk_eval_gate.results import ResultsDocument
+
+Model = TypeVar("Model", bound=pydantic.BaseModel)
 
 MASK = "***"
 SECRET_VARIABLES = ("GITHUB_TOKEN", "INPUT_GITHUB-TOKEN", "INPUT_GITHUB_TOKEN", "GOOGLE_API_KEY", "GEMINI_API_KEY")
@@ -34,12 +39,17 @@ def drop_github_token(env: MutableMapping[str, str], token: str | None) -> None:
 
 def mask_document(doc: ResultsDocument, secrets: Iterable[str]) -> ResultsDocument:
     """``doc`` with every secret replaced by ``***`` wherever it occurs, in any field."""
+    return mask_model(doc, secrets)
+
+
+def mask_model(model: Model, secrets: Iterable[str]) -> Model:
+    """``model`` (a results document, one case of it) with every secret replaced by ``***`` in any field."""
     values = sorted({s for s in secrets if len(s) >= MIN_SECRET_LENGTH}, key=len, reverse=True)
     if not values:
-        return doc
-    text = doc.model_dump_json()
+        return model
+    text = model.model_dump_json()
     masked = text
     for secret in values:
         for form in {json.dumps(secret)[1:-1], json.dumps(secret, ensure_ascii=False)[1:-1]}:
             masked = masked.replace(form, MASK)
-    return doc if masked == text else ResultsDocument.model_validate_json(masked)
+    return model if masked == text else type(model).model_validate_json(masked)

@@ -6,7 +6,7 @@ tool spins on the CPU; ``surrogate``: the answer holds a lone surrogate; ``deep 
 are nested N levels deep; ``leak``: a tool raises an error that quotes ``GOOGLE_API_KEY``; ``shout``: a tool
 prints workflow commands to stdout and stderr; ``token``: a tool lists the environment variables whose name holds
 TOKEN (the answer names them); ``log``: a tool logs an error holding ``GOOGLE_API_KEY``, workflow commands and a
-lone surrogate, then fails. Anything else is echoed.
+lone surrogate, then fails; ``reveal``: the answer quotes ``GOOGLE_API_KEY``. Anything else is echoed.
 """
 
 from __future__ import annotations
@@ -72,6 +72,8 @@ class HostileModel(BaseLlm):
         if response is not None:
             seen = (response.response or {}).get("seen")
             parts = [types.Part(text="done" if seen is None else f"seen {seen}")]
+        elif text == "reveal":
+            parts = [types.Part(text="the key is " + os.environ.get("GOOGLE_API_KEY", "?"))]
         elif text == "surrogate":
             parts = [types.Part(text="bad \\ud800 text and \\U0001f600 and \\x1b[31m red \\x07")]
         elif text.startswith("deep "):

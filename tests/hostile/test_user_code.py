@@ -43,10 +43,16 @@ def _repo(tmp_path: Path, message: str, *, config: dict[str, Any] | None = None)
 def _gate(
     repo: Path, *args: str, env: dict[str, str] | None = None, timeout: float = 120
 ) -> subprocess.CompletedProcess[str]:
+    return _cli(repo, "run", "bot", "--output-dir", "out", *args, env=env, timeout=timeout)
+
+
+def _cli(
+    repo: Path, *args: str, env: dict[str, str] | None = None, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
     full_env = {k: v for k, v in os.environ.items() if not k.startswith(("INPUT_", "GITHUB_"))}
     full_env.update(env or {})
     return subprocess.run(
-        [sys.executable, "-m", "adk_eval_gate", "run", "bot", "--output-dir", "out", *args],
+        [sys.executable, "-m", "adk_eval_gate", *args],
         cwd=repo,
         env=full_env,
         capture_output=True,
@@ -197,3 +203,21 @@ def test_agent_code_runs_without_the_github_token(tmp_path: Path) -> None:
     answer = _case(doc, "hostile")["runs"][0]["invocations"][0]["actual"]["final_response"]["parts"][0]["text"]
     assert "GITHUB_TOKEN" not in answer and "GH_TOKEN" not in answer, result.stdout
     assert "ghs_secretgithubtoken" not in result.stdout + result.stderr
+
+
+def test_validate_survives_an_agent_whose_import_exits_and_names_it(tmp_path: Path) -> None:
+    """Issue 20: ``validate`` imports each agent in a worker process, as ``run`` does; an agent whose import calls
+    ``os._exit(0)`` is a problem of that agent, and the other agents are still checked."""
+    (tmp_path / ".git").mkdir()
+    write_agent(tmp_path / "quitter", "import os\nos._exit(0)\n")
+    write_agent(tmp_path / "bot", HOSTILE_AGENT)
+    for agent in ("quitter", "bot"):
+        write_config(tmp_path / agent, {"response_match_score": 0.5})
+        write_evalset(tmp_path / agent / "cases.evalset.json", {"c": [turn("hello", answer="echo: hello")]})
+    result = _cli(tmp_path, "validate", "quitter", "bot")
+    output = result.stdout + result.stderr
+    assert result.returncode == 2, output
+    assert (
+        "error: agent quitter could not be imported: its process exited with code 0 (os._exit() or a crash)" in output
+    )
+    assert "ok   bot/cases.evalset.json" in output and "1 of 2 files have problems" in output

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from adk_eval_gate.pytest import AgentEvaluator, evaluate
-from adk_eval_gate.pytest.evaluator import adk_failures, append_csv, eval_files, sibling_config
+from adk_eval_gate.pytest.evaluator import adk_failures, append_csv, csv_cell, eval_files, sibling_config
 from adk_eval_gate.pytest.report import case_report
 from adk_eval_gate.pytest.session import CaseSession
 from adk_eval_gate.results import CaseResult
@@ -112,6 +112,36 @@ def test_output_file_appends_one_row_per_metric_run_and_turn(cases: list[CaseRes
         "actual_response": "Sunny in Sydney.",
     }
     assert {row["eval_status"] for row in rows if row["metric_name"] == "tool_call_count_v1"} == {"INFORMATIONAL"}
+
+
+FORMULAS = ['=HYPERLINK("http://x")', "+cmd|' /C calc'!A0", "-2+3", "@SUM(A1)", "\t=1", "\r=1"]
+
+
+def test_csv_cells_of_text_that_start_like_a_formula_are_written_as_text(tmp_path: Path) -> None:
+    """Issue 20: a prompt or an answer such as ``=HYPERLINK(...)`` was a formula in a spreadsheet."""
+    rows = [
+        {
+            "eval_id": f"formula_{number}",
+            "prompt": formula,
+            "reference": formula,
+            "response": formula,
+            "reference_trajectory": [],
+            "predicted_trajectory": [],
+        }
+        for number, formula in enumerate(FORMULAS)
+    ]
+    write_json(tmp_path / "test_config.json", {"criteria": {"response_match_score": 0.5}})
+    path = write_jsonl(tmp_path / "formulas.evalset.jsonl", rows)
+    settings = build_settings("run", {"num_runs": 1, "workers": 0}, env={})
+    session = CaseSession(settings, root=tmp_path, config_finder=sibling_config)
+    append_csv(str(tmp_path / "out.csv"), asyncio.run(session.run(session.load(path))))
+    written = [row for row in csv.DictReader((tmp_path / "out.csv").open(encoding="utf-8", newline=""))]
+    assert written
+    for row in written:
+        formula = FORMULAS[int(row["eval_id"].rsplit("_", 1)[1])]
+        assert row["prompt"] == row["expected_response"] == row["actual_response"] == "'" + formula
+    assert {float(row["threshold"]) for row in written if row["metric_name"] == "response_match_score"} == {0.5}
+    assert [csv_cell(text) for text in ("plain", "a=b", 0.5, -1.0)] == ["plain", "a=b", 0.5, -1.0]
 
 
 def test_a_folder_gives_its_test_json_files_and_a_file_is_itself(tmp_path: Path) -> None:

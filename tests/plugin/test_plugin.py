@@ -5,6 +5,7 @@ Datasets of recorded answers need no agent, so these runs are fast; a real ADK a
 
 from __future__ import annotations
 
+import os
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -28,13 +29,14 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
 
 
 def test_each_eval_case_is_an_item_with_the_gates_verdict(project: pytest.Pytester) -> None:
-    result = project.runpytest("--adk-eval", *PLAIN, "--junitxml=junit-plugin.xml", "-rf")
-    result.assert_outcomes(passed=2, failed=3)  # test_plain and good; wrong_city, broken (row), the broken file
+    result = project.runpytest("--adk-eval", *PLAIN, "--junitxml=junit-plugin.xml", "-rfE")
+    # passed: test_plain and good; failed: wrong_city and the broken file; an error, as in run: the broken row
+    result.assert_outcomes(passed=2, failed=2, errors=1)
     result.stdout.fnmatch_lines(
         [
             "FAILED evals/broken.evalset.json::eval-file - *",
             "FAILED evals/rows.evalset.jsonl::wrong_city - *",
-            "FAILED evals/rows.evalset.jsonl::broken - *",
+            "ERROR evals/rows.evalset.jsonl::broken - *",
         ]
     )
     output = result.stdout.str()
@@ -49,7 +51,17 @@ def test_each_eval_case_is_an_item_with_the_gates_verdict(project: pytest.Pytest
     suite = ET.parse(project.path / "junit-plugin.xml").getroot()
     testcases = {case.get("name"): case for case in suite.iter("testcase")}
     assert set(testcases) == {"test_plain", "good", "wrong_city", "broken", "eval-file"}
-    assert [case.find("failure") is None for case in testcases.values()] == [False, True, False, False, True]
+    outcomes = {
+        name: [problem.tag for problem in case if problem.tag in {"failure", "error"}]
+        for name, case in testcases.items()
+    }
+    assert outcomes == {
+        "eval-file": ["failure"],
+        "good": [],
+        "wrong_city": ["failure"],
+        "broken": ["error"],
+        "test_plain": [],
+    }
 
 
 def test_a_file_named_on_the_command_line_may_have_any_name(project: pytest.Pytester) -> None:
@@ -57,6 +69,37 @@ def test_a_file_named_on_the_command_line_may_have_any_name(project: pytest.Pyte
     result = project.runpytest("--adk-eval", *PLAIN, "evals/extra.csv")
     result.assert_outcomes(passed=1, failed=1)
     assert "evals/extra.csv::wrong_city: failed" in result.stdout.str()
+
+
+@pytest.mark.timeout(60)  # reading the FIFO would block
+def test_a_fifo_and_links_that_loop_or_dangle_are_failing_items_that_name_the_file(project: pytest.Pytester) -> None:
+    """Issue 20: pytest passes over what is not a regular file, so these eval files were skipped in silence."""
+    evals = project.path / "evals"
+    os.mkfifo(evals / "fifo.evalset.json")
+    (evals / "loop.evalset.json").symlink_to("loop.evalset.json")
+    (evals / "dangling.evalset.json").symlink_to("missing.json")
+    result = project.runpytest("--adk-eval", *PLAIN, "evals", "-rf")
+    result.assert_outcomes(passed=1, failed=5, errors=1)  # the three, the broken file and wrong_city; the bad row
+    result.stdout.fnmatch_lines_random(
+        [
+            "FAILED evals/fifo.evalset.json::eval-file - *",
+            "evals/fifo.evalset.json: is a FIFO (named pipe), not a regular file",
+            "FAILED evals/loop.evalset.json::eval-file - *",
+            "evals/loop.evalset.json: is a symbolic link that loops back on itself",
+            "FAILED evals/dangling.evalset.json::eval-file - *",
+            "evals/dangling.evalset.json: is a symbolic link to 'missing.json', which does not exist",
+        ]
+    )
+    named = project.runpytest("--adk-eval", *PLAIN, "evals/fifo.evalset.json")
+    named.assert_outcomes(failed=1)
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads a file without read permission")
+def test_an_unreadable_eval_file_is_a_failing_item_that_names_it(project: pytest.Pytester) -> None:
+    (project.path / "evals" / "broken.evalset.json").chmod(0)
+    result = project.runpytest("--adk-eval", *PLAIN, "evals/broken.evalset.json")
+    result.assert_outcomes(failed=1)
+    assert "evals/broken.evalset.json: cannot be read: Permission denied" in result.stdout.str()
 
 
 def test_off_unless_asked_for(project: pytest.Pytester) -> None:

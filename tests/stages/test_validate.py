@@ -6,19 +6,23 @@ import io
 import json
 from pathlib import Path
 
+import pytest
+
 from adk_eval_gate.console import Console
 from adk_eval_gate.settings import build_settings
 from adk_eval_gate.validate import validate
 from tests.conftest import EXAMPLES
+from tests.runners.scripted import turn, write_agent, write_evalset
 
 
-def _validate(paths: list[str], **options: str) -> tuple[int, str]:
+def _validate(paths: list[str], *, in_actions: bool = False, **options: str) -> tuple[int, str]:
     out = io.StringIO()
     settings = build_settings("validate", {"paths": paths, **options}, env={})
-    code = validate(settings, Console(in_actions=False, stream=out))
+    code = validate(settings, Console(in_actions=in_actions, stream=out))
     return code, out.getvalue()
 
 
+@pytest.mark.slow  # imports the example agents in a worker process
 def test_the_examples_are_valid() -> None:
     code, text = _validate([str(EXAMPLES / "weather_agent")])
     assert code == 0
@@ -87,3 +91,25 @@ def test_an_eval_file_with_another_name_gets_a_hint_to_rename_it(tmp_path: Path)
         "sample_eval.json",
     ]
     assert "rename it, or pass it explicitly as a path" in hinted[0]
+
+
+@pytest.mark.slow  # imports the agent in a worker process
+def test_an_agent_that_does_not_import_is_named_with_its_line_and_where_to_add_the_package(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / ".git").mkdir()
+    monkeypatch.chdir(tmp_path)
+    write_agent(tmp_path / "bot", "import os\nimport stripe_payments_sdk\n")
+    (tmp_path / "bot" / "test_config.json").write_text(json.dumps({"criteria": {"response_match_score": 0.5}}))
+    write_evalset(tmp_path / "bot" / "one.evalset.json", {"a": [turn("hi")]})
+    write_evalset(tmp_path / "bot" / "two.evalset.json", {"b": [turn("hi")]})
+    code, text = _validate(["bot"], in_actions=True)
+    assert code == 2, text
+    [annotation] = [line for line in text.splitlines() if "stripe_payments_sdk" in line]
+    assert annotation == (
+        "::error file=bot/agent.py,line=2::agent bot could not be imported: ModuleNotFoundError: No module named "
+        "'stripe_payments_sdk' (bot/agent.py:2) (list the package that provides 'stripe_payments_sdk' in the "
+        "action's requirements input, or pip install it where the gate runs)"
+    )
+    assert "::error file=bot/one.evalset.json::bot/one.evalset.json: agent bot could not be imported" in text
+    assert "2 of 2 files have problems" in text

@@ -7,7 +7,8 @@ The same signature and behaviour: a folder's ``*.test.json`` files (or one file 
 ``test_config.json`` beside each file (ADK's default criteria without one), every case run ``num_runs`` times,
 each metric's mean over the runs against its threshold, the first failing file stops the loop, and the same
 ``AssertionError`` with one line per failing metric. The scores are the gate's (equal to ADK's for the
-deterministic metrics); the agent runs in this process, as with ADK.
+deterministic metrics); the agent runs in the gate's worker processes, as in ``run``, so a tool that calls
+``os._exit`` fails the test instead of ending pytest. Secrets are masked in everything it prints, raises or writes.
 """
 
 from __future__ import annotations
@@ -135,8 +136,20 @@ def _invocation_status(score: float | None, threshold: float | None) -> str:
     return "PASSED" if score >= threshold else "FAILED"
 
 
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value: object) -> object:
+    """A cell as spreadsheets read it literally: text from eval files or agents that starts like a formula
+    (``=``, ``+``, ``-``, ``@``, tab, carriage return) gets a leading ``'``, as OWASP advises; numbers stay numbers."""
+    if isinstance(value, str) and value.startswith(_FORMULA_START):
+        return "'" + value
+    return value
+
+
 def append_csv(output_file: str, cases: list[CaseResult]) -> None:
-    """AgentEvaluator's ``output_file``: one row per metric, run and invocation, appended (header once)."""
+    """AgentEvaluator's ``output_file``: one row per metric, run and invocation, appended (header once); no cell
+    of text can be evaluated by a spreadsheet (``csv_cell``)."""
     rows = []
     for case in cases:
         for metric in case.metrics:
@@ -165,7 +178,7 @@ def append_csv(output_file: str, cases: list[CaseResult]) -> None:
         writer = csv.DictWriter(handle, fieldnames=CSV_COLUMNS)
         if new:
             writer.writeheader()
-        writer.writerows(rows)
+        writer.writerows({column: csv_cell(value) for column, value in row.items()} for row in rows)
 
 
 def _refuse_unsupported(*, artifact_service: Any, app_name: str | None, eval_set_results_manager: Any) -> None:
@@ -185,7 +198,7 @@ def _refuse_unsupported(*, artifact_service: Any, app_name: str | None, eval_set
 
 def _session(agent_module: str, agent_name: str | None, *, num_runs: int, root: Path) -> CaseSession:
     environment = {key: value for key, value in os.environ.items() if not key.startswith("INPUT_")}
-    options = {"num_runs": num_runs, "workers": 0, "parallelism": ADK_PARALLELISM}
+    options = {"num_runs": num_runs, "parallelism": ADK_PARALLELISM}
     settings = build_settings("run", options, environment)
     agent = AgentRef("module", agent_module, agent_module, sub_agent=agent_name)
     return CaseSession(settings, root=root, config_finder=sibling_config, agent=agent)
@@ -220,11 +233,15 @@ async def evaluate(  # noqa: PLR0917 - AgentEvaluator.evaluate's signature, posi
     loop = asyncio.get_running_loop()
     task_factory = loop.get_task_factory()  # execute() sets its own on the loop; the test's loop gets it back
     try:
-        problem = await session.agent_problem()  # before any file, as AgentEvaluator imports the agent first
+        problem = session.agent_problem()  # before any file, as AgentEvaluator imports the agent first
         if problem:
             raise ValueError(problem)
         for path in files:
-            cases = await session.run(_load(session, path, initial_session))
+            try:
+                planned = _load(session, path, initial_session)
+            except ValueError as error:
+                raise ValueError(session.mask(str(error))) from None
+            cases = [session.masked(case) for case in await session.run(planned)]
             if print_detailed_results:
                 print("\n\n".join(case_report(case, every_metric=True) for case in cases), end="\n\n")
             if output_file:
@@ -232,7 +249,7 @@ async def evaluate(  # noqa: PLR0917 - AgentEvaluator.evaluate's signature, posi
             failures = adk_failures(cases, agent_module)
             if failures:
                 header = FAILURE_HEADER if print_detailed_results else FAILURE_HEADER + DETAILS_HINT
-                raise AssertionError(header + "\n" + "\n".join(failures))
+                raise AssertionError(session.mask(header + "\n" + "\n".join(failures)))
     finally:
         loop.set_task_factory(task_factory)
         await session.aclose()

@@ -4,14 +4,18 @@ Installed with the package (entry point ``pytest11``) and off unless ``--adk-eva
 plugin only adds its options, and nothing else of the gate, nor google-adk, is imported. With it, each eval file
 (``*.test.json``, ``*.evalset.json``, ``*.evalset.jsonl``) is a collector whose items are its cases
 (``file::eval_id``); each item runs its case ``--adk-num-runs`` times through the gate's own stages
-(``session.CaseSession``) and fails with the gate's verdict. Works with pytest-xdist: every worker process
+(``session.CaseSession``, the agents in the gate's worker processes) and fails with the gate's verdict. Held to
+the rules of ``adk-eval-gate run``: a case whose agent crashed, exited, timed out or could not be imported is a
+pytest error (its runs happen in the item's setup), never the end of pytest; an eval file that cannot be read (a
+FIFO, a link that loops) is a failing item naming it; secrets are masked in every report of an eval item (its
+message, its captured output and logs, and so ``--junitxml``). Works with pytest-xdist: every worker process
 has its own session.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Coroutine, Iterator
+from collections.abc import Coroutine, Generator, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -22,6 +26,7 @@ if TYPE_CHECKING:  # asyncio too: importing it would cost every pytest run of ev
 
     from adk_eval_gate.plan import PlannedFile
     from adk_eval_gate.pytest.session import CaseSession
+    from adk_eval_gate.results import CaseResult
 
 T = TypeVar("T")
 FILE_ITEM = "eval-file"  # the item that reports an eval file that cannot be loaded
@@ -33,6 +38,10 @@ class AdkEvalWarning(pytest.PytestWarning):
 
 class EvalCaseFailed(Exception):
     """An eval case that did not pass; its message is the whole report (no traceback is shown)."""
+
+
+class EvalCaseError(EvalCaseFailed):
+    """An eval case that could not be run to a verdict (the gate's ``error``), raised in the item's setup."""
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -81,7 +90,6 @@ class _Engine:
             "num_runs": config.getoption("adk_num_runs"),
             "agent": config.getoption("adk_agent"),
             "config": config.getoption("adk_config"),
-            "workers": 0,  # the agents run in this process, as with AgentEvaluator
         }
         environment = {key: value for key, value in os.environ.items() if not key.startswith("INPUT_")}
         root = find_repository_root(config.rootpath)
@@ -93,6 +101,7 @@ class _Engine:
             raise pytest.UsageError(error.one_line().replace("--", "--adk-", 1)) from None
         self.session: CaseSession = CaseSession(settings, root=root)
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._started = False
 
     def run(self, work: Coroutine[Any, Any, T]) -> T:
         if self._loop is None:
@@ -100,6 +109,35 @@ class _Engine:
 
             self._loop = asyncio.new_event_loop()
         return self._loop.run_until_complete(work)
+
+    def _start(self, session: pytest.Session) -> None:
+        """Once: the worker processes for every eval case pytest will run, which import the agents."""
+        if self._started:
+            return
+        self._started = True
+        import contextlib
+        import dataclasses
+
+        from adk_eval_gate.errors import GateError
+
+        files: dict[int, tuple[PlannedFile, list[str]]] = {}
+        for item in session.items:
+            if isinstance(item, EvalCaseItem):
+                files.setdefault(id(item.planned), (item.planned, []))[1].append(item.name)
+        chosen = [dataclasses.replace(planned, case_ids=tuple(names)) for planned, names in files.values()]
+        with contextlib.suppress(GateError):  # no runner (google-adk missing): each case that needs one says so
+            self.run(self.session.start(chosen))
+
+    def case(self, item: EvalCaseItem) -> CaseResult:
+        """The item's case, run and decided, with every secret masked."""
+        from adk_eval_gate.errors import GateError
+
+        self._start(item.session)
+        try:
+            (case,) = self.run(self.session.run(item.planned, (item.name,)))
+        except GateError as error:  # no runner for the case (google-adk missing, --adk-agent wrong)
+            raise EvalCaseError(self.session.mask(error.one_line())) from None
+        return self.session.masked(case)
 
     def close(self) -> None:
         if self._loop is not None:
@@ -123,6 +161,56 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         engine.close()
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """An eval item's report: the gate's text for its failure (no traceback), and no secret anywhere in it."""
+    report = yield
+    if isinstance(item, (EvalCaseItem, BrokenEvalFile)):
+        session = item.config.stash[_ENGINE].session
+        if call.excinfo is not None and isinstance(call.excinfo.value, EvalCaseFailed):
+            report.longrepr = str(call.excinfo.value)
+        if report.longrepr is not None:
+            report.longrepr = session.mask(str(report.longrepr))
+        report.sections = [(title, session.mask(text)) for title, text in report.sections]
+    return report
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_make_collect_report(
+    collector: pytest.Collector,
+) -> Generator[None, pytest.CollectReport, pytest.CollectReport]:
+    """A folder's entries named like eval files that pytest passes over because they are not regular files (a FIFO,
+    a link that loops or dangles) are eval files too, each one failing item that names it, as ``run`` reports it."""
+    report = yield
+    if _ENGINE in collector.config.stash and isinstance(collector, pytest.Directory) and report.passed:
+        report.result.extend(_irregular_eval_files(collector))
+    return report
+
+
+def _irregular_eval_files(folder: pytest.Directory) -> list[EvalFile]:
+    from adk_eval_gate.discover import EVAL_SUFFIXES
+
+    found = []
+    with os.scandir(folder.path) as entries:
+        for entry in sorted(entries, key=lambda entry: entry.name):
+            if not entry.name.endswith(EVAL_SUFFIXES) or _file_or_folder(entry):
+                continue
+            path = Path(entry.path)
+            if not folder.ihook.pytest_ignore_collect(collection_path=path, config=folder.config):
+                found.append(EvalFile.from_folder(folder, path=path))
+    return found
+
+
+def _file_or_folder(entry: os.DirEntry[str]) -> bool:
+    """What pytest collects itself: a regular file or a folder (a link to one too); False for a link that loops."""
+    try:
+        return entry.is_file() or entry.is_dir()
+    except OSError:
+        return False
+
+
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     if _ENGINE not in parent.config.stash:
         return None
@@ -130,12 +218,25 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
 
     named = parent.session.isinitpath(file_path) and file_path.suffix in {".json", *DATASET_SUFFIXES}
     if file_path.name.endswith(EVAL_SUFFIXES) or named:  # a file named on the command line may have any name
-        return EvalFile.from_parent(parent, path=file_path)
+        return EvalFile.from_folder(parent, path=file_path)
     return None
 
 
 class EvalFile(pytest.File):
     """An eval file: one item per eval case, or one failing item when the file cannot be loaded."""
+
+    @classmethod
+    def from_folder(cls, folder: pytest.Collector, *, path: Path) -> EvalFile:
+        """The file's collector, hung from the nearest folder above it that is in no Python package: pytest sets
+        up each package an item is in by importing its ``__init__.py``, which for an agent folder imports the
+        agent, in pytest's own process. The agents are imported in the gate's worker processes only, so an agent
+        that crashes or calls ``os._exit`` at import ends a worker, not pytest (the node id stays the same)."""
+        chain = folder.listchain()
+        outermost = next((index for index, node in enumerate(chain) if isinstance(node, pytest.Package)), None)
+        parent = folder if outermost is None else chain[outermost - 1]
+        assert isinstance(parent, pytest.Collector)
+        file: EvalFile = cls.from_parent(parent, path=path)
+        return file
 
     def collect(self) -> Iterator[pytest.Item]:
         from adk_eval_gate.errors import GateError
@@ -154,24 +255,32 @@ class EvalFile(pytest.File):
 
 
 class EvalCaseItem(pytest.Item):
-    """One eval case: its runs, scored and judged by the gate."""
+    """One eval case: its runs, scored and judged by the gate.
+
+    The runs happen in ``setup``, so that a case that could not be run to a verdict (the gate's ``error``: the
+    agent crashed, exited, timed out or could not be imported) is a pytest error, as the gate's JUnit file has
+    it; ``runtest`` then fails a case that failed or could not be evaluated."""
 
     def __init__(self, *, planned: PlannedFile, line: int | None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.planned = planned
         self.line = line
+        self.case: CaseResult | None = None
 
-    def runtest(self) -> None:
-        from adk_eval_gate.errors import GateError
+    def setup(self) -> None:
+        if self.config.getoption("setuponly", False):
+            return  # pytest --setup-only and --setup-plan run nothing
         from adk_eval_gate.pytest.report import case_report
 
-        engine = self.config.stash[_ENGINE]
-        try:
-            (case,) = engine.run(engine.session.run(self.planned, (self.name,)))
-        except GateError as error:  # no runner for the case (google-adk missing, --adk-agent wrong)
-            raise EvalCaseFailed(error.one_line()) from None
-        if case.status != "passed":
-            raise EvalCaseFailed(case_report(case))
+        self.case = self.config.stash[_ENGINE].case(self)
+        if self.case.status == "error":
+            raise EvalCaseError(case_report(self.case))
+
+    def runtest(self) -> None:
+        from adk_eval_gate.pytest.report import case_report
+
+        if self.case is not None and self.case.status != "passed":
+            raise EvalCaseFailed(case_report(self.case))
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         if isinstance(excinfo.value, EvalCaseFailed):

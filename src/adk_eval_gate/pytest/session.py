@@ -1,34 +1,84 @@
 """The gate's own stages inside a test process: load a file with its criteria, plan and run its cases, aggregate.
 
 Used by the pytest plugin (one eval case per test item) and by ``evaluate`` (AgentEvaluator's API). Agents run
-in this process, as AgentEvaluator runs them; dataset rows with recorded answers need no agent.
+in the gate's worker processes, as in ``run``: a tool that calls ``os._exit`` or crashes ends a worker, never
+pytest, and its case is an ``error``. Dataset rows with recorded answers need no agent. What the workers print
+reaches the test's output through the console, masked; every text of a result is masked before it is shown.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import gc
+import io
+import os
+import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, TextIO, cast
 
+from adk_eval_gate import runlog
 from adk_eval_gate.configs import ConfigCache, ConfigSource, find_config
 from adk_eval_gate.console import Console
 from adk_eval_gate.dataset import load_dataset
-from adk_eval_gate.discover import DATASET_SUFFIXES, display_path
+from adk_eval_gate.discover import DATASET_SUFFIXES, display_path, file_problem
+from adk_eval_gate.errors import EvalFileError
+from adk_eval_gate.evalset import EvalCase
 from adk_eval_gate.execute import MetricBuilder, execute
 from adk_eval_gate.load import load_eval_file
+from adk_eval_gate.masking import mask_model, secrets_in_env
 from adk_eval_gate.metrics.base import MetricServices
 from adk_eval_gate.metrics.services import build_services, judge_metric_names
 from adk_eval_gate.pipeline import case_results
-from adk_eval_gate.plan import PlannedFile, plan
+from adk_eval_gate.plan import PlannedFile, WorkItem, case_id, plan
 from adk_eval_gate.results import CaseResult
-from adk_eval_gate.runners.agents import AgentRef
-from adk_eval_gate.runners.base import Runner
+from adk_eval_gate.runners.agents import AgentRef, import_problems_in_worker
+from adk_eval_gate.runners.base import Inference, Runner
 from adk_eval_gate.runners.dataset import DatasetRunner
 from adk_eval_gate.runners.factory import chosen_runner
 from adk_eval_gate.settings import Settings
 
+if TYPE_CHECKING:
+    from adk_eval_gate.runners.adk import AdkRunner
+
 ConfigFinder = Callable[[Path], ConfigSource]
+
+
+class CurrentStdout(io.TextIOBase):
+    """``sys.stdout`` as it is at each write: pytest swaps it while it captures a test's output, and in a worker
+    process it is the pipe to the main process."""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        return sys.stdout.write(text)
+
+    def flush(self) -> None:
+        sys.stdout.flush()
+
+
+class _Started:
+    """The session's runner once ``start`` has set it up: ``execute`` sets up nothing again for each case."""
+
+    def __init__(self, runner: Runner) -> None:
+        self.runner = runner
+        self.name = runner.name
+
+    def run_count(self, planned: PlannedFile, case: EvalCase) -> int | None:
+        return self.runner.run_count(planned, case)
+
+    async def prepare(self, items: list[WorkItem]) -> None:
+        return None
+
+    async def wait_ready(self) -> None:
+        return None
+
+    async def infer(self, item: WorkItem) -> Inference:
+        return await self.runner.infer(item)
+
+    async def aclose(self) -> None:
+        return None  # the session closes the runner
 
 
 class CaseSession:
@@ -47,57 +97,117 @@ class CaseSession:
         first); ``agent``: the agent of every file (default: ``settings.agent``, else the one above each file)."""
         self.settings = settings
         self.root = root
-        self.console = console or Console(in_actions=False)
+        self.console = console or Console(
+            in_actions=False, stream=cast("TextIO", CurrentStdout()), secrets=secrets_in_env(settings.environment)
+        )
         self._find_config = config_finder or (lambda path: find_config(path, root=root, option=settings.config))
         self._configs = ConfigCache(root)
         self._agent = agent
         self.runner = DatasetRunner(self._chosen_runner, name=settings.runner)
         self._services: MetricServices | None = None
+        self._started: dict[str, list[WorkItem]] = {}  # case id -> its work items, served by the started runner
+        self._adk: AdkRunner | None = None  # the runner, once built, when it is the adk runner
 
     def _chosen_runner(self) -> Runner:
-        if self._agent is not None and self.settings.runner == "adk":
-            from adk_eval_gate.runners.adk import AdkRunner
-
-            return AdkRunner(self.settings, root=self.root, console=self.console, agent=self._agent)
-        return chosen_runner(self.settings, root=self.root, console=self.console)
-
-    async def agent_problem(self) -> str | None:
-        """Why the agent given to the session cannot be imported (None: it can, or none was given)."""
-        if self._agent is None or self.settings.runner != "adk":
-            return None
         from adk_eval_gate.runners.adk import AdkRunner
 
-        runner = self.runner.runner
-        loaded = await runner.loaded(self._agent) if isinstance(runner, AdkRunner) else None
-        return loaded if isinstance(loaded, str) else None
+        if self._agent is not None and self.settings.runner == "adk":
+            self._adk = AdkRunner(self.settings, root=self.root, console=self.console, agent=self._agent)
+            return self._adk
+        runner = chosen_runner(self.settings, root=self.root, console=self.console)
+        self._adk = runner if isinstance(runner, AdkRunner) else None
+        return runner
+
+    def agent_problem(self) -> str | None:
+        """Why the agent given to the session cannot be imported, imported in a worker process as the case runs
+        will import it (None: it can, or none was given)."""
+        if self._agent is None or self.settings.runner != "adk":
+            return None
+        from adk_eval_gate.runners.adk import require_adk
+
+        require_adk()
+        problems = import_problems_in_worker(
+            [self._agent], root=self.root, on_output=self.console.line, timeout=self.settings.timeout
+        )
+        return self.mask(problems[self._agent].one_line()) if self._agent in problems else None
+
+    def _secrets(self) -> list[str]:
+        """The secrets of the environment now (an API key an agent's .env added too) and those the workers sent."""
+        for secret in secrets_in_env({**self.settings.environment, **os.environ}):
+            self.console.add_secret(secret)
+        return self.console.secrets
+
+    def mask(self, text: str) -> str:
+        """``text`` without a secret."""
+        self._secrets()
+        return self.console.mask(text)
+
+    def masked(self, case: CaseResult) -> CaseResult:
+        """The case as a test reports it: every secret masked in every field, before any of it is rendered; the
+        whole error of an agent that cannot be imported, which ``run`` reports once, since each test stands alone."""
+        import_error = self._adk.import_errors.get(case.error or "") if self._adk is not None else None
+        if import_error is not None:
+            case = case.model_copy(update={"error": import_error.one_line()})
+        return mask_model(case, self._secrets())
 
     def load(self, path: Path) -> PlannedFile:
-        """The file with its criteria; raises ``GateError`` with the one line that says what is wrong."""
+        """The file with its criteria; raises ``GateError`` with the one line that says what is wrong, as ``run``
+        reports the file (a FIFO, a link that loops or leaves the repository, a file that cannot be read)."""
         display = display_path(path, self.root)
+        problem = file_problem(path, root=self.root)
+        if problem:
+            raise EvalFileError(problem, file=display)
         config = self._configs.get(self._find_config(path))
-        if path.name.endswith(DATASET_SUFFIXES):
-            return PlannedFile(load_dataset(path, display=display), config, ())
-        return PlannedFile(load_eval_file(path, display=display), config, ())
+        try:
+            if path.name.endswith(DATASET_SUFFIXES):
+                return PlannedFile(load_dataset(path, display=display), config, ())
+            return PlannedFile(load_eval_file(path, display=display), config, ())
+        except (RecursionError, MemoryError, OSError, ValueError) as unexpected:  # as run's prepare reports them
+            raise EvalFileError(f"cannot be loaded ({type(unexpected).__name__}: {unexpected})", file=display) from None
 
     def _services_for(self, planned: PlannedFile) -> MetricServices:
         if self._services is None or (self._services.judge is None and judge_metric_names([planned])):
             self._services = build_services(self.settings, [planned], self.console)
         return self._services
 
+    def _plan(self, files: list[PlannedFile]) -> list[WorkItem]:
+        return plan(files, num_runs=self.settings.num_runs, shard=None, run_count=self.runner.run_count)
+
+    async def start(self, files: list[PlannedFile]) -> None:
+        """Sets the runner up once for the chosen cases of ``files`` (its worker processes import the agents), so
+        that ``run`` on any of them starts no process of its own."""
+        items = self._plan(files)
+        with runlog.installed(self.console.line):  # the workers forked here keep each case run's log with it
+            await self.runner.prepare(items)
+            await self.runner.wait_ready()
+        for item in items:
+            self._started.setdefault(item.case_id, []).append(item)
+
     async def run(self, planned: PlannedFile, eval_ids: tuple[str, ...] = ()) -> list[CaseResult]:
-        """Every run (``settings.num_runs``) of the chosen cases (all when none), scored and aggregated."""
-        chosen = dataclasses.replace(planned, case_ids=eval_ids)
-        items = plan([chosen], num_runs=self.settings.num_runs, shard=None, run_count=self.runner.run_count)
+        """Every run (``settings.num_runs``) of the chosen cases (all when none), scored and aggregated.
+
+        Cases that ``start`` set up run on its workers; others on workers started for this call only."""
+        started = [self._started.get(case_id(planned.loaded.display, eval_id)) for eval_id in eval_ids]
+        runner: Runner
+        if eval_ids and all(started):
+            items = [item for items in started if items for item in items]
+            chosen, runner = items[0].file, _Started(self.runner)
+        else:
+            chosen, runner = dataclasses.replace(planned, case_ids=eval_ids), self.runner
+            items = self._plan([chosen])
         try:
-            execution = await execute(
-                items,
-                runner=self.runner,
-                metrics=MetricBuilder(self._services_for(planned)),
-                parallelism=self.settings.parallelism,
-                timeout=self.settings.timeout,
-            )
+            with runlog.installed(self.console.line):
+                execution = await execute(
+                    items,
+                    runner=runner,
+                    metrics=MetricBuilder(self._services_for(planned)),
+                    parallelism=self.settings.parallelism,
+                    timeout=self.settings.timeout,
+                )
         finally:
             gc.unfreeze()  # execute freezes what a gate run keeps to its end; a test process goes on
+            if runner is self.runner:
+                await self.runner.aclose()  # the workers started for this call
         return case_results(settings=self.settings, planned=[chosen], execution=execution)
 
     async def aclose(self) -> None:

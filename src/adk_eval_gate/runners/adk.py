@@ -52,6 +52,15 @@ class AdkMissingError(GateError):
     """google-adk is not installed."""
 
 
+@dataclass
+class AgentsImported:
+    """What importing the agents of a run left: the agents that cannot be used, and the secrets in the
+    environment afterwards (a worker process sends both to the main process, which masks the secrets too)."""
+
+    problems: list[AgentError]
+    secrets: list[str]
+
+
 def require_adk() -> None:
     try:
         import google.adk.runners  # noqa: F401
@@ -81,9 +90,10 @@ class AdkRunner:
         self.option = agent or (parse_agent_option(settings.agent, root=root) if settings.agent else None)
         self.worker_count = default_worker_count(settings.parallelism) if settings.workers is None else settings.workers
         self.console = console
-        self._agents: dict[AgentRef, LoadedAgent | str] = {}
+        self._agents: dict[AgentRef, LoadedAgent | AgentError] = {}
         self._refs: dict[str, AgentRef | str] = {}
         self._pool: WorkerPool | None = None
+        self.import_errors: dict[str, AgentError] = {}  # each agent that cannot be imported, by its cases' reason
 
     def agent_for(self, planned: PlannedFile) -> AgentRef | str:
         """The agent of an eval file, or why there is none."""
@@ -116,32 +126,50 @@ class AdkRunner:
             )
             self._pool.start(items)
         else:
-            await self.load_agents(items)
+            self._report(await self.load_agents(items))
 
     async def wait_ready(self) -> None:
         """Returns when every worker process has imported the agents (at once without workers)."""
         if self._pool is not None:
             await self._pool.wait_ready()
+            for imported in self._pool.setup_results:
+                self._report(imported)
 
-    async def load_agents(self, items: list[WorkItem]) -> None:
+    def _report(self, imported: AgentsImported) -> None:
+        """Masks what the agents' .env files hold from now on; reports each agent that cannot be imported once,
+        with what to do (its cases give the reason without it)."""
+        if self.console is None:
+            return
+        for secret in imported.secrets:
+            self.console.add_secret(secret)
+        for problem in imported.problems:
+            if problem.reason() not in self.import_errors:
+                self.import_errors[problem.reason()] = problem
+                self.console.error(problem.one_line(), file=problem.source_file, line=problem.source_line)
+
+    async def load_agents(self, items: list[WorkItem]) -> AgentsImported:
+        """Imports the items' agents: the errors of those that cannot be imported, and the secrets in the
+        environment then (a module agent's .env is only loaded where it is imported)."""
         await warm_up()
-        for item in items:
-            ref = self.agent_for(item.file)
-            if isinstance(ref, AgentRef):
-                await self.loaded(ref)
+        refs = dict.fromkeys(ref for item in items if isinstance(ref := self.agent_for(item.file), AgentRef))
+        loaded = [await self.loaded(ref) for ref in refs]
+        return AgentsImported([agent for agent in loaded if isinstance(agent, AgentError)], secrets_in_env(os.environ))
 
-    async def loaded(self, ref: AgentRef) -> LoadedAgent | str:
+    async def loaded(self, ref: AgentRef) -> LoadedAgent | AgentError:
         """The agent, imported once, or why it cannot be used."""
         if ref not in self._agents:
             try:
                 self._agents[ref] = await load_agent(ref, root=self.root)
             except AgentError as error:
-                self._agents[ref] = error.one_line()
+                self._agents[ref] = error
         return self._agents[ref]
 
     async def _agent(self, planned: PlannedFile) -> LoadedAgent | str:
         ref = self.agent_for(planned)
-        return ref if isinstance(ref, str) else await self.loaded(ref)
+        if isinstance(ref, str):
+            return ref
+        agent = await self.loaded(ref)
+        return agent.reason() if isinstance(agent, AgentError) else agent
 
     async def infer(self, item: WorkItem) -> Inference:
         if self._pool is not None:

@@ -8,6 +8,8 @@ module. In the module, an ``App`` named ``app`` wins, then ``root_agent``, then 
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
 import importlib
 import importlib.util
 import inspect
@@ -15,6 +17,7 @@ import os
 import re
 import sys
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -27,8 +30,20 @@ _DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 _ALIAS_PREFIX = "_adk_eval_gate_agent_"
 
 
+@dataclass
 class AgentError(GateError):
-    """The agent to run cannot be found or used (exit code 2 when it stops the whole run)."""
+    """The agent to run cannot be found or used (exit code 2 when it stops the whole run).
+
+    ``source_file`` and ``source_line``: the line of the agent's own code where importing it failed, for an
+    annotation there; ``short``: what each case of the agent says, when the whole line is reported once."""
+
+    source_file: str | None = None
+    source_line: int | None = None
+    short: str | None = None
+
+    def reason(self) -> str:
+        """What each case of the agent says: the short form, else the one line without the hint."""
+        return self.short or dataclasses.replace(self, hint=None).one_line()
 
 
 @dataclass(frozen=True)
@@ -88,15 +103,29 @@ def parse_agent_option(value: str, *, root: Path) -> AgentRef:
     )
 
 
-def _where(error: BaseException, folder: str | None) -> str:
-    """`` (file:line)`` of the innermost frame of the agent's own code, if any."""
+def _where(error: BaseException, folder: str | None) -> tuple[str, int] | None:
+    """The file and line of the innermost frame of the agent's own code, if any."""
+    if isinstance(error, SyntaxError) and error.filename and error.lineno:
+        return _short(error.filename), error.lineno
     frames = traceback.extract_tb(error.__traceback__)
-    if isinstance(error, SyntaxError) and error.filename:
-        return f" ({_short(error.filename)}:{error.lineno})"
     own = [f for f in frames if folder and os.path.abspath(f.filename).startswith(folder)]
-    if not own:
-        return ""
-    return f" ({_short(own[-1].filename)}:{own[-1].lineno})"
+    if not own or own[-1].lineno is None:
+        return None
+    return _short(own[-1].filename), own[-1].lineno
+
+
+def _install_hint(error: BaseException, folder: str | None) -> str | None:
+    """Where to add a package that is not installed (not for a module of the agent's own that is missing)."""
+    if not isinstance(error, ModuleNotFoundError) or not error.name:
+        return None
+    top = error.name.split(".")[0]
+    own = {Path(folder).name} if folder else set()
+    if top in own or top.startswith(_ALIAS_PREFIX) or importlib.util.find_spec(top) is not None:
+        return None
+    return (
+        f"list the package that provides {top!r} in the action's requirements input, or pip install it where the "
+        "gate runs"
+    )
 
 
 def _short(filename: str) -> str:
@@ -221,7 +250,62 @@ async def load_agent(ref: AgentRef, *, root: Path) -> LoadedAgent:
         raise AgentError(f"agent {ref.display} {error.message}", field=error.field, hint=error.hint) from None
     except (Exception, SystemExit) as error:
         detail = str(error) or type(error).__name__
+        where = _where(error, folder)
+        at = f"{where[0]}:{where[1]}" if where else None
         raise AgentError(
-            f"agent {ref.display} could not be imported: {type(error).__name__}: {detail}{_where(error, folder)}"
+            f"agent {ref.display} could not be imported: {type(error).__name__}: {detail}" + (f" ({at})" if at else ""),
+            hint=_install_hint(error, folder),
+            source_file=where[0] if where else None,
+            source_line=where[1] if where else None,
+            short=f"agent {ref.display} could not be imported ({type(error).__name__}" + (f" at {at})" if at else ")"),
         ) from None
     return LoadedAgent(ref, root_agent, app)
+
+
+async def import_problems(refs: list[AgentRef], *, root: Path) -> dict[AgentRef, AgentError]:
+    """Imports each agent; the errors of those that cannot be used."""
+    problems = {}
+    for ref in refs:
+        try:
+            await load_agent(ref, root=root)
+        except AgentError as error:
+            problems[ref] = error
+    return problems
+
+
+def _masked_problems(refs: list[AgentRef], *, root: Path) -> dict[AgentRef, AgentError]:
+    """``import_problems`` with the secrets of the environment after the imports (an agent's .env) masked."""
+    from adk_eval_gate.masking import MASK, secrets_in_env
+
+    problems = asyncio.run(import_problems(refs, root=root))
+    secrets = secrets_in_env(os.environ)
+
+    def masked(text: str) -> str:
+        for secret in secrets:
+            text = text.replace(secret, MASK)
+        return text
+
+    return {
+        ref: dataclasses.replace(problem, message=masked(problem.message), hint=problem.hint and masked(problem.hint))
+        for ref, problem in problems.items()
+    }
+
+
+def import_problems_in_worker(
+    refs: list[AgentRef], *, root: Path, on_output: Callable[[str], None], timeout: float
+) -> dict[AgentRef, AgentError]:
+    """``import_problems`` in a process of its own, as ``run``'s workers import the agents: an agent whose import
+    ends the process (``os._exit``, a crash) or does not finish is a problem of that agent, not the caller's end."""
+    from adk_eval_gate.runners.worker_call import WorkerLost, call_in_worker
+
+    if not refs:
+        return {}
+    try:
+        return call_in_worker(lambda: _masked_problems(refs, root=root), on_output=on_output, timeout=timeout)
+    except WorkerLost as lost:
+        if len(refs) == 1:
+            return {refs[0]: AgentError(f"agent {refs[0].display} could not be imported: {lost}")}
+    problems = {}  # one of them took the process with it: each alone, to name the one
+    for ref in refs:
+        problems.update(import_problems_in_worker([ref], root=root, on_output=on_output, timeout=timeout))
+    return problems

@@ -19,12 +19,13 @@ from typing import Any
 import pydantic
 
 from adk_eval_gate.evalset import Invocation
+from adk_eval_gate.masking import drop_github_token
 from adk_eval_gate.plan import WorkItem
 from adk_eval_gate.pricing import Tokens
 from adk_eval_gate.runners.base import Inference, contain_exits, describe_escape, settled
 
 RunOne = Callable[[WorkItem], Awaitable[Inference]]
-Setup = Callable[[list[WorkItem]], Awaitable[None]]
+Setup = Callable[[list[WorkItem]], Awaitable[Any]]  # what it returns goes to the main process (picklable)
 
 _INVOCATIONS = pydantic.TypeAdapter(list[Invocation])
 
@@ -67,8 +68,27 @@ def decode(data: dict[str, Any]) -> Inference:
 def worker_main(
     conn: Connection, *, others: list[int], output: int, items: list[WorkItem], setup: Setup, run: RunOne
 ) -> None:
+    _become_worker(others=others, output=output)
+    asyncio.run(_serve(conn, items=items, setup=setup, run=run))
+
+
+def call_main(conn: Connection, work: Callable[[], Any], *, others: list[int], output: int) -> None:
+    """The process of ``workers.call_in_worker``: ``work()``, and its result (or why it raised) sent back."""
+    _become_worker(others=others, output=output)
+    try:
+        answer: tuple[str, Any] = ("returned", work())
+    except BaseException as error:  # whatever the code it imports raises, the caller gets one line
+        answer = ("raised", f"{type(error).__name__}: {error}".removesuffix(": "))
+    conn.send(answer)
+    conn.close()
+
+
+def _become_worker(*, others: list[int], output: int) -> None:
+    """Signals left to the main process; the main process's pipes closed; all output into the ``output`` pipe; no
+    GitHub token in the environment of agent code (``run`` drops it everywhere; pytest's own process keeps it)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole process group; the main process decides
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    drop_github_token(os.environ, None)
     for fd in others:
         with contextlib.suppress(OSError):
             os.close(fd)
@@ -81,7 +101,6 @@ def worker_main(
             with contextlib.suppress(AttributeError, ValueError):
                 stream.reconfigure(line_buffering=True)
             setattr(sys, name, stream)
-    asyncio.run(_serve(conn, items=items, setup=setup, run=run))
 
 
 async def _serve(conn: Connection, *, items: list[WorkItem], setup: Setup, run: RunOne) -> None:
@@ -127,9 +146,9 @@ async def _serve(conn: Connection, *, items: list[WorkItem], setup: Setup, run: 
             if message[0] == "stop":
                 return
 
-    await setup(items)
+    prepared = await setup(items)
     gc.freeze()  # the imported agents live as long as the worker: keep them out of the collector's sweeps
-    send(("ready",))
+    send(("ready", prepared))
     threading.Thread(target=read, name="adk-eval-gate-worker-reader", daemon=True).start()
     await stopped.wait()
     for task in list(tasks.values()):

@@ -9,7 +9,8 @@ replacement. A worker that dies on its own fails the case runs it held (one of t
 
 Several workers also spread the CPU: an ADK agent turn costs a few milliseconds, so one process saturates long
 before a high ``--parallelism`` of latency-bound cases does. Workers are forked before any agent is imported
-(connections an agent opens at import time are never shared), import the agents themselves, run the case runs
+(connections an agent opens at import time are never shared), import the agents themselves (and send what
+``setup`` returned with their ``ready``: the agents that failed, in ``setup_results``), run the case runs
 the main process sends (by index into the same work items, which they inherited) and send back the actual
 invocations; what they print reaches the main process through a pipe (``on_output``). Scoring, progress and
 reports stay in the main process.
@@ -22,7 +23,6 @@ import contextlib
 import itertools
 import multiprocessing
 import os
-import signal
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -31,6 +31,7 @@ from typing import Any
 
 from adk_eval_gate.plan import WorkItem
 from adk_eval_gate.runners.base import Inference
+from adk_eval_gate.runners.worker_call import ended, relay_output
 from adk_eval_gate.runners.worker_process import RunOne, Setup, decode, fork_available, worker_main
 
 CANCEL_GRACE = 2.0  # seconds a worker's event loop has to answer a cancel before it counts as blocked
@@ -92,6 +93,7 @@ class WorkerPool:
         self._last_death = "every agent worker process has exited"
         self._closing = False
         self._loop: asyncio.AbstractEventLoop | None = None
+        self.setup_results: list[Any] = []  # what ``setup`` returned in each worker that finished it
 
     def start(self, items: list[WorkItem]) -> None:
         """Forks the workers; they import the agents while this process goes on (``wait_ready`` waits for them)."""
@@ -132,10 +134,15 @@ class WorkerPool:
 
     def _listen(self, worker: _Worker) -> None:
         assert self._loop is not None
-        for target, name in ((self._read, "pool"), (self._relay, "output")):
-            threading.Thread(
-                target=target, args=(worker, self._loop), name=f"adk-eval-gate-{name}-{worker.number}", daemon=True
-            ).start()
+        threading.Thread(
+            target=self._read, args=(worker, self._loop), name=f"adk-eval-gate-pool-{worker.number}", daemon=True
+        ).start()
+        threading.Thread(
+            target=relay_output,
+            args=(worker.output, self.on_output),
+            name=f"adk-eval-gate-output-{worker.number}",
+            daemon=True,
+        ).start()
 
     async def wait_ready(self) -> None:
         await asyncio.gather(*(worker.ready for worker in self.workers if worker.ready is not None))
@@ -154,26 +161,9 @@ class WorkerPool:
             except RuntimeError:  # the event loop is closed: the run is over
                 return
 
-    def _relay(self, worker: _Worker, loop: asyncio.AbstractEventLoop) -> None:
-        """Passes what the worker prints on, line by line (the main process masks and escapes it)."""
-        pending = b""
-        while True:
-            try:
-                chunk = os.read(worker.output, 65536)
-            except OSError:
-                chunk = b""
-            if not chunk:
-                break
-            *lines, pending = (pending + chunk).split(b"\n")
-            for line in lines:
-                self.on_output(line.decode("utf-8", "replace").rstrip("\r"))
-        if pending:
-            self.on_output(pending.decode("utf-8", "replace"))
-        with contextlib.suppress(OSError):
-            os.close(worker.output)
-
     def _received(self, worker: _Worker, message: tuple[Any, ...]) -> None:
         if message[0] == "ready" and worker.ready is not None and not worker.ready.done():
+            self.setup_results.append(message[1])
             worker.ready.set_result(None)
         elif message[0] == "done":
             request = worker.pending.pop(message[1], None)
@@ -194,6 +184,7 @@ class WorkerPool:
         if worker.ready is not None and not worker.ready.done():
             worker.ready.set_result(None)  # its case runs fail or move below; the other workers go on
             self._unloadable = True  # it died importing the agents: a replacement would too
+            self._last_death += " while it imported the agents"
         for ack in worker.acks.values():
             if not ack.done():
                 ack.set_result(None)
@@ -303,8 +294,7 @@ class WorkerPool:
 
 
 def _death(worker: _Worker) -> str:
-    code = worker.process.exitcode
-    how = f"was killed by {signal.Signals(-code).name}" if code is not None and code < 0 else f"exited with code {code}"
+    how = ended(worker.process.exitcode)
     return f"the agent worker process {worker.number} {how} (the agent or a tool called os._exit() or crashed)"
 
 
