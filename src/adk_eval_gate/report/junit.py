@@ -161,7 +161,7 @@ def _add_case(suite: _Suite, case: CaseResult, *, allow_not_evaluated: bool) -> 
             suite.outcome(testcase, "failure", message, text="\n".join(failures), type_name="not_evaluated")
     else:
         suite.outcome(testcase, None)
-    _reruns(testcase, case)
+    testcase.extend(rerun.element() for rerun in reruns(case))
     output = _runs_text(case)
     if output:
         ET.SubElement(testcase, "system-out").text = output
@@ -176,26 +176,46 @@ def _add_case(suite: _Suite, case: CaseResult, *, allow_not_evaluated: bool) -> 
             suite.properties[f"{case.label}{suffix}.{metric.name}"] = f"{score} ({metric.status})"
 
 
-def _reruns(testcase: ET.Element, case: CaseResult) -> None:
+@dataclass(frozen=True)
+class Rerun:
+    """One of Maven Surefire's re-run elements (``flakyFailure``, ``rerunFailure``, ...) of a testcase."""
+
+    tag: str
+    type: str
+    message: str
+    stack_trace: str
+
+    def element(self) -> ET.Element:
+        element = ET.Element(self.tag, {"type": self.type, "message": self.message})
+        ET.SubElement(element, "stackTrace").text = self.stack_trace
+        return element
+
+
+def reruns(case: CaseResult) -> list[Rerun]:
     """Maven Surefire's elements, which JUnit readers show as retries: a case that passed although some of its
     runs did not has a ``flakyFailure`` (or ``flakyError``) per such run; a failed case that was run again
     (``--confirm-failures``) has a ``rerunFailure`` (or ``rerunError``) per re-run that did not pass either."""
     if case.quarantined:
-        return
+        return []
     if case.status == "passed":
         runs, prefix = [run for run in case.runs if run.status != "passed"], "flaky"
     elif case.status in ("failed", "error") and case.confirmation is not None:
         runs, prefix = [run for run in case.runs if run.confirmation and run.status != "passed"], "rerun"
     else:
-        return
+        return []
     thresholds = {metric.name: metric.threshold for metric in case.metrics}
+    found = []
     for run in runs:
-        kind = f"{prefix}Error" if run.status == "error" else f"{prefix}Failure"
         reasons = rules.run_reasons(run, thresholds)
-        element = ET.SubElement(
-            testcase, kind, {"type": run.error_kind or run.status, "message": f"run {run.run}: {'; '.join(reasons)}"}
+        found.append(
+            Rerun(
+                tag=f"{prefix}Error" if run.status == "error" else f"{prefix}Failure",
+                type=run.error_kind or run.status,
+                message=f"run {run.run}: {'; '.join(reasons)}",
+                stack_trace="\n".join(reasons) or run.status,
+            )
         )
-        ET.SubElement(element, "stackTrace").text = "\n".join(reasons) or run.status
+    return found
 
 
 def case_properties(case: CaseResult) -> dict[str, str]:
