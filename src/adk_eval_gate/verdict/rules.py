@@ -221,6 +221,14 @@ def nothing_gated(doc: ResultsDocument) -> list[Finding]:
     return []
 
 
+def fails_gate(case: CaseResult, *, allow_not_evaluated: bool) -> bool:
+    """Whether the case is one that fails the run: gated (not quarantined), and failed, an error, or not
+    evaluated without ``--allow-not-evaluated``."""
+    if case.quarantined or case.status == "passed":
+        return False
+    return case.status != "not_evaluated" or not allow_not_evaluated
+
+
 def cases(doc: ResultsDocument, *, allow_not_evaluated: bool) -> list[Finding]:
     """The gated cases: a failure fails the run, an error makes it an error, and a case not evaluated fails it
     unless ``--allow-not-evaluated``. Quarantined cases never count."""
