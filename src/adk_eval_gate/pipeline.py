@@ -252,7 +252,8 @@ def run(settings: Settings, console: Console) -> int:
     services = build_services(settings, prepared.planned, console)
     gc.freeze()  # the loaded files and configs live until the end (see execute: agents are frozen too)
     with github_session(settings, console) as client:
-        found = gate.find_baseline(settings, client)  # before the runs: --confirm-failures re-runs regressions
+        # before the runs: --confirm-failures re-runs regressions
+        found = gate.find_baseline(settings, client, console=console)
         confirming = _confirming(settings, console, prepared=prepared, items=items, found=found)
         execution = asyncio.run(
             run_items(
