@@ -55,6 +55,12 @@ def test_a_turn_over_a_case_budget_fails_its_run_and_the_case_with_the_figures()
     assert over.budgets[0].reason == "max_tokens_per_turn 500 tokens: turn 2 of run 1 used 620 tokens"
 
 
+def test_a_case_budget_over_turns_near_the_largest_float_is_decided_on_a_finite_mean() -> None:
+    case = _case(_run(1, 10**308), _run(2, 10**308), budgets=Budgets(max_tokens_per_turn=500))  # their sum overflows
+    assert case.status == "failed" and case.budgets[0].value == 1e308
+    assert case.usage is not None and case.usage.tokens == 1e308
+
+
 def test_a_case_budget_over_several_runs_follows_the_pass_rule() -> None:
     budgets = Budgets(max_tokens_per_turn=500)
     runs = (_run(1, 600), _run(2, 300), _run(3, 300))  # worst turns 600, 300, 300: mean 400

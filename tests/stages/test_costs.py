@@ -12,7 +12,9 @@ from google.genai import types
 from adk_eval_gate.errors import UsageError
 from adk_eval_gate.evalset import Invocation, InvocationEvent, InvocationEvents
 from adk_eval_gate.pricing import Prices, load_prices, model_name, tokens_of
-from adk_eval_gate.usage import by_model, judge_totals, run_usage, totals
+from adk_eval_gate.results_usage import ModelUsage
+from adk_eval_gate.stats import LARGEST
+from adk_eval_gate.usage import by_model, judge_totals, merged, run_usage, totals
 
 
 def call(model: str, prompt: int, output: int, *, cached: int | None = None, tool: int | None = None, thoughts=None):  # type: ignore[no-untyped-def]
@@ -162,3 +164,10 @@ def test_by_model_sums_per_model() -> None:
     ] * 3
     [only] = by_model(calls, Prices.shipped())
     assert (only.calls, only.input_tokens, only.output_tokens, only.unpriced) == (3, 15, 3, "no price for model a")
+
+
+def test_sums_and_means_of_costs_near_the_largest_float_stay_finite() -> None:
+    models = [ModelUsage(model="m", calls=1, cost_usd=1e308), ModelUsage(model="m", calls=1, cost_usd=1e308)]
+    assert totals(models).cost_usd == LARGEST  # held at the largest float, never infinite
+    [both] = merged(models)
+    assert both.cost_usd == LARGEST and both.calls == 2
