@@ -92,6 +92,14 @@ def is_finite_number(value: float) -> bool:
     return -_LARGEST <= value <= _LARGEST
 
 
+def shown_number(value: float) -> str:
+    """A number for a message: ``inf``, ``nan``, ``1e+308``, or how long an integer too large for a float is (its
+    decimal text may be longer than Python agrees to write)."""
+    if isinstance(value, int) and not is_finite_number(value):
+        return f"an integer of {value.bit_length() * 3 // 10}+ digits"
+    return repr(value)
+
+
 def _overflowing_literal(text: str) -> tuple[str, int | None]:
     """The first number in ``text`` too large for a float, and its line (only called once one was found)."""
     for match in _NUMBER.finditer(text):

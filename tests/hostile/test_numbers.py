@@ -45,8 +45,10 @@ def _base_run(fake: FakeGitHub, example_results: Path, results_text: str | None 
         fake.artifacts[max(fake.artifacts)].data = _zip_with(results_text)
 
 
-def _gate(monkeypatch: pytest.MonkeyPatch, work: Path, fake: FakeGitHub, recorded: Path, *extra: str) -> Step:
-    args = ["run", EXAMPLE, "--runner", "recorded", "--recorded", str(recorded), "--output-dir", str(work / "out")]
+def _gate(
+    monkeypatch: pytest.MonkeyPatch, work: Path, fake: FakeGitHub, recorded: Path, *extra: str, path: str = EXAMPLE
+) -> Step:
+    args = ["run", path, "--runner", "recorded", "--recorded", str(recorded), "--output-dir", str(work / "out")]
     return run_cli(monkeypatch, [*args, *extra], pull_request_env(work, fake, run_id=3), work)
 
 
@@ -114,3 +116,23 @@ def test_cache_entries_that_are_not_regular_files_or_hold_1e400_are_ignored_with
     assert len(fake_github.storage_requests) == 6  # each bad entry downloaded again
     assert again.results()["comparison"] is not None
     assert all(entry.is_file() and not entry.is_symlink() for entry in entries)  # and written over
+
+
+def test_a_vertex_style_metric_of_1e308_on_two_rows_has_a_finite_mean_and_every_report(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, fake_github: FakeGitHub, example_results: Path
+) -> None:
+    (tmp_path / "huge_scores.py").write_text("def huge(instance):\n    return {'huge': 1e308}\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    config = tmp_path / "test_config.json"
+    metric = {"code_config": {"name": "huge_scores.huge"}, "signature": "vertex"}
+    config.write_text(json.dumps({"criteria": {"huge": 1.0}, "custom_metrics": {"huge": metric}}), encoding="utf-8")
+    _base_run(fake_github, example_results)
+    two_rows = f"{EXAMPLE}:paris_today,wrong_city_on_purpose"  # one turn each: the suite's mean overflowed
+    step = _gate(monkeypatch, tmp_path, fake_github, example_results, "--config", str(config), path=two_rows)
+    assert step.code == 0, step.stdout
+    doc = step.results()
+    assert [case["metrics"][0]["score"] for case in doc["cases"]] == [1e308, 1e308]
+    assert doc["metrics"][0]["mean"] == 1e308
+    for name in ("junit.xml", "summary.md", "report.html"):
+        assert (step.out_dir / name).is_file(), name
+    assert fake_github.comments_on(7)
