@@ -136,3 +136,44 @@ def test_a_vertex_style_metric_of_1e308_on_two_rows_has_a_finite_mean_and_every_
     for name in ("junit.xml", "summary.md", "report.html"):
         assert (step.out_dir / name).is_file(), name
     assert fake_github.comments_on(7)
+
+
+def _fails(message: str):  # type: ignore[no-untyped-def]
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError(message)
+
+    return broken
+
+
+def _annotate_fails_with_cases(console: object, doc: ResultsDocument) -> None:
+    if doc.cases:
+        raise RuntimeError("annotations of a case no test foresaw")
+
+
+@pytest.mark.parametrize(
+    "broken",
+    [
+        ("adk_eval_gate.gate.compare", _fails("a comparison no test foresaw"), True),
+        ("adk_eval_gate.aggregate.document", _fails("a document no test foresaw"), False),
+        ("adk_eval_gate.finish.annotate", _annotate_fails_with_cases, False),
+    ],
+    ids=["comparing", "building the document", "every report with the cases"],
+)
+def test_an_internal_error_after_the_runs_still_writes_every_report_with_the_reason(
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    fake_github: FakeGitHub,
+    example_results: Path,
+    broken: tuple[str, object, bool],
+) -> None:
+    """(the stage that raises, what raises instead, whether the reports keep the run's cases)"""
+    stage, replacement, cases_kept = broken
+    _base_run(fake_github, example_results)
+    monkeypatch.setattr(stage, replacement)
+    step = _gate(monkeypatch, tmp_path, fake_github, example_results)
+    assert step.code == 2, step.stdout
+    assert "internal error after the runs: RuntimeError" in step.stdout
+    doc = step.results()
+    assert doc["status"] == "error" and doc["comparison"] is None
+    assert len(doc["cases"]) == (3 if cases_kept else 0)
+    _every_report_says(step, fake_github, "internal error after the runs: RuntimeError: a")
