@@ -61,4 +61,9 @@ def run_problems(planned: PlannedFile, settings: Settings, *, root: Path) -> lis
                 import_function(metric.custom_function_path)
             except NotEvaluated as error:
                 problems.append(f"custom metric {metric.name}: {error}")
+            except SystemExit as error:  # the module's own code at import: validate would end with its exit code
+                problems.append(
+                    f"custom metric {metric.name}: importing {metric.custom_function_path!r} called "
+                    f"sys.exit({error.code!r}): a metric's module must not exit when it is imported"
+                )
     return problems
