@@ -205,7 +205,7 @@ async def run_items(
     try:
         with (
             StopOnSignals(work) as stop,
-            relayed_output(console),
+            relayed_output(console, [progress]),
             runlog.installed(console.line, verbose=settings.verbose),
         ):
             try:
