@@ -23,7 +23,8 @@ from pydantic import Field
 
 from adk_eval_gate import sanitize
 from adk_eval_gate.errors import UsageError
-from adk_eval_gate.pydantic_errors import first_error
+from adk_eval_gate.jsonpos import JsonPositions
+from adk_eval_gate.pydantic_errors import first_error, locate
 from adk_eval_gate.results_usage import PriceSource
 
 PER_TOKENS = 1_000_000
@@ -99,20 +100,23 @@ def load_prices(path: Path | None, *, shown: str | None = None, field: str = "--
         return Prices(table)
     where = shown or str(path)
     try:
-        data = sanitize.loads(path.read_text(encoding="utf-8"), max_depth=sanitize.MAX_EVAL_FILE_DEPTH)
+        text = path.read_text(encoding="utf-8")
+        data = sanitize.loads(text, max_depth=sanitize.MAX_EVAL_FILE_DEPTH)
     except OSError as error:
         raise UsageError(f"cannot read the prices file {where}: {error.strerror}", field=field) from None
     except sanitize.UnsafeJson as error:
-        line = f":{error.line}" if error.line else ""
-        raise UsageError(f"{where}{line} cannot be used: {error}", field=field) from None
+        raise UsageError(
+            f"{where}{f':{error.line}' if error.line else ''} cannot be used: {error}", field=field
+        ) from None
     except ValueError as error:
         raise UsageError(f"{where} is not valid JSON: {error}", field=field) from None
     try:
         own = PriceTable.model_validate(data)
     except pydantic.ValidationError as error:
         at, message = first_error(error)
+        found = locate(JsonPositions(text), error.errors(include_url=False)[0].get("loc", ()))
         raise UsageError(
-            f"{where}: {at}: {message}",
+            f"{where}{f':{found}' if found else ''}: {at}: {message}",
             field=field,
             hint='write {"source": URL, "date": "YYYY-MM-DD", "models": [{"pattern": "my-model*", "input": 0.3, '
             '"output": 2.5, "cached_input": 0.03}]} (USD per 1M tokens)',

@@ -145,7 +145,7 @@ def test_a_prices_file_adds_and_overrides_models(tmp_path: Path) -> None:
         ('{"source": "s", "date": "d", "models": [{"pattern": "m*",\n"input": 1e400, "output": 1}]}', ":2 cannot be"),
         ('{"source": "s", "date": "d", "models": [{"pattern": "m*", "input": 1, "output": -1E999}]}', "-1E999 is too"),
         ('{"source": "s", "date": "d", "models": [{"pattern": "m*", "input": Infinity, "output": 1}]}', "Infinity is"),
-        ('{"source": "s", "date": "d", "models": [{"pattern": "m*", "input": 1e300, "output": 1}]}', "models.0.input"),
+        ('{"source": "s", "date": "d", "models": [\n{"pattern": "m*", "input": 1e300, "output": 1}]}', ":2: models.0"),
         ('{"a":' * 100_000 + "1" + "}" * 100_000, "nested more than"),
     ],
 )
