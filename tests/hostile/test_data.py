@@ -102,6 +102,20 @@ def test_an_eval_file_nested_900_deep_is_an_error_entry_and_the_others_run(run_g
     assert result.case("fine")["status"] == "passed"
 
 
+def test_an_eval_file_with_1e400_is_an_error_entry_naming_its_line_and_the_others_run(
+    run_gate: RunGate, tmp_repo: Path
+) -> None:
+    _hostile_repo(tmp_repo, {"fine": [turn("hello", answer="echo: hello")]})
+    huge = write_evalset(tmp_repo / "bot" / "huge.evalset.json", {"huge": [turn("hello")]}, huge={"created": 0})
+    huge.write_text(huge.read_text(encoding="utf-8").replace('"created": 0', '\n"creation_timestamp": 1e400'), "utf-8")
+    result = run_gate("bot")
+    assert result.code == 2 and result.doc is not None  # a file could not be used
+    [broken] = [f for f in result.doc["files"] if f["error"]]
+    assert broken["path"] == "bot/huge.evalset.json" and "1e400 is too large for a number" in broken["error"]
+    assert "bot/huge.evalset.json:2" in result.out
+    assert result.case("fine")["status"] == "passed"
+
+
 def test_symbolic_link_loops_fifos_and_links_out_of_the_repository_are_error_entries(
     run_gate: RunGate, tmp_repo: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
