@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from adk_eval_gate.console import Console
+from adk_eval_gate.console import Console, relayed_output
 from adk_eval_gate.errors import GateError
 from adk_eval_gate.metrics.base import NotEvaluated
 from adk_eval_gate.metrics.custom import import_function
@@ -23,7 +23,8 @@ def validate(settings: Settings, console: Console) -> int:
         loaded = planned.loaded
         for eval_id, row_error in loaded.row_errors.items():  # a dataset's bad rows, one line each
             console.error(row_error, file=loaded.display, line=loaded.case_lines.get(eval_id))
-        problems = run_problems(planned, settings, root=prepared.root)
+        with relayed_output(console):  # what custom metric modules print when imported
+            problems = run_problems(planned, settings, root=prepared.root)
         for problem in problems:
             console.error(f"{loaded.display}: {problem}", file=loaded.display)
         if problems or loaded.row_errors:

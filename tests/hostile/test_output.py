@@ -145,6 +145,20 @@ def test_what_code_in_this_process_writes_to_file_descriptors_starts_no_command(
     assert _commands_we_did_not_write(output) == [], output
 
 
+def test_what_a_custom_metric_module_prints_when_validate_imports_it_starts_no_command(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    write_agent(tmp_path / "bot", HOSTILE_AGENT)
+    config = {"criteria": {"loud": 0.5}, "custom_metrics": {"loud": {"code_config": {"name": "loud_import.loud"}}}}
+    (tmp_path / "bot" / "test_config.json").write_text(json.dumps(config), encoding="utf-8")
+    write_evalset(tmp_path / "bot" / "fd.evalset.json", {"c": [turn("hello")]})
+    module = "import os\nprint('::stop-commands::printed')\nos.write(2, b'::stop-commands::fd 2\\n')\nloud = print\n"
+    (tmp_path / "loud_import.py").write_text(module, encoding="utf-8")
+    result = _cli(tmp_path, "validate", "bot", env=_actions_env(tmp_path))
+    output = result.stdout + result.stderr
+    assert result.returncode == 0 and "printed" in result.stdout and "fd 2" in result.stdout, output
+    assert _commands_we_did_not_write(output) == [], output
+
+
 def test_an_sse_error_starts_no_command(tmp_path: Path) -> None:
     (tmp_path / ".git").mkdir()
     write_evalset(tmp_path / "http.evalset.json", {"c": [turn("sse-error")]})
