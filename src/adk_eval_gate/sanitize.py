@@ -147,6 +147,8 @@ def _bounded(value: Any, depth_left: int, *, finite: bool) -> tuple[Any, bool]:
             changed = changed or new_item is not item
             elements.append(new_item)
         return (elements if changed else value), cut
-    if finite and isinstance(value, int | float) and not isinstance(value, bool) and not is_finite_number(value):
-        raise _Overflow
+    if finite:  # exact types, as the JSON parser makes them (a bool is not an int here): this runs for every value
+        kind = type(value)
+        if (kind is float and value - value) or (kind is int and not -_LARGEST <= value <= _LARGEST):
+            raise _Overflow
     return value, False
