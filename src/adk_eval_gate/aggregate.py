@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import fnmatch
 import re
-import statistics
 from dataclasses import dataclass
 
+from adk_eval_gate import stats
 from adk_eval_gate.budgets import case_checks, run_overruns
 from adk_eval_gate.discover import glob_to_regex
 from adk_eval_gate.eval_config import Budgets
@@ -142,7 +142,7 @@ def metric_result(configured: ConfiguredMetric, runs: list[RunRecord]) -> Metric
     per_run = [next((m for m in run.metrics if m.name == configured.name), None) for run in runs if run.metrics]
     run_scores = [m.score if m else None for m in per_run]
     present = [score for score in run_scores if score is not None]
-    mean = statistics.fmean(present) if present else None
+    mean = stats.mean(present) if present else None
     threshold = configured.threshold
     reasons = [m.reason for m in per_run if m and m.status == "not_evaluated" and m.reason]
     if configured.spec.informational:
@@ -161,7 +161,7 @@ def metric_result(configured: ConfiguredMetric, runs: list[RunRecord]) -> Metric
         run_scores=run_scores,
         invocation_scores=[m.invocation_scores if m else [] for m in per_run],
         passed_runs=sum(1 for m in per_run if m and m.status == "passed"),
-        stdev=statistics.stdev(present) if len(present) > 1 else None,
+        stdev=stats.spread(present) if len(present) > 1 else None,
         reason=reasons[0]
         if status == "not_evaluated" and reasons
         else ("no run could be scored" if status == "not_evaluated" else None),
@@ -280,7 +280,7 @@ def metric_summaries(cases: list[CaseResult]) -> list[MetricSummary]:
                 kind=results[0].kind,
                 threshold=thresholds[0] if len(thresholds) == 1 else None,
                 thresholds=thresholds if len(thresholds) > 1 else [],
-                mean=statistics.fmean(scores) if scores else None,
+                mean=stats.mean(scores) if scores else None,
                 cases=len(results),
                 passed=passed,
                 failed=sum(1 for m in graded if m.status == "failed"),

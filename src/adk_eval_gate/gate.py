@@ -75,7 +75,9 @@ def budget_limits(settings: Settings) -> BudgetLimits | None:
     return limits if limits.model_dump(exclude_none=True) else None
 
 
-def find_baseline(settings: Settings, client: GitHubClient | None) -> baselines.Baseline | baselines.NoBaseline:
+def find_baseline(
+    settings: Settings, client: GitHubClient | None, *, console: Console | None = None
+) -> baselines.Baseline | baselines.NoBaseline:
     """``--baseline``, or in a pull request the base branch's artifact with up to ``--history`` earlier runs."""
     return baselines.resolve(
         baseline_file=settings.baseline,
@@ -84,6 +86,7 @@ def find_baseline(settings: Settings, client: GitHubClient | None) -> baselines.
         artifact_name=settings.artifact_name,
         history=settings.history,
         cache_dir=settings.cache_dir,
+        warn=console.warning if console else None,
     )
 
 
@@ -111,7 +114,7 @@ def compared(
     found: baselines.Baseline | baselines.NoBaseline | None = None,
 ) -> ResultsDocument:
     """Compared with the baseline (``found``, else looked up now) and decided."""
-    found = found if found is not None else find_baseline(settings, client)
+    found = found if found is not None else find_baseline(settings, client, console=console)
     if isinstance(found, baselines.NoBaseline):
         if found.warning:
             console.warning(found.warning)
