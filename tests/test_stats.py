@@ -9,7 +9,17 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from adk_eval_gate.stats import incomplete_beta, prediction_interval, t_cdf, t_quantile, welch_interval
+from adk_eval_gate.stats import (
+    LARGEST,
+    incomplete_beta,
+    mean,
+    prediction_interval,
+    spread,
+    t_cdf,
+    t_quantile,
+    total,
+    welch_interval,
+)
 
 # two-sided 95% critical values of Student's t, from standard tables
 T_975 = {1: 12.7062, 2: 4.3027, 3: 3.1824, 5: 2.5706, 10: 2.2281, 30: 2.0423, 120: 1.9799}
@@ -58,3 +68,20 @@ def test_the_prediction_interval_of_one_more_value() -> None:
     assert prediction_interval([0.7, 0.7, 0.7], 0.4) == pytest.approx((-0.3, -0.3))  # no spread: the bare difference
     with pytest.raises(ValueError):
         prediction_interval([1.0], 0.5)
+
+
+def test_means_sums_and_spreads_of_finite_values_never_overflow() -> None:
+    assert mean([1e308, 1e308]) == 1e308 and mean([LARGEST] * 3) == LARGEST and mean([LARGEST, -LARGEST]) == 0.0
+    assert total([1e308, 1e308]) == LARGEST and total([-1e308, -1e308]) == -LARGEST
+    assert total([1e308, 1e308, -1e308]) == 1e308  # only the running sum overflowed
+    assert spread([LARGEST, -LARGEST]) == LARGEST and spread([1e308, 1e308]) == 0.0
+    assert welch_interval([LARGEST, -LARGEST], [LARGEST, -LARGEST]) == (0.0, 0.0)
+    assert prediction_interval([1e308, 1e308, 1e308], -1e308) == (-LARGEST, -LARGEST)
+    assert prediction_interval([LARGEST, -LARGEST, LARGEST], 0.0) == (-LARGEST, LARGEST)
+
+
+@given(st.lists(st.floats(min_value=-1e6, max_value=1e6), min_size=1, max_size=8))
+def test_values_in_range_get_the_arithmetic_they_always_had(values: list[float]) -> None:
+    assert mean(values) == statistics.fmean(values) and total(values) == sum(values)
+    if len(values) > 1:
+        assert spread(values) == statistics.stdev(values)

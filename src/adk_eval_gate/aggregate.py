@@ -6,10 +6,9 @@ case's runs are done and again for the whole run.
 
 from __future__ import annotations
 
-import statistics
 from dataclasses import dataclass
 
-from adk_eval_gate import verdict
+from adk_eval_gate import stats, verdict
 from adk_eval_gate.eval_config import Budgets
 from adk_eval_gate.evalset import EvalCase, Invocation, content_text, dump_invocation
 from adk_eval_gate.metrics.registry import ConfiguredMetric
@@ -135,7 +134,7 @@ def metric_result(configured: ConfiguredMetric, runs: list[RunRecord]) -> Metric
     per_run = [next((m for m in run.metrics if m.name == configured.name), None) for run in runs if run.metrics]
     run_scores = [m.score if m else None for m in per_run]
     present = [score for score in run_scores if score is not None]
-    mean = statistics.fmean(present) if present else None
+    mean = stats.mean(present) if present else None
     status = metric_status(
         informational=configured.spec.informational,
         score=mean,
@@ -152,7 +151,7 @@ def metric_result(configured: ConfiguredMetric, runs: list[RunRecord]) -> Metric
         run_scores=run_scores,
         invocation_scores=[m.invocation_scores if m else [] for m in per_run],
         passed_runs=sum(1 for m in per_run if m and m.status == "passed"),
-        stdev=statistics.stdev(present) if len(present) > 1 else None,
+        stdev=stats.spread(present) if len(present) > 1 else None,
         reason=(reasons[0] if reasons else "no run could be scored") if status == "not_evaluated" else None,
     )
 
@@ -213,7 +212,7 @@ def metric_summaries(cases: list[CaseResult]) -> list[MetricSummary]:
                 kind=results[0].kind,
                 threshold=thresholds[0] if len(thresholds) == 1 else None,
                 thresholds=thresholds if len(thresholds) > 1 else [],
-                mean=statistics.fmean(scores) if scores else None,
+                mean=stats.mean(scores) if scores else None,
                 cases=len(results),
                 passed=passed,
                 failed=sum(1 for m in graded if m.status == "failed"),

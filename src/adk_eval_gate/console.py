@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
 import re
 import sys
 import threading
-from collections.abc import Iterable, Iterator
-from typing import TextIO
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Protocol, TextIO
 
 from adk_eval_gate.sanitize import clean_text
 
@@ -144,14 +145,113 @@ class MaskingStream(io.TextIOBase):
             self.console.line(rest)
 
 
+class Writer(Protocol):
+    """Something of ours that writes to the terminal itself (the console, the progress line)."""
+
+    stream: TextIO
+
+
+RELAY_GRACE = 2.0  # seconds the relay waits for the pipe's last lines (a child process may still hold it)
+
+
+def relay_lines(descriptor: int, on_line: Callable[[str], None]) -> None:
+    """Reads ``descriptor`` to its end and passes each line on (decoded leniently); closes it."""
+    pending = b""
+    while True:
+        try:
+            chunk = os.read(descriptor, 65536)
+        except OSError:
+            chunk = b""
+        if not chunk:
+            break
+        *lines, pending = (pending + chunk).split(b"\n")
+        for line in lines:
+            on_line(line.decode("utf-8", "replace").rstrip("\r"))
+    if pending:
+        on_line(pending.decode("utf-8", "replace"))
+    with contextlib.suppress(OSError):
+        os.close(descriptor)
+
+
+def _flush_everything() -> None:
+    for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
+        with contextlib.suppress(Exception):
+            if stream is not None:
+                stream.flush()
+    with contextlib.suppress(Exception):  # C code's buffered stdio output, while it still goes where it was meant
+        import ctypes
+
+        ctypes.CDLL(None).fflush(None)
+
+
+def _writing_to(writer: Writer) -> int | None:
+    with contextlib.suppress(Exception):  # no file descriptor (a StringIO, pytest's capture)
+        descriptor = writer.stream.fileno()
+        return descriptor if descriptor in (1, 2) else None
+    return None
+
+
 @contextlib.contextmanager
-def relayed_output(console: Console) -> Iterator[None]:
-    """While agents, metrics and their libraries run in this process, what they print goes through ``console``."""
-    previous = sys.stdout, sys.stderr
-    stream = MaskingStream(console)
-    sys.stdout = sys.stderr = stream
+def _own_copies(writers: Sequence[Writer], saved: dict[int, int]) -> Iterator[None]:
+    """Our writers that write to file descriptor 1 or 2 write to a copy of the original meanwhile."""
+    swapped: list[tuple[Writer, TextIO]] = []
+    for writer in writers:
+        descriptor = _writing_to(writer)
+        if descriptor is not None:
+            original = writer.stream
+            encoding, errors = getattr(original, "encoding", "utf-8"), getattr(original, "errors", "strict")
+            writer.stream = open(os.dup(saved[descriptor]), "w", encoding=encoding, errors=errors)  # noqa: SIM115
+            swapped.append((writer, original))
     try:
         yield
     finally:
-        sys.stdout, sys.stderr = previous
-        stream.flush()
+        for writer, original in swapped:
+            with contextlib.suppress(Exception):
+                writer.stream.close()
+            writer.stream = original
+
+
+@contextlib.contextmanager
+def _descriptors_relayed(console: Console, writers: Sequence[Writer]) -> Iterator[None]:
+    """File descriptors 1 and 2 (C code, ``os.write``, child processes) go through ``console`` line by line, as
+    the workers' output does; nothing changes when they cannot be duplicated."""
+    _flush_everything()
+    try:
+        saved = {descriptor: os.dup(descriptor) for descriptor in (1, 2)}
+    except OSError:
+        yield
+        return
+    read, write = os.pipe()
+    relay = threading.Thread(target=relay_lines, args=(read, console.line), name="adk-eval-gate-relay", daemon=True)
+    try:
+        with _own_copies([console, *writers], saved):
+            os.dup2(write, 1)
+            os.dup2(write, 2)
+            os.close(write)
+            relay.start()
+            try:
+                yield
+            finally:
+                _flush_everything()
+                os.dup2(saved[1], 1)
+                os.dup2(saved[2], 2)
+                relay.join(RELAY_GRACE)
+    finally:
+        for descriptor in saved.values():
+            os.close(descriptor)
+
+
+@contextlib.contextmanager
+def relayed_output(console: Console, writers: Sequence[Writer] = ()) -> Iterator[None]:
+    """While agents, metrics and their libraries run in this process, what they print goes through ``console``:
+    ``sys.stdout``/``sys.stderr``, and what reaches file descriptors 1 and 2 by other ways. ``writers``: ours that
+    write to the terminal besides the console (they keep writing there directly)."""
+    previous = sys.stdout, sys.stderr
+    stream = MaskingStream(console)
+    with _descriptors_relayed(console, writers):
+        sys.stdout = sys.stderr = stream
+        try:
+            yield
+        finally:
+            sys.stdout, sys.stderr = previous
+            stream.flush()

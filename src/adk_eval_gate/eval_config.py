@@ -9,6 +9,7 @@ from typing import Any, ClassVar, Literal, Union
 import pydantic
 from google.genai import types as genai_types
 from pydantic import Field, alias_generators, field_validator, model_validator
+from pydantic_core import PydanticCustomError
 
 from adk_eval_gate.evalset import EvalModel, Rubric
 
@@ -276,6 +277,16 @@ class Budgets(pydantic.BaseModel):
     max_tokens_per_turn: int | None = Field(default=None, gt=0)
     max_seconds_per_turn: float | None = Field(default=None, gt=0, allow_inf_nan=False)
     max_model_calls_per_turn: int | None = Field(default=None, gt=0)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _not_a_boolean(cls, value: object) -> object:
+        """``true`` is not a budget (pydantic would read it as 1)."""
+        if isinstance(value, bool):
+            raise PydanticCustomError(
+                "number_type", "Input should be a number, not {value}", {"value": str(value).lower()}
+            )
+        return value
 
 
 class EvalConfig(pydantic.BaseModel):

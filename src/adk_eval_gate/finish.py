@@ -9,12 +9,13 @@ annotate. The GitHub client is opened once by the caller (``github_session``) an
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from adk_eval_gate import gate, verdict
 from adk_eval_gate.console import Console
+from adk_eval_gate.errors import GateError
 from adk_eval_gate.github.annotations import annotate
 from adk_eval_gate.github.baseline import Baseline, NoBaseline
 from adk_eval_gate.github.client import GitHubClient
@@ -22,8 +23,8 @@ from adk_eval_gate.github.context import trusted_links
 from adk_eval_gate.masking import mask_document
 from adk_eval_gate.publish import publish
 from adk_eval_gate.report import console as console_report
-from adk_eval_gate.report.writer import write_reports
-from adk_eval_gate.results import ResultsDocument
+from adk_eval_gate.report.writer import with_error, write_reports
+from adk_eval_gate.results import ResultsDocument, RunInfo, Totals
 from adk_eval_gate.settings import Settings
 
 
@@ -80,3 +81,54 @@ def finish(
         annotate(console, doc)
     console_report.final(console, doc)
     return verdict.exit_code(doc)
+
+
+def finish_run(
+    build: Callable[[], ResultsDocument],
+    *,
+    settings: Settings,
+    console: Console,
+    client: GitHubClient | None,
+    ending: Ending,
+    found: Baseline | NoBaseline | None,
+    run: RunInfo,
+) -> int:
+    """``finish`` on the document ``build`` makes, once the agents ran. The last resort: an internal error in
+    either (data no test foresaw) still writes every report, the job summary and the comment, as an error of the
+    whole run with the reason, and exits 2 like any internal error. ``run``: the run's settings, for a document
+    of the error alone."""
+    built: ResultsDocument | None = None
+    try:
+        built = build()
+        return finish(built, settings=settings, console=console, client=client, ending=ending, found=found)
+    except GateError:
+        raise  # a usage error (an output path that cannot be written): one line, as always
+    except Exception as error:
+        if settings.environment.get("ADK_EVAL_GATE_DEBUG"):
+            raise
+        reason = f"internal error after the runs: {type(error).__name__}: {error}"
+        console.error(f"{reason} (set ADK_EVAL_GATE_DEBUG=1 for details; please report it)", limit=False)
+        bare = ResultsDocument(status="error", error=reason, totals=Totals(), cases=[], run=run)
+        attempts = [with_error(built.model_copy(update={"comparison": None}), reason), bare] if built else [bare]
+        _finish_any(attempts, settings=settings, console=console, client=client, ending=ending)
+        return 2
+
+
+def _finish_any(
+    attempts: list[ResultsDocument],
+    *,
+    settings: Settings,
+    console: Console,
+    client: GitHubClient | None,
+    ending: Ending,
+) -> None:
+    """``finish`` on the first of ``attempts`` that gets through, uncompared (the run's cases, then the error
+    alone); the last one's error is raised."""
+    not_compared = NoBaseline(note="the run ended in an internal error")
+    for attempt in attempts[:-1]:
+        try:
+            finish(attempt, settings=settings, console=console, client=client, ending=ending, found=not_compared)
+            return
+        except Exception as again:
+            console.error(f"the reports with the run's cases failed too ({type(again).__name__}); writing the error")
+    finish(attempts[-1], settings=settings, console=console, client=client, ending=ending, found=not_compared)

@@ -48,7 +48,9 @@ def decided(
     )
 
 
-def find_baseline(settings: Settings, client: GitHubClient | None) -> baselines.Baseline | baselines.NoBaseline:
+def find_baseline(
+    settings: Settings, client: GitHubClient | None, *, console: Console | None = None
+) -> baselines.Baseline | baselines.NoBaseline:
     """``--baseline``, or in a pull request the base branch's artifact with up to ``--history`` earlier runs."""
     return baselines.resolve(
         baseline_file=settings.baseline,
@@ -57,6 +59,7 @@ def find_baseline(settings: Settings, client: GitHubClient | None) -> baselines.
         artifact_name=settings.artifact_name,
         history=settings.history,
         cache_dir=settings.cache_dir,
+        warn=console.warning if console else None,
     )
 
 
@@ -88,7 +91,7 @@ def compared(
     """Compared with the baseline (``found``, else looked up now) and decided (``rules``: the policy, else the
     options')."""
     rules = rules or policy(settings)
-    found = found if found is not None else find_baseline(settings, client)
+    found = found if found is not None else find_baseline(settings, client, console=console)
     if isinstance(found, baselines.NoBaseline):
         if found.warning:
             console.warning(found.warning)

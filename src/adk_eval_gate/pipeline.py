@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from adk_eval_gate import __version__, aggregate, confirm, gate, likeforlike, runlog, verdict
 from adk_eval_gate.console import Console, relayed_output
 from adk_eval_gate.execute import Execution, MetricBuilder, StopOnSignals, execute
-from adk_eval_gate.finish import Ending, finish, github_session
+from adk_eval_gate.finish import Ending, finish_run, github_session
 from adk_eval_gate.github.baseline import Baseline, NoBaseline
 from adk_eval_gate.metrics.base import MetricServices
 from adk_eval_gate.metrics.services import build_services, finish_judge
@@ -203,7 +203,7 @@ async def run_items(
     try:
         with (
             StopOnSignals(work) as stop,
-            relayed_output(console),
+            relayed_output(console, [progress]),
             runlog.installed(console.line, verbose=settings.verbose),
         ):
             try:
@@ -250,29 +250,42 @@ def run(settings: Settings, console: Console) -> int:
     services = build_services(settings, prepared.planned, console)
     gc.freeze()  # the loaded files and configs live until the end (see execute: agents are frozen too)
     with github_session(settings, console) as client:
-        found = gate.find_baseline(settings, client)  # before the runs: --confirm-failures re-runs regressions
+        # before the runs: --confirm-failures re-runs regressions
+        found = gate.find_baseline(settings, client, console=console)
         confirming = _confirming(settings, console, prepared=prepared, items=items, found=found)
         execution = asyncio.run(
             run_items(
                 items, settings=settings, runner=runner, services=services, console=console, confirming=confirming
             )
         )
-        doc = build_document(
-            settings=settings,
-            planned=prepared.planned,
-            files=prepared.files,
-            execution=execution,
-            unfinished=execution.unfinished(items),
-            started_at=started_at,
-            duration=time.monotonic() - started,
-            confirmations=confirming.picked if confirming else None,
-            prices=prices,
-            judge_usage=judge_totals(services.judge.counters.model_calls, prices) if services.judge else None,
-        )
-        doc.judge = finish_judge(services, console)
-        report_unpriced(doc, console)
+
+        def built() -> ResultsDocument:
+            doc = build_document(
+                settings=settings,
+                planned=prepared.planned,
+                files=prepared.files,
+                execution=execution,
+                unfinished=execution.unfinished(items),
+                started_at=started_at,
+                duration=time.monotonic() - started,
+                confirmations=confirming.picked if confirming else None,
+                prices=prices,
+                judge_usage=judge_totals(services.judge.counters.model_calls, prices) if services.judge else None,
+            )
+            doc.judge = finish_judge(services, console)
+            report_unpriced(doc, console)
+            return doc
+
         ending = Ending(pull_number=settings.github.pull_request_number)
-        code = finish(doc, settings=settings, console=console, client=client, ending=ending, found=found)
+        code = finish_run(
+            built,
+            settings=settings,
+            console=console,
+            client=client,
+            ending=ending,
+            found=found,
+            run=run_info(settings, started_at=started_at),
+        )
     if execution.stopped_by:
         console.line(f"Interrupted: the reports hold the {sum(map(len, execution.finished.values()))} finished runs")
         return 128 + execution.stopped_by

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import fnmatch
 import functools
-import json
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -22,20 +21,23 @@ import pydantic
 from google.genai import types as genai_types
 from pydantic import Field
 
+from adk_eval_gate import sanitize
 from adk_eval_gate.errors import UsageError
-from adk_eval_gate.pydantic_errors import first_error
+from adk_eval_gate.jsonpos import JsonPositions
+from adk_eval_gate.pydantic_errors import first_error, locate
 from adk_eval_gate.results_usage import PriceSource
 
 PER_TOKENS = 1_000_000
+MAX_PRICE = 1_000_000.0  # USD per 1M tokens (a dollar a token): any more is a typo, and costs could overflow
 
 
 class Tier(pydantic.BaseModel):
-    model_config = pydantic.ConfigDict(extra="forbid")
+    model_config = pydantic.ConfigDict(extra="forbid", allow_inf_nan=False)
 
-    input: float = Field(ge=0, description="USD per 1M fresh input tokens")
-    output: float = Field(ge=0, description="USD per 1M output tokens, thinking included")
-    cached_input: float | None = Field(default=None, ge=0)
-    audio_input: float | None = Field(default=None, ge=0)
+    input: float = Field(ge=0, le=MAX_PRICE, description="USD per 1M fresh input tokens")
+    output: float = Field(ge=0, le=MAX_PRICE, description="USD per 1M output tokens, thinking included")
+    cached_input: float | None = Field(default=None, ge=0, le=MAX_PRICE)
+    audio_input: float | None = Field(default=None, ge=0, le=MAX_PRICE)
 
 
 class LongContext(Tier):
@@ -98,17 +100,23 @@ def load_prices(path: Path | None, *, shown: str | None = None, field: str = "--
         return Prices(table)
     where = shown or str(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        data = sanitize.loads(text, max_depth=sanitize.MAX_EVAL_FILE_DEPTH)
     except OSError as error:
         raise UsageError(f"cannot read the prices file {where}: {error.strerror}", field=field) from None
+    except sanitize.UnsafeJson as error:
+        raise UsageError(
+            f"{where}{f':{error.line}' if error.line else ''} cannot be used: {error}", field=field
+        ) from None
     except ValueError as error:
         raise UsageError(f"{where} is not valid JSON: {error}", field=field) from None
     try:
         own = PriceTable.model_validate(data)
     except pydantic.ValidationError as error:
         at, message = first_error(error)
+        found = locate(JsonPositions(text), error.errors(include_url=False)[0].get("loc", ()))
         raise UsageError(
-            f"{where}: {at}: {message}",
+            f"{where}{f':{found}' if found else ''}: {at}: {message}",
             field=field,
             hint='write {"source": URL, "date": "YYYY-MM-DD", "models": [{"pattern": "my-model*", "input": 0.3, '
             '"output": 2.5, "cached_input": 0.03}]} (USD per 1M tokens)',

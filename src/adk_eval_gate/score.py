@@ -6,6 +6,7 @@ import inspect
 from dataclasses import dataclass
 from typing import Any
 
+from adk_eval_gate import sanitize
 from adk_eval_gate.evalset import EvalCase, Invocation, Rubric
 from adk_eval_gate.metrics.base import CaseRun, Metric, MetricOutcome, NotEvaluated
 from adk_eval_gate.metrics.registry import ConfiguredMetric
@@ -66,11 +67,25 @@ async def evaluate_metric(metric: Metric, run: CaseRun) -> MetricOutcome:
     except Exception as error:  # a metric failure never stops the other metrics (ADK catches them too)
         detail = str(error) or type(error).__name__
         return MetricOutcome.not_evaluated(f"{type(error).__name__}: {detail}", len(run.actual))
+    unusable = _not_finite(outcome)
+    if unusable is not None:
+        return MetricOutcome.not_evaluated(
+            f"the metric's score {unusable} is not a finite number (a score must be within ±1.8e308)", len(run.actual)
+        )
     if outcome.status is MetricStatus.NOT_EVALUATED and outcome.reason is None:
         outcome.reason = "the metric produced no score"
     if len(outcome.per_invocation) != len(run.actual) and outcome.status is not MetricStatus.NOT_EVALUATED:
         outcome.per_invocation = []
     return outcome
+
+
+def _not_finite(outcome: MetricOutcome) -> str | None:
+    """The first score of the outcome that is infinite, NaN or too large for a float, as text; None when all are
+    finite (every later mean, comparison and report relies on it)."""
+    for value in (outcome.score, *(item.score for item in outcome.per_invocation)):
+        if value is not None and not sanitize.is_finite_number(value):
+            return sanitize.shown_number(value)
+    return None
 
 
 def _escaped(metric: Metric, error: SystemExit | KeyboardInterrupt) -> str:

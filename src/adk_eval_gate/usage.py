@@ -6,7 +6,6 @@ the judge's calls apart. Pure.
 
 from __future__ import annotations
 
-import statistics
 from collections.abc import Callable, Iterable, Sequence
 from typing import get_args
 
@@ -27,6 +26,7 @@ from adk_eval_gate.results_usage import (
     TurnUsage,
     UsageTotals,
 )
+from adk_eval_gate.stats import mean, total
 
 UNKNOWN_MODEL = "unknown model"
 
@@ -54,14 +54,15 @@ def _total(calls: Sequence[Tokens]) -> int | None:
 
 
 def _cost(calls: Sequence[Tokens], prices: Prices) -> tuple[float | None, str | None]:
-    total, why = 0.0, None
+    priced: list[float] = []
+    why = None
     for call in calls:
         dollars, reason = call_cost(prices.price_of(call.model), call)
         if dollars is None:
             why = why or reason
         else:
-            total += dollars
-    return (None, why) if why else (total, None)
+            priced.append(dollars)
+    return (None, why) if why else (total(priced), None)
 
 
 def by_model(calls: Sequence[Tokens], prices: Prices) -> list[ModelUsage]:
@@ -133,7 +134,7 @@ def percentile(values: Sequence[float], share: float) -> float | None:
 
 def _mean(values: Iterable[float | int | None]) -> float | None:
     present = [float(value) for value in values if value is not None]
-    return statistics.fmean(present) if present else None
+    return mean(present) if present else None
 
 
 def case_usage(runs: Sequence[RunUsage | None]) -> CaseUsage:
@@ -165,7 +166,7 @@ def totals(models: Sequence[ModelUsage]) -> UsageTotals:
         output_tokens=_sum(m.output_tokens for m in models),
         reasoning_tokens=_sum(m.reasoning_tokens for m in models),
         tokens=_sum([_sum([m.input_tokens, m.output_tokens]) for m in models]),
-        cost_usd=sum(priced) if priced else None,
+        cost_usd=total(priced) if priced else None,
         unpriced_models=[m.model for m in models if m.cost_usd is None],
     )
 
@@ -183,7 +184,7 @@ def merged(models: Iterable[ModelUsage]) -> list[ModelUsage]:
             cached_tokens=_sum(u.cached_tokens for u in own),
             output_tokens=_sum(u.output_tokens for u in own),
             reasoning_tokens=_sum(u.reasoning_tokens for u in own),
-            cost_usd=None if any(u.cost_usd is None for u in own) else sum(u.cost_usd or 0.0 for u in own),
+            cost_usd=None if any(u.cost_usd is None for u in own) else total(u.cost_usd or 0.0 for u in own),
             unpriced=next((u.unpriced for u in own if u.unpriced), None),
         )
         for name, own in by_name.items()
@@ -196,7 +197,7 @@ def pass_figures(runs: Sequence[RunUsage]) -> PassFigures:
     costs = [run.cost_usd for run in runs]
     return PassFigures(
         tokens=_sum(run.tokens for run in runs),
-        cost_usd=None if not runs or any(cost is None for cost in costs) else sum(cost or 0.0 for cost in costs),
+        cost_usd=None if not runs or any(cost is None for cost in costs) else total(cost or 0.0 for cost in costs),
         model_calls=_sum(run.model_calls for run in runs),
         p50_turn_seconds=percentile(seconds, 0.5),
         p95_turn_seconds=percentile(seconds, 0.95),

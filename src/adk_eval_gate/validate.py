@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from adk_eval_gate.console import Console
+from adk_eval_gate.console import Console, relayed_output
 from adk_eval_gate.errors import GateError
 from adk_eval_gate.metrics.base import NotEvaluated
 from adk_eval_gate.metrics.custom import import_function
@@ -25,7 +25,8 @@ def validate(settings: Settings, console: Console) -> int:
         loaded = planned.loaded
         for eval_id, row_error in loaded.row_errors.items():  # a dataset's bad rows, one line each
             console.error(row_error, file=loaded.display, line=loaded.case_lines.get(eval_id))
-        problems = run_problems(planned, settings, root=prepared.root)
+        with relayed_output(console):  # what custom metric modules print when imported
+            problems = run_problems(planned, settings, root=prepared.root)
         agent = _agent_of(planned, settings, root=prepared.root)
         if agent is not None and agent in agents:
             problems.append(agents[agent])
@@ -102,4 +103,9 @@ def run_problems(planned: PlannedFile, settings: Settings, *, root: Path) -> lis
                 import_function(metric.custom_function_path)
             except NotEvaluated as error:
                 problems.append(f"custom metric {metric.name}: {error}")
+            except SystemExit as error:  # the module's own code at import: validate would end with its exit code
+                problems.append(
+                    f"custom metric {metric.name}: importing {metric.custom_function_path!r} called "
+                    f"sys.exit({error.code!r}): a metric's module must not exit when it is imported"
+                )
     return problems

@@ -4,7 +4,8 @@
 tool raises ``KeyboardInterrupt``; ``block``: a tool sleeps for an hour (holding the event loop); ``spin``: a
 tool spins on the CPU; ``surrogate``: the answer holds a lone surrogate; ``deep N``: a tool call whose arguments
 are nested N levels deep; ``leak``: a tool raises an error that quotes ``GOOGLE_API_KEY``; ``shout``: a tool
-prints workflow commands to stdout and stderr; ``token``: a tool lists the environment variables whose name holds
+prints workflow commands to stdout and stderr; ``fd``: a tool writes workflow commands to file descriptors 1 and
+2 and has a child process print one; ``token``: a tool lists the environment variables whose name holds
 TOKEN (the answer names them); ``log``: a tool logs an error holding ``GOOGLE_API_KEY``, workflow commands and a
 lone surrogate, then fails; ``reveal``: the answer quotes ``GOOGLE_API_KEY``. Anything else is echoed.
 """
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import logging
 import os
+import subprocess
 import sys
 import time
 
@@ -54,6 +56,11 @@ def misbehave(how: str) -> dict:
         print("::error::injected from stdout")
         print("::stop-commands::x", file=sys.stderr)
         return {"said": "shouted"}
+    if how == "fd":
+        os.write(1, b"::stop-commands::from fd 1\\n")
+        os.write(2, b"::stop-commands::from fd 2\\n")
+        subprocess.run([sys.executable, "-c", "print('::stop-commands::from a child')"], check=True)
+        return {"said": "written"}
     return {"how": how}
 
 
@@ -62,6 +69,11 @@ def nested(depth: int) -> object:
     for _ in range(depth):
         value = {"down": value}
     return value
+
+
+MISBEHAVIOURS = {
+    "exit 0", "exit 3", "os_exit", "interrupt", "block", "spin", "leak", "shout", "token", "log", "fd"
+}
 
 
 class HostileModel(BaseLlm):
@@ -80,7 +92,7 @@ class HostileModel(BaseLlm):
             depth = int(text[5:])
             call = types.FunctionCall(name="misbehave", args={"how": "deep", "x": nested(depth)})
             parts = [types.Part(function_call=call)]
-        elif text in {"exit 0", "exit 3", "os_exit", "interrupt", "block", "spin", "leak", "shout", "token", "log"}:
+        elif text in MISBEHAVIOURS:
             parts = [types.Part(function_call=types.FunctionCall(name="misbehave", args={"how": text}))]
         else:
             parts = [types.Part(text=f"echo: {text}")]

@@ -102,6 +102,20 @@ def test_an_eval_file_nested_900_deep_is_an_error_entry_and_the_others_run(run_g
     assert result.case("fine")["status"] == "passed"
 
 
+def test_an_eval_file_with_1e400_is_an_error_entry_naming_its_line_and_the_others_run(
+    run_gate: RunGate, tmp_repo: Path
+) -> None:
+    _hostile_repo(tmp_repo, {"fine": [turn("hello", answer="echo: hello")]})
+    huge = write_evalset(tmp_repo / "bot" / "huge.evalset.json", {"huge": [turn("hello")]}, huge={"created": 0})
+    huge.write_text(huge.read_text(encoding="utf-8").replace('"created": 0', '\n"creation_timestamp": 1e400'), "utf-8")
+    result = run_gate("bot")
+    assert result.code == 2 and result.doc is not None  # a file could not be used
+    [broken] = [f for f in result.doc["files"] if f["error"]]
+    assert broken["path"] == "bot/huge.evalset.json" and "1e400 is too large for a number" in broken["error"]
+    assert "bot/huge.evalset.json:2" in result.out
+    assert result.case("fine")["status"] == "passed"
+
+
 def test_symbolic_link_loops_fifos_and_links_out_of_the_repository_are_error_entries(
     run_gate: RunGate, tmp_repo: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
@@ -161,14 +175,20 @@ def _deep_json(depth: int) -> str:
     return '{"a":' * depth + "1" + "}" * depth
 
 
-def test_a_baseline_nested_5000_deep_or_with_nan_is_refused_with_a_warning(
+def test_a_baseline_nested_5000_deep_or_with_nan_or_1e400_is_refused_with_a_warning(
     run_gate: RunGate, tmp_repo: Path, example_results: Path
 ) -> None:
     doc = json.loads(example_results.read_text(encoding="utf-8"))
     doc["cases"][0]["metrics"][0]["score"] = float("nan")
     (tmp_repo / "nan.json").write_text(json.dumps(doc), encoding="utf-8")  # json writes NaN
     (tmp_repo / "deep.json").write_text(_deep_json(5000), encoding="utf-8")
-    for baseline, problem in (("deep.json", "nested more than"), ("nan.json", "NaN is not a JSON number")):
+    doc["cases"][0]["metrics"][0]["score"] = 1.0
+    (tmp_repo / "huge.json").write_text(json.dumps(doc).replace('"score": 1.0', '"score": -1e400', 1), "utf-8")
+    for baseline, problem in (
+        ("deep.json", "nested more than"),
+        ("nan.json", "NaN is not a JSON number"),
+        ("huge.json", "-1e400 is too large for a number"),
+    ):
         result = run_gate(
             str(Path(__file__).resolve().parents[2] / EXAMPLE),
             "--runner",
@@ -243,10 +263,20 @@ def test_a_renderer_that_fails_leaves_an_error_verdict_and_the_other_reports(
 
 def test_untrusted_json_is_bounded_and_cleaned() -> None:
     assert sanitize.loads('{"a": "x \\ud800 y"}') == {"a": "x \ufffd y"}
-    for text in ("[NaN]", '{"a": Infinity}', "[-Infinity]", _deep_json(5000), _deep_json(300)):
+    overflowing = ("[1e400]", '{"a": -1E+309}', "[" + "9" * 400 + "]", "[-" + "9" * 400 + "]")
+    for text in ("[NaN]", '{"a": Infinity}', "[-Infinity]", _deep_json(5000), _deep_json(300), *overflowing):
         with pytest.raises(sanitize.UnsafeJson):
             sanitize.loads(text)
     assert sanitize.loads('["NaN", "Infinity"]') == ["NaN", "Infinity"]
+    assert sanitize.loads('["1e400", 1.7976931348623157e308, -1e-400, 123456789012345678901234567890]') == [
+        "1e400",
+        1.7976931348623157e308,
+        -0.0,
+        123456789012345678901234567890,
+    ]
+    with pytest.raises(sanitize.UnsafeJson, match=r"^1e999 is too large for a number") as raised:
+        sanitize.loads('{"s": "1e999 in a string",\n "n": 1e999}')
+    assert raised.value.line == 2
     cut, was_cut = sanitize.bounded(_nested(150))
     assert was_cut and json.dumps(cut).count("down") == sanitize.MAX_VALUE_DEPTH
     clean = {"a": [1, "b", {"c": None}]}

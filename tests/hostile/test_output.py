@@ -10,6 +10,7 @@ and the baseline's run URL from an untrusted results.json rendered as links and 
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -109,6 +110,53 @@ def test_hostile_ids_file_names_and_agent_prints_start_no_command(tmp_path: Path
     report = _cli(repo, "report", "out/hostile.json", "--output-dir", "out2", env=env)
     for result in (run, validate, report):
         assert _commands_we_did_not_write(result.stdout + result.stderr) == [], result.stdout + result.stderr
+
+
+FD_METRIC = """
+import os
+import subprocess
+import sys
+
+
+def loud(instance):
+    os.write(1, b"::stop-commands::metric fd 1\\n")
+    os.write(2, b"::stop-commands::metric fd 2\\n")
+    subprocess.run([sys.executable, "-c", "print('::stop-commands::metric child')"], check=True)
+    return {"loud": 1.0}
+"""
+
+
+def test_what_code_in_this_process_writes_to_file_descriptors_starts_no_command(tmp_path: Path) -> None:
+    """Agents with --workers 0 and custom metrics run in the gate's own process: what they write below Python's
+    sys.stdout (os.write, C code, child processes) is relayed line by line and neutralised, as the workers' is."""
+    (tmp_path / ".git").mkdir()
+    write_agent(tmp_path / "bot", HOSTILE_AGENT)
+    metric = {"code_config": {"name": "fd_metric.loud"}, "signature": "vertex"}
+    write_config(tmp_path / "bot", {"loud": 0.5})
+    config = {"criteria": {"loud": 0.5}, "custom_metrics": {"loud": metric}}
+    (tmp_path / "bot" / "test_config.json").write_text(json.dumps(config), encoding="utf-8")
+    (tmp_path / "fd_metric.py").write_text(FD_METRIC, encoding="utf-8")
+    write_evalset(tmp_path / "bot" / "fd.evalset.json", {"fd": [turn("fd", answer="done")]})
+    result = _cli(tmp_path, "run", "bot", "--workers", "0", "--output-dir", "out", env=_actions_env(tmp_path))
+    output = result.stdout + result.stderr
+    assert result.returncode == 0, output
+    for text in ("from fd 1", "from fd 2", "from a child", "metric fd 1", "metric fd 2", "metric child"):
+        assert text in result.stdout, text  # relayed, not lost
+    assert _commands_we_did_not_write(output) == [], output
+
+
+def test_what_a_custom_metric_module_prints_when_validate_imports_it_starts_no_command(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    write_agent(tmp_path / "bot", HOSTILE_AGENT)
+    config = {"criteria": {"loud": 0.5}, "custom_metrics": {"loud": {"code_config": {"name": "loud_import.loud"}}}}
+    (tmp_path / "bot" / "test_config.json").write_text(json.dumps(config), encoding="utf-8")
+    write_evalset(tmp_path / "bot" / "fd.evalset.json", {"c": [turn("hello")]})
+    module = "import os\nprint('::stop-commands::printed')\nos.write(2, b'::stop-commands::fd 2\\n')\nloud = print\n"
+    (tmp_path / "loud_import.py").write_text(module, encoding="utf-8")
+    result = _cli(tmp_path, "validate", "bot", env=_actions_env(tmp_path))
+    output = result.stdout + result.stderr
+    assert result.returncode == 0 and "printed" in result.stdout and "fd 2" in result.stdout, output
+    assert _commands_we_did_not_write(output) == [], output
 
 
 def test_an_sse_error_starts_no_command(tmp_path: Path) -> None:

@@ -153,6 +153,28 @@ def test_a_custom_metric_that_exits_is_an_error_and_the_gate_fails(tmp_path: Pat
     assert "internal error" not in output
 
 
+@pytest.mark.parametrize("code", ["0", "3", "'bye'"])
+def test_validate_names_a_custom_metric_module_that_exits_at_import(tmp_path: Path, code: str) -> None:
+    config = {
+        "criteria": {"response_match_score": 0.5, "hostile_metric": 0.5},
+        "custom_metrics": {"hostile_metric": {"code_config": {"name": "exits_at_import.score"}}},
+    }
+    repo = _repo(tmp_path, "hello", config=config)
+    (repo / "exits_at_import.py").write_text(f"import sys\n\nsys.exit({code})\n", encoding="utf-8")
+    result = subprocess.run(
+        [sys.executable, "-m", "adk_eval_gate", "validate", "bot"],
+        cwd=repo,
+        env={k: v for k, v in os.environ.items() if not k.startswith(("INPUT_", "GITHUB_"))},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 2, result.stdout + result.stderr
+    [line] = [line for line in result.stdout.splitlines() if "hostile_metric" in line]
+    assert f"importing 'exits_at_import.score' called sys.exit({code})" in line and "must not exit" in line
+
+
 @pytest.mark.parametrize("message", ["block", "spin"])
 def test_a_blocking_tool_cannot_defeat_the_timeout(tmp_path: Path, message: str) -> None:
     repo = _repo(tmp_path, message)

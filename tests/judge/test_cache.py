@@ -1,16 +1,19 @@
-"""The judge answer cache: content-addressed keys, atomic writes, corrupt entries ignored, and a second run
-that asks the (fake) judge nothing at all."""
+"""The judge answer cache: content-addressed keys, atomic writes, corrupt entries ignored, entries that are not
+regular files within the size limit ignored with one warning, and a second run that asks the (fake) judge nothing
+at all."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import os
+import threading
 from pathlib import Path
 
 from google.genai import types
 
 from adk_eval_gate.eval_config import JudgeModelOptions
-from adk_eval_gate.judge.cache import JudgeCache, cache_key
+from adk_eval_gate.judge.cache import MAX_ENTRY_BYTES, JudgeCache, cache_key
 from adk_eval_gate.judge.client import ModelAnswer, config_fingerprint, request_config
 from adk_eval_gate.judge.service import SCORED_RUN, JudgeService
 from tests.fakes.gemini_server import FakeGemini, Reply
@@ -58,6 +61,46 @@ def test_a_corrupt_entry_is_ignored(tmp_path: Path) -> None:
         assert cache.get(key) is None
     path.write_bytes(b"\xff\xfe")
     assert cache.get(key) is None
+
+
+def test_an_entry_with_a_number_too_large_for_a_float_is_ignored_and_counts_must_be_counts(tmp_path: Path) -> None:
+    cache = JudgeCache(tmp_path)
+    key = _key()
+    path = tmp_path / key[:2] / f"{key}.json"
+    path.parent.mkdir(parents=True)
+    for tokens, answer in (("1e400", None), ("-1e400", None), ("1" + "0" * 400, None), ("true", 0), ("-5", 0)):
+        path.write_text(f'{{"key": "{key}", "text": "x", "input_tokens": {tokens}}}', encoding="utf-8")
+        assert cache.get(key) == (None if answer is None else ModelAnswer("x", answer, 0)), tokens
+
+
+def _get_within(cache: JudgeCache, key: str, seconds: float = 10.0) -> ModelAnswer | None:
+    """``cache.get(key)``, failing the test instead of hanging when it blocks."""
+    found: list[ModelAnswer | None] = []
+    reader = threading.Thread(target=lambda: found.append(cache.get(key)), daemon=True)
+    reader.start()
+    reader.join(seconds)
+    assert found, "reading the cache entry blocked"
+    return found[0]
+
+
+def test_entries_that_are_not_regular_files_within_the_limit_are_ignored_with_one_warning(tmp_path: Path) -> None:
+    warnings: list[str] = []
+    cache = JudgeCache(tmp_path, warn=warnings.append)
+    keys = [_key(prompt=name) for name in ("fifo", "zero", "huge", "folder")]
+    paths = [tmp_path / key[:2] / f"{key}.json" for key in keys]
+    for path in paths:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(paths[0])  # reading it would block forever
+    paths[1].symlink_to("/dev/zero")  # reading it would never end
+    with paths[2].open("wb") as huge:  # sparse: no disk space used
+        huge.truncate(MAX_ENTRY_BYTES + 1)
+    paths[3].mkdir()
+    assert [_get_within(cache, key) for key in keys] == [None] * 4
+    [warning] = warnings
+    assert str(paths[0]) in warning and "a FIFO" in warning and "regular files" in warning
+    assert cache.reader.ignored == 4
+    cache.put(keys[2], ModelAnswer("fresh"))  # a regular entry written over the huge one is read again
+    assert _get_within(cache, keys[2]) == ModelAnswer("fresh")
 
 
 def test_an_unwritable_cache_is_not_fatal(tmp_path: Path) -> None:

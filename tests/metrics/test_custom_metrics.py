@@ -15,7 +15,7 @@ from google.adk.evaluation.eval_metrics import EvalMetric
 from adk_eval_gate import eval_config
 from adk_eval_gate.evalset import ConversationScenario, EvalCase
 from adk_eval_gate.metrics import registry
-from adk_eval_gate.metrics.base import MetricOutcome, MetricServices
+from adk_eval_gate.metrics.base import CaseRun, InvocationScore, Metric, MetricOutcome, MetricServices
 from adk_eval_gate.metrics.custom import CustomMetric
 from adk_eval_gate.results import MetricStatus
 from adk_eval_gate.score import evaluate_metric
@@ -60,6 +60,18 @@ def broken(eval_metric, actual_invocations, expected_invocations, conversation_s
 
 def not_a_result(eval_metric, actual_invocations, expected_invocations, conversation_scenario):
     return 0.5
+
+
+def infinite(eval_metric, actual_invocations, expected_invocations, conversation_scenario):
+    return EvaluationResult(overall_score=float("inf"), overall_eval_status=EvalStatus.PASSED)
+
+
+def nan_per_turn(eval_metric, actual_invocations, expected_invocations, conversation_scenario):
+    results = [
+        PerInvocationResult(actual_invocation=actual, score=float("nan"), eval_status=EvalStatus.PASSED)
+        for actual in actual_invocations
+    ]
+    return EvaluationResult(overall_score=0.5, overall_eval_status=EvalStatus.PASSED, per_invocation_results=results)
 
 
 NOT_CALLABLE = 3
@@ -140,6 +152,8 @@ def test_same_result_as_adks_custom_metric_evaluator(custom_module: str) -> None
         ("broken", "ValueError: the metric has a bug"),
         ("not_a_result", "the custom metric function returned float, not an EvaluationResult"),
         ("NOT_CALLABLE", "has no callable 'NOT_CALLABLE'"),
+        ("infinite", "returned the score inf, which is not a finite number"),
+        ("nan_per_turn", "returned the score nan, which is not a finite number"),
         ("missing_function", "has no callable 'missing_function'"),
     ],
 )
@@ -180,3 +194,26 @@ def test_the_registry_builds_it_with_the_function_path(custom_module: str) -> No
     assert isinstance(built, CustomMetric)
     assert built.custom_function_path == f"{custom_module}.long_answers"
     assert (evaluate(built).score, configured.spec.kind) == (0.5, "custom")
+
+
+class _Returns(Metric):
+    """A metric that returns the outcome it was given (our own interface, whatever the metric)."""
+
+    def __init__(self, produced: MetricOutcome) -> None:
+        super().__init__(name="m", criterion=eval_config.BaseCriterion(threshold=0.5), services=MetricServices())
+        self.produced = produced
+
+    def evaluate(self, run: CaseRun) -> MetricOutcome:
+        return self.produced
+
+
+@pytest.mark.parametrize("score", [float("inf"), float("-inf"), float("nan")])
+def test_any_metric_whose_score_is_not_finite_is_not_evaluated(score: float) -> None:
+    turn = invocation("q", "a")
+    for produced in (
+        MetricOutcome(score, MetricStatus.PASSED, [InvocationScore(0.5, MetricStatus.PASSED)]),
+        MetricOutcome(0.5, MetricStatus.PASSED, [InvocationScore(score, MetricStatus.PASSED)]),
+    ):
+        result = asyncio.run(evaluate_metric(_Returns(produced), run_of([turn], [turn])))
+        assert result.status is MetricStatus.NOT_EVALUATED and result.score is None
+        assert result.reason == f"the metric's score {score} is not a finite number (a score must be within ±1.8e308)"

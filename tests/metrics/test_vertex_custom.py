@@ -53,6 +53,22 @@ def wrong_shape(instance):
 
 async def later(instance):
     return {"later": 0.25}
+
+
+def huge(instance):
+    return {"huge": 1e308}
+
+
+def infinite(instance):
+    return {"infinite": float("inf")}
+
+
+def enormous(instance):
+    return {"enormous": 10**400}
+
+
+def unprintable(instance):
+    return {"unprintable": 10**5000}
 """
 
 
@@ -132,8 +148,11 @@ def test_the_instance_is_the_invocation_as_a_vertex_dataset_row(metrics_module: 
             "wrong_shape",
             ".wrong_shape returned 0.5; a Vertex-style metric function returns {'wrong_shape': <a number>}",
         ),
+        ("infinite", ".infinite returned {'infinite': inf}; a Vertex-style metric function returns"),
+        ("enormous", ".enormous returned {'enormous': 1000000000"),
+        ("unprintable", ".unprintable returned {'unprintable': an integer too large to print}; a Vertex-style"),
     ],
-    ids=["raises", "wrong_shape"],
+    ids=["raises", "wrong_shape", "infinite", "too_large_for_a_float", "too_large_to_print"],
 )
 def test_a_failing_function_is_that_metrics_problem_with_its_message(
     metrics_module: str, function: str, reason: str
@@ -141,6 +160,13 @@ def test_a_failing_function_is_that_metrics_problem_with_its_message(
     result = outcome(_metric(metrics_module, function), run_of([invocation("q", "a")], [invocation("q", "a")]))
     assert result.status is MetricStatus.NOT_EVALUATED and result.score is None
     assert reason in (result.reason or "")
+
+
+def test_scores_of_1e308_on_two_rows_have_a_finite_mean(metrics_module: str) -> None:
+    rows = [invocation("q1", "a"), invocation("q2", "b")]
+    result = outcome(_metric(metrics_module, "huge", 1.0), run_of(rows, rows))
+    assert [item.score for item in result.per_invocation] == [1e308, 1e308]
+    assert (result.score, result.status) == (1e308, MetricStatus.PASSED)
 
 
 def test_an_async_function_is_awaited(metrics_module: str) -> None:

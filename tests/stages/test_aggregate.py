@@ -71,6 +71,16 @@ def test_the_case_score_is_the_mean_of_its_runs_and_the_case_passes_on_it() -> N
     assert case.status == "passed" and case.id == "a.evalset.json::paris"
 
 
+def test_means_and_spreads_of_scores_near_the_largest_float_stay_finite() -> None:
+    largest = 1.7976931348623157e308
+    case = _case(_finished(1, 1e308), _finished(2, 1e308))  # their sum overflows
+    assert case.metrics[0].score == 1e308 and case.metrics[0].stdev == 0.0
+    spread = _case(_finished(1, largest), _finished(2, -largest)).metrics[0]
+    assert spread.score == 0.0 and spread.stdev == largest  # the true spread is larger: held at the largest float
+    doc = aggregate.document([case, case], [FileResult(path="a.evalset.json", cases=2)], RunInfo(tool_version="x"))
+    assert doc.metrics[0].mean == 1e308
+
+
 def test_an_errored_run_makes_the_case_an_error_and_a_missing_score_makes_it_not_evaluated() -> None:
     assert _case(_finished(1, 1.0), _finished(2, None, error="boom")).status == "error"
     assert _case(_finished(1, None)).status == "not_evaluated"

@@ -3,10 +3,14 @@ of cost and latency with the baseline."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from adk_eval_gate import aggregate
 from adk_eval_gate.compare import compare
+from adk_eval_gate.configs import ConfigSource, load_config
+from adk_eval_gate.errors import ConfigError
 from adk_eval_gate.eval_config import Budgets
 from adk_eval_gate.gate import decided
 from adk_eval_gate.metrics.base import MetricOutcome
@@ -56,6 +60,22 @@ def test_a_turn_over_a_case_budget_fails_its_run_and_the_case_with_the_figures()
     assert over.status == "failed" and over.runs[0].status == "failed"
     assert over.runs[0].over_budget == ["max_tokens_per_turn 500 tokens: turn 2 used 620 tokens"]
     assert over.budgets[0].reason == "max_tokens_per_turn 500 tokens: turn 2 of run 1 used 620 tokens"
+
+
+def test_a_case_budget_over_turns_near_the_largest_float_is_decided_on_a_finite_mean() -> None:
+    case = _case(_run(1, 10**308), _run(2, 10**308), budgets=Budgets(max_tokens_per_turn=500))  # their sum overflows
+    assert case.status == "failed" and case.budgets[0].value == 1e308
+    assert case.usage is not None and case.usage.tokens == 1e308
+
+
+@pytest.mark.parametrize("field", ["max_tokens_per_turn", "max_seconds_per_turn", "maxModelCallsPerTurn"])
+def test_a_budget_of_true_is_a_type_error_naming_the_line_and_field(tmp_path: Path, field: str) -> None:
+    path = tmp_path / "test_config.json"
+    path.write_text(f'{{"criteria": {{"response_match_score": 0.5}},\n "budgets": {{"{field}": true}}}}', "utf-8")
+    with pytest.raises(ConfigError) as raised:
+        load_config(ConfigSource("folder", path), root=tmp_path)
+    line = raised.value.one_line()
+    assert f"test_config.json:2: budgets.{field}: Input should be a number, not true" in line, line
 
 
 def test_a_case_budget_over_several_runs_follows_the_pass_rule() -> None:

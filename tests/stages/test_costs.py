@@ -12,7 +12,9 @@ from google.genai import types
 from adk_eval_gate.errors import UsageError
 from adk_eval_gate.evalset import Invocation, InvocationEvent, InvocationEvents
 from adk_eval_gate.pricing import Prices, load_prices, model_name, tokens_of
-from adk_eval_gate.usage import by_model, judge_totals, run_usage, totals
+from adk_eval_gate.results_usage import ModelUsage
+from adk_eval_gate.stats import LARGEST
+from adk_eval_gate.usage import by_model, judge_totals, merged, run_usage, totals
 
 
 def call(model: str, prompt: int, output: int, *, cached: int | None = None, tool: int | None = None, thoughts=None):  # type: ignore[no-untyped-def]
@@ -140,6 +142,11 @@ def test_a_prices_file_adds_and_overrides_models(tmp_path: Path) -> None:
         ('{"source": "s", "date": "d", "models": [{"pattern": "m*", "input": -1, "output": 1}]}', "models.0.input"),
         ('{"source": "s", "date": "d", "models": [{"pattern": "m*", "input": 1}]}', "models.0.output"),
         ('{"source": "s", "date": "d", "models": [{"pattern": "m*", "input": 1, "output": 1, "cache": 1}]}', "cache"),
+        ('{"source": "s", "date": "d", "models": [{"pattern": "m*",\n"input": 1e400, "output": 1}]}', ":2 cannot be"),
+        ('{"source": "s", "date": "d", "models": [{"pattern": "m*", "input": 1, "output": -1E999}]}', "-1E999 is too"),
+        ('{"source": "s", "date": "d", "models": [{"pattern": "m*", "input": Infinity, "output": 1}]}', "Infinity is"),
+        ('{"source": "s", "date": "d", "models": [\n{"pattern": "m*", "input": 1e300, "output": 1}]}', ":2: models.0"),
+        ('{"a":' * 100_000 + "1" + "}" * 100_000, "nested more than"),
     ],
 )
 def test_a_bad_prices_file_is_one_line_naming_the_file_and_field(tmp_path: Path, text: str, message: str) -> None:
@@ -157,3 +164,10 @@ def test_by_model_sums_per_model() -> None:
     ] * 3
     [only] = by_model(calls, Prices.shipped())
     assert (only.calls, only.input_tokens, only.output_tokens, only.unpriced) == (3, 15, 3, "no price for model a")
+
+
+def test_sums_and_means_of_costs_near_the_largest_float_stay_finite() -> None:
+    models = [ModelUsage(model="m", calls=1, cost_usd=1e308), ModelUsage(model="m", calls=1, cost_usd=1e308)]
+    assert totals(models).cost_usd == LARGEST  # held at the largest float, never infinite
+    [both] = merged(models)
+    assert both.cost_usd == LARGEST and both.calls == 2

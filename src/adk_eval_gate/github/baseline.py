@@ -9,6 +9,7 @@ Only runs of this repository's own branches count (``push``, ``schedule``, ``wor
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -200,8 +201,9 @@ def resolve(
     artifact_name: str,
     history: int = DEFAULT_HISTORY,
     cache_dir: Path | None = None,
+    warn: Callable[[str], None] | None = None,
 ) -> Baseline | NoBaseline:
-    """The baseline to compare with; never raises for a problem with it."""
+    """The baseline to compare with; never raises for a problem with it (``warn``: the cache's one warning)."""
     if baseline_file is not None:
         return from_file(baseline_file)
     if client is None:
@@ -210,7 +212,9 @@ def resolve(
         return NoBaseline(note="")
     cache = None
     if cache_dir is not None and context.repository:
-        cache = RunCache(cache_dir, api_url=client.api_url, repository=context.repository, artifact_name=artifact_name)
+        cache = RunCache(
+            cache_dir, api_url=client.api_url, repository=context.repository, artifact_name=artifact_name, warn=warn
+        )
     try:
         return find_in_actions(client, context=context, artifact_name=artifact_name, history=history, cache=cache)
     except GateError as error:

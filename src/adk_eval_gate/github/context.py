@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -10,6 +9,7 @@ from typing import Any
 
 import pydantic
 
+from adk_eval_gate import sanitize
 from adk_eval_gate.github.models import PULL_REQUEST_EVENTS
 from adk_eval_gate.results import ResultsDocument
 
@@ -129,7 +129,7 @@ def read_context(env: Mapping[str, str]) -> GitHubContext:
     event_path = env.get("GITHUB_EVENT_PATH")
     if event_path and Path(event_path).is_file():
         try:
-            loaded = json.loads(Path(event_path).read_text(encoding="utf-8"))
+            loaded = sanitize.loads(Path(event_path).read_text(encoding="utf-8"))
             event = loaded if isinstance(loaded, dict) else {}
         except (OSError, ValueError):
             event = {}

@@ -3,18 +3,21 @@ each one is downloaded once, and a run without the artifact is remembered as suc
 
 What is kept is the results document without its runs (the transcripts): everything the comparison and the
 history need, a fraction of the size. Entries are read back through the same validation as a download (they
-came from an artifact anyone who can push a branch can make); one that cannot be read is ignored, never fatal.
+came from an artifact anyone who can push a branch can make); one that cannot be read is ignored, never fatal, and
+only regular files within the artifact's size limit are read (``atomic.CacheReader``).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from adk_eval_gate import sanitize
-from adk_eval_gate.atomic import write_atomically
+from adk_eval_gate.atomic import CacheReader, write_atomically
+from adk_eval_gate.github.artifact import MAX_RESULTS_BYTES
 from adk_eval_gate.results import InvalidResults, ResultsDocument, parse_document
 
 FOLDER = "base-runs"
@@ -33,9 +36,19 @@ class NoArtifact:
 
 
 class RunCache:
-    def __init__(self, directory: Path, *, api_url: str, repository: str, artifact_name: str) -> None:
+    def __init__(
+        self,
+        directory: Path,
+        *,
+        api_url: str,
+        repository: str,
+        artifact_name: str,
+        warn: Callable[[str], None] | None = None,
+    ) -> None:
+        """``warn``: told once about an entry that is not a regular file within the size limit."""
         self.directory = directory / FOLDER
         self._scope = json.dumps([CACHE_FORMAT, api_url, repository.lower(), artifact_name])
+        self.reader = CacheReader(max_bytes=MAX_RESULTS_BYTES, warn=warn)
 
     def _path(self, run_id: int) -> Path:
         key = hashlib.sha256(f"{self._scope}:{run_id}".encode()).hexdigest()[:32]
@@ -43,9 +56,12 @@ class RunCache:
 
     def get(self, run_id: int) -> ResultsDocument | NoArtifact | None:
         """The run's results, ``NoArtifact``, or None when the cache does not know the run."""
+        text = self.reader.read(self._path(run_id))
+        if text is None:
+            return None
         try:
-            data = sanitize.loads(self._path(run_id).read_text(encoding="utf-8"))
-        except (OSError, ValueError, sanitize.UnsafeJson):
+            data = sanitize.loads(text)
+        except ValueError:  # not JSON, or unsafe JSON (sanitize.UnsafeJson)
             return None
         if not isinstance(data, dict) or data.get("run_id") != run_id:
             return None

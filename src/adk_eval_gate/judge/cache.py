@@ -3,20 +3,25 @@
 The key is a hash of the judge model, its generation config, the full prompt, the sample index and the case's
 run number, so a second command over unchanged agent answers asks the judge nothing, while the runs of one case
 (``--num-runs``, ``--confirm-failures``) each get their own judge samples. Writes are atomic (a temporary file renamed
-into place); an entry that cannot be read or does not match its key is ignored, never fatal.
+into place); an entry that cannot be read or does not match its key is ignored, never fatal. Entries are read only
+when they are regular files of at most ``MAX_ENTRY_BYTES``, through the bounded JSON parser (``atomic.CacheReader``,
+``sanitize.loads``): the folder is restored from wherever the workflow keeps it.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from adk_eval_gate.atomic import write_atomically
+from adk_eval_gate import sanitize
+from adk_eval_gate.atomic import CacheReader, write_atomically
 from adk_eval_gate.judge.client import ModelAnswer
 
 CACHE_FORMAT = 1
+MAX_ENTRY_BYTES = 8 * 1024 * 1024  # a judge's answer is at most tens of thousands of tokens: a few hundred KB
 
 
 def cache_key(*, model: str, config: dict[str, Any], prompt: str, sample: int, run: int = 1) -> str:
@@ -33,25 +38,33 @@ def cache_key(*, model: str, config: dict[str, Any], prompt: str, sample: int, r
     return hashlib.sha256(material.encode("utf-8")).hexdigest()
 
 
+def _count(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
+
+
 class JudgeCache:
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, *, warn: Callable[[str], None] | None = None) -> None:
+        """``warn``: told once about an entry that is not a regular file within the size limit."""
         self.directory = directory
+        self.reader = CacheReader(max_bytes=MAX_ENTRY_BYTES, warn=warn)
 
     def _path(self, key: str) -> Path:
         return self.directory / key[:2] / f"{key}.json"
 
     def get(self, key: str) -> ModelAnswer | None:
+        text = self.reader.read(self._path(key))
+        if text is None:
+            return None
         try:
-            data = json.loads(self._path(key).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            data = sanitize.loads(text)
+        except ValueError:  # not JSON, or unsafe JSON (sanitize.UnsafeJson)
             return None
         if not isinstance(data, dict) or data.get("key") != key or not isinstance(data.get("text"), str):
             return None
-        input_tokens, output_tokens = data.get("input_tokens", 0), data.get("output_tokens", 0)
         return ModelAnswer(
             text=data["text"],
-            input_tokens=input_tokens if isinstance(input_tokens, int) else 0,
-            output_tokens=output_tokens if isinstance(output_tokens, int) else 0,
+            input_tokens=_count(data.get("input_tokens", 0)),
+            output_tokens=_count(data.get("output_tokens", 0)),
         )
 
     def put(self, key: str, answer: ModelAnswer) -> None:

@@ -8,6 +8,7 @@ metric ``not_evaluated`` with the reason, never a score.
 from __future__ import annotations
 
 import abc
+import math
 from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -16,6 +17,7 @@ from adk_eval_gate.eval_config import BaseCriterion
 from adk_eval_gate.evalset import ConversationScenario, EvalCase, Invocation, RubricScore
 from adk_eval_gate.judge.service import JudgeService
 from adk_eval_gate.results import MetricStatus
+from adk_eval_gate.stats import mean
 
 
 class NotEvaluated(Exception):
@@ -120,4 +122,6 @@ class Metric(abc.ABC):
         for score in scores:
             total += score
         overall = total / len(scores)
+        if math.isinf(overall):  # finite scores whose sum overflows (1e308 on two rows): still a finite mean
+            overall = mean(scores)
         return MetricOutcome(score=overall, status=status_for(overall, self.threshold), per_invocation=per_invocation)

@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import importlib
 import inspect
-import math
 import os
 import sys
 from collections.abc import Callable
 from typing import Any
 
+from adk_eval_gate import sanitize
 from adk_eval_gate.evalset import RubricScore
 from adk_eval_gate.metrics.base import CaseRun, InvocationScore, Metric, MetricOutcome, NotEvaluated
 from adk_eval_gate.metrics.vertex_instance import instances
@@ -62,7 +62,14 @@ def _status(value: Any) -> MetricStatus:
 
 
 def _score(value: Any) -> float | None:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+    """A score the function returned, as a float (None: it returned no number); ``NotEvaluated`` when it is not a
+    finite number (an integer too large for a float cannot even be converted)."""
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return None
+    if not sanitize.is_finite_number(value):
+        shown = sanitize.shown_number(value)
+        raise NotEvaluated(f"the custom metric function returned the score {shown}, which is not a finite number")
+    return float(value)
 
 
 def _rubric_scores(values: Any) -> list[RubricScore] | None:
@@ -136,8 +143,11 @@ class VertexCustomMetric(CustomMetric):
     def read_score(self, result: Any) -> tuple[float, str | None]:
         """The score (and explanation) the function returned, or ``NotEvaluated`` saying what it returned."""
         value = result.get(self.name) if isinstance(result, dict) else None
-        if not isinstance(value, int | float) or not math.isfinite(value):
-            shown = repr(result)
+        if not isinstance(value, int | float) or not sanitize.is_finite_number(value):
+            try:
+                shown = repr(result)
+            except ValueError:  # an integer with more digits than Python agrees to write
+                shown = f"{{{self.name!r}: an integer too large to print}}"
             raise NotEvaluated(
                 f"{self.custom_function_path} returned {shown[:120] + '...' if len(shown) > 120 else shown}; "
                 f"a Vertex-style metric function returns {{{self.name!r}: <a number>}}"

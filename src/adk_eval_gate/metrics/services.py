@@ -43,7 +43,7 @@ def build_services(settings: Settings, planned: list[PlannedFile], console: Cons
         reason = f"the LLM judge client could not be set up ({credentials.describe()}): {error}"
         console.warning(f"{', '.join(names)} will not be evaluated: {reason}")
         return MetricServices(judge=JudgeService(backend=None, unavailable=reason))
-    cache = JudgeCache(settings.cache_dir) if settings.cache_dir else None
+    cache = JudgeCache(settings.cache_dir, warn=console.warning) if settings.cache_dir else None
     console.line(
         f"LLM judge: {credentials.describe()}, at most {settings.judge_parallelism} calls at once"
         + (f", cache {settings.cache_dir}" if settings.cache_dir else "")

@@ -10,13 +10,13 @@ evaluated, the run an error, and the reason says which figure is missing.
 
 from __future__ import annotations
 
-import statistics
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from adk_eval_gate.eval_config import Budgets
 from adk_eval_gate.results import Comparison, PassRule, ResultsDocument, RunRecord
 from adk_eval_gate.results_usage import BudgetCheck, BudgetLimits, QuantityChange, SuiteUsage, TurnUsage
+from adk_eval_gate.stats import mean
 from adk_eval_gate.words import money
 
 
@@ -75,7 +75,7 @@ def _case_check(runs: list[RunRecord], limit: TurnLimit, allowed: float, *, pass
         reason = f"{limit.name} cannot be checked: {limit.missing}"
         return BudgetCheck(name=limit.name, limit=allowed, status="unchecked", reason=reason)
     within = sum(1 for _, (value, _) in scored if value <= allowed)
-    value = statistics.fmean(value for _, (value, _) in scored)
+    value = mean([value for _, (value, _) in scored])
     if pass_rule == "mean":
         passed = value <= allowed
     else:
