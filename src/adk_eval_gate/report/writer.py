@@ -12,7 +12,7 @@ import functools
 from collections.abc import Callable
 from pathlib import Path
 
-from adk_eval_gate import __version__
+from adk_eval_gate import __version__, verdict
 from adk_eval_gate.console import Console
 from adk_eval_gate.errors import UsageError
 from adk_eval_gate.report import comment, junit, summary
@@ -36,9 +36,10 @@ def _write(path: Path, text: str) -> None:
 
 
 def with_error(doc: ResultsDocument, reason: str) -> ResultsDocument:
-    """``doc`` as an error of the whole run, with the reason (added to any reason it already has)."""
+    """``doc`` as an error of the whole run, with the reason (added to any reason it already has), decided again
+    so that its findings say it."""
     error = f"{doc.error}; {reason}" if doc.error else reason
-    return doc.model_copy(update={"status": "error", "error": error})
+    return verdict.decide(doc.model_copy(update={"error": error}), doc.comparison, verdict.Policy.recorded(doc.run))
 
 
 def _rendered(
