@@ -43,6 +43,9 @@ def make_model(route: ModelRoute, *, timeout_seconds: float) -> Any:
     """``route.llm_class(model=name)`` as ADK makes it, with the provider SDK's own retries off where we can."""
     cls, name = route.llm_class, route.name
     if route.provider == "LiteLlm":
+        import litellm
+
+        litellm.suppress_debug_info = True  # else each failed call prints LiteLLM's help banner
         return cls(model=name, num_retries=0, max_retries=0, timeout=timeout_seconds)
     if route.provider == "OpenAILlm":
         from openai import AsyncOpenAI  # the same environment (OPENAI_API_KEY, OPENAI_BASE_URL) as ADK's default
