@@ -1,5 +1,6 @@
 """``adk-eval-gate validate``: load and check every eval file and config, and that each file has what ``run`` will
-need: its agent (adk runner) and the functions of its custom metrics. No agent runs, no service is called."""
+need: its agent (adk runner), the functions of its custom metrics, and the packages of its judge and user simulator
+models. No agent runs, no service is called."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from adk_eval_gate.console import Console
 from adk_eval_gate.errors import GateError
 from adk_eval_gate.metrics.base import NotEvaluated
 from adk_eval_gate.metrics.custom import import_function
+from adk_eval_gate.metrics.services import model_problems
 from adk_eval_gate.plan import PlannedFile
 from adk_eval_gate.prepare import prepare
 from adk_eval_gate.report.sections import plural
@@ -41,7 +43,7 @@ def validate(settings: Settings, console: Console) -> int:
 
 def run_problems(planned: PlannedFile, settings: Settings, *, root: Path) -> list[str]:
     """What would stop ``run`` for this file: no agent for the adk runner (when a case needs one), a custom metric
-    that does not import."""
+    that does not import, a judge or user simulator model whose package is missing."""
     loaded = planned.loaded
     problems = []
     needs_agent = len(loaded.eval_set.eval_cases) > len(loaded.recorded) + len(loaded.row_errors)
@@ -61,4 +63,5 @@ def run_problems(planned: PlannedFile, settings: Settings, *, root: Path) -> lis
                 import_function(metric.custom_function_path)
             except NotEvaluated as error:
                 problems.append(f"custom metric {metric.name}: {error}")
+    problems.extend(model_problems(planned))
     return problems

@@ -100,13 +100,19 @@ def resolve_model(name: str, *, role: str = "judge model") -> ModelRoute:
         raise _missing(role, name, package, adk=True) from None
     if llm_class.__name__ == "Gemini" and ":" not in name:
         return ModelRoute(name, GEMINI)
+    if llm_class.__name__ == "LiteLlm" and not _has_module("litellm"):  # ADK's module imports without it
+        raise _missing(role, name, "litellm", adk=True)
     return ModelRoute(name, llm_class.__name__, llm_class)
 
 
 def _has_module(name: str) -> bool:
-    import importlib.util
+    import importlib
 
-    return importlib.util.find_spec(name) is not None
+    try:
+        importlib.import_module(name)
+    except ImportError:
+        return False
+    return True
 
 
 def check_model(name: str, *, role: str) -> str | None:
