@@ -177,24 +177,28 @@ class _Server(ThreadingHTTPServer):
     request_queue_size = 128  # many judge calls connect at once
 
 
+class JsonHandler(BaseHTTPRequestHandler):
+    """Quiet, and answers JSON (the fakes of the other providers' APIs share it)."""
+
+    def log_message(self, format: str, *args: object) -> None:  # quiet
+        pass
+
+    def _send(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
+        data = json.dumps(payload).encode("utf-8")
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json; charset=UTF-8")
+            self.send_header("Content-Length", str(len(data)))
+            for name, value in (headers or {}).items():
+                self.send_header(name, value)
+            self.end_headers()
+            self.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client gave up (timeout)
+
+
 def _handler(fake: FakeGemini) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, format: str, *args: object) -> None:  # quiet
-            pass
-
-        def _send(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
-            data = json.dumps(payload).encode("utf-8")
-            try:
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json; charset=UTF-8")
-                self.send_header("Content-Length", str(len(data)))
-                for name, value in (headers or {}).items():
-                    self.send_header(name, value)
-                self.end_headers()
-                self.wfile.write(data)
-            except (BrokenPipeError, ConnectionResetError):
-                pass  # the client gave up (timeout)
-
+    class Handler(JsonHandler):
         def _error(self, status: int, message: str, headers: dict[str, str] | None = None) -> None:
             name = _STATUS_NAMES.get(status, "UNKNOWN")
             self._send(status, {"error": {"code": status, "message": message, "status": name}}, headers)

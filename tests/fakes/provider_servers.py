@@ -14,7 +14,7 @@ import json
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-from tests.fakes.gemini_server import FakeGemini, Reply, SeenRequest
+from tests.fakes.gemini_server import FakeGemini, JsonHandler, Reply, SeenRequest
 
 __all__ = ["FakeAnthropic", "FakeOpenAI", "Reply", "SeenRequest"]
 
@@ -110,23 +110,7 @@ class FakeAnthropic(_ProviderFake):
 
 
 def _handler(fake: _ProviderFake) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, format: str, *args: object) -> None:  # quiet
-            pass
-
-        def _send(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
-            data = json.dumps(payload).encode("utf-8")
-            try:
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                for name, value in (headers or {}).items():
-                    self.send_header(name, value)
-                self.end_headers()
-                self.wfile.write(data)
-            except (BrokenPipeError, ConnectionResetError):
-                pass  # the client gave up (timeout)
-
+    class Handler(JsonHandler):
         def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length") or 0)
             raw = self.rfile.read(length) if length else b""

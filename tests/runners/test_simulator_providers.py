@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import write_json
 from tests.fakes.gemini_server import FakeGemini, SeenRequest
 from tests.judge.providers import OPENAI_KEY, provider_servers
 from tests.runners.conftest import RunGate
@@ -29,18 +30,15 @@ def test_a_scenario_runs_with_a_simulator_on_another_provider(
     fake = provider_servers["openai"]
     fake.script = simulated_user
     write_agent(tmp_repo / "bot", SCRIPT_AGENT)
-    (tmp_repo / "bot" / "test_config.json").write_text(
-        '{"criteria": {"response_match_score": 0.5},'
-        f' "user_simulator_config": {{"model": "{model}", "max_allowed_invocations": 5}}}}',
-        encoding="utf-8",
+    simulator = {"model": model, "max_allowed_invocations": 5}
+    write_json(
+        tmp_repo / "bot" / "test_config.json",
+        {"criteria": {"response_match_score": 0.5}, "user_simulator_config": simulator},
     )
-    (tmp_repo / "bot" / "scenario.evalset.json").write_text(
-        """{"eval_set_id": "scenario", "eval_cases": [{
-            "eval_id": "ask_plan",
-            "conversation_scenario": {"starting_prompt": "weather Rome", "conversation_plan": "Ask for the plan."},
-            "session_input": {"app_name": "bot", "user_id": "u", "state": {"plan": "silver"}}}]}""",
-        encoding="utf-8",
-    )
+    scenario = {"starting_prompt": "weather Rome", "conversation_plan": "Ask for the plan."}
+    session = {"app_name": "bot", "user_id": "u", "state": {"plan": "silver"}}
+    ask_plan = {"eval_id": "ask_plan", "conversation_scenario": scenario, "session_input": session}
+    write_json(tmp_repo / "bot" / "scenario.evalset.json", {"eval_set_id": "scenario", "eval_cases": [ask_plan]})
     result = run_gate("bot", "--allow-not-evaluated")
     case = result.case("ask_plan")
     invocations = case["runs"][0]["invocations"]
