@@ -127,3 +127,31 @@ def test_validate_reports_a_missing_judge_or_simulator_package(repo: Path, tmp_p
     assert result.returncode == 2, output
     assert "judge model 'anthropic/claude-haiku-4-5' needs litellm: pip install litellm" in output
     assert "user simulator model 'claude-haiku-4-5' needs anthropic: pip install anthropic" in output
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The answer as ADK reads it, and the routing of a run that has judges on several providers
+
+
+def test_the_answer_is_every_text_part_joined_as_adk_reads_it() -> None:
+    from google.genai import types
+
+    from adk_eval_gate.judge.adk_models import answer_text
+
+    parts = [types.Part(text="thinking", thought=True), types.Part(text=""), types.Part(text='{"x": 1}')]
+    assert answer_text(types.Content(role="model", parts=parts)) == 'thinking\n{"x": 1}'
+    assert answer_text(None) == "" and answer_text(types.Content(role="model", parts=[])) == ""
+
+
+def test_a_gemini_model_without_gemini_credentials_fails_with_the_reason() -> None:
+    import asyncio
+
+    from adk_eval_gate.judge.adk_models import AdkModelJudge
+    from adk_eval_gate.judge.client import request_config
+    from adk_eval_gate.judge.routing import GeminiUnavailable, RoutedJudge
+
+    routed = RoutedJudge(gemini=None, gemini_unavailable="set GOOGLE_API_KEY", adk=AdkModelJudge())
+    assert routed.provider("gemini-2.5-flash") == GEMINI and routed.credentials is None
+    ask = routed.generate(model="gemini-2.5-flash", config=request_config(None), prompt="q")
+    with pytest.raises(GeminiUnavailable, match="set GOOGLE_API_KEY"):
+        asyncio.run(ask)
