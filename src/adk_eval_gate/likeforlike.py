@@ -1,9 +1,10 @@
 """Like-for-like: what makes this run's scores comparable with the base branch's, recorded in results.json, and
 the differences between head and base, each one line for people and the metrics it makes incomparable.
 
-A drop of a metric that head and base scored differently (another judge model or sampling, other criteria for
-it) is not counted as a regression unless ``--strict-comparison``; differences that do not change how a score is
-computed (the runner, the tool's or ADK's version, runs per case, the pass rule, thresholds) are only said.
+A drop of a metric that head and base scored differently (another judge model, provider or sampling, other
+criteria for it) is not counted as a regression unless ``--strict-comparison``; differences that do not change how
+a score is computed (the runner, the tool's or ADK's version, runs per case, the pass rule, thresholds) are only
+said.
 """
 
 from __future__ import annotations
@@ -49,8 +50,20 @@ def judge_settings(metrics: Iterable[ConfiguredMetric]) -> dict[str, JudgeSettin
         sampled = config.model_dump(mode="json", exclude_none=True, exclude={"http_options"}) if config else {}
         parts = [f"{options.num_samples} sample{'s' if options.num_samples != 1 else ''}"]
         parts += [f"{key} {json.dumps(value, sort_keys=True)}" for key, value in sorted(sampled.items())]
-        settings[metric.name] = JudgeSetting(model=options.judge_model, sampling=", ".join(parts))
+        settings[metric.name] = JudgeSetting(
+            model=options.judge_model, sampling=", ".join(parts), provider=judge_provider(options.judge_model)
+        )
     return settings
+
+
+def judge_provider(model: str) -> str | None:
+    """How the judge model is reached here (``judge.models``); None when it cannot be (the run says why)."""
+    from adk_eval_gate.judge.models import ModelUnavailable, resolve_model
+
+    try:
+        return resolve_model(model).provider
+    except ModelUnavailable:
+        return None
 
 
 def adk_version() -> str | None:
@@ -92,9 +105,10 @@ def _judge_differences(head: ResultsDocument, base: ResultsDocument) -> list[Dif
             continue
         for what, old, new in (
             ("judge model", before.model, after.model),
+            ("judge provider", before.provider, after.provider),  # None: a result before providers were recorded
             ("judge sampling", before.sampling, after.sampling),
         ):
-            if old != new:
+            if old != new and None not in (old, new):
                 found.append(
                     Difference(
                         what=what,

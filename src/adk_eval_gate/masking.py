@@ -22,12 +22,17 @@ MASK = "***"
 SECRET_VARIABLES = ("GITHUB_TOKEN", "INPUT_GITHUB-TOKEN", "INPUT_GITHUB_TOKEN", "GOOGLE_API_KEY", "GEMINI_API_KEY")
 GITHUB_TOKEN_VARIABLES = ("GITHUB_TOKEN", "GH_TOKEN", "INPUT_GITHUB-TOKEN", "INPUT_GITHUB_TOKEN")
 _SECRET_INPUT = re.compile(r"^INPUT_.*(TOKEN|KEY|SECRET|PASSWORD|CREDENTIAL)", re.IGNORECASE)
+# The keys of every model provider a judge, the user simulator or an agent can use: OPENAI_API_KEY,
+# ANTHROPIC_API_KEY and the many LiteLLM reads (AZURE_API_KEY, GROQ_API_KEY, AWS_SECRET_ACCESS_KEY,
+# AWS_SESSION_TOKEN, AZURE_AD_TOKEN, HF_TOKEN, ...), by the endings of their names
+_SECRET_NAME = re.compile(r"(API_?KEY|SECRET_ACCESS_KEY|_SECRET|_TOKEN|_PASSWORD)$", re.IGNORECASE)
 MIN_SECRET_LENGTH = 4  # shorter values would mask ordinary words
 
 
 def secrets_in_env(env: Mapping[str, str]) -> list[str]:
-    """Secret values in the environment: API keys, the GitHub token, and action inputs named like secrets."""
-    names = [*SECRET_VARIABLES, *(name for name in env if _SECRET_INPUT.match(name))]
+    """Secret values in the environment: API keys (every provider's), the GitHub token, and action inputs named like
+    secrets."""
+    names = [*SECRET_VARIABLES, *(name for name in env if _SECRET_INPUT.match(name) or _SECRET_NAME.search(name))]
     return list(dict.fromkeys(env[name] for name in names if len(env.get(name) or "") >= MIN_SECRET_LENGTH))
 
 

@@ -82,8 +82,14 @@ class Prices:
 
 
 def model_name(model: str) -> str:
-    """``publishers/google/models/gemini-2.5-flash-001`` -> ``gemini-2.5-flash-001``."""
-    return model.strip().lower().rsplit("models/", 1)[-1].removeprefix("google/").removeprefix("gemini/")
+    """``publishers/google/models/gemini-2.5-flash-001`` -> ``gemini-2.5-flash-001``; also without a LiteLLM
+    provider (``openai/gpt-4o-mini``, ``anthropic/claude-haiku-4-5``), ADK's ``Class:model`` prefix
+    (``openai:gpt-4o``) or a Vertex AI version (``claude-sonnet-4-5@20250929``)."""
+    name = model.strip().lower()
+    prefix, colon, rest = name.partition(":")
+    if colon and prefix.isidentifier():
+        name = rest
+    return name.rsplit("models/", 1)[-1].rsplit("/", 1)[-1].split("@", 1)[0]
 
 
 @functools.cache

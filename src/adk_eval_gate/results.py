@@ -321,6 +321,11 @@ class JudgeSetting(ResultModel):
 
     model: str
     sampling: str = Field(description="Samples per question and the generation settings, e.g. '5 samples'.")
+    provider: str | None = Field(
+        default=None,
+        description="Who answered the judge model: gemini (google-genai), or the ADK class it resolves to "
+        "(OpenAILlm, LiteLlm, Claude, ...). Absent in results of versions that judged with Gemini only.",
+    )
 
 
 class RunInfo(ResultModel):

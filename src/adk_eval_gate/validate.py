@@ -1,6 +1,6 @@
 """``adk-eval-gate validate``: load and check every eval file and config, and that each file has what ``run`` will
-need: its agent (adk runner), imported in a worker process as ``run`` imports it, and the functions of its custom
-metrics. No agent runs, no service is called."""
+need: its agent (adk runner), imported in a worker process as ``run`` imports it, the functions of its custom
+metrics, and the packages of its judge and user simulator models. No agent runs, no service is called."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from adk_eval_gate.console import Console, relayed_output
 from adk_eval_gate.errors import GateError
 from adk_eval_gate.metrics.base import NotEvaluated
 from adk_eval_gate.metrics.custom import import_function
+from adk_eval_gate.metrics.services import model_problems
 from adk_eval_gate.plan import PlannedFile
 from adk_eval_gate.prepare import prepare
 from adk_eval_gate.runners.agents import AgentRef, find_agent, import_problems_in_worker, parse_agent_option
@@ -84,7 +85,7 @@ def agent_problems(
 
 def run_problems(planned: PlannedFile, settings: Settings, *, root: Path) -> list[str]:
     """What would stop ``run`` for this file: no agent for the adk runner (when a case needs one), a custom metric
-    that does not import."""
+    that does not import, a judge or user simulator model whose package is missing."""
     loaded = planned.loaded
     problems = []
     if settings.runner == "adk" and settings.agent:
@@ -108,4 +109,5 @@ def run_problems(planned: PlannedFile, settings: Settings, *, root: Path) -> lis
                     f"custom metric {metric.name}: importing {metric.custom_function_path!r} called "
                     f"sys.exit({error.code!r}): a metric's module must not exit when it is imported"
                 )
+    problems.extend(model_problems(planned))
     return problems

@@ -101,6 +101,16 @@ def test_readme_shows_the_pull_request_gate_example_as_it_is() -> None:
         assert permission in section
 
 
+def test_readme_shows_the_openai_judge_example_as_it_is() -> None:
+    section = readme_section("judge")
+    start = section.index("### Judges on other providers")
+    match = re.search(r"```yaml\n(.*?)```", section[start:], re.S)
+    assert match, "the judge section shows no workflow"
+    workflow = (REPO / "examples" / "workflows" / "openai-judge.yml").read_text(encoding="utf-8")
+    assert match.group(1) == workflow
+    assert "OPENAI_API_KEY: ${{ secrets.OPENAI_API_KEY }}" in workflow and "litellm" in workflow
+
+
 def test_readme_shows_the_sharded_example_as_it_is() -> None:
     section = readme_section("runners")
     start = section.index("### Spreading a large suite over machines")

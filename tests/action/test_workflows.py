@@ -52,6 +52,7 @@ def test_there_is_an_example_for_every_set_up_the_readme_promises() -> None:
         "fork-safe-comment.yml",
         "deployed-agent.yml",
         "cli-without-container.yml",
+        "openai-judge.yml",
     }
     assert {path.name for path in OWN} == {"ci.yml", "release.yml"}
 

@@ -111,7 +111,7 @@ class FakeGemini:
         return f"http://{host}:{port}"
 
     def start(self) -> FakeGemini:
-        server = _Server(("127.0.0.1", 0), _handler(self))
+        server = _Server(("127.0.0.1", 0), self.handler())
         server.daemon_threads = True
         server.block_on_close = False
         self._server = server
@@ -137,6 +137,10 @@ class FakeGemini:
         self.stop()
 
     # --- request handling ----------------------------------------------------------------------------
+    def handler(self) -> type[BaseHTTPRequestHandler]:
+        """The request handler of this API (the fakes of other providers' APIs replace it)."""
+        return _handler(self)
+
     def _next_reply(self, request: SeenRequest) -> Reply:
         with self._lock:
             queued = self._queue.popleft() if self._queue else None
@@ -145,15 +149,20 @@ class FakeGemini:
             return Reply(status=500, text="the fake Gemini server has no scripted answer")
         return Reply(text=reply) if isinstance(reply, str) else reply
 
-    def _record(self, model: str, api_key: str | None, body: dict[str, Any]) -> SeenRequest:
+    def prompt_of(self, body: dict[str, Any]) -> str:
+        """The text of a request's contents (the judge's prompt)."""
         texts = [
             part.get("text", "")
             for content in body.get("contents", [])
             for part in content.get("parts", [])
             if isinstance(part, dict)
         ]
+        return "\n".join(texts)
+
+    def _record(self, model: str, api_key: str | None, body: dict[str, Any]) -> SeenRequest:
+        prompt = self.prompt_of(body)
         with self._lock:
-            request = SeenRequest(len(self.requests) + 1, model, api_key, "\n".join(texts), body, time.monotonic())
+            request = SeenRequest(len(self.requests) + 1, model, api_key, prompt, body, time.monotonic())
             self.requests.append(request)
             self.in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
@@ -168,24 +177,28 @@ class _Server(ThreadingHTTPServer):
     request_queue_size = 128  # many judge calls connect at once
 
 
+class JsonHandler(BaseHTTPRequestHandler):
+    """Quiet, and answers JSON (the fakes of the other providers' APIs share it)."""
+
+    def log_message(self, format: str, *args: object) -> None:  # quiet
+        pass
+
+    def _send(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
+        data = json.dumps(payload).encode("utf-8")
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json; charset=UTF-8")
+            self.send_header("Content-Length", str(len(data)))
+            for name, value in (headers or {}).items():
+                self.send_header(name, value)
+            self.end_headers()
+            self.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client gave up (timeout)
+
+
 def _handler(fake: FakeGemini) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, format: str, *args: object) -> None:  # quiet
-            pass
-
-        def _send(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
-            data = json.dumps(payload).encode("utf-8")
-            try:
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json; charset=UTF-8")
-                self.send_header("Content-Length", str(len(data)))
-                for name, value in (headers or {}).items():
-                    self.send_header(name, value)
-                self.end_headers()
-                self.wfile.write(data)
-            except (BrokenPipeError, ConnectionResetError):
-                pass  # the client gave up (timeout)
-
+    class Handler(JsonHandler):
         def _error(self, status: int, message: str, headers: dict[str, str] | None = None) -> None:
             name = _STATUS_NAMES.get(status, "UNKNOWN")
             self._send(status, {"error": {"code": status, "message": message, "status": name}}, headers)

@@ -204,7 +204,8 @@ def test_a_baseline_judged_by_another_model_is_said_and_its_judge_drops_are_not_
 ) -> None:
     gemini.script = judge_script
     _, head = run(workspace, gemini, EVALSET)
-    assert head["run"]["judges"]["final_response_match_v2"] == {"model": "gemini-2.5-flash", "sampling": "3 samples"}
+    judged = {"model": "gemini-2.5-flash", "sampling": "3 samples", "provider": "gemini"}
+    assert head["run"]["judges"]["final_response_match_v2"] == judged
     base = json.loads(json.dumps(head))  # the base branch: judged by another model, which liked every answer
     base["run"]["judges"]["final_response_match_v2"]["model"] = "gemini-2.5-pro"
     for case in base["cases"]:

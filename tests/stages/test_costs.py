@@ -99,13 +99,32 @@ def test_missing_counts_stay_missing() -> None:
     assert (hand.tokens, hand.model_calls, hand.cost_usd) == (None, None, None)
 
 
+@pytest.mark.parametrize(
+    ("model", "pattern"),
+    [
+        ("gpt-4o-mini", "gpt-4o-mini*"),
+        ("openai/gpt-4o-mini-2024-07-18", "gpt-4o-mini*"),  # LiteLLM's provider, OpenAI's dated version
+        ("openai:gpt-4o", "gpt-4o*"),  # ADK's Class:model form
+        ("o3-mini", "o3-mini*"),
+        ("anthropic/claude-haiku-4-5", "claude-haiku-4*"),
+        ("claude-sonnet-4-5@20250929", "claude-sonnet-4*"),  # Claude on Vertex AI, with its version
+        ("claude-opus-4-6", "claude-opus-4-[5-9]*"),
+        ("claude-opus-4-1", "claude-opus-4*"),
+        ("ollama/llama3:8b", None),
+    ],
+)
+def test_openai_and_anthropic_models_have_list_prices(model: str, pattern: str | None) -> None:
+    found = Prices.shipped().price_of(model)
+    assert (found.pattern if found else None) == pattern
+
+
 def test_models_are_matched_by_the_most_specific_pattern_first() -> None:
     prices = Prices.shipped()
     assert model_name("publishers/google/models/gemini-2.5-flash-001") == "gemini-2.5-flash-001"
     assert prices.price_of("gemini-2.5-flash-lite-preview-09-2025").pattern == "gemini-2.5-flash-lite*"  # type: ignore[union-attr]
     assert prices.price_of("models/gemini-2.5-flash").pattern == "gemini-2.5-flash*"  # type: ignore[union-attr]
     assert prices.price_of("gemini-3.1-pro-preview").pattern == "gemini-3*-pro*"  # type: ignore[union-attr]
-    assert prices.price_of("gpt-4o") is None
+    assert prices.price_of("my-own-model") is None
     table = prices.table
     assert table.source.startswith("https://ai.google.dev/") and table.date
 

@@ -1,6 +1,7 @@
 """A content-addressed cache of judge answers on disk (``--cache-dir``).
 
-The key is a hash of the judge model, its generation config, the full prompt, the sample index and the case's
+The key is a hash of the judge's provider (Gemini's keys leave it out, as before there were others) and model, its
+generation config, the full prompt, the sample index and the case's
 run number, so a second command over unchanged agent answers asks the judge nothing, while the runs of one case
 (``--num-runs``, ``--confirm-failures``) each get their own judge samples. Writes are atomic (a temporary file renamed
 into place); an entry that cannot be read or does not match its key is ignored, never fatal. Entries are read only
@@ -24,8 +25,12 @@ CACHE_FORMAT = 1
 MAX_ENTRY_BYTES = 8 * 1024 * 1024  # a judge's answer is at most tens of thousands of tokens: a few hundred KB
 
 
-def cache_key(*, model: str, config: dict[str, Any], prompt: str, sample: int, run: int = 1) -> str:
+def cache_key(
+    *, model: str, config: dict[str, Any], prompt: str, sample: int, run: int = 1, provider: str = "gemini"
+) -> str:
     fields: dict[str, Any] = {"format": CACHE_FORMAT, "model": model, "config": config, "prompt": prompt}
+    if provider != "gemini":  # Gemini keeps the keys of the versions that had no other provider
+        fields["provider"] = provider
     fields["sample"] = sample
     if run != 1:  # run 1 keeps the keys of the versions that did not vary by run
         fields["run"] = run

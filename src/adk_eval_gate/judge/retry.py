@@ -1,9 +1,10 @@
 """When and how long to wait before trying a judge call again.
 
 Retried: transient HTTP statuses (``retry.transient_status``: 408, 425, 429, 5xx), timeouts and dropped
-connections. The server's own hint wins: a ``Retry-After`` header (seconds or an HTTP date) or a
-``google.rpc.RetryInfo`` ``retryDelay`` in the error body; otherwise exponential backoff with jitter. Everything
-else (a bad key, a bad request) fails at once.
+connections, from google-genai and from the SDKs behind ADK's other model classes (OpenAI, Anthropic, LiteLLM:
+their errors carry ``status_code``). The server's own hint wins: a ``Retry-After`` header (seconds or an HTTP
+date), OpenAI's ``retry-after-ms``, or a ``google.rpc.RetryInfo`` ``retryDelay`` in the error body; otherwise
+exponential backoff with jitter. Everything else (a bad key, a bad request) fails at once.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import random
 import re
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -28,7 +30,7 @@ class JudgeRetry:
     rate_limited_attempts: int = 10
 
     def attempts_for(self, error: BaseException) -> int:
-        limited = isinstance(error, genai_errors.APIError) and error.code == 429
+        limited = status_of(error) == 429
         return max(self.backoff.attempts, self.rate_limited_attempts) if limited else self.backoff.attempts
 
     def delay(self, error: BaseException, failed_attempts: int, rng: random.Random) -> float:
@@ -72,16 +74,55 @@ def _transport_errors() -> tuple[type[BaseException], ...]:
 TRANSPORT_ERRORS = _transport_errors()
 
 
+def _sdk_errors(name: str) -> tuple[type[BaseException], ...]:
+    """The OpenAI and Anthropic SDKs' class ``name`` (``APIConnectionError``), of those already imported: an
+    error of theirs can only come from an SDK that is loaded, and importing them here would slow every start."""
+    found = (getattr(sys.modules.get(module), name, None) for module in ("openai", "anthropic"))
+    return tuple(error for error in found if isinstance(error, type) and issubclass(error, BaseException))
+
+
+def is_timeout(error: BaseException) -> bool:
+    return isinstance(error, (*TIMEOUT_ERRORS, *_sdk_errors("APITimeoutError")))
+
+
+def is_transport_error(error: BaseException) -> bool:
+    """A timeout or a dropped connection (the SDKs' timeouts are connection errors too)."""
+    return isinstance(error, (*TRANSPORT_ERRORS, *_sdk_errors("APIConnectionError")))
+
+
+def status_of(error: BaseException) -> int | None:
+    """The HTTP status of a failed call: google-genai's ``code``, the other SDKs' ``status_code``."""
+    status = error.code if isinstance(error, genai_errors.APIError) else getattr(error, "status_code", None)
+    return status if isinstance(status, int) and not isinstance(status, bool) else None
+
+
 def is_retryable(error: BaseException) -> bool:
-    if isinstance(error, genai_errors.APIError):
-        return isinstance(error.code, int) and transient_status(error.code)
-    return isinstance(error, TRANSPORT_ERRORS)
+    status = status_of(error)
+    if status is not None:
+        return transient_status(status)
+    return is_transport_error(error)
 
 
 def _headers(error: BaseException) -> Mapping[str, str] | None:
+    """The failed response's headers that carry a wait (LiteLLM keeps the provider's in
+    ``litellm_response_headers``)."""
     response = getattr(error, "response", None)
-    headers = getattr(response, "headers", None)
-    return headers if headers is not None and hasattr(headers, "get") else None
+    candidates: tuple[Any, ...] = (getattr(error, "litellm_response_headers", None), getattr(response, "headers", None))
+    for headers in candidates:
+        if not hasattr(headers, "get"):  # httpx's and aiohttp's headers, a dict
+            continue
+        if headers.get("retry-after-ms") or retry_after_seconds(headers) is not None:
+            found: Mapping[str, str] = headers
+            return found
+    return None
+
+
+def _retry_after_ms(headers: Mapping[str, str]) -> float | None:
+    try:
+        milliseconds = float(headers.get("retry-after-ms") or "")
+    except ValueError:
+        return None
+    return milliseconds / 1000 if milliseconds >= 0 else None
 
 
 def _retry_info_delay(details: Any) -> float | None:
@@ -101,7 +142,9 @@ def server_delay(error: BaseException) -> float | None:
     """The wait the server asked for, if it said one."""
     headers = _headers(error)
     if headers is not None:
-        seconds = retry_after_seconds(headers)
+        seconds = _retry_after_ms(headers)  # OpenAI's, more precise than its Retry-After
+        if seconds is None:
+            seconds = retry_after_seconds(headers)
         if seconds is not None:
             return seconds
     if isinstance(error, genai_errors.APIError):
@@ -119,7 +162,8 @@ def describe_error(error: BaseException) -> str:
             message = " ".join(str(error.message).split())
             text += f": {message[:200]}"
         return text
-    if isinstance(error, TIMEOUT_ERRORS):
+    if is_timeout(error):
         return "timed out"
     detail = " ".join(str(error).split())[:200]
-    return f"{type(error).__name__}: {detail}" if detail else type(error).__name__
+    name = type(error).__name__ if status_of(error) is None else f"HTTP {status_of(error)} {type(error).__name__}"
+    return f"{name}: {detail}" if detail else name

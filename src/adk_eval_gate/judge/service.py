@@ -13,14 +13,13 @@ import random
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from google.genai import errors as genai_errors
 from google.genai import types as genai_types
 
 from adk_eval_gate.eval_config import JudgeModelOptions
 from adk_eval_gate.judge.cache import JudgeCache, cache_key
 from adk_eval_gate.judge.client import ModelAnswer, config_fingerprint, request_config
 from adk_eval_gate.judge.limiter import JudgeLimiter
-from adk_eval_gate.judge.retry import JUDGE_RETRY, JudgeRetry, describe_error, is_retryable, server_delay
+from adk_eval_gate.judge.retry import JUDGE_RETRY, JudgeRetry, describe_error, is_retryable, server_delay, status_of
 from adk_eval_gate.pricing import Tokens, tokens_of
 
 
@@ -97,6 +96,7 @@ class JudgeService:
         if self.cache is None:
             return (await self._call(model=options.judge_model, config=config, prompt=prompt)).text
         key = cache_key(
+            provider=self._provider(options.judge_model),
             model=options.judge_model,
             config=config_fingerprint(config),
             prompt=prompt,
@@ -129,6 +129,11 @@ class JudgeService:
             self.cache.put(key, answer)
         future.set_result(answer.text)
         return answer.text
+
+    def _provider(self, model: str) -> str:
+        """Who answers ``model``: ``gemini`` for google-genai, else ADK's class (part of the cache key)."""
+        provider = getattr(self.backend, "provider", None)
+        return str(provider(model)) if callable(provider) else "gemini"
 
     async def _call(self, *, model: str, config: genai_types.GenerateContentConfig, prompt: str) -> ModelAnswer:
         assert self.backend is not None
@@ -183,5 +188,4 @@ class JudgeService:
             await self.backend.aclose()
 
 
-def _status(error: BaseException) -> int | None:
-    return error.code if isinstance(error, genai_errors.APIError) else None
+_status = status_of

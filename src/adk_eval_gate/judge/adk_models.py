@@ -1,0 +1,121 @@
+"""Judge requests through ADK's model classes, for every judge model that is not Gemini (``judge.models``).
+
+The request is the one ADK's judges send: ``LlmRequest(model=judge_model, contents=[one user text part],
+config=the criterion's config with automatic function calling off)``, to an instance made as ADK makes it,
+``resolved_class(model=judge_model)``; the answer is the text of the first response the model yields, every text
+part joined by newlines (ADK's ``get_text_from_content``). Two things differ, both so that our retries, counted
+and honouring the server's hints, are the only ones: the provider SDK's own retries are off (a client with
+``max_retries=0`` for ADK's OpenAI and Anthropic classes, ``num_retries=0``/``max_retries=0`` for LiteLLM), and
+the request carries no retry options (ADK adds 7 attempts, which LiteLLM would turn into its own retries).
+
+A model instance is made per event loop, because the provider SDKs' HTTP clients belong to the loop that used them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from google.genai import types as genai_types
+
+from adk_eval_gate.judge.client import DEFAULT_TIMEOUT_SECONDS, ModelAnswer
+from adk_eval_gate.judge.models import ModelRoute
+
+
+class EmptyJudgeAnswer(Exception):
+    """The model's generator ended without a response (ADK raises too: "no response received from judge model")."""
+
+
+def answer_text(content: genai_types.Content | None) -> str:
+    """ADK's ``get_text_from_content`` for a model's content: every text part, joined by newlines."""
+    if content is None or not content.parts:
+        return ""
+    return "\n".join(part.text for part in content.parts if part.text)
+
+
+def _usage_counts(usage: genai_types.GenerateContentResponseUsageMetadata | None) -> tuple[int, int]:
+    if usage is None:
+        return 0, 0
+    return usage.prompt_token_count or 0, (usage.candidates_token_count or 0) + (usage.thoughts_token_count or 0)
+
+
+def make_model(route: ModelRoute, *, timeout_seconds: float) -> Any:
+    """``route.llm_class(model=name)`` as ADK makes it, with the provider SDK's own retries off where we can."""
+    cls, name = route.llm_class, route.name
+    if route.provider == "LiteLlm":
+        import litellm
+
+        litellm.suppress_debug_info = True  # else each failed call prints LiteLLM's help banner
+        return cls(model=name, num_retries=0, max_retries=0, timeout=timeout_seconds)
+    if route.provider == "OpenAILlm":
+        from openai import AsyncOpenAI  # the same environment (OPENAI_API_KEY, OPENAI_BASE_URL) as ADK's default
+
+        return cls(model=name, client=AsyncOpenAI(max_retries=0, timeout=timeout_seconds))
+    if route.provider == "AnthropicLlm":
+        from anthropic import AsyncAnthropic
+
+        return cls(model=name, client=AsyncAnthropic(max_retries=0, timeout=timeout_seconds))
+    return cls(model=name)
+
+
+class AdkModelJudge:
+    """Sends one request per call through ADK's model class for the route; raises the provider's errors unchanged."""
+
+    def __init__(self, *, timeout_seconds: float = DEFAULT_TIMEOUT_SECONDS) -> None:
+        self.timeout_seconds = timeout_seconds
+        self._models: dict[tuple[asyncio.AbstractEventLoop, str], Any] = {}
+
+    def _model(self, route: ModelRoute) -> Any:
+        key = (asyncio.get_running_loop(), route.name)
+        model = self._models.get(key)
+        if model is None:
+            model = self._models[key] = make_model(route, timeout_seconds=self.timeout_seconds)
+        return model
+
+    async def generate(
+        self, *, route: ModelRoute, config: genai_types.GenerateContentConfig, prompt: str
+    ) -> ModelAnswer:
+        from google.adk.models.llm_request import LlmRequest
+
+        request_config = config.model_copy(deep=True)
+        request_config.http_options = genai_types.HttpOptions(
+            retry_options=genai_types.HttpRetryOptions(attempts=0)  # LiteLLM: num_retries=0
+        )
+        request = LlmRequest(
+            model=route.name,
+            contents=[genai_types.Content(role="user", parts=[genai_types.Part(text=prompt)])],
+            config=request_config,
+        )
+        response = await asyncio.wait_for(self._first(self._model(route), request), timeout=self.timeout_seconds + 5)
+        input_tokens, output_tokens = _usage_counts(response.usage_metadata)
+        return ModelAnswer(
+            text=answer_text(response.content),
+            input_tokens=input_tokens,
+            output_tokens=output_tokens,
+            usage=response.usage_metadata,
+        )
+
+    @staticmethod
+    async def _first(model: Any, request: Any) -> Any:
+        generator = model.generate_content_async(request)
+        try:
+            async for response in generator:
+                return response
+        finally:
+            await generator.aclose()
+        raise EmptyJudgeAnswer("no response received from the judge model")
+
+    async def aclose(self) -> None:
+        """Closes the HTTP clients we made for the running loop (and forgets the models of loops that are gone)."""
+        loop = asyncio.get_running_loop()
+        mine = [model for (owner, _), model in self._models.items() if owner is loop]
+        self._models = {
+            key: model for key, model in self._models.items() if key[0] is not loop and not key[0].is_closed()
+        }
+        for model in mine:
+            client = getattr(model, "client", None)
+            close = getattr(client, "close", None)
+            if close is not None:
+                result = close()
+                if asyncio.iscoroutine(result):
+                    await result

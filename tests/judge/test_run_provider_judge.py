@@ -1,0 +1,136 @@
+"""End to end: ``adk-eval-gate run --runner recorded`` with judges that are not Gemini (ADK's OpenAI integration and
+LiteLLM against the fake OpenAI and Anthropic servers): scores, token counts and dollars, the cache, a 429 with a
+retry hint, the like-for-like note when the judge's provider changes, and the keys kept out of every output."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import EXAMPLES, run_cli, write_json
+from tests.fakes.gemini_server import FakeGemini, Reply, SeenRequest
+from tests.judge.helpers import rubric_answer, v2_answer
+from tests.judge.providers import ANTHROPIC_KEY, OPENAI_KEY, provider_env, provider_servers
+from tests.judge.test_run_judge import EVALSET, RUBRIC, history, history_dir, metric
+
+__all__ = ["history", "provider_servers"]
+pytestmark = pytest.mark.slow
+
+
+def config(model: str) -> dict[str, Any]:
+    options = {"judge_model": model, "num_samples": 3}
+    return {
+        "criteria": {
+            "final_response_match_v2": {"threshold": 0.5, "judge_model_options": options},
+            "rubric_based_final_response_quality_v1": {
+                "threshold": 0.5,
+                "judge_model_options": options,
+                "rubrics": [{"rubric_id": "concise", "rubric_content": {"text_property": RUBRIC["concise"]}}],
+            },
+        }
+    }
+
+
+def judge_script(request: SeenRequest) -> str | Reply:
+    if "is_the_agent_response_valid" in request.prompt:
+        return v2_answer("invalid" if "Melbourne" in request.prompt else "valid")
+    return rubric_answer({"concise": "no" if "Sydney" in request.prompt else "yes"}, RUBRIC)
+
+
+@pytest.fixture
+def workspace(repo: Path, history: Path) -> Path:
+    shutil.copytree(
+        EXAMPLES / "weather_agent", repo / "weather_agent", ignore=shutil.ignore_patterns("__pycache__", ".adk")
+    )
+    shutil.copytree(history, history_dir(repo))
+    return repo
+
+
+def run(workspace: Path, servers: dict[str, FakeGemini], model: str, *args: str) -> tuple[Any, dict[str, Any]]:
+    write_json(workspace / "weather_agent" / "test_config.json", config(model))
+    recorded = ["--runner", "recorded", "--recorded", str(history_dir(workspace))]
+    result = run_cli("run", EVALSET, *recorded, *args, cwd=workspace, env=provider_env(servers))
+    assert "Traceback" not in result.stdout + result.stderr, result.stdout + result.stderr
+    path = workspace / "adk-eval-results" / "results.json"
+    return result, json.loads(path.read_text()) if path.exists() else {}
+
+
+def every_output(workspace: Path, result: Any) -> str:
+    files = (workspace / "adk-eval-results").rglob("*")
+    return result.stdout + result.stderr + "".join(f.read_text(errors="replace") for f in files if f.is_file())
+
+
+@pytest.mark.parametrize(
+    ("model", "api", "price"),
+    [("gpt-4o-mini", "openai", (0.15, 0.60)), ("anthropic/claude-haiku-4-5", "anthropic", (1.00, 5.00))],
+)
+def test_a_judge_on_another_provider_scores_counts_and_prices_every_call(
+    workspace: Path, provider_servers: dict[str, FakeGemini], model: str, api: str, price: tuple[float, float]
+) -> None:
+    fake = provider_servers[api]
+    fake.script = judge_script
+    result, data = run(workspace, provider_servers, model)
+    assert result.returncode == 1, result.stdout + result.stderr  # the wrong city fails on purpose
+    for case, expected in (("paris_today", 1.0), ("two_cities", 1.0), ("wrong_city_on_purpose", 0.0)):
+        for name in ("final_response_match_v2", "rubric_based_final_response_quality_v1"):
+            assert metric(data, case, name)["score"] == expected, (case, name)
+    assert fake.count == 24 and all(request.model == model.rsplit("/", 1)[-1] for request in fake.requests)
+    judge = data["usage"]["judge"]
+    assert [entry["model"] for entry in judge["models"]] == [model]
+    input_tokens = sum(max(1, len(r.prompt) // 4) for r in fake.requests)
+    assert data["judge"]["input_tokens"] == input_tokens
+    dollars = (input_tokens * price[0] + data["judge"]["output_tokens"] * price[1]) / 1e6
+    assert judge["cost_usd"] == pytest.approx(dollars)
+    assert f"{model} (" in result.stdout and "through ADK's model classes" in result.stdout
+    assert OPENAI_KEY not in every_output(workspace, result) and ANTHROPIC_KEY not in every_output(workspace, result)
+
+
+def test_a_rerun_is_answered_from_the_cache_whose_key_names_the_provider(
+    workspace: Path, provider_servers: dict[str, FakeGemini]
+) -> None:
+    fake = provider_servers["openai"]
+    fake.script = judge_script
+    cache = str(workspace / ".judge-cache")
+    _, first = run(workspace, provider_servers, "gpt-4o-mini", "--cache-dir", cache)
+    assert fake.count == 24
+    _, second = run(workspace, provider_servers, "gpt-4o-mini", "--cache-dir", cache)
+    assert fake.count == 24  # nothing new reached the server
+    assert second["judge"]["calls"] == 0 and second["judge"]["cached"] == 24
+    assert [c["metrics"] for c in second["cases"]] == [c["metrics"] for c in first["cases"]]
+    _, third = run(workspace, provider_servers, "openai/gpt-4o-mini", "--cache-dir", cache)  # LiteLLM this time
+    assert third["judge"]["calls"] == 24 and fake.count == 48
+
+
+def test_a_429_with_a_retry_hint_is_waited_out(workspace: Path, provider_servers: dict[str, FakeGemini]) -> None:
+    fake = provider_servers["openai"]
+    fake.script = judge_script
+    fake.enqueue(Reply.error(429, retry_after="1"))
+    result, data = run(workspace, provider_servers, "openai/gpt-4o-mini", "--judge-parallelism", "1")
+    assert "1 retries" in result.stdout and data["judge"]["failed"] == 0
+    assert all(m["score"] is not None for case in data["cases"] for m in case["metrics"])
+    assert fake.requests[1].arrived - fake.requests[0].arrived >= 0.95  # the hint, not the backoff's 0.5-1 s
+
+
+def test_a_key_the_provider_echoes_is_masked(workspace: Path, provider_servers: dict[str, FakeGemini]) -> None:
+    fake = provider_servers["openai"]
+    fake.script = lambda request: Reply(status=400, text=f"Incorrect API key provided: {OPENAI_KEY}")
+    result, data = run(workspace, provider_servers, "gpt-4o-mini")
+    found = metric(data, "paris_today", "final_response_match_v2")
+    assert found["status"] == "not_evaluated" and "HTTP 400" in found["reason"] and "***" in found["reason"]
+    assert OPENAI_KEY not in every_output(workspace, result)
+
+
+def test_the_judge_provider_changing_is_said(workspace: Path, provider_servers: dict[str, FakeGemini]) -> None:
+    provider_servers["openai"].script = judge_script
+    _, base = run(workspace, provider_servers, "openai/gpt-4o-mini")
+    write_json(workspace / "base.json", base)
+    result, data = run(workspace, provider_servers, "gpt-4o-mini", "--baseline", "base.json")
+    line = (
+        "judge model changed for final_response_match_v2: openai/gpt-4o-mini -> gpt-4o-mini, "
+        "judge scores are not comparable"
+    )
+    assert line in [d["message"] for d in data["comparison"]["differences"]] and line in result.stdout
