@@ -39,6 +39,12 @@ class Inference:
         return self.error is not None and (self.timed_out or self.retryable)
 
 
+def recorded_start(invocations: list[Invocation]) -> float:
+    """When a replayed run started: its first turn's recorded timestamp (0 when it has none), never the replay's
+    own time, so that a replay's results are the same every time."""
+    return next((turn.creation_timestamp for turn in invocations if turn.creation_timestamp), 0.0)
+
+
 REQUEST_KEY = "__llm_request_key__"  # the session state key ADK's eval (and our request recorder) writes
 
 

@@ -112,7 +112,18 @@ def thresholds(case: CaseResult, *, pass_rule: PassRule) -> list[Finding]:
     """With ``--pass-rule mean``: each metric whose mean missed its threshold, or that could not be evaluated;
     nothing graded at all is not evaluated. With ``all``/``majority``: whether enough runs passed."""
     if pass_rule != "mean":
-        return _pass_rule(case.runs, pass_rule)
+        found = _pass_rule(case.runs, pass_rule)
+        # why the runs did not pass, as the metrics' means say it
+        return (
+            found
+            + [
+                _finding("threshold", found[0].effect, failure_reason(m), metric=m.name)
+                for m in case.metrics
+                if m.status == "failed"
+            ]
+            if found
+            else []
+        )
     graded = [m for m in case.metrics if m.status != "informational"]
     found = [
         _finding("threshold", "failed", failure_reason(m), metric=m.name)
