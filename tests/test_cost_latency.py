@@ -5,6 +5,7 @@ and a model without a price."""
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +33,7 @@ from google.genai import types
 
 MODEL = "{model}"
 EXTRA_CALL = {extra}  # one more model call per turn: a lookup before the weather
+TOKENS = {tokens}  # a multiple of the tokens every call reports
 LOG = os.path.join(os.path.dirname(__file__), "events.jsonl")
 
 
@@ -63,7 +65,9 @@ class Priced(BaseLlm):
             content=types.Content(role="model", parts=[part]),
             model_version=MODEL,
             usage_metadata=types.GenerateContentResponseUsageMetadata(
-                prompt_token_count=1000 + 10 * prompt, candidates_token_count=50, cached_content_token_count=200
+                prompt_token_count=(1000 + 10 * prompt) * TOKENS,
+                candidates_token_count=50 * TOKENS,
+                cached_content_token_count=200 * TOKENS,
             ),
         )
 
@@ -84,8 +88,15 @@ app = App(name="priced", root_agent=root_agent, plugins=[Stamps(name="stamps")])
 CITIES = {"paris": "Paris", "tokyo": "Tokyo", "lima": "Lima"}
 
 
-def _project(repo: Path, *, model: str = "gemini-2.5-flash", extra: bool = False, config: dict[str, Any] | None = None):  # type: ignore[no-untyped-def]
-    agent = write_agent(repo / "priced", AGENT.format(model=model, extra=extra))
+def _project(  # type: ignore[no-untyped-def]
+    repo: Path,
+    *,
+    model: str = "gemini-2.5-flash",
+    extra: bool = False,
+    tokens: int = 1,
+    config: dict[str, Any] | None = None,
+):
+    agent = write_agent(repo / "priced", AGENT.format(model=model, extra=extra, tokens=tokens))
     (agent / "events.jsonl").unlink(missing_ok=True)
     cases = {eval_id: [turn(city, answer=f"It is sunny in {city}.")] for eval_id, city in CITIES.items()}
     cases["long"] = [turn("Lima " + "please " * 40, answer="It is sunny in Lima.")]
@@ -146,7 +157,7 @@ def test_one_more_model_call_per_turn_fails_max_cost_increase_and_the_same_agent
     failed = next(b for b in data["budgets"] if b["name"] == "max-cost-increase")
     assert failed["status"] == "failed" and data["status"] == "failed"
     assert (
-        failed["reason"].startswith("the suite's cost per pass rose ")
+        failed["reason"].startswith("the cost per pass of the cases both sides ran rose ")
         and "more than --max-cost-increase 20%" in (failed["reason"])
     )
     assert f"Budget failed: {failed['reason']}" in more.stdout
@@ -197,7 +208,7 @@ def test_a_model_without_a_price_is_said_once_and_fails_only_a_cost_budget(repo:
     assert budget.returncode == 1
     data = _results(repo)
     assert data["status"] == "error" and data["budgets"][0]["status"] == "unchecked"
-    assert "--max-cost $1 cannot be checked: cost unknown for model our-finetune-1" in budget.stdout
+    assert "--max-cost $1.00 cannot be checked: cost unknown for model our-finetune-1" in budget.stdout
     prices = write_json(
         repo / "prices.json",
         {
@@ -209,3 +220,55 @@ def test_a_model_without_a_price_is_said_once_and_fails_only_a_cost_budget(repo:
     priced = run_cli("run", "priced", "--max-cost", "1", "--prices", str(prices), cwd=repo)
     assert priced.returncode == 0, priced.stdout
     assert _results(repo)["usage"]["prices"]["file"] == str(prices)
+
+
+def _gate_in_process(monkeypatch: pytest.MonkeyPatch, repo: Path, *args: str) -> tuple[int, dict[str, Any]]:
+    """One gate run in this process (agents too: ``--workers 0``), so that twenty of them take seconds."""
+    import contextlib
+    import io
+
+    from adk_eval_gate import cli
+    from tests.github.flows import clean_env
+
+    clean_env(monkeypatch)
+    monkeypatch.chdir(repo)
+    with contextlib.redirect_stdout(io.StringIO()):
+        code = cli.main(["run", "priced", "--workers", "0", *args])
+    return code, _results(repo)
+
+
+def test_the_same_agent_never_fails_the_increase_budgets_and_twice_the_tokens_always_does(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The trial's false failures: the same agent, run again, failed --max-latency-increase on turn-time jitter.
+    Twenty runs of the same agent against one baseline never fail; twenty with twice the tokens always do, on
+    cost, and never on a latency rise the comparison does not flag."""
+    _project(repo)
+    code, base = _gate_in_process(monkeypatch, repo)
+    assert code == 0, base["status"]
+    (repo / "base.json").write_text(json.dumps(base))
+    budget = ["--baseline", "base.json", "--max-latency-increase", "20", "--max-cost-increase", "10"]
+    same = [_gate_in_process(monkeypatch, repo, *budget) for _ in range(20)]
+    failures = [
+        (
+            data["budgets"],
+            data["comparison"]["usage"]["suite"],
+            [c["usage"]["turn_seconds"] for c in data["cases"]],
+            [c["usage"]["turn_seconds"] for c in base["cases"]],
+        )
+        for code, data in same
+        if code != 0
+    ]
+    assert failures == []
+    _project(repo, tokens=2)
+    for name in [name for name in sys.modules if name == "priced" or name.startswith("priced.")]:
+        del sys.modules[name]  # this process imported the agent before the change
+    doubled = [_gate_in_process(monkeypatch, repo, *budget) for _ in range(20)]
+    assert [code for code, _ in doubled] == [1] * 20
+    for _, data in doubled:
+        checks = {check["name"]: check for check in data["budgets"]}
+        assert checks["max-cost-increase"]["status"] == "failed", checks
+        tokens = next(c for c in data["comparison"]["usage"]["suite"] if c["quantity"] == "tokens")
+        assert tokens["change_pct"] == pytest.approx(100.0) and tokens["flagged"]
+        latency = next(c for c in data["comparison"]["usage"]["suite"] if c["quantity"] == "p95_turn_seconds")
+        assert (checks["max-latency-increase"]["status"] == "failed") == latency["flagged"]

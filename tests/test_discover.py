@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from adk_eval_gate.discover import discover, glob_to_regex, split_selector
+from adk_eval_gate.discover import discover, glob_to_regex, misnamed_eval_files, split_selector
 from adk_eval_gate.errors import UsageError
 
 
@@ -77,3 +77,19 @@ def test_glob_semantics() -> None:
     assert glob_to_regex("**/*.test.json").match("c.test.json")
     assert not glob_to_regex("a/*.json").match("a/b/c.json")
     assert glob_to_regex("a/**").match("a/b/c.json")
+
+
+def test_the_tools_own_output_is_never_taken_for_a_misnamed_eval_file(tmp_path: Path) -> None:
+    """Each run warned 'adk-eval-results/results.json looks like an eval file ... rename it'."""
+    from tests.report.builders import case, document, metric
+
+    (tmp_path / "agent").mkdir()
+    results = document([case("paris", [metric("response_match_score", 0.9)])]).model_dump_json()
+    out = tmp_path / "adk-eval-results"
+    out.mkdir()
+    (out / "results.json").write_text(results)
+    (tmp_path / "agent" / "saved.json").write_text(results)  # a copy elsewhere: recognised by its content
+    (tmp_path / "agent" / "weather_eval.json").write_text('{"eval_set_id": "w", "eval_cases": []}')
+    found = misnamed_eval_files([str(tmp_path)], outputs=[out])
+    assert found == [(tmp_path / "agent" / "weather_eval.json").as_posix()]
+    assert misnamed_eval_files([str(tmp_path)]) == found

@@ -111,7 +111,8 @@ def test_confirm_failures_re_runs_only_what_failed_and_decides_on_every_run(repo
     cases = {c["eval_id"]: c for c in data["cases"]}
     flip, never = cases["flip"], cases["never"]
     assert (flip["status"], flip["stability"], flip["runs_passed"]) == ("passed", "flaky", 3)  # mean 0.75 >= 0.7
-    assert flip["confirmation"] == {"reason": "failed", "first_status": "failed", "extra_runs": 3}
+    assert flip["confirmation"] == {"reason": "failed", "first_status": "failed", "extra_runs": 3, "confirmed": False}
+    assert never["confirmation"]["confirmed"]  # it failed every one of its re-runs
     assert [run["confirmation"] for run in flip["runs"]] == [False, True, True, True]
     assert (never["status"], never["stability"], len(never["runs"])) == ("failed", "stable-fail", 4)
     assert cases["steady"]["confirmation"] is None and len(cases["steady"]["runs"]) == 1

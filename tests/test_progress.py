@@ -69,7 +69,7 @@ def test_ci_prints_one_line_per_run_and_heartbeats_in_a_group() -> None:
     progress.end()
     lines = out.getvalue().splitlines()
     assert lines[0] == "::group::Running 3 case runs"
-    assert "ERROR a.evalset.json::c1: boom" in lines
+    assert "ran a.evalset.json::c1: error: boom" in lines
     heartbeat = next(line for line in lines if line.startswith("... "))
     assert (
         heartbeat == "... 2/3 done, 1 error, 1 running, 45s elapsed, ETA 22s; longest running: a.evalset.json::c2 (45s)"

@@ -208,6 +208,11 @@ def compare(
         metrics=_metric_deltas(base, head, changes),
         changes=changes,
         cases=case_level,
+        failing_before=[
+            case_id
+            for case_id, case in head_cases.items()
+            if case.status not in _PASSING and case_id in base_cases and base_cases[case_id].status not in _PASSING
+        ],
         differences=found,
         history=histories.summary(history, requested=history_requested, case_ids=list(head_cases)) if history else None,
         usage=compare_usage(head, base, history=history),

@@ -132,14 +132,19 @@ def display_path(path: Path, root: Path) -> str:
 
 
 # JSON that is not eval data whatever it holds: configs, sessions, package manifests.
-_NOT_EVAL_NAMES = re.compile(r"(test_config|initial\.session|package(-lock)?|tsconfig)\.json$|\.session\.json$")
+_NOT_EVAL_NAMES = re.compile(
+    r"(test_config|initial\.session|package(-lock)?|tsconfig)\.json$|\.session\.json$|\.evalset_result\.json$"
+)
 _EVAL_MARKERS = re.compile(r'"(eval_set_id|evalSetId|eval_cases|evalCases)"\s*:|^\s*\[\s*\{\s*"query"\s*:')
+_OUR_RESULTS = re.compile(r'^\s*\{\s*"schema_version"\s*:')  # results.json, written by this tool
 _SNIFF_BYTES = 4096
 
 
-def misnamed_eval_files(specs: list[str]) -> list[str]:
+def misnamed_eval_files(specs: list[str], *, outputs: list[Path] | None = None) -> list[str]:
     """JSON files under the given folders that look like eval data but are not named ``*.test.json`` or
-    ``*.evalset.json`` (ADK's samples use names such as ``*_eval.json``), so discovery does not pick them up."""
+    ``*.evalset.json`` (ADK's samples use names such as ``*_eval.json``), so discovery does not pick them up.
+    The tool's own output (``outputs``: its folders and files, and any results.json) is never one."""
+    ours = [_resolved(path) for path in outputs or []]
     found = []
     for spec in specs or ["."]:
         folder = Path(split_selector(spec)[0])
@@ -148,12 +153,14 @@ def misnamed_eval_files(specs: list[str]) -> list[str]:
         for path in _walk(folder, (".json",)):
             if path.name.endswith(EVAL_SUFFIXES) or _NOT_EVAL_NAMES.search(path.name):
                 continue
+            if any(_resolved(path) == out or out in _resolved(path).parents for out in ours):
+                continue
             try:
                 with path.open("rb") as handle:
                     head = handle.read(_SNIFF_BYTES).decode("utf-8", "replace")
             except OSError:
                 continue
-            if _EVAL_MARKERS.search(head):
+            if _EVAL_MARKERS.search(head) and not _OUR_RESULTS.search(head):
                 found.append(path.as_posix())
     return found
 

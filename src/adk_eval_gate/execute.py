@@ -71,7 +71,7 @@ async def _attempt(runner: Runner, item: WorkItem) -> Inference:
 
 
 async def _infer(runner: Runner, item: WorkItem, *, timeout: float, retry: Backoff) -> Inference:
-    started = time.monotonic()
+    started, started_at = time.monotonic(), time.time()
     transient: list[str] = []
 
     async def attempts() -> Inference:
@@ -95,6 +95,8 @@ async def _infer(runner: Runner, item: WorkItem, *, timeout: float, retry: Backo
         inference = Inference(error=reason, timed_out=True)
     if inference.duration_seconds is None:
         inference.duration_seconds = round(time.monotonic() - started, 3)
+    if inference.started_at is None:
+        inference.started_at = round(started_at, 3)
     return inference
 
 

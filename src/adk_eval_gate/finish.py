@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from adk_eval_gate import gate
+from adk_eval_gate import gate, verdict
 from adk_eval_gate.console import Console
 from adk_eval_gate.errors import GateError
 from adk_eval_gate.github.annotations import annotate
@@ -80,7 +80,7 @@ def finish(
     if ending.annotate:
         annotate(console, doc)
     console_report.final(console, doc)
-    return gate.exit_code(doc)
+    return verdict.exit_code(doc)
 
 
 def finish_run(

@@ -1,78 +1,51 @@
-"""gate: the verdict. Compare this run with the baseline, decide the run's status with the policy (thresholds,
-``--allow-not-evaluated``, ``--fail-on-regression``), and turn it into the exit code.
+"""gate: find the baseline, compare this run with it, and have the verdict decided (``verdict.decide``) with the
+policy of the options; say on the console what was compared.
 
-The comparison itself is pure (``compare``); finding the baseline is I/O (``github.baseline``); this module joins
-them and says what it found on the console. Publishing never decides anything here.
+The comparison itself is pure (``compare``); finding the baseline is I/O (``github.baseline``); the rules are the
+verdict's. This module joins them. Publishing never decides anything.
 """
 
 from __future__ import annotations
 
-from adk_eval_gate import aggregate
-from adk_eval_gate.budgets import run_checks
-from adk_eval_gate.compare import compare, counted
+import dataclasses
+
+from adk_eval_gate.compare import compare
 from adk_eval_gate.console import Console
 from adk_eval_gate.github import baseline as baselines
 from adk_eval_gate.github.client import GitHubClient
 from adk_eval_gate.noise import MIN_HISTORY
-from adk_eval_gate.report.verdict import change_counts, comparison_words
-from adk_eval_gate.results import Comparison, ResultsDocument, RunStatus
+from adk_eval_gate.report.headline import change_counts, comparison_words
+from adk_eval_gate.results import Comparison, ResultsDocument
 from adk_eval_gate.results_usage import BudgetLimits
 from adk_eval_gate.settings import Settings
+from adk_eval_gate.verdict import Policy, decide, redecide
 
 
-def exit_code(doc: ResultsDocument) -> int:
-    """0 passed, 1 the gate failed, 2 an eval file or config could not be used."""
-    if doc.totals.file_errors:
-        return 2
-    return 0 if doc.status == "passed" else 1
-
-
-def decided(
-    doc: ResultsDocument,
-    comparison: Comparison | None,
-    *,
-    fail_on_regression: bool,
-    tolerance: float,
-    note: str | None = None,
-    strict_comparison: bool = False,
-    limits: BudgetLimits | None = None,
-) -> ResultsDocument:
-    """The document with its comparison, and its status decided again with ``--fail-on-regression`` and the run's
-    budgets (``limits``)."""
-    comparison = counted(comparison, doc, strict=strict_comparison) if comparison else None
-    regressions = comparison.regressions if comparison else 0
-    checks = run_checks(doc, comparison, limits)
-    status: RunStatus = (
-        "error"
-        if doc.error
-        else aggregate.overall_status(
-            doc.totals,
-            allow_not_evaluated=doc.run.allow_not_evaluated,
-            significant_regressions=regressions,
-            fail_on_regression=fail_on_regression,
-            interrupted=doc.run.interrupted,
-            budgets=checks,
-        )
-    )
-    run = doc.run.model_copy(
-        update={
-            "regression_tolerance": tolerance,
-            "fail_on_regression": fail_on_regression,
-            "strict_comparison": strict_comparison,
-            "baseline_note": None if comparison else (note or None),
-            "budget_limits": limits,
-        }
-    )
-    return doc.model_copy(update={"comparison": comparison, "status": status, "run": run, "budgets": checks})
-
-
-def budget_limits(settings: Settings) -> BudgetLimits | None:
+def policy(settings: Settings) -> Policy:
+    """The verdict's policy from the options."""
     limits = BudgetLimits(
         max_cost=settings.max_cost,
         max_cost_increase=settings.max_cost_increase,
         max_latency_increase=settings.max_latency_increase,
     )
-    return limits if limits.model_dump(exclude_none=True) else None
+    return Policy(
+        pass_rule=settings.pass_rule,
+        allow_not_evaluated=settings.allow_not_evaluated,
+        fail_on_regression=settings.fail_on_regression,
+        strict_comparison=settings.strict_comparison,
+        tolerance=settings.regression_tolerance,
+        limits=limits if limits.model_dump(exclude_none=True) else None,
+    )
+
+
+def decided(
+    doc: ResultsDocument, comparison: Comparison | None, policy: Policy, *, note: str | None = None
+) -> ResultsDocument:
+    """The document decided with its comparison (``note``: why there is none)."""
+    decided_doc = decide(doc, comparison, policy)
+    return decided_doc.model_copy(
+        update={"run": decided_doc.run.model_copy(update={"baseline_note": None if comparison else (note or None)})}
+    )
 
 
 def find_baseline(
@@ -91,17 +64,18 @@ def find_baseline(
 
 
 def comparison_with(
-    doc: ResultsDocument, found: baselines.Baseline, *, settings: Settings, strict: bool | None = None
+    doc: ResultsDocument, found: baselines.Baseline, *, settings: Settings, rules: Policy | None = None
 ) -> Comparison:
     """This run against the baseline, with the base branch's history as the noise model when there is one."""
+    rules = rules or policy(settings)
     return compare(
         doc,
         found.doc,
         baseline=found.info,
-        tolerance=settings.regression_tolerance,
+        tolerance=rules.tolerance,
         history=[(run.info, run.doc) for run in found.history] if settings.history else [],
         history_requested=settings.history,
-        strict=settings.strict_comparison if strict is None else strict,
+        strict=rules.strict_comparison,
     )
 
 
@@ -112,24 +86,21 @@ def compared(
     client: GitHubClient | None,
     console: Console,
     found: baselines.Baseline | baselines.NoBaseline | None = None,
+    rules: Policy | None = None,
 ) -> ResultsDocument:
-    """Compared with the baseline (``found``, else looked up now) and decided."""
+    """Compared with the baseline (``found``, else looked up now) and decided (``rules``: the policy, else the
+    options')."""
+    rules = rules or policy(settings)
     found = found if found is not None else find_baseline(settings, client, console=console)
     if isinstance(found, baselines.NoBaseline):
         if found.warning:
             console.warning(found.warning)
         elif found.note:
             console.line(f"No comparison: {found.note}")
-    comparison = None if isinstance(found, baselines.NoBaseline) else comparison_with(doc, found, settings=settings)
-    result = decided(
-        doc,
-        comparison,
-        fail_on_regression=settings.fail_on_regression,
-        tolerance=settings.regression_tolerance,
-        note=found.note if isinstance(found, baselines.NoBaseline) else None,
-        strict_comparison=settings.strict_comparison,
-        limits=budget_limits(settings),
+    comparison = (
+        None if isinstance(found, baselines.NoBaseline) else comparison_with(doc, found, settings=settings, rules=rules)
     )
+    result = decided(doc, comparison, rules, note=found.note if isinstance(found, baselines.NoBaseline) else None)
     if comparison is not None and isinstance(found, baselines.Baseline):
         console.line(f"Compared with {found.info.description}: {comparison_sentence(result)}")
         for difference in comparison.differences:
@@ -150,23 +121,25 @@ def comparison_sentence(doc: ResultsDocument) -> str:
 def recompared(
     doc: ResultsDocument, *, settings: Settings, client: GitHubClient | None, console: Console
 ) -> ResultsDocument:
-    """Saved results (``report``): compared with ``--baseline``, or in a pull request with the base branch's
-    artifact when they have no comparison yet (merged shards); else the saved comparison, decided again."""
-    fail_on_regression = settings.fail_on_regression or doc.run.fail_on_regression
-    strict = settings.strict_comparison or doc.run.strict_comparison
-    if settings.baseline is not None or (doc.comparison is None and settings.github.base_branch):
-        saved = doc.run.budget_limits or BudgetLimits()
-        limits = {name: getattr(settings, name) or getattr(saved, name) for name in BudgetLimits.model_fields}
-        effective = settings.model_copy(
-            update={"fail_on_regression": fail_on_regression, "strict_comparison": strict, **limits}
-        )
-        return compared(doc, settings=effective, client=client, console=console)
-    return decided(
-        doc,
-        doc.comparison,
-        fail_on_regression=fail_on_regression,
-        tolerance=doc.run.regression_tolerance or 0.0,
-        note=doc.run.baseline_note,
-        strict_comparison=strict,
-        limits=budget_limits(settings) or doc.run.budget_limits,
+    """Saved results (``report``): decided again from their cases (the file may say otherwise: it is untrusted),
+    with the recorded policy and the options given now; compared with ``--baseline``, or in a pull request with
+    the base branch's artifact when they have no comparison yet (merged shards); else on the saved comparison."""
+    doc, claims = redecide(doc)
+    for claim in claims:
+        console.warning(f"the results file claims {claim}: the reports use what its cases say")
+    recorded = Policy.recorded(doc.run)
+    given = policy(settings)
+    saved, limits = recorded.limits or BudgetLimits(), given.limits or BudgetLimits()
+    merged_limits = BudgetLimits(
+        **{name: getattr(limits, name) or getattr(saved, name) for name in BudgetLimits.model_fields}
     )
+    effective = dataclasses.replace(
+        recorded,
+        fail_on_regression=recorded.fail_on_regression or given.fail_on_regression,
+        strict_comparison=recorded.strict_comparison or given.strict_comparison,
+        limits=merged_limits if merged_limits.model_dump(exclude_none=True) else None,
+    )
+    if settings.baseline is not None or (doc.comparison is None and settings.github.base_branch):
+        again = dataclasses.replace(effective, tolerance=given.tolerance)
+        return compared(doc, settings=settings, client=client, console=console, rules=again)
+    return decided(doc, doc.comparison, effective, note=doc.run.baseline_note)

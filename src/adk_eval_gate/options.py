@@ -329,8 +329,8 @@ OPTIONS: tuple[Option, ...] = (
     Option(
         "max_cost_increase",
         "--max-cost-increase",
-        "fail the gate when the suite's cost per pass rose more than this percentage against the baseline "
-        "(and the rise is not within noise)",
+        "fail the gate when the cost per pass of the cases both sides ran rose more than this percentage against "
+        "the baseline, and the comparison flags the rise (beyond noise, at least 5%%)",
         "float",
         "max-cost-increase",
         RUN_REPORT,
@@ -339,8 +339,9 @@ OPTIONS: tuple[Option, ...] = (
     Option(
         "max_latency_increase",
         "--max-latency-increase",
-        "fail the gate when the suite's p95 turn time rose more than this percentage against the baseline "
-        "(and the rise is not within noise)",
+        "fail the gate when the p95 turn time of the cases both sides ran rose more than this percentage against "
+        "the baseline, and the comparison flags the rise (beyond noise by several runs or the history, at least "
+        "20%% and 0.1 s)",
         "float",
         "max-latency-increase",
         RUN_REPORT,

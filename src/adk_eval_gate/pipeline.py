@@ -10,7 +10,7 @@ import signal
 import time
 from dataclasses import dataclass, field
 
-from adk_eval_gate import __version__, aggregate, confirm, gate, likeforlike, runlog
+from adk_eval_gate import __version__, aggregate, confirm, gate, likeforlike, runlog, verdict
 from adk_eval_gate.console import Console, relayed_output
 from adk_eval_gate.execute import Execution, MetricBuilder, StopOnSignals, execute
 from adk_eval_gate.finish import Ending, finish_run, github_session
@@ -21,14 +21,14 @@ from adk_eval_gate.plan import PlannedFile, WorkItem, case_id, plan, selection_d
 from adk_eval_gate.prepare import Prepared, prepare
 from adk_eval_gate.pricing import Prices, load_prices
 from adk_eval_gate.progress import Progress
-from adk_eval_gate.report.console import PASS_RULES
-from adk_eval_gate.report.sections import plural
 from adk_eval_gate.results import CaseResult, Confirmation, FileResult, ResultsDocument, RunInfo
 from adk_eval_gate.results_usage import UsageTotals
 from adk_eval_gate.runners.base import Runner
 from adk_eval_gate.runners.factory import make_runner
 from adk_eval_gate.settings import Settings
 from adk_eval_gate.usage import judge_totals, report_unpriced
+from adk_eval_gate.verdict.rules import PASS_RULES
+from adk_eval_gate.words import plural
 
 
 def case_results(
@@ -62,7 +62,7 @@ def case_results(
                     budgets=planned_file.config.config.budgets,
                 )
             )
-    return aggregate.quarantine(cases, settings.quarantine)
+    return verdict.quarantine(cases, settings.quarantine)
 
 
 def build_document(
@@ -120,19 +120,16 @@ def run_info(
     planned: list[PlannedFile] | None = None,
 ) -> RunInfo:
     metrics = [metric for planned_file in planned or [] for metric in planned_file.config.metrics]
-    return RunInfo(
+    info = RunInfo(
         tool_version=__version__,
         runner=settings.runner,
         num_runs=settings.num_runs,
         shard=str(settings.shard) if settings.shard else None,
         selection=selection,
         gate_id=settings.gate_id,
-        allow_not_evaluated=settings.allow_not_evaluated,
-        pass_rule=settings.pass_rule,
         confirm_failures=settings.confirm_failures,
         adk_version=likeforlike.adk_version() if settings.runner == "adk" and planned else None,
         judges=likeforlike.judge_settings(metrics),
-        strict_comparison=settings.strict_comparison,
         started_at=started_at,
         duration_seconds=round(duration, 3) if duration is not None else None,
         repository=settings.github.repository,
@@ -143,6 +140,7 @@ def run_info(
         interrupted=interrupted,
         unfinished=unfinished or [],
     )
+    return gate.policy(settings).record(info)
 
 
 @dataclass

@@ -50,7 +50,8 @@ def prepare(settings: Settings, console: Console) -> Prepared:
         )
     except UsageError as no_files:
         raise _as_written(no_files, settings) from None
-    for misnamed in misnamed_eval_files(settings.search_paths) if settings.search_paths else []:
+    outputs = [settings.output_dir, settings.results_path]
+    for misnamed in misnamed_eval_files(settings.search_paths, outputs=outputs) if settings.search_paths else []:
         console.warning(
             f"{misnamed} looks like an eval file but is not named *.test.json or *.evalset.json, so it was not "
             "run: rename it, or pass it explicitly as a path",

@@ -19,7 +19,7 @@ from adk_eval_gate.aggregate import FinishedRun
 from adk_eval_gate.console import Console
 from adk_eval_gate.plan import WorkItem
 from adk_eval_gate.report import console as console_report
-from adk_eval_gate.report.sections import plural
+from adk_eval_gate.words import plural
 
 HEARTBEAT_SECONDS = 30.0
 REDRAW_SECONDS = 0.5
@@ -53,7 +53,7 @@ class Counts:
     def summary(self, *, elapsed: float | None, eta: bool = True) -> str:
         parts = [f"{self.done}/{self.total} done"]
         if self.failed:
-            parts.append(f"{self.failed} failed")
+            parts.append(plural(self.failed, "failing run"))
         if self.errors:
             parts.append(plural(self.errors, "error"))
         parts.append(f"{len(self.running)} running")

@@ -13,7 +13,7 @@ from pydantic import Field
 
 from adk_eval_gate.evalset import Invocation
 from adk_eval_gate.pydantic_errors import first_error
-from adk_eval_gate.results_base import CaseStatus, MetricStatus, NoiseModel, ResultModel, Significance
+from adk_eval_gate.results_base import CaseStatus, MetricStatus, NoiseModel, ResultModel, Significance, case_label
 from adk_eval_gate.results_comparison import (
     BaselineInfo,
     CaseChange,
@@ -37,8 +37,10 @@ __all__ = [
     "Comparison",
     "Confirmation",
     "Difference",
+    "Effect",
     "ErrorKind",
     "FileResult",
+    "Finding",
     "History",
     "HistoryPoint",
     "InvalidResults",
@@ -55,6 +57,7 @@ __all__ = [
     "PassRule",
     "ResultsDocument",
     "RubricScoreRecord",
+    "Rule",
     "RunInfo",
     "RunMetric",
     "RunRecord",
@@ -76,6 +79,35 @@ Stability = Literal["stable-pass", "stable-fail", "flaky"]
 ErrorKind = Literal["agent", "infrastructure"]
 """Why a run is an error: the agent raised, or something around it failed (a timeout, the model's 429/5xx after
 retries, a judge outage); infrastructure errors are counted apart."""
+Rule = Literal[
+    # a case's rules
+    "error",
+    "threshold",
+    "pass_rule",
+    "not_evaluated",
+    "case_budget",
+    "confirmation",
+    "quarantine",
+    # the run's rules
+    "file_error",
+    "internal_error",
+    "interrupted",
+    "nothing_gated",
+    "cases",
+    "run_budget",
+    "regressions",
+]
+Effect = Literal["error", "failed", "not_evaluated", "none"]
+
+
+class Finding(ResultModel):
+    """What one rule of the verdict found about a case or the run, and why: the reports render findings, they never
+    decide again."""
+
+    rule: Rule
+    effect: Effect = Field(description="What the finding does to its case or the run; none: it is only noted.")
+    reason: str
+    metric: str | None = Field(default=None, description="The metric the finding is about, if it is about one.")
 
 
 class InvocationRecord(ResultModel):
@@ -126,6 +158,7 @@ class RunRecord(ResultModel):
     )
     confirmation: bool = Field(default=False, description="A re-run of --confirm-failures.")
     duration_seconds: float | None = None
+    started_at: float | None = Field(default=None, description="When the run started, in seconds since the epoch.")
     session_id: str | None = None
     invocations: list[InvocationRecord] = Field(default_factory=list)
     metrics: list[RunMetric] = Field(default_factory=list)
@@ -163,6 +196,9 @@ class Confirmation(ResultModel):
     reason: Literal["failed", "regressed"]
     first_status: CaseStatus = Field(description="The case's status after its first runs.")
     extra_runs: int = Field(description="How many runs were added.")
+    confirmed: bool = Field(
+        default=False, description="The case failed and so did every one of its re-runs: a confirmed failure."
+    )
 
 
 class CaseResult(ResultModel):
@@ -191,6 +227,17 @@ class CaseResult(ResultModel):
     confirmation: Confirmation | None = Field(default=None, description="Set when the case was run again.")
     usage: CaseUsage | None = Field(default=None, description="Tokens, calls, time and cost over the runs.")
     budgets: list[BudgetCheck] = Field(default_factory=list, description="test_config.json budgets, checked.")
+    findings: list[Finding] = Field(
+        default_factory=list, description="Why the case has its status (the verdict's findings; none when it passed)."
+    )
+    failing_on_base: bool = Field(
+        default=False, description="It did not pass on the base branch either: not a failure new in this change."
+    )
+
+    @property
+    def label(self) -> str:
+        """Its name in every output (``case_label``)."""
+        return case_label(self.file, self.eval_id)
 
 
 class FileResult(ResultModel):
@@ -226,8 +273,15 @@ class Totals(ResultModel):
         "429/5xx after retries, judge outages), not because of the agent.",
     )
     confirmed_failures: int = Field(
-        default=0, description="Failed cases that were run again (--confirm-failures) and still failed."
+        default=0, description="Failed cases that were run again (--confirm-failures) and failed every re-run."
     )
+    flaky: int = Field(default=0, description="Gated cases whose runs disagree (some passed, some did not).")
+    failing_on_base: int = Field(
+        default=0,
+        description="Of the gated cases that did not pass, those that did not pass on the base branch either.",
+    )
+    budgets_missed: int = Field(default=0, description="The run's budgets that failed.")
+    budgets_unchecked: int = Field(default=0, description="The run's budgets whose figure was unknown.")
 
 
 class SuiteStability(ResultModel):
@@ -328,6 +382,9 @@ class ResultsDocument(ResultModel):
     usage: SuiteUsage | None = Field(default=None, description="Tokens, calls, time and cost of the whole run.")
     budgets: list[BudgetCheck] = Field(
         default_factory=list, description="The run's budgets (--max-cost, --max-cost-increase, --max-latency-increase)."
+    )
+    findings: list[Finding] = Field(
+        default_factory=list, description="Why the run has its status: the verdict's findings about the run."
     )
     run: RunInfo = Field(default_factory=RunInfo)
     comparison: Comparison | None = None

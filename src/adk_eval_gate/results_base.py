@@ -4,6 +4,7 @@ file) and the vocabulary of the comparison with the baseline."""
 from __future__ import annotations
 
 import enum
+from pathlib import PurePosixPath
 from typing import Literal
 
 import pydantic
@@ -25,6 +26,14 @@ class MetricStatus(str, enum.Enum):
 
 Significance = Literal["significant", "noise", "untested"]
 NoiseModel = Literal["history", "runs"]
+
+
+def case_label(file: str, eval_id: str) -> str:
+    """A case's name in every output (the log, the comment, JUnit, report.html): its eval id, or for a legacy query
+    list, whose id is its file's path (as in ADK), the file's name without its extensions."""
+    if eval_id != file:
+        return eval_id
+    return PurePosixPath(file).name.split(".")[0] or eval_id
 
 
 class ResultModel(pydantic.BaseModel):

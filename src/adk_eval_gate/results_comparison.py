@@ -126,6 +126,10 @@ class Comparison(ResultModel):
     metrics: list[MetricDelta] = Field(default_factory=list)
     changes: list[MetricChange] = Field(default_factory=list)
     cases: list[CaseChange] = Field(default_factory=list)
+    failing_before: list[str] = Field(
+        default_factory=list,
+        description="Ids of the cases that do not pass now and did not pass on the base branch either.",
+    )
     differences: list[Difference] = Field(
         default_factory=list, description="What head and base did differently, one entry per difference."
     )

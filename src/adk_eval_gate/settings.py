@@ -109,6 +109,11 @@ class Settings(pydantic.BaseModel):
     def html_path(self) -> Path:
         return self.html or self.output_dir / "report.html"
 
+    @property
+    def comment_path(self) -> Path:
+        """The pull-request comment's body, written by ``run`` and ``report`` whether or not it is posted."""
+        return self.output_dir / "comment.md"
+
     def option_name(self, field: str) -> str:
         """How the user wrote this option: ``input 'num-runs'`` in the action, ``--num-runs`` on the command line."""
         option = BY_FIELD[field]

@@ -6,7 +6,8 @@ the judge's calls apart. Pure.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from typing import get_args
 
 from adk_eval_gate.console import Console
 from adk_eval_gate.evalset import Invocation, InvocationEvents, tool_calls
@@ -19,6 +20,7 @@ from adk_eval_gate.results_usage import (
     ModelUsage,
     PassFigures,
     PriceSource,
+    Quantity,
     RunUsage,
     SuiteUsage,
     TurnUsage,
@@ -202,18 +204,30 @@ def pass_figures(runs: Sequence[RunUsage]) -> PassFigures:
     )
 
 
-def mean_pass(passes: Sequence[PassFigures]) -> PassFigures:
-    def mean_of(name: str) -> float | None:
-        values = [getattr(p, name) for p in passes]
-        return None if not values or any(v is None for v in values) else mean(values)
+_MEANS: dict[Quantity, Callable[[CaseUsage], float | None]] = {
+    "cost_usd": lambda u: u.cost_usd,
+    "tokens": lambda u: u.tokens,
+    "model_calls": lambda u: u.model_calls,
+}
+SHARES = {"p50_turn_seconds": 0.5, "p95_turn_seconds": 0.95}
 
-    return PassFigures(**{name: mean_of(name) for name in PassFigures.model_fields})
+
+def pass_figure(usages: Sequence[CaseUsage], quantity: Quantity) -> float | None:
+    """The cases in one pass: their mean counts and dollars added up, or the percentile of all their turns."""
+    if not usages:
+        return None
+    if quantity in SHARES:
+        return percentile([second for usage in usages for second in usage.turn_seconds], SHARES[quantity])
+    means = [_MEANS[quantity](usage) for usage in usages]
+    return None if any(mean is None for mean in means) else sum(mean or 0.0 for mean in means)
 
 
 def suite_usage(cases: Sequence[CaseResult], *, judge: UsageTotals | None, prices: PriceSource | None) -> SuiteUsage:
     """The whole run: every run's usage added up (what was spent), and the suite per pass (what is compared):
-    the runs planned with --num-runs grouped by their number, re-runs of --confirm-failures left out."""
+    each case's mean figures added up and the percentiles of every turn (``pass_figure``), and the runs planned
+    with --num-runs grouped by their number (the noise), re-runs of --confirm-failures left out."""
     runs = [run for case in cases for run in case.runs]
+    usages = [case.usage for case in cases if case.usage is not None]
     used = [run.usage for run in runs if run.usage is not None]
     simulator = merged(model for usage in used for model in usage.simulator)
     by_number: dict[int, list[RunUsage]] = {}
@@ -225,7 +239,7 @@ def suite_usage(cases: Sequence[CaseResult], *, judge: UsageTotals | None, price
         agent=totals(merged(model for usage in used for model in usage.models)),
         judge=judge,
         simulator=totals(simulator) if simulator else None,
-        per_pass=mean_pass(passes),
+        per_pass=PassFigures(**{name: pass_figure(usages, name) for name in get_args(Quantity)}),
         run_passes=passes,
         runs=len(runs),
         runs_without_usage=sum(1 for run in runs if run.usage is None or run.usage.tokens is None),

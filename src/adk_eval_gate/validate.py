@@ -13,9 +13,9 @@ from adk_eval_gate.metrics.custom import import_function
 from adk_eval_gate.metrics.services import model_problems
 from adk_eval_gate.plan import PlannedFile
 from adk_eval_gate.prepare import prepare
-from adk_eval_gate.report.sections import plural
 from adk_eval_gate.runners.agents import AgentRef, find_agent, import_problems_in_worker, parse_agent_option
 from adk_eval_gate.settings import Settings
+from adk_eval_gate.words import plural
 
 
 def validate(settings: Settings, console: Console) -> int:

@@ -85,8 +85,8 @@ def test_as_a_real_process_the_error_is_one_line_without_a_traceback(workspace: 
     lines = result.stdout.splitlines()
     assert lines[0] == "::error::input 'num-runs' must be a whole number, got 'zero'"
     assert (
-        "Wrote adk-eval-results/results.json, adk-eval-results/junit.xml, adk-eval-results/summary.md and "
-        "adk-eval-results/report.html"
+        "Wrote adk-eval-results/results.json, adk-eval-results/junit.xml, adk-eval-results/summary.md, "
+        "adk-eval-results/report.html and adk-eval-results/comment.md"
     ) in lines
     assert [line for line in lines if line.startswith("::error")] == [lines[0]]
     assert result.stderr == ""

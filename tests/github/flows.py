@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from adk_eval_gate import aggregate, cli
+from adk_eval_gate import aggregate, cli, verdict
 from adk_eval_gate.report.writer import results_json
 from adk_eval_gate.results import ResultsDocument
 from tests.fakes.github_server import FakeGitHub
@@ -113,18 +113,9 @@ def passing_baseline(doc: ResultsDocument, *, boost: dict[str, float] | None = N
             if metric.threshold is not None and score is not None and metric.status != "informational":
                 status = "passed" if score >= metric.threshold else "failed"
             metrics.append(metric.model_copy(update={"score": score, "run_scores": [score], "status": status}))
-        statuses = {m.status for m in metrics}
-        status = "failed" if "failed" in statuses else "passed"
-        cases.append(case.model_copy(update={"metrics": metrics, "status": status}))
-    totals = aggregate.totals(cases, doc.files)
-    return doc.model_copy(
-        update={
-            "cases": cases,
-            "totals": totals,
-            "metrics": aggregate.metric_summaries(cases),
-            "status": aggregate.overall_status(totals, allow_not_evaluated=False),
-        }
-    )
+        cases.append(verdict.decide_case(case.model_copy(update={"metrics": metrics}), pass_rule="mean"))
+    rebuilt = doc.model_copy(update={"cases": cases, "metrics": aggregate.metric_summaries(cases)})
+    return verdict.decide(rebuilt, None, verdict.Policy())
 
 
 def artifact_zip(doc: ResultsDocument, *, extra: dict[str, bytes] | None = None) -> bytes:

@@ -9,6 +9,7 @@ from adk_eval_gate.console import Console
 from adk_eval_gate.gate import decided
 from adk_eval_gate.github.annotations import annotate
 from adk_eval_gate.report import console as console_report
+from adk_eval_gate.verdict import Policy
 from tests.report.builders import baseline_info, case, document, metric
 
 
@@ -34,7 +35,7 @@ def test_failing_cases_are_annotated_on_their_eval_id_line() -> None:
 def test_regressions_are_warnings_and_noise_is_not() -> None:
     base = document([case("a", [metric("m", [0.9, 0.9])]), case("b", [metric("j", [1.0, 0.6])])])
     head = document([case("a", [metric("m", [0.85, 0.85])]), case("b", [metric("j", [0.6, 1.0])])])
-    doc = decided(head, compare(head, base, baseline=baseline_info()), fail_on_regression=False, tolerance=0)
+    doc = decided(head, compare(head, base, baseline=baseline_info()), Policy())
     stream = io.StringIO()
     annotate(Console(in_actions=True, stream=stream), doc)
     assert stream.getvalue().splitlines() == [

@@ -64,7 +64,7 @@ def test_a_case_whose_status_flips_on_the_base_branch_is_known_flaky(
     assert step.results()["comparison"]["history"]["known_flaky"] == [flaky_id]
     [comment] = fake_github.comments_on(7)
     assert "1 known flaky on the base branch" in comment.body and "**Known flaky**" in comment.body
-    assert "two\\_\u200bcities" in comment.body
+    assert "two\\_<wbr>cities" in comment.body
 
 
 def test_history_zero_compares_with_the_newest_run_only(

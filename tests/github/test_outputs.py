@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from adk_eval_gate import verdict
 from adk_eval_gate.github import outputs
 from tests.report.builders import case, document, metric
 
@@ -66,15 +67,16 @@ def test_the_step_summary_is_appended_within_the_limit(tmp_path: Path) -> None:
 
 
 def test_flaky_and_quarantined_counts_are_outputs() -> None:
-    from adk_eval_gate import aggregate
     from adk_eval_gate.github.outputs import output_values
-    from adk_eval_gate.results import SuiteStability
     from tests.report.builders import case, document, metric
 
-    cases = aggregate.quarantine(
-        [case("a", [metric("response_match_score", 0.9)]), case("b", [metric("response_match_score", 0.1)])],
+    cases = verdict.quarantine(
+        [
+            case("a", [metric("response_match_score", [0.9, 0.7, 0.9])]),  # flaky, passing on its mean
+            case("b", [metric("response_match_score", [0.1, 0.9, 0.1])]),  # flaky too, but quarantined
+        ],
         ["agents/weather/weather.evalset.json:b"],
     )
-    doc = document(cases).model_copy(update={"stability": SuiteStability(cases=2, flaky=1, stable_pass=1)})
+    doc = document(cases)
     values = output_values(doc, results=Path("r"), junit=Path("j"), summary=Path("s"), html=Path("h"), comment_url=None)
     assert (values["flaky"], values["quarantined"], values["failed"], values["status"]) == ("1", "1", "0", "passed")

@@ -42,6 +42,7 @@ def test_a_pull_request_compares_comments_once_and_edits_after(
     assert [line for line in first.stdout.splitlines() if "ghs_flowtoken" in line] == ["::add-mask::ghs_flowtoken"]
     [comment] = fake_github.comments_on(7)
     assert comment.body.startswith("<!-- adk-eval-gate id=default digest=")
+    assert (tmp_path / "out" / "comment.md").read_text(encoding="utf-8") == comment.body  # readable before pushing
     assert "/actions/runs/101)" in comment.body and "<summary><strong>1 regression</strong></summary>" in comment.body
     outputs = first.output_values()
     assert outputs["status"] == "failed" and outputs["regressions"] == "1" and outputs["failed"] == "1"
@@ -69,7 +70,7 @@ def test_a_fork_pull_request_still_reports_and_keeps_its_verdict(
     assert step.code == 1  # the verdict, not a publishing failure
     warning = next(line for line in step.stdout.splitlines() if "comment was not posted" in line)
     assert warning.startswith("::warning::") and "403" in warning and "comes from a fork" in warning
-    for name in ("results.json", "junit.xml", "summary.md"):
+    for name in ("results.json", "junit.xml", "summary.md", "comment.md"):
         assert (tmp_path / "out" / name).is_file()
     assert "## ADK eval results" in step.step_summary.read_text()
     assert step.output_values()["comment-url"] == "" and step.output_values()["status"] == "failed"

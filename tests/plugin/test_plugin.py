@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import pytest
 
@@ -61,6 +62,31 @@ def test_each_eval_case_is_an_item_with_the_gates_verdict(project: pytest.Pytest
         "wrong_city": ["failure"],
         "broken": ["error"],
         "test_plain": [],
+    }
+    _the_readers_point_at_the_eval_file_and_see_the_scores(project.path / "junit-plugin.xml")
+
+
+def _the_readers_point_at_the_eval_file_and_see_the_scores(path: Path) -> None:
+    """Issue 21: the readers annotated ``evals.rows.evalset.jsonl`` or a file named ``jsonl``; each eval test
+    now names its file and its case's line, carries its scores as properties, and the readers agree."""
+    from tests.report.test_junit_readers import _annotations_like_mikepenz, _read_like_dorny, _read_with_junitparser
+
+    xml = path.read_text(encoding="utf-8")
+    testcases = {case.get("name"): case for case in ET.fromstring(xml).iter("testcase")}
+    wrong = testcases["wrong_city"]
+    assert (wrong.get("file"), wrong.get("line")) == ("evals/rows.evalset.jsonl", "2")
+    scores = {p.get("name"): p.get("value") for p in wrong.iter("property")}
+    assert scores["tool_trajectory_avg_score"] == "0 (failed)" and scores["tool_call_count_v1"] == "1 (informational)"
+    assert testcases["eval-file"].get("file") == "evals/broken.evalset.json"
+    assert "adk-eval-gate:" not in xml and testcases["test_plain"].get("file") is None
+    expected = {"good": "passed", "wrong_city": "failed", "broken": "failed", "eval-file": "failed"}
+    assert {**_read_with_junitparser(xml)} == {**expected, "test_plain": "passed"}
+    assert _read_like_dorny(xml) == {**expected, "test_plain": "passed"}
+    annotated = {name: (file, line) for name, file, line, _ in _annotations_like_mikepenz(xml)}
+    assert annotated == {
+        "wrong_city": ("evals/rows.evalset.jsonl", 2),
+        "broken": ("evals/rows.evalset.jsonl", 3),
+        "eval-file": ("evals/broken.evalset.json", 1),
     }
 
 

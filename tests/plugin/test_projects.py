@@ -138,6 +138,9 @@ def test_pytest_adk_eval_gives_the_gates_verdicts(project: Path, tmp_path: Path,
     }
     file_error = next(file["error"] for file in doc["files"] if file["error"])
     assert broken_file is not None and file_error in broken_file
+    lines = {case["eval_id"]: (case["file"], str(case["line"])) for case in doc["cases"]}
+    placed = {t.get("name"): (t.get("file"), t.get("line")) for t in ET.parse(junit).getroot().iter("testcase")}
+    assert {name: placed[name] for name in lines} == lines  # where the gate's own JUnit points, under xdist too
     wrong_city = outcomes["wrong_city_on_purpose"]
     assert wrong_city is not None and "tool_trajectory_avg_score: score 0 < threshold 1 (runs: 0, 0)" in wrong_city
     assert 'expected tools  get_weather({"city": "Melbourne"})' in wrong_city

@@ -5,11 +5,12 @@ from __future__ import annotations
 import statistics
 from typing import Any
 
-from adk_eval_gate import aggregate
+from adk_eval_gate import aggregate, verdict
 from adk_eval_gate.results import (
     BaselineInfo,
     CaseResult,
     CaseStatus,
+    Confirmation,
     FileResult,
     InvocationRecord,
     JudgeStats,
@@ -20,8 +21,8 @@ from adk_eval_gate.results import (
     RunInfo,
     RunMetric,
     RunRecord,
+    Totals,
 )
-from adk_eval_gate.stability import stability, suite_stability
 
 RUN_URL = "https://github.com/octo/repo/actions/runs/4242"
 FILE = "agents/weather/weather.evalset.json"
@@ -106,7 +107,9 @@ def case(
     line: int | None = 5,
     error: str | None = None,
     turns: list[InvocationRecord] | None = None,
+    confirmation: Confirmation | None = None,
 ) -> CaseResult:
+    """A case decided by the verdict's rules; with ``confirmation``, its last ``extra_runs`` runs are its re-runs."""
     runs_count = max([len(m.run_scores) for m in metrics] or [1])
     if error:
         status: CaseStatus = "error"
@@ -123,8 +126,9 @@ def case(
         )
     ]
     runs = [_run(number, metrics, status=status, error=error, turns=turns) for number in range(1, runs_count + 1)]
-    kind, pass_hat_k, pass_at_k = stability(runs)
-    return CaseResult(
+    first_runs = runs_count - (confirmation.extra_runs if confirmation else 0)
+    runs = [run.model_copy(update={"confirmation": run.run > first_runs}) for run in runs]
+    built = CaseResult(
         id=f"{file}::{eval_id}",
         file=file,
         eval_set_id="weather",
@@ -134,11 +138,9 @@ def case(
         error=error,
         metrics=metrics,
         runs=runs,
-        runs_passed=sum(1 for run in runs if run.status == "passed"),
-        stability=kind,
-        pass_hat_k=pass_hat_k,
-        pass_at_k=pass_at_k,
+        confirmation=confirmation,
     )
+    return verdict.decide_case(built, pass_rule="mean")
 
 
 def document(
@@ -152,14 +154,12 @@ def document(
 ) -> ResultsDocument:
     paths = sorted({c.file for c in cases})
     files = files if files is not None else [FileResult(path=p, cases=sum(c.file == p for c in cases)) for p in paths]
-    totals = aggregate.totals(cases, files)
-    return ResultsDocument(
-        status=aggregate.overall_status(totals, allow_not_evaluated=allow_not_evaluated),
-        totals=totals,
+    built = ResultsDocument(
+        status="error",
+        totals=Totals(),
         cases=cases,
         files=files,
         metrics=aggregate.metric_summaries(cases),
-        stability=suite_stability(cases),
         judge=judge,
         run=RunInfo(
             tool_version="0.1.0",
@@ -171,6 +171,7 @@ def document(
             allow_not_evaluated=allow_not_evaluated,
         ),
     )
+    return verdict.decide(built, None, verdict.Policy(allow_not_evaluated=allow_not_evaluated))
 
 
 def baseline_info() -> BaselineInfo:

@@ -12,7 +12,7 @@ from cmarkgfm.cmark import Options
 
 ALLOWED_TAGS = {
     "p", "table", "thead", "tbody", "tr", "th", "td", "code", "pre", "strong", "em",
-    "details", "summary", "sub", "h2", "h3", "ul", "li", "a", "br",
+    "details", "summary", "sub", "h2", "h3", "ul", "li", "a", "br", "wbr",
 }  # fmt: skip
 ALLOWED_ATTRIBUTES = {("a", "href"), ("th", "align"), ("td", "align"), ("pre", "lang"), ("details", "open")}
 _MENTION = re.compile(r"(?<![\w\u200b`])@[A-Za-z0-9]")

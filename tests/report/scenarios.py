@@ -8,6 +8,7 @@ from collections.abc import Callable
 from adk_eval_gate.compare import compare
 from adk_eval_gate.gate import decided
 from adk_eval_gate.results import BaselineInfo, CaseResult, Confirmation, FileResult, JudgeStats, ResultsDocument
+from adk_eval_gate.verdict import Policy
 from tests.report.builders import baseline_info, case, document, invocation, metric, priced_document
 
 TRAJECTORY = "tool_trajectory_avg_score"
@@ -17,7 +18,7 @@ JUDGE = "final_response_match_v2"
 
 def _compared(head: ResultsDocument, base: ResultsDocument, *, fail_on_regression: bool = False) -> ResultsDocument:
     comparison = compare(head, base, baseline=baseline_info(), tolerance=0.0)
-    return decided(head, comparison, fail_on_regression=fail_on_regression, tolerance=0.0)
+    return decided(head, comparison, Policy(fail_on_regression=fail_on_regression, tolerance=0.0))
 
 
 def no_baseline() -> ResultsDocument:
@@ -33,7 +34,7 @@ def no_baseline() -> ResultsDocument:
             ),
         ]
     )
-    return decided(doc, None, fail_on_regression=False, tolerance=0.0, note=None)
+    return decided(doc, None, Policy(fail_on_regression=False, tolerance=0.0), note=None)
 
 
 def all_pass() -> ResultsDocument:
@@ -135,7 +136,9 @@ def hostile() -> ResultsDocument:
         FileResult(path="evals/broken.evalset.json", error="line 3: <b>bad</b> JSON @dev #4", line=3),
     ]
     doc = document(items, files=files)
-    return decided(doc, None, fail_on_regression=False, tolerance=0.0, note="no baseline yet: <i>@someone</i> #5")
+    return decided(
+        doc, None, Policy(fail_on_regression=False, tolerance=0.0), note="no baseline yet: <i>@someone</i> #5"
+    )
 
 
 SCENARIOS: dict[str, Callable[[], ResultsDocument]] = {
@@ -166,11 +169,8 @@ def flaky() -> ResultsDocument:
             case("coin_toss", [metric(RESPONSE, coin), metric(TRAJECTORY, [1.0] * 5, threshold=1.0)]),
             case("flip_flop", [metric(RESPONSE, [0.9, 0.3, 0.9, 0.3, 0.9] if head else [0.3] * 5)]),
         ]
-        recovered = case("recovered", [metric(RESPONSE, [0.2, 0.9, 0.9, 0.9])])
-        if head:
-            recovered = recovered.model_copy(
-                update={"confirmation": Confirmation(reason="failed", first_status="failed", extra_runs=3)}
-            )
+        rerun = Confirmation(reason="failed", first_status="failed", extra_runs=3) if head else None
+        recovered = case("recovered", [metric(RESPONSE, [0.2, 0.9, 0.9, 0.9])], confirmation=rerun)
         timeout = case("slow_tool", [], error="timed out after 300 s (raise --timeout if the agent needs longer)")
         timeout = timeout.model_copy(update={"error_kind": "infrastructure"})
         parked = case("parked", [metric(RESPONSE, [0.9, 0.2, 0.2, 0.9, 0.2])]).model_copy(update={"quarantined": True})
@@ -183,7 +183,7 @@ def flaky() -> ResultsDocument:
     )
     head = build([0.9, 0.3, 0.9, 0.9, 0.4], head=True)
     comparison = compare(head, history[0][1], baseline=baseline_info(), history=history, history_requested=10)
-    return decided(head, comparison, fail_on_regression=False, tolerance=0.0)
+    return decided(head, comparison, Policy(fail_on_regression=False, tolerance=0.0))
 
 
 def error_with_failures() -> ResultsDocument:
@@ -207,7 +207,7 @@ def error_with_failures() -> ResultsDocument:
         FileResult(path="agents/weather/broken.test.json", error="line 7, column 3: invalid JSON", line=7),
     ]
     doc = document(items, files=files)
-    return decided(doc, None, fail_on_regression=False, tolerance=0.0, note="no baseline yet")
+    return decided(doc, None, Policy(fail_on_regression=False, tolerance=0.0), note="no baseline yet")
 
 
 MANY = [
@@ -255,7 +255,7 @@ def cost_rises() -> ResultsDocument:
     head = priced_document(calls=[1, 2, 1, 2], runs=3)
     comparison = compare(head, base, baseline=baseline_info())
     limits = BudgetLimits(max_cost=1.0, max_cost_increase=20)
-    return decided(head, comparison, fail_on_regression=False, tolerance=0.0, limits=limits)
+    return decided(head, comparison, Policy(fail_on_regression=False, tolerance=0.0, limits=limits))
 
 
 SCENARIOS.update(

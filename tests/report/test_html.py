@@ -21,14 +21,16 @@ from tests.report.builders import case, document, invocation, metric
 from tests.report.scenarios import SCENARIOS, huge_failing
 
 OUR_TAGS = {
-    "html", "head", "meta", "title", "style", "body", "script", "header", "section", "h1", "h2", "h4", "h5", "h6",
+    "html", "head", "meta", "title", "style", "body", "script", "header", "section", "h1", "h2", "h3", "h4", "h5",
+    "h6",
     "p", "pre", "code", "span", "div", "dl", "dt", "dd", "ul", "li", "table", "thead", "tbody", "tr", "th", "td",
     "details", "summary", "figure", "figcaption", "svg", "rect", "line", "text", "label", "input", "select",
     "option",
 }  # fmt: skip
 OUR_ATTRIBUTES = {
     "class", "id", "lang", "charset", "http-equiv", "content", "name", "type", "value", "checked", "placeholder",
-    "role", "viewbox", "width", "height", "x", "y", "x1", "x2", "y1", "y2", "text-anchor", "title",
+    "role", "viewbox", "width", "height", "x", "y", "x1", "x2", "y1", "y2", "text-anchor", "title", "tabindex",
+    "aria-label", "aria-live",
     "data-index", "data-status", "data-file", "data-metrics", "data-failing", "data-name", "data-diff",
 }  # fmt: skip
 

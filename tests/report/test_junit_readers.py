@@ -17,9 +17,10 @@ import pytest
 import xmlschema
 
 from adk_eval_gate.report import junit
-from adk_eval_gate.results import CaseResult, FileResult, ResultsDocument
+from adk_eval_gate.results import CaseResult, Confirmation, FileResult, ResultsDocument
 from tests.report.builders import case, document, metric
 
+RERUNS = Confirmation(reason="failed", first_status="failed", extra_runs=2)
 SCHEMA = xmlschema.XMLSchema(str(Path(__file__).resolve().parents[1] / "fixtures" / "junit.xsd"))
 RESPONSE = "response_match_score"
 
@@ -35,6 +36,12 @@ def _scenarios() -> dict[str, ResultsDocument]:
             [case("lima", [metric(RESPONSE, None, reason="no API key")])], allow_not_evaluated=True
         ),
         "3 runs, one failing, passing on the mean": document([case("flaky", [metric(RESPONSE, [1.0, 0.5, 1.0])])]),
+        "a failure confirmed by its re-runs": document(
+            [case("sydney", [metric(RESPONSE, [0.2, 0.3, 0.1])], confirmation=RERUNS)]
+        ),
+        "a failure that passed a re-run": document(
+            [case("lima", [metric(RESPONSE, [0.2, 0.9, 0.1])], confirmation=RERUNS)]
+        ),
         "a quarantined failure": document(
             [passing, case("sydney", [metric(RESPONSE, 0.2)]).model_copy(update={"quarantined": True})]
         ),
@@ -116,6 +123,36 @@ def test_every_reader_agrees_with_the_gate(name: str) -> None:
             assert (file, line, message) == (broken.path, broken.line, broken.error)
 
 
+def _surefire(xml: str, tag: str) -> list[str]:
+    """The messages of one kind of Maven Surefire re-run element, as the readers that show retries read them."""
+    return [element.get("message", "") for element in ET.fromstring(xml).iter(tag)]
+
+
+def test_flaky_runs_and_re_runs_are_surefire_elements_the_readers_show_as_retries() -> None:
+    flaky = junit.render(_scenarios()["3 runs, one failing, passing on the mean"])
+    assert _surefire(flaky, "flakyFailure") == ["run 2: response_match_score: 0.5 < 0.8"]
+    assert _surefire(flaky, "rerunFailure") == []
+    confirmed = junit.render(_scenarios()["a failure confirmed by its re-runs"])
+    assert _surefire(confirmed, "rerunFailure") == [
+        "run 2: response_match_score: 0.3 < 0.8",
+        "run 3: response_match_score: 0.1 < 0.8",
+    ]
+    assert _surefire(confirmed, "flakyFailure") == [] and len(_surefire(confirmed, "failure")) == 1
+    recovered = junit.render(_scenarios()["a failure that passed a re-run"])
+    assert _surefire(recovered, "rerunFailure") == ["run 3: response_match_score: 0.1 < 0.8"]  # not the pass
+
+
+def test_a_suite_takes_the_wall_time_of_its_runs_and_the_root_the_runs() -> None:
+    first, second = case("paris", [metric(RESPONSE, 0.9)]), case("tokyo", [metric(RESPONSE, 0.9)])
+    first.runs[0].started_at, first.runs[0].duration_seconds = 1000.0, 4.0
+    second.runs[0].started_at, second.runs[0].duration_seconds = 1001.0, 4.0  # in parallel: 5 s, not 8
+    doc = document([first, second])
+    doc.run.duration_seconds = 7.5
+    root = ET.fromstring(junit.render(doc))
+    (suite,) = root.iter("testsuite")
+    assert (suite.get("time"), root.get("time")) == ("5.000", "7.500")
+
+
 def test_a_passing_case_with_a_failing_run_says_so_inside_its_testcase() -> None:
     xml = junit.render(_scenarios()["3 runs, one failing, passing on the mean"])
     (testcase,) = ET.fromstring(xml).iter("testcase")
@@ -129,6 +166,6 @@ def test_times_have_three_decimals_and_legacy_cases_get_a_readable_name() -> Non
     legacy.runs[0].duration_seconds = 3.2579999999999996
     xml = junit.render(document([legacy]))
     (testcase,) = ET.fromstring(xml).iter("testcase")
-    assert testcase.get("name") == "old (1 turn)"
+    assert testcase.get("name") == "old"  # the name the log, the comment and report.html give it too
     assert testcase.get("time") == "3.258"
     assert "disabled" not in xml

@@ -14,6 +14,7 @@ from adk_eval_gate.report import console as console_report
 from adk_eval_gate.results import JudgeSetting, ResultsDocument
 from adk_eval_gate.results_usage import ModelUsage, UsageTotals
 from adk_eval_gate.usage import report_unpriced
+from adk_eval_gate.verdict import Policy
 from tests.report.builders import RUN_URL, baseline_info, priced_document
 from tests.report.safety import problems
 
@@ -42,7 +43,7 @@ def _hostile_pair() -> ResultsDocument:
     head = head.model_copy(update={"usage": usage})
     comparison = compare(head, base, baseline=baseline_info())
     assert [d.what for d in comparison.differences] == ["judge model"]
-    return decided(head, comparison, fail_on_regression=False, tolerance=0.0)
+    return decided(head, comparison, Policy())
 
 
 def test_model_names_and_base_judge_settings_stay_text_in_the_comment_and_summary() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from google.genai import types as genai_types
 
-from adk_eval_gate import aggregate
+from adk_eval_gate import aggregate, verdict
 from adk_eval_gate.eval_config import BaseCriterion
 from adk_eval_gate.evalset import EvalCase, Invocation
 from adk_eval_gate.metrics.base import MetricOutcome
@@ -137,12 +137,19 @@ def test_quarantined_cases_run_and_are_counted_apart_so_they_never_fail_the_gate
     other = failing.model_copy(
         update={"id": "b/x.evalset.json::flaky_1", "file": "b/x.evalset.json", "eval_id": "flaky_1"}
     )
-    marked = aggregate.quarantine([failing, other], ["b/**/*.evalset.json:flaky_*"])
+    marked = verdict.quarantine([failing, other], ["b/**/*.evalset.json:flaky_*"])
     assert [case.quarantined for case in marked] == [False, True]
-    assert [c.quarantined for c in aggregate.quarantine([failing], ["a.evalset.json"])] == [True]  # a whole file
-    assert [c.quarantined for c in aggregate.quarantine([failing], ["a.evalset.json:other"])] == [False]
-    doc = aggregate.document(aggregate.quarantine([failing], ["a.evalset.json:paris"]), [], RunInfo(tool_version="x"))
-    assert (doc.status, doc.totals.failed, doc.totals.quarantined, doc.totals.cases) == ("passed", 0, 1, 1)
+    assert [c.quarantined for c in verdict.quarantine([failing], ["a.evalset.json"])] == [True]  # a whole file
+    assert [c.quarantined for c in verdict.quarantine([failing], ["a.evalset.json:other"])] == [False]
+    passing = _case(_finished(1, 1.0)).model_copy(update={"id": "c.evalset.json::ok", "file": "c.evalset.json"})
+    quarantined = verdict.quarantine([failing, passing], ["a.evalset.json:paris"])
+    doc = aggregate.document(quarantined, [], RunInfo(tool_version="x"))
+    assert (doc.status, doc.totals.failed, doc.totals.quarantined, doc.totals.cases) == ("passed", 0, 1, 2)
+    alone = aggregate.document(verdict.quarantine([failing], ["**"]), [], RunInfo(tool_version="x"))
+    assert alone.status == "error"  # every case quarantined: nothing is gated, never a pass
+    assert [f.reason for f in alone.findings if f.rule == "nothing_gated"] == [
+        "every one of the 1 case is quarantined: nothing is gated (narrow --quarantine)"
+    ]
 
 
 def _timed_out(run: int) -> aggregate.FinishedRun:
@@ -169,7 +176,7 @@ def test_infrastructure_errors_are_errors_counted_apart_from_the_agents_own() ->
     assert _case(retried).error_kind == "infrastructure"
     mixed = _case(_timed_out(1), _finished(2, None, error="ValueError"))
     assert mixed.error_kind == "agent"  # one run is the agent's own fault: not an infrastructure error
-    totals = aggregate.totals([timed_out, judge_down, raised, _case(_finished(1, 0.2))], [])
+    totals = verdict.totals([timed_out, judge_down, raised, _case(_finished(1, 0.2))], [])
     assert (totals.error, totals.infrastructure_errors, totals.failed) == (3, 2, 1)
 
 
@@ -191,13 +198,40 @@ def test_a_confirmed_failure_is_counted_and_a_recovered_case_is_flaky() -> None:
         index=0,
         line=3,
         metrics=[CONFIGURED],
-        finished=[_finished(1, 0.0), _finished(2, 0.1), _finished(3, 0.0)],
+        finished=[_finished(1, 0.0), _rerun(_finished(2, 0.1)), _rerun(_finished(3, 0.0))],
         confirmation=first_failed,
     )
-    recovered = _case(_finished(1, 0.0), _finished(2, 1.0), _finished(3, 1.0)).model_copy(
+    recovered = _case(_finished(1, 0.0), _rerun(_finished(2, 1.0)), _rerun(_finished(3, 1.0))).model_copy(
         update={"confirmation": first_failed}
     )
     assert confirmed.status == "failed" and confirmed.stability == "stable-fail"
+    assert confirmed.confirmation is not None and confirmed.confirmation.confirmed
     assert recovered.status == "passed" and recovered.stability == "flaky"  # mean 0.67 >= 0.5: flaky, not hidden
-    totals = aggregate.totals([confirmed, recovered], [])
+    totals = verdict.totals([confirmed, recovered], [])
     assert (totals.confirmed_failures, totals.failed, totals.passed) == (1, 1, 1)
+
+
+def test_a_failure_that_passed_one_re_run_is_never_counted_confirmed() -> None:
+    """It fails on the mean of its runs, yet a re-run passed: flaky and failed, not a confirmed failure."""
+    first_failed = Confirmation(reason="failed", first_status="failed", extra_runs=2)
+    case = aggregate.case_result(
+        display="a.evalset.json",
+        eval_set_id="set",
+        case=CASE,
+        index=0,
+        line=3,
+        metrics=[CONFIGURED],
+        finished=[_finished(1, 0.0), _rerun(_finished(2, 1.0)), _rerun(_finished(3, 0.0))],
+        confirmation=first_failed,
+    )
+    assert (case.status, case.stability) == ("failed", "flaky")
+    assert case.confirmation is not None and not case.confirmation.confirmed
+    assert verdict.totals([case], []).confirmed_failures == 0
+    assert [f.reason for f in case.findings if f.rule == "confirmation"] == [
+        "failed on its first runs; passed 1 of its 2 re-runs"
+    ]
+
+
+def _rerun(finished: aggregate.FinishedRun) -> aggregate.FinishedRun:
+    finished.confirmation = True
+    return finished

@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 
 from adk_eval_gate import aggregate
-from adk_eval_gate.budgets import cost_check, increase_check, run_checks
 from adk_eval_gate.compare import compare
 from adk_eval_gate.configs import ConfigSource, load_config
 from adk_eval_gate.errors import ConfigError
@@ -16,11 +15,15 @@ from adk_eval_gate.eval_config import Budgets
 from adk_eval_gate.gate import decided
 from adk_eval_gate.metrics.base import MetricOutcome
 from adk_eval_gate.pricing import Prices
+from adk_eval_gate.report import costs
 from adk_eval_gate.results import MetricStatus
 from adk_eval_gate.results_usage import BudgetLimits
 from adk_eval_gate.runners.base import Inference
 from adk_eval_gate.score import ScoredMetric
 from adk_eval_gate.usage_compare import compare_usage, quantity_change
+from adk_eval_gate.verdict import Policy
+from adk_eval_gate.verdict.budgets import cost_check, increase_check, run_checks
+from adk_eval_gate.words import money
 from tests.report.builders import baseline_info, document, priced_document
 from tests.stages.test_aggregate import CASE, CONFIGURED, _turn
 from tests.stages.test_costs import call, turn
@@ -104,13 +107,15 @@ def test_max_cost_passes_fails_or_cannot_be_checked() -> None:
     assert spent == pytest.approx(2 * (990 * 0.30 + 10 * 2.50) / 1e6)
     assert cost_check(priced.usage, 1.0).status == "passed"
     over = cost_check(priced.usage, 0.0001)
-    assert over.status == "failed" and over.reason == f"the agent's cost ${spent:.4f} is over --max-cost $0.0001"
+    assert over.status == "failed" and over.reason == f"the agent's cost {money(spent)} is over --max-cost $0.0001"
     unknown = aggregate.document([_case(_run(1, 100, model="my-model"), budgets=None)], [], run=_info())
     check = cost_check(unknown.usage, 1.0)
     assert check.status == "unchecked" and "cost unknown for model my-model" in check.reason
-    ruled = decided(unknown, None, fail_on_regression=False, tolerance=0.0, limits=BudgetLimits(max_cost=1.0))
+    ruled = decided(unknown, None, Policy(fail_on_regression=False, tolerance=0.0, limits=BudgetLimits(max_cost=1.0)))
     assert ruled.status == "error" and ruled.budgets[0].status == "unchecked"
-    assert decided(unknown, None, fail_on_regression=False, tolerance=0.0).status == "passed"  # no budget: no error
+    assert (
+        decided(unknown, None, Policy(fail_on_regression=False, tolerance=0.0)).status == "passed"
+    )  # no budget: no error
 
 
 def _info():  # type: ignore[no-untyped-def]
@@ -129,11 +134,11 @@ def test_one_more_model_call_per_turn_is_a_significant_rise_and_fails_max_cost_i
     [check] = run_checks(head, comparison, BudgetLimits(max_cost_increase=20))
     assert check.status == "failed"
     assert (
-        check.reason.startswith("the suite's cost per pass rose 100.0% from $0.00")
+        check.reason.startswith("the cost per pass of the cases both sides ran rose 100.0% from $0.00")
         and "more than --max-cost-increase 20%" in check.reason
     )
     ruled = decided(
-        head, comparison, fail_on_regression=False, tolerance=0.0, limits=BudgetLimits(max_cost_increase=20)
+        head, comparison, Policy(fail_on_regression=False, tolerance=0.0, limits=BudgetLimits(max_cost_increase=20))
     )
     assert ruled.status == "failed"
 
@@ -150,7 +155,7 @@ def test_increase_budgets_without_a_baseline_are_skipped_not_failed() -> None:
     assert check.status == "skipped" and check.reason == "--max-cost-increase 20% not checked: no baseline"
     doc = document([])
     assert (
-        decided(doc, None, fail_on_regression=False, tolerance=0.0, limits=BudgetLimits(max_cost_increase=20))
+        decided(doc, None, Policy(fail_on_regression=False, tolerance=0.0, limits=BudgetLimits(max_cost_increase=20)))
         .budgets[0]
         .status
         == "skipped"
@@ -162,3 +167,42 @@ def test_small_time_changes_are_never_flagged() -> None:
         "p95_turn_seconds", base=0.010, head=0.019, base_runs=[0.01, 0.01], head_runs=[0.019, 0.019]
     )
     assert jitter.significance == "significant" and jitter.change_pct == pytest.approx(90) and not jitter.flagged
+
+
+def test_a_case_added_to_the_suite_is_never_a_cost_rise() -> None:
+    """The trial's false failure: one more eval case made 'cost per pass rose 18.2%' fail --max-cost-increase 10."""
+    base, head = priced_document(calls=[1] * 5, runs=2), priced_document(calls=[1] * 5 + [1], runs=2)
+    comparison = compare(head, base, baseline=baseline_info())
+    assert comparison.usage is not None and comparison.usage.common_cases == 5
+    cost = next(c for c in comparison.usage.suite if c.quantity == "cost_usd")
+    assert cost.change_pct == pytest.approx(0.0) and not cost.flagged
+    assert comparison.usage.added is not None and comparison.usage.added.cost_usd == pytest.approx(cost.head / 5)
+    [check] = run_checks(head, comparison, BudgetLimits(max_cost_increase=10))
+    assert check.status == "passed"
+    shown = decided(head, comparison, Policy(limits=BudgetLimits(max_cost_increase=10)))
+    assert shown.status == "passed"
+    line = costs.cost_line(shown)
+    assert "on the 5 cases both ran" in line and "not compared: new cases $" in line
+    removed = compare(base, head, baseline=baseline_info())
+    assert removed.usage is not None and removed.usage.removed is not None and removed.usage.added is None
+    assert run_checks(base, removed, BudgetLimits(max_cost_increase=10))[0].status == "passed"
+
+
+def test_a_latency_rise_under_the_floor_never_fails_the_latency_budget() -> None:
+    """The trial's false failure: p95 0.091 s -> 0.137 s, a rise the comparison does not flag (under 0.1 s),
+    failed --max-latency-increase 20. A budget fails only on a flagged rise."""
+    from adk_eval_gate.results import BaselineInfo, Comparison
+    from adk_eval_gate.results_usage import UsageComparison
+
+    rise = quantity_change(
+        "p95_turn_seconds", base=0.091, head=0.137, base_runs=[0.09, 0.091], head_runs=[0.137, 0.138]
+    )
+    assert rise.significance == "significant" and not rise.flagged
+    comparison = Comparison(baseline=BaselineInfo(source="file", description="x"), usage=UsageComparison(suite=[rise]))
+    check = increase_check("max-latency-increase", 20, comparison)
+    assert check.status == "passed"
+    assert "(too small to matter)" in check.reason and "within --max-latency-increase 20%" in check.reason
+    doubled = quantity_change("p95_turn_seconds", base=0.5, head=1.0, base_runs=[0.5, 0.51], head_runs=[1.0, 1.01])
+    assert doubled.flagged
+    slow = Comparison(baseline=BaselineInfo(source="file", description="x"), usage=UsageComparison(suite=[doubled]))
+    assert increase_check("max-latency-increase", 20, slow).status == "failed"

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from adk_eval_gate import gate
+from adk_eval_gate import gate, verdict
 from adk_eval_gate.compare import compare
+from adk_eval_gate.verdict import Policy
 from tests.report.builders import baseline_info, case, document, metric
 
 RESPONSE = "response_match_score"
@@ -18,16 +19,16 @@ def _pair(head_score: float) -> tuple:  # type: ignore[type-arg]
 def test_a_regression_above_the_threshold_passes_unless_fail_on_regression() -> None:
     head, comparison = _pair(0.85)  # lower than the base, still above 0.8
     assert comparison is not None and comparison.regressions == 1
-    lenient = gate.decided(head, comparison, fail_on_regression=False, tolerance=0.0)
-    strict = gate.decided(head, comparison, fail_on_regression=True, tolerance=0.0)
-    assert (lenient.status, gate.exit_code(lenient)) == ("passed", 0)
-    assert (strict.status, gate.exit_code(strict)) == ("failed", 1)
+    lenient = gate.decided(head, comparison, Policy(fail_on_regression=False, tolerance=0.0))
+    strict = gate.decided(head, comparison, Policy(fail_on_regression=True, tolerance=0.0))
+    assert (lenient.status, verdict.exit_code(lenient)) == ("passed", 0)
+    assert (strict.status, verdict.exit_code(strict)) == ("failed", 1)
     assert strict.run.fail_on_regression and strict.comparison is comparison
 
 
 def test_without_a_baseline_the_note_is_kept_and_the_status_is_the_document_s() -> None:
     head = document([case("paris", [metric(RESPONSE, 0.5)])])
-    decided = gate.decided(head, None, fail_on_regression=True, tolerance=0.1, note="no baseline yet")
+    decided = gate.decided(head, None, Policy(fail_on_regression=True, tolerance=0.1), note="no baseline yet")
     assert decided.status == "failed" and decided.run.baseline_note == "no baseline yet"
     assert decided.run.regression_tolerance == 0.1
 
@@ -35,14 +36,14 @@ def test_without_a_baseline_the_note_is_kept_and_the_status_is_the_document_s() 
 def test_a_document_with_an_error_stays_an_error_and_file_errors_exit_2() -> None:
     head, comparison = _pair(0.99)
     broken = head.model_copy(update={"error": "the run ended without a verdict"})
-    assert gate.decided(broken, comparison, fail_on_regression=False, tolerance=0.0).status == "error"
+    assert gate.decided(broken, comparison, Policy(fail_on_regression=False, tolerance=0.0)).status == "error"
     with_file_error = head.model_copy(update={"totals": head.totals.model_copy(update={"file_errors": 1})})
-    assert gate.exit_code(with_file_error) == 2
+    assert verdict.exit_code(with_file_error) == 2
 
 
 def test_strict_comparison_given_later_counts_the_saved_incomparable_drops_in_the_verdict_and_the_report() -> None:
     """``report --strict-comparison`` on results compared without it: the gate and the comment count alike."""
-    from adk_eval_gate.report.verdict import change_counts
+    from adk_eval_gate.report.headline import change_counts
     from adk_eval_gate.results import JudgeSetting
 
     def judged(model: str, score: float):  # type: ignore[no-untyped-def]
@@ -53,9 +54,9 @@ def test_strict_comparison_given_later_counts_the_saved_incomparable_drops_in_th
     head = judged("gemini-2.5-pro", 0.85)
     saved = compare(head, judged("gemini-2.5-flash", 0.95), baseline=baseline_info())
     assert (saved.regressions, saved.incomparable_regressions) == (0, 1)
-    lenient = gate.decided(head, saved, fail_on_regression=True, tolerance=0.0)
+    lenient = gate.decided(head, saved, Policy(fail_on_regression=True, tolerance=0.0))
     assert lenient.status == "passed" and lenient.comparison is saved
-    strict = gate.decided(head, saved, fail_on_regression=True, tolerance=0.0, strict_comparison=True)
+    strict = gate.decided(head, saved, Policy(fail_on_regression=True, tolerance=0.0, strict_comparison=True))
     assert strict.comparison is not None and strict.comparison.regressions == 1
     assert strict.status == "failed"
     counts = change_counts(strict)

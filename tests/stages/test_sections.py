@@ -4,37 +4,38 @@ from __future__ import annotations
 
 import pytest
 
-from adk_eval_gate.report import cases, changes, sections, verdict
+from adk_eval_gate import verdict, words
+from adk_eval_gate.report import cases, changes, headline, sections
 from tests.report.scenarios import SCENARIOS
 
 
 def test_the_verdict_names_every_count_that_is_not_zero_even_in_an_error() -> None:
     regressions, no_baseline = SCENARIOS["regressions"](), SCENARIOS["no_baseline"]()
-    assert verdict.heading(regressions) == "### ❌ ADK eval gate failed"
+    assert headline.heading(regressions) == "### ❌ ADK eval gate failed"
     assert (
-        verdict.counts_line(regressions) == "**4 cases:** 3 passed · 1 failed · 1 flaky · 2 regressions fail the gate"
+        headline.counts_line(regressions) == "**4 cases:** 3 passed · 1 failed · 1 flaky · 2 regressions fail the gate"
     )
-    assert verdict.heading(no_baseline) == "### 💥 ADK eval gate could not evaluate everything"
-    assert verdict.counts_line(no_baseline) == "**5 cases:** 2 passed · 1 failed · 1 error · 1 not evaluated"
-    assert verdict.heading(regressions, gate_id="nightly") == "### ❌ ADK eval gate `nightly` failed"
+    assert headline.heading(no_baseline) == "### 💥 ADK eval gate could not evaluate everything"
+    assert headline.counts_line(no_baseline) == "**5 cases:** 2 passed · 1 failed · 1 error · 1 not evaluated"
+    assert headline.heading(regressions, gate_id="nightly") == "### ❌ ADK eval gate `nightly` failed"
 
 
 def test_the_comparison_line_and_the_section_headings_give_the_same_counts() -> None:
     doc = SCENARIOS["regressions"]()
-    line = verdict.comparison_line(doc)
+    line = headline.comparison_line(doc)
     assert "2 regressions · 1 within noise · 0 improvements · 1 new · 1 removed" in line
     assert "https://github.com/octo/repo/actions/runs/41" in line
     section = changes.regressions(doc, limit=None)
     assert section.startswith("<details><summary><strong>2 regressions</strong> · 1 within noise</summary>")
     assert section.count("| significant |") == 2 and section.count("| within noise |") == 1
     assert doc.comparison is not None and doc.comparison.regressions == 2 and doc.comparison.noisy_regressions == 1
-    assert "give `--baseline FILE`" in verdict.comparison_line(SCENARIOS["no_baseline"]())
+    assert "give `--baseline FILE`" in headline.comparison_line(SCENARIOS["no_baseline"]())
 
 
 def test_the_metric_table_has_one_row_per_metric_with_base_head_and_change() -> None:
     rows = sections.metric_table(SCENARIOS["regressions"]()).splitlines()
     assert rows[0] == "| Metric | Threshold | Base | Head | Change | Pass rate |"
-    assert "| response\\_\u200bmatch\\_\u200bscore | 0.8 | 0.9 | 0.6 | ▼\u202f−0.3 | 0% (0/1) |" in rows
+    assert "| response\\_<wbr>match\\_<wbr>score | 0.8 | 0.9 | 0.6 | ▼\u202f−0.3 | 0% (0/1) |" in rows
     cut = sections.Cut()
     limited = sections.metric_table(SCENARIOS["regressions"](), limit=1, cut=cut)
     assert len(limited.splitlines()) == 3 and cut.sentence(where="the limit")
@@ -44,8 +45,8 @@ def test_regressions_put_significant_drops_first_group_by_file_and_keep_cells_sh
     text = changes.regressions(SCENARIOS["regressions"](), limit=None, interval=True)
     significant = text.index("significant [-0.3, -0.3]")
     assert significant < text.index("**Within noise** (1)") < text.index("within noise [-0.543, 0.276]")
-    assert "**agents/\u200bweather/\u200bweather.\u200bevalset.\u200bjson**" in text
-    assert "| flips | response\\_\u200bmatch\\_\u200bscore | 0.9 | 0.6 | ▼\u202f−0.3 |" in text
+    assert "**agents/<wbr>weather/<wbr>weather.<wbr>evalset.<wbr>json**" in text
+    assert "| flips | response\\_<wbr>match\\_<wbr>score | 0.9 | 0.6 | ▼\u202f−0.3 |" in text
     assert "`agents/weather" not in text  # no code span of a case id in a table cell
 
 
@@ -69,23 +70,22 @@ def test_fit_takes_the_most_detailed_level_that_fits_and_cuts_the_last_with_a_no
 
 
 def test_plural() -> None:
-    assert (sections.plural(1, "case"), sections.plural(3, "case")) == ("1 case", "3 cases")
-    assert sections.plural(2, "analysis", "analyses") == "2 analyses"
+    assert (words.plural(1, "case"), words.plural(3, "case")) == ("1 case", "3 cases")
+    assert words.plural(2, "analysis", "analyses") == "2 analyses"
 
 
 def test_quarantined_cases_are_listed_apart_with_their_stability_and_counted_in_the_verdict() -> None:
-    from adk_eval_gate import aggregate
     from tests.report.builders import case, document, metric
 
     flaky = case("flaky", [metric("response_match_score", [1.0, 0.9, 1.0])])
     broken = case("broken", [metric("response_match_score", 0.1)])
-    marked = aggregate.quarantine([flaky, broken], ["agents/weather/weather.evalset.json:broken"])
+    marked = verdict.quarantine([flaky, broken], ["agents/weather/weather.evalset.json:broken"])
     doc = document(marked)
     assert doc.status == "passed"
-    assert verdict.counts_line(doc) == "**2 cases:** 1 passed · 1 quarantined (1 not passing)"
+    assert headline.counts_line(doc) == "**2 cases:** 1 passed · 1 quarantined (1 not passing)"
     listed = cases.quarantined_cases(doc)
     assert "<strong>Quarantined</strong>: 1 · 1 not passing, none fail the gate" in listed
-    assert "- broken (agents/\u200bweather/\u200bweather.\u200bevalset.\u200bjson): ❌ failed" in listed
+    assert "- broken (agents/<wbr>weather/<wbr>weather.<wbr>evalset.<wbr>json): ❌ failed" in listed
     assert cases.failing_cases(doc, detail=sections.Detail(0, None, None)) == ""
 
 
@@ -97,7 +97,7 @@ def test_flaky_cases_say_how_many_runs_passed_and_which_metric_flips() -> None:
     flaky = flaky.model_copy(update={"stability": "flaky", "runs_passed": 2})
     listed = cases.flaky_cases(document([flaky]))
     assert "<strong>Flaky</strong>: 1 whose runs do not agree" in listed
-    assert ": 2 of 3 runs passed; flips: response\\_\u200bmatch\\_\u200bscore\n" in listed
+    assert ": 2 of 3 runs passed; flips: response\\_<wbr>match\\_<wbr>score\n" in listed
     assert cases.flaky_cases(document([case("steady", [metric("response_match_score", 1.0)])])) == ""
 
 
@@ -112,5 +112,31 @@ def test_the_log_gives_the_counts_of_the_comment(name: str) -> None:
     out = io.StringIO()
     console_report.final(Console(in_actions=False, stream=out), doc)
     last = out.getvalue().strip().splitlines()[-1]
-    assert ", ".join(verdict.count_words(doc)) in last  # the same counts, in the same words
-    assert verdict.counts_line(doc).endswith(" · ".join(verdict.count_words(doc)))
+    assert ", ".join(headline.count_words(doc)) in last  # the same counts, in the same words
+    assert headline.counts_line(doc).endswith(" · ".join(headline.count_words(doc)))
+
+
+def test_every_chart_draws_its_metrics_threshold_as_a_flat_line_never_a_slope_or_a_zero() -> None:
+    import re
+
+    from adk_eval_gate.compare import compare
+    from adk_eval_gate.gate import decided
+    from adk_eval_gate.report import charts
+    from adk_eval_gate.verdict import Policy
+    from tests.report.builders import baseline_info, case, document, metric
+
+    def suite(threshold_b: float) -> list:  # type: ignore[type-arg]
+        return [
+            case("a", [metric("one", 0.9, threshold=0.8), metric("two", 0.95, threshold=1.0)]),
+            case("b", [metric("one", 0.85, threshold=0.8), metric("two", 1.0, threshold=threshold_b)]),
+        ]
+
+    base, head = document(suite(1.0)), document([*suite(1.0), case("c", [metric("one", 0.7, threshold=0.8)])])
+    text = charts.metric_charts(decided(head, compare(head, base, baseline=baseline_info()), Policy()))
+    lines = [re.findall(r"[\d.]+", line) for line in text.splitlines() if line.strip().startswith("line [")]
+    assert sorted({tuple(values) for values in lines}) == [("0.8", "0.8"), ("1", "1")]  # one flat line each
+    two_thresholds = charts.metric_charts(document(suite(0.7)))  # "two": 1.0 in one file, 0.7 in the other
+    drawn = [line for line in two_thresholds.splitlines() if line.strip().startswith("line [")]
+    assert "line [0.7]" in " ".join(drawn) and "line [1]" in " ".join(drawn)
+    assert not any(re.search(r"\b0(,|\])", line) for line in drawn)  # never a threshold of 0
+    assert "red lines: thresholds 0.7, 1 (the eval files differ)" in two_thresholds

@@ -8,34 +8,29 @@ from __future__ import annotations
 
 from adk_eval_gate.console import Console
 from adk_eval_gate.report import views
-from adk_eval_gate.results import CaseResult, ResultsDocument
-
-
-def _fails_gate(case: CaseResult, doc: ResultsDocument) -> bool:
-    if case.quarantined:
-        return False
-    return case.status in {"failed", "error"} or (case.status == "not_evaluated" and not doc.run.allow_not_evaluated)
+from adk_eval_gate.report.headline import change_counts
+from adk_eval_gate.results import ResultsDocument
+from adk_eval_gate.verdict import rules
 
 
 def annotate(console: Console, doc: ResultsDocument) -> None:
     if not console.in_actions:
         return
     for case in doc.cases:
-        if _fails_gate(case, doc):
+        if rules.fails_gate(case, allow_not_evaluated=doc.run.allow_not_evaluated):
             reasons = views.case_reasons(case)
             detail = case.error or "; ".join(reasons) or case.status
-            console.error(f"{case.eval_id}: {detail}", file=case.file, line=case.line)
-    if doc.comparison is None:
-        return
+            console.error(f"{case.label}: {detail}", file=case.file, line=case.line)
+    counts = change_counts(doc)  # the regressions the comment counts: beyond noise, comparable, not quarantined
     by_id = {case.id: case for case in doc.cases}
-    for change in doc.comparison.changes:
+    for change in counts.regressions if counts else []:
         regressed = by_id.get(change.case_id)
-        if change.kind != "regressed" or change.significance == "noise" or regressed is None:
+        if regressed is None:
             continue
         base = "n/a" if change.base is None else f"{change.base:.4g}"
         head = "n/a" if change.head is None else f"{change.head:.4g}"
         console.warning(
-            f"{regressed.eval_id}: {change.metric} regressed from {base} to {head}",
+            f"{regressed.label}: {change.metric} regressed from {base} to {head}",
             file=regressed.file,
             line=regressed.line,
         )

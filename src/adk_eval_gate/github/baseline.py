@@ -69,7 +69,9 @@ def from_file(path: Path) -> Baseline | NoBaseline:
         return _refused(f"cannot read {path}: {error.strerror}")
     except ArtifactError as error:
         return _refused(error.message)
-    return Baseline(doc, BaselineInfo(source="file", description=str(path), sha=doc.run.sha, ref=doc.run.ref))
+    # the file's name only: a path of the machine that ran the gate means nothing in a pull request
+    description = f"the baseline file {path.name}"
+    return Baseline(doc, BaselineInfo(source="file", description=description, sha=doc.run.sha, ref=doc.run.ref))
 
 
 def _refused(problem: str) -> NoBaseline:

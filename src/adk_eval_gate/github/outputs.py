@@ -46,7 +46,7 @@ def output_values(
         "errors": str(totals.error + totals.file_errors),
         "infrastructure-errors": str(totals.infrastructure_errors),
         "not-evaluated": str(totals.not_evaluated),
-        "flaky": str(doc.stability.flaky if doc.stability else 0),
+        "flaky": str(totals.flaky),
         "confirmed-failures": str(totals.confirmed_failures),
         "quarantined": str(totals.quarantined),
         "regressions": str(doc.comparison.regressions if doc.comparison else 0),

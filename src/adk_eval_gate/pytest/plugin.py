@@ -155,6 +155,21 @@ def pytest_configure(config: pytest.Config) -> None:
         config.addinivalue_line("filterwarnings", "ignore:The `plugins` argument is deprecated:DeprecationWarning")
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Once pytest has written ``--junitxml`` (not in a pytest-xdist worker, which writes none): the eval tests'
+    file, line and re-runs put where the JUnit readers look (``junit.enrich``)."""
+    config = session.config
+    target = config.getoption("xmlpath", None)
+    if _ENGINE not in config.stash or not target or hasattr(config, "workerinput"):
+        return
+    from adk_eval_gate.pytest import junit
+
+    path = Path(os.path.abspath(os.path.expanduser(os.path.expandvars(target))))
+    if path.is_file():
+        junit.enrich(path)
+
+
 def pytest_unconfigure(config: pytest.Config) -> None:
     engine = config.stash.get(_ENGINE, None)
     if engine is not None:
@@ -270,9 +285,11 @@ class EvalCaseItem(pytest.Item):
     def setup(self) -> None:
         if self.config.getoption("setuponly", False):
             return  # pytest --setup-only and --setup-plan run nothing
+        from adk_eval_gate.pytest import junit
         from adk_eval_gate.pytest.report import case_report
 
         self.case = self.config.stash[_ENGINE].case(self)
+        self.user_properties.extend(junit.properties(file=self.nodeid.split("::")[0], line=self.line, case=self.case))
         if self.case.status == "error":
             raise EvalCaseError(case_report(self.case))
 
@@ -295,8 +312,11 @@ class BrokenEvalFile(pytest.Item):
     """An eval file that cannot be loaded: one failure with the gate's one-line error; the other files run."""
 
     def __init__(self, *, problem: str, **kwargs: Any) -> None:
+        from adk_eval_gate.pytest import junit
+
         super().__init__(**kwargs)
         self.problem = problem
+        self.user_properties.extend(junit.properties(file=self.nodeid.split("::")[0], line=None, case=None))
 
     def runtest(self) -> None:
         raise EvalCaseFailed(self.problem)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from adk_eval_gate.report import views
 from adk_eval_gate.results import CaseResult, MetricResult
+from adk_eval_gate.verdict.rules import failure_reason
 
 _TEXT = 500  # characters of an answer shown
 
@@ -16,7 +17,7 @@ def metric_line(metric: MetricResult) -> str:
     """``name: score S < threshold T`` (its run scores when there are several), or why it was not evaluated."""
     runs = f" (runs: {', '.join(map(_number, metric.run_scores))})" if len(metric.run_scores) > 1 else ""
     if metric.status == "not_evaluated":
-        return f"{views.failure_reason(metric)}{runs}"
+        return f"{failure_reason(metric)}{runs}"
     if metric.threshold is None:
         return f"{metric.name}: {_number(metric.score)} (informational){runs}"
     relation = "<" if metric.status == "failed" else ">="

@@ -8,8 +8,9 @@ from __future__ import annotations
 from adk_eval_gate.report import markdown as md
 from adk_eval_gate.report import views
 from adk_eval_gate.report.changes import known_flaky
-from adk_eval_gate.report.sections import ICON, Detail, plural, within
-from adk_eval_gate.results import CaseResult, MetricResult, ResultsDocument, RunRecord
+from adk_eval_gate.report.sections import ICON, Detail, within
+from adk_eval_gate.results import CaseResult, Finding, ResultsDocument, RunRecord
+from adk_eval_gate.words import plural
 
 LOG_LINES_SHOWN = 20  # of a run's captured log, in a failing case's details (results.json keeps up to 200)
 
@@ -33,10 +34,9 @@ def case_body(case: CaseResult, *, text_limit: int) -> str:
         kind = " (infrastructure)" if case.error_kind == "infrastructure" else ""
         lines.append(f"**Error{kind}:** {md.inline(case.error, limit=max(text_limit, 200))}")
     run = views.worst_run(case)
-    failing = [_failing_metric(metric, run) for metric in views.failing_metrics(case)]
-    failing += [f"- {md.inline(b.reason, limit=400)}" for b in case.budgets if b.status in ("failed", "unchecked")]
-    if failing:
-        lines.append("\n".join(failing))
+    findings = [_finding(finding, run) for finding in case.findings if finding.rule != "error"]
+    if findings:
+        lines.append("\n".join(findings))
     if run is None:
         return "\n\n".join(lines)
     if len(case.runs) > 1:
@@ -53,18 +53,21 @@ def case_body(case: CaseResult, *, text_limit: int) -> str:
     return "\n\n".join(line for line in lines if line)
 
 
-def _failing_metric(metric: MetricResult, run: RunRecord | None) -> str:
-    """The metric's failure, with what it says about it in the run shown (judge explanations, state keys)."""
-    notes = views.metric_notes(run, metric.name) if run is not None else []
+def _finding(finding: Finding, run: RunRecord | None) -> str:
+    """What the verdict found, with what a metric says about its score in the run shown (judge explanations,
+    state keys); a note that changed nothing in italics."""
+    if finding.effect == "none":
+        return f"- _{md.inline(finding.reason, limit=400)}_"
+    notes = views.metric_notes(run, finding.metric) if run is not None and finding.metric else []
     shown = [f"  - {md.inline(note, limit=400)}" for note in notes]
-    return "\n".join([f"- {md.inline(views.failure_reason(metric), limit=400)}", *shown])
+    return "\n".join([f"- {md.inline(finding.reason, limit=400)}", *shown])
 
 
 def summary_line(case: CaseResult, *, flaky: bool = False) -> str:
     """``❌ eval_id <sub>file</sub>``, HTML-escaped for a ``<summary>``."""
     mark = " · known flaky" if flaky else ""
     where = md.summary_text(case.file, limit=200)
-    return f"{ICON.get(case.status, '❌')} {md.summary_text(case.eval_id)}{mark} <sub>{where}</sub>"
+    return f"{ICON.get(case.status, '❌')} {md.summary_text(case.label)}{mark} <sub>{where}</sub>"
 
 
 def _reason(case: CaseResult) -> str:
@@ -76,7 +79,9 @@ def failing(doc: ResultsDocument) -> list[CaseResult]:
 
 
 def failing_cases(doc: ResultsDocument, *, detail: Detail, budget: int | None = None) -> str:
-    cases = failing(doc)
+    """The cases that did not pass: those new in this change first, then those that failed on the base branch
+    too."""
+    cases = sorted(failing(doc), key=lambda c: c.failing_on_base)
     if not cases:
         return ""
     shown = cases if detail.max_cases is None else cases[: detail.max_cases]
@@ -87,24 +92,33 @@ def failing_cases(doc: ResultsDocument, *, detail: Detail, budget: int | None = 
         ]
     else:
         items = [
-            f"- {md.breakable(c.eval_id, limit=120)} ({md.breakable(c.file, limit=160)})"
+            f"- {md.breakable(c.label, limit=120)} ({md.breakable(c.file, limit=160)})"
             f"{' · known flaky' if c.id in flaky else ''}: {md.inline(_reason(c), limit=200)}"
             for c in shown
         ]
+    already = next((index for index, c in enumerate(shown) if c.failing_on_base), None)
+    if already is not None:
+        items.insert(already, f"**Failing on the base branch too** ({doc.totals.failing_on_base}):")
+        if already:
+            items.insert(0, f"**New in this change** ({len(cases) - doc.totals.failing_on_base}):")
     body = ("\n\n" if detail.text_limit else "\n").join(within(items, budget))
     if len(cases) > len(shown):
         body += f"\n\n_… and {len(cases) - len(shown)} more: see the job summary and the results artifact._"
-    return md.details(f"<strong>Did not pass</strong>: {_status_words(cases)}", body)
+    return md.details(f"<strong>Did not pass</strong>: {_status_words(doc)}", body)
 
 
-def _status_words(cases: list[CaseResult]) -> str:
-    counts = {status: sum(1 for c in cases if c.status == status) for status in ("failed", "error", "not_evaluated")}
-    words = [f"{counts['failed']} failed"] if counts["failed"] else []
-    if counts["error"]:
-        words.append(plural(counts["error"], "error"))
-    if counts["not_evaluated"]:
-        words.append(f"{counts['not_evaluated']} not evaluated")
-    return " · ".join(words)
+def _status_words(doc: ResultsDocument) -> str:
+    totals = doc.totals
+    words = [f"{totals.failed} failed"] if totals.failed else []
+    if totals.error:
+        words.append(plural(totals.error, "error"))
+    if totals.not_evaluated:
+        words.append(f"{totals.not_evaluated} not evaluated")
+    text = " · ".join(words)
+    if totals.failing_on_base:
+        new = totals.failed + totals.error + totals.not_evaluated - totals.failing_on_base
+        text += f" ({new} new in this change, {totals.failing_on_base} failing on the base branch too)"
+    return text
 
 
 def _flipping(case: CaseResult) -> list[str]:
@@ -119,16 +133,20 @@ def _flipping(case: CaseResult) -> list[str]:
 def flaky_cases(doc: ResultsDocument, *, limit: int | None = None) -> str:
     """The cases whose runs disagree (runs passed of k, the metrics that flip), and those known flaky on the base
     branch (their status flips across its history)."""
-    cases = [c for c in doc.cases if c.stability == "flaky"]
+    cases = [c for c in doc.cases if c.stability == "flaky" and not c.quarantined]  # quarantined: listed apart
     known = sorted(known_flaky(doc))
     if not cases and not known:
         return ""
     shown = cases if limit is None else cases[:limit]
     lines = [
-        f"- {md.breakable(c.eval_id, limit=120)} ({md.breakable(c.file, limit=160)}): "
+        f"- {md.breakable(c.label, limit=120)} ({md.breakable(c.file, limit=160)}): "
         f"{c.runs_passed} of {len(c.runs)} runs passed"
         + (f"; flips: {', '.join(md.breakable(name, limit=80) for name in _flipping(c))}" if _flipping(c) else "")
-        + (" (passed on a re-run)" if c.confirmation and c.confirmation.first_status != "passed" else "")
+        + (
+            " (passed on a re-run)"
+            if c.confirmation and c.confirmation.first_status != "passed" and c.confirmation.extra_runs
+            else ""
+        )
         for c in shown
     ]
     if len(cases) > len(shown):
@@ -161,7 +179,7 @@ def quarantined_cases(doc: ResultsDocument, *, limit: int | None = None) -> str:
         return ""
     shown = cases if limit is None else cases[:limit]
     lines = [
-        f"- {md.breakable(c.eval_id, limit=120)} ({md.breakable(c.file, limit=160)}): {_quarantine_state(c)}"
+        f"- {md.breakable(c.label, limit=120)} ({md.breakable(c.file, limit=160)}): {_quarantine_state(c)}"
         for c in shown
     ]
     if len(cases) > len(shown):

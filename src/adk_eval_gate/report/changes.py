@@ -9,9 +9,11 @@ from collections.abc import Sequence
 from itertools import groupby
 
 from adk_eval_gate.report import markdown as md
-from adk_eval_gate.report.sections import change_text, plural, within
-from adk_eval_gate.report.verdict import ChangeCounts, change_counts, drop_words
+from adk_eval_gate.report.headline import ChangeCounts, change_counts, drop_words
+from adk_eval_gate.report.sections import change_text, within
 from adk_eval_gate.results import MetricChange, ResultsDocument
+from adk_eval_gate.results_base import case_label
+from adk_eval_gate.words import plural
 
 _SIGNIFICANCE = {"significant": "significant", "noise": "within noise", "untested": "single run"}
 _HEADER = ["Case", "Metric", "Base", "Head", "Change", "Noise check"]
@@ -38,10 +40,10 @@ def _file_of(change: MetricChange) -> str:
 
 
 def _row(change: MetricChange, known_flaky: frozenset[str], *, interval: bool) -> str:
-    eval_id = change.case_id.rsplit("::", 1)[-1]
+    file, _, eval_id = change.case_id.rpartition("::")
     flaky = " · known flaky" if change.case_id in known_flaky else ""
     cells = [
-        md.breakable(eval_id, limit=120) + flaky,
+        md.breakable(case_label(file, eval_id), limit=120) + flaky,
         md.breakable(change.metric, limit=80),
         md.score(change.base),
         md.score(change.head),

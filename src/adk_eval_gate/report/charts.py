@@ -11,11 +11,11 @@ from dataclasses import dataclass
 
 from adk_eval_gate import history as trend
 from adk_eval_gate.report import markdown as md
-from adk_eval_gate.report.costs import money
 from adk_eval_gate.results import MetricSummary, ResultsDocument
+from adk_eval_gate.words import money
 
 PER_CHART = 6
-MAX_CHARTS = 5  # 30 metrics; the rest are in the metric table
+MAX_CHARTS = 8  # metrics are charted by threshold; the rest are in the metric table
 WIDTH = 700  # px: fits a pull-request comment's 850 px and the job summary
 BASE, HEAD, THRESHOLD = "#8c959f", "#0969da", "#cf222e"
 TREND_COLOURS = (
@@ -75,30 +75,39 @@ def _graded(doc: ResultsDocument) -> list[MetricSummary]:
     return [s for s in doc.metrics if s.kind != "informational"]
 
 
+def _thresholds(summary: MetricSummary) -> tuple[float, ...]:
+    return tuple(summary.thresholds) if summary.thresholds else (summary.threshold,) if summary.threshold else ()
+
+
 def metric_charts(doc: ResultsDocument) -> str:
-    """Per group of metrics: base and head bars side by side (head only without a baseline), the threshold as a
-    line, and the key with every value; metrics without a score this run are named under the charts."""
+    """Per group of metrics that share their threshold: base and head bars side by side (head only without a
+    baseline), the threshold as a flat line (so a line never slopes from one metric's threshold to the next),
+    and the key with every value; metrics without a score this run are named under the charts."""
     bases = {d.name: d.base_mean for d in doc.comparison.metrics} if doc.comparison else {}
     scored = [s for s in _graded(doc) if s.mean is not None]
-    blocks = []
-    for start in range(0, min(len(scored), PER_CHART * MAX_CHARTS), PER_CHART):
-        blocks.append(
-            _metric_chart(scored[start : start + PER_CHART], start, bases, compared=doc.comparison is not None)
-        )
+    by_threshold: dict[tuple[float, ...], list[MetricSummary]] = {}
+    for summary in scored:
+        by_threshold.setdefault(_thresholds(summary), []).append(summary)
+    groups = [own[i : i + PER_CHART] for own in by_threshold.values() for i in range(0, len(own), PER_CHART)]
+    shown = groups[:MAX_CHARTS]
+    blocks, start = [], 0
+    for group in shown:
+        blocks.append(_metric_chart(group, start, bases, compared=doc.comparison is not None))
+        start += len(group)
     unscored = [s.name for s in _graded(doc) if s.mean is None]
     if unscored:
         names = ", ".join(md.code(name, limit=60) for name in unscored)
         blocks.append(f"_Not evaluated in this run (no score to chart): {names}._")
-    if len(scored) > PER_CHART * MAX_CHARTS:
-        blocks.append(f"_{len(scored) - PER_CHART * MAX_CHARTS} more metrics are in the table above._")
+    if len(scored) > start:
+        blocks.append(f"_{len(scored) - start} more metrics are in the table above._")
     return "\n\n".join(blocks)
 
 
 def _metric_chart(group: list[MetricSummary], start: int, bases: dict[str, float | None], *, compared: bool) -> str:
+    """The metrics of ``group`` share their thresholds: each is one flat line across the chart."""
     labels: list[str] = []
     base_bars: list[float] = []
     head_bars: list[float] = []
-    thresholds: list[float] = []
     rows = []
     for number, summary in enumerate(group, start=start + 1):
         key, head, base = f"M{number}", summary.mean or 0.0, bases.get(summary.name)
@@ -107,24 +116,27 @@ def _metric_chart(group: list[MetricSummary], start: int, bases: dict[str, float
             labels.append(f"{key} {side}".strip())
             base_bars.append(base_value)
             head_bars.append(head_value)
-            thresholds.append(summary.threshold or 0.0)
         rows.append(
-            [key, md.breakable(summary.name, limit=80), md.score(summary.threshold)]
+            [key, md.breakable(summary.name, limit=80), ", ".join(md.score(t) for t in _thresholds(summary)) or "–"]
             + ([md.score(base)] if compared else [])
             + [md.score(summary.mean)]
         )
-    series = [Series("bar", base_bars), Series("bar", head_bars), Series("line", thresholds)]
+    thresholds = _thresholds(group[0])
+    series = [Series("bar", base_bars), Series("bar", head_bars)]
+    series += [Series("line", [threshold] * len(labels)) for threshold in thresholds]
     title = f"Mean score per metric (M{start + 1}-M{start + len(group)})"
-    legend = (
-        "b, grey bars: base; h, blue bars: this run; red line: threshold"
-        if compared
-        else "bars: this run, red line: threshold"
+    lines = (
+        f"red line: threshold {md.score(thresholds[0])}"
+        if len(thresholds) == 1
+        else f"red lines: thresholds {', '.join(md.score(t) for t in thresholds)} (the eval files differ)"
+        if thresholds
+        else "no threshold"
     )
+    legend = f"b, grey bars: base; h, blue bars: this run; {lines}" if compared else f"bars: this run, {lines}"
     header = ["Key", "Metric", "Threshold", *(["Base"] if compared else []), "Head"]
     table = md.table(header, rows, align=["---", "---"] + ["--:"] * (len(header) - 2))
-    return (
-        chart(title, labels, series, y_label="score", colours=[BASE, HEAD, THRESHOLD]) + f"\n\n_{legend}._\n\n" + table
-    )
+    colours = [BASE, HEAD, *[THRESHOLD] * len(thresholds)]
+    return chart(title, labels, series, y_label="score", colours=colours) + f"\n\n_{legend}._\n\n" + table
 
 
 def history_chart(doc: ResultsDocument) -> str:

@@ -16,7 +16,7 @@ import json
 import re
 
 from adk_eval_gate.github import limits
-from adk_eval_gate.report import cases, changes, costs, verdict
+from adk_eval_gate.report import cases, changes, costs, headline
 from adk_eval_gate.report import markdown as md
 from adk_eval_gate.report.sections import (
     Cut,
@@ -26,10 +26,10 @@ from adk_eval_gate.report.sections import (
     footer,
     links,
     metric_table,
-    plural,
     run_problems,
 )
 from adk_eval_gate.results import ResultsDocument
+from adk_eval_gate.words import plural
 
 COMMENT_LIMIT = limits.COMMENT_CHARS
 RISES_SHOWN = 5  # cases whose cost or latency rose most; the summary lists them all
@@ -89,18 +89,20 @@ def digest(doc: ResultsDocument) -> str:
     return hashlib.sha256(encoded).hexdigest()[:16]
 
 
+FILE_ERRORS_SHOWN = 10
+
+
 def header(doc: ResultsDocument, *, gate_id: str) -> list[str]:
     """What the comment and the summary open with, in the same words."""
-    broken = [f for f in doc.files if f.error]
+    broken = [finding.reason for finding in doc.findings if finding.rule == "file_error"]
     unusable = ""
     if broken:
-        names = ", ".join(md.breakable(f.path, limit=200) for f in broken[:10])
-        unusable = f"**{plural(len(broken), 'eval file')} could not be used:** {names}" + (
-            " …" if len(broken) > 10 else ""
-        )
+        why = "\n".join(f"- {md.breakable(reason, limit=300)}" for reason in broken[:FILE_ERRORS_SHOWN])
+        more = f"\n- … and {len(broken) - FILE_ERRORS_SHOWN} more" if len(broken) > FILE_ERRORS_SHOWN else ""
+        unusable = f"**{plural(len(broken), 'eval file')} could not be used:**\n{why}{more}"
     return [
-        verdict.heading(doc, gate_id=gate_id) + "\n\n" + verdict.counts_line(doc),
-        verdict.comparison_line(doc),
+        headline.heading(doc, gate_id=gate_id) + "\n\n" + headline.counts_line(doc),
+        headline.comparison_line(doc),
         costs.cost_line(doc),
         costs.budget_lines(doc),
         run_problems(doc),

@@ -1,4 +1,6 @@
-"""Console lines: one per finished case run, and the verdict at the end."""
+"""Console lines: one per finished case run while they run (their scores, never a verdict: budgets, re-runs and
+the baseline can still change it), then once the verdict is decided one line per case with its final status, and
+the verdict."""
 
 from __future__ import annotations
 
@@ -9,9 +11,11 @@ from adk_eval_gate.aggregate import FinishedRun
 from adk_eval_gate.console import Console
 from adk_eval_gate.plan import WorkItem
 from adk_eval_gate.report import costs, views
-from adk_eval_gate.report.sections import plural
-from adk_eval_gate.report.verdict import change_counts, count_words
+from adk_eval_gate.report.headline import change_counts, count_words
 from adk_eval_gate.results import CaseResult, MetricStatus, ResultsDocument
+from adk_eval_gate.results_base import case_label
+from adk_eval_gate.verdict.rules import PASS_RULES
+from adk_eval_gate.words import plural
 
 Shown = TypeVar("Shown", str, list[str])  # what a turn shows: its answer, or its tool calls
 
@@ -23,15 +27,17 @@ def _fmt(score: float | None) -> str:
 
 
 def run_finished(console: Console, item: WorkItem, finished: FinishedRun) -> None:
+    """``ran FILE::CASE [run 2] metric=0.9 ...``: what the run scored, not yet the case's verdict."""
+    name = f"{item.file.loaded.display}::{case_label(item.file.loaded.display, item.case.eval_id)}"
     run_suffix = f" [run {item.run}]" if item.run > 1 else ""
     if finished.inference.error:
-        console.line(f"ERROR {item.case_id}{run_suffix}: {finished.inference.error}")
+        console.line(f"ran {name}{run_suffix}: error: {finished.inference.error}")
     else:
         graded = [s for s in finished.scored if s.outcome.status is not MetricStatus.INFORMATIONAL]
         scores = " ".join(f"{s.configured.name}={_fmt(s.outcome.score)}" for s in graded)
-        console.line(f"{_MARK[finished.status]} {item.case_id}{run_suffix} {scores}".rstrip())
+        console.line(f"ran {name}{run_suffix} {scores}".rstrip())
     if finished.inference.log and finished.status != "passed":
-        _case_log(console, f"{item.case_id}{run_suffix}", finished.inference.log)
+        _case_log(console, f"{name}{run_suffix}", finished.inference.log)
 
 
 _LOG_TAIL = 3  # lines of a case run's log shown outside GitHub Actions, where there is no collapsed group
@@ -86,13 +92,6 @@ def _difference(label: str, expected: Shown | None, actual: Shown | None, show: 
     return [f"{label} expected {show(expected)}", f"{'':15}got      {show(actual)}"]
 
 
-PASS_RULES = {
-    "mean": "each metric's mean over the runs meets its threshold (ADK's rule)",
-    "all": "every run passes",
-    "majority": "more than half of the runs pass",
-}
-
-
 def _stability_line(doc: ResultsDocument) -> str | None:
     stability = doc.stability
     if stability is None:
@@ -118,21 +117,44 @@ def _verdict(doc: ResultsDocument) -> str:
     return verdict
 
 
+def case_line(case: CaseResult) -> str:
+    """``PASS FILE::CASE metric=0.9 ...`` or ``FAIL FILE::CASE: why``, with the case's final status."""
+    mark = _MARK[case.status] + (" (quarantined)" if case.quarantined else "")
+    name = f"{case.file}::{case.label}"
+    if case.status == "passed":
+        graded = [m for m in case.metrics if m.status != "informational"]
+        return f"{mark} {name} " + " ".join(f"{m.name}={_fmt(m.score)}" for m in graded)
+    return f"{mark} {name}: {case.error or '; '.join(views.case_reasons(case))}"
+
+
+def _case_lines(console: Console, doc: ResultsDocument) -> None:
+    """Each case once, with its final status: those that passed in a group, the others after it with what went
+    wrong (annotations: github/annotations.py)."""
+    passed = [c for c in doc.cases if c.status == "passed" and not c.quarantined]
+    others = [c for c in doc.cases if c.status != "passed" and not c.quarantined]
+    quarantined = [c for c in doc.cases if c.quarantined]
+    console.line("")
+    if passed:
+        console.group(f"{plural(len(passed), 'case')} passed")
+        for case in passed:
+            console.line(case_line(case).rstrip())
+        console.end_group()
+    if others:
+        console.line("Cases that did not pass:")
+    for index, case in enumerate(others):
+        console.line(f"  {case_line(case)}")
+        if index < _SHOWN_CASES and case.status == "failed":
+            for line in _differences(case):
+                console.line(f"      {line}")
+    if len(others) > _SHOWN_CASES:
+        console.line(f"  (expected and actual turns are shown for the first {_SHOWN_CASES}; see summary.md)")
+    for case in quarantined:
+        console.line(f"  {case_line(case).rstrip()}")
+
+
 def final(console: Console, doc: ResultsDocument) -> None:
     totals = doc.totals
-    failing = [c for c in doc.cases if c.status != "passed" and not c.quarantined]
-    if failing:
-        console.line("")
-        console.line("Cases that did not pass:")
-        for index, case in enumerate(failing):
-            reasons = views.case_reasons(case)
-            detail = case.error or "; ".join(reasons)
-            console.line(f"  {_MARK[case.status]} {case.id}: {detail}")  # annotations: github/annotations.py
-            if index < _SHOWN_CASES and case.status == "failed":
-                for line in _differences(case):
-                    console.line(f"      {line}")
-        if len(failing) > _SHOWN_CASES:
-            console.line(f"  (expected and actual turns are shown for the first {_SHOWN_CASES}; see summary.md)")
+    _case_lines(console, doc)
     parts = count_words(doc)
     if doc.comparison is not None:
         counts = change_counts(doc)

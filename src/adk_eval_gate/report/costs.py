@@ -4,11 +4,13 @@ table and chart, and the run's budgets. Pure; every figure came from results.jso
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from adk_eval_gate.report import markdown as md
 from adk_eval_gate.report.changes import significance_text
-from adk_eval_gate.report.sections import plural
 from adk_eval_gate.results import ResultsDocument
 from adk_eval_gate.results_usage import Quantity, QuantityChange, UsageTotals
+from adk_eval_gate.words import money, plural
 
 LABELS: dict[Quantity, str] = {
     "cost_usd": "Cost per pass",
@@ -18,16 +20,6 @@ LABELS: dict[Quantity, str] = {
     "p95_turn_seconds": "p95 turn time",
 }
 _BUDGET_ICON = {"passed": "✅", "failed": "❌", "unchecked": "💥", "skipped": "➖"}
-
-
-def money(value: float | None) -> str:
-    if value is None:
-        return "–"
-    if value >= 1000:
-        return f"${value:,.0f}"
-    if value >= 1 or value == 0:
-        return f"${value:,.2f}"
-    return f"${value:.3g}"
 
 
 def count(value: float | None) -> str:
@@ -91,9 +83,12 @@ def cost_line(doc: ResultsDocument, *, markdown: bool = True) -> str:
                 parts.append(f"Cost per pass: {_unpriced(usage.agent, markdown=markdown)}")
             continue
         change = _suite_change(doc, quantity)
-        base = f"base {shown(change.base)}, {percent(change)}" if change and change.base is not None else ""
+        base = _against(change, value, shown, _common(doc))
         text = f"{shown(value)} {label}" if quantity == "tokens" else f"{label} {shown(value)}"
         parts.append(text + (f" ({base})" if base else ""))
+    apart = _apart_words(doc)
+    if apart:
+        parts.append(apart)
     judge = usage.judge.cost_usd if usage.judge else None
     if judge is not None:
         parts.append(f"judge {money(judge)}")
@@ -103,6 +98,38 @@ def cost_line(doc: ResultsDocument, *, markdown: bool = True) -> str:
         missing = f"no token counts from {plural(usage.runs_without_usage, 'run')}"
         parts.append(f"_{missing}_" if markdown else missing)
     return ("💲 " if markdown else "") + " · ".join(parts)
+
+
+def _common(doc: ResultsDocument) -> int | None:
+    """How many cases the comparison's figures cover, when that is not every case of this run."""
+    compared = doc.comparison.usage if doc.comparison else None
+    if compared is None or compared.common_cases is None:
+        return None
+    priced = sum(1 for case in doc.cases if case.usage is not None and not case.quarantined)
+    return compared.common_cases if compared.common_cases != priced else None
+
+
+def _against(
+    change: QuantityChange | None, value: float, shown: Callable[[float | None], str], common: int | None
+) -> str:
+    """``base $0.01, ▲ 23%``, or on fewer cases than the run's: ``on the 38 cases both ran $0.01 → $0.0123, ▲ 23%``."""
+    if change is None or change.base is None:
+        return ""
+    if common is None or change.head == value:
+        return f"base {shown(change.base)}, {percent(change)}"
+    return f"on the {plural(common, 'case')} both ran {shown(change.base)} → {shown(change.head)}, {percent(change)}"
+
+
+def _apart_words(doc: ResultsDocument) -> str:
+    """The cost of the cases only one side ran, never part of a rise."""
+    compared = doc.comparison.usage if doc.comparison else None
+    if compared is None:
+        return ""
+    words = []
+    for figures, what in ((compared.added, "new"), (compared.removed, "removed")):
+        if figures is not None and figures.cost_usd is not None:
+            words.append(f"{what} cases {money(figures.cost_usd)}")
+    return f"not compared: {', '.join(words)}" if words else ""
 
 
 def rising_cases(doc: ResultsDocument, *, limit: int | None) -> str:
@@ -138,11 +165,17 @@ def usage_table(doc: ResultsDocument) -> str:
         change = _suite_change(doc, quantity) or QuantityChange(quantity=quantity, head=value)
         row = [label, figure(change, value)]
         if compared:
-            row[1:1] = [figure(change, change.base)]
+            row[1:2] = [figure(change, change.base), figure(change, change.head)]
             row += [percent(change) or "–", significance_text(change.significance, change.noise)]
         rows.append(row)
     header = ["Agent", "Base", "Head", "Change", "Noise check"] if compared else ["Agent", "This run"]
     parts = [md.table(header, rows, align=["---"] + ["--:"] * (len(header) - 2) + ["---" if compared else "--:"])]
+    common = _common(doc)
+    if common is not None:
+        apart = _apart_words(doc)
+        parts.append(
+            f"_Compared on the {plural(common, 'case')} both sides ran" + (f"; {apart}" if apart else "") + "._"
+        )
     parts.append(_parties(doc))
     return "### Cost and latency\n\n" + "\n\n".join(part for part in parts if part)
 

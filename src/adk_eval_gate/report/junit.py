@@ -18,6 +18,7 @@ from pathlib import PurePosixPath
 
 from adk_eval_gate.report import views
 from adk_eval_gate.results import CaseResult, FileResult, ResultsDocument, RunRecord
+from adk_eval_gate.verdict import rules
 
 RUN_SUITE = "adk-eval-gate"
 
@@ -46,14 +47,6 @@ def transcript(run: RunRecord) -> str:
     lines.extend(f"  {note}" for note in views.failing_metric_notes(run))
     lines.extend(f"note: {note}" for note in run.notes)
     return "\n".join(lines)
-
-
-def case_name(case: CaseResult) -> str:
-    """The eval id; a legacy case whose id is its file's path gets the file's stem and its turn count."""
-    if case.eval_id != case.file:
-        return case.eval_id
-    turns = max((len(run.invocations) for run in case.runs), default=0)
-    return f"{PurePosixPath(case.file).name.split('.')[0]} ({turns} turn{'s' if turns != 1 else ''})"
 
 
 def _case_failures(case: CaseResult) -> list[str]:
@@ -150,7 +143,7 @@ class _Suite:
 
 def _add_case(suite: _Suite, case: CaseResult, *, allow_not_evaluated: bool) -> None:
     elapsed = sum(run.duration_seconds or 0.0 for run in case.runs)
-    testcase = suite.testcase(case_name(case), classname=case.file, elapsed=elapsed, file=case.file, line=case.line)
+    testcase = suite.testcase(case.label, classname=case.file, elapsed=elapsed, file=case.file, line=case.line)
     failures = _case_failures(case)
     if case.quarantined and case.status != "passed":  # it never fails the gate: readers must not fail it either
         detail = case.error or "; ".join(failures) or case.status
@@ -168,6 +161,7 @@ def _add_case(suite: _Suite, case: CaseResult, *, allow_not_evaluated: bool) -> 
             suite.outcome(testcase, "failure", message, text="\n".join(failures), type_name="not_evaluated")
     else:
         suite.outcome(testcase, None)
+    testcase.extend(rerun.element() for rerun in reruns(case))
     output = _runs_text(case)
     if output:
         ET.SubElement(testcase, "system-out").text = output
@@ -179,18 +173,60 @@ def _add_case(suite: _Suite, case: CaseResult, *, allow_not_evaluated: bool) -> 
         suffix = f"#{run.run}" if len(case.runs) > 1 else ""
         for metric in run.metrics:
             score = "n/a" if metric.score is None else f"{metric.score:.6g}"
-            suite.properties[f"{case.eval_id}{suffix}.{metric.name}"] = f"{score} ({metric.status})"
+            suite.properties[f"{case.label}{suffix}.{metric.name}"] = f"{score} ({metric.status})"
+
+
+@dataclass(frozen=True)
+class Rerun:
+    """One of Maven Surefire's re-run elements (``flakyFailure``, ``rerunFailure``, ...) of a testcase."""
+
+    tag: str
+    type: str
+    message: str
+    stack_trace: str
+
+    def element(self) -> ET.Element:
+        element = ET.Element(self.tag, {"type": self.type, "message": self.message})
+        ET.SubElement(element, "stackTrace").text = self.stack_trace
+        return element
+
+
+def reruns(case: CaseResult) -> list[Rerun]:
+    """Maven Surefire's elements, which JUnit readers show as retries: a case that passed although some of its
+    runs did not has a ``flakyFailure`` (or ``flakyError``) per such run; a failed case that was run again
+    (``--confirm-failures``) has a ``rerunFailure`` (or ``rerunError``) per re-run that did not pass either."""
+    if case.quarantined:
+        return []
+    if case.status == "passed":
+        runs, prefix = [run for run in case.runs if run.status != "passed"], "flaky"
+    elif case.status in ("failed", "error") and case.confirmation is not None:
+        runs, prefix = [run for run in case.runs if run.confirmation and run.status != "passed"], "rerun"
+    else:
+        return []
+    thresholds = {metric.name: metric.threshold for metric in case.metrics}
+    found = []
+    for run in runs:
+        reasons = rules.run_reasons(run, thresholds)
+        found.append(
+            Rerun(
+                tag=f"{prefix}Error" if run.status == "error" else f"{prefix}Failure",
+                type=run.error_kind or run.status,
+                message=f"run {run.run}: {'; '.join(reasons)}",
+                stack_trace="\n".join(reasons) or run.status,
+            )
+        )
+    return found
 
 
 def case_properties(case: CaseResult) -> dict[str, str]:
     """The case's runs taken together, as properties named ``EVAL_ID.NAME`` (readers show suite properties)."""
     properties: dict[str, str] = {}
     if len(case.runs) > 1:
-        properties[f"{case.eval_id}.runs"] = f"{case.runs_passed or 0} of {len(case.runs)} passed"
+        properties[f"{case.label}.runs"] = f"{case.runs_passed or 0} of {len(case.runs)} passed"
     if case.stability is not None:
-        properties[f"{case.eval_id}.stability"] = f"{case.stability} ({case.runs_passed}/{len(case.runs)} runs)"
-        properties[f"{case.eval_id}.pass_hat_k"] = str(case.pass_hat_k).lower()
-        properties[f"{case.eval_id}.pass_at_k"] = str(case.pass_at_k).lower()
+        properties[f"{case.label}.stability"] = f"{case.stability} ({case.runs_passed}/{len(case.runs)} runs)"
+        properties[f"{case.label}.pass_hat_k"] = str(case.pass_hat_k).lower()
+        properties[f"{case.label}.pass_at_k"] = str(case.pass_at_k).lower()
     usage = case.usage
     if usage is not None:
         for name, value in (
@@ -200,13 +236,24 @@ def case_properties(case: CaseResult) -> dict[str, str]:
             ("p95_turn_seconds", usage.p95_turn_seconds),
         ):
             if value is not None:
-                properties[f"{case.eval_id}.{name}"] = f"{value:.6g}"
+                properties[f"{case.label}.{name}"] = f"{value:.6g}"
     if case.confirmation is not None:
         first = case.confirmation.first_status.replace("_", " ")
-        properties[f"{case.eval_id}.confirmation"] = (
+        properties[f"{case.label}.confirmation"] = (
             f"{case.confirmation.reason} first ({first}), {case.confirmation.extra_runs} more runs"
         )
     return properties
+
+
+def wall_time(runs: list[RunRecord]) -> float | None:
+    """From the first run's start to the last run's end: runs in parallel take less than the sum of their times.
+    None when a run was not timed."""
+    spans = [(run.started_at, run.duration_seconds) for run in runs]
+    if not spans or any(start is None or length is None for start, length in spans):
+        return None
+    starts = [start for start, _ in spans if start is not None]
+    ends = [start + length for start, length in spans if start is not None and length is not None]
+    return max(ends) - min(starts)
 
 
 def _file_suite(file: FileResult, cases: list[CaseResult], *, allow_not_evaluated: bool) -> _Suite:
@@ -218,6 +265,9 @@ def _file_suite(file: FileResult, cases: list[CaseResult], *, allow_not_evaluate
         suite.outcome(broken, "error", file.error, type_name="configuration")
     for case in cases:
         _add_case(suite, case, allow_not_evaluated=allow_not_evaluated)
+    wall = wall_time([run for case in cases for run in case.runs])
+    if wall is not None:
+        suite.counts.time = wall
     return suite
 
 
@@ -259,6 +309,8 @@ def render(doc: ResultsDocument) -> str:
         for name in ("tests", "failures", "errors", "skipped"):
             setattr(total, name, getattr(total, name) + getattr(suite.counts, name))
         total.time += suite.counts.time
+    if doc.run.duration_seconds is not None:
+        total.time = doc.run.duration_seconds  # the run's wall time, not the sum of its parallel cases
     root = ET.Element("testsuites", {"name": RUN_SUITE, **total.attributes(with_skipped=False)})
     root.extend(suite.element() for suite in suites)
     _clean(root)

@@ -102,13 +102,15 @@ def table(header: list[str], rows: list[list[str]], *, align: list[str] | None =
     return "\n".join(lines)
 
 
+_BREAK = "\ue000"  # where a break opportunity goes, until the text is escaped (a private-use character)
 _BREAK_AFTER = re.compile(r"([_/.:\-])(?=\S)")
-_LONG_RUN = re.compile("[^\\s\u200b]{24}(?=[^\\s\u200b])")
+_LONG_RUN = re.compile("[^\\s\ue000]{24}(?=[^\\s\ue000])")
 
 
 def breakable(text: str, *, limit: int | None = 160) -> str:
-    """Untrusted text for a table cell that must wrap: ``inline``, with a break opportunity (a zero-width space)
-    after ``_ / . : -`` and inside any run of 24 characters without one, so a long id never widens the table."""
-    text = " ".join(clean(truncate(text, limit) if limit else text).split())
-    text = _LONG_RUN.sub(lambda m: m.group(0) + _ZWSP, _BREAK_AFTER.sub(lambda m: m.group(1) + _ZWSP, text))
-    return inline(text)
+    """Untrusted text for a table cell that must wrap: ``inline``, with a break opportunity (``<wbr>``, never an
+    invisible character that a reviewer would copy with the id) after ``_ / . : -`` and inside any run of 24
+    characters without one, so a long id never widens the table."""
+    text = " ".join(clean(truncate(text, limit) if limit else text).replace(_BREAK, "").split())
+    text = _LONG_RUN.sub(lambda m: m.group(0) + _BREAK, _BREAK_AFTER.sub(lambda m: m.group(1) + _BREAK, text))
+    return inline(text).replace(_BREAK, "<wbr>")

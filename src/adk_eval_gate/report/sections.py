@@ -11,14 +11,11 @@ from dataclasses import dataclass
 
 from adk_eval_gate.report import markdown as md
 from adk_eval_gate.results import MetricDelta, MetricSummary, ResultsDocument
+from adk_eval_gate.words import plural
 
 NARROW_SPACE = "\u202f"  # keeps a figure and its arrow or count on one line of a narrow table cell
 ICON = {"passed": "✅", "failed": "❌", "error": "💥", "not_evaluated": "⚠️"}
 RUN_URL = re.compile(r"^https://[A-Za-z0-9.-]+(:\d+)?/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/actions/runs/\d+$")
-
-
-def plural(count: int, word: str, words: str | None = None) -> str:
-    return f"{count} {word if count == 1 else (words or word + 's')}"
 
 
 class TooLong(Exception):

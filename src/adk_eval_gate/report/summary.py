@@ -12,7 +12,7 @@ from adk_eval_gate.github import limits
 from adk_eval_gate.report import cases, changes, charts, costs, sections
 from adk_eval_gate.report import markdown as md
 from adk_eval_gate.report.comment import header
-from adk_eval_gate.report.verdict import change_counts
+from adk_eval_gate.report.headline import change_counts
 from adk_eval_gate.results import ResultsDocument
 
 SUMMARY_LIMIT = limits.STEP_SUMMARY_BYTES
@@ -49,16 +49,6 @@ def judge_stats(doc: ResultsDocument) -> str:
     return "**LLM judge:** " + ", ".join(parts) + "."
 
 
-def _file_errors(doc: ResultsDocument) -> str:
-    broken = [f for f in doc.files if f.error]
-    if not broken:
-        return ""
-    return "### Files that could not be evaluated\n\n" + "\n".join(
-        f"- {md.code(f.path)}{':' + str(f.line) if f.line else ''}: {md.inline(f.error or '', limit=500)}"
-        for f in broken
-    )
-
-
 def _render(doc: ResultsDocument, *, detail: sections.Detail, level: int, budget: int) -> str:
     cut = sections.Cut(text_limit=detail.text_limit if level and detail.text_limit else None)
     parts = [
@@ -72,7 +62,6 @@ def _render(doc: ResultsDocument, *, detail: sections.Detail, level: int, budget
         charts.cost_chart(doc),
         costs.rising_cases(doc, limit=None),
         judge_stats(doc),
-        _file_errors(doc),
         changes.regressions(doc, limit=detail.max_changes, budget=budget, interval=True),
         changes.improvements(doc, limit=detail.max_changes, budget=budget),
         changes.new_and_removed(change_counts(doc)),

@@ -61,13 +61,6 @@ def failing_metrics(case: CaseResult) -> list[MetricResult]:
     return [m for m in case.metrics if m.status in ("failed", "not_evaluated")]
 
 
-def failure_reason(metric: MetricResult) -> str:
-    """``name: score < threshold`` for a failed metric, ``name: not evaluated (why)`` otherwise."""
-    if metric.status == "failed" and metric.score is not None and metric.threshold is not None:
-        return f"{metric.name}: {metric.score:.4g} < {metric.threshold:.4g}"
-    return f"{metric.name}: not evaluated ({metric.reason or 'no score'})"
-
-
 def worst_run(case: CaseResult) -> RunRecord | None:
     """The run to show for a failing case: the first that errored or failed, else the first."""
     for status in ("error", "failed", "not_evaluated"):
@@ -78,10 +71,14 @@ def worst_run(case: CaseResult) -> RunRecord | None:
 
 
 def case_reasons(case: CaseResult) -> list[str]:
-    """Why the case did not pass: each failing or unevaluated metric, then each budget it missed or could not
-    check."""
-    reasons = [failure_reason(metric) for metric in failing_metrics(case)]
-    return reasons + [budget.reason for budget in case.budgets if budget.status in ("failed", "unchecked")]
+    """Why the case did not pass, as the verdict found it: each failing or unevaluated metric, the pass rule, each
+    budget it missed or could not check."""
+    return [finding.reason for finding in case.findings if finding.effect != "none" and finding.rule != "error"]
+
+
+def case_notes(case: CaseResult) -> list[str]:
+    """What the verdict noted about the case without changing its status (its confirmation re-runs)."""
+    return [finding.reason for finding in case.findings if finding.effect == "none"]
 
 
 def metric_notes(run: RunRecord, name: str) -> list[str]:

@@ -8,13 +8,14 @@ results.json is always written, at worst as a document with that error and no ca
 from __future__ import annotations
 
 import contextlib
+import functools
 from collections.abc import Callable
 from pathlib import Path
 
-from adk_eval_gate import __version__
+from adk_eval_gate import __version__, verdict
 from adk_eval_gate.console import Console
 from adk_eval_gate.errors import UsageError
-from adk_eval_gate.report import junit, summary
+from adk_eval_gate.report import comment, junit, summary
 from adk_eval_gate.report.html import page
 from adk_eval_gate.results import ResultsDocument, RunInfo
 from adk_eval_gate.settings import Settings
@@ -35,9 +36,10 @@ def _write(path: Path, text: str) -> None:
 
 
 def with_error(doc: ResultsDocument, reason: str) -> ResultsDocument:
-    """``doc`` as an error of the whole run, with the reason (added to any reason it already has)."""
+    """``doc`` as an error of the whole run, with the reason (added to any reason it already has), decided again
+    so that its findings say it."""
     error = f"{doc.error}; {reason}" if doc.error else reason
-    return doc.model_copy(update={"status": "error", "error": error})
+    return verdict.decide(doc.model_copy(update={"error": error}), doc.comparison, verdict.Policy.recorded(doc.run))
 
 
 def _rendered(
@@ -71,8 +73,14 @@ def _results_text(doc: ResultsDocument) -> str:
 
 
 def report_renderers(settings: Settings) -> dict[Path, Renderer]:
-    """Every report besides results.json, by the path it is written to."""
-    return {settings.junit_path: junit.render, settings.summary_path: summary.render, settings.html_path: page.render}
+    """Every report besides results.json, by the path it is written to; comment.md is the pull-request comment,
+    written every time so that it can be read before pushing."""
+    return {
+        settings.junit_path: junit.render,
+        settings.summary_path: summary.render,
+        settings.html_path: page.render,
+        settings.comment_path: functools.partial(comment.render, gate_id=settings.gate_id),
+    }
 
 
 def write_reports(

@@ -24,6 +24,7 @@ class Inference:
     error: str | None = None
     session_id: str | None = None
     duration_seconds: float | None = None
+    started_at: float | None = None  # when the run started, in seconds since the epoch
     retryable: bool = False  # a transient failure (429, 5xx, connection): run the case again in a fresh session
     retry_after: float | None = None  # seconds the server asked to wait before trying again
     notes: list[str] = field(default_factory=list)  # what was changed in the agent's output to keep it usable
@@ -36,6 +37,12 @@ class Inference:
     def infrastructure(self) -> bool:
         """The run failed around the agent, not in it: a timeout, or a transient error that outlived its retries."""
         return self.error is not None and (self.timed_out or self.retryable)
+
+
+def recorded_start(invocations: list[Invocation]) -> float:
+    """When a replayed run started: its first turn's recorded timestamp (0 when it has none), never the replay's
+    own time, so that a replay's results are the same every time."""
+    return next((turn.creation_timestamp for turn in invocations if turn.creation_timestamp), 0.0)
 
 
 REQUEST_KEY = "__llm_request_key__"  # the session state key ADK's eval (and our request recorder) writes

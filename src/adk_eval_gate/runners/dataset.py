@@ -11,18 +11,20 @@ from collections.abc import Callable
 
 from adk_eval_gate.evalset import EvalCase
 from adk_eval_gate.plan import PlannedFile, WorkItem
-from adk_eval_gate.runners.base import Inference, Runner
+from adk_eval_gate.runners.base import Inference, Runner, recorded_start
 
 
 def _own_inference(planned: PlannedFile, case: EvalCase) -> Inference | None:
     loaded = planned.loaded
     error = loaded.row_errors.get(case.eval_id)
     if error is not None:
-        return Inference(error=error, duration_seconds=0.0)
+        return Inference(error=error, duration_seconds=0.0, started_at=0.0)
     recorded = loaded.recorded.get(case.eval_id)
     if recorded is None:
         return None
-    return Inference(invocations=[recorded], duration_seconds=recorded.duration or 0.0)
+    return Inference(
+        invocations=[recorded], duration_seconds=recorded.duration or 0.0, started_at=recorded_start([recorded])
+    )
 
 
 class DatasetRunner:

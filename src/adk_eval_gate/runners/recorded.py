@@ -21,7 +21,7 @@ from adk_eval_gate.load import read_json
 from adk_eval_gate.plan import PlannedFile, WorkItem, case_id
 from adk_eval_gate.pydantic_errors import first_error
 from adk_eval_gate.results import InvalidResults, RunRecord, parse_document
-from adk_eval_gate.runners.base import Inference, plain_state
+from adk_eval_gate.runners.base import Inference, plain_state, recorded_start
 
 
 @dataclass(frozen=True)
@@ -142,6 +142,7 @@ class RecordedRunner:
         return Inference(
             invocations=recorded.invocations,
             duration_seconds=round(sum(durations), 3) if durations else 0.0,
+            started_at=recorded_start(recorded.invocations),
             final_session_state=recorded.final_session_state,
         )
 

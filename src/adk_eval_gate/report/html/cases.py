@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from adk_eval_gate.report.html.parts import badge, element, number, pre, section, table, text
+from adk_eval_gate.report.html.parts import STATUS_LABELS, badge, element, number, pre, section, table, text
 from adk_eval_gate.report.html.runs import run_block
 from adk_eval_gate.results import CaseResult, MetricChange, MetricResult, ResultsDocument
 
@@ -45,13 +45,15 @@ class Column:
 
 
 def _status(case: CaseResult, context: Context) -> str:
-    quarantined = element("span", "quarantined", cls="badge s-other") if case.quarantined else ""
-    return badge(case.status) + quarantined
+    """Its status; a quarantined case is quarantined first (it never fails the gate), then what it did."""
+    if case.quarantined:
+        return badge("quarantined") + element("span", text(STATUS_LABELS[case.status]), cls="muted")
+    return badge(case.status)
 
 
 def _name(case: CaseResult, context: Context) -> str:
     where = f"{case.file}:{case.line}" if case.line else case.file
-    return element("span", text(case.eval_id), cls="eval-id") + element("span", text(where), cls="where")
+    return element("span", text(case.label), cls="eval-id") + element("span", text(where), cls="where")
 
 
 def _metric_chip(metric: MetricResult) -> str:
@@ -89,6 +91,24 @@ COLUMNS: tuple[Column, ...] = (
 
 def _case_error(case: CaseResult, context: Context) -> str:
     return section("Error", pre(case.error, cls="error")) if case.error else ""
+
+
+def _findings(case: CaseResult, context: Context) -> str:
+    """What the verdict found: why the case has its status (a failed budget, a metric, the pass rule), and what
+    it noted (its confirmation re-runs)."""
+    found = [finding for finding in case.findings if finding.rule != "error"]
+    if not found:
+        return ""
+    items = "".join(
+        element("li", badge(finding.effect if finding.effect != "none" else "informational") + text(finding.reason))
+        for finding in found
+    )
+    title = (
+        "Why it is "
+        + STATUS_LABELS[case.status]
+        + (" (quarantined: it does not fail the gate)" if case.quarantined else "")
+    )
+    return section(title, element("ul", items, cls="findings"))
 
 
 def _metric_table(case: CaseResult, context: Context) -> str:
@@ -130,7 +150,7 @@ def _runs_detail(case: CaseResult, context: Context) -> str:
 
 
 Section = Callable[[CaseResult, Context], str]
-SECTIONS: tuple[Section, ...] = (_case_error, _metric_table, _baseline_changes, _runs_detail)
+SECTIONS: tuple[Section, ...] = (_case_error, _findings, _metric_table, _baseline_changes, _runs_detail)
 
 
 def case_details(case: CaseResult, context: Context) -> str:
@@ -155,7 +175,7 @@ def case_row(case: CaseResult, *, index: int, context: Context) -> str:
     attributes = {
         "id": f"case-{index}",
         "data-index": str(index),
-        "data-status": case.status,
+        "data-status": "quarantined" if case.quarantined else case.status,
         "data-file": str(context.file_index[case.file]),
         "data-metrics": metrics,
         "data-failing": failing,

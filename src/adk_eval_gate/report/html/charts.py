@@ -100,8 +100,9 @@ def score_chart(doc: ResultsDocument) -> str:
 
 
 def status_chart(doc: ResultsDocument) -> str:
-    """The cases by status, as one stacked bar."""
-    counts = [(status, sum(case.status == status for case in doc.cases)) for status in STATUS_ORDER]
+    """The cases by status, as one stacked bar: the verdict's totals, quarantined cases apart."""
+    totals = doc.totals
+    counts = [(status, getattr(totals, status)) for status in STATUS_ORDER] + [("quarantined", totals.quarantined)]
     total = sum(n for _, n in counts)
     if not total:
         return ""
@@ -109,7 +110,8 @@ def status_chart(doc: ResultsDocument) -> str:
     for status, n in counts:
         if n:
             width = (WIDTH - 20) * n / total
-            parts.append(_rect(x=10 + x, y=8, width=width, height=20, cls=f"st s-{status}", title=f"{status}: {n}"))
+            cls = f"st s-{status if status != 'quarantined' else 'other'}"
+            parts.append(_rect(x=10 + x, y=8, width=width, height=20, cls=cls, title=f"{status}: {n}"))
             x += width
     legend = " · ".join(f"{status.replace('_', ' ')} {n}" for status, n in counts if n)
     svg = (

@@ -20,6 +20,8 @@ from collections.abc import Callable
 from functools import cache
 from importlib import resources
 
+from adk_eval_gate.report import costs, headline
+from adk_eval_gate.report.changes import significance_text
 from adk_eval_gate.report.html.cases import Context, case_details, case_row, header_row
 from adk_eval_gate.report.html.charts import score_chart, status_chart
 from adk_eval_gate.report.html.parts import (
@@ -33,7 +35,8 @@ from adk_eval_gate.report.html.parts import (
     table,
     text,
 )
-from adk_eval_gate.results import ResultsDocument
+from adk_eval_gate.results import CaseResult, ResultsDocument
+from adk_eval_gate.results_base import case_label
 
 VERDICTS = {"passed": "ADK eval gate passed", "failed": "ADK eval gate failed", "error": "ADK eval gate error"}
 
@@ -67,20 +70,10 @@ def _plural(n: int, noun: str) -> str:
 
 def _header(doc: ResultsDocument, context: Context) -> str:
     totals = doc.totals
-    counts = ", ".join(
-        label
-        for n, label in (
-            (totals.passed, f"{totals.passed} passed"),
-            (totals.failed, f"{totals.failed} failed"),
-            (totals.error, _plural(totals.error, "error")),
-            (totals.not_evaluated, f"{totals.not_evaluated} not evaluated"),
-            (totals.quarantined, f"{totals.quarantined} quarantined"),
-        )
-        if n
-    )
+    counts = " · ".join(headline.count_words(doc))  # the words of the comment, the summary and the log
     title = element("h1", badge(doc.status) + " " + text(VERDICTS.get(doc.status, doc.status)))
     files = totals.files or len(context.files)
-    summary = element("p", text(f"{_plural(totals.cases, 'case')} in {_plural(files, 'file')}: {counts or 'none'}"))
+    summary = element("p", text(f"{_plural(totals.cases, 'case')} in {_plural(files, 'file')}: {counts}"))
     error = element("pre", text(doc.error), cls="error") if doc.error else ""
     run = doc.run
     baseline = doc.comparison.baseline.description if doc.comparison else run.baseline_note
@@ -100,6 +93,81 @@ def _header(doc: ResultsDocument, context: Context) -> str:
         ]
     )
     return element("header", title + summary + error + facts)
+
+
+_EFFECTS = {"error": "error", "failed": "failed", "not_evaluated": "not_evaluated", "none": "informational"}
+_BUDGETS = {"passed": "passed", "failed": "failed", "unchecked": "error", "skipped": "informational"}
+
+
+def _verdict(doc: ResultsDocument, context: Context) -> str:
+    """What decided the run's status (the verdict's findings) and every budget of the run with its figures."""
+    items = "".join(element("li", badge(_EFFECTS[finding.effect]) + text(finding.reason)) for finding in doc.findings)
+    found = element("ul", items, cls="findings") if items else element("p", "Every gated case passed.", cls="muted")
+    budgets = [[badge(_BUDGETS[check.status]), text(check.name), text(check.reason)] for check in doc.budgets]
+    budget_table = element("h3", "Budgets") + table(["Status", "Budget", "Figures"], budgets) if budgets else ""
+    return element("section", element("h2", "Verdict") + found + budget_table, cls="verdict")
+
+
+def _usage(doc: ResultsDocument, context: Context) -> str:
+    """The run's cost and latency, and their change against the baseline on the cases both sides ran."""
+    line = costs.cost_line(doc, markdown=False)
+    if not line:
+        return ""
+    compared = doc.comparison.usage if doc.comparison else None
+    rows = [
+        [
+            text(costs.LABELS[change.quantity]),
+            text(costs.figure(change, change.base)),
+            text(costs.figure(change, change.head)),
+            text(costs.percent(change) or "–"),
+            text(significance_text(change.significance, change.noise)),
+        ]
+        for change in (compared.suite if compared else [])
+    ]
+    header = ["Agent", "Base", "Head", "Change", "Noise check"]
+    body = element("p", text(line)) + (table(header, rows) if rows else "")
+    return element("section", element("h2", "Cost and latency") + body)
+
+
+def _comparison(doc: ResultsDocument, context: Context) -> str:
+    """The baseline, the comparison's counts in the comment's words, and the regressions that count."""
+    counts = headline.change_counts(doc)
+    if doc.comparison is None or counts is None:
+        note = doc.run.baseline_note or "no baseline was given or found"
+        return element("section", element("h2", "Against the baseline") + element("p", text(f"No comparison: {note}")))
+    base = doc.comparison.baseline
+    where = base.description + (f" @ {base.sha[:7]}" if base.sha else "")
+    intro = element("p", text(f"Against {where}: " + " · ".join(headline.comparison_words(counts))))
+    rows = [
+        [
+            text(case_label(*change.case_id.rpartition("::")[::2])),
+            text(change.metric),
+            text(number(change.base)),
+            text(number(change.head)),
+            text(number(change.delta)),
+            text(significance_text(change.significance, change.noise)),
+        ]
+        for change in [*counts.regressions, *counts.noisy, *counts.incomparable]
+    ]
+    header = ["Case", "Metric", "Base", "Head", "Delta", "Noise check"]
+    regressions = element("h3", "Drops") + table(header, rows) if rows else ""
+    return element("section", element("h2", "Against the baseline") + intro + regressions)
+
+
+def _confirmations(doc: ResultsDocument, context: Context) -> str:
+    """``--confirm-failures``: each case run again, and what its re-runs did."""
+    rows = [
+        [
+            text(case.label),
+            badge(case.status),
+            text("; ".join(f.reason for f in case.findings if f.rule == "confirmation")),
+        ]
+        for case in doc.cases
+        if case.confirmation is not None and case.confirmation.extra_runs
+    ]
+    if not rows:
+        return ""
+    return element("section", element("h2", "Confirmed by re-runs") + table(["Case", "Status", "Re-runs"], rows))
 
 
 def _charts(doc: ResultsDocument, context: Context) -> str:
@@ -150,7 +218,17 @@ def _file_problems(doc: ResultsDocument, context: Context) -> str:
 
 
 PageSection = Callable[[ResultsDocument, Context], str]
-PAGE_SECTIONS: tuple[PageSection, ...] = (_header, _file_problems, _charts, _metric_summaries, _judge)
+PAGE_SECTIONS: tuple[PageSection, ...] = (
+    _header,
+    _verdict,
+    _file_problems,
+    _comparison,
+    _usage,
+    _confirmations,
+    _charts,
+    _metric_summaries,
+    _judge,
+)
 
 
 def _options(names: list[str], *, everything: str) -> str:
@@ -160,24 +238,47 @@ def _options(names: list[str], *, everything: str) -> str:
 
 
 def _filters(doc: ResultsDocument, context: Context) -> str:
+    """The status boxes count what the verdict counted: quarantined cases apart, whatever they did."""
     boxes = []
-    for status in ("passed", "failed", "error", "not_evaluated"):
-        n = sum(case.status == status for case in doc.cases)
+    for status in ("passed", "failed", "error", "not_evaluated", "quarantined"):
+        n = getattr(doc.totals, status)
+        if status == "quarantined" and not n:
+            continue
         label = f"{STATUS_LABELS[status]} ({n})"
         box = f'<input type="checkbox" name="status" value="{status}" checked>'
         boxes.append(element("label", box + text(label), cls=f"status-filter s-{status}"))
-    file_select = element("select", _options(context.files, everything="all files"), attrs={"id": "file-filter"})
+    file_select = element(
+        "select", _options(context.files, everything="all files"), attrs={"id": "file-filter", "aria-label": "File"}
+    )
     metrics = _options(context.metrics, everything="all metrics")
-    metric_select = element("select", metrics, attrs={"id": "metric-filter"})
+    metric_select = element("select", metrics, attrs={"id": "metric-filter", "aria-label": "Metric"})
     failing = element("label", '<input type="checkbox" id="metric-failing">' + text("only where it did not pass"))
-    search = '<input type="search" id="text-filter" placeholder="case id contains…">'
-    shown = element("span", text(f"{len(doc.cases)} of {len(doc.cases)} cases shown"), attrs={"id": "shown-count"})
+    search = (
+        '<input type="search" id="text-filter" placeholder="case id contains…" aria-label="Cases whose id contains">'
+    )
+    shown = element(
+        "span",
+        text(f"{len(doc.cases)} of {len(doc.cases)} cases shown"),
+        attrs={"id": "shown-count", "role": "status", "aria-live": "polite"},
+    )
     parts = "".join(boxes) + file_select + metric_select + failing + search + shown
     return element("div", parts, cls="filters", attrs={"id": "filters"})
 
 
+def listed_cases(doc: ResultsDocument) -> list[CaseResult]:
+    """The cases in the order the page lists them: those that fail the gate first (the ones to look at, first
+    even among thousands), then the quarantined ones that did not pass, then the rest, each in file order."""
+
+    def rank(case: CaseResult) -> int:
+        if case.status == "passed":
+            return 2
+        return 1 if case.quarantined else 0
+
+    return sorted(doc.cases, key=rank)
+
+
 def _cases(doc: ResultsDocument, context: Context) -> str:
-    rows = "".join(case_row(case, index=i, context=context) for i, case in enumerate(doc.cases))
+    rows = "".join(case_row(case, index=i, context=context) for i, case in enumerate(listed_cases(doc)))
     listing = element("div", header_row() + rows, cls="case-list", attrs={"id": "case-list"})
     return element("section", element("h2", f"Cases ({len(doc.cases)})") + _filters(doc, context) + listing)
 
@@ -185,7 +286,7 @@ def _cases(doc: ResultsDocument, context: Context) -> str:
 def render(doc: ResultsDocument) -> str:
     style, script = asset("report.css"), asset("report.js")
     context = Context.of(doc)
-    details = json_for_script([case_details(case, context) for case in doc.cases])
+    details = json_for_script([case_details(case, context) for case in listed_cases(doc)])
     body = "".join(part(doc, context) for part in PAGE_SECTIONS) + _cases(doc, context)
     title = f"{VERDICTS.get(doc.status, doc.status)}: {doc.totals.passed} of {doc.totals.cases} cases passed"
     policy = content_security_policy(style=style, script=script)

@@ -16,6 +16,7 @@ STATUS_LABELS = {
     "error": "error",
     "not_evaluated": "not evaluated",
     "informational": "informational",
+    "quarantined": "quarantined",
 }
 
 
@@ -35,7 +36,8 @@ def element(tag: str, body: str, *, cls: str = "", attrs: dict[str, str] | None 
 
 
 def pre(value: str, *, cls: str = "") -> str:
-    return element("pre", text(value), cls=cls)
+    """A block of text; it scrolls when long, so it takes the keyboard's focus too (``tabindex``)."""
+    return element("pre", text(value), cls=cls, attrs={"tabindex": "0"})
 
 
 def as_json(value: Any) -> str:

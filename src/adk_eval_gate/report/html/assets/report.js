@@ -117,6 +117,14 @@
   });
   textBox.addEventListener("input", apply);
 
+  // The sticky filters must never hide what takes the focus: the page scrolls it below them (scroll-padding).
+  const bar = document.getElementById("filters");
+  function padBelowBar() {
+    document.documentElement.style.setProperty("--bar", (bar.offsetHeight + 8) + "px");
+  }
+  window.addEventListener("resize", padBelowBar);
+  padBelowBar();
+
   const target = location.hash && document.getElementById(location.hash.slice(1));
   if (target && target.matches("details.case")) { target.open = true; fill(target); }
   apply();

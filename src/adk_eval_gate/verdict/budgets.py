@@ -15,8 +15,9 @@ from dataclasses import dataclass
 
 from adk_eval_gate.eval_config import Budgets
 from adk_eval_gate.results import Comparison, PassRule, ResultsDocument, RunRecord
-from adk_eval_gate.results_usage import BudgetCheck, BudgetLimits, SuiteUsage, TurnUsage
+from adk_eval_gate.results_usage import BudgetCheck, BudgetLimits, QuantityChange, SuiteUsage, TurnUsage
 from adk_eval_gate.stats import mean
+from adk_eval_gate.words import money
 
 
 @dataclass(frozen=True)
@@ -99,7 +100,7 @@ def cost_check(usage: SuiteUsage | None, allowed: float) -> BudgetCheck:
             name="max-cost",
             limit=allowed,
             status="unchecked",
-            reason=f"--max-cost ${allowed:g} cannot be checked: cost unknown for model {missing} "
+            reason=f"--max-cost {money(allowed)} cannot be checked: cost unknown for model {missing} "
             "(add its price with --prices)",
         )
     passed = agent.cost_usd <= allowed
@@ -109,18 +110,20 @@ def cost_check(usage: SuiteUsage | None, allowed: float) -> BudgetCheck:
         limit=allowed,
         value=round(agent.cost_usd, 6),
         status="passed" if passed else "failed",
-        reason=f"the agent's cost ${agent.cost_usd:.4f} {verb} --max-cost ${allowed:g}",
+        reason=f"the agent's cost {money(agent.cost_usd)} {verb} --max-cost {money(allowed)}",
     )
 
 
 INCREASES = {
-    "max-cost-increase": ("cost_usd", "the suite's cost per pass"),
-    "max-latency-increase": ("p95_turn_seconds", "the suite's p95 turn time"),
+    "max-cost-increase": ("cost_usd", "the cost per pass of the cases both sides ran"),
+    "max-latency-increase": ("p95_turn_seconds", "the p95 turn time of the cases both sides ran"),
 }
 
 
 def increase_check(name: str, allowed: float, comparison: Comparison | None) -> BudgetCheck:
-    """``--max-cost-increase`` / ``--max-latency-increase``: the suite's rise against the baseline, in percent."""
+    """``--max-cost-increase`` / ``--max-latency-increase``: the rise against the baseline, in percent, of the
+    cases both sides ran; it fails only on a rise the comparison flags (beyond the noise, above the floors), so a
+    budget never fails a change the reports call unchanged."""
     quantity, what = INCREASES[name]
     if comparison is None or comparison.usage is None:
         why = "no baseline" if comparison is None else "the baseline has no cost and latency figures"
@@ -136,14 +139,24 @@ def increase_check(name: str, allowed: float, comparison: Comparison | None) -> 
             reason=f"--{name} {allowed:g}% cannot be checked: {what} is unknown on "
             f"{'this run' if change is None or change.head is None else 'the baseline'}",
         )
-    over = change.change_pct > allowed and change.significance != "noise"
+    over = change.flagged and change.change_pct > allowed
     figures = f"from {_figure(quantity, change.base)} to {_figure(quantity, change.head)}"
-    noise = " (within noise)" if change.significance == "noise" else ""
+    noise = "" if change.flagged or change.change_pct <= 0 else f" ({_unflagged(change)})"
     moved = f"rose {change.change_pct:.1f}%" if change.change_pct >= 0 else f"fell {-change.change_pct:.1f}%"
+    value = round(change.change_pct, 3)
+    if change.change_pct > allowed and not over and change.significance == "untested":
+        return BudgetCheck(
+            name=name,
+            limit=allowed,
+            value=value,
+            status="skipped",
+            reason=f"--{name} {allowed:g}% not checked: {what} {moved} {figures}, but a time's rise is only shown "
+            "beyond the noise by several runs (--num-runs 2 or more) or the base branch's history (--history)",
+        )
     return BudgetCheck(
         name=name,
         limit=allowed,
-        value=round(change.change_pct, 3),
+        value=value,
         status="failed" if over else "passed",
         reason=f"{what} {moved}{noise} {figures}, {'more than' if over else 'within'} --{name} {allowed:g}%",
     )
@@ -161,7 +174,14 @@ def run_checks(doc: ResultsDocument, comparison: Comparison | None, limits: Budg
     return checks
 
 
+def _unflagged(change: QuantityChange) -> str:
+    """Why a rise is not one the comparison flags (the same rule for the budget as for the reports)."""
+    if change.significance == "noise":
+        return "within noise"
+    return "too small to matter"
+
+
 def _figure(quantity: str, value: float | None) -> str:
     if value is None:
         return "?"
-    return f"${value:.4f}" if quantity == "cost_usd" else f"{value:.3f} s"
+    return money(value) if quantity == "cost_usd" else f"{value:.3f} s"

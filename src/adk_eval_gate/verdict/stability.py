@@ -1,5 +1,6 @@
-"""A case's runs taken together (``--num-runs`` and the ``--confirm-failures`` re-runs): the pass rule that decides
-its status, and how stable it was: stable-pass, stable-fail or flaky, with pass^k and pass@k.
+"""A case's runs taken together (``--num-runs`` and the ``--confirm-failures`` re-runs): how stable it was,
+stable-pass, stable-fail or flaky, with pass^k and pass@k (the pass rule that decides its status is a rule of the
+verdict, ``rules.thresholds``).
 
 Runs that ended in an infrastructure error (a timeout, the model's 429/5xx after retries, a judge outage) say
 nothing about the agent, so they are left out of the stability figures; they still make the case an error.
@@ -7,32 +8,7 @@ nothing about the agent, so they are left out of the stability figures; they sti
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
-from adk_eval_gate.results import CaseResult, CaseStatus, MetricResult, PassRule, RunRecord, Stability, SuiteStability
-
-
-def status_of(statuses: Iterable[str]) -> CaseStatus:
-    """The status of a set of metric statuses: any failure fails, then any not evaluated, then passed."""
-    seen = set(statuses)
-    if "failed" in seen:
-        return "failed"
-    if "not_evaluated" in seen:
-        return "not_evaluated"
-    if "passed" in seen:
-        return "passed"
-    return "not_evaluated"
-
-
-def decided_by(pass_rule: PassRule, runs: list[RunRecord], metrics: list[MetricResult]) -> CaseStatus:
-    """The case's status under ``--pass-rule``: ADK's mean of each metric, or a count of the runs that passed."""
-    if pass_rule == "mean":
-        return status_of(m.status for m in metrics)
-    passed = sum(1 for run in runs if run.status == "passed")
-    enough = passed == len(runs) if pass_rule == "all" else passed * 2 > len(runs)
-    if enough:
-        return "passed"
-    return "failed" if any(run.status == "failed" for run in runs) else "not_evaluated"
+from adk_eval_gate.results import CaseResult, RunRecord, Stability, SuiteStability
 
 
 def decisive_runs(runs: list[RunRecord]) -> list[RunRecord]:

@@ -11,8 +11,9 @@ from dataclasses import dataclass, field
 from adk_eval_gate.compare import drops
 from adk_eval_gate.noise import MIN_HISTORY
 from adk_eval_gate.report import markdown as md
-from adk_eval_gate.report.sections import ICON, RUN_URL, plural
+from adk_eval_gate.report.sections import ICON, RUN_URL
 from adk_eval_gate.results import CaseChange, MetricChange, ResultsDocument
+from adk_eval_gate.words import plural
 
 _VERDICT = {"passed": "passed", "failed": "failed", "error": "could not evaluate everything"}
 
@@ -85,7 +86,8 @@ def counts_line(doc: ResultsDocument) -> str:
 
 
 def count_words(doc: ResultsDocument) -> list[str]:
-    """Every count that is not zero, in the words of the comment, the summary and the log."""
+    """Every count that is not zero, in the words of the comment, the summary, the log and report.html: the
+    verdict's totals and findings, never counted again here."""
     totals = doc.totals
     parts = [f"{totals.passed} passed"]
     if totals.failed:
@@ -95,25 +97,23 @@ def count_words(doc: ResultsDocument) -> list[str]:
         infrastructure = f" ({totals.infrastructure_errors} infrastructure)" if totals.infrastructure_errors else ""
         parts.append(plural(totals.error, "error") + infrastructure)
     if totals.not_evaluated:
-        allowed = ", allowed" if doc.run.allow_not_evaluated and doc.status == "passed" else ""
+        allowed = ", allowed" if doc.run.allow_not_evaluated else ""
         parts.append(f"{totals.not_evaluated} not evaluated{allowed}")
-    if doc.stability and doc.stability.flaky:
-        parts.append(f"{doc.stability.flaky} flaky")
+    if totals.flaky:
+        parts.append(f"{totals.flaky} flaky")
     if totals.quarantined:
         not_passing = sum(1 for case in doc.cases if case.quarantined and case.status != "passed")
         parts.append(f"{totals.quarantined} quarantined" + (f" ({not_passing} not passing)" if not_passing else ""))
     if totals.file_errors:
         parts.append(f"{plural(totals.file_errors, 'eval file')} could not be used")
-    missed = sum(1 for check in doc.budgets if check.status == "failed")
-    if missed:
-        parts.append(f"{plural(missed, 'budget')} missed")
-    unchecked = sum(1 for check in doc.budgets if check.status == "unchecked")
-    if unchecked:
-        parts.append(f"{plural(unchecked, 'budget')} could not be checked")
-    comparison = doc.comparison
-    if comparison and comparison.regressions and doc.run.fail_on_regression and doc.status == "failed":
-        verb = "fails" if comparison.regressions == 1 else "fail"
-        parts.append(f"{plural(comparison.regressions, 'regression')} {verb} the gate")
+    if totals.budgets_missed:
+        parts.append(f"{plural(totals.budgets_missed, 'budget')} missed")
+    if totals.budgets_unchecked:
+        parts.append(f"{plural(totals.budgets_unchecked, 'budget')} could not be checked")
+    failing = next((f for f in doc.findings if f.rule == "regressions" and f.effect == "failed"), None)
+    if failing is not None and doc.comparison is not None:
+        verb = "fails" if doc.comparison.regressions == 1 else "fail"
+        parts.append(f"{plural(doc.comparison.regressions, 'regression')} {verb} the gate")
     return parts
 
 

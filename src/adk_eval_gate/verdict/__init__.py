@@ -1,0 +1,8 @@
+"""verdict: every rule that can fail a case or the run (``rules``), decided once (``decide``); the pass rule and
+stability over a case's runs (``stability``), and the budgets' figures (``budgets``)."""
+
+from __future__ import annotations
+
+from adk_eval_gate.verdict.decide import Policy, decide, decide_case, exit_code, quarantine, redecide, totals
+
+__all__ = ["Policy", "decide", "decide_case", "exit_code", "quarantine", "redecide", "totals"]

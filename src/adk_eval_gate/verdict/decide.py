@@ -1,0 +1,222 @@
+"""The verdict, decided once: each case's status from its rules, then the run's status, its totals and the exit
+code from the cases, the comparison and the run's budgets. Every output renders what this decided.
+
+``decide_case`` runs when a case's runs are scored (and again on saved results, ``redecide``); ``decide`` runs
+on the whole document, before and after the comparison with the baseline, always from the same rules.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from adk_eval_gate.compare import counted
+from adk_eval_gate.results import (
+    CaseResult,
+    CaseStatus,
+    Comparison,
+    ErrorKind,
+    FileResult,
+    Finding,
+    PassRule,
+    ResultsDocument,
+    RunInfo,
+    RunStatus,
+    Totals,
+)
+from adk_eval_gate.results_usage import BudgetCheck, BudgetLimits
+from adk_eval_gate.verdict import rules
+from adk_eval_gate.verdict.budgets import run_checks
+from adk_eval_gate.verdict.stability import stability, suite_stability
+
+
+@dataclass(frozen=True)
+class Policy:
+    """What the user asked of the gate (its options), recorded in results.json's ``run``."""
+
+    pass_rule: PassRule = "mean"
+    allow_not_evaluated: bool = False
+    fail_on_regression: bool = False
+    strict_comparison: bool = False
+    tolerance: float = 0.0
+    limits: BudgetLimits | None = None
+
+    @classmethod
+    def recorded(cls, run: RunInfo) -> Policy:
+        """The policy a results.json was decided with."""
+        return cls(
+            pass_rule=run.pass_rule,
+            allow_not_evaluated=run.allow_not_evaluated,
+            fail_on_regression=run.fail_on_regression,
+            strict_comparison=run.strict_comparison,
+            tolerance=run.regression_tolerance or 0.0,
+            limits=run.budget_limits,
+        )
+
+    def record(self, run: RunInfo) -> RunInfo:
+        return run.model_copy(
+            update={
+                "pass_rule": self.pass_rule,
+                "allow_not_evaluated": self.allow_not_evaluated,
+                "fail_on_regression": self.fail_on_regression,
+                "strict_comparison": self.strict_comparison,
+                "regression_tolerance": self.tolerance,
+                "budget_limits": self.limits,
+            }
+        )
+
+
+_SEVERITY: tuple[CaseStatus, ...] = ("error", "failed", "not_evaluated")
+
+
+def _worst(findings: Iterable[Finding]) -> CaseStatus:
+    """The most severe effect of the findings: error, then failed, then not evaluated; else passed."""
+    effects = {finding.effect for finding in findings}
+    return next((status for status in _SEVERITY if status in effects), "passed")
+
+
+def decide_case(case: CaseResult, *, pass_rule: PassRule) -> CaseResult:
+    """The case with its runs', its metrics' and its own status decided by the rules, and the findings why."""
+    runs = [run.model_copy(update={"status": rules.run_status(run)}) for run in case.runs]
+    metrics = [
+        metric.model_copy(
+            update={
+                "status": rules.metric_status(
+                    informational=metric.kind == "informational" or metric.status == "informational",
+                    score=metric.score,
+                    threshold=metric.threshold,
+                    complete=bool(metric.run_scores) and None not in metric.run_scores,
+                )
+            }
+        )
+        for metric in case.metrics
+    ]
+    case = case.model_copy(update={"runs": runs, "metrics": metrics})
+    errors = rules.errors(case)
+    findings = errors or [*rules.thresholds(case, pass_rule=pass_rule), *rules.case_budgets(case)]
+    status = _worst(findings)
+    confirmation = case.confirmation
+    if confirmation is not None:
+        confirmation = confirmation.model_copy(update={"confirmed": rules.confirmed(case, status)})
+    kind, pass_hat_k, pass_at_k = stability(runs)
+    decided = case.model_copy(
+        update={
+            "status": status,
+            "error": _first_error(case) if errors else None,
+            "error_kind": _error_kind(case) if errors else None,
+            "confirmation": confirmation,
+            "runs_passed": sum(1 for run in runs if run.status == "passed") if runs else None,
+            "stability": kind,
+            "pass_hat_k": pass_hat_k,
+            "pass_at_k": pass_at_k,
+        }
+    )
+    return decided.model_copy(update={"findings": [*findings, *rules.confirmation(decided)]})
+
+
+def _first_error(case: CaseResult) -> str:
+    return next((run.error for run in case.runs if run.error is not None), None) or case.error or "the case did not run"
+
+
+def _error_kind(case: CaseResult) -> ErrorKind:
+    failed = [run for run in case.runs if run.error is not None]
+    return "infrastructure" if failed and all(run.error_kind == "infrastructure" for run in failed) else "agent"
+
+
+def quarantine(cases: list[CaseResult], selectors: list[str]) -> list[CaseResult]:
+    """The cases, those matched by a ``--quarantine`` selector marked quarantined."""
+    if not selectors:
+        return cases
+    return [
+        case.model_copy(update={"quarantined": True}) if rules.quarantined(case, selectors) else case for case in cases
+    ]
+
+
+def totals(cases: list[CaseResult], files: list[FileResult], *, checks: list[BudgetCheck] | None = None) -> Totals:
+    """Counts by status; quarantined cases are counted apart, so they never fail the gate."""
+    gated = [case for case in cases if not case.quarantined]
+
+    def count(status: str) -> int:
+        return sum(1 for case in gated if case.status == status)
+
+    return Totals(
+        cases=len(cases),
+        quarantined=len(cases) - len(gated),
+        passed=count("passed"),
+        failed=count("failed"),
+        error=count("error"),
+        not_evaluated=count("not_evaluated"),
+        files=len(files),
+        file_errors=sum(1 for file in files if file.error),
+        infrastructure_errors=sum(1 for c in gated if c.status == "error" and c.error_kind == "infrastructure"),
+        confirmed_failures=sum(1 for c in gated if c.confirmation and c.confirmation.confirmed),
+        flaky=sum(1 for c in gated if c.stability == "flaky"),
+        failing_on_base=sum(1 for c in gated if c.status != "passed" and c.failing_on_base),
+        budgets_missed=sum(1 for check in checks or [] if check.status == "failed"),
+        budgets_unchecked=sum(1 for check in checks or [] if check.status == "unchecked"),
+    )
+
+
+def _against_base(cases: list[CaseResult], comparison: Comparison | None) -> list[CaseResult]:
+    """Each case marked when it did not pass on the base branch either."""
+    before = set(comparison.failing_before) if comparison else set()
+    return [
+        case
+        if case.failing_on_base == (case.id in before)
+        else case.model_copy(update={"failing_on_base": case.id in before})
+        for case in cases
+    ]
+
+
+def decide(doc: ResultsDocument, comparison: Comparison | None, policy: Policy) -> ResultsDocument:
+    """The run's findings, status and totals from its cases, the comparison and its budgets, under ``policy``."""
+    comparison = counted(comparison, doc, strict=policy.strict_comparison) if comparison else None
+    cases = _against_base(doc.cases, comparison)
+    checks = run_checks(doc, comparison, policy.limits)
+    doc = doc.model_copy(update={"cases": cases, "comparison": comparison, "budgets": checks})
+    findings = [
+        *rules.internal_error(doc),
+        *rules.interrupted(doc),
+        *rules.file_errors(doc),
+        *rules.nothing_gated(doc),
+        *rules.cases(doc, allow_not_evaluated=policy.allow_not_evaluated),
+        *rules.run_budgets(checks),
+        *rules.regressions(comparison, fail_on_regression=policy.fail_on_regression),
+    ]
+    worst = _worst(findings)
+    status: RunStatus = "error" if worst == "error" else "passed" if worst == "passed" else "failed"
+    return doc.model_copy(
+        update={
+            "status": status,
+            "findings": findings,
+            "totals": totals(cases, doc.files, checks=checks),
+            "stability": suite_stability([case for case in cases if not case.quarantined]),
+            "run": policy.record(doc.run),
+        }
+    )
+
+
+def exit_code(doc: ResultsDocument) -> int:
+    """0 passed, 1 the gate failed, 2 an eval file or config could not be used."""
+    if any(finding.rule == "file_error" for finding in doc.findings) or doc.totals.file_errors:
+        return 2
+    return 0 if doc.status == "passed" else 1
+
+
+def redecide(doc: ResultsDocument) -> tuple[ResultsDocument, list[str]]:
+    """Saved results (``report``), which may have been written by anyone: every case and the run decided again
+    from their evidence with the recorded policy, and what the file itself claimed differently."""
+    policy = Policy.recorded(doc.run)
+    cases = [decide_case(case, pass_rule=policy.pass_rule) for case in doc.cases]
+    decided = decide(doc.model_copy(update={"cases": cases}), doc.comparison, policy)
+    claims = []
+    if decided.status != doc.status:
+        claims.append(f"status {doc.status!r}, its cases say {decided.status!r}")
+    for name in ("cases", "passed", "failed", "error", "not_evaluated", "quarantined"):
+        claimed, counted_now = getattr(doc.totals, name), getattr(decided.totals, name)
+        if claimed != counted_now:
+            claims.append(f"totals.{name} {claimed}, its cases say {counted_now}")
+    changed = sum(1 for before, after in zip(doc.cases, cases, strict=True) if before.status != after.status)
+    if changed:
+        claims.append(f"{changed} case statuses differ from their runs and metrics")
+    return decided, claims

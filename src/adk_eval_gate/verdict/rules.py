@@ -1,0 +1,277 @@
+"""The rules of the verdict, each one function from the results (and the comparison) to findings with their
+reasons. A case's rules read its runs, metrics and budgets; the run's rules read the document, its comparison and
+the run's budgets. ``verdict.decide`` applies them in this order; nothing else decides a status.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from collections.abc import Iterable
+
+from adk_eval_gate.discover import glob_to_regex
+from adk_eval_gate.results import (
+    CaseResult,
+    CaseStatus,
+    Comparison,
+    Effect,
+    Finding,
+    MetricResult,
+    MetricStatus,
+    PassRule,
+    ResultsDocument,
+    Rule,
+    RunRecord,
+)
+from adk_eval_gate.results_usage import BudgetCheck
+from adk_eval_gate.words import plural
+
+PASS_RULES = {
+    "mean": "each metric's mean over the runs meets its threshold (ADK's rule)",
+    "all": "every run passes",
+    "majority": "more than half of the runs pass",
+}
+
+
+def _finding(rule: Rule, effect: Effect, reason: str, *, metric: str | None = None) -> Finding:
+    return Finding(rule=rule, effect=effect, reason=reason, metric=metric)
+
+
+# --- a metric and a run -------------------------------------------------------------------------------------
+
+
+def metric_status(*, informational: bool, score: float | None, threshold: float | None, complete: bool) -> MetricStatus:
+    """The threshold rule (ADK's): the mean of the run scores at least the threshold. A score missing in any run,
+    or a metric without a threshold, is not evaluated; informational metrics never pass or fail."""
+    if informational:
+        return MetricStatus.INFORMATIONAL
+    if score is None or threshold is None or not complete:
+        return MetricStatus.NOT_EVALUATED
+    return MetricStatus.PASSED if score >= threshold else MetricStatus.FAILED
+
+
+def status_of(statuses: Iterable[str]) -> CaseStatus:
+    """The status of a set of metric statuses: any failure fails, then any not evaluated, then passed; nothing
+    graded is not evaluated."""
+    seen = set(statuses)
+    if "failed" in seen:
+        return "failed"
+    if "not_evaluated" in seen:
+        return "not_evaluated"
+    return "passed" if "passed" in seen else "not_evaluated"
+
+
+def run_status(run: RunRecord) -> CaseStatus:
+    """One run: an error when it errored, failed when a turn exceeded a case budget, else its metrics' status."""
+    if run.error is not None:
+        return "error"
+    if run.over_budget:
+        return "failed"
+    return status_of(metric.status for metric in run.metrics)
+
+
+def run_reasons(run: RunRecord, thresholds: dict[str, float | None]) -> list[str]:
+    """Why one run did not pass (``run_status``): its error, the case budgets it exceeded, its metrics that
+    failed (``thresholds``: each metric's) or could not be evaluated."""
+    if run.error is not None:
+        return [run.error]
+    reasons = list(run.over_budget)
+    for metric in run.metrics:
+        threshold = thresholds.get(metric.name)
+        if metric.status == "failed" and metric.score is not None:
+            below = f" < {threshold:.4g}" if threshold is not None else ""
+            reasons.append(f"{metric.name}: {metric.score:.4g}{below}")
+        elif metric.status == "not_evaluated":
+            reasons.append(f"{metric.name}: not evaluated ({metric.reason or 'no score'})")
+    return reasons
+
+
+# --- a case -------------------------------------------------------------------------------------------------
+
+
+def errors(case: CaseResult) -> list[Finding]:
+    """A run that errored (the agent raised, or a timeout, a 429/5xx after retries, a judge outage) makes the case
+    an error; so does a case that did not run at all."""
+    if not case.runs:
+        return [_finding("error", "error", case.error or "the case did not run")]
+    return [
+        _finding("error", "error", f"run {run.run}: {run.error}" if len(case.runs) > 1 else run.error)
+        for run in case.runs
+        if run.error is not None
+    ]
+
+
+def failure_reason(metric: MetricResult) -> str:
+    """``name: score < threshold`` for a failed metric, ``name: not evaluated (why)`` otherwise."""
+    if metric.status == "failed" and metric.score is not None and metric.threshold is not None:
+        return f"{metric.name}: {metric.score:.4g} < {metric.threshold:.4g}"
+    return f"{metric.name}: not evaluated ({metric.reason or 'no score'})"
+
+
+def thresholds(case: CaseResult, *, pass_rule: PassRule) -> list[Finding]:
+    """With ``--pass-rule mean``: each metric whose mean missed its threshold, or that could not be evaluated;
+    nothing graded at all is not evaluated. With ``all``/``majority``: whether enough runs passed."""
+    if pass_rule != "mean":
+        found = _pass_rule(case.runs, pass_rule)
+        # why the runs did not pass, as the metrics' means say it
+        return (
+            found
+            + [
+                _finding("threshold", found[0].effect, failure_reason(m), metric=m.name)
+                for m in case.metrics
+                if m.status == "failed"
+            ]
+            if found
+            else []
+        )
+    graded = [m for m in case.metrics if m.status != "informational"]
+    found = [
+        _finding("threshold", "failed", failure_reason(m), metric=m.name)
+        if m.status == "failed"
+        else _finding("not_evaluated", "not_evaluated", failure_reason(m), metric=m.name)
+        for m in graded
+        if m.status in ("failed", "not_evaluated")
+    ]
+    if not graded:
+        found.append(_finding("not_evaluated", "not_evaluated", "no thresholded metric to evaluate"))
+    return found
+
+
+def _pass_rule(runs: list[RunRecord], pass_rule: PassRule) -> list[Finding]:
+    passed = sum(1 for run in runs if run.status == "passed")
+    if passed == len(runs) if pass_rule == "all" else passed * 2 > len(runs):
+        return []
+    effect: Effect = "failed" if any(run.status == "failed" for run in runs) else "not_evaluated"
+    return [
+        _finding(
+            "pass_rule",
+            effect,
+            f"{passed} of {len(runs)} runs passed; --pass-rule {pass_rule}: {PASS_RULES[pass_rule]}",
+        )
+    ]
+
+
+def case_budgets(case: CaseResult) -> list[Finding]:
+    """test_config.json budgets: one missed fails the case; one whose figure is unknown leaves it not evaluated."""
+    effects: dict[str, Effect] = {"failed": "failed", "unchecked": "not_evaluated"}
+    return [_finding("case_budget", effects[b.status], b.reason) for b in case.budgets if b.status in effects]
+
+
+def confirmation(case: CaseResult) -> list[Finding]:
+    """``--confirm-failures``: a failure is confirmed only when every re-run failed too; a case that passed a
+    re-run is decided on all its runs with the pass rule (and is flaky)."""
+    if case.confirmation is None or not case.confirmation.extra_runs:
+        return []
+    reruns = [run for run in case.runs if run.confirmation]
+    passed = sum(1 for run in reruns if run.status == "passed")
+    what = f"{case.confirmation.reason} on its first runs; "
+    if case.confirmation.confirmed:
+        return [_finding("confirmation", "none", what + f"failed every one of its {len(reruns)} re-runs: confirmed")]
+    return [_finding("confirmation", "none", what + f"passed {passed} of its {len(reruns)} re-runs")]
+
+
+def confirmed(case: CaseResult, status: CaseStatus) -> bool:
+    """A confirmed failure: the case failed on its first runs, fails now, and every re-run failed."""
+    if case.confirmation is None or case.confirmation.first_status != "failed" or status != "failed":
+        return False
+    reruns = [run for run in case.runs if run.confirmation]
+    return bool(reruns) and all(run.status == "failed" for run in reruns)
+
+
+def quarantined(case: CaseResult, selectors: list[str]) -> bool:
+    """``--quarantine FILE[:CASE]`` (globs): the case is reported, and never fails the gate."""
+    return any(
+        file.fullmatch(case.file) and fnmatch.fnmatchcase(case.eval_id, eval_id)
+        for file, eval_id in map(_selector, selectors)
+    )
+
+
+def _selector(text: str) -> tuple[re.Pattern[str], str]:
+    file, _, eval_id = text.strip().partition(":")  # a repository path holds no ':'
+    return glob_to_regex(file.strip()), eval_id.strip() or "*"
+
+
+# --- the run ------------------------------------------------------------------------------------------------
+
+
+def file_errors(doc: ResultsDocument) -> list[Finding]:
+    """An eval file or config that could not be used: the run is an error (and the exit code 2)."""
+    return [
+        _finding("file_error", "error", f"{file.path}{f':{file.line}' if file.line else ''}: {file.error}")
+        for file in doc.files
+        if file.error
+    ]
+
+
+def internal_error(doc: ResultsDocument) -> list[Finding]:
+    """The run crashed, or a report could not be written."""
+    return [_finding("internal_error", "error", doc.error)] if doc.error else []
+
+
+def interrupted(doc: ResultsDocument) -> list[Finding]:
+    if not doc.run.interrupted:
+        return []
+    unfinished = len(doc.run.unfinished)
+    rest = f": {plural(unfinished, 'case')} did not finish" if unfinished else ""
+    return [_finding("interrupted", "error", f"interrupted before every case run finished{rest}")]
+
+
+def nothing_gated(doc: ResultsDocument) -> list[Finding]:
+    """A run that evaluated no case, or whose every case is quarantined, cannot pass: it gated nothing."""
+    if not doc.cases:
+        return [_finding("nothing_gated", "error", "no eval case was evaluated")]
+    if all(case.quarantined for case in doc.cases):
+        return [
+            _finding(
+                "nothing_gated",
+                "error",
+                f"every one of the {plural(len(doc.cases), 'case')} is quarantined: nothing is gated "
+                "(narrow --quarantine)",
+            )
+        ]
+    return []
+
+
+def fails_gate(case: CaseResult, *, allow_not_evaluated: bool) -> bool:
+    """Whether the case is one that fails the run: gated (not quarantined), and failed, an error, or not
+    evaluated without ``--allow-not-evaluated``."""
+    if case.quarantined or case.status == "passed":
+        return False
+    return case.status != "not_evaluated" or not allow_not_evaluated
+
+
+def cases(doc: ResultsDocument, *, allow_not_evaluated: bool) -> list[Finding]:
+    """The gated cases: a failure fails the run, an error makes it an error, and a case not evaluated fails it
+    unless ``--allow-not-evaluated``. Quarantined cases never count."""
+    gated = [case for case in doc.cases if not case.quarantined]
+    failed = sum(1 for case in gated if case.status == "failed")
+    errored = sum(1 for case in gated if case.status == "error")
+    unevaluated = sum(1 for case in gated if case.status == "not_evaluated")
+    found = []
+    if errored:
+        found.append(_finding("cases", "error", f"{plural(errored, 'case')} could not be evaluated (error)"))
+    if failed:
+        found.append(_finding("cases", "failed", f"{plural(failed, 'case')} failed"))
+    if unevaluated:
+        allowed = " (allowed by --allow-not-evaluated)" if allow_not_evaluated else ""
+        effect: Effect = "none" if allow_not_evaluated else "failed"
+        found.append(_finding("cases", effect, f"{plural(unevaluated, 'case')} not evaluated{allowed}"))
+    return found
+
+
+def run_budgets(checks: list[BudgetCheck]) -> list[Finding]:
+    """``--max-cost`` and the increase limits: one missed fails the run; one whose figure is unknown is an error."""
+    effects: dict[str, Effect] = {"failed": "failed", "unchecked": "error", "passed": "none", "skipped": "none"}
+    return [_finding("run_budget", effects[check.status], check.reason) for check in checks]
+
+
+def regressions(comparison: Comparison | None, *, fail_on_regression: bool) -> list[Finding]:
+    """``--fail-on-regression``: a regression that counts (beyond noise, scored alike on both sides) fails the
+    run; without it regressions are only reported."""
+    if comparison is None or not comparison.regressions:
+        return []
+    counted = plural(comparison.regressions, "regression")
+    if fail_on_regression:
+        verb = "fails" if comparison.regressions == 1 else "fail"
+        return [_finding("regressions", "failed", f"{counted} against the baseline {verb} the gate")]
+    return [_finding("regressions", "none", f"{counted} against the baseline (reported; --fail-on-regression not set)")]

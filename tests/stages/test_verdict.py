@@ -1,0 +1,122 @@
+"""verdict: each rule, the statuses, totals and exit code they decide, and ``redecide`` on saved results."""
+
+from __future__ import annotations
+
+from adk_eval_gate import verdict
+from adk_eval_gate.compare import compare
+from adk_eval_gate.results import FileResult, RunRecord
+from adk_eval_gate.results_usage import BudgetCheck
+from adk_eval_gate.verdict import Policy, rules
+from tests.report.builders import baseline_info, case, document, metric
+
+RESPONSE = "response_match_score"
+
+
+def test_a_case_is_an_error_then_failed_then_not_evaluated_then_passed() -> None:
+    assert case("ok", [metric(RESPONSE, 0.9)]).status == "passed"
+    failed = case("low", [metric(RESPONSE, 0.5), metric("judged", None, reason="no API key")])
+    assert failed.status == "failed"
+    assert [(f.rule, f.effect, f.reason) for f in failed.findings] == [
+        ("threshold", "failed", f"{RESPONSE}: 0.5 < 0.8"),
+        ("not_evaluated", "not_evaluated", "judged: not evaluated (no API key)"),
+    ]
+    assert case("blank", [metric("judged", None, reason="no API key")]).status == "not_evaluated"
+    assert case("nothing", [metric("tokens", 12.0, kind="informational")]).status == "not_evaluated"
+    errored = case("raised", [metric(RESPONSE, 0.9)], error="ValueError: boom")
+    assert (errored.status, errored.error, [f.rule for f in errored.findings]) == (
+        "error",
+        "ValueError: boom",
+        ["error"],
+    )
+
+
+def test_the_threshold_rule_is_the_mean_at_least_the_threshold_with_every_run_scored() -> None:
+    assert rules.metric_status(informational=False, score=0.8, threshold=0.8, complete=True) == "passed"
+    assert rules.metric_status(informational=False, score=0.79, threshold=0.8, complete=True) == "failed"
+    assert rules.metric_status(informational=False, score=0.9, threshold=0.8, complete=False) == "not_evaluated"
+    assert rules.metric_status(informational=True, score=0.1, threshold=None, complete=True) == "informational"
+
+
+def test_the_pass_rules_count_runs() -> None:
+    flaky = case("coin", [metric(RESPONSE, [0.9, 0.1, 0.9])])  # mean 0.63 < 0.8
+    assert flaky.status == "failed" and flaky.stability == "flaky"
+    majority = verdict.decide_case(flaky, pass_rule="majority")
+    assert majority.status == "passed" and majority.findings == []
+    every = verdict.decide_case(flaky, pass_rule="all")
+    assert every.status == "failed"
+    assert every.findings[0].reason.startswith("2 of 3 runs passed; --pass-rule all")
+
+
+def test_a_case_budget_missed_fails_and_one_unknown_is_not_evaluated() -> None:
+    ok = case("ok", [metric(RESPONSE, 0.9)])
+    missed = ok.model_copy(update={"budgets": [BudgetCheck(name="b", limit=1, status="failed", reason="over")]})
+    unknown = ok.model_copy(update={"budgets": [BudgetCheck(name="b", limit=1, status="unchecked", reason="?")]})
+    assert verdict.decide_case(missed, pass_rule="mean").status == "failed"
+    assert verdict.decide_case(unknown, pass_rule="mean").status == "not_evaluated"
+    over = ok.model_copy(update={"runs": [run.model_copy(update={"over_budget": ["x"]}) for run in ok.runs]})
+    assert verdict.decide_case(over, pass_rule="mean").runs[0].status == "failed"
+
+
+def test_the_run_is_decided_from_its_cases_budgets_regressions_and_files() -> None:
+    passing = document([case("a", [metric(RESPONSE, 0.9)]), case("b", [metric(RESPONSE, 0.95)])])
+    assert (passing.status, verdict.exit_code(passing), passing.findings) == ("passed", 0, [])
+    failing = document([case("a", [metric(RESPONSE, 0.1)])])
+    assert (failing.status, [f.reason for f in failing.findings]) == ("failed", ["1 case failed"])
+    unevaluated = document([case("a", [metric("judged", None)])])
+    assert unevaluated.status == "failed"
+    allowed = document([case("a", [metric("judged", None)])], allow_not_evaluated=True)
+    assert allowed.status == "passed"
+    assert [f.reason for f in allowed.findings] == ["1 case not evaluated (allowed by --allow-not-evaluated)"]
+    broken = document(
+        [case("a", [metric(RESPONSE, 0.9)])],
+        files=[FileResult(path=FILE, cases=1), FileResult(path="x.test.json", error="invalid JSON", line=3)],
+    )
+    assert (broken.status, verdict.exit_code(broken)) == ("error", 2)
+    assert [f.reason for f in broken.findings if f.rule == "file_error"] == ["x.test.json:3: invalid JSON"]
+    assert document([]).status == "error"
+
+
+FILE = "agents/weather/weather.evalset.json"
+
+
+def test_regressions_fail_the_run_only_with_fail_on_regression() -> None:
+    base = document([case("paris", [metric(RESPONSE, 0.95)])])
+    head = document([case("paris", [metric(RESPONSE, 0.85)])])
+    comparison = compare(head, base, baseline=baseline_info())
+    reported = verdict.decide(head, comparison, Policy())
+    gated = verdict.decide(head, comparison, Policy(fail_on_regression=True))
+    assert reported.status == "passed" and reported.findings[0].effect == "none"
+    assert gated.status == "failed"
+    assert [f.reason for f in gated.findings] == ["1 regression against the baseline fails the gate"]
+
+
+def test_a_case_that_failed_on_the_base_branch_too_is_marked() -> None:
+    base = document([case("old", [metric(RESPONSE, 0.1)]), case("new", [metric(RESPONSE, 0.9)])])
+    head = document([case("old", [metric(RESPONSE, 0.1)]), case("new", [metric(RESPONSE, 0.1)])])
+    decided = verdict.decide(head, compare(head, base, baseline=baseline_info()), Policy())
+    assert {c.eval_id: c.failing_on_base for c in decided.cases} == {"old": True, "new": False}
+    assert (decided.totals.failed, decided.totals.failing_on_base) == (2, 1)
+
+
+def test_redecide_trusts_the_cases_evidence_not_the_files_claims() -> None:
+    honest = document([case("a", [metric(RESPONSE, 0.1)]), case("b", [metric(RESPONSE, 0.9)])])
+    forged_cases = [c.model_copy(update={"status": "passed", "findings": []}) for c in honest.cases]
+    forged_runs = [
+        c.model_copy(update={"runs": [RunRecord(run=1, status="passed")], "metrics": c.metrics}) for c in forged_cases
+    ]
+    forged = honest.model_copy(
+        update={
+            "status": "passed",
+            "cases": forged_runs,
+            "totals": honest.totals.model_copy(update={"passed": 2, "failed": 0}),
+        }
+    )
+    decided, claims = verdict.redecide(forged)
+    assert decided.status == "failed" and (decided.totals.passed, decided.totals.failed) == (1, 1)
+    assert claims == [
+        "status 'passed', its cases say 'failed'",
+        "totals.passed 2, its cases say 1",
+        "totals.failed 0, its cases say 1",
+        "1 case statuses differ from their runs and metrics",
+    ]
+    assert verdict.redecide(honest)[1] == []
