@@ -9,7 +9,7 @@ import pytest
 from google.adk.evaluation.agent_evaluator import AgentEvaluator
 
 from adk_eval_gate.cli import main
-from adk_eval_gate.results import CaseResult, FileResult, ResultsDocument, Totals, json_schema
+from adk_eval_gate.model.results import CaseResult, FileResult, ResultsDocument, Totals, json_schema
 from tests.conftest import EXAMPLES, REPO, run_cli, write_json
 
 pytestmark = pytest.mark.slow  # the CLI as a real process
@@ -162,7 +162,7 @@ def test_migrate_matches_adks_conversion(tmp_path: Path) -> None:
 
 def test_results_schema_file_is_current() -> None:
     committed = json.loads((REPO / "schema" / "results.schema.json").read_text())
-    assert committed == json_schema(), "regenerate: python -m adk_eval_gate.results > schema/results.schema.json"
+    assert committed == json_schema(), "regenerate: python -m adk_eval_gate.model.results > schema/results.schema.json"
 
 
 def test_report_exit_zero_only_publishes(repo: Path) -> None:

@@ -9,11 +9,11 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from adk_eval_gate import __version__
-from adk_eval_gate.options import OPTIONS
+from adk_eval_gate.config.options import OPTIONS
 
 if TYPE_CHECKING:
-    from adk_eval_gate.console import Console
-    from adk_eval_gate.settings import Settings
+    from adk_eval_gate.config.settings import Settings
+    from adk_eval_gate.support.console import Console
 
 DESCRIPTION = (
     "Run Google ADK agent evaluations as a CI gate: ADK-identical scores, JUnit XML, a Markdown summary, "
@@ -167,32 +167,32 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _dispatch(command: str, args: Arguments, console: Console, env: Mapping[str, str]) -> int:
-    from adk_eval_gate.settings import build_settings
+    from adk_eval_gate.config.settings import build_settings
 
     settings = build_settings(command, args.option_values(), env)
     if settings.github_token is not None:
         console.add_secret(settings.token() or "")
     if command == "run":
-        from adk_eval_gate.masking import drop_github_token
-        from adk_eval_gate.pipeline import run
+        from adk_eval_gate.commands.run import run
+        from adk_eval_gate.support.masking import drop_github_token
 
         drop_github_token(os.environ, settings.token())  # the settings keep it; agent code runs without it
 
         return run(settings, console)
     if command == "validate":
-        from adk_eval_gate.validate import validate
+        from adk_eval_gate.commands.validate import validate
 
         return validate(settings, console)
     if command == "report":
-        from adk_eval_gate.report_command import report
+        from adk_eval_gate.commands.report import report
 
         code = report(settings, console, results_file=args.results_file, comment=bool(args.comment), pr=args.pr)
         return 0 if args.exit_zero and code == 1 else code
     if command == "merge":
-        from adk_eval_gate.merge import merge_command
+        from adk_eval_gate.commands.merge import merge_command
 
         return merge_command(settings, console, inputs=args.inputs, allow_incomplete=args.allow_incomplete)
-    from adk_eval_gate.migrate import migrate_command
+    from adk_eval_gate.commands.migrate import migrate_command
 
     return migrate_command(console, old=args.old, new=args.new, initial_session=args.initial_session)
 
@@ -205,14 +205,14 @@ def _arguments(argv: Sequence[str] | None, env: Mapping[str, str]) -> list[str]:
 
 
 def _console(env: Mapping[str, str]) -> Console:
-    from adk_eval_gate.console import Console
-    from adk_eval_gate.masking import secrets_in_env
+    from adk_eval_gate.support.console import Console
+    from adk_eval_gate.support.masking import secrets_in_env
 
     return Console(in_actions=env.get("GITHUB_ACTIONS") == "true", secrets=secrets_in_env(env))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from adk_eval_gate.settings import current_environment
+    from adk_eval_gate.config.settings import current_environment
 
     env = current_environment()
     if env.get(SETUP_ERROR):
@@ -222,7 +222,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.command:
         parser.print_help()
         return 2
-    from adk_eval_gate.errors import GateError
+    from adk_eval_gate.support.errors import GateError
 
     console = _console(env)
     try:
@@ -253,8 +253,8 @@ _REPORTING_INPUTS = ("INPUT_GITHUB-TOKEN", "INPUT_OUTPUT-DIR", "INPUT_GATE-ID", 
 
 def _reporting_settings(args: Arguments, env: Mapping[str, str]) -> Settings:
     """The run's settings; if they are what failed, the reporting inputs alone; else the token alone."""
-    from adk_eval_gate.errors import GateError
-    from adk_eval_gate.settings import build_settings
+    from adk_eval_gate.config.settings import build_settings
+    from adk_eval_gate.support.errors import GateError
 
     reporting = {k: v for k, v in env.items() if not k.startswith("INPUT_") or k in _REPORTING_INPUTS}
     token_only = {k: v for k, v in env.items() if not k.startswith("INPUT_") or k == "INPUT_GITHUB-TOKEN"}
@@ -273,10 +273,10 @@ def _report_unevaluated(args: Arguments, env: Mapping[str, str], console: Consol
     When the settings themselves are what failed, the reports go where the reporting inputs (or the defaults)
     say, so a team still sees in the job summary and the pull request why the gate failed.
     """
-    from adk_eval_gate.errors import GateError
-    from adk_eval_gate.finish import Ending, finish, github_session
-    from adk_eval_gate.pipeline import run_info
-    from adk_eval_gate.results import ResultsDocument, Totals
+    from adk_eval_gate.commands.finish import Ending, finish, github_session
+    from adk_eval_gate.commands.run import run_info
+    from adk_eval_gate.model.results import ResultsDocument, Totals
+    from adk_eval_gate.support.errors import GateError
 
     try:
         settings = _reporting_settings(args, env)
@@ -310,7 +310,7 @@ def _setup_failed(argv: list[str], env: Mapping[str, str]) -> int:
 
 def lost_run(argv: Sequence[str], reason: str) -> int:
     """The supervising parent's report of a ``run`` that ended without a verdict: an error, with every report."""
-    from adk_eval_gate.settings import current_environment
+    from adk_eval_gate.config.settings import current_environment
 
     env = current_environment()
     console = _console(env)
@@ -329,11 +329,11 @@ def entry() -> None:
     Freezing the garbage collector first lets the interpreter skip a final sweep over everything a run built
     (about half a second after a large run); atexit handlers and stream flushing still happen as usual.
     """
-    from adk_eval_gate.settings import current_environment
+    from adk_eval_gate.config.settings import current_environment
 
     argv = _arguments(None, current_environment())
     if _is_run(argv):
-        from adk_eval_gate import supervise
+        from adk_eval_gate.commands import supervise
 
         if supervise.available():
             code = supervise.supervised(lambda: main(argv), on_lost=lambda reason: lost_run(argv, reason))

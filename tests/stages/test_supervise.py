@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 import pytest
 
-from adk_eval_gate import supervise
+from adk_eval_gate.commands import supervise
 
 pytestmark = pytest.mark.skipif(not supervise.available(), reason="needs fork")
 

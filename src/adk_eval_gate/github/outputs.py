@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from adk_eval_gate.github import limits
-from adk_eval_gate.results import ResultsDocument
+from adk_eval_gate.model.results import ResultsDocument
 
 OUTPUT_NAMES = (
     "status",

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from adk_eval_gate.console import Console
-from adk_eval_gate.errors import UsageError
+from adk_eval_gate.config.settings import Settings
+from adk_eval_gate.inputs.plan import PlannedFile
 from adk_eval_gate.metrics.base import MetricServices
-from adk_eval_gate.plan import PlannedFile
-from adk_eval_gate.results import JudgeStats
-from adk_eval_gate.settings import Settings
+from adk_eval_gate.model.results import JudgeStats
+from adk_eval_gate.support.console import Console
+from adk_eval_gate.support.errors import UsageError
 
 
 def judge_metric_names(planned: list[PlannedFile]) -> list[str]:

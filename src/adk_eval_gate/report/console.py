@@ -7,15 +7,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TypeVar
 
-from adk_eval_gate.aggregate import FinishedRun
-from adk_eval_gate.console import Console
-from adk_eval_gate.plan import WorkItem
+from adk_eval_gate.aggregate.cases import FinishedRun
+from adk_eval_gate.inputs.plan import WorkItem
+from adk_eval_gate.model.results import CaseResult, MetricStatus, ResultsDocument
+from adk_eval_gate.model.results_base import case_label
 from adk_eval_gate.report import costs, views
 from adk_eval_gate.report.headline import change_counts, count_words
-from adk_eval_gate.results import CaseResult, MetricStatus, ResultsDocument
-from adk_eval_gate.results_base import case_label
+from adk_eval_gate.support.console import Console
+from adk_eval_gate.support.words import plural
 from adk_eval_gate.verdict.rules import PASS_RULES
-from adk_eval_gate.words import plural
 
 Shown = TypeVar("Shown", str, list[str])  # what a turn shows: its answer, or its tool calls
 
