@@ -8,7 +8,7 @@ import pytest
 
 from adk_eval_gate.config.options import ACTION_INPUTS, OPTIONS
 from adk_eval_gate.config.settings import Settings, build_settings
-from adk_eval_gate.inputs.plan import Shard
+from adk_eval_gate.config.shard import Shard
 from adk_eval_gate.support.errors import UsageError
 
 

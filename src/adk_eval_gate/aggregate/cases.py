@@ -6,8 +6,6 @@ case's runs are done and again for the whole run.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from adk_eval_gate import verdict
 from adk_eval_gate.aggregate.pricing import Prices
 from adk_eval_gate.aggregate.usage import case_usage, run_usage, suite_usage
@@ -18,14 +16,11 @@ from adk_eval_gate.model.eval_config import Budgets
 from adk_eval_gate.model.evalset import EvalCase, Invocation, content_text, dump_invocation
 from adk_eval_gate.model.results import (
     CaseResult,
-    CaseStatus,
     Confirmation,
-    ErrorKind,
     FileResult,
     InvocationRecord,
     JudgeStats,
     MetricResult,
-    MetricStatus,
     MetricSummary,
     PassRule,
     ResultsDocument,
@@ -36,45 +31,10 @@ from adk_eval_gate.model.results import (
     Totals,
 )
 from adk_eval_gate.model.results_usage import PriceSource, UsageTotals
-from adk_eval_gate.runners.base import Inference
+from adk_eval_gate.runners.execute import FinishedRun
 from adk_eval_gate.support import stats
 from adk_eval_gate.verdict.budgets import case_checks, run_overruns
-from adk_eval_gate.verdict.rules import metric_status, status_of
-
-
-@dataclass
-class FinishedRun:
-    run: int
-    inference: Inference
-    scored: list[ScoredMetric]
-    confirmation: bool = False  # a re-run of --confirm-failures
-
-    @property
-    def infrastructure_failure(self) -> str | None:
-        """Why a metric could not be scored because a service around the agent failed (a judge outage)."""
-        return next((f"{s.configured.name}: {s.outcome.reason}" for s in self.scored if s.outcome.infrastructure), None)
-
-    @property
-    def error(self) -> str | None:
-        """Why the run is an error: inference failed, or a metric could not be scored because a service was down
-        (unless another metric failed: a failure that is certain is not hidden behind an outage)."""
-        if self.inference.error is not None:
-            return self.inference.error
-        failed = any(scored.outcome.status is MetricStatus.FAILED for scored in self.scored)
-        return None if failed else self.infrastructure_failure
-
-    @property
-    def error_kind(self) -> ErrorKind | None:
-        if self.inference.error is not None:
-            return "infrastructure" if self.inference.infrastructure else "agent"
-        return "infrastructure" if self.error else None
-
-    @property
-    def status(self) -> CaseStatus:
-        """The run's status: ``error`` (see ``error``), else decided by its metrics' statuses."""
-        if self.error is not None:
-            return "error"
-        return status_of(scored.outcome.status for scored in self.scored)
+from adk_eval_gate.verdict.rules import metric_status, run_status
 
 
 def _rubric_scores(scored: ScoredMetric) -> list[RubricScoreRecord] | None:
@@ -111,9 +71,9 @@ def run_record(case: EvalCase, finished: FinishedRun, prices: Prices | None = No
         )
         for scored in finished.scored
     ]
-    return RunRecord(
+    record = RunRecord(
         run=finished.run,
-        status=finished.status,
+        status="error",  # decided below, by the verdict's rule
         error=finished.error,
         error_kind=finished.error_kind,
         confirmation=finished.confirmation,
@@ -129,6 +89,7 @@ def run_record(case: EvalCase, finished: FinishedRun, prices: Prices | None = No
         else None,
         final_session_state=inference.final_session_state,
     )
+    return record.model_copy(update={"status": run_status(record)})
 
 
 def metric_result(configured: ConfiguredMetric, runs: list[RunRecord]) -> MetricResult:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import get_args
 
-from adk_eval_gate.aggregate.pricing import Prices, Tokens, call_cost, tokens_of
+from adk_eval_gate.aggregate.pricing import Prices, call_cost
 from adk_eval_gate.metrics.efficiency import duration_details
 from adk_eval_gate.model.evalset import Invocation, InvocationEvents, tool_calls
 from adk_eval_gate.model.results import CaseResult, ResultsDocument
@@ -25,6 +25,7 @@ from adk_eval_gate.model.results_usage import (
     TurnUsage,
     UsageTotals,
 )
+from adk_eval_gate.model.tokens import Tokens, tokens_of
 from adk_eval_gate.support.console import Console
 from adk_eval_gate.support.stats import mean, total
 

@@ -26,7 +26,7 @@ from adk_eval_gate.report import console as console_report
 from adk_eval_gate.report.writer import with_error, write_reports
 from adk_eval_gate.support.console import Console
 from adk_eval_gate.support.errors import GateError
-from adk_eval_gate.support.masking import mask_document
+from adk_eval_gate.support.masking import mask_model
 
 
 @contextlib.contextmanager
@@ -68,7 +68,7 @@ def finish(
         doc = gate.recompared(doc, settings=settings, client=client, console=console)
     else:
         doc = gate.compared(doc, settings=settings, client=client, console=console, found=found)
-    doc = trusted_links(mask_document(doc, console.secrets), settings.github)
+    doc = trusted_links(mask_model(doc, console.secrets), settings.github)
     doc = write_reports(doc, settings=settings, console=console, source=ending.results_source)
     publish(
         doc,

@@ -22,7 +22,6 @@ from adk_eval_gate.github.baseline import Baseline, NoBaseline
 from adk_eval_gate.inputs.plan import PlannedFile, WorkItem, case_id, plan, selection_digest
 from adk_eval_gate.inputs.prepare import Prepared, prepare
 from adk_eval_gate.metrics.base import MetricServices
-from adk_eval_gate.metrics.services import build_services, finish_judge
 from adk_eval_gate.model.results import CaseResult, Confirmation, FileResult, ResultsDocument, RunInfo
 from adk_eval_gate.model.results_usage import UsageTotals
 from adk_eval_gate.runners import runlog
@@ -30,6 +29,7 @@ from adk_eval_gate.runners.base import Runner
 from adk_eval_gate.runners.execute import Execution, MetricBuilder, StopOnSignals, execute
 from adk_eval_gate.runners.factory import make_runner
 from adk_eval_gate.runners.progress import Progress
+from adk_eval_gate.runners.services import build_services, finish_judge
 from adk_eval_gate.support.console import Console, relayed_output
 from adk_eval_gate.support.words import plural
 from adk_eval_gate.verdict.rules import PASS_RULES

@@ -11,8 +11,8 @@ from adk_eval_gate.inputs.plan import PlannedFile
 from adk_eval_gate.inputs.prepare import prepare
 from adk_eval_gate.metrics.base import NotEvaluated
 from adk_eval_gate.metrics.custom import import_function
-from adk_eval_gate.metrics.services import model_problems
 from adk_eval_gate.runners.agents import AgentRef, find_agent, import_problems_in_worker, parse_agent_option
+from adk_eval_gate.runners.services import model_problems
 from adk_eval_gate.support.console import Console, relayed_output
 from adk_eval_gate.support.errors import GateError
 from adk_eval_gate.support.words import plural

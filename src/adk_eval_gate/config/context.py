@@ -9,9 +9,10 @@ from typing import Any
 
 import pydantic
 
-from adk_eval_gate.github.models import PULL_REQUEST_EVENTS
 from adk_eval_gate.model.results import ResultsDocument
 from adk_eval_gate.support import sanitize
+
+PULL_REQUEST_EVENTS = frozenset({"pull_request", "pull_request_target"})  # runs whose code is the PR's own
 
 
 class GitHubContext(pydantic.BaseModel):

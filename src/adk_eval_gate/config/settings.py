@@ -17,7 +17,7 @@ import pydantic
 
 from adk_eval_gate.config.context import GitHubContext, read_context
 from adk_eval_gate.config.options import BY_FIELD, OPTIONS, Option
-from adk_eval_gate.inputs.plan import Shard
+from adk_eval_gate.config.shard import Shard
 from adk_eval_gate.support.errors import UsageError
 
 DEFAULT_OUTPUT_DIR = "adk-eval-results"

@@ -13,10 +13,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from adk_eval_gate.config.context import GitHubContext
+from adk_eval_gate.config.context import PULL_REQUEST_EVENTS, GitHubContext
 from adk_eval_gate.github.artifact import MAX_ZIP_BYTES, ArtifactError, read_results
 from adk_eval_gate.github.client import GitHubClient
-from adk_eval_gate.github.models import PULL_REQUEST_EVENTS, Artifact, WorkflowRun
+from adk_eval_gate.github.models import Artifact, WorkflowRun
 from adk_eval_gate.github.run_cache import NoArtifact, RunCache
 from adk_eval_gate.model.results import BaselineInfo, InvalidResults, ResultsDocument, parse_document
 from adk_eval_gate.support import sanitize

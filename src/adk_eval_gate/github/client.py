@@ -20,8 +20,8 @@ import pydantic
 import requests
 
 from adk_eval_gate import __version__
-from adk_eval_gate.github import limits
 from adk_eval_gate.github.models import Answer
+from adk_eval_gate.report import limits
 from adk_eval_gate.support.errors import GateError
 from adk_eval_gate.support.pydantic_errors import first_error
 from adk_eval_gate.support.retry import Backoff, retry_after_seconds, transient_status

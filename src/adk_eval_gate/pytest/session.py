@@ -25,7 +25,6 @@ from adk_eval_gate.inputs.discover import DATASET_SUFFIXES, display_path, file_p
 from adk_eval_gate.inputs.load import load_eval_file
 from adk_eval_gate.inputs.plan import PlannedFile, WorkItem, case_id, plan
 from adk_eval_gate.metrics.base import MetricServices
-from adk_eval_gate.metrics.services import build_services, judge_metric_names
 from adk_eval_gate.model.evalset import EvalCase
 from adk_eval_gate.model.results import CaseResult
 from adk_eval_gate.runners import runlog
@@ -34,6 +33,7 @@ from adk_eval_gate.runners.base import Inference, Runner
 from adk_eval_gate.runners.dataset import DatasetRunner
 from adk_eval_gate.runners.execute import MetricBuilder, execute
 from adk_eval_gate.runners.factory import chosen_runner
+from adk_eval_gate.runners.services import build_services, judge_metric_names
 from adk_eval_gate.support.console import Console
 from adk_eval_gate.support.errors import EvalFileError
 from adk_eval_gate.support.masking import mask_model, secrets_in_env

@@ -15,9 +15,8 @@ import hashlib
 import json
 import re
 
-from adk_eval_gate.github import limits
 from adk_eval_gate.model.results import ResultsDocument
-from adk_eval_gate.report import cases, changes, costs, headline
+from adk_eval_gate.report import cases, changes, costs, headline, limits
 from adk_eval_gate.report import markdown as md
 from adk_eval_gate.report.sections import (
     Cut,

@@ -10,9 +10,9 @@ from typing import Any, Protocol
 
 import pydantic_core
 
-from adk_eval_gate.aggregate.pricing import Tokens
 from adk_eval_gate.inputs.plan import PlannedFile, WorkItem
 from adk_eval_gate.model.evalset import EvalCase, Invocation
+from adk_eval_gate.model.tokens import Tokens
 from adk_eval_gate.support import sanitize
 
 

@@ -16,17 +16,54 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Literal
 
-from adk_eval_gate.aggregate.cases import FinishedRun
 from adk_eval_gate.inputs.plan import PlannedFile, WorkItem
 from adk_eval_gate.judge.service import SCORED_RUN
 from adk_eval_gate.metrics.base import Metric, MetricServices
 from adk_eval_gate.metrics.registry import ConfiguredMetric
-from adk_eval_gate.metrics.score import MetricEscaped, score_run
+from adk_eval_gate.metrics.score import MetricEscaped, ScoredMetric, score_run
+from adk_eval_gate.model.results import ErrorKind, MetricStatus
 from adk_eval_gate.runners.base import Inference, Runner, contain_exits, describe_escape, settled
 from adk_eval_gate.support.retry import Backoff
 
 BuiltMetrics = list[tuple[ConfiguredMetric, Metric]]
+
+
+@dataclass
+class FinishedRun:
+    run: int
+    inference: Inference
+    scored: list[ScoredMetric]
+    confirmation: bool = False  # a re-run of --confirm-failures
+
+    @property
+    def infrastructure_failure(self) -> str | None:
+        """Why a metric could not be scored because a service around the agent failed (a judge outage)."""
+        return next((f"{s.configured.name}: {s.outcome.reason}" for s in self.scored if s.outcome.infrastructure), None)
+
+    @property
+    def error(self) -> str | None:
+        """Why the run is an error: inference failed, or a metric could not be scored because a service was down
+        (unless another metric failed: a failure that is certain is not hidden behind an outage)."""
+        if self.inference.error is not None:
+            return self.inference.error
+        failed = any(scored.outcome.status is MetricStatus.FAILED for scored in self.scored)
+        return None if failed else self.infrastructure_failure
+
+    @property
+    def error_kind(self) -> ErrorKind | None:
+        if self.inference.error is not None:
+            return "infrastructure" if self.inference.infrastructure else "agent"
+        return "infrastructure" if self.error else None
+
+    @property
+    def outcome(self) -> Literal["error", "failing", "ok"]:
+        """What the progress shows of the run (never a verdict: budgets, re-runs and the baseline decide that):
+        an error, a metric below its threshold or not evaluated, or neither."""
+        if self.error is not None:
+            return "error"
+        return "ok" if all(s.outcome.status in ("passed", "informational") for s in self.scored) else "failing"
 
 
 @dataclass

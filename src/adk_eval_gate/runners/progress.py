@@ -15,9 +15,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TextIO
 
-from adk_eval_gate.aggregate.cases import FinishedRun
 from adk_eval_gate.inputs.plan import WorkItem
-from adk_eval_gate.report import console as console_report
+from adk_eval_gate.model.results import MetricStatus
+from adk_eval_gate.model.results_base import case_label
+from adk_eval_gate.runners.execute import FinishedRun
 from adk_eval_gate.support.console import Console
 from adk_eval_gate.support.words import plural
 
@@ -36,10 +37,39 @@ def clock_text(seconds: float) -> str:
     return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
 
 
-def run_outcome(finished: FinishedRun) -> str:
-    """``error``, ``failed`` or ``ok`` (passed, or nothing that fails a case)."""
-    status = finished.status
-    return status if status in ("error", "failed") else "ok"
+def score_text(score: float | None) -> str:
+    return "n/a" if score is None else f"{score:.3g}"
+
+
+def run_finished(console: Console, item: WorkItem, finished: FinishedRun) -> None:
+    """``ran FILE::CASE [run 2] metric=0.9 ...``: what the run scored, not yet the case's verdict."""
+    name = f"{item.file.loaded.display}::{case_label(item.file.loaded.display, item.case.eval_id)}"
+    run_suffix = f" [run {item.run}]" if item.run > 1 else ""
+    if finished.inference.error:
+        console.line(f"ran {name}{run_suffix}: error: {finished.inference.error}")
+    else:
+        graded = [s for s in finished.scored if s.outcome.status is not MetricStatus.INFORMATIONAL]
+        scores = " ".join(f"{s.configured.name}={score_text(s.outcome.score)}" for s in graded)
+        console.line(f"ran {name}{run_suffix} {scores}".rstrip())
+    if finished.inference.log and finished.outcome != "ok":
+        _case_log(console, f"{name}{run_suffix}", finished.inference.log)
+
+
+_LOG_TAIL = 3  # lines of a case run's log shown outside GitHub Actions, where there is no collapsed group
+
+
+def _case_log(console: Console, case: str, log: list[str]) -> None:
+    """The run's captured log: whole in a collapsed group in Actions; its last lines in a terminal."""
+    if console.in_actions:
+        console.group(f"log of {case} ({len(log)} lines)")
+        for line in log:
+            console.line(line)
+        console.end_group()
+        return
+    shown = log[-_LOG_TAIL:]
+    console.line(f"  log of {case}: {len(log)} lines, the last {len(shown)} (all are in results.json; --verbose):")
+    for line in shown:
+        console.line(f"    {line}")
 
 
 @dataclass
@@ -123,11 +153,11 @@ class Progress:
     def finished(self, item: WorkItem, finished: FinishedRun) -> None:
         self.counts.running.pop((item.case_id, item.run), None)
         self.counts.done += 1
-        outcome = run_outcome(finished)
-        self.counts.failed += outcome == "failed"
+        outcome = finished.outcome
+        self.counts.failed += outcome == "failing"
         self.counts.errors += outcome == "error"
         self._clear()
-        console_report.run_finished(self.console, item, finished)
+        run_finished(self.console, item, finished)
         self._redraw()
 
     def heartbeat_line(self) -> str:

@@ -13,10 +13,10 @@ from typing import Any, Protocol
 
 from google.genai import types as genai_types
 
-from adk_eval_gate.aggregate.pricing import Tokens, tokens_of
 from adk_eval_gate.inputs.plan import WorkItem
 from adk_eval_gate.model.eval_config import UserSimulatorConfig
 from adk_eval_gate.model.evalset import EvalCase
+from adk_eval_gate.model.tokens import Tokens, tokens_of
 from adk_eval_gate.support.errors import GateError
 
 

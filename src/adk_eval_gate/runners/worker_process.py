@@ -18,9 +18,9 @@ from typing import Any
 
 import pydantic
 
-from adk_eval_gate.aggregate.pricing import Tokens
 from adk_eval_gate.inputs.plan import WorkItem
 from adk_eval_gate.model.evalset import Invocation
+from adk_eval_gate.model.tokens import Tokens
 from adk_eval_gate.runners.base import Inference, contain_exits, describe_escape, settled
 from adk_eval_gate.support.masking import drop_github_token
 

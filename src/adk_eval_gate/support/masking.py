@@ -14,8 +14,6 @@ from typing import TypeVar
 
 import pydantic
 
-from adk_eval_gate.model.results import ResultsDocument
-
 Model = TypeVar("Model", bound=pydantic.BaseModel)
 
 MASK = "***"
@@ -40,11 +38,6 @@ def drop_github_token(env: MutableMapping[str, str], token: str | None) -> None:
     """Removes the GitHub token from ``env`` (agent code runs without it), wherever it is, under any name."""
     for name in [name for name, value in env.items() if name in GITHUB_TOKEN_VARIABLES or (token and value == token)]:
         del env[name]
-
-
-def mask_document(doc: ResultsDocument, secrets: Iterable[str]) -> ResultsDocument:
-    """``doc`` with every secret replaced by ``***`` wherever it occurs, in any field."""
-    return mask_model(doc, secrets)
 
 
 def mask_model(model: Model, secrets: Iterable[str]) -> Model:

@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from adk_eval_gate.compare.changes import counted
 from adk_eval_gate.model.results import (
     CaseResult,
     CaseStatus,
@@ -27,6 +26,7 @@ from adk_eval_gate.model.results import (
 from adk_eval_gate.model.results_usage import BudgetCheck, BudgetLimits
 from adk_eval_gate.verdict import rules
 from adk_eval_gate.verdict.budgets import run_checks
+from adk_eval_gate.verdict.regressions import counted
 from adk_eval_gate.verdict.stability import stability, suite_stability
 
 
