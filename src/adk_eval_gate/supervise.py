@@ -83,12 +83,14 @@ class _Channel:
         self.secret = secret
 
     def forget(self) -> None:
-        """In every process forked from the child (``os.register_at_fork``): no channel, no secret."""
+        """In every process forked from the child (``os.register_at_fork``): no channel, no secret; and its own
+        ``/proc`` entries as usual (agent code may read them)."""
         fd, self.fd = self.fd, None
         if fd is not None:
             with contextlib.suppress(OSError):
                 os.close(fd)
         _wipe(self.secret)
+        _set_dumpable(True)
 
     def send(self, code: int) -> None:
         fd, self.fd = self.fd, None
@@ -105,7 +107,7 @@ def _child(run: Callable[[], int], *, channel: _Channel) -> int:
     with contextlib.suppress(OSError):
         os.setpgid(0, 0)
     os.register_at_fork(after_in_child=channel.forget)
-    _not_dumpable()
+    _set_dumpable(False)
     code = run()
     sys.stdout.flush()
     channel.send(code)
@@ -167,13 +169,13 @@ def _wipe(secret: bytearray) -> None:
     secret[:] = bytes(len(secret))
 
 
-def _not_dumpable() -> None:
-    """Closes /proc/<pid>/fd and /proc/<pid>/mem of this process to its own workers (same user, no
+def _set_dumpable(dumpable: bool) -> None:
+    """Not dumpable, /proc/<pid>/fd and /proc/<pid>/mem of the child are closed to its workers (same user, no
     CAP_SYS_PTRACE): they could otherwise open the verdict pipe anew or read the secret."""
     if not sys.platform.startswith("linux"):
         return
     with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_DUMPABLE, int(dumpable), 0, 0, 0)
 
 
 def signature(path: Path) -> Signature:

@@ -131,12 +131,20 @@ def test_a_process_forked_by_the_run_cannot_write_its_verdict(tmp_path: Path, th
     assert lost and "was killed by SIGKILL" in lost[0]
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="prctl is Linux's")
-def test_the_run_s_proc_entries_are_closed_to_its_workers(tmp_path: Path) -> None:
-    def dumpable_plus_five() -> int:
-        return int(ctypes.CDLL(None).prctl(3, 0, 0, 0, 0)) + 5  # PR_GET_DUMPABLE
+def _dumpable() -> int:
+    return int(ctypes.CDLL(None).prctl(3, 0, 0, 0, 0))  # PR_GET_DUMPABLE
 
-    assert _supervised(dumpable_plus_five, tmp_path / "results.json") == (5, [])
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="prctl is Linux's")
+def test_the_run_s_proc_entries_are_closed_to_its_workers_and_theirs_are_not(tmp_path: Path) -> None:
+    def run() -> int:
+        worker = os.fork()
+        if worker == 0:
+            os._exit(_dumpable())
+        _, status = os.waitpid(worker, 0)
+        return 10 * _dumpable() + os.waitstatus_to_exitcode(status)
+
+    assert _supervised(run, tmp_path / "results.json") == (1, [])  # the run: 0; a process it forks: 1
 
 
 def test_how_a_run_ended_is_described() -> None:
