@@ -9,13 +9,11 @@ SIGKILL.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.conftest import run_cli
 from tests.runners.scripted import turn, write_agent, write_config, write_evalset
 
 pytestmark = pytest.mark.slow  # the command line as a real process, on a real ADK agent
@@ -78,16 +76,7 @@ def test_a_tool_that_writes_a_pass_to_the_gate_s_pipes_and_kills_it_fails_the_ga
     write_agent(tmp_path / "bot", FORGING_AGENT)
     write_config(tmp_path / "bot", {"response_match_score": 0.5})
     write_evalset(tmp_path / "bot" / "forge.evalset.json", {"forge": [turn("forge", answer="done")]})
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("INPUT_", "GITHUB_"))}
-    result = subprocess.run(
-        [sys.executable, "-m", "adk_eval_gate", "run", "bot", "--output-dir", "out"],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    result = run_cli("run", "bot", "--output-dir", "out", cwd=tmp_path)
     assert result.returncode == 1, result.stdout + result.stderr
     doc = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
     assert doc["status"] == "error" and "was killed by SIGKILL before the gate decided its verdict" in doc["error"]
