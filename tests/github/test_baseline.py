@@ -107,7 +107,15 @@ def _broken_older_run(fake: FakeGitHub, how: str, monkeypatch: pytest.MonkeyPatc
 
 
 @pytest.mark.parametrize(
-    "how", ["listing-500", "location-500", "expired-after-listing", "oversized", "endless"], ids=str
+    "how",
+    [
+        "listing-500",
+        "location-500",
+        "expired-after-listing",
+        "oversized",
+        pytest.param("endless", marks=pytest.mark.slow),  # waits for the download's deadline
+    ],
+    ids=str,
 )
 @pytest.mark.timeout(60)
 def test_an_older_run_that_cannot_be_used_only_shortens_the_history(
@@ -124,6 +132,7 @@ def test_an_older_run_that_cannot_be_used_only_shortens_the_history(
     assert [run.info.run_id for run in found.history] == [newest, oldest]
 
 
+@pytest.mark.slow  # waits for the download's deadline
 @pytest.mark.timeout(60)
 def test_a_download_that_never_ends_stops_at_its_deadline(fake_github: FakeGitHub) -> None:
     fake_github.add_workflow_run(artifacts=[(NAME, make_zip({"results.json": results_bytes(0.9)}))])
