@@ -32,7 +32,7 @@ ROOT_MODULES_AT_MOST = 8
 
 
 def _layer(module: str) -> int:
-    first = module.split(".")[0]
+    first = module.split(".", maxsplit=1)[0]
     return next(index for index, names in enumerate(LAYERS) if first in names)
 
 

@@ -129,6 +129,17 @@ def test_usage_errors(repo: Path) -> None:
     assert bad_choice.returncode == 2 and "invalid choice" in bad_choice.stderr
 
 
+def test_a_usage_error_of_run_is_printed_once_and_is_no_lost_run(repo: Path) -> None:
+    """Issue 20, point 9: the usage error was printed twice (child and supervising parent), then called a crash."""
+    for args in (["run", ".", "--no-such-option"], ["run", "--num-runs", "0"]):
+        result = run_cli(*args, cwd=repo)
+        output = result.stdout + result.stderr
+        assert result.returncode == 2, output
+        assert output.count("error:") == 1, output
+        assert "before the gate decided its verdict" not in output
+        assert not (repo / "adk-eval-results").exists()
+
+
 def test_secrets_never_printed(repo: Path) -> None:
     result = run_cli(
         "run", "nowhere", "--github-token", "ghs_supersecretvalue", cwd=repo, env={"GOOGLE_API_KEY": "AIzaSECRETKEY123"}

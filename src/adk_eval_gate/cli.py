@@ -166,19 +166,15 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _dispatch(command: str, args: Arguments, console: Console, env: Mapping[str, str]) -> int:
+def _dispatch(args: Arguments, console: Console, env: Mapping[str, str], *, supervised: bool) -> int:
     from adk_eval_gate.config.settings import build_settings
 
+    command = args.command or ""
     settings = build_settings(command, args.option_values(), env)
     if settings.github_token is not None:
         console.add_secret(settings.token() or "")
     if command == "run":
-        from adk_eval_gate.commands.run import run
-        from adk_eval_gate.support.masking import drop_github_token
-
-        drop_github_token(os.environ, settings.token())  # the settings keep it; agent code runs without it
-
-        return run(settings, console)
+        return _supervised_run(args, settings, console=console, env=env) if supervised else _run(settings, console)
     if command == "validate":
         from adk_eval_gate.commands.validate import validate
 
@@ -211,7 +207,9 @@ def _console(env: Mapping[str, str]) -> Console:
     return Console(in_actions=env.get("GITHUB_ACTIONS") == "true", secrets=secrets_in_env(env))
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, *, supervised: bool = False) -> int:
+    """``supervised``: ``run`` in a child process under a supervising parent (``supervise``). The command line
+    and the settings are read before the fork, so a usage or configuration error is reported once, as such."""
     from adk_eval_gate.config.settings import current_environment
 
     env = current_environment()
@@ -222,11 +220,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.command:
         parser.print_help()
         return 2
+    console = _console(env)
+    return _guarded(args, env, console, lambda: _dispatch(args, console, env, supervised=supervised))
+
+
+def _guarded(args: Arguments, env: Mapping[str, str], console: Console, command: Callable[[], int]) -> int:
+    """``command()``; its errors as one line and an exit code, never a traceback."""
     from adk_eval_gate.support.errors import GateError
 
-    console = _console(env)
     try:
-        return _dispatch(args.command, args, console, env)
+        return command()
     except GateError as error:
         console.error(error.one_line(), file=error.file, line=error.line, limit=False)
         if args.command == "run" and env.get("GITHUB_ACTIONS") == "true":
@@ -308,15 +311,25 @@ def _setup_failed(argv: list[str], env: Mapping[str, str]) -> int:
     return 2
 
 
-def lost_run(argv: Sequence[str], reason: str) -> int:
-    """The supervising parent's report of a ``run`` that ended without a verdict: an error, with every report."""
-    from adk_eval_gate.config.settings import current_environment
+def _run(settings: Settings, console: Console) -> int:
+    from adk_eval_gate.commands.run import run
+    from adk_eval_gate.support.masking import drop_github_token
 
-    env = current_environment()
-    console = _console(env)
-    console.error(reason, limit=False)
-    args = build_parser().parse_args(list(argv), namespace=Arguments())
-    return _report_unevaluated(args, env, console, reason)
+    drop_github_token(os.environ, settings.token())  # the settings keep it; agent code runs without it
+    return run(settings, console)
+
+
+def _supervised_run(args: Arguments, settings: Settings, *, console: Console, env: Mapping[str, str]) -> int:
+    from adk_eval_gate.commands import supervise
+
+    def lost(reason: str) -> int:  # the run ended without a verdict: an error, with every report
+        console.error(reason, limit=False)
+        return _report_unevaluated(args, env, console, reason)
+
+    def child() -> int:
+        return _guarded(args, env, console, lambda: _run(settings, console))
+
+    return supervise.supervised(child, results=settings.results_path, on_lost=lost)
 
 
 def _is_run(argv: Sequence[str]) -> bool:
@@ -329,18 +342,9 @@ def entry() -> None:
     Freezing the garbage collector first lets the interpreter skip a final sweep over everything a run built
     (about half a second after a large run); atexit handlers and stream flushing still happen as usual.
     """
-    from adk_eval_gate.config.settings import current_environment
+    from adk_eval_gate.commands import supervise
 
-    argv = _arguments(None, current_environment())
-    if _is_run(argv):
-        from adk_eval_gate.commands import supervise
-
-        if supervise.available():
-            code = supervise.supervised(lambda: main(argv), on_lost=lambda reason: lost_run(argv, reason))
-        else:
-            code = main(argv)
-    else:
-        code = main(argv)
+    code = main(None, supervised=supervise.available())
     import gc
 
     gc.freeze()

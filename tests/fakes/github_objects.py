@@ -54,6 +54,7 @@ class Artifact:
     data: bytes
     declared_size: int
     expired: bool = False
+    endless: bool = False  # the storage host sends its zip a few bytes at a time, without end
 
 
 @dataclass

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
@@ -98,11 +99,27 @@ def storage_handler(fake: FakeGitHub) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:
             status, data = fake.serve_blob(self.path, self.headers.get("Authorization"))
+            if data is None:
+                self._trickle()
+                return
             self.send_response(status)
             self.send_header("Content-Type", "application/zip" if status == 200 else "text/plain")
             self.send_header("Content-Length", str(len(data)))
             self.end_headers()
             self.wfile.write(data)
+
+        def _trickle(self) -> None:
+            """A 200 whose body never ends: a few bytes every 50 ms until the client goes away (at most a minute)."""
+            self.send_response(200)
+            self.send_header("Content-Type", "application/zip")
+            self.end_headers()
+            for _ in range(1200):
+                try:
+                    self.wfile.write(b"PK")
+                    self.wfile.flush()
+                except OSError:
+                    return
+                time.sleep(0.05)
 
         def log_message(self, format: str, *args: Any) -> None:
             pass
@@ -131,6 +148,7 @@ class Routes:
     pulls: dict[int, Pull]
     comments: dict[int, Comment]
     runs: list[WorkflowRun]
+    branch_filter_ignored: bool
     artifacts: dict[int, Artifact]
     storage_url: str
 
@@ -211,7 +229,7 @@ class Routes:
             run
             for run in sorted(self.runs, key=lambda r: r.created, reverse=True)
             if workflow in (run.workflow, str(run.id))
-            and q.get("branch", run.branch) == run.branch
+            and (self.branch_filter_ignored or q.get("branch", run.branch) == run.branch)
             and q.get("event", run.event) == run.event
             and q.get("head_sha", run.head_sha) == run.head_sha
             and q.get("status", run.status) in (run.status, run.conclusion)

@@ -92,6 +92,7 @@ class FakeGitHub(Routes):
         self.login = login
         self.base_path = base_path.rstrip("/")
         self.writable = True
+        self.branch_filter_ignored = False  # list every branch's runs, whatever ?branch= asks for
         self.requests_log = requests_log
         self.pulls: dict[int, Pull] = {}
         self.comments: dict[int, Comment] = {}
@@ -273,7 +274,8 @@ class FakeGitHub(Routes):
         return Answer(404, error("Not Found"), platform=True)
 
     # -- storage host ----------------------------------------------------------------------------------------
-    def serve_blob(self, path: str, authorization: str | None) -> tuple[int, bytes]:
+    def serve_blob(self, path: str, authorization: str | None) -> tuple[int, bytes | None]:
+        """The status and the zip (None: an endless one) for a storage request."""
         with self._lock:
             self.storage_requests.append({"path": path, "authorization": authorization})
             match = re.fullmatch(r"/blobs/(\d+)\.zip", urlsplit(path).path)
@@ -282,7 +284,7 @@ class FakeGitHub(Routes):
                 return 404, b"no such blob"
             if authorization:  # like Azure blob storage: a signed URL plus a bearer token is an error
                 return 400, b"<Error><Code>InvalidAuthenticationInfo</Code></Error>"
-            return 200, artifact.data
+            return 200, None if artifact.endless else artifact.data
 
 
 @dataclass

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
+from adk_eval_gate.compare.changes.changes.changes import compare
 
-from adk_eval_gate.compare.changes import compare
 from adk_eval_gate.config.context import GitHubContext
 from adk_eval_gate.github import baseline
 from adk_eval_gate.github.client import GitHubClient
@@ -75,6 +76,71 @@ def test_runs_of_other_branches_forks_and_without_the_artifact_are_skipped(fake_
     found = find(fake_github)
     assert isinstance(found, baseline.Baseline)
     assert found.info.run_id == good
+
+
+def test_a_run_of_another_branch_is_never_the_baseline_whatever_the_listing_answers(fake_github: FakeGitHub) -> None:
+    """Issue 20, point 4: the branch was only asked of the API (``?branch=``), never checked in its answer."""
+    fake_github.branch_filter_ignored = True
+    good = fake_github.add_workflow_run(artifacts=[(NAME, make_zip({"results.json": results_bytes(0.8)}))])
+    fake_github.add_workflow_run(branch="feature", artifacts=[(NAME, make_zip({"results.json": results_bytes(0.1)}))])
+    found = find(fake_github)
+    assert isinstance(found, baseline.Baseline)
+    assert [run.info.run_id for run in found.history] == [good]
+
+
+def _broken_older_run(fake: FakeGitHub, how: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An older base run whose artifact fails in the way ``how`` names."""
+    run = fake.add_workflow_run(artifacts=[(NAME, make_zip({"results.json": results_bytes(0.5)}))])
+    artifact = max(fake.artifacts)
+    if how == "listing-500":
+        fake.fail("GET", f"/actions/runs/{run}/artifacts", 500, times=10)
+    elif how == "location-500":
+        fake.fail("GET", f"/actions/artifacts/{artifact}/zip", 500, times=10)
+    elif how == "expired-after-listing":
+        fake.fail("GET", f"/actions/artifacts/{artifact}/zip", 410, body={"message": "Artifact has expired"})
+    elif how == "oversized":
+        monkeypatch.setattr(baseline, "MAX_ZIP_BYTES", 4096)
+        fake.artifacts[artifact].data = make_zip({"results.json": results_bytes(0.5), "padding": os.urandom(8192)})
+        fake.artifacts[artifact].declared_size = 100  # the listing says it is small
+    else:
+        fake.artifacts[artifact].endless = True
+
+
+@pytest.mark.parametrize(
+    "how",
+    [
+        "listing-500",
+        "location-500",
+        "expired-after-listing",
+        "oversized",
+        pytest.param("endless", marks=pytest.mark.slow),  # waits for the download's deadline
+    ],
+    ids=str,
+)
+@pytest.mark.timeout(60)
+def test_an_older_run_that_cannot_be_used_only_shortens_the_history(
+    fake_github: FakeGitHub, monkeypatch: pytest.MonkeyPatch, how: str
+) -> None:
+    """Issue 20, point 4: any such failure of an older run threw the newest baseline away with it."""
+    oldest = fake_github.add_workflow_run(artifacts=[(NAME, make_zip({"results.json": results_bytes(0.6)}))])
+    _broken_older_run(fake_github, how, monkeypatch)
+    newest = fake_github.add_workflow_run(artifacts=[(NAME, make_zip({"results.json": results_bytes(0.9)}))])
+    client = GitHubClient(api_url=fake_github.url, token="ghs_token_for_tests", retry=FAST, download_deadline=1.0)
+    found = baseline.resolve(baseline_file=None, client=client, context=context(), artifact_name=NAME)
+    assert isinstance(found, baseline.Baseline), found
+    assert found.info.run_id == newest
+    assert [run.info.run_id for run in found.history] == [newest, oldest]
+
+
+@pytest.mark.slow  # waits for the download's deadline
+@pytest.mark.timeout(60)
+def test_a_download_that_never_ends_stops_at_its_deadline(fake_github: FakeGitHub) -> None:
+    fake_github.add_workflow_run(artifacts=[(NAME, make_zip({"results.json": results_bytes(0.9)}))])
+    fake_github.artifacts[max(fake_github.artifacts)].endless = True
+    client = GitHubClient(api_url=fake_github.url, token="ghs_token_for_tests", retry=FAST, download_deadline=1.0)
+    found = baseline.resolve(baseline_file=None, client=client, context=context(), artifact_name=NAME)
+    assert isinstance(found, baseline.NoBaseline)
+    assert found.warning == "baseline not used: the artifact download did not finish within 1 s"
 
 
 def test_no_run_yet_is_a_normal_state(fake_github: FakeGitHub) -> None:

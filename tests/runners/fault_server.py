@@ -3,12 +3,15 @@
 The user's message decides: ``fail500`` answers HTTP 500, ``close`` drops the connection without an answer,
 ``busy-once`` answers 503 with ``Retry-After: 0`` the first time, ``echo-auth`` answers with the Authorization
 header it received (a server that leaks the secret), ``sse-error`` fails a ``/run_sse`` stream with an error
-event whose text is ``SSE_ERROR``, ``surrogate`` answers a lone surrogate; anything else gets one event back.
-With ``has_run = False`` the server has no ``/run`` (only ``/run_sse``), like some deployments.
+event whose text is ``SSE_ERROR``, ``surrogate`` answers a lone surrogate, ``huge`` answers an event whose text
+is ``huge_size`` characters (on ``/run_sse`` on one line), ``many`` streams events of 1 KB up to ``huge_size``
+in all; anything else gets one event back. With ``has_run = False`` the server has no ``/run`` (only
+``/run_sse``), like some deployments; ``apps`` is what ``/list-apps`` answers.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import threading
 from contextlib import AbstractContextManager
@@ -26,6 +29,8 @@ class FaultServer(ThreadingHTTPServer):
     def __init__(self, *, has_run: bool = True) -> None:
         super().__init__(("127.0.0.1", 0), _Handler)
         self.has_run = has_run
+        self.apps = ["only_app"]
+        self.huge_size = 0
         self.requests: list[tuple[str, str, dict[str, str]]] = []
         self.busy_seen: set[str] = set()
         self.lock = threading.Lock()
@@ -62,7 +67,7 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         self._record()
         if self.path == "/list-apps":
-            self._send(200, ["only_app"])
+            self._send(200, self.server.apps)
         else:
             self._send(404, {"detail": "Not Found"})
 
@@ -92,6 +97,10 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(200, _events(f"your token is {self.headers.get('Authorization')}"))
         elif text == "surrogate":
             self._send(200, _events("broken \ud800 text"))
+        elif self.path == "/run" and text == "huge":
+            self._send(200, _events("x" * self.server.huge_size))
+        elif self.path == "/run_sse" and text in {"huge", "many"}:
+            self._stream_size(text)
         elif self.path == "/run_sse" and text == "sse-error":
             self._stream_error()
         elif self.path == "/run_sse":
@@ -105,6 +114,24 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(f"data: {json.dumps({'error': SSE_ERROR})}\n\n".encode())
         self.wfile.flush()
+        self.close_connection = True
+
+    def _stream_size(self, text: str) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.end_headers()
+        events = _events("x" * self.server.huge_size) if text == "huge" else itertools.cycle(_events("x" * 800))
+        sent = 0
+        try:
+            for event in events:
+                line = f"data: {json.dumps(event)}\n\n".encode()
+                self.wfile.write(line)
+                sent += len(line)
+                if text == "many" and sent > self.server.huge_size:
+                    break
+            self.wfile.flush()
+        except OSError:  # the runner stopped reading
+            pass
         self.close_connection = True
 
     def _stream(self, text: str) -> None:

@@ -3,8 +3,11 @@ this workflow on the base branch, found with the Actions REST API, with the resu
 earlier runs as the noise model (kept by run id under ``--cache-dir``).
 
 No baseline is normal ("no baseline yet"); any problem with one is one warning and the run goes on without.
-Only runs of this repository's own branches count (``push``, ``schedule``, ``workflow_dispatch``...): a
-``pull_request`` run from a fork whose branch happens to be called ``main`` never becomes the baseline.
+Only runs of this repository's own base branch count (``push``, ``schedule``, ``workflow_dispatch``...): a
+``pull_request`` run from a fork whose branch happens to be called ``main`` never becomes the baseline, nor does
+a run of another branch, whatever the listing answered. A problem with an older run (an error answer, an
+artifact expired since the listing, a download too large or too slow) only leaves the history one run shorter:
+the newest run stays the baseline.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from adk_eval_gate.support.errors import GateError
 MAX_RUNS = 20  # recent successful runs looked at for the artifact
 DEFAULT_HISTORY = 10  # --history: base runs whose results make the noise model
 ACTIONS_READ = "actions: read"
+UNEXPECTED_SHAPE = (KeyError, TypeError, ValueError)  # what an answer of an unexpected shape raises
 
 
 @dataclass(frozen=True)
@@ -78,8 +82,8 @@ def _refused(problem: str) -> NoBaseline:
     return NoBaseline(note=f"the baseline was not used: {problem}", warning=f"baseline not used: {problem}")
 
 
-def _own_branch_run(run: WorkflowRun, repository: str) -> bool:
-    if run.event in PULL_REQUEST_EVENTS or run.conclusion != "success":
+def _own_branch_run(run: WorkflowRun, repository: str, branch: str) -> bool:
+    if run.event in PULL_REQUEST_EVENTS or run.conclusion != "success" or run.head_branch != branch:
         return False
     full_name = run.head_repository.full_name if run.head_repository else None
     return full_name is None or full_name.lower() == repository.lower()
@@ -125,17 +129,17 @@ def find_in_actions(
         permission=ACTIONS_READ,
         max_pages=1,
     )
-    own = [run for run in runs if _own_branch_run(run, repository)][: max(history, max_runs)]
+    own = [run for run in runs if _own_branch_run(run, repository, branch)][: max(history, max_runs)]
     found: list[BaseRun] = []
     for run in own:
         if len(found) >= max(history, 1):
             break
         try:
             doc = _results_of(client, repository=repository, run=run, artifact_name=artifact_name, cache=cache)
-        except ArtifactError:
+        except (GateError, *UNEXPECTED_SHAPE):
             if not found:  # the baseline itself: its problem is the warning
                 raise
-            continue  # an older run with an unusable artifact only leaves the history one run shorter
+            continue  # an older run that cannot be used only leaves the history one run shorter
         if doc is not None:
             found.append(BaseRun(_run_info(run), doc))
     if not found:
@@ -219,5 +223,5 @@ def resolve(
         return find_in_actions(client, context=context, artifact_name=artifact_name, history=history, cache=cache)
     except GateError as error:
         return _refused(error.one_line())
-    except (KeyError, TypeError, ValueError) as error:  # an answer of an unexpected shape
+    except UNEXPECTED_SHAPE as error:
         return _refused(f"unexpected answer from GitHub ({type(error).__name__})")

@@ -12,12 +12,14 @@ only to the API host; it is never logged (``Console`` masks it).
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 import pydantic
 import requests
+import urllib3
 
 from adk_eval_gate import __version__
 from adk_eval_gate.github.models import Answer
@@ -30,6 +32,7 @@ API_VERSION = "2022-11-28"
 GITHUB_RETRY = Backoff(attempts=4, initial=1.0, maximum=30.0)
 AnswerT = TypeVar("AnswerT", bound=Answer)
 RATE_LIMIT_WAIT = limits.SECONDARY_RATE_LIMIT_WAIT
+DOWNLOAD_DEADLINE = 120.0  # seconds for a whole artifact download, its retries included (not per read)
 
 
 class GitHubError(GateError):
@@ -76,6 +79,7 @@ class GitHubClient:
         timeout: float = 30.0,
         retry: Backoff = GITHUB_RETRY,
         max_wait: float = 120.0,
+        download_deadline: float = DOWNLOAD_DEADLINE,
         session: requests.Session | None = None,
         sleep: Callable[[float], None] = time.sleep,
         clock: Callable[[], float] = time.time,
@@ -84,6 +88,7 @@ class GitHubClient:
         self.timeout = timeout
         self.retry = retry
         self.max_wait = max_wait
+        self.download_deadline = download_deadline
         self.waited = 0.0
         self._sleep = sleep
         self._clock = clock
@@ -151,9 +156,30 @@ class GitHubClient:
         return location
 
     def download(self, url: str, *, max_bytes: int) -> bytes:
-        """GET a pre-signed storage URL WITHOUT our token (it must not leak to the storage host), capped in size."""
+        """GET a pre-signed storage URL WITHOUT our token (it must not leak to the storage host), capped in size
+        and in time: the whole download, retries included, ends within ``download_deadline`` seconds."""
         if not url.startswith(("https://", "http://")):
             raise GitHubError("the artifact download location is not an http(s) URL")
+        outcome: list[bytes | BaseException] = []
+        stop = threading.Event()
+
+        def fetch() -> None:
+            try:
+                outcome.append(self._fetch(url, max_bytes=max_bytes, stop=stop))
+            except BaseException as error:  # handed to the caller's thread
+                outcome.append(error)
+
+        worker = threading.Thread(target=fetch, name="adk-eval-gate-download", daemon=True)
+        worker.start()
+        worker.join(self.download_deadline)
+        if not outcome:
+            stop.set()  # the thread gives up at its next read
+            raise GitHubError(f"the artifact download did not finish within {self.download_deadline:g} s")
+        if isinstance(outcome[0], BaseException):
+            raise outcome[0]
+        return outcome[0]
+
+    def _fetch(self, url: str, *, max_bytes: int, stop: threading.Event) -> bytes:
         for attempt in range(1, self.retry.attempts + 1):
             try:
                 with requests.get(
@@ -167,15 +193,9 @@ class GitHubClient:
                     declared = got.headers.get("Content-Length")
                     if declared and declared.isdigit() and int(declared) > max_bytes:
                         raise GitHubError(f"the artifact is {int(declared)} bytes, more than the {max_bytes} allowed")
-                    chunks, total = [], 0
-                    for chunk in got.iter_content(chunk_size=1 << 16):
-                        total += len(chunk)
-                        if total > max_bytes:
-                            raise GitHubError(f"the artifact is more than the {max_bytes} bytes allowed")
-                        chunks.append(chunk)
-                    return b"".join(chunks)
-            except requests.RequestException as error:
-                if attempt >= self.retry.attempts:
+                    return _read_capped(got, max_bytes=max_bytes, stop=stop)
+            except (requests.RequestException, urllib3.exceptions.HTTPError, OSError) as error:
+                if attempt >= self.retry.attempts or stop.is_set():
                     raise GitHubError(f"cannot download the artifact: {type(error).__name__}") from None
                 self._wait(self.retry.delay(attempt), reason="artifact download")
         raise GitHubError("cannot download the artifact")
@@ -298,3 +318,18 @@ class GitHubClient:
             raise GitHubError(
                 f"GitHub sent an answer that is not JSON for {response.request.method} {response.url}"
             ) from None
+
+
+def _read_capped(response: requests.Response, *, max_bytes: int, stop: threading.Event) -> bytes:
+    """The body, read as it arrives (one network read per call, so ``stop`` is seen soon), at most ``max_bytes``."""
+    read1 = getattr(response.raw, "read1", None)  # urllib3 2; 1.x reads through iter_content
+    chunks = iter(lambda: read1(1 << 16, decode_content=True) or b"", b"") if read1 else response.iter_content(1 << 16)
+    received, total = [], 0
+    for chunk in chunks:
+        if stop.is_set():
+            raise GitHubError("the artifact download was abandoned")
+        total += len(chunk)
+        if total > max_bytes:
+            raise GitHubError(f"the artifact is more than the {max_bytes} bytes allowed")
+        received.append(chunk)
+    return b"".join(received)

@@ -4,6 +4,11 @@ Every format the judges are asked for is read the way ADK 2.13 reads it, and mor
 lose a verdict the judge clearly gave: labels in any letter case (ADK's ``final_response_match_v2`` parser is
 case-sensitive), a label at the very end of the answer, JSON inside a fenced block or surrounded by prose,
 markdown bold around field names. What cannot be read is ``None`` (no label for that sample), never a pass.
+
+Answers are untrusted (a judge can echo what an agent said), so every reading takes time linear in the answer,
+and only its first ``MAX_ANSWER_CHARS`` characters are read. No pattern here backtracks over a run of text more
+than once: each is a literal with at most one character class beside it, or the text is walked in steps whose
+character sets do not overlap. The JSON search (``answer_json``) has a budget.
 """
 
 from __future__ import annotations
@@ -11,9 +16,17 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from adk_eval_gate.judge import answer_json
+
+MAX_ANSWER_CHARS = 1_048_576  # a judge's answer is a few KB; past this only its head is read
+_SPACES = re.compile(r"\s*")
+_QUOTES = re.compile(r"[\"'*`]*")
+_LABEL_RUN = re.compile(r"[A-Za-z0-9_./\- ]*", re.IGNORECASE)  # as the pattern reads letters: also "ſ", "K"
+_LABEL_END = re.compile(r"[,}\]\n\r;]")
 
 VALID_LABELS = frozenset({"valid", "true"})
 INVALID_LABELS = frozenset({"invalid", "false", "almost", "partially_valid", "partially valid", "partially"})
@@ -21,31 +34,14 @@ SUPPORTED_LABELS = frozenset({"supported", "not_applicable"})
 UNSUPPORTED_LABELS = frozenset({"unsupported", "contradictory", "disputed"})
 
 
+def bounded(text: str) -> str:
+    """The part of a judge's answer that is read."""
+    return text[:MAX_ANSWER_CHARS]
+
+
 def json_objects(text: str) -> Iterator[dict[str, Any]]:
-    """Every JSON object in the text, outermost first, in order of appearance."""
-    decoder = json.JSONDecoder()
-    index = text.find("{")
-    while index != -1:
-        try:
-            value, end = decoder.raw_decode(text, index)
-        except ValueError:
-            index = text.find("{", index + 1)
-            continue
-        if isinstance(value, dict):
-            yield value
-        index = text.find("{", end)
-
-
-def _lookup(obj: dict[str, Any], key: str) -> Any:
-    for name, value in obj.items():
-        if isinstance(name, str) and name.strip().lower() == key:
-            return value
-    for value in obj.values():
-        if isinstance(value, dict):
-            found = _lookup(value, key)
-            if found is not None:
-                return found
-    return None
+    """Every JSON object in the text, outermost first, in order of appearance (``answer_json``)."""
+    return answer_json.objects(bounded(text))
 
 
 def _clean_label(value: Any) -> str | None:
@@ -62,18 +58,57 @@ def _clean_label(value: Any) -> str | None:
 
 
 def label_for(text: str, key: str) -> str | None:
-    """The value of ``key`` (case-insensitive), lower-cased: from JSON if any object has it, else by pattern."""
+    """The value of ``key`` (case-insensitive), lower-cased: from JSON if any object has it, else by pattern.
+
+    The pattern: ``key``, optional quotes, ``:`` or ``=``, an optional ``[``, optional quotes, the label (letters,
+    digits, ``_./-`` and spaces), optional quotes and ``]``, then ``,``, ``}``, ``]``, ``;``, a line break or the
+    end; spaces anywhere between. The first occurrence of ``key`` that has this shape gives the label.
+    """
+    text = bounded(text)
     key = key.lower()
     for obj in json_objects(text):
-        value = _lookup(obj, key)
+        value = answer_json.lookup(obj, key)
         if value is not None:
             return _clean_label(value)
-    pattern = (
-        r"[\"'*`]*" + re.escape(key) + r"[\"'*`]*\s*[:=]\s*\[?\s*[\"'*`]*\s*([A-Za-z0-9_./\- ]*?)\s*[\"'*`]*\s*\]?\s*"
-        r"(?=[,}\]\n\r;]|$)"
-    )
-    match = re.search(pattern, text, flags=re.IGNORECASE)
-    return _clean_label(match.group(1)) if match else None
+    for found in re.finditer(re.escape(key) + r"[\"'*`]*\s*[:=]", text, flags=re.IGNORECASE):
+        label = _label_after(text, found.end())
+        if label is not None:
+            return _clean_label(label)
+    return None
+
+
+def _label_after(text: str, colon_end: int) -> str | None:
+    """The label written after a key's colon; "" when the key has an empty value; None when what follows is not
+    a label (the regular expression these steps replace was quadratic, and worse, on runs of spaces)."""
+    start = _walk(text, colon_end, ("spaces", "[", "spaces", "quotes", "spaces"))
+    end = _skip(_LABEL_RUN, text, start)
+    if _ends_well(text, end, _walk(text, end, ("spaces", "quotes", "spaces", "]", "spaces"))):
+        return text[start:end]
+    # An empty label: the steps before and after it, back to back, reach a terminator.
+    steps = ("spaces", "[", "spaces", "quotes", "spaces", "quotes", "spaces", "]", "spaces")
+    return "" if _ends_well(text, colon_end, _walk(text, colon_end, steps)) else None
+
+
+def _walk(text: str, at: int, steps: tuple[str, ...]) -> int:
+    """Where ``steps`` end from ``at``, each taking all it can: a run of spaces or of quotes, or one bracket."""
+    for step in steps:
+        if step in "[]":
+            at += text.startswith(step, at)
+        else:
+            at = _skip(_SPACES if step == "spaces" else _QUOTES, text, at)
+    return at
+
+
+def _ends_well(text: str, start: int, stop: int) -> bool:
+    """Whether a terminator (``,}];``, a line break) or the end comes within ``text[start:stop]`` or at ``stop``:
+    the regular expression could end its match anywhere in that stretch."""
+    return stop >= len(text) or _LABEL_END.search(text, start, stop + 1) is not None
+
+
+def _skip(run: re.Pattern[str], text: str, at: int) -> int:
+    """Where the run of characters ``run`` matches from ``at`` ends."""
+    found = run.match(text, at)
+    return found.end() if found else at
 
 
 def final_response_verdict(text: str) -> float | None:
@@ -129,12 +164,13 @@ def rated_score(text: str, scores: Sequence[float]) -> float | None:
 def field_text(text: str, key: str) -> str | None:
     """The text of ``key`` (case-insensitive) as written: from a JSON object that has it, else from a
     ``key: ...`` line; None when the answer has neither."""
+    text = bounded(text)
     for obj in json_objects(text):
-        value = _lookup(obj, key.lower())
+        value = answer_json.lookup(obj, key.lower())
         if value is not None:
             return value.strip() if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-    match = _line_field(key).search(text)
-    return match.group(1).strip() or None if match else None
+    found = next(LineField(key).find(text), None)
+    return found[1].strip() or None if found else None
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -149,16 +185,65 @@ class RubricVerdict:
     score: float | None
 
 
-def _line_field(name: str) -> re.Pattern[str]:
-    return re.compile(rf"(?im)^[ \t]*(?:[-*>#]+[ \t]*)?[*_`]*{name}[*_`]*[ \t]*:[ \t]*[*_`]*[ \t]*(.*?)[ \t]*$")
+class LineField:
+    """``name: value`` lines, markdown-tolerant: ``- **Name:** value``, ``> Name: value``, ``# `Name`: value``.
+
+    A line matches when it is: spaces, optionally list or quote markers (``-*>#``) and spaces, emphasis marks
+    (``*_` ``), the name in any letter case, emphasis marks, spaces, ``:``; the value is the rest of the line
+    without the spaces and emphasis marks after the colon and the spaces at its end. Names start with a letter.
+    """
+
+    _DECORATION = " \t-*>#_`"
+
+    def __init__(self, name: str) -> None:
+        self._candidate = re.compile(rf"(?im)^[{re.escape(self._DECORATION)}]*{re.escape(name)}")
+        self._length = len(name)
+
+    def find(self, text: str, start: int = 0, end: int | None = None) -> Iterator[tuple[int, str]]:
+        """(where the line starts, the value) of each matching line within ``text[start:end]``."""
+        end = len(text) if end is None else end
+        for candidate in self._candidate.finditer(text, start, end):
+            value = self._value(text, candidate, end)
+            if value is not None:
+                yield candidate.start(), value
+
+    def _value(self, text: str, candidate: re.Match[str], end: int) -> str | None:
+        line_end = text.find("\n", candidate.end(), end)
+        line_end = end if line_end == -1 else line_end
+        if not _decoration(text[candidate.start() : candidate.end() - self._length]):
+            return None
+        rest = text[candidate.end() : line_end].lstrip("*_`").lstrip(" \t")
+        if not rest.startswith(":"):
+            return None
+        return rest[1:].lstrip(" \t").lstrip("*_`").lstrip(" \t").rstrip(" \t")
 
 
-_STRICT = {name: _line_field(name) for name in ("ID", "Property", "Rationale", "Verdict")}
-_LOOSE = {
-    "ID": re.compile(r"(?m)^\s*ID: (.*)$"),
-    "Property": re.compile(r"(?m)^\s*Property: (.*)$"),
-    "Rationale": re.compile(r"(?<=Rationale: )(.*)"),
-    "Verdict": re.compile(r"(?<=Verdict: )(.*)"),
+def _decoration(prefix: str) -> bool:
+    """Whether ``prefix`` is ``[ \t]*(?:[-*>#]+[ \t]*)?[*_`]*`` (checked without backtracking)."""
+    rest = prefix.lstrip(" \t")
+    if not rest.strip("*_`"):
+        return True
+    marks = rest.lstrip("-*>#")
+    return len(marks) < len(rest) and not marks.lstrip(" \t").strip("*_`")
+
+
+Finder = Callable[[str], list[tuple[int, str]]]  # (where each match starts, its value)
+
+
+def _lines(field: LineField) -> Finder:
+    return lambda text: list(field.find(text))
+
+
+def _matches(pattern: re.Pattern[str]) -> Finder:
+    return lambda text: [(match.start(), match.group(1)) for match in pattern.finditer(text)]
+
+
+_STRICT = {name: _lines(LineField(name)) for name in ("ID", "Property", "Rationale", "Verdict")}
+_LOOSE = {  # ADK's own patterns, but "^[^\S\n]*" where ADK has "^\s*" (which spans lines: quadratic on blank lines)
+    "ID": _matches(re.compile(r"(?m)^[^\S\n]*ID: (.*)$")),
+    "Property": _matches(re.compile(r"(?m)^[^\S\n]*Property: (.*)$")),
+    "Rationale": _matches(re.compile(r"(?<=Rationale: )(.*)")),
+    "Verdict": _matches(re.compile(r"(?<=Verdict: )(.*)")),
 }
 
 
@@ -177,24 +262,26 @@ def _clean_id(value: str) -> str | None:
     return cleaned or None
 
 
-def _parse_with(patterns: dict[str, re.Pattern[str]], text: str) -> list[RubricVerdict]:
-    properties = list(patterns["Property"].finditer(text))
-    ids = list(patterns["ID"].finditer(text))
-    rationales = [m.group(1) for m in patterns["Rationale"].finditer(text)]
-    verdicts = [m.group(1) for m in patterns["Verdict"].finditer(text)]
+def _parse_with(finders: dict[str, Finder], text: str) -> list[RubricVerdict]:
+    properties = finders["Property"](text)
+    rationales = [value for _, value in finders["Rationale"](text)]
+    verdicts = [value for _, value in finders["Verdict"](text)]
     if not len(properties) == len(rationales) == len(verdicts):
         return []
+    ids = finders["ID"](text)
     out: list[RubricVerdict] = []
-    for index, match in enumerate(properties):
-        previous = properties[index - 1].start() if index else -1
-        rubric_id = None
-        for id_match in ids:
-            if previous < id_match.start() < match.start():
-                rubric_id = _clean_id(id_match.group(1))
+    previous, next_id = -1, 0
+    for index, (start, property_text) in enumerate(properties):
+        rubric_id = None  # the last ID between the previous property and this one
+        while next_id < len(ids) and ids[next_id][0] < start:
+            if ids[next_id][0] > previous:
+                rubric_id = _clean_id(ids[next_id][1])
+            next_id += 1
+        previous = start
         out.append(
             RubricVerdict(
                 rubric_id=rubric_id,
-                property_text=match.group(1).strip(),
+                property_text=property_text.strip(),
                 rationale=rationales[index].strip(),
                 score=verdict_score(verdicts[index]),
             )
@@ -204,6 +291,7 @@ def _parse_with(patterns: dict[str, re.Pattern[str]], text: str) -> list[RubricV
 
 def parse_rubric_verdicts(text: str) -> list[RubricVerdict]:
     """Line-anchored fields first (markdown-tolerant); ADK's own looser reading when that finds nothing."""
+    text = bounded(text)
     return _parse_with(_STRICT, text) or _parse_with(_LOOSE, text)
 
 
@@ -223,12 +311,23 @@ def normalize_property(text: str | None) -> str:
 # hallucinations_v1: segmenter and validator answers
 
 
+_SENTENCE_OPEN = re.compile("<sentence>", re.IGNORECASE)
+_SENTENCE_CLOSE = re.compile("</sentence>", re.IGNORECASE)
+
+
 def parse_sentences(text: str) -> list[str]:
-    return re.findall(r"<sentence>(.*?)</sentence>", text, flags=re.DOTALL | re.IGNORECASE)
+    """What each ``<sentence>...</sentence>`` holds (as ``re.findall`` with a lazy group would, in one pass)."""
+    text = bounded(text)
+    sentences: list[str] = []
+    at = 0
+    while (opening := _SENTENCE_OPEN.search(text, at)) and (closing := _SENTENCE_CLOSE.search(text, opening.end())):
+        sentences.append(text[opening.end() : closing.start()])
+        at = closing.end()
+    return sentences
 
 
-_SENTENCE_FIELD = _line_field("sentence")
-_LABEL_FIELD = _line_field("label")
+_SENTENCE_FIELD = LineField("sentence")
+_LABEL_FIELD = LineField("label")
 
 
 def _normalize_label(value: str) -> str:
@@ -237,15 +336,16 @@ def _normalize_label(value: str) -> str:
 
 def parse_sentence_labels(text: str) -> list[str]:
     """The label of each ``sentence: ... label: ...`` block, normalized (``Not applicable`` -> not_applicable)."""
-    starts = [m.start() for m in _SENTENCE_FIELD.finditer(text)]
+    text = bounded(text)
+    starts = [start for start, _ in _SENTENCE_FIELD.find(text)]
     if not starts:
-        return [_normalize_label(m.group(1)) for m in _LABEL_FIELD.finditer(text)]
+        return [_normalize_label(value) for _, value in _LABEL_FIELD.find(text)]
     labels: list[str] = []
     for index, start in enumerate(starts):
         end = starts[index + 1] if index + 1 < len(starts) else len(text)
-        match = _LABEL_FIELD.search(text, start, end)
-        if match:
-            labels.append(_normalize_label(match.group(1)))
+        found = next(_LABEL_FIELD.find(text, start, end), None)
+        if found:
+            labels.append(_normalize_label(found[1]))
     return labels
 
 

@@ -6,7 +6,8 @@ with the case's state (``POST /apps/{app}/users/{user}/sessions``), each user tu
 rules as in-process (``runners.invocations``). Timing is the round trip of each turn; app details (instructions,
 tool declarations) are not available over HTTP. Idempotent requests are retried on 429, 5xx and lost
 connections, honouring ``Retry-After`` (``AGENT_SERVER_RETRY``); a turn that fails that way makes the whole case
-run again in a fresh session (``execute.CASE_RUN_RETRY``).
+run again in a fresh session (``execute.CASE_RUN_RETRY``). Every answer is read within limits
+(``http_reading``).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from adk_eval_gate.inputs.plan import PlannedFile, WorkItem
 from adk_eval_gate.model.evalset import EvalCase
 from adk_eval_gate.runners.adk import session_identity
 from adk_eval_gate.runners.base import Inference, plain_state
+from adk_eval_gate.runners.http_reading import AgentServerError, ReadLimits, read_capped, sse_lines, summarized
 from adk_eval_gate.runners.invocations import AgentEvent, TurnTiming, from_api_json, to_invocations, user_event
 from adk_eval_gate.runners.simulation import SimulatedTurns, UserTurns, user_turns
 from adk_eval_gate.support import sanitize
@@ -40,10 +42,6 @@ _HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 _VARIABLE = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
 _SENSITIVE = re.compile(r"auth|token|key|secret|cookie|password|credential", re.IGNORECASE)
 AGENT_SERVER_RETRY = Backoff(attempts=4, initial=1.0, maximum=10.0, jitter=(0.8, 1.2))
-
-
-class AgentServerError(GateError):
-    """The agent server answered something the runner cannot use."""
 
 
 class _Transient(Exception):
@@ -138,6 +136,7 @@ class HttpRunner:
         self.timeout = settings.timeout
         self.parallelism = settings.parallelism
         self.endpoint = "run"
+        self.limits = ReadLimits()
         self._client: httpx.AsyncClient | None = None
         self._apps: list[str] | None = None
         self._apps_lock: asyncio.Lock | None = None
@@ -152,12 +151,17 @@ class HttpRunner:
             )
         return self._client
 
+    async def _send(self, method: str, path: str, *, json_body: Any = None) -> httpx.Response:
+        """One request; its answer read in full, within ``limits.answer``."""
+        async with self.client().stream(method, path, json=json_body) as response:
+            return await read_capped(response, what=f"{method} {path}", limit=self.limits.answer)
+
     async def _request(self, method: str, path: str, *, json_body: Any = None, ok: tuple[int, ...] = ()) -> Any:
         """An idempotent request, retried on 429/5xx and lost connections with backoff."""
         what = f"{method} {path}"
         for attempt in range(1, AGENT_SERVER_RETRY.attempts + 1):
             try:
-                response = await self.client().request(method, path, json=json_body)
+                response = await self._send(method, path, json_body=json_body)
                 if response.status_code in ok:
                     return response
                 _check(response, what)
@@ -178,7 +182,7 @@ class HttpRunner:
             if wanted not in apps:
                 raise AgentServerError(
                     f"{self.base_url} does not serve the app {wanted!r} of session_input.app_name "
-                    f"(it serves: {', '.join(apps) or 'nothing'})"
+                    f"(it serves: {summarized(apps)})"
                 )
             return wanted
         apps = await self.list_apps()
@@ -187,7 +191,7 @@ class HttpRunner:
         if not apps:
             raise AgentServerError(f"{self.base_url}/list-apps names no apps, so there is no agent to run")
         raise AgentServerError(
-            f"{self.base_url} serves several apps ({', '.join(apps)}) and this case has no session_input.app_name",
+            f"{self.base_url} serves several apps ({summarized(apps)}) and this case has no session_input.app_name",
             hint="add session_input with app_name to the eval case",
         )
 
@@ -247,8 +251,8 @@ class HttpRunner:
         return plain_state(state) if isinstance(state, dict) else None
 
     async def _delete_session(self, path: str) -> None:
-        with contextlib.suppress(httpx.HTTPError):  # best effort: eval sessions are hidden from the list anyway
-            await self.client().delete(path)
+        with contextlib.suppress(httpx.HTTPError, AgentServerError):  # best effort: eval sessions are hidden anyway
+            await self._send("DELETE", path)
 
     async def _converse(
         self, *, app: str, user_id: str, session_id: str, turns: UserTurns
@@ -278,7 +282,7 @@ class HttpRunner:
 
     async def _run_turn(self, body: dict[str, Any]) -> list[dict[str, Any]]:
         if self.endpoint == "run":
-            response = await self.client().post("/run", json=body)
+            response = await self._send("POST", "/run", json_body=body)
             if not _route_missing(response):
                 _check(response, "POST /run")
                 data = _answer(response, "POST /run")
@@ -292,9 +296,8 @@ class HttpRunner:
         events: list[dict[str, Any]] = []
         async with self.client().stream("POST", "/run_sse", json={**body, "streaming": False}) as response:
             if not response.is_success:
-                await response.aread()
-                _check(response, "POST /run_sse")
-            async for line in response.aiter_lines():
+                _check(await read_capped(response, what="POST /run_sse", limit=self.limits.answer), "POST /run_sse")
+            async for line in sse_lines(response, what="POST /run_sse", limits=self.limits):
                 if not line.startswith("data:"):
                     continue
                 payload = line[5:].strip()

@@ -1,0 +1,43 @@
+"""An older base-branch run can only shorten the history (issue 20, point 4).
+
+Before the fix, an older run's artifact that failed to download (a 500, a 410 because it expired after the
+listing, too large, never ending) threw the newest base run away with it: no baseline, so a real regression
+passed ``--fail-on-regression``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from adk_eval_gate.commands.merge import load_results
+from tests.fakes.github_server import FakeGitHub
+from tests.github.flows import EXAMPLE, artifact_zip, passing_baseline, pull_request_env, run_cli
+
+pytestmark = pytest.mark.slow  # the example agent runs once for real (example_results)
+
+PASSING_CASES = f"{EXAMPLE}:paris_today,two_cities"
+
+
+def test_an_older_run_expired_after_the_listing_does_not_let_a_regression_pass(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, fake_github: FakeGitHub, example_results: Path
+) -> None:
+    head = load_results(example_results)
+    older = fake_github.add_workflow_run(artifacts=[("adk-eval-results", artifact_zip(passing_baseline(head)))])
+    newest_base = passing_baseline(head, boost={"two_cities.response_match_score": 1.0})
+    fake_github.add_workflow_run(artifacts=[("adk-eval-results", artifact_zip(newest_base))])
+    expired = next(artifact.id for artifact in fake_github.artifacts.values() if artifact.run_id == older)
+    fake_github.fail("GET", f"/actions/artifacts/{expired}/zip", 410, body={"message": "Artifact has expired"})
+    args = ["run", PASSING_CASES, "--runner", "recorded", "--recorded", str(example_results), "--fail-on-regression"]
+    step = run_cli(
+        monkeypatch,
+        [*args, "--output-dir", str(tmp_path / "out")],
+        pull_request_env(tmp_path, fake_github, run_id=5),
+        tmp_path,
+    )
+    assert step.code == 1, step.stdout
+    comparison = step.results()["comparison"]
+    regressed = [(c["case_id"].split("::")[1], c["metric"]) for c in comparison["changes"] if c["kind"] == "regressed"]
+    assert regressed == [("two_cities", "response_match_score")]
+    assert "baseline not used" not in step.stdout
