@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 import pytest
-from adk_eval_gate.compare.changes.changes.changes import compare
+from adk_eval_gate.compare.changes import compare
 
 from adk_eval_gate.config.context import GitHubContext
 from adk_eval_gate.github import baseline
