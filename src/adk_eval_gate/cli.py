@@ -208,9 +208,10 @@ def _console(env: Mapping[str, str]) -> Console:
 
 
 def main(argv: Sequence[str] | None = None, *, supervised: bool = False) -> int:
-    """``supervised``: ``run`` in a child process under a supervising parent (``supervise``). The command line
-    and the settings are read before the fork, so a usage or configuration error is reported once, as such."""
-    from adk_eval_gate.config.settings import current_environment
+    """``supervised``: ``run`` in a child process under a supervising parent (``supervise``), where the system
+    can fork. The command line and the settings are read before the fork, so a usage or configuration error is
+    reported once, as such."""
+    from adk_eval_gate.config.environment import current_environment
 
     env = current_environment()
     if env.get(SETUP_ERROR):
@@ -322,6 +323,9 @@ def _run(settings: Settings, console: Console) -> int:
 def _supervised_run(args: Arguments, settings: Settings, *, console: Console, env: Mapping[str, str]) -> int:
     from adk_eval_gate.commands import supervise
 
+    if not supervise.available():  # no fork here: the run is its own judge
+        return _run(settings, console)
+
     def lost(reason: str) -> int:  # the run ended without a verdict: an error, with every report
         console.error(reason, limit=False)
         return _report_unevaluated(args, env, console, reason)
@@ -342,9 +346,7 @@ def entry() -> None:
     Freezing the garbage collector first lets the interpreter skip a final sweep over everything a run built
     (about half a second after a large run); atexit handlers and stream flushing still happen as usual.
     """
-    from adk_eval_gate.commands import supervise
-
-    code = main(None, supervised=supervise.available())
+    code = main(None, supervised=True)
     import gc
 
     gc.freeze()

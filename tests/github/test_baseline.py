@@ -7,8 +7,8 @@ import os
 from pathlib import Path
 
 import pytest
-from adk_eval_gate.compare.changes import compare
 
+from adk_eval_gate.compare.changes import compare
 from adk_eval_gate.config.context import GitHubContext
 from adk_eval_gate.github import baseline
 from adk_eval_gate.github.client import GitHubClient

@@ -15,7 +15,6 @@ from pathlib import Path
 
 from adk_eval_gate import verdict
 from adk_eval_gate.commands import gate
-from adk_eval_gate.config.context import trusted_links
 from adk_eval_gate.config.settings import Settings
 from adk_eval_gate.github.annotations import annotate
 from adk_eval_gate.github.baseline import Baseline, NoBaseline
@@ -23,6 +22,7 @@ from adk_eval_gate.github.client import GitHubClient
 from adk_eval_gate.github.publish import publish
 from adk_eval_gate.model.results import ResultsDocument, RunInfo, Totals
 from adk_eval_gate.report import console as console_report
+from adk_eval_gate.report.links import trusted_links
 from adk_eval_gate.report.writer import with_error, write_reports
 from adk_eval_gate.support.console import Console
 from adk_eval_gate.support.errors import GateError

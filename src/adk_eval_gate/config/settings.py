@@ -7,7 +7,6 @@ unset. Errors name the flag or the input the user wrote, so ``num-runs: zero`` g
 from __future__ import annotations
 
 import math
-import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -16,6 +15,7 @@ from typing import Any, Literal
 import pydantic
 
 from adk_eval_gate.config.context import GitHubContext, read_context
+from adk_eval_gate.config.environment import current_environment
 from adk_eval_gate.config.options import BY_FIELD, OPTIONS, Option
 from adk_eval_gate.config.shard import Shard
 from adk_eval_gate.support.errors import UsageError
@@ -191,11 +191,6 @@ def input_value(env: Mapping[str, str], option: Option) -> str | None:
     if value is None:
         value = env.get(name.replace("-", "_"))
     return value if value not in (None, "") else None
-
-
-def current_environment() -> dict[str, str]:
-    """The one read of the process environment; everything else gets it from here or from the settings."""
-    return dict(os.environ)
 
 
 def build_settings(command: str, cli_values: Mapping[str, Any], env: Mapping[str, str] | None = None) -> Settings:
