@@ -23,12 +23,12 @@ from google.adk.evaluation.eval_metrics import BaseCriterion, EvalMetric
 from google.adk.evaluation.final_response_match_v1 import RougeEvaluator
 from google.adk.evaluation.trajectory_evaluator import TrajectoryEvaluator
 
-from adk_eval_gate.eval_config import EvalConfig
-from adk_eval_gate.evalset import EvalCase, Invocation
 from adk_eval_gate.metrics import rouge
 from adk_eval_gate.metrics.base import MetricServices
 from adk_eval_gate.metrics.registry import configured_metrics
-from adk_eval_gate.score import score_run
+from adk_eval_gate.metrics.score import score_run
+from adk_eval_gate.model.eval_config import EvalConfig
+from adk_eval_gate.model.evalset import EvalCase, Invocation
 
 CASES, TURNS = 2000, 5
 CITIES = ["Paris", "London", "Tokyo", "New York", "Sydney", "Berlin", "Madrid", "Rome", "Oslo", "Lima"]

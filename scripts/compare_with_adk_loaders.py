@@ -8,7 +8,7 @@ files only feed the legacy loader):
 * ADK's three loaders are tried: ``EvalSet.model_validate_json``, ``load_eval_set_from_file`` (what ``adk eval``
   uses: an EvalSet or a legacy named list) and ``AgentEvaluator._load_eval_set_from_file`` (the pytest path: an
   EvalSet or a legacy query list, with a sibling ``initial.session.json`` as its initial session);
-* ours is ``adk_eval_gate.load.load_eval_file``.
+* ours is ``adk_eval_gate.inputs.load.load_eval_file``.
 
 Outcomes, one line per file:
 
@@ -40,10 +40,10 @@ from google.adk.evaluation.eval_config import get_evaluation_criteria_or_default
 from google.adk.evaluation.eval_set import EvalSet as AdkEvalSet
 from google.adk.evaluation.local_eval_sets_manager import load_eval_set_from_file
 
-from adk_eval_gate.configs import ConfigSource, load_config
-from adk_eval_gate.discover import EVAL_SUFFIXES, discover
-from adk_eval_gate.errors import EvalFileError, GateError
-from adk_eval_gate.load import INITIAL_SESSION_NAME, LoadedEvalSet, load_eval_file
+from adk_eval_gate.inputs.configs import ConfigSource, load_config
+from adk_eval_gate.inputs.discover import EVAL_SUFFIXES, discover
+from adk_eval_gate.inputs.load import INITIAL_SESSION_NAME, LoadedEvalSet, load_eval_file
+from adk_eval_gate.support.errors import EvalFileError, GateError
 
 CONFIG_NAME = "test_config.json"
 # Files ADK loads that we reject on purpose: a fragment of our message -> why.

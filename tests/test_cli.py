@@ -9,7 +9,7 @@ import pytest
 from google.adk.evaluation.agent_evaluator import AgentEvaluator
 
 from adk_eval_gate.cli import main
-from adk_eval_gate.results import CaseResult, FileResult, ResultsDocument, Totals, json_schema
+from adk_eval_gate.model.results import CaseResult, FileResult, ResultsDocument, Totals, json_schema
 from tests.conftest import EXAMPLES, REPO, run_cli, write_json
 
 pytestmark = pytest.mark.slow  # the CLI as a real process
@@ -173,7 +173,7 @@ def test_migrate_matches_adks_conversion(tmp_path: Path) -> None:
 
 def test_results_schema_file_is_current() -> None:
     committed = json.loads((REPO / "schema" / "results.schema.json").read_text())
-    assert committed == json_schema(), "regenerate: python -m adk_eval_gate.results > schema/results.schema.json"
+    assert committed == json_schema(), "regenerate: python -m adk_eval_gate.model.results > schema/results.schema.json"
 
 
 def test_report_exit_zero_only_publishes(repo: Path) -> None:
@@ -191,3 +191,21 @@ def test_report_exit_zero_only_publishes(repo: Path) -> None:
     publish_only = run_cli("report", "results.json", "--exit-zero", cwd=repo)
     assert publish_only.returncode == 0, publish_only.stdout
     assert (repo / "adk-eval-results" / "junit.xml").is_file()
+
+
+def test_help_imports_nothing_heavy() -> None:
+    """Issue 22: `--help` imported google-genai's types through the settings (1.3 s); it reads the option table
+    only, and `bench/cli_startup.py` measures it. (The `google` namespaces are set up by site-packages' .pth
+    files in every interpreter: modules with code are what count.)"""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\nfrom adk_eval_gate.cli import main\n"
+        "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+        "print('LOADED', sorted({m for m, module in list(sys.modules.items()) if getattr(module, '__file__', None) "
+        "and (m.startswith('google.') or m.split('.')[0] in ('pydantic', 'aiohttp', 'httpx', 'requests'))}))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
+    loaded = next(line for line in done.stdout.splitlines() if line.startswith("LOADED"))
+    assert loaded == "LOADED []" and "usage: adk-eval-gate" in done.stdout

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from adk_eval_gate.compare import compare
-from adk_eval_gate.gate import decided
-from adk_eval_gate.results import BaselineInfo, CaseResult, Comparison, JudgeSetting, ResultsDocument
+from adk_eval_gate.commands.gate import decided
+from adk_eval_gate.compare.changes import compare
+from adk_eval_gate.model.results import BaselineInfo, CaseResult, Comparison, JudgeSetting, ResultsDocument
 from adk_eval_gate.verdict import Policy
 from tests.report.builders import baseline_info, case, document, metric
 

@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 from google.adk.evaluation.eval_config import EvalConfig as AdkEvalConfig
 
-from adk_eval_gate import eval_config
-from adk_eval_gate.configs import ConfigSource, find_config, load_config
-from adk_eval_gate.errors import ConfigError
+from adk_eval_gate.inputs.configs import ConfigSource, find_config, load_config
 from adk_eval_gate.metrics.registry import configured_metrics
+from adk_eval_gate.model import eval_config
+from adk_eval_gate.support.errors import ConfigError
 from tests.conftest import write_json
 
 

@@ -8,7 +8,7 @@ import os
 import sys
 import tempfile
 
-from adk_eval_gate.console import Console, relayed_output
+from adk_eval_gate.support.console import Console, relayed_output
 
 
 class _Terminal:

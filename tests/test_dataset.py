@@ -11,13 +11,13 @@ from typing import Any
 import pytest
 
 from adk_eval_gate.cli import main
-from adk_eval_gate.console import Console
-from adk_eval_gate.dataset import derived_id, load_dataset
-from adk_eval_gate.discover import discover
-from adk_eval_gate.errors import EvalFileError, UsageError
-from adk_eval_gate.evalset import content_text, tool_calls
-from adk_eval_gate.settings import build_settings
-from adk_eval_gate.validate import validate
+from adk_eval_gate.commands.validate import validate
+from adk_eval_gate.config.settings import build_settings
+from adk_eval_gate.inputs.dataset import derived_id, load_dataset
+from adk_eval_gate.inputs.discover import discover
+from adk_eval_gate.model.evalset import content_text, tool_calls
+from adk_eval_gate.support.console import Console
+from adk_eval_gate.support.errors import EvalFileError, UsageError
 from tests.conftest import write_json
 
 

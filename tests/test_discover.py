@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from adk_eval_gate.discover import discover, glob_to_regex, misnamed_eval_files, split_selector
-from adk_eval_gate.errors import UsageError
+from adk_eval_gate.inputs.discover import discover, glob_to_regex, misnamed_eval_files, split_selector
+from adk_eval_gate.support.errors import UsageError
 
 
 def _touch(root: Path, *names: str) -> None:

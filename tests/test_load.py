@@ -13,9 +13,9 @@ from google.adk.evaluation.eval_config import EvalConfig as AdkEvalConfig
 from google.adk.evaluation.eval_set import EvalSet as AdkEvalSet
 from google.adk.evaluation.local_eval_sets_manager import load_eval_set_from_file
 
-from adk_eval_gate.errors import EvalFileError
-from adk_eval_gate.evalset import InvocationEvents, content_text, tool_calls
-from adk_eval_gate.load import load_eval_file
+from adk_eval_gate.inputs.load import load_eval_file
+from adk_eval_gate.model.evalset import InvocationEvents, content_text, tool_calls
+from adk_eval_gate.support.errors import EvalFileError
 
 FORMATS = Path(__file__).parent / "fixtures" / "formats"
 
@@ -285,7 +285,7 @@ def test_a_list_of_something_else(tmp_path: Path) -> None:
 
 
 def test_a_misspelt_key_is_named_with_the_key_it_should_be(tmp_path: Path) -> None:
-    from adk_eval_gate.load import load_eval_file
+    from adk_eval_gate.inputs.load import load_eval_file
 
     missing = tmp_path / "a.evalset.json"
     missing.write_text(json.dumps({"eval_set_id": "s", "eval_case": []}))

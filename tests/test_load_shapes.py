@@ -19,10 +19,10 @@ from google.adk.evaluation.eval_set import EvalSet as AdkEvalSet
 from google.adk.evaluation.local_eval_sets_manager import load_eval_set_from_file
 from scripts import compare_with_adk_loaders as compare
 
-from adk_eval_gate.discover import discover
-from adk_eval_gate.errors import EvalFileError
-from adk_eval_gate.evalset import content_text, tool_calls
-from adk_eval_gate.load import LoadedEvalSet, load_eval_file
+from adk_eval_gate.inputs.discover import discover
+from adk_eval_gate.inputs.load import LoadedEvalSet, load_eval_file
+from adk_eval_gate.model.evalset import content_text, tool_calls
+from adk_eval_gate.support.errors import EvalFileError
 
 SHAPES = Path(__file__).parent / "fixtures" / "adk_repo_shapes"
 FORMATS = Path(__file__).parent / "fixtures" / "formats"

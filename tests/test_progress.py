@@ -6,13 +6,13 @@ import asyncio
 import io
 from pathlib import Path
 
-from adk_eval_gate.aggregate import FinishedRun
-from adk_eval_gate.console import Console
-from adk_eval_gate.evalset import EvalCase, EvalSet
-from adk_eval_gate.load import LoadedEvalSet
-from adk_eval_gate.plan import PlannedFile, WorkItem
-from adk_eval_gate.progress import Progress, clock_text, use_live_line
+from adk_eval_gate.aggregate.cases import FinishedRun
+from adk_eval_gate.inputs.load import LoadedEvalSet
+from adk_eval_gate.inputs.plan import PlannedFile, WorkItem
+from adk_eval_gate.model.evalset import EvalCase, EvalSet
 from adk_eval_gate.runners.base import Inference
+from adk_eval_gate.runners.progress import Progress, clock_text, use_live_line
+from adk_eval_gate.support.console import Console
 
 
 class Clock:

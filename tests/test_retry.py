@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from adk_eval_gate.retry import parse_retry_after, retry_after_seconds
+from adk_eval_gate.support.retry import parse_retry_after, retry_after_seconds
 
 NOW = dt.datetime(2026, 11, 21, 12, 0, 0, tzinfo=dt.timezone.utc)
 
@@ -27,7 +27,7 @@ def test_from_headers_of_any_case() -> None:
 
 
 def test_transient_statuses_are_one_rule_for_every_caller() -> None:
-    from adk_eval_gate.retry import transient_status
+    from adk_eval_gate.support.retry import transient_status
 
     assert [s for s in (200, 400, 401, 403, 404, 408, 409, 425, 429, 500, 501, 503, 599) if transient_status(s)] == [
         408,
@@ -43,7 +43,7 @@ def test_transient_statuses_are_one_rule_for_every_caller() -> None:
 def test_backoff_doubles_is_capped_jitters_and_honours_the_server() -> None:
     import random
 
-    from adk_eval_gate.retry import Backoff
+    from adk_eval_gate.support.retry import Backoff
 
     plain = Backoff(attempts=5, initial=1.0, maximum=5.0)
     assert [plain.delay(n) for n in (1, 2, 3, 4)] == [1.0, 2.0, 4.0, 5.0]

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from adk_eval_gate.errors import UsageError
-from adk_eval_gate.options import ACTION_INPUTS, OPTIONS
-from adk_eval_gate.plan import Shard
-from adk_eval_gate.settings import Settings, build_settings
+from adk_eval_gate.config.options import ACTION_INPUTS, OPTIONS
+from adk_eval_gate.config.settings import Settings, build_settings
+from adk_eval_gate.config.shard import Shard
+from adk_eval_gate.support.errors import UsageError
 
 
 def test_defaults() -> None:

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from adk_eval_gate.cli import main
-from adk_eval_gate.merge import shard_problem
-from adk_eval_gate.plan import Shard
-from adk_eval_gate.results import ResultsDocument
+from adk_eval_gate.commands.merge import shard_problem
+from adk_eval_gate.config.shard import Shard
+from adk_eval_gate.model.results import ResultsDocument
 from tests.report.builders import case, document, metric
 from tests.runners.scripted import turn, write_agent, write_config, write_evalset
 

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from adk_eval_gate.stats import (
+from adk_eval_gate.support.stats import (
     LARGEST,
     incomplete_beta,
     mean,

@@ -9,11 +9,11 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from adk_eval_gate import __version__
-from adk_eval_gate.options import OPTIONS
+from adk_eval_gate.config.options import OPTIONS
 
 if TYPE_CHECKING:
-    from adk_eval_gate.console import Console
-    from adk_eval_gate.settings import Settings
+    from adk_eval_gate.config.settings import Settings
+    from adk_eval_gate.support.console import Console
 
 DESCRIPTION = (
     "Run Google ADK agent evaluations as a CI gate: ADK-identical scores, JUnit XML, a Markdown summary, "
@@ -167,7 +167,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _dispatch(args: Arguments, console: Console, env: Mapping[str, str], *, supervised: bool) -> int:
-    from adk_eval_gate.settings import build_settings
+    from adk_eval_gate.config.settings import build_settings
 
     command = args.command or ""
     settings = build_settings(command, args.option_values(), env)
@@ -176,19 +176,19 @@ def _dispatch(args: Arguments, console: Console, env: Mapping[str, str], *, supe
     if command == "run":
         return _supervised_run(args, settings, console=console, env=env) if supervised else _run(settings, console)
     if command == "validate":
-        from adk_eval_gate.validate import validate
+        from adk_eval_gate.commands.validate import validate
 
         return validate(settings, console)
     if command == "report":
-        from adk_eval_gate.report_command import report
+        from adk_eval_gate.commands.report import report
 
         code = report(settings, console, results_file=args.results_file, comment=bool(args.comment), pr=args.pr)
         return 0 if args.exit_zero and code == 1 else code
     if command == "merge":
-        from adk_eval_gate.merge import merge_command
+        from adk_eval_gate.commands.merge import merge_command
 
         return merge_command(settings, console, inputs=args.inputs, allow_incomplete=args.allow_incomplete)
-    from adk_eval_gate.migrate import migrate_command
+    from adk_eval_gate.commands.migrate import migrate_command
 
     return migrate_command(console, old=args.old, new=args.new, initial_session=args.initial_session)
 
@@ -201,16 +201,17 @@ def _arguments(argv: Sequence[str] | None, env: Mapping[str, str]) -> list[str]:
 
 
 def _console(env: Mapping[str, str]) -> Console:
-    from adk_eval_gate.console import Console
-    from adk_eval_gate.masking import secrets_in_env
+    from adk_eval_gate.support.console import Console
+    from adk_eval_gate.support.masking import secrets_in_env
 
     return Console(in_actions=env.get("GITHUB_ACTIONS") == "true", secrets=secrets_in_env(env))
 
 
 def main(argv: Sequence[str] | None = None, *, supervised: bool = False) -> int:
-    """``supervised``: ``run`` in a child process under a supervising parent (``supervise``). The command line
-    and the settings are read before the fork, so a usage or configuration error is reported once, as such."""
-    from adk_eval_gate.settings import current_environment
+    """``supervised``: ``run`` in a child process under a supervising parent (``supervise``), where the system
+    can fork. The command line and the settings are read before the fork, so a usage or configuration error is
+    reported once, as such."""
+    from adk_eval_gate.config.environment import current_environment
 
     env = current_environment()
     if env.get(SETUP_ERROR):
@@ -226,7 +227,7 @@ def main(argv: Sequence[str] | None = None, *, supervised: bool = False) -> int:
 
 def _guarded(args: Arguments, env: Mapping[str, str], console: Console, command: Callable[[], int]) -> int:
     """``command()``; its errors as one line and an exit code, never a traceback."""
-    from adk_eval_gate.errors import GateError
+    from adk_eval_gate.support.errors import GateError
 
     try:
         return command()
@@ -256,8 +257,8 @@ _REPORTING_INPUTS = ("INPUT_GITHUB-TOKEN", "INPUT_OUTPUT-DIR", "INPUT_GATE-ID", 
 
 def _reporting_settings(args: Arguments, env: Mapping[str, str]) -> Settings:
     """The run's settings; if they are what failed, the reporting inputs alone; else the token alone."""
-    from adk_eval_gate.errors import GateError
-    from adk_eval_gate.settings import build_settings
+    from adk_eval_gate.config.settings import build_settings
+    from adk_eval_gate.support.errors import GateError
 
     reporting = {k: v for k, v in env.items() if not k.startswith("INPUT_") or k in _REPORTING_INPUTS}
     token_only = {k: v for k, v in env.items() if not k.startswith("INPUT_") or k == "INPUT_GITHUB-TOKEN"}
@@ -276,10 +277,10 @@ def _report_unevaluated(args: Arguments, env: Mapping[str, str], console: Consol
     When the settings themselves are what failed, the reports go where the reporting inputs (or the defaults)
     say, so a team still sees in the job summary and the pull request why the gate failed.
     """
-    from adk_eval_gate.errors import GateError
-    from adk_eval_gate.finish import Ending, finish, github_session
-    from adk_eval_gate.pipeline import run_info
-    from adk_eval_gate.results import ResultsDocument, Totals
+    from adk_eval_gate.commands.finish import Ending, finish, github_session
+    from adk_eval_gate.commands.run import run_info
+    from adk_eval_gate.model.results import ResultsDocument, Totals
+    from adk_eval_gate.support.errors import GateError
 
     try:
         settings = _reporting_settings(args, env)
@@ -312,15 +313,18 @@ def _setup_failed(argv: list[str], env: Mapping[str, str]) -> int:
 
 
 def _run(settings: Settings, console: Console) -> int:
-    from adk_eval_gate.masking import drop_github_token
-    from adk_eval_gate.pipeline import run
+    from adk_eval_gate.commands.run import run
+    from adk_eval_gate.support.masking import drop_github_token
 
     drop_github_token(os.environ, settings.token())  # the settings keep it; agent code runs without it
     return run(settings, console)
 
 
 def _supervised_run(args: Arguments, settings: Settings, *, console: Console, env: Mapping[str, str]) -> int:
-    from adk_eval_gate import supervise
+    from adk_eval_gate.commands import supervise
+
+    if not supervise.available():  # no fork here: the run is its own judge
+        return _run(settings, console)
 
     def lost(reason: str) -> int:  # the run ended without a verdict: an error, with every report
         console.error(reason, limit=False)
@@ -342,9 +346,7 @@ def entry() -> None:
     Freezing the garbage collector first lets the interpreter skip a final sweep over everything a run built
     (about half a second after a large run); atexit handlers and stream flushing still happen as usual.
     """
-    from adk_eval_gate import supervise
-
-    code = main(None, supervised=supervise.available())
+    code = main(None, supervised=True)
     import gc
 
     gc.freeze()

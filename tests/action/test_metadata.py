@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 import yaml
 
-from adk_eval_gate import options
+from adk_eval_gate.config import options
+from adk_eval_gate.config.settings import Settings, build_settings, input_value
 from adk_eval_gate.github.outputs import OUTPUT_NAMES
-from adk_eval_gate.settings import Settings, build_settings, input_value
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -16,9 +16,10 @@ from typing import Any
 
 import pytest
 
-from adk_eval_gate import aggregate, cli, verdict
+from adk_eval_gate import cli, verdict
+from adk_eval_gate.aggregate import cases as aggregate
+from adk_eval_gate.model.results import ResultsDocument
 from adk_eval_gate.report.writer import results_json
-from adk_eval_gate.results import ResultsDocument
 from tests.fakes.github_server import FakeGitHub
 
 REPO = Path(__file__).resolve().parents[2]

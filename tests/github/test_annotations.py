@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import io
 
-from adk_eval_gate.compare import compare
-from adk_eval_gate.console import Console
-from adk_eval_gate.gate import decided
+from adk_eval_gate.commands.gate import decided
+from adk_eval_gate.compare.changes import compare
 from adk_eval_gate.github.annotations import annotate
 from adk_eval_gate.report import console as console_report
+from adk_eval_gate.support.console import Console
 from adk_eval_gate.verdict import Policy
 from tests.report.builders import baseline_info, case, document, metric
 

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from adk_eval_gate.compare import compare
+from adk_eval_gate.compare.changes import compare
+from adk_eval_gate.config.context import GitHubContext
 from adk_eval_gate.github import baseline
 from adk_eval_gate.github.client import GitHubClient
-from adk_eval_gate.github.context import GitHubContext
 from adk_eval_gate.report.writer import results_json
-from adk_eval_gate.retry import Backoff
+from adk_eval_gate.support.retry import Backoff
 from tests.fakes.github_server import FakeGitHub
 from tests.github.zips import make_zip, patch_central_directory
 from tests.report.builders import case, document, metric

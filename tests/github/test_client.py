@@ -8,7 +8,7 @@ import pytest
 
 from adk_eval_gate.github.client import GitHubClient, GitHubError, GitHubNotFound, GitHubPermissionError, RateLimited
 from adk_eval_gate.github.models import Artifact, IssueComment, PullRequest, User
-from adk_eval_gate.retry import Backoff
+from adk_eval_gate.support.retry import Backoff
 from tests.fakes.github_server import FakeGitHub
 
 FAST = Backoff(attempts=4, initial=0.01, maximum=0.01)

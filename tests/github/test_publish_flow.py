@@ -9,7 +9,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from adk_eval_gate.merge import load_results
+from adk_eval_gate.commands.merge import load_results
 from tests.fakes.github_server import FakeGitHub
 from tests.github.flows import (
     EXAMPLE,

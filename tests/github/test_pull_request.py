@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from adk_eval_gate.config.context import GitHubContext
 from adk_eval_gate.github import pull_request
 from adk_eval_gate.github.client import GitHubClient
-from adk_eval_gate.github.context import GitHubContext
-from adk_eval_gate.retry import Backoff
+from adk_eval_gate.support.retry import Backoff
 from tests.fakes.github_server import FakeGitHub
 
 FAST = Backoff(attempts=4, initial=0.01, maximum=0.01)

@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
-from adk_eval_gate import sanitize
-from adk_eval_gate.results import ResultsDocument
+from adk_eval_gate.model.results import ResultsDocument
+from adk_eval_gate.support import sanitize
 from tests.fakes.github_server import FakeGitHub
 from tests.github.flows import EXAMPLE, artifact_zip, pull_request_env, run_cli
 from tests.hostile.agents import HOSTILE_AGENT

@@ -43,8 +43,9 @@ def test_report_decides_from_the_cases_and_says_what_the_file_claimed(
 
 
 def test_a_quarantine_that_leaves_no_case_gated_is_an_error(tmp_path: Path) -> None:
-    from adk_eval_gate import aggregate, verdict
-    from adk_eval_gate.results import RunInfo
+    from adk_eval_gate import verdict
+    from adk_eval_gate.aggregate import cases as aggregate
+    from adk_eval_gate.model.results import RunInfo
 
     cases = verdict.quarantine(document([case("sydney", [metric("response_match_score", 0.1)])]).cases, ["**"])
     doc = aggregate.document(cases, [], RunInfo(tool_version="x"))

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from adk_eval_gate.results import ResultsDocument
+from adk_eval_gate.model.results import ResultsDocument
 from tests.fakes.github_server import FakeGitHub
 from tests.github.flows import EXAMPLE, Step, artifact_zip, pull_request_env, run_cli
 
@@ -153,9 +153,9 @@ def _annotate_fails_with_cases(console: object, doc: ResultsDocument) -> None:
 @pytest.mark.parametrize(
     "broken",
     [
-        ("adk_eval_gate.gate.compare", _fails("a comparison no test foresaw"), True),
-        ("adk_eval_gate.aggregate.document", _fails("a document no test foresaw"), False),
-        ("adk_eval_gate.finish.annotate", _annotate_fails_with_cases, False),
+        ("adk_eval_gate.commands.gate.compare", _fails("a comparison no test foresaw"), True),
+        ("adk_eval_gate.aggregate.cases.document", _fails("a document no test foresaw"), False),
+        ("adk_eval_gate.commands.finish.annotate", _annotate_fails_with_cases, False),
     ],
     ids=["comparing", "building the document", "every report with the cases"],
 )

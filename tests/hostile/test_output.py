@@ -19,11 +19,11 @@ from pathlib import Path
 
 import pytest
 
-from adk_eval_gate.console import Console, safe_line
-from adk_eval_gate.errors import UsageError
-from adk_eval_gate.merge import load_results
+from adk_eval_gate.commands.merge import load_results
 from adk_eval_gate.report.writer import results_json
 from adk_eval_gate.runners.http import parse_headers
+from adk_eval_gate.support.console import Console, safe_line
+from adk_eval_gate.support.errors import UsageError
 from tests.fakes.github_server import FakeGitHub
 from tests.github.flows import REPO, Step, artifact_zip, pull_request_env, run_cli
 from tests.hostile.agents import HOSTILE_AGENT
@@ -275,9 +275,10 @@ def test_footer_fields_and_a_foreign_baseline_url_make_no_link_or_image(
 
 
 def test_a_results_file_cannot_point_the_baseline_link_elsewhere(example_results: Path) -> None:
-    from adk_eval_gate.github.context import GitHubContext, trusted_links
+    from adk_eval_gate.config.context import GitHubContext
+    from adk_eval_gate.model.results import BaselineInfo, Comparison
     from adk_eval_gate.report import comment
-    from adk_eval_gate.results import BaselineInfo, Comparison
+    from adk_eval_gate.report.links import trusted_links
 
     doc = load_results(example_results)
     foreign = Comparison(

@@ -15,7 +15,7 @@ from google.adk.models.llm_response import LlmResponse
 from google.adk.models.registry import LLMRegistry
 from google.genai import types
 
-from adk_eval_gate.evalset import ConversationScenario, Invocation
+from adk_eval_gate.model.evalset import ConversationScenario, Invocation
 from tests.fakes.gemini_server import Reply
 
 

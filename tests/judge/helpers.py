@@ -12,16 +12,16 @@ from typing import Any
 import pytest
 from google.genai import types
 
-from adk_eval_gate import eval_config
-from adk_eval_gate.evalset import EvalCase, Invocation
 from adk_eval_gate.judge.cache import JudgeCache
 from adk_eval_gate.judge.client import GeminiJudge
 from adk_eval_gate.judge.credentials import JudgeCredentials
 from adk_eval_gate.judge.retry import JudgeRetry
 from adk_eval_gate.judge.service import JudgeService
 from adk_eval_gate.metrics.base import CaseRun, Metric, MetricOutcome, MetricServices
-from adk_eval_gate.retry import Backoff
-from adk_eval_gate.score import evaluate_metric
+from adk_eval_gate.metrics.score import evaluate_metric
+from adk_eval_gate.model import eval_config
+from adk_eval_gate.model.evalset import EvalCase, Invocation
+from adk_eval_gate.support.retry import Backoff
 from tests.fakes.gemini_server import FakeGemini, Reply, SeenRequest
 
 API_KEY = "test-key-123456"

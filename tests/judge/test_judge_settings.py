@@ -3,9 +3,9 @@ provider changed between the base branch and head makes that metric's scores inc
 
 from __future__ import annotations
 
-from adk_eval_gate.compare import compare
-from adk_eval_gate.likeforlike import judge_provider
-from adk_eval_gate.results import JudgeSetting, ResultsDocument
+from adk_eval_gate.compare.changes import compare
+from adk_eval_gate.compare.likeforlike import judge_provider
+from adk_eval_gate.model.results import JudgeSetting, ResultsDocument
 from tests.report.builders import baseline_info, case, document, metric
 
 

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from adk_eval_gate.eval_config import JudgeModelOptions
 from adk_eval_gate.judge.service import JudgeFailed, JudgeService
+from adk_eval_gate.model.eval_config import JudgeModelOptions
 from tests.fakes.gemini_server import FakeGemini, Reply
 from tests.judge.providers import ANTHROPIC_KEY, OPENAI_KEY, provider_servers, routed_service
 

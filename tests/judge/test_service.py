@@ -11,10 +11,10 @@ from typing import TypeVar
 import pytest
 from google.genai import types
 
-from adk_eval_gate.eval_config import JudgeModelOptions
 from adk_eval_gate.judge.retry import JudgeRetry
 from adk_eval_gate.judge.service import JudgeFailed, JudgeService
-from adk_eval_gate.retry import Backoff
+from adk_eval_gate.model.eval_config import JudgeModelOptions
+from adk_eval_gate.support.retry import Backoff
 from tests.fakes.gemini_server import HANG, FakeGemini, Reply
 from tests.judge.helpers import API_KEY, gemini, judge_service
 
@@ -69,7 +69,7 @@ def test_retry_info_in_the_error_body_is_honoured(gemini: FakeGemini) -> None:
     from google.genai import errors
 
     from adk_eval_gate.judge.retry import server_delay
-    from adk_eval_gate.retry import transient_status
+    from adk_eval_gate.support.retry import transient_status
 
     error = errors.ClientError(
         429,

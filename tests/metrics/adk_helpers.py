@@ -8,7 +8,7 @@ from google.adk.evaluation import eval_case as adk_case
 from google.adk.evaluation.eval_metrics import BaseCriterion as AdkBaseCriterion
 from google.adk.evaluation.eval_metrics import EvalMetric, ToolTrajectoryCriterion
 
-from adk_eval_gate.evalset import Invocation
+from adk_eval_gate.model.evalset import Invocation
 
 
 def to_adk(invocations: list[Invocation]) -> list[adk_case.Invocation]:

@@ -7,7 +7,7 @@ from typing import Any
 from google.genai import types
 from hypothesis import strategies as st
 
-from adk_eval_gate.evalset import IntermediateData, Invocation, InvocationEvent, InvocationEvents
+from adk_eval_gate.model.evalset import IntermediateData, Invocation, InvocationEvent, InvocationEvents
 
 # Argument values chosen to exercise Python-equality edge cases: 1 == 1.0 == True, None vs {}, nesting.
 _SCALARS = st.one_of(
@@ -119,7 +119,7 @@ def related_calls(draw: Any, calls: list[types.FunctionCall]) -> list[types.Func
 
 @st.composite
 def trajectory_pairs(draw: Any) -> tuple[list[Invocation], list[Invocation]]:
-    from adk_eval_gate.evalset import tool_calls
+    from adk_eval_gate.model.evalset import tool_calls
 
     actual, _ = draw(invocation_pairs())
     expected = []

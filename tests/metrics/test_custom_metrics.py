@@ -12,13 +12,13 @@ from google.adk.evaluation.custom_metric_evaluator import _CustomMetricEvaluator
 from google.adk.evaluation.eval_metrics import BaseCriterion as AdkBaseCriterion
 from google.adk.evaluation.eval_metrics import EvalMetric
 
-from adk_eval_gate import eval_config
-from adk_eval_gate.evalset import ConversationScenario, EvalCase
 from adk_eval_gate.metrics import registry
 from adk_eval_gate.metrics.base import CaseRun, InvocationScore, Metric, MetricOutcome, MetricServices
 from adk_eval_gate.metrics.custom import CustomMetric
-from adk_eval_gate.results import MetricStatus
-from adk_eval_gate.score import evaluate_metric
+from adk_eval_gate.metrics.score import evaluate_metric
+from adk_eval_gate.model import eval_config
+from adk_eval_gate.model.evalset import ConversationScenario, EvalCase
+from adk_eval_gate.model.results import MetricStatus
 from tests.judge.adk_judge import to_adk
 from tests.judge.helpers import invocation, run_of
 

@@ -22,12 +22,12 @@ from google.genai import types
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from adk_eval_gate import eval_config
-from adk_eval_gate.evalset import EvalCase, Invocation, InvocationEvent, InvocationEvents
 from adk_eval_gate.metrics.base import CaseRun, MetricOutcome, MetricServices
 from adk_eval_gate.metrics.efficiency import InferenceCallCount, InvocationDuration, TokenUsage, ToolCallCount
 from adk_eval_gate.metrics.rouge import ResponseMatchScore, rouge1_fmeasure
 from adk_eval_gate.metrics.trajectory import ToolTrajectoryAvgScore
+from adk_eval_gate.model import eval_config
+from adk_eval_gate.model.evalset import EvalCase, Invocation, InvocationEvent, InvocationEvents
 from tests.metrics import adk_helpers, strategies
 
 pytestmark = pytest.mark.slow  # every metric against ADK's own evaluators
@@ -254,7 +254,7 @@ def test_efficiency_metrics_match_adk(actual: list[Invocation]) -> None:
 
 def test_scoring_runs_through_asyncio_like_the_pipeline() -> None:
     from adk_eval_gate.metrics.registry import BUILT_IN, ConfiguredMetric
-    from adk_eval_gate.score import score_run
+    from adk_eval_gate.metrics.score import score_run
 
     actual = [
         Invocation.model_validate(
@@ -280,8 +280,8 @@ def test_scoring_runs_through_asyncio_like_the_pipeline() -> None:
 @given(actual=efficiency_invocations())
 def test_the_cost_and_latency_figures_equal_adks_efficiency_evaluators(actual: list[Invocation]) -> None:
     """Issue "cost and latency": tokens, model calls, tool calls and turn time per turn are ADK's own numbers."""
-    from adk_eval_gate.pricing import Prices
-    from adk_eval_gate.usage import run_usage
+    from adk_eval_gate.aggregate.pricing import Prices
+    from adk_eval_gate.aggregate.usage import run_usage
 
     adk_actual = adk_helpers.to_adk(actual)
     usage = run_usage(actual, Prices.shipped())

@@ -6,12 +6,12 @@ from google.adk.evaluation import eval_metrics as adk_metrics
 from google.adk.evaluation.final_response_match_v2 import FinalResponseMatchV2Evaluator
 from google.adk.evaluation.rubric_based_final_response_quality_v1 import RubricBasedFinalResponseQualityV1Evaluator
 
-from adk_eval_gate import eval_config
-from adk_eval_gate.evalset import EvalCase, Rubric, RubricContent
 from adk_eval_gate.metrics.judge_metrics import FinalResponseMatchV2
 from adk_eval_gate.metrics.rubric_metrics import RubricFinalResponseQuality
-from adk_eval_gate.results import MetricStatus
-from adk_eval_gate.score import attach_rubrics
+from adk_eval_gate.metrics.score import attach_rubrics
+from adk_eval_gate.model import eval_config
+from adk_eval_gate.model.evalset import EvalCase, Rubric, RubricContent
+from adk_eval_gate.model.results import MetricStatus
 from tests.fakes.gemini_server import FakeGemini, Reply
 from tests.judge.helpers import MarkerScript, gemini, invocation, judge_options, rubric_answer, v2_answer
 from tests.metrics.test_judge_parity import both

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from google.genai import types
 
-from adk_eval_gate import eval_config
-from adk_eval_gate.evalset import InvocationEvent, InvocationEvents
 from adk_eval_gate.metrics.hallucinations import HallucinationsV1
-from adk_eval_gate.results import MetricStatus
+from adk_eval_gate.model import eval_config
+from adk_eval_gate.model.evalset import InvocationEvent, InvocationEvents
+from adk_eval_gate.model.results import MetricStatus
 from tests.fakes.gemini_server import FakeGemini, Reply
 from tests.judge.helpers import HallucinationScript, gemini, invocation, judge_options, run_of, score
 

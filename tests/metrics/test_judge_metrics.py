@@ -8,11 +8,10 @@ import time
 
 import pytest
 
-from adk_eval_gate import eval_config
-from adk_eval_gate.evalset import ConversationScenario, EvalCase, IntermediateData
 from adk_eval_gate.judge.service import JudgeService
 from adk_eval_gate.metrics.base import MetricServices
 from adk_eval_gate.metrics.judge_metrics import FinalResponseMatchV2
+from adk_eval_gate.metrics.score import evaluate_metric
 from adk_eval_gate.metrics.vertex_style import (
     MultiTurnTaskSuccess,
     MultiTurnToolUseQuality,
@@ -20,8 +19,9 @@ from adk_eval_gate.metrics.vertex_style import (
     ResponseEvaluationScore,
     SafetyV1,
 )
-from adk_eval_gate.results import MetricStatus
-from adk_eval_gate.score import evaluate_metric
+from adk_eval_gate.model import eval_config
+from adk_eval_gate.model.evalset import ConversationScenario, EvalCase, IntermediateData
+from adk_eval_gate.model.results import MetricStatus
 from tests.fakes.gemini_server import HANG, FakeGemini, Reply
 from tests.judge.helpers import (
     MarkerScript,

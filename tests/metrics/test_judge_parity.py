@@ -27,16 +27,6 @@ from google.genai import types
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from adk_eval_gate import eval_config
-from adk_eval_gate.evalset import (
-    ConversationScenario,
-    EvalCase,
-    Invocation,
-    InvocationEvent,
-    InvocationEvents,
-    Rubric,
-    RubricContent,
-)
 from adk_eval_gate.metrics.base import Metric, MetricOutcome
 from adk_eval_gate.metrics.hallucinations import HallucinationsV1
 from adk_eval_gate.metrics.judge_metrics import FinalResponseMatchV2
@@ -45,8 +35,18 @@ from adk_eval_gate.metrics.rubric_metrics import (
     RubricMultiTurnTrajectoryQuality,
     RubricToolUseQuality,
 )
+from adk_eval_gate.metrics.score import attach_rubrics
 from adk_eval_gate.metrics.user_simulator_quality import PerTurnUserSimulatorQuality
-from adk_eval_gate.score import attach_rubrics
+from adk_eval_gate.model import eval_config
+from adk_eval_gate.model.evalset import (
+    ConversationScenario,
+    EvalCase,
+    Invocation,
+    InvocationEvent,
+    InvocationEvents,
+    Rubric,
+    RubricContent,
+)
 from tests.fakes.gemini_server import FakeGemini
 from tests.judge import adk_judge
 from tests.judge.helpers import (

@@ -5,8 +5,14 @@ from __future__ import annotations
 
 from google.genai import types
 
-from adk_eval_gate import eval_config
-from adk_eval_gate.evalset import (
+from adk_eval_gate.metrics.rubric_metrics import (
+    RubricFinalResponseQuality,
+    RubricMultiTurnTrajectoryQuality,
+    RubricToolUseQuality,
+)
+from adk_eval_gate.metrics.score import attach_rubrics
+from adk_eval_gate.model import eval_config
+from adk_eval_gate.model.evalset import (
     AgentDetails,
     AppDetails,
     EvalCase,
@@ -16,13 +22,7 @@ from adk_eval_gate.evalset import (
     Rubric,
     RubricContent,
 )
-from adk_eval_gate.metrics.rubric_metrics import (
-    RubricFinalResponseQuality,
-    RubricMultiTurnTrajectoryQuality,
-    RubricToolUseQuality,
-)
-from adk_eval_gate.results import MetricStatus
-from adk_eval_gate.score import attach_rubrics
+from adk_eval_gate.model.results import MetricStatus
 from tests.fakes.gemini_server import FakeGemini, Reply
 from tests.judge.helpers import MarkerScript, gemini, invocation, judge_options, rubric_answer, run_of, score
 

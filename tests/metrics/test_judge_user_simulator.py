@@ -3,10 +3,10 @@ prompt, later turns by majority vote, the stop-signal check, and the passing-tur
 
 from __future__ import annotations
 
-from adk_eval_gate import eval_config
-from adk_eval_gate.evalset import ConversationScenario, EvalCase, UserBehavior, UserPersona
 from adk_eval_gate.metrics.user_simulator_quality import PerTurnUserSimulatorQuality
-from adk_eval_gate.results import MetricStatus
+from adk_eval_gate.model import eval_config
+from adk_eval_gate.model.evalset import ConversationScenario, EvalCase, UserBehavior, UserPersona
+from adk_eval_gate.model.results import MetricStatus
 from tests.fakes.gemini_server import FakeGemini, Reply
 from tests.judge.helpers import MarkerScript, gemini, invocation, is_valid_answer, judge_options, run_of, score
 

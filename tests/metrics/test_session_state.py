@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from adk_eval_gate.evalset import EvalCase
 from adk_eval_gate.metrics.base import CaseRun, MetricOutcome
-from adk_eval_gate.results import MetricStatus
+from adk_eval_gate.model.evalset import EvalCase
+from adk_eval_gate.model.results import MetricStatus
 from adk_eval_gate.runners.base import REQUEST_KEY, plain_state
 from tests.judge.helpers import invocation
 from tests.metrics.vertex_helpers import build, outcome

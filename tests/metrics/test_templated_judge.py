@@ -9,10 +9,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from adk_eval_gate.evalset import ConversationScenario, EvalCase
 from adk_eval_gate.metrics.base import MetricServices
-from adk_eval_gate.results import MetricStatus
-from adk_eval_gate.score import evaluate_metric
+from adk_eval_gate.metrics.score import evaluate_metric
+from adk_eval_gate.model.evalset import ConversationScenario, EvalCase
+from adk_eval_gate.model.results import MetricStatus
 from tests.fakes.gemini_server import FakeGemini, Reply
 from tests.judge.helpers import MarkerScript, gemini, invocation, judge_options, judge_service, run_of
 from tests.metrics.vertex_helpers import build, with_calls

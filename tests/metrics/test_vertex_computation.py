@@ -9,9 +9,9 @@ import pytest
 import sacrebleu
 from google.genai import types
 
-from adk_eval_gate.evalset import AgentDetails, AppDetails
 from adk_eval_gate.metrics.rouge import import_under_nltk_shells
-from adk_eval_gate.results import MetricStatus
+from adk_eval_gate.model.evalset import AgentDetails, AppDetails
+from adk_eval_gate.model.results import MetricStatus
 from tests.judge.helpers import invocation, run_of
 from tests.metrics.vertex_helpers import build, outcome, with_calls
 
@@ -115,7 +115,7 @@ def test_exact_match_ignores_surrounding_whitespace_only() -> None:
 
 
 def test_response_metrics_need_expected_invocations() -> None:
-    from adk_eval_gate.evalset import ConversationScenario, EvalCase
+    from adk_eval_gate.model.evalset import ConversationScenario, EvalCase
 
     case = EvalCase(
         eval_id="s", conversation_scenario=ConversationScenario(starting_prompt="hi", conversation_plan="p")

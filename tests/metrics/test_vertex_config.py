@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from google.adk.evaluation.eval_config import EvalConfig as AdkEvalConfig
 
-from adk_eval_gate.configs import ConfigSource, LoadedConfig, load_config
-from adk_eval_gate.errors import ConfigError
+from adk_eval_gate.inputs.configs import ConfigSource, LoadedConfig, load_config
+from adk_eval_gate.support.errors import ConfigError
 
 TEMPLATED = {
     "threshold": 3,

@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 from google.adk.evaluation.eval_config import EvalConfig as AdkEvalConfig
 
-from adk_eval_gate.configs import ConfigSource, load_config
-from adk_eval_gate.evalset import ConversationScenario, EvalCase
-from adk_eval_gate.results import MetricStatus
+from adk_eval_gate.inputs.configs import ConfigSource, load_config
+from adk_eval_gate.model.evalset import ConversationScenario, EvalCase
+from adk_eval_gate.model.results import MetricStatus
 from tests.judge.helpers import invocation, run_of
 from tests.metrics.vertex_helpers import build, outcome, with_calls
 

@@ -8,11 +8,11 @@ from typing import Any
 
 from google.genai import types
 
-from adk_eval_gate import eval_config
-from adk_eval_gate.evalset import IntermediateData, Invocation
 from adk_eval_gate.metrics import registry
 from adk_eval_gate.metrics.base import CaseRun, Metric, MetricOutcome, MetricServices
-from adk_eval_gate.score import evaluate_metric
+from adk_eval_gate.metrics.score import evaluate_metric
+from adk_eval_gate.model import eval_config
+from adk_eval_gate.model.evalset import IntermediateData, Invocation
 from tests.judge.helpers import invocation
 
 

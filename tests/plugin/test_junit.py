@@ -6,8 +6,8 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+from adk_eval_gate.model.results import CaseResult, Confirmation
 from adk_eval_gate.pytest import junit
-from adk_eval_gate.results import CaseResult, Confirmation
 from tests.conftest import junit_schema
 from tests.report.builders import case, metric
 from tests.report.test_junit_readers import _annotations_like_mikepenz, _read_like_dorny, _read_with_junitparser

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from adk_eval_gate.compare import compare
-from adk_eval_gate.gate import decided
-from adk_eval_gate.results import BaselineInfo, CaseResult, Confirmation, FileResult, JudgeStats, ResultsDocument
+from adk_eval_gate.commands.gate import decided
+from adk_eval_gate.compare.changes import compare
+from adk_eval_gate.model.results import BaselineInfo, CaseResult, Confirmation, FileResult, JudgeStats, ResultsDocument
 from adk_eval_gate.verdict import Policy
 from tests.report.builders import baseline_info, case, document, invocation, metric, priced_document
 
@@ -249,7 +249,7 @@ def many_metrics() -> ResultsDocument:
 def cost_rises() -> ResultsDocument:
     """Two cases of four make one more model call per turn: the cost rises beyond the noise and fails
     --max-cost-increase; the run's cost stays within --max-cost."""
-    from adk_eval_gate.results_usage import BudgetLimits
+    from adk_eval_gate.model.results_usage import BudgetLimits
 
     base = priced_document(calls=[1, 1, 1, 1], runs=3)
     head = priced_document(calls=[1, 2, 1, 2], runs=3)

@@ -12,11 +12,11 @@ from html.parser import HTMLParser
 
 import pytest
 
-from adk_eval_gate.console import Console
+from adk_eval_gate.model.results import Confirmation, ResultsDocument
 from adk_eval_gate.report import comment, junit, summary
 from adk_eval_gate.report import console as console_report
 from adk_eval_gate.report.html import page
-from adk_eval_gate.results import Confirmation, ResultsDocument
+from adk_eval_gate.support.console import Console
 from tests.report.builders import case, document, metric
 from tests.report.scenarios import cost_rises
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from adk_eval_gate.model.results import ResultsDocument
 from adk_eval_gate.report.comment import digest
-from adk_eval_gate.results import ResultsDocument
 from tests.report.builders import case, document, metric
 
 RESPONSE = "response_match_score"

@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
+from adk_eval_gate.model.results import InvocationRecord, ResultsDocument, RubricScoreRecord, RunMetric
 from adk_eval_gate.report.html import cases as html_cases
 from adk_eval_gate.report.html import page
 from adk_eval_gate.report.html.calls import calls_table
-from adk_eval_gate.results import InvocationRecord, ResultsDocument, RubricScoreRecord, RunMetric
 from tests.report.builders import case, document, invocation, metric
 from tests.report.scenarios import SCENARIOS, huge_failing
 

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from adk_eval_gate.model.results import ResultsDocument
 from adk_eval_gate.report.html import page as html_page
-from adk_eval_gate.results import ResultsDocument
 from tests.report.builders import case, document, invocation, metric
 from tests.report.scenarios import SCENARIOS, huge_failing
 

@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 
 from adk_eval_gate.cli import main
-from adk_eval_gate.console import Console
+from adk_eval_gate.config.settings import build_settings
 from adk_eval_gate.report.html import page
 from adk_eval_gate.report.writer import write_reports
-from adk_eval_gate.settings import build_settings
+from adk_eval_gate.support.console import Console
 from tests.report.builders import case, document, metric
 
 

@@ -16,8 +16,8 @@ import junitparser
 import pytest
 import xmlschema
 
+from adk_eval_gate.model.results import CaseResult, Confirmation, FileResult, ResultsDocument
 from adk_eval_gate.report import junit
-from adk_eval_gate.results import CaseResult, Confirmation, FileResult, ResultsDocument
 from tests.report.builders import case, document, metric
 
 RERUNS = Confirmation(reason="failed", first_status="failed", extra_runs=2)

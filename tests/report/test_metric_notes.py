@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import io
 
-from adk_eval_gate.console import Console
+from adk_eval_gate.model.results import CaseResult, ResultsDocument
 from adk_eval_gate.report import cases, junit, summary
 from adk_eval_gate.report import console as console_report
 from adk_eval_gate.report import markdown as md
-from adk_eval_gate.results import CaseResult, ResultsDocument
+from adk_eval_gate.support.console import Console
 from tests.report.builders import case, document, metric
 
 HOSTILE = "talks about Paris <img src=x onerror=alert(1)> | @octocat"

@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import io
 
-from adk_eval_gate.compare import compare
-from adk_eval_gate.console import Console
-from adk_eval_gate.gate import decided
+from adk_eval_gate.aggregate.usage import report_unpriced
+from adk_eval_gate.commands.gate import decided
+from adk_eval_gate.compare.changes import compare
+from adk_eval_gate.model.results import JudgeSetting, ResultsDocument
+from adk_eval_gate.model.results_usage import ModelUsage, UsageTotals
 from adk_eval_gate.report import comment, summary
 from adk_eval_gate.report import console as console_report
-from adk_eval_gate.results import JudgeSetting, ResultsDocument
-from adk_eval_gate.results_usage import ModelUsage, UsageTotals
-from adk_eval_gate.usage import report_unpriced
+from adk_eval_gate.support.console import Console
 from adk_eval_gate.verdict import Policy
 from tests.report.builders import RUN_URL, baseline_info, priced_document
 from tests.report.safety import problems

@@ -111,8 +111,8 @@ def test_transient_model_errors_are_retried_in_a_fresh_session(tmp_repo: Path, r
     write_agent(tmp_repo / "bot")
     write_config(tmp_repo / "bot", {"response_match_score": 1.0})
     write_evalset(tmp_repo / "bot" / "flaky.evalset.json", {"flaky": [turn("flaky once", answer="recovered")]})
-    from adk_eval_gate import execute
-    from adk_eval_gate.retry import Backoff
+    from adk_eval_gate.runners import execute
+    from adk_eval_gate.support.retry import Backoff
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(execute, "CASE_RUN_RETRY", Backoff(attempts=3, initial=0.0, maximum=0.0))

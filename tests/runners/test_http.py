@@ -9,16 +9,16 @@ from pathlib import Path
 
 import pytest
 
-from adk_eval_gate.console import Console
-from adk_eval_gate.errors import UsageError
-from adk_eval_gate.evalset import tool_calls
-from adk_eval_gate.execute import Execution, MetricBuilder, execute
+from adk_eval_gate.config.settings import build_settings
+from adk_eval_gate.inputs.plan import plan
+from adk_eval_gate.inputs.prepare import prepare
 from adk_eval_gate.metrics.base import MetricServices
-from adk_eval_gate.plan import plan
-from adk_eval_gate.prepare import prepare
-from adk_eval_gate.retry import Backoff
+from adk_eval_gate.model.evalset import tool_calls
+from adk_eval_gate.runners.execute import Execution, MetricBuilder, execute
 from adk_eval_gate.runners.http import HttpRunner, parse_headers
-from adk_eval_gate.settings import build_settings
+from adk_eval_gate.support.console import Console
+from adk_eval_gate.support.errors import UsageError
+from adk_eval_gate.support.retry import Backoff
 from tests.runners.api_server import ApiServer
 from tests.runners.conftest import RunGate
 from tests.runners.fault_server import fault_server

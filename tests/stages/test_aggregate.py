@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from google.genai import types as genai_types
 
-from adk_eval_gate import aggregate, verdict
-from adk_eval_gate.eval_config import BaseCriterion
-from adk_eval_gate.evalset import EvalCase, Invocation
+from adk_eval_gate import verdict
+from adk_eval_gate.aggregate import cases as aggregate
 from adk_eval_gate.metrics.base import MetricOutcome
 from adk_eval_gate.metrics.registry import BUILT_IN, ConfiguredMetric
-from adk_eval_gate.results import CaseResult, Confirmation, FileResult, MetricStatus, PassRule, RunInfo
+from adk_eval_gate.metrics.score import ScoredMetric
+from adk_eval_gate.model.eval_config import BaseCriterion
+from adk_eval_gate.model.evalset import EvalCase, Invocation
+from adk_eval_gate.model.results import CaseResult, Confirmation, FileResult, MetricStatus, PassRule, RunInfo
 from adk_eval_gate.runners.base import Inference
-from adk_eval_gate.score import ScoredMetric
 
 RESPONSE = "response_match_score"
 

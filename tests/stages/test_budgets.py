@@ -7,23 +7,23 @@ from pathlib import Path
 
 import pytest
 
-from adk_eval_gate import aggregate
-from adk_eval_gate.compare import compare
-from adk_eval_gate.configs import ConfigSource, load_config
-from adk_eval_gate.errors import ConfigError
-from adk_eval_gate.eval_config import Budgets
-from adk_eval_gate.gate import decided
+from adk_eval_gate.aggregate import cases as aggregate
+from adk_eval_gate.aggregate.pricing import Prices
+from adk_eval_gate.commands.gate import decided
+from adk_eval_gate.compare.changes import compare
+from adk_eval_gate.compare.usage import compare_usage, quantity_change
+from adk_eval_gate.inputs.configs import ConfigSource, load_config
 from adk_eval_gate.metrics.base import MetricOutcome
-from adk_eval_gate.pricing import Prices
+from adk_eval_gate.metrics.score import ScoredMetric
+from adk_eval_gate.model.eval_config import Budgets
+from adk_eval_gate.model.results import MetricStatus
+from adk_eval_gate.model.results_usage import BudgetLimits
 from adk_eval_gate.report import costs
-from adk_eval_gate.results import MetricStatus
-from adk_eval_gate.results_usage import BudgetLimits
 from adk_eval_gate.runners.base import Inference
-from adk_eval_gate.score import ScoredMetric
-from adk_eval_gate.usage_compare import compare_usage, quantity_change
+from adk_eval_gate.support.errors import ConfigError
+from adk_eval_gate.support.words import money
 from adk_eval_gate.verdict import Policy
 from adk_eval_gate.verdict.budgets import cost_check, increase_check, run_checks
-from adk_eval_gate.words import money
 from tests.report.builders import baseline_info, document, priced_document
 from tests.stages.test_aggregate import CASE, CONFIGURED, _turn
 from tests.stages.test_costs import call, turn
@@ -119,7 +119,7 @@ def test_max_cost_passes_fails_or_cannot_be_checked() -> None:
 
 
 def _info():  # type: ignore[no-untyped-def]
-    from adk_eval_gate.results import RunInfo
+    from adk_eval_gate.model.results import RunInfo
 
     return RunInfo(tool_version="t")
 
@@ -191,8 +191,8 @@ def test_a_case_added_to_the_suite_is_never_a_cost_rise() -> None:
 def test_a_latency_rise_under_the_floor_never_fails_the_latency_budget() -> None:
     """The trial's false failure: p95 0.091 s -> 0.137 s, a rise the comparison does not flag (under 0.1 s),
     failed --max-latency-increase 20. A budget fails only on a flagged rise."""
-    from adk_eval_gate.results import BaselineInfo, Comparison
-    from adk_eval_gate.results_usage import UsageComparison
+    from adk_eval_gate.model.results import BaselineInfo, Comparison
+    from adk_eval_gate.model.results_usage import UsageComparison
 
     rise = quantity_change(
         "p95_turn_seconds", base=0.091, head=0.137, base_runs=[0.09, 0.091], head_runs=[0.137, 0.138]

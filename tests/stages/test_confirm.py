@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from adk_eval_gate import confirm
-from adk_eval_gate.compare import compare
-from adk_eval_gate.evalset import EvalCase, EvalSet
-from adk_eval_gate.load import LoadedEvalSet
-from adk_eval_gate.plan import PlannedFile, WorkItem
+from adk_eval_gate.compare import confirm
+from adk_eval_gate.compare.changes import compare
+from adk_eval_gate.inputs.load import LoadedEvalSet
+from adk_eval_gate.inputs.plan import PlannedFile, WorkItem
+from adk_eval_gate.model.evalset import EvalCase, EvalSet
 from tests.report.builders import baseline_info, case, document, metric
 
 
@@ -57,7 +57,7 @@ def test_re_runs_are_numbered_after_the_first_runs_and_marked() -> None:
 
 
 def test_with_strict_comparison_drops_of_metrics_scored_differently_are_re_run_too() -> None:
-    from adk_eval_gate.results import JudgeSetting
+    from adk_eval_gate.model.results import JudgeSetting
 
     def judged(model: str, score: float):  # type: ignore[no-untyped-def]
         built = document([case("judged", [metric("j", score, kind="judge")])])

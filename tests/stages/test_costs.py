@@ -9,12 +9,13 @@ from pathlib import Path
 import pytest
 from google.genai import types
 
-from adk_eval_gate.errors import UsageError
-from adk_eval_gate.evalset import Invocation, InvocationEvent, InvocationEvents
-from adk_eval_gate.pricing import Prices, load_prices, model_name, tokens_of
-from adk_eval_gate.results_usage import ModelUsage
-from adk_eval_gate.stats import LARGEST
-from adk_eval_gate.usage import by_model, judge_totals, merged, run_usage, totals
+from adk_eval_gate.aggregate.pricing import Prices, load_prices, model_name
+from adk_eval_gate.aggregate.usage import by_model, judge_totals, merged, run_usage, totals
+from adk_eval_gate.model.evalset import Invocation, InvocationEvent, InvocationEvents
+from adk_eval_gate.model.results_usage import ModelUsage
+from adk_eval_gate.model.tokens import tokens_of
+from adk_eval_gate.support.errors import UsageError
+from adk_eval_gate.support.stats import LARGEST
 
 
 def call(model: str, prompt: int, output: int, *, cached: int | None = None, tool: int | None = None, thoughts=None):  # type: ignore[no-untyped-def]

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from adk_eval_gate import gate, verdict
-from adk_eval_gate.compare import compare
+from adk_eval_gate import verdict
+from adk_eval_gate.commands import gate
+from adk_eval_gate.compare.changes import compare
 from adk_eval_gate.verdict import Policy
 from tests.report.builders import baseline_info, case, document, metric
 
@@ -43,8 +44,8 @@ def test_a_document_with_an_error_stays_an_error_and_file_errors_exit_2() -> Non
 
 def test_strict_comparison_given_later_counts_the_saved_incomparable_drops_in_the_verdict_and_the_report() -> None:
     """``report --strict-comparison`` on results compared without it: the gate and the comment count alike."""
+    from adk_eval_gate.model.results import JudgeSetting
     from adk_eval_gate.report.headline import change_counts
-    from adk_eval_gate.results import JudgeSetting
 
     def judged(model: str, score: float):  # type: ignore[no-untyped-def]
         built = document([case("paris", [metric("judged", score, kind="judge")])])

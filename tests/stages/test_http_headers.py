@@ -8,9 +8,9 @@ import re
 
 import pytest
 
-from adk_eval_gate.console import Console
-from adk_eval_gate.errors import UsageError
 from adk_eval_gate.runners.http import parse_headers
+from adk_eval_gate.support.console import Console
+from adk_eval_gate.support.errors import UsageError
 
 
 def test_variables_are_expanded_and_their_values_masked() -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from adk_eval_gate.jsonpos import JsonPositions, format_path
+from adk_eval_gate.support.jsonpos import JsonPositions, format_path
 
 TEXT = """{
   "eval_set_id": "weather",

@@ -6,8 +6,8 @@ import itertools
 
 import pytest
 
-from adk_eval_gate import legacy
-from adk_eval_gate.evalset import content_text, tool_calls
+from adk_eval_gate.inputs import legacy
+from adk_eval_gate.model.evalset import content_text, tool_calls
 
 ROWS = [
     {"query": "hi", "expected_tool_use": [], "reference": "hello"},

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from google.adk.evaluation.eval_set import EvalSet as AdkEvalSet
 
-from adk_eval_gate.errors import EvalFileError
-from adk_eval_gate.migrate import migrate
+from adk_eval_gate.commands.migrate import migrate
+from adk_eval_gate.support.errors import EvalFileError
 
 ROWS = [
     {"query": "hi", "expected_tool_use": [], "reference": "hello"},

@@ -6,7 +6,7 @@ import asyncio
 import logging
 import warnings
 
-from adk_eval_gate import runlog
+from adk_eval_gate.runners import runlog
 
 LOGGER = logging.getLogger("google_adk.test")
 

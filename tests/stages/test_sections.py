@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from adk_eval_gate import verdict, words
+from adk_eval_gate import verdict
 from adk_eval_gate.report import cases, changes, headline, sections
+from adk_eval_gate.support import words
 from tests.report.scenarios import SCENARIOS
 
 
@@ -105,8 +106,8 @@ def test_flaky_cases_say_how_many_runs_passed_and_which_metric_flips() -> None:
 def test_the_log_gives_the_counts_of_the_comment(name: str) -> None:
     import io
 
-    from adk_eval_gate.console import Console
     from adk_eval_gate.report import console as console_report
+    from adk_eval_gate.support.console import Console
 
     doc = SCENARIOS[name]()
     out = io.StringIO()
@@ -119,8 +120,8 @@ def test_the_log_gives_the_counts_of_the_comment(name: str) -> None:
 def test_every_chart_draws_its_metrics_threshold_as_a_flat_line_never_a_slope_or_a_zero() -> None:
     import re
 
-    from adk_eval_gate.compare import compare
-    from adk_eval_gate.gate import decided
+    from adk_eval_gate.commands.gate import decided
+    from adk_eval_gate.compare.changes import compare
     from adk_eval_gate.report import charts
     from adk_eval_gate.verdict import Policy
     from tests.report.builders import baseline_info, case, document, metric

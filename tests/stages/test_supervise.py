@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from adk_eval_gate import supervise
+from adk_eval_gate.commands import supervise
+from adk_eval_gate.model.results import ResultsDocument, Totals
 from adk_eval_gate.report.writer import results_json
-from adk_eval_gate.results import ResultsDocument, Totals
 
 pytestmark = pytest.mark.skipif(not supervise.available(), reason="needs fork")
 

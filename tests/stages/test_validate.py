@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from adk_eval_gate.console import Console
-from adk_eval_gate.settings import build_settings
-from adk_eval_gate.validate import validate
+from adk_eval_gate.commands.validate import validate
+from adk_eval_gate.config.settings import build_settings
+from adk_eval_gate.support.console import Console
 from tests.conftest import EXAMPLES
 from tests.runners.scripted import turn, write_agent, write_evalset
 

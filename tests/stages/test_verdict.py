@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from adk_eval_gate import verdict
-from adk_eval_gate.compare import compare
-from adk_eval_gate.results import FileResult, RunRecord
-from adk_eval_gate.results_usage import BudgetCheck
+from adk_eval_gate.compare.changes import compare
+from adk_eval_gate.model.results import FileResult, RunRecord
+from adk_eval_gate.model.results_usage import BudgetCheck
 from adk_eval_gate.verdict import Policy, rules
 from tests.report.builders import baseline_info, case, document, metric
 

@@ -6,10 +6,10 @@ the rest; outside GitHub Actions the console's list of failing cases says the sa
 
 from __future__ import annotations
 
-from adk_eval_gate.console import Console
+from adk_eval_gate.model.results import ResultsDocument
 from adk_eval_gate.report import views
 from adk_eval_gate.report.headline import change_counts
-from adk_eval_gate.results import ResultsDocument
+from adk_eval_gate.support.console import Console
 from adk_eval_gate.verdict import rules
 
 

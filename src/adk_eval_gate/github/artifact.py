@@ -12,7 +12,7 @@ import io
 import re
 import zipfile
 
-from adk_eval_gate.errors import GateError
+from adk_eval_gate.support.errors import GateError
 
 MAX_ZIP_BYTES = 64 * 1024 * 1024
 MAX_RESULTS_BYTES = 128 * 1024 * 1024

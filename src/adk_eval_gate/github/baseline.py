@@ -16,14 +16,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from adk_eval_gate import sanitize
-from adk_eval_gate.errors import GateError
+from adk_eval_gate.config.context import PULL_REQUEST_EVENTS, GitHubContext
 from adk_eval_gate.github.artifact import MAX_ZIP_BYTES, ArtifactError, read_results
 from adk_eval_gate.github.client import GitHubClient
-from adk_eval_gate.github.context import GitHubContext
-from adk_eval_gate.github.models import PULL_REQUEST_EVENTS, Artifact, WorkflowRun
+from adk_eval_gate.github.models import Artifact, WorkflowRun
 from adk_eval_gate.github.run_cache import NoArtifact, RunCache
-from adk_eval_gate.results import BaselineInfo, InvalidResults, ResultsDocument, parse_document
+from adk_eval_gate.model.results import BaselineInfo, InvalidResults, ResultsDocument, parse_document
+from adk_eval_gate.support import sanitize
+from adk_eval_gate.support.errors import GateError
 
 MAX_RUNS = 20  # recent successful runs looked at for the artifact
 DEFAULT_HISTORY = 10  # --history: base runs whose results make the noise model

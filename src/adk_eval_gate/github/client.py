@@ -22,11 +22,11 @@ import requests
 import urllib3
 
 from adk_eval_gate import __version__
-from adk_eval_gate.errors import GateError
-from adk_eval_gate.github import limits
 from adk_eval_gate.github.models import Answer
-from adk_eval_gate.pydantic_errors import first_error
-from adk_eval_gate.retry import Backoff, retry_after_seconds, transient_status
+from adk_eval_gate.report import limits
+from adk_eval_gate.support.errors import GateError
+from adk_eval_gate.support.pydantic_errors import first_error
+from adk_eval_gate.support.retry import Backoff, retry_after_seconds, transient_status
 
 API_VERSION = "2022-11-28"
 GITHUB_RETRY = Backoff(attempts=4, initial=1.0, maximum=30.0)

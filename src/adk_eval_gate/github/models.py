@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import pydantic
 
-PULL_REQUEST_EVENTS = frozenset({"pull_request", "pull_request_target"})  # runs whose code is the PR's own
-
 
 class Answer(pydantic.BaseModel):
     model_config = pydantic.ConfigDict(extra="ignore", frozen=True)

@@ -9,8 +9,8 @@ import uuid
 from collections.abc import Mapping
 from pathlib import Path
 
-from adk_eval_gate.github import limits
-from adk_eval_gate.results import ResultsDocument
+from adk_eval_gate.model.results import ResultsDocument
+from adk_eval_gate.report import limits
 
 OUTPUT_NAMES = (
     "status",

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from adk_eval_gate.errors import GateError
+from adk_eval_gate.config.context import PULL_REQUEST_EVENTS, GitHubContext
 from adk_eval_gate.github.client import GitHubClient
-from adk_eval_gate.github.context import GitHubContext
-from adk_eval_gate.github.models import PULL_REQUEST_EVENTS, PullRequest
+from adk_eval_gate.github.models import PullRequest
+from adk_eval_gate.support.errors import GateError
 
 
 @dataclass(frozen=True)

@@ -15,10 +15,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from adk_eval_gate import sanitize
-from adk_eval_gate.atomic import CacheReader, write_atomically
 from adk_eval_gate.github.artifact import MAX_RESULTS_BYTES
-from adk_eval_gate.results import InvalidResults, ResultsDocument, parse_document
+from adk_eval_gate.model.results import InvalidResults, ResultsDocument, parse_document
+from adk_eval_gate.support import sanitize
+from adk_eval_gate.support.atomic import CacheReader, write_atomically
 
 FOLDER = "base-runs"
 CACHE_FORMAT = 1

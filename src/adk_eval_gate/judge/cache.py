@@ -17,9 +17,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from adk_eval_gate import sanitize
-from adk_eval_gate.atomic import CacheReader, write_atomically
 from adk_eval_gate.judge.client import ModelAnswer
+from adk_eval_gate.support import sanitize
+from adk_eval_gate.support.atomic import CacheReader, write_atomically
 
 CACHE_FORMAT = 1
 MAX_ENTRY_BYTES = 8 * 1024 * 1024  # a judge's answer is at most tens of thousands of tokens: a few hundred KB

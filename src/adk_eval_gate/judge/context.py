@@ -13,7 +13,7 @@ from typing import Any
 import pydantic
 from google.genai import types as genai_types
 
-from adk_eval_gate.evalset import (
+from adk_eval_gate.model.evalset import (
     AgentDetails,
     AppDetails,
     IntermediateData,

@@ -19,7 +19,7 @@ from typing import Any
 
 from google.genai import errors as genai_errors
 
-from adk_eval_gate.retry import Backoff, retry_after_seconds, transient_status
+from adk_eval_gate.support.retry import Backoff, retry_after_seconds, transient_status
 
 
 @dataclass(frozen=True)

@@ -11,8 +11,8 @@ import asyncio
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from adk_eval_gate.eval_config import JudgeModelOptions
 from adk_eval_gate.judge.service import JudgeFailed, JudgeService
+from adk_eval_gate.model.eval_config import JudgeModelOptions
 
 
 @dataclass

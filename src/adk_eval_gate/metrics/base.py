@@ -13,11 +13,11 @@ from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from adk_eval_gate.eval_config import BaseCriterion
-from adk_eval_gate.evalset import ConversationScenario, EvalCase, Invocation, RubricScore
 from adk_eval_gate.judge.service import JudgeService
-from adk_eval_gate.results import MetricStatus
-from adk_eval_gate.stats import mean
+from adk_eval_gate.model.eval_config import BaseCriterion
+from adk_eval_gate.model.evalset import ConversationScenario, EvalCase, Invocation, RubricScore
+from adk_eval_gate.model.results import MetricStatus
+from adk_eval_gate.support.stats import mean
 
 
 class NotEvaluated(Exception):

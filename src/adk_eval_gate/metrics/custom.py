@@ -22,11 +22,11 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from adk_eval_gate import sanitize
-from adk_eval_gate.evalset import RubricScore
 from adk_eval_gate.metrics.base import CaseRun, InvocationScore, Metric, MetricOutcome, NotEvaluated
 from adk_eval_gate.metrics.vertex_instance import instances
-from adk_eval_gate.results import MetricStatus
+from adk_eval_gate.model.evalset import RubricScore
+from adk_eval_gate.model.results import MetricStatus
+from adk_eval_gate.support import sanitize
 
 _STATUS = {1: MetricStatus.PASSED, 2: MetricStatus.FAILED, 3: MetricStatus.NOT_EVALUATED, 4: MetricStatus.INFORMATIONAL}
 

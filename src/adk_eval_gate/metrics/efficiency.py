@@ -11,9 +11,9 @@ from typing import Any
 
 import pydantic
 
-from adk_eval_gate.evalset import Invocation, InvocationEvents, tool_calls, usage_metadata
 from adk_eval_gate.metrics.base import CaseRun, InvocationScore, Metric, MetricOutcome
-from adk_eval_gate.results import MetricStatus
+from adk_eval_gate.model.evalset import Invocation, InvocationEvents, tool_calls, usage_metadata
+from adk_eval_gate.model.results import MetricStatus
 
 
 class TokenUsageDetails(pydantic.BaseModel):

@@ -13,13 +13,13 @@ from __future__ import annotations
 import asyncio
 from typing import ClassVar
 
-from adk_eval_gate import eval_config
 from adk_eval_gate.judge import context, parsing, prompts
 from adk_eval_gate.judge.sampling import mean
 from adk_eval_gate.judge.service import JudgeFailed, JudgeService
 from adk_eval_gate.metrics.base import CaseRun, InvocationScore, MetricOutcome, status_for
 from adk_eval_gate.metrics.judge_metrics import JudgeMetric, judge_failed
-from adk_eval_gate.results import MetricStatus
+from adk_eval_gate.model import eval_config
+from adk_eval_gate.model.results import MetricStatus
 
 
 class HallucinationsV1(JudgeMetric):

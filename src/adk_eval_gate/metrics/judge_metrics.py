@@ -14,8 +14,6 @@ from typing import Any, ClassVar
 
 import pydantic
 
-from adk_eval_gate import eval_config
-from adk_eval_gate.evalset import content_text
 from adk_eval_gate.judge import parsing, prompts
 from adk_eval_gate.judge.context import response_text
 from adk_eval_gate.judge.sampling import Samples, ask_samples, majority
@@ -29,8 +27,10 @@ from adk_eval_gate.metrics.base import (
     require_expected,
     status_for,
 )
-from adk_eval_gate.pydantic_errors import first_error
-from adk_eval_gate.results import MetricStatus
+from adk_eval_gate.model import eval_config
+from adk_eval_gate.model.evalset import content_text
+from adk_eval_gate.model.results import MetricStatus
+from adk_eval_gate.support.pydantic_errors import first_error
 
 Verdict = Callable[[str], float | None]
 

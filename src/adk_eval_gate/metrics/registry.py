@@ -10,9 +10,9 @@ import difflib
 import importlib
 from dataclasses import dataclass
 
-from adk_eval_gate import eval_config
 from adk_eval_gate.metrics.base import Metric, MetricServices
-from adk_eval_gate.results import MetricKind
+from adk_eval_gate.model import eval_config
+from adk_eval_gate.model.results import MetricKind
 
 
 @dataclass(frozen=True)

@@ -15,8 +15,8 @@ from collections import Counter
 from functools import lru_cache
 from typing import Any
 
-from adk_eval_gate.evalset import content_text
 from adk_eval_gate.metrics.base import CaseRun, Metric, MetricOutcome, require_expected
+from adk_eval_gate.model.evalset import content_text
 
 
 def _is_cjk(code: int) -> bool:

@@ -17,13 +17,13 @@ import json
 from collections.abc import Sequence
 from typing import ClassVar
 
-from adk_eval_gate import eval_config
-from adk_eval_gate.evalset import Invocation, Rubric, RubricScore, content_text
 from adk_eval_gate.judge import context, parsing, prompts
 from adk_eval_gate.judge.sampling import Samples, ask_samples, mean
 from adk_eval_gate.metrics.base import CaseRun, InvocationScore, MetricOutcome, NotEvaluated, status_for
 from adk_eval_gate.metrics.judge_metrics import JudgeMetric, failed_outcome, unreadable
-from adk_eval_gate.results import MetricStatus
+from adk_eval_gate.model import eval_config
+from adk_eval_gate.model.evalset import Invocation, Rubric, RubricScore, content_text
+from adk_eval_gate.model.results import MetricStatus
 
 POOLED_RATIONALE = "Mean of this rubric's verdicts over the invocations; each invocation keeps the judge's rationale."
 

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from adk_eval_gate import eval_config
 from adk_eval_gate.metrics.base import CaseRun, InvocationScore, Metric, MetricOutcome, NotEvaluated, status_for
-from adk_eval_gate.results import MetricStatus
+from adk_eval_gate.model import eval_config
+from adk_eval_gate.model.results import MetricStatus
 
 MAX_DIFFERENCES = 50  # differing keys kept in the details (the score counts all of them)
 

@@ -17,13 +17,13 @@ import json
 from collections import Counter
 from typing import Any, ClassVar
 
-from adk_eval_gate import eval_config
 from adk_eval_gate.judge import context, parsing, prompts, vertex_prompts
 from adk_eval_gate.judge.sampling import Samples, ask_samples
 from adk_eval_gate.metrics.base import CaseRun, InvocationScore, MetricOutcome, status_for
 from adk_eval_gate.metrics.judge_metrics import JudgeMetric, scored_mean_outcome
 from adk_eval_gate.metrics.vertex_instance import instances
-from adk_eval_gate.results import MetricStatus
+from adk_eval_gate.model import eval_config
+from adk_eval_gate.model.results import MetricStatus
 
 REFERENCE_VARIABLES = frozenset({"reference", "reference_trajectory"})
 

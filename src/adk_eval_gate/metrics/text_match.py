@@ -25,10 +25,10 @@ import logging
 from collections.abc import Callable
 from typing import Any, ClassVar
 
-from adk_eval_gate import eval_config
-from adk_eval_gate.evalset import content_text
 from adk_eval_gate.metrics.base import CaseRun, Metric, MetricOutcome, require_expected
 from adk_eval_gate.metrics.rouge import import_under_nltk_shells
+from adk_eval_gate.model import eval_config
+from adk_eval_gate.model.evalset import content_text
 
 ROUGE_TYPES = {"rouge_1": "rouge1", "rouge_2": "rouge2", "rouge_l": "rougeL", "rouge_l_sum": "rougeLsum"}
 SENTENCE_DATA = "tokenizers/punkt_tab/english/"

@@ -27,9 +27,9 @@ from typing import Any, ClassVar
 import pydantic
 from google.genai import types as genai_types
 
-from adk_eval_gate import eval_config
-from adk_eval_gate.evalset import Invocation, tool_calls
 from adk_eval_gate.metrics.base import CaseRun, Metric, MetricOutcome, require_expected
+from adk_eval_gate.model import eval_config
+from adk_eval_gate.model.evalset import Invocation, tool_calls
 
 Call = genai_types.FunctionCall
 _NUMBER = re.compile(r"^-?\d+(?:\.\d+)?(?:e[-+]?\d+)?$")

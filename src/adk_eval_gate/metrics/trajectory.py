@@ -11,9 +11,9 @@ from typing import ClassVar
 
 from google.genai import types as genai_types
 
-from adk_eval_gate import eval_config
-from adk_eval_gate.evalset import tool_calls
 from adk_eval_gate.metrics.base import CaseRun, Metric, MetricOutcome, NotEvaluated, require_expected
+from adk_eval_gate.model import eval_config
+from adk_eval_gate.model.evalset import tool_calls
 
 Call = genai_types.FunctionCall
 Matcher = Callable[[Call, Call], bool]

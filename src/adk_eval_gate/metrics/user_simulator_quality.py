@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from adk_eval_gate import eval_config
-from adk_eval_gate.evalset import ConversationScenario, Invocation, UserPersona, content_text
 from adk_eval_gate.judge import parsing, prompts
 from adk_eval_gate.judge.sampling import ask_samples
 from adk_eval_gate.metrics.base import CaseRun, InvocationScore, MetricOutcome, NotEvaluated, status_for
 from adk_eval_gate.metrics.judge_metrics import JudgeMetric, binary_invocation, failed_outcome
-from adk_eval_gate.results import MetricStatus
+from adk_eval_gate.model import eval_config
+from adk_eval_gate.model.evalset import ConversationScenario, Invocation, UserPersona, content_text
+from adk_eval_gate.model.results import MetricStatus
 
 
 def history(invocations: list[Invocation]) -> str:

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from adk_eval_gate.evalset import Invocation, content_text, tool_calls
 from adk_eval_gate.metrics.base import CaseRun, require_expected
+from adk_eval_gate.model.evalset import Invocation, content_text, tool_calls
 
 
 def trajectory(invocation: Invocation) -> list[dict[str, Any]]:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from adk_eval_gate.evalset import Invocation, Rubric, RubricContent, content_text
 from adk_eval_gate.judge import context, parsing, prompts, vertex_prompts
 from adk_eval_gate.judge.sampling import Samples, ask_samples, mean
 from adk_eval_gate.metrics.base import (
@@ -28,7 +27,8 @@ from adk_eval_gate.metrics.base import (
 )
 from adk_eval_gate.metrics.judge_metrics import JudgeMetric, binary_invocation, scored_mean_outcome
 from adk_eval_gate.metrics.rubric_metrics import pooled_outcome, rubric_invocation, rubric_lines
-from adk_eval_gate.results import MetricStatus
+from adk_eval_gate.model.evalset import Invocation, Rubric, RubricContent, content_text
+from adk_eval_gate.model.results import MetricStatus
 
 
 def single_turn_prompt(template: str, invocation: Invocation) -> str:

@@ -19,17 +19,17 @@ import os
 from pathlib import Path
 from typing import Any
 
-from adk_eval_gate import legacy, load
-from adk_eval_gate.configs import CONFIG_NAME, ConfigSource, find_repository_root
-from adk_eval_gate.errors import GateError
-from adk_eval_gate.evalset import SessionInput
-from adk_eval_gate.plan import PlannedFile
+from adk_eval_gate.config.settings import build_settings
+from adk_eval_gate.inputs import legacy, load
+from adk_eval_gate.inputs.configs import CONFIG_NAME, ConfigSource, find_repository_root
+from adk_eval_gate.inputs.plan import PlannedFile
+from adk_eval_gate.model.evalset import SessionInput
+from adk_eval_gate.model.results import CaseResult
 from adk_eval_gate.pytest.report import case_report
 from adk_eval_gate.pytest.session import CaseSession
 from adk_eval_gate.report import views
-from adk_eval_gate.results import CaseResult
 from adk_eval_gate.runners.agents import AgentRef
-from adk_eval_gate.settings import build_settings
+from adk_eval_gate.support.errors import GateError
 
 NUM_RUNS = 2
 ADK_PARALLELISM = 4  # AgentEvaluator's inference runs four cases at once

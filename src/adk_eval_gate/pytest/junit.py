@@ -14,8 +14,8 @@ import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+from adk_eval_gate.model.results import CaseResult
 from adk_eval_gate.report.junit import Rerun, case_properties, reruns
-from adk_eval_gate.results import CaseResult
 
 PREFIX = "adk-eval-gate:"
 FILE, LINE, RERUNS = f"{PREFIX}file", f"{PREFIX}line", f"{PREFIX}reruns"

@@ -24,9 +24,9 @@ import pytest
 if TYPE_CHECKING:  # asyncio too: importing it would cost every pytest run of every project about 20 ms
     import asyncio
 
-    from adk_eval_gate.plan import PlannedFile
+    from adk_eval_gate.inputs.plan import PlannedFile
+    from adk_eval_gate.model.results import CaseResult
     from adk_eval_gate.pytest.session import CaseSession
-    from adk_eval_gate.results import CaseResult
 
 T = TypeVar("T")
 FILE_ITEM = "eval-file"  # the item that reports an eval file that cannot be loaded
@@ -80,11 +80,11 @@ class _Engine:
     """This process's case session and the event loop its agents run in (made on first use)."""
 
     def __init__(self, config: pytest.Config) -> None:
-        from adk_eval_gate.configs import find_repository_root
-        from adk_eval_gate.errors import GateError
+        from adk_eval_gate.config.settings import build_settings
+        from adk_eval_gate.inputs.configs import find_repository_root
         from adk_eval_gate.pytest.session import CaseSession
         from adk_eval_gate.runners.agents import parse_agent_option
-        from adk_eval_gate.settings import build_settings
+        from adk_eval_gate.support.errors import GateError
 
         options = {
             "num_runs": config.getoption("adk_num_runs"),
@@ -118,7 +118,7 @@ class _Engine:
         import contextlib
         import dataclasses
 
-        from adk_eval_gate.errors import GateError
+        from adk_eval_gate.support.errors import GateError
 
         files: dict[int, tuple[PlannedFile, list[str]]] = {}
         for item in session.items:
@@ -130,7 +130,7 @@ class _Engine:
 
     def case(self, item: EvalCaseItem) -> CaseResult:
         """The item's case, run and decided, with every secret masked."""
-        from adk_eval_gate.errors import GateError
+        from adk_eval_gate.support.errors import GateError
 
         self._start(item.session)
         try:
@@ -205,7 +205,7 @@ def pytest_make_collect_report(
 
 
 def _irregular_eval_files(folder: pytest.Directory) -> list[EvalFile]:
-    from adk_eval_gate.discover import EVAL_SUFFIXES
+    from adk_eval_gate.inputs.discover import EVAL_SUFFIXES
 
     found = []
     with os.scandir(folder.path) as entries:
@@ -229,7 +229,7 @@ def _file_or_folder(entry: os.DirEntry[str]) -> bool:
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     if _ENGINE not in parent.config.stash:
         return None
-    from adk_eval_gate.discover import DATASET_SUFFIXES, EVAL_SUFFIXES
+    from adk_eval_gate.inputs.discover import DATASET_SUFFIXES, EVAL_SUFFIXES
 
     named = parent.session.isinitpath(file_path) and file_path.suffix in {".json", *DATASET_SUFFIXES}
     if file_path.name.endswith(EVAL_SUFFIXES) or named:  # a file named on the command line may have any name
@@ -254,7 +254,7 @@ class EvalFile(pytest.File):
         return file
 
     def collect(self) -> Iterator[pytest.Item]:
-        from adk_eval_gate.errors import GateError
+        from adk_eval_gate.support.errors import GateError
 
         engine = self.config.stash[_ENGINE]
         try:

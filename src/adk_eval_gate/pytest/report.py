@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from adk_eval_gate.model.results import CaseResult, MetricResult
 from adk_eval_gate.report import views
-from adk_eval_gate.results import CaseResult, MetricResult
 from adk_eval_gate.verdict.rules import failure_reason
 
 _TEXT = 500  # characters of an answer shown

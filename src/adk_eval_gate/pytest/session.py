@@ -17,26 +17,26 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO, cast
 
-from adk_eval_gate import runlog
-from adk_eval_gate.configs import ConfigCache, ConfigSource, find_config
-from adk_eval_gate.console import Console
-from adk_eval_gate.dataset import load_dataset
-from adk_eval_gate.discover import DATASET_SUFFIXES, display_path, file_problem
-from adk_eval_gate.errors import EvalFileError
-from adk_eval_gate.evalset import EvalCase
-from adk_eval_gate.execute import MetricBuilder, execute
-from adk_eval_gate.load import load_eval_file
-from adk_eval_gate.masking import mask_model, secrets_in_env
+from adk_eval_gate.commands.run import case_results
+from adk_eval_gate.config.settings import Settings
+from adk_eval_gate.inputs.configs import ConfigCache, ConfigSource, find_config
+from adk_eval_gate.inputs.dataset import load_dataset
+from adk_eval_gate.inputs.discover import DATASET_SUFFIXES, display_path, file_problem
+from adk_eval_gate.inputs.load import load_eval_file
+from adk_eval_gate.inputs.plan import PlannedFile, WorkItem, case_id, plan
 from adk_eval_gate.metrics.base import MetricServices
-from adk_eval_gate.metrics.services import build_services, judge_metric_names
-from adk_eval_gate.pipeline import case_results
-from adk_eval_gate.plan import PlannedFile, WorkItem, case_id, plan
-from adk_eval_gate.results import CaseResult
+from adk_eval_gate.model.evalset import EvalCase
+from adk_eval_gate.model.results import CaseResult
+from adk_eval_gate.runners import runlog
 from adk_eval_gate.runners.agents import AgentRef, import_problems_in_worker
 from adk_eval_gate.runners.base import Inference, Runner
 from adk_eval_gate.runners.dataset import DatasetRunner
+from adk_eval_gate.runners.execute import MetricBuilder, execute
 from adk_eval_gate.runners.factory import chosen_runner
-from adk_eval_gate.settings import Settings
+from adk_eval_gate.runners.services import build_services, judge_metric_names
+from adk_eval_gate.support.console import Console
+from adk_eval_gate.support.errors import EvalFileError
+from adk_eval_gate.support.masking import mask_model, secrets_in_env
 
 if TYPE_CHECKING:
     from adk_eval_gate.runners.adk import AdkRunner

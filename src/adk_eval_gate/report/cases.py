@@ -5,12 +5,12 @@ those known flaky on the base branch), and the quarantined ones. Pure.
 
 from __future__ import annotations
 
+from adk_eval_gate.model.results import CaseResult, Finding, ResultsDocument, RunRecord
 from adk_eval_gate.report import markdown as md
 from adk_eval_gate.report import views
 from adk_eval_gate.report.changes import known_flaky
 from adk_eval_gate.report.sections import ICON, Detail, within
-from adk_eval_gate.results import CaseResult, Finding, ResultsDocument, RunRecord
-from adk_eval_gate.words import plural
+from adk_eval_gate.support.words import plural
 
 LOG_LINES_SHOWN = 20  # of a run's captured log, in a failing case's details (results.json keeps up to 200)
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from adk_eval_gate import history as trend
+from adk_eval_gate.compare import history as trend
+from adk_eval_gate.model.results import MetricSummary, ResultsDocument
 from adk_eval_gate.report import markdown as md
-from adk_eval_gate.results import MetricSummary, ResultsDocument
-from adk_eval_gate.words import money
+from adk_eval_gate.support.words import money
 
 PER_CHART = 6
 MAX_CHARTS = 8  # metrics are charted by threshold; the rest are in the metric table

@@ -15,8 +15,8 @@ import hashlib
 import json
 import re
 
-from adk_eval_gate.github import limits
-from adk_eval_gate.report import cases, changes, costs, headline
+from adk_eval_gate.model.results import ResultsDocument
+from adk_eval_gate.report import cases, changes, costs, headline, limits
 from adk_eval_gate.report import markdown as md
 from adk_eval_gate.report.sections import (
     Cut,
@@ -28,8 +28,7 @@ from adk_eval_gate.report.sections import (
     metric_table,
     run_problems,
 )
-from adk_eval_gate.results import ResultsDocument
-from adk_eval_gate.words import plural
+from adk_eval_gate.support.words import plural
 
 COMMENT_LIMIT = limits.COMMENT_CHARS
 RISES_SHOWN = 5  # cases whose cost or latency rose most; the summary lists them all

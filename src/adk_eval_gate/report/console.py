@@ -7,15 +7,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TypeVar
 
-from adk_eval_gate.aggregate import FinishedRun
-from adk_eval_gate.console import Console
-from adk_eval_gate.plan import WorkItem
+from adk_eval_gate.model.results import CaseResult, ResultsDocument
 from adk_eval_gate.report import costs, views
 from adk_eval_gate.report.headline import change_counts, count_words
-from adk_eval_gate.results import CaseResult, MetricStatus, ResultsDocument
-from adk_eval_gate.results_base import case_label
+from adk_eval_gate.support.console import Console
+from adk_eval_gate.support.words import plural
 from adk_eval_gate.verdict.rules import PASS_RULES
-from adk_eval_gate.words import plural
 
 Shown = TypeVar("Shown", str, list[str])  # what a turn shows: its answer, or its tool calls
 
@@ -24,37 +21,6 @@ _MARK = {"passed": "PASS", "failed": "FAIL", "error": "ERROR", "not_evaluated": 
 
 def _fmt(score: float | None) -> str:
     return "n/a" if score is None else f"{score:.3g}"
-
-
-def run_finished(console: Console, item: WorkItem, finished: FinishedRun) -> None:
-    """``ran FILE::CASE [run 2] metric=0.9 ...``: what the run scored, not yet the case's verdict."""
-    name = f"{item.file.loaded.display}::{case_label(item.file.loaded.display, item.case.eval_id)}"
-    run_suffix = f" [run {item.run}]" if item.run > 1 else ""
-    if finished.inference.error:
-        console.line(f"ran {name}{run_suffix}: error: {finished.inference.error}")
-    else:
-        graded = [s for s in finished.scored if s.outcome.status is not MetricStatus.INFORMATIONAL]
-        scores = " ".join(f"{s.configured.name}={_fmt(s.outcome.score)}" for s in graded)
-        console.line(f"ran {name}{run_suffix} {scores}".rstrip())
-    if finished.inference.log and finished.status != "passed":
-        _case_log(console, f"{name}{run_suffix}", finished.inference.log)
-
-
-_LOG_TAIL = 3  # lines of a case run's log shown outside GitHub Actions, where there is no collapsed group
-
-
-def _case_log(console: Console, case: str, log: list[str]) -> None:
-    """The run's captured log: whole in a collapsed group in Actions; its last lines in a terminal."""
-    if console.in_actions:
-        console.group(f"log of {case} ({len(log)} lines)")
-        for line in log:
-            console.line(line)
-        console.end_group()
-        return
-    shown = log[-_LOG_TAIL:]
-    console.line(f"  log of {case}: {len(log)} lines, the last {len(shown)} (all are in results.json; --verbose):")
-    for line in shown:
-        console.line(f"    {line}")
 
 
 _SHOWN_CASES = 20  # the log shows what went wrong for this many cases; the summary and JUnit have them all

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from adk_eval_gate.model.results import ResultsDocument
+from adk_eval_gate.model.results_usage import Quantity, QuantityChange, UsageTotals
 from adk_eval_gate.report import markdown as md
 from adk_eval_gate.report.changes import significance_text
-from adk_eval_gate.results import ResultsDocument
-from adk_eval_gate.results_usage import Quantity, QuantityChange, UsageTotals
-from adk_eval_gate.words import money, plural
+from adk_eval_gate.support.words import money, plural
 
 LABELS: dict[Quantity, str] = {
     "cost_usd": "Cost per pass",

@@ -8,12 +8,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from adk_eval_gate.compare import drops
-from adk_eval_gate.noise import MIN_HISTORY
+from adk_eval_gate.compare.noise import MIN_HISTORY
+from adk_eval_gate.model.results import CaseChange, MetricChange, ResultsDocument
 from adk_eval_gate.report import markdown as md
 from adk_eval_gate.report.sections import ICON, RUN_URL
-from adk_eval_gate.results import CaseChange, MetricChange, ResultsDocument
-from adk_eval_gate.words import plural
+from adk_eval_gate.support.words import plural
+from adk_eval_gate.verdict.regressions import drops
 
 _VERDICT = {"passed": "passed", "failed": "failed", "error": "could not evaluate everything"}
 

@@ -16,8 +16,8 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
+from adk_eval_gate.model.results import CaseResult, FileResult, ResultsDocument, RunRecord
 from adk_eval_gate.report import views
-from adk_eval_gate.results import CaseResult, FileResult, ResultsDocument, RunRecord
 from adk_eval_gate.verdict import rules
 
 RUN_SUITE = "adk-eval-gate"

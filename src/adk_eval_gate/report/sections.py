@@ -9,9 +9,9 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
+from adk_eval_gate.model.results import MetricDelta, MetricSummary, ResultsDocument
 from adk_eval_gate.report import markdown as md
-from adk_eval_gate.results import MetricDelta, MetricSummary, ResultsDocument
-from adk_eval_gate.words import plural
+from adk_eval_gate.support.words import plural
 
 NARROW_SPACE = "\u202f"  # keeps a figure and its arrow or count on one line of a narrow table cell
 ICON = {"passed": "✅", "failed": "❌", "error": "💥", "not_evaluated": "⚠️"}

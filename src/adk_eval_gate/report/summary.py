@@ -8,12 +8,11 @@ Kept under GitHub's 1 MiB step-summary limit by the same fixed order of dropping
 
 from __future__ import annotations
 
-from adk_eval_gate.github import limits
-from adk_eval_gate.report import cases, changes, charts, costs, sections
+from adk_eval_gate.model.results import ResultsDocument
+from adk_eval_gate.report import cases, changes, charts, costs, limits, sections
 from adk_eval_gate.report import markdown as md
 from adk_eval_gate.report.comment import header
 from adk_eval_gate.report.headline import change_counts
-from adk_eval_gate.results import ResultsDocument
 
 SUMMARY_LIMIT = limits.STEP_SUMMARY_BYTES
 _MARGIN = 16_384

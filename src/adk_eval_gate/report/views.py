@@ -9,8 +9,8 @@ from dataclasses import dataclass
 import pydantic
 from google.genai import types as genai_types
 
-from adk_eval_gate.evalset import Invocation, content_text, tool_calls
-from adk_eval_gate.results import CaseResult, MetricResult, RunRecord
+from adk_eval_gate.model.evalset import Invocation, content_text, tool_calls
+from adk_eval_gate.model.results import CaseResult, MetricResult, RunRecord
 
 
 def format_call(call: genai_types.FunctionCall) -> str:

@@ -13,12 +13,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 from adk_eval_gate import __version__, verdict
-from adk_eval_gate.console import Console
-from adk_eval_gate.errors import UsageError
+from adk_eval_gate.config.settings import Settings
+from adk_eval_gate.model.results import ResultsDocument, RunInfo
 from adk_eval_gate.report import comment, junit, summary
 from adk_eval_gate.report.html import page
-from adk_eval_gate.results import ResultsDocument, RunInfo
-from adk_eval_gate.settings import Settings
+from adk_eval_gate.support.console import Console
+from adk_eval_gate.support.errors import UsageError
 
 Renderer = Callable[[ResultsDocument], str]
 

@@ -20,12 +20,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from adk_eval_gate import runlog
-from adk_eval_gate.console import Console
-from adk_eval_gate.errors import GateError
-from adk_eval_gate.evalset import AgentDetails, AppDetails, EvalCase, Invocation, SessionInput
-from adk_eval_gate.masking import secrets_in_env
-from adk_eval_gate.plan import PlannedFile, WorkItem
+from adk_eval_gate.config.settings import Settings
+from adk_eval_gate.inputs.plan import PlannedFile, WorkItem
+from adk_eval_gate.model.evalset import AgentDetails, AppDetails, EvalCase, Invocation, SessionInput
+from adk_eval_gate.runners import runlog
 from adk_eval_gate.runners.agents import (
     AgentError,
     AgentRef,
@@ -40,7 +38,9 @@ from adk_eval_gate.runners.errors import describe_agent_error, transient_failure
 from adk_eval_gate.runners.invocations import AgentEvent, TurnTiming, from_adk_event, to_invocations, user_event
 from adk_eval_gate.runners.simulation import UserTurns, user_turns
 from adk_eval_gate.runners.workers import WorkerPool, default_worker_count
-from adk_eval_gate.settings import Settings
+from adk_eval_gate.support.console import Console
+from adk_eval_gate.support.errors import GateError
+from adk_eval_gate.support.masking import secrets_in_env
 
 DEFAULT_APP_NAME = "EvaluationGenerator"
 DEFAULT_USER_ID = "test_user_id"
@@ -351,7 +351,7 @@ def _app_details(adk_events: list[Any], recorder: Any) -> dict[str, AppDetails]:
         config = request.config
         instructions = config.system_instruction if config else None
         if not isinstance(instructions, str):
-            from adk_eval_gate.evalset import content_text
+            from adk_eval_gate.model.evalset import content_text
 
             instructions = (
                 content_text(instructions) if instructions is not None and hasattr(instructions, "parts") else ""

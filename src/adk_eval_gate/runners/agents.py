@@ -23,8 +23,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Literal
 
-from adk_eval_gate.discover import display_path
-from adk_eval_gate.errors import GateError
+from adk_eval_gate.inputs.discover import display_path
+from adk_eval_gate.support.errors import GateError
 
 _DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 _ALIAS_PREFIX = "_adk_eval_gate_agent_"
@@ -275,7 +275,7 @@ async def import_problems(refs: list[AgentRef], *, root: Path) -> dict[AgentRef,
 
 def _masked_problems(refs: list[AgentRef], *, root: Path) -> dict[AgentRef, AgentError]:
     """``import_problems`` with the secrets of the environment after the imports (an agent's .env) masked."""
-    from adk_eval_gate.masking import MASK, secrets_in_env
+    from adk_eval_gate.support.masking import MASK, secrets_in_env
 
     problems = asyncio.run(import_problems(refs, root=root))
     secrets = secrets_in_env(os.environ)

@@ -10,10 +10,10 @@ from typing import Any, Protocol
 
 import pydantic_core
 
-from adk_eval_gate import sanitize
-from adk_eval_gate.evalset import EvalCase, Invocation
-from adk_eval_gate.plan import PlannedFile, WorkItem
-from adk_eval_gate.pricing import Tokens
+from adk_eval_gate.inputs.plan import PlannedFile, WorkItem
+from adk_eval_gate.model.evalset import EvalCase, Invocation
+from adk_eval_gate.model.tokens import Tokens
+from adk_eval_gate.support import sanitize
 
 
 @dataclass

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from adk_eval_gate.evalset import EvalCase
-from adk_eval_gate.plan import PlannedFile, WorkItem
+from adk_eval_gate.inputs.plan import PlannedFile, WorkItem
+from adk_eval_gate.model.evalset import EvalCase
 from adk_eval_gate.runners.base import Inference, Runner, recorded_start
 
 

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from adk_eval_gate.retry import retry_after_seconds, transient_status
+from adk_eval_gate.support.retry import retry_after_seconds, transient_status
 
 _LIBRARY_MARKERS = (f"{os.sep}site-packages{os.sep}", f"{os.sep}dist-packages{os.sep}", f"{os.sep}lib{os.sep}python")
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from adk_eval_gate.console import Console
-from adk_eval_gate.plan import PlannedFile
+from adk_eval_gate.config.settings import Settings
+from adk_eval_gate.inputs.plan import PlannedFile
 from adk_eval_gate.runners.base import Runner
-from adk_eval_gate.settings import Settings
+from adk_eval_gate.support.console import Console
 
 
 def make_runner(

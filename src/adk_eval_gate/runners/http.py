@@ -24,18 +24,19 @@ from urllib.parse import quote
 import httpx
 from google.genai import types as genai_types
 
-from adk_eval_gate import __version__, sanitize
-from adk_eval_gate.console import Console
-from adk_eval_gate.errors import GateError, UsageError
-from adk_eval_gate.evalset import EvalCase
-from adk_eval_gate.plan import PlannedFile, WorkItem
-from adk_eval_gate.retry import Backoff, retry_after_seconds, transient_status
+from adk_eval_gate import __version__
+from adk_eval_gate.config.settings import Settings
+from adk_eval_gate.inputs.plan import PlannedFile, WorkItem
+from adk_eval_gate.model.evalset import EvalCase
 from adk_eval_gate.runners.adk import session_identity
 from adk_eval_gate.runners.base import Inference, plain_state
 from adk_eval_gate.runners.http_reading import AgentServerError, ReadLimits, read_capped, sse_lines, summarized
 from adk_eval_gate.runners.invocations import AgentEvent, TurnTiming, from_api_json, to_invocations, user_event
 from adk_eval_gate.runners.simulation import SimulatedTurns, UserTurns, user_turns
-from adk_eval_gate.settings import Settings
+from adk_eval_gate.support import sanitize
+from adk_eval_gate.support.console import Console
+from adk_eval_gate.support.errors import GateError, UsageError
+from adk_eval_gate.support.retry import Backoff, retry_after_seconds, transient_status
 
 _HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 _VARIABLE = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import httpx
 
-from adk_eval_gate.errors import GateError
+from adk_eval_gate.support.errors import GateError
 
 MIB = 1024 * 1024
 _LINE_END = re.compile(rb"\r\n|\r|\n")

@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 import pydantic
 from google.genai import types as genai_types
 
-from adk_eval_gate.evalset import AppDetails, Invocation, InvocationEvent, InvocationEvents
+from adk_eval_gate.model.evalset import AppDetails, Invocation, InvocationEvent, InvocationEvents
 
 USER_AUTHOR = "user"
 _DEFAULT_AUTHOR = "agent"

@@ -14,14 +14,14 @@ from typing import Any
 
 import pydantic
 
-from adk_eval_gate.adk_results import RESULT_SUFFIX, parse_eval_set_result
-from adk_eval_gate.errors import RecordedError, UsageError
-from adk_eval_gate.evalset import EvalCase, Invocation
-from adk_eval_gate.load import read_json
-from adk_eval_gate.plan import PlannedFile, WorkItem, case_id
-from adk_eval_gate.pydantic_errors import first_error
-from adk_eval_gate.results import InvalidResults, RunRecord, parse_document
+from adk_eval_gate.inputs.load import read_json
+from adk_eval_gate.inputs.plan import PlannedFile, WorkItem, case_id
+from adk_eval_gate.model.adk_results import RESULT_SUFFIX, parse_eval_set_result
+from adk_eval_gate.model.evalset import EvalCase, Invocation
+from adk_eval_gate.model.results import InvalidResults, RunRecord, parse_document
 from adk_eval_gate.runners.base import Inference, plain_state, recorded_start
+from adk_eval_gate.support.errors import RecordedError, UsageError
+from adk_eval_gate.support.pydantic_errors import first_error
 
 
 @dataclass(frozen=True)

@@ -13,11 +13,11 @@ from typing import Any, Protocol
 
 from google.genai import types as genai_types
 
-from adk_eval_gate.errors import GateError
-from adk_eval_gate.eval_config import UserSimulatorConfig
-from adk_eval_gate.evalset import EvalCase
-from adk_eval_gate.plan import WorkItem
-from adk_eval_gate.pricing import Tokens, tokens_of
+from adk_eval_gate.inputs.plan import WorkItem
+from adk_eval_gate.model.eval_config import UserSimulatorConfig
+from adk_eval_gate.model.evalset import EvalCase
+from adk_eval_gate.model.tokens import Tokens, tokens_of
+from adk_eval_gate.support.errors import GateError
 
 
 class SimulatorError(GateError):

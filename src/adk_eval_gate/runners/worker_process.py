@@ -18,11 +18,11 @@ from typing import Any
 
 import pydantic
 
-from adk_eval_gate.evalset import Invocation
-from adk_eval_gate.masking import drop_github_token
-from adk_eval_gate.plan import WorkItem
-from adk_eval_gate.pricing import Tokens
+from adk_eval_gate.inputs.plan import WorkItem
+from adk_eval_gate.model.evalset import Invocation
+from adk_eval_gate.model.tokens import Tokens
 from adk_eval_gate.runners.base import Inference, contain_exits, describe_escape, settled
+from adk_eval_gate.support.masking import drop_github_token
 
 RunOne = Callable[[WorkItem], Awaitable[Inference]]
 Setup = Callable[[list[WorkItem]], Awaitable[Any]]  # what it returns goes to the main process (picklable)

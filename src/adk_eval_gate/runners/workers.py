@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from typing import Any
 
-from adk_eval_gate.plan import WorkItem
+from adk_eval_gate.inputs.plan import WorkItem
 from adk_eval_gate.runners.base import Inference
 from adk_eval_gate.runners.worker_call import ended, relay_output
 from adk_eval_gate.runners.worker_process import RunOne, Setup, decode, fork_available, worker_main

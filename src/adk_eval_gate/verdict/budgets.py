@@ -13,11 +13,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from adk_eval_gate.eval_config import Budgets
-from adk_eval_gate.results import Comparison, PassRule, ResultsDocument, RunRecord
-from adk_eval_gate.results_usage import BudgetCheck, BudgetLimits, QuantityChange, SuiteUsage, TurnUsage
-from adk_eval_gate.stats import mean
-from adk_eval_gate.words import money
+from adk_eval_gate.model.eval_config import Budgets
+from adk_eval_gate.model.results import Comparison, PassRule, ResultsDocument, RunRecord
+from adk_eval_gate.model.results_usage import BudgetCheck, BudgetLimits, QuantityChange, SuiteUsage, TurnUsage
+from adk_eval_gate.support.stats import mean
+from adk_eval_gate.support.words import money
 
 
 @dataclass(frozen=True)

@@ -10,8 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from adk_eval_gate.compare import counted
-from adk_eval_gate.results import (
+from adk_eval_gate.model.results import (
     CaseResult,
     CaseStatus,
     Comparison,
@@ -24,9 +23,10 @@ from adk_eval_gate.results import (
     RunStatus,
     Totals,
 )
-from adk_eval_gate.results_usage import BudgetCheck, BudgetLimits
+from adk_eval_gate.model.results_usage import BudgetCheck, BudgetLimits
 from adk_eval_gate.verdict import rules
 from adk_eval_gate.verdict.budgets import run_checks
+from adk_eval_gate.verdict.regressions import counted
 from adk_eval_gate.verdict.stability import stability, suite_stability
 
 

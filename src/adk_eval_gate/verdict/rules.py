@@ -9,8 +9,8 @@ import fnmatch
 import re
 from collections.abc import Iterable
 
-from adk_eval_gate.discover import glob_to_regex
-from adk_eval_gate.results import (
+from adk_eval_gate.inputs.discover import glob_to_regex
+from adk_eval_gate.model.results import (
     CaseResult,
     CaseStatus,
     Comparison,
@@ -23,8 +23,8 @@ from adk_eval_gate.results import (
     Rule,
     RunRecord,
 )
-from adk_eval_gate.results_usage import BudgetCheck
-from adk_eval_gate.words import plural
+from adk_eval_gate.model.results_usage import BudgetCheck
+from adk_eval_gate.support.words import plural
 
 PASS_RULES = {
     "mean": "each metric's mean over the runs meets its threshold (ADK's rule)",

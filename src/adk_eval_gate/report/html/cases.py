@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from adk_eval_gate.model.results import CaseResult, MetricChange, MetricResult, ResultsDocument
 from adk_eval_gate.report.html.parts import STATUS_LABELS, badge, element, number, pre, section, table, text
 from adk_eval_gate.report.html.runs import run_block
-from adk_eval_gate.results import CaseResult, MetricChange, MetricResult, ResultsDocument
 
 
 @dataclass

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from adk_eval_gate.model.results import ResultsDocument
 from adk_eval_gate.report.html.parts import element, number, text
-from adk_eval_gate.results import ResultsDocument
 
 WIDTH = 760
 LABEL_WIDTH = 250

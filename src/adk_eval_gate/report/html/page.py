@@ -20,6 +20,8 @@ from collections.abc import Callable
 from functools import cache
 from importlib import resources
 
+from adk_eval_gate.model.results import CaseResult, ResultsDocument
+from adk_eval_gate.model.results_base import case_label
 from adk_eval_gate.report import costs, headline
 from adk_eval_gate.report.changes import significance_text
 from adk_eval_gate.report.html.cases import Context, case_details, case_row, header_row
@@ -35,8 +37,6 @@ from adk_eval_gate.report.html.parts import (
     table,
     text,
 )
-from adk_eval_gate.results import CaseResult, ResultsDocument
-from adk_eval_gate.results_base import case_label
 
 VERDICTS = {"passed": "ADK eval gate passed", "failed": "ADK eval gate failed", "error": "ADK eval gate error"}
 

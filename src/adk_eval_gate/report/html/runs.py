@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from adk_eval_gate.evalset import Invocation, tool_calls
 from adk_eval_gate.metrics.efficiency import duration_details, token_usage_details
+from adk_eval_gate.model.evalset import Invocation, tool_calls
+from adk_eval_gate.model.results import RunMetric, RunRecord
 from adk_eval_gate.report.html.calls import calls_table
 from adk_eval_gate.report.html.parts import (
     as_json,
@@ -25,7 +26,6 @@ from adk_eval_gate.report.html.parts import (
     text,
 )
 from adk_eval_gate.report.views import TurnView, turns
-from adk_eval_gate.results import RunMetric, RunRecord
 
 
 def _timing(actual: Invocation | None) -> str:

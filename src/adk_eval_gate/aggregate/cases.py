@@ -1,0 +1,210 @@
+"""aggregate: scored runs into results.json's records: each run, each case over its runs (the metric's score is
+the mean of its run scores; the run scores, their spread and the number of passing runs are kept), and the
+document with its metric summaries and usage. The statuses are decided by the verdict (``verdict``), here when a
+case's runs are done and again for the whole run.
+"""
+
+from __future__ import annotations
+
+from adk_eval_gate import verdict
+from adk_eval_gate.aggregate.pricing import Prices
+from adk_eval_gate.aggregate.usage import case_usage, run_usage, suite_usage
+from adk_eval_gate.inputs.plan import case_id
+from adk_eval_gate.metrics.registry import ConfiguredMetric
+from adk_eval_gate.metrics.score import ScoredMetric
+from adk_eval_gate.model.eval_config import Budgets
+from adk_eval_gate.model.evalset import EvalCase, Invocation, content_text, dump_invocation
+from adk_eval_gate.model.results import (
+    CaseResult,
+    Confirmation,
+    FileResult,
+    InvocationRecord,
+    JudgeStats,
+    MetricResult,
+    MetricSummary,
+    PassRule,
+    ResultsDocument,
+    RubricScoreRecord,
+    RunInfo,
+    RunMetric,
+    RunRecord,
+    Totals,
+)
+from adk_eval_gate.model.results_usage import PriceSource, UsageTotals
+from adk_eval_gate.runners.execute import FinishedRun
+from adk_eval_gate.support import stats
+from adk_eval_gate.verdict.budgets import case_checks, run_overruns
+from adk_eval_gate.verdict.rules import metric_status, run_status
+
+
+def _rubric_scores(scored: ScoredMetric) -> list[RubricScoreRecord] | None:
+    if not scored.outcome.rubric_scores:
+        return None
+    return [RubricScoreRecord.model_validate(score.model_dump()) for score in scored.outcome.rubric_scores]
+
+
+def run_record(case: EvalCase, finished: FinishedRun, prices: Prices | None = None) -> RunRecord:
+    inference = finished.inference
+    expected = case.conversation or []
+    turns = max(len(expected), len(inference.invocations))
+    invocations = []
+    for index in range(turns):
+        exp: Invocation | None = expected[index] if index < len(expected) else None
+        act: Invocation | None = inference.invocations[index] if index < len(inference.invocations) else None
+        user_source = exp or act
+        invocations.append(
+            InvocationRecord(
+                user=content_text(user_source.user_content) if user_source else "",
+                expected=dump_invocation(exp) if exp else None,
+                actual=dump_invocation(act) if act else None,
+            )
+        )
+    metrics = [
+        RunMetric(
+            name=scored.configured.name,
+            score=scored.outcome.score,
+            status=scored.outcome.status,
+            invocation_scores=[item.score for item in scored.outcome.per_invocation],
+            reason=scored.outcome.reason,
+            rubric_scores=_rubric_scores(scored),
+            details=scored.outcome.details,
+        )
+        for scored in finished.scored
+    ]
+    record = RunRecord(
+        run=finished.run,
+        status="error",  # decided below, by the verdict's rule
+        error=finished.error,
+        error_kind=finished.error_kind,
+        confirmation=finished.confirmation,
+        duration_seconds=inference.duration_seconds,
+        started_at=inference.started_at,
+        session_id=inference.session_id,
+        invocations=invocations,
+        metrics=metrics,
+        notes=list(inference.notes),
+        log=list(inference.log),
+        usage=run_usage(inference.invocations, prices or Prices.shipped(), simulator=inference.simulator_calls)
+        if inference.invocations
+        else None,
+        final_session_state=inference.final_session_state,
+    )
+    return record.model_copy(update={"status": run_status(record)})
+
+
+def metric_result(configured: ConfiguredMetric, runs: list[RunRecord]) -> MetricResult:
+    per_run = [next((m for m in run.metrics if m.name == configured.name), None) for run in runs if run.metrics]
+    run_scores = [m.score if m else None for m in per_run]
+    present = [score for score in run_scores if score is not None]
+    mean = stats.mean(present) if present else None
+    status = metric_status(
+        informational=configured.spec.informational,
+        score=mean,
+        threshold=configured.threshold,
+        complete=bool(per_run) and len(present) == len(run_scores),
+    )
+    reasons = [m.reason for m in per_run if m and m.status == "not_evaluated" and m.reason]
+    return MetricResult(
+        name=configured.name,
+        kind=configured.spec.kind,
+        score=mean,
+        threshold=configured.threshold,
+        status=status,
+        run_scores=run_scores,
+        invocation_scores=[m.invocation_scores if m else [] for m in per_run],
+        passed_runs=sum(1 for m in per_run if m and m.status == "passed"),
+        stdev=stats.spread(present) if len(present) > 1 else None,
+        reason=(reasons[0] if reasons else "no run could be scored") if status == "not_evaluated" else None,
+    )
+
+
+def case_result(
+    *,
+    display: str,
+    eval_set_id: str,
+    case: EvalCase,
+    index: int,
+    line: int | None,
+    metrics: list[ConfiguredMetric],
+    finished: list[FinishedRun],
+    pass_rule: PassRule = "mean",
+    confirmation: Confirmation | None = None,
+    prices: Prices | None = None,
+    budgets: Budgets | None = None,
+) -> CaseResult:
+    """The case's record over its runs, decided by the verdict's rules."""
+    runs = [within_budget(run_record(case, item, prices), budgets) for item in sorted(finished, key=lambda f: f.run)]
+    record = CaseResult(
+        id=case_id(display, case.eval_id),
+        file=display,
+        eval_set_id=eval_set_id,
+        eval_id=case.eval_id,
+        index=index,
+        line=line,
+        status="error",
+        metrics=[metric_result(configured, runs) for configured in metrics],
+        runs=runs,
+        confirmation=confirmation,
+        usage=case_usage([run.usage for run in runs]) if runs else None,
+        budgets=case_checks(runs, budgets, pass_rule=pass_rule),
+    )
+    return verdict.decide_case(record, pass_rule=pass_rule)
+
+
+def within_budget(run: RunRecord, budgets: Budgets | None) -> RunRecord:
+    """The run with the case budgets its turns exceeded (the verdict fails such a run)."""
+    overruns = run_overruns(run, budgets)
+    return run.model_copy(update={"over_budget": overruns}) if overruns else run
+
+
+def metric_summaries(cases: list[CaseResult]) -> list[MetricSummary]:
+    by_name: dict[str, list[MetricResult]] = {}
+    for case in cases:
+        for metric in case.metrics:
+            by_name.setdefault(metric.name, []).append(metric)
+    summaries = []
+    for name, results in by_name.items():
+        scores = [m.score for m in results if m.score is not None]
+        thresholds = sorted({m.threshold for m in results if m.threshold is not None})
+        graded = [m for m in results if m.status != "informational"]
+        passed = sum(1 for m in graded if m.status == "passed")
+        summaries.append(
+            MetricSummary(
+                name=name,
+                kind=results[0].kind,
+                threshold=thresholds[0] if len(thresholds) == 1 else None,
+                thresholds=thresholds if len(thresholds) > 1 else [],
+                mean=stats.mean(scores) if scores else None,
+                cases=len(results),
+                passed=passed,
+                failed=sum(1 for m in graded if m.status == "failed"),
+                not_evaluated=sum(1 for m in graded if m.status == "not_evaluated"),
+                pass_rate=passed / len(graded) if graded else None,
+            )
+        )
+    informational = [s for s in summaries if s.kind == "informational"]
+    return [s for s in summaries if s.kind != "informational"] + informational
+
+
+def document(
+    cases: list[CaseResult],
+    files: list[FileResult],
+    run: RunInfo,
+    *,
+    judge: JudgeStats | None = None,
+    judge_usage: UsageTotals | None = None,
+    prices: PriceSource | None = None,
+) -> ResultsDocument:
+    """The results document from its cases and files: metric summaries and usage, and the verdict as far as it
+    can be decided without the baseline (``verdict.decide`` again once compared)."""
+    doc = ResultsDocument(
+        status="error",
+        totals=Totals(),
+        cases=cases,
+        files=files,
+        metrics=metric_summaries(cases),
+        judge=judge,
+        usage=suite_usage(cases, judge=judge_usage, prices=prices),
+        run=run,
+    )
+    return verdict.decide(doc, None, verdict.Policy.recorded(run))

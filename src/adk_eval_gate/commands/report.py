@@ -1,0 +1,58 @@
+"""``adk-eval-gate report RESULTS``: re-render the reports from saved results, and publish them.
+
+Used after ``merge`` (a matrix's shards), and by the ``workflow_run`` workflow of the two-workflow set-up for
+pull requests from forks: it reads the results the pull request's run uploaded, without checking out or
+running its code, and posts the comment with its own, writable token. Those results are untrusted: links come
+from the event, not from the file, and the pull request number is checked (``github.pull_request``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from adk_eval_gate.commands.finish import Ending, finish, github_session
+from adk_eval_gate.commands.merge import load_results
+from adk_eval_gate.config.settings import Settings
+from adk_eval_gate.github import pull_request
+from adk_eval_gate.github.client import GitHubClient
+from adk_eval_gate.model.results import ResultsDocument
+from adk_eval_gate.support.console import Console
+
+
+def _triggering_run_link(doc: ResultsDocument, settings: Settings) -> ResultsDocument:
+    """In a ``workflow_run`` workflow the run to link is the triggering one, as GitHub's event says."""
+    run = settings.github.workflow_run
+    if not run:
+        return doc
+    url = run.get("html_url")
+    return doc.model_copy(update={"run": doc.run.model_copy(update={"run_url": str(url) if url else None})})
+
+
+def report(settings: Settings, console: Console, *, results_file: str, comment: bool, pr: int | None) -> int:
+    doc = _triggering_run_link(load_results(Path(results_file)), settings)
+    with github_session(settings, console) as client:
+        pull_number = None
+        if comment and settings.comment_mode != "off":
+            pull_number = _pull_request(
+                client, settings=settings, console=console, pr=pr, recorded=doc.run.pull_request
+            )
+        ending = Ending(
+            pull_number=pull_number,
+            results_source=results_file,
+            keep_saved_comparison=True,
+            annotate=settings.github.event_name != "workflow_run",  # annotations belong to the evaluated commit
+        )
+        return finish(doc, settings=settings, console=console, client=client, ending=ending)
+
+
+def _pull_request(
+    client: GitHubClient | None, *, settings: Settings, console: Console, pr: int | None, recorded: int | None
+) -> int | None:
+    """The pull request to comment on, checked against the triggering run (without a client, the candidate:
+    publishing then says that there is no token)."""
+    if client is None:
+        return pull_request.candidate(settings.github, explicit=pr, recorded=recorded)
+    resolved = pull_request.resolve(client, context=settings.github, explicit=pr, recorded=recorded)
+    if resolved.problem:
+        console.warning(resolved.problem)
+    return resolved.number

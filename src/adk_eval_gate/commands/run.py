@@ -1,0 +1,296 @@
+"""``adk-eval-gate run``: discover -> load -> plan -> infer -> score -> aggregate -> compare -> report ->
+publish -> gate. Each stage is a module; this one only wires them together and owns the I/O edges."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import gc
+import signal
+import time
+from dataclasses import dataclass, field
+
+from adk_eval_gate import __version__, verdict
+from adk_eval_gate.aggregate import cases as aggregate
+from adk_eval_gate.aggregate.pricing import Prices, load_prices
+from adk_eval_gate.aggregate.usage import judge_totals, report_unpriced
+from adk_eval_gate.commands import gate
+from adk_eval_gate.commands.finish import Ending, finish_run, github_session
+from adk_eval_gate.compare import confirm, likeforlike
+from adk_eval_gate.config.settings import Settings
+from adk_eval_gate.github.baseline import Baseline, NoBaseline
+from adk_eval_gate.inputs.plan import PlannedFile, WorkItem, case_id, plan, selection_digest
+from adk_eval_gate.inputs.prepare import Prepared, prepare
+from adk_eval_gate.metrics.base import MetricServices
+from adk_eval_gate.model.results import CaseResult, Confirmation, FileResult, ResultsDocument, RunInfo
+from adk_eval_gate.model.results_usage import UsageTotals
+from adk_eval_gate.runners import runlog
+from adk_eval_gate.runners.base import Runner
+from adk_eval_gate.runners.execute import Execution, MetricBuilder, StopOnSignals, execute
+from adk_eval_gate.runners.factory import make_runner
+from adk_eval_gate.runners.progress import Progress
+from adk_eval_gate.runners.services import build_services, finish_judge
+from adk_eval_gate.support.console import Console, relayed_output
+from adk_eval_gate.support.words import plural
+from adk_eval_gate.verdict.rules import PASS_RULES
+
+
+def case_results(
+    *,
+    settings: Settings,
+    planned: list[PlannedFile],
+    execution: Execution,
+    confirmations: dict[str, Confirmation] | None = None,
+    prices: Prices | None = None,
+) -> list[CaseResult]:
+    """Every case that ran, decided on its runs, in file and case order, with ``--quarantine`` applied."""
+    cases: list[CaseResult] = []
+    for planned_file in planned:
+        loaded = planned_file.loaded
+        for index, case in enumerate(loaded.eval_set.eval_cases):
+            case_key = case_id(loaded.display, case.eval_id)
+            if case_key not in execution.finished:
+                continue
+            cases.append(
+                aggregate.case_result(
+                    display=loaded.display,
+                    eval_set_id=loaded.eval_set.eval_set_id,
+                    case=case,
+                    index=index,
+                    line=loaded.case_lines.get(case.eval_id),
+                    metrics=planned_file.config.metrics,
+                    finished=execution.finished[case_key],
+                    pass_rule=settings.pass_rule,
+                    confirmation=(confirmations or {}).get(case_key),
+                    prices=prices,
+                    budgets=planned_file.config.config.budgets,
+                )
+            )
+    return verdict.quarantine(cases, settings.quarantine)
+
+
+def build_document(
+    *,
+    settings: Settings,
+    planned: list[PlannedFile],
+    files: list[FileResult],
+    execution: Execution,
+    unfinished: list[str],
+    started_at: str,
+    duration: float,
+    confirmations: dict[str, Confirmation] | None = None,
+    prices: Prices | None = None,
+    judge_usage: UsageTotals | None = None,
+) -> ResultsDocument:
+    prices = prices or Prices.shipped()
+    return aggregate.document(
+        case_results(
+            settings=settings, planned=planned, execution=execution, confirmations=confirmations, prices=prices
+        ),
+        with_digests(files, planned),
+        run_info(
+            settings,
+            started_at=started_at,
+            duration=duration,
+            interrupted=execution.interrupted,
+            unfinished=unfinished,
+            selection=selection_digest(planned, num_runs=settings.num_runs),
+            planned=planned,
+        ),
+        judge_usage=judge_usage,
+        prices=prices.source(),
+    )
+
+
+def with_digests(files: list[FileResult], planned: list[PlannedFile]) -> list[FileResult]:
+    """The file results with the digests of their criteria (``likeforlike``)."""
+    digests = {p.loaded.display: likeforlike.criteria_digests(p.config.metrics) for p in planned}
+    return [
+        file.model_copy(update={"criteria_digest": digests[file.path][0], "metric_digests": digests[file.path][1]})
+        if file.path in digests
+        else file
+        for file in files
+    ]
+
+
+def run_info(
+    settings: Settings,
+    *,
+    started_at: str | None,
+    duration: float | None = None,
+    interrupted: bool = False,
+    unfinished: list[str] | None = None,
+    selection: str | None = None,
+    planned: list[PlannedFile] | None = None,
+) -> RunInfo:
+    metrics = [metric for planned_file in planned or [] for metric in planned_file.config.metrics]
+    info = RunInfo(
+        tool_version=__version__,
+        runner=settings.runner,
+        num_runs=settings.num_runs,
+        shard=str(settings.shard) if settings.shard else None,
+        selection=selection,
+        gate_id=settings.gate_id,
+        confirm_failures=settings.confirm_failures,
+        adk_version=likeforlike.adk_version() if settings.runner == "adk" and planned else None,
+        judges=likeforlike.judge_settings(metrics),
+        started_at=started_at,
+        duration_seconds=round(duration, 3) if duration is not None else None,
+        repository=settings.github.repository,
+        sha=settings.github.sha,
+        ref=settings.github.ref,
+        run_url=settings.github.run_url,
+        pull_request=settings.github.pull_request_number,
+        interrupted=interrupted,
+        unfinished=unfinished or [],
+    )
+    return gate.policy(settings).record(info)
+
+
+@dataclass
+class Confirming:
+    """``--confirm-failures``: once the first runs are done, which cases run again, and why (for the reports)."""
+
+    settings: Settings
+    planned: list[PlannedFile]
+    files: list[FileResult]
+    items: list[WorkItem]
+    found: Baseline | NoBaseline
+    picked: dict[str, Confirmation] = field(default_factory=dict)
+
+    def more(self, execution: Execution, progress: Progress) -> list[WorkItem]:
+        cases = case_results(settings=self.settings, planned=self.planned, execution=execution)
+        comparison = None
+        if isinstance(self.found, Baseline):
+            provisional = aggregate.document(cases, self.files, run_info(self.settings, started_at=None))
+            comparison = gate.comparison_with(provisional, self.found, settings=self.settings)
+        self.picked = confirm.chosen(cases, comparison, strict=self.settings.strict_comparison)
+        more = confirm.rerun_items(self.items, self.picked, extra_runs=self.settings.confirm_failures)
+        if more:
+            reasons = sorted({picked.reason for picked in self.picked.values()})
+            progress.extend(
+                len(more),
+                f"Confirming {plural(len(self.picked), 'case')} that {' or '.join(reasons)}: "
+                f"{plural(self.settings.confirm_failures, 'more run')} each",
+            )
+        return more
+
+
+async def run_items(
+    items: list[WorkItem],
+    *,
+    settings: Settings,
+    runner: Runner,
+    services: MetricServices,
+    console: Console,
+    confirming: Confirming | None = None,
+) -> Execution:
+    """Runs the items with progress output; SIGINT/SIGTERM stop it cleanly (``Execution.interrupted``)."""
+    execution = Execution()
+    progress = Progress.for_console(console, total=len(items), env=settings.environment)
+    progress.begin(f"Running {len(items)} case runs ({runner.name} runner, parallelism {settings.parallelism})")
+    work = asyncio.ensure_future(
+        execute(
+            items,
+            runner=runner,
+            metrics=MetricBuilder(services),
+            parallelism=settings.parallelism,
+            timeout=settings.timeout,
+            execution=execution,
+            on_started=progress.started,
+            on_finished=progress.finished,
+            on_ready=progress.ready,
+            confirm=(lambda done: confirming.more(done, progress)) if confirming else None,
+        )
+    )
+    ticker = asyncio.ensure_future(progress.tick())
+    try:
+        with (
+            StopOnSignals(work) as stop,
+            relayed_output(console, [progress]),
+            runlog.installed(console.line, verbose=settings.verbose),
+        ):
+            try:
+                await work
+            except asyncio.CancelledError:
+                if stop.received is None:
+                    raise
+                execution.interrupted = True
+                execution.stopped_by = stop.received
+    finally:
+        ticker.cancel()
+        progress.end(interrupted=signal.Signals(execution.stopped_by).name if execution.stopped_by else None)
+        await runner.aclose()
+        await services.aclose()
+    return execution
+
+
+def _confirming(
+    settings: Settings, console: Console, *, prepared: Prepared, items: list[WorkItem], found: Baseline | NoBaseline
+) -> Confirming | None:
+    if not settings.confirm_failures:
+        return None
+    if settings.runner == "recorded":
+        console.warning(
+            f"{settings.option_name('confirm_failures')} is ignored with the recorded runner: it replays what was "
+            "recorded, so a case cannot run again"
+        )
+        return None
+    return Confirming(settings, prepared.planned, prepared.files, items, found)
+
+
+def run(settings: Settings, console: Console) -> int:
+    started = time.monotonic()
+    started_at = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+    prepared = prepare(settings, console)
+    for file in prepared.files:
+        if not file.error:
+            console.line(f"{file.path}: {plural(file.cases, 'case')}, criteria from {file.config}")
+    if settings.num_runs > 1:
+        console.line(f"{settings.num_runs} runs per case; a case passes when {PASS_RULES[settings.pass_rule]}")
+    prices = load_prices(settings.prices, field=settings.option_name("prices"))
+    runner = make_runner(settings, root=prepared.root, console=console, planned=prepared.planned)
+    items = plan(prepared.planned, num_runs=settings.num_runs, shard=settings.shard, run_count=runner.run_count)
+    services = build_services(settings, prepared.planned, console)
+    gc.freeze()  # the loaded files and configs live until the end (see execute: agents are frozen too)
+    with github_session(settings, console) as client:
+        # before the runs: --confirm-failures re-runs regressions
+        found = gate.find_baseline(settings, client, console=console)
+        confirming = _confirming(settings, console, prepared=prepared, items=items, found=found)
+        execution = asyncio.run(
+            run_items(
+                items, settings=settings, runner=runner, services=services, console=console, confirming=confirming
+            )
+        )
+
+        def built() -> ResultsDocument:
+            doc = build_document(
+                settings=settings,
+                planned=prepared.planned,
+                files=prepared.files,
+                execution=execution,
+                unfinished=execution.unfinished(items),
+                started_at=started_at,
+                duration=time.monotonic() - started,
+                confirmations=confirming.picked if confirming else None,
+                prices=prices,
+                judge_usage=judge_totals(services.judge.counters.model_calls, prices) if services.judge else None,
+            )
+            doc.judge = finish_judge(services, console)
+            report_unpriced(doc, console)
+            return doc
+
+        ending = Ending(pull_number=settings.github.pull_request_number)
+        code = finish_run(
+            built,
+            settings=settings,
+            console=console,
+            client=client,
+            ending=ending,
+            found=found,
+            run=run_info(settings, started_at=started_at),
+        )
+    if execution.stopped_by:
+        console.line(f"Interrupted: the reports hold the {sum(map(len, execution.finished.values()))} finished runs")
+        return 128 + execution.stopped_by
+    return code

@@ -1,0 +1,160 @@
+"""Like-for-like: what makes this run's scores comparable with the base branch's, recorded in results.json, and
+the differences between head and base, each one line for people and the metrics it makes incomparable.
+
+A drop of a metric that head and base scored differently (another judge model, provider or sampling, other
+criteria for it) is not counted as a regression unless ``--strict-comparison``; differences that do not change how
+a score is computed (the runner, the tool's or ADK's version, runs per case, the pass rule, thresholds) are only
+said.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable
+from importlib import metadata
+from typing import Any
+
+from adk_eval_gate.metrics.registry import ConfiguredMetric
+from adk_eval_gate.model.results import Difference, FileResult, JudgeSetting, ResultsDocument
+
+ALL = "*"
+
+
+def _digest(value: Any) -> str:
+    encoded = json.dumps(value, sort_keys=True, default=str, separators=(",", ":")).encode("utf-8")
+    return hashlib.sha256(encoded).hexdigest()[:16]
+
+
+def criteria_digests(metrics: Iterable[ConfiguredMetric]) -> tuple[str, dict[str, str]]:
+    """The digest of a file's criteria (thresholds included), and per metric that of its criterion without the
+    threshold (what changes its scores)."""
+    graded = [metric for metric in metrics if metric.criterion is not None]
+    whole = _digest([[m.name, m.criterion.model_dump(mode="json") if m.criterion else None] for m in graded])
+    per_metric = {
+        m.name: _digest([m.criterion.model_dump(mode="json", exclude={"threshold"}) if m.criterion else None])
+        for m in graded
+    }
+    return whole, per_metric
+
+
+def judge_settings(metrics: Iterable[ConfiguredMetric]) -> dict[str, JudgeSetting]:
+    """Per judge metric, its judge model and sampling (the first file's, when files configure it differently:
+    their criteria digests tell those apart)."""
+    settings: dict[str, JudgeSetting] = {}
+    for metric in metrics:
+        options = getattr(metric.criterion, "judge_model_options", None)
+        if metric.spec.kind != "judge" or options is None or metric.name in settings:
+            continue
+        config = options.judge_model_config
+        sampled = config.model_dump(mode="json", exclude_none=True, exclude={"http_options"}) if config else {}
+        parts = [f"{options.num_samples} sample{'s' if options.num_samples != 1 else ''}"]
+        parts += [f"{key} {json.dumps(value, sort_keys=True)}" for key, value in sorted(sampled.items())]
+        settings[metric.name] = JudgeSetting(
+            model=options.judge_model, sampling=", ".join(parts), provider=judge_provider(options.judge_model)
+        )
+    return settings
+
+
+def judge_provider(model: str) -> str | None:
+    """How the judge model is reached here (``judge.models``); None when it cannot be (the run says why)."""
+    from adk_eval_gate.judge.models import ModelUnavailable, resolve_model
+
+    try:
+        return resolve_model(model).provider
+    except ModelUnavailable:
+        return None
+
+
+def adk_version() -> str | None:
+    try:
+        return metadata.version("google-adk")
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def _changed(base: object, head: object) -> bool:
+    return base not in (None, "") and head not in (None, "") and base != head
+
+
+def _run_differences(head: ResultsDocument, base: ResultsDocument) -> list[Difference]:
+    h, b = head.run, base.run
+    found = []
+    notes = [
+        ("runner", b.runner, h.runner, ", the agents were reached differently"),
+        ("adk-eval-gate", b.tool_version, h.tool_version, ""),
+        ("google-adk", b.adk_version, h.adk_version, ", the agents ran on another ADK"),
+        ("runs per case", b.num_runs, h.num_runs, ""),
+        ("pass rule", b.pass_rule, h.pass_rule, ", case verdicts are decided differently"),
+    ]
+    for what, before, after, why in notes:
+        if _changed(before, after):
+            found.append(
+                Difference(
+                    what=what, base=str(before), head=str(after), message=f"{what} changed: {before} -> {after}{why}"
+                )
+            )
+    return found
+
+
+def _judge_differences(head: ResultsDocument, base: ResultsDocument) -> list[Difference]:
+    found = []
+    for name, after in head.run.judges.items():
+        before = base.run.judges.get(name)
+        if before is None:
+            continue
+        for what, old, new in (
+            ("judge model", before.model, after.model),
+            ("judge provider", before.provider, after.provider),  # None: a result before providers were recorded
+            ("judge sampling", before.sampling, after.sampling),
+        ):
+            if old != new and None not in (old, new):
+                found.append(
+                    Difference(
+                        what=what,
+                        subject=name,
+                        base=old,
+                        head=new,
+                        incomparable=[name],
+                        message=f"{what} changed for {name}: {old} -> {new}, judge scores are not comparable",
+                    )
+                )
+                break
+    return found
+
+
+def _criteria_differences(head: ResultsDocument, base: ResultsDocument) -> list[Difference]:
+    base_files: dict[str, FileResult] = {file.path: file for file in base.files}
+    found = []
+    for file in head.files:
+        before = base_files.get(file.path)
+        if before is None or not before.criteria_digest or not file.criteria_digest:
+            continue
+        changed = [
+            name
+            for name, digest in file.metric_digests.items()
+            if name in before.metric_digests and before.metric_digests[name] != digest
+        ]
+        for name in changed:
+            found.append(
+                Difference(
+                    what="criteria",
+                    subject=f"{file.path}::{name}",
+                    incomparable=[f"{file.path}::{name}"],
+                    message=f"criteria changed for {name} in {file.path}, its scores are not comparable",
+                )
+            )
+        if not changed and before.criteria_digest != file.criteria_digest:
+            found.append(Difference(what="thresholds", subject=file.path, message=f"criteria changed in {file.path}"))
+    return found
+
+
+def differences(head: ResultsDocument, base: ResultsDocument) -> list[Difference]:
+    """What head and base did differently; nothing for what an older baseline did not record."""
+    return [*_run_differences(head, base), *_judge_differences(head, base), *_criteria_differences(head, base)]
+
+
+def comparable(found: list[Difference], *, file: str, metric: str) -> bool:
+    """Whether ``metric`` of a case in ``file`` was scored the same way on both sides."""
+    keys = {ALL, metric, f"{file}::{metric}"}
+    return not any(keys.intersection(difference.incomparable) for difference in found)

@@ -1,0 +1,1 @@
+"""The options, the one typed settings object, and the GitHub Actions context."""

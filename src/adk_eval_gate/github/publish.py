@@ -1,0 +1,105 @@
+"""publish: GitHub's side effects of a finished run: the job summary, the pull-request comment and the step
+outputs (annotations: ``github.annotations``). The client is passed in (``finish.github_session``).
+
+Publishing never decides the verdict: the reports are written before anything is posted, and a failed comment
+(a fork's read-only token, GitHub being down) is a warning.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from adk_eval_gate.config.settings import Settings
+from adk_eval_gate.github import comment as comments
+from adk_eval_gate.github.client import GitHubClient, GitHubPermissionError
+from adk_eval_gate.github.outputs import append_step_summary, output_values, write_outputs
+from adk_eval_gate.model.results import ResultsDocument
+from adk_eval_gate.report import comment as comment_report
+from adk_eval_gate.report import summary
+from adk_eval_gate.support.console import Console
+from adk_eval_gate.support.errors import GateError
+
+
+def post_comment(
+    doc: ResultsDocument,
+    *,
+    settings: Settings,
+    client: GitHubClient | None,
+    console: Console,
+    pull_number: int,
+) -> str | None:
+    """Posts or edits the comment; returns its URL. Every failure is a warning."""
+    if client is None:
+        console.warning("no GitHub token: the pull-request comment was not posted (set github-token or GITHUB_TOKEN)")
+        return None
+    repository = settings.github.repository or ""
+    try:
+        result = comments.post(
+            client,
+            token=settings.token() or "",
+            repository=repository,
+            pull_number=pull_number,
+            body=comment_report.render(doc, gate_id=settings.gate_id),
+            gate_id=settings.gate_id,
+            mode=settings.comment_mode,
+            failing=doc.status != "passed",
+        )
+    except GitHubPermissionError as error:
+        fork = (
+            " This pull request comes from a fork, whose token is read-only: the results are in the job summary "
+            "and the artifact; see the two-workflow set-up in the README to comment anyway."
+            if settings.github.is_fork_pull_request
+            else ""
+        )
+        console.warning(f"the pull-request comment was not posted: {error.one_line()}.{fork}")
+        return None
+    except GateError as error:
+        console.warning(f"the pull-request comment was not posted: {error.one_line()}")
+        return None
+    except Exception as error:  # publishing must never cost the verdict
+        console.warning(f"the pull-request comment was not posted: unexpected {type(error).__name__}")
+        return None
+    where = f" {result.url}" if result.url else ""
+    reason = f" ({result.reason})" if result.reason else ""
+    console.line(f"Pull-request comment {result.action}{where}{reason}")
+    return result.url
+
+
+def publish(
+    doc: ResultsDocument,
+    *,
+    settings: Settings,
+    client: GitHubClient | None,
+    console: Console,
+    pull_number: int | None,
+    results_path: Path,
+) -> str | None:
+    """Job summary, PR comment and outputs; returns the comment's URL."""
+    context = settings.github
+    if context.step_summary_path is not None:
+        try:
+            if not append_step_summary(context.step_summary_path, summary.render(doc)):
+                console.warning(
+                    "the job summary was not written: this step's summary is already at GitHub's 1 MiB limit"
+                )
+        except OSError as error:
+            console.warning(f"the job summary was not written: {error.strerror}")
+        except Exception as error:  # the verdict and the other reports must survive a renderer's bug
+            console.warning(f"the job summary was not written: {type(error).__name__}: {error}")
+    comment_url = None
+    if pull_number is not None and settings.comment_mode != "off":
+        comment_url = post_comment(doc, settings=settings, client=client, console=console, pull_number=pull_number)
+    if context.output_path is not None:
+        values = output_values(
+            doc,
+            results=results_path,
+            junit=settings.junit_path,
+            summary=settings.summary_path,
+            html=settings.html_path,
+            comment_url=comment_url,
+        )
+        try:
+            write_outputs(context.output_path, values)
+        except OSError as error:
+            console.warning(f"the step outputs were not written: {error.strerror}")
+    return comment_url

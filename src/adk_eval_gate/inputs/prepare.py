@@ -1,0 +1,134 @@
+"""discover -> load: eval files with their configs, and a file result (maybe an error) for each."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from pathlib import Path
+
+from adk_eval_gate.config.options import BY_FIELD
+from adk_eval_gate.config.settings import Settings
+from adk_eval_gate.inputs.configs import ConfigCache, find_config, find_repository_root
+from adk_eval_gate.inputs.dataset import load_dataset
+from adk_eval_gate.inputs.discover import EvalFileRef, discover, misnamed_eval_files
+from adk_eval_gate.inputs.load import load_eval_file
+from adk_eval_gate.inputs.plan import PlannedFile, select_cases
+from adk_eval_gate.model.results import FileResult
+from adk_eval_gate.support.console import Console
+from adk_eval_gate.support.errors import ConfigError, EvalFileError, GateError, UsageError
+
+
+@dataclass
+class Prepared:
+    root: Path
+    planned: list[PlannedFile]
+    files: list[FileResult]
+    errors: list[GateError]
+
+
+def repository_root(settings: Settings) -> Path:
+    workspace = settings.github.workspace
+    if workspace and workspace.is_dir():
+        return workspace.resolve()
+    return find_repository_root(Path.cwd())
+
+
+def prepare(settings: Settings, console: Console) -> Prepared:
+    """Loads every discovered file; a broken file or config is recorded and the others go on.
+
+    Raises ``UsageError`` only for what stops everything: paths that do not exist or match nothing, and
+    unknown case ids in selectors.
+    """
+    root = repository_root(settings)
+    try:
+        refs = discover(
+            settings.search_paths,
+            root=root,
+            include=settings.include,
+            exclude=settings.exclude,
+            datasets=settings.dataset,
+        )
+    except UsageError as no_files:
+        raise _as_written(no_files, settings) from None
+    outputs = [settings.output_dir, settings.results_path]
+    for misnamed in misnamed_eval_files(settings.search_paths, outputs=outputs) if settings.search_paths else []:
+        console.warning(
+            f"{misnamed} looks like an eval file but is not named *.test.json or *.evalset.json, so it was not "
+            "run: rename it, or pass it explicitly as a path",
+            file=misnamed,
+        )
+    configs = ConfigCache(root)
+    planned: list[PlannedFile] = []
+    files: list[FileResult] = []
+    errors: list[GateError] = []
+    reported_warnings: set[str] = set()
+    reported_errors: set[str] = set()  # a broken config shared by many eval files is reported once
+    for ref in refs:
+        result, planned_file, error = _prepare_one(ref, settings, configs, root)
+        files.append(result)
+        if error:
+            errors.append(error)
+            for problem in [error, *(error.also if isinstance(error, ConfigError) else ())]:
+                if problem.one_line() not in reported_errors:
+                    reported_errors.add(problem.one_line())
+                    console.error(problem.one_line(), file=problem.file, line=problem.line)
+            continue
+        assert planned_file is not None
+        try:
+            select_cases(planned_file)  # unknown case ids stop the run here, before any agent runs
+        except UsageError as unknown_case:
+            raise _as_written(unknown_case, settings) from None
+        planned.append(planned_file)
+        for warning in [*planned_file.config.warnings, *planned_file.loaded.warnings]:
+            if warning not in reported_warnings:
+                reported_warnings.add(warning)
+                console.warning(warning)
+    return Prepared(root, planned, files, errors)
+
+
+def _as_written(error: UsageError, settings: Settings) -> UsageError:
+    """The error with its option named as the user wrote it (``input 'paths'`` in the action)."""
+    if error.field in BY_FIELD:
+        return dataclasses.replace(error, field=settings.option_name(error.field))
+    return error
+
+
+def _prepare_one(
+    ref: EvalFileRef, settings: Settings, configs: ConfigCache, root: Path
+) -> tuple[FileResult, PlannedFile | None, GateError | None]:
+    if ref.problem:
+        problem = EvalFileError(ref.problem, file=ref.display)
+        return FileResult(path=ref.display, error=problem.one_line()), None, problem
+    source = find_config(ref.path, root=root, option=settings.config)
+    described = source.describe(root)
+    try:
+        loaded_config = configs.get(source)
+        loaded = (
+            load_dataset(ref.path, display=ref.display)
+            if ref.dataset
+            else load_eval_file(ref.path, display=ref.display)
+        )
+    except (RecursionError, MemoryError, OSError, ValueError) as unexpected:  # one bad file never stops the others
+        error = EvalFileError(f"cannot be loaded ({type(unexpected).__name__}: {unexpected})", file=ref.display)
+        return (
+            FileResult(path=ref.display, config=described, error=error.one_line()),
+            None,
+            error,
+        )
+    except GateError as error:
+        more = len(error.also) if isinstance(error, ConfigError) else 0
+        text = error.one_line() + (f" (and {more} more problem{'s' if more > 1 else ''} in it)" if more else "")
+        return (
+            FileResult(path=ref.display, config=described, error=text, line=error.line),
+            None,
+            error,
+        )
+    result = FileResult(
+        path=ref.display,
+        format=loaded.format,
+        eval_set_id=loaded.eval_set.eval_set_id,
+        config=described,
+        cases=len(loaded.eval_set.eval_cases),
+        warnings=[*loaded_config.warnings, *loaded.warnings],
+    )
+    return result, PlannedFile(loaded, loaded_config, ref.case_ids), None

@@ -1,0 +1,419 @@
+"""``results.json`` version 1: the baseline format and the input of ``report``, ``merge`` and the PR comment.
+
+Its JSON Schema is generated from these models into ``schema/results.schema.json`` (a test keeps the two equal)
+and every file this tool writes is validated against it in the tests.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import pydantic
+from pydantic import Field
+
+from adk_eval_gate.model.evalset import Invocation
+from adk_eval_gate.model.results_base import CaseStatus, MetricStatus, NoiseModel, ResultModel, Significance, case_label
+from adk_eval_gate.model.results_comparison import (
+    BaselineInfo,
+    CaseChange,
+    ChangeKind,
+    Comparison,
+    Difference,
+    History,
+    HistoryPoint,
+    MetricChange,
+    MetricDelta,
+)
+from adk_eval_gate.model.results_usage import BudgetCheck, BudgetLimits, CaseUsage, RunUsage, SuiteUsage
+from adk_eval_gate.support.pydantic_errors import first_error
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "BaselineInfo",
+    "CaseChange",
+    "CaseResult",
+    "CaseStatus",
+    "ChangeKind",
+    "Comparison",
+    "Confirmation",
+    "Difference",
+    "Effect",
+    "ErrorKind",
+    "FileResult",
+    "Finding",
+    "History",
+    "HistoryPoint",
+    "InvalidResults",
+    "InvocationRecord",
+    "JudgeSetting",
+    "JudgeStats",
+    "MetricChange",
+    "MetricDelta",
+    "MetricKind",
+    "MetricResult",
+    "MetricStatus",
+    "MetricSummary",
+    "NoiseModel",
+    "PassRule",
+    "ResultsDocument",
+    "RubricScoreRecord",
+    "Rule",
+    "RunInfo",
+    "RunMetric",
+    "RunRecord",
+    "RunStatus",
+    "Significance",
+    "Stability",
+    "SuiteStability",
+    "Totals",
+    "json_schema",
+    "parse_document",
+]
+
+SCHEMA_VERSION: Literal[1] = 1
+
+RunStatus = Literal["passed", "failed", "error"]
+MetricKind = Literal["deterministic", "judge", "informational", "custom"]
+PassRule = Literal["mean", "all", "majority"]
+Stability = Literal["stable-pass", "stable-fail", "flaky"]
+ErrorKind = Literal["agent", "infrastructure"]
+"""Why a run is an error: the agent raised, or something around it failed (a timeout, the model's 429/5xx after
+retries, a judge outage); infrastructure errors are counted apart."""
+Rule = Literal[
+    # a case's rules
+    "error",
+    "threshold",
+    "pass_rule",
+    "not_evaluated",
+    "case_budget",
+    "confirmation",
+    "quarantine",
+    # the run's rules
+    "file_error",
+    "internal_error",
+    "interrupted",
+    "nothing_gated",
+    "cases",
+    "run_budget",
+    "regressions",
+]
+Effect = Literal["error", "failed", "not_evaluated", "none"]
+
+
+class Finding(ResultModel):
+    """What one rule of the verdict found about a case or the run, and why: the reports render findings, they never
+    decide again."""
+
+    rule: Rule
+    effect: Effect = Field(description="What the finding does to its case or the run; none: it is only noted.")
+    reason: str
+    metric: str | None = Field(default=None, description="The metric the finding is about, if it is about one.")
+
+
+class InvocationRecord(ResultModel):
+    user: str = Field(description="The user's message of this turn, as text.")
+    expected: dict[str, Any] | None = Field(
+        default=None, description="The expected invocation (ADK Invocation, snake_case), if the case has one."
+    )
+    actual: dict[str, Any] | None = Field(
+        default=None,
+        description="The actual invocation (ADK Invocation, snake_case), if inference got this far.",
+    )
+
+    def expected_invocation(self) -> Invocation | None:
+        """The expected turn as ADK's Invocation (``pydantic.ValidationError`` if it is not one)."""
+        return None if self.expected is None else Invocation.model_validate(self.expected)
+
+    def actual_invocation(self) -> Invocation | None:
+        """The actual turn as ADK's Invocation (``pydantic.ValidationError`` if it is not one)."""
+        return None if self.actual is None else Invocation.model_validate(self.actual)
+
+
+class RubricScoreRecord(ResultModel):
+    """ADK's ``RubricScore``: one rubric's verdict from the judge."""
+
+    rubric_id: str
+    rationale: str | None = None
+    score: float | None = None
+
+
+class RunMetric(ResultModel):
+    name: str
+    score: float | None
+    status: MetricStatus
+    invocation_scores: list[float | None] = Field(default_factory=list)
+    reason: str | None = None
+    rubric_scores: list[RubricScoreRecord] | None = None
+    details: dict[str, Any] | None = None
+
+
+class RunRecord(ResultModel):
+    run: int = Field(description="1-based run number (--num-runs, then the --confirm-failures re-runs).")
+    status: CaseStatus
+    error: str | None = None
+    error_kind: ErrorKind | None = Field(
+        default=None,
+        description="agent: the agent raised; infrastructure: a timeout, the model's 429/5xx after retries or a "
+        "judge outage.",
+    )
+    confirmation: bool = Field(default=False, description="A re-run of --confirm-failures.")
+    duration_seconds: float | None = None
+    started_at: float | None = Field(default=None, description="When the run started, in seconds since the epoch.")
+    session_id: str | None = None
+    invocations: list[InvocationRecord] = Field(default_factory=list)
+    metrics: list[RunMetric] = Field(default_factory=list)
+    notes: list[str] = Field(
+        default_factory=list, description="What was changed in the agent's output to keep it usable (cut, replaced)."
+    )
+    log: list[str] = Field(
+        default_factory=list,
+        description="What ADK and the agent logged during this run (warnings and errors, at most 200 lines).",
+    )
+    usage: RunUsage | None = Field(default=None, description="Tokens, calls, time and cost of the agent's turns.")
+    over_budget: list[str] = Field(default_factory=list, description="The case budgets this run exceeded.")
+    final_session_state: dict[str, Any] | None = Field(
+        default=None,
+        description="The session state after the run (ADK's eval bookkeeping key removed), when the runner has it.",
+    )
+
+
+class MetricResult(ResultModel):
+    name: str
+    kind: MetricKind = "deterministic"
+    score: float | None = Field(description="Mean of the run scores that exist.")
+    threshold: float | None
+    status: MetricStatus
+    run_scores: list[float | None] = Field(default_factory=list)
+    invocation_scores: list[list[float | None]] = Field(default_factory=list)
+    passed_runs: int = 0
+    stdev: float | None = Field(default=None, description="Sample standard deviation of the run scores.")
+    reason: str | None = Field(default=None, description="Why the metric was not evaluated.")
+
+
+class Confirmation(ResultModel):
+    """The case failed or regressed on its first runs and was run again (``--confirm-failures``)."""
+
+    reason: Literal["failed", "regressed"]
+    first_status: CaseStatus = Field(description="The case's status after its first runs.")
+    extra_runs: int = Field(description="How many runs were added.")
+    confirmed: bool = Field(
+        default=False, description="The case failed and so did every one of its re-runs: a confirmed failure."
+    )
+
+
+class CaseResult(ResultModel):
+    id: str = Field(description="<repo-relative file>::<eval_id>")
+    file: str
+    eval_set_id: str
+    eval_id: str
+    index: int = Field(default=0, description="Position of the case in its file.")
+    line: int | None = Field(default=None, description="Line of the case's eval_id in its file.")
+    status: CaseStatus
+    error: str | None = None
+    error_kind: ErrorKind | None = Field(
+        default=None, description="For an error: infrastructure when every failed run failed for that reason."
+    )
+    metrics: list[MetricResult] = Field(default_factory=list)
+    runs: list[RunRecord] = Field(default_factory=list)
+    runs_passed: int | None = Field(default=None, description="How many of the case's runs passed.")
+    stability: Stability | None = Field(
+        default=None,
+        description="With several runs: every run passed, none did, or some did (flaky); runs with an "
+        "infrastructure error are left out.",
+    )
+    pass_hat_k: bool | None = Field(default=None, description="pass^k: every one of the k runs passed.")
+    pass_at_k: bool | None = Field(default=None, description="pass@k: at least one of the k runs passed.")
+    quarantined: bool = Field(default=False, description="Reported, never failing the gate (--quarantine).")
+    confirmation: Confirmation | None = Field(default=None, description="Set when the case was run again.")
+    usage: CaseUsage | None = Field(default=None, description="Tokens, calls, time and cost over the runs.")
+    budgets: list[BudgetCheck] = Field(default_factory=list, description="test_config.json budgets, checked.")
+    findings: list[Finding] = Field(
+        default_factory=list, description="Why the case has its status (the verdict's findings; none when it passed)."
+    )
+    failing_on_base: bool = Field(
+        default=False, description="It did not pass on the base branch either: not a failure new in this change."
+    )
+
+    @property
+    def label(self) -> str:
+        """Its name in every output (``case_label``)."""
+        return case_label(self.file, self.eval_id)
+
+
+class FileResult(ResultModel):
+    path: str
+    format: str | None = None
+    eval_set_id: str | None = None
+    config: str | None = Field(default=None, description="Where this file's criteria came from.")
+    cases: int = 0
+    error: str | None = None
+    line: int | None = None
+    warnings: list[str] = Field(default_factory=list)
+    criteria_digest: str | None = Field(default=None, description="Digest of the file's criteria, thresholds included.")
+    metric_digests: dict[str, str] = Field(
+        default_factory=dict,
+        description="Per metric, a digest of what makes its scores comparable: its criterion without the threshold.",
+    )
+
+
+class Totals(ResultModel):
+    cases: int = 0
+    passed: int = 0
+    failed: int = 0
+    error: int = 0
+    not_evaluated: int = 0
+    quarantined: int = Field(
+        default=0, description="Cases under --quarantine, whatever their status (not in the above)."
+    )
+    files: int = 0
+    file_errors: int = 0
+    infrastructure_errors: int = Field(
+        default=0,
+        description="Of the error cases, those whose runs failed for infrastructure reasons (timeouts, the model's "
+        "429/5xx after retries, judge outages), not because of the agent.",
+    )
+    confirmed_failures: int = Field(
+        default=0, description="Failed cases that were run again (--confirm-failures) and failed every re-run."
+    )
+    flaky: int = Field(default=0, description="Gated cases whose runs disagree (some passed, some did not).")
+    failing_on_base: int = Field(
+        default=0,
+        description="Of the gated cases that did not pass, those that did not pass on the base branch either.",
+    )
+    budgets_missed: int = Field(default=0, description="The run's budgets that failed.")
+    budgets_unchecked: int = Field(default=0, description="The run's budgets whose figure was unknown.")
+
+
+class SuiteStability(ResultModel):
+    """How the cases with several runs behaved: pass^k and pass@k are shares of those cases."""
+
+    cases: int = 0
+    stable_pass: int = 0
+    stable_fail: int = 0
+    flaky: int = 0
+    pass_hat_k: float | None = None
+    pass_at_k: float | None = None
+
+
+class MetricSummary(ResultModel):
+    name: str
+    kind: MetricKind = "deterministic"
+    threshold: float | None = None
+    thresholds: list[float] = Field(default_factory=list, description="Every threshold used, if they differ.")
+    mean: float | None = None
+    cases: int = 0
+    passed: int = 0
+    failed: int = 0
+    not_evaluated: int = 0
+    pass_rate: float | None = None
+
+
+class JudgeStats(ResultModel):
+    calls: int = 0
+    cached: int = 0
+    failed: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
+class JudgeSetting(ResultModel):
+    """How a judge metric's scores were produced: the model and its sampling."""
+
+    model: str
+    sampling: str = Field(description="Samples per question and the generation settings, e.g. '5 samples'.")
+    provider: str | None = Field(
+        default=None,
+        description="Who answered the judge model: gemini (google-genai), or the ADK class it resolves to "
+        "(OpenAILlm, LiteLlm, Claude, ...). Absent in results of versions that judged with Gemini only.",
+    )
+
+
+class RunInfo(ResultModel):
+    tool_version: str = ""
+    runner: str = ""
+    num_runs: int = 1
+    shard: str | None = None
+    shards_merged: int | None = None
+    selection: str | None = Field(
+        default=None,
+        description="Digest of the selected cases, their criteria and --num-runs: equal in every shard of one run.",
+    )
+    gate_id: str = "default"
+    allow_not_evaluated: bool = False
+    pass_rule: PassRule = Field(default="mean", description="How a case with several runs passed (--pass-rule).")
+    confirm_failures: int = Field(default=0, description="Extra runs for each failing or regressed case.")
+    adk_version: str | None = Field(default=None, description="google-adk that ran the agents (adk runner).")
+    judges: dict[str, JudgeSetting] = Field(
+        default_factory=dict, description="Per judge metric, the judge model and sampling used."
+    )
+    strict_comparison: bool = Field(
+        default=False, description="Regressions of metrics scored differently on the base branch count too."
+    )
+    budget_limits: BudgetLimits | None = Field(default=None, description="The run's budgets, as given.")
+    started_at: str | None = None
+    duration_seconds: float | None = None
+    repository: str | None = None
+    sha: str | None = None
+    ref: str | None = None
+    run_url: str | None = None
+    interrupted: bool = False
+    unfinished: list[str] = Field(
+        default_factory=list, description="Ids of the cases with runs that did not finish (an interrupted run)."
+    )
+    pull_request: int | None = Field(default=None, description="The pull request this run evaluated, if any.")
+    regression_tolerance: float | None = None
+    fail_on_regression: bool = False
+    baseline_note: str | None = Field(default=None, description="Why there is no comparison, when there is none.")
+
+
+class ResultsDocument(ResultModel):
+    schema_version: Literal[1] = SCHEMA_VERSION
+    status: RunStatus
+    error: str | None = Field(
+        default=None,
+        description="Why the run as a whole is an error when no case says so: it crashed or a report failed.",
+    )
+    totals: Totals
+    cases: list[CaseResult]
+    files: list[FileResult] = Field(default_factory=list)
+    metrics: list[MetricSummary] = Field(default_factory=list)
+    stability: SuiteStability | None = Field(default=None, description="Present when cases ran several times.")
+    judge: JudgeStats | None = None
+    usage: SuiteUsage | None = Field(default=None, description="Tokens, calls, time and cost of the whole run.")
+    budgets: list[BudgetCheck] = Field(
+        default_factory=list, description="The run's budgets (--max-cost, --max-cost-increase, --max-latency-increase)."
+    )
+    findings: list[Finding] = Field(
+        default_factory=list, description="Why the run has its status: the verdict's findings about the run."
+    )
+    run: RunInfo = Field(default_factory=RunInfo)
+    comparison: Comparison | None = None
+
+
+class InvalidResults(ValueError):
+    """Data that is not a results.json of this version (the message names where it is wrong)."""
+
+
+def parse_document(data: object, *, shown: str) -> ResultsDocument:
+    """Validates decoded JSON as a results.json of version 1 (baselines, merge inputs and recordings)."""
+    if not isinstance(data, dict) or data.get("schema_version") != SCHEMA_VERSION:
+        raise InvalidResults(f"{shown} is not a results.json of version {SCHEMA_VERSION}")
+    try:
+        return ResultsDocument.model_validate(data)
+    except pydantic.ValidationError as error:
+        where, message = first_error(error)
+        raise InvalidResults(f"{shown} is not a valid results.json: {where}: {message}") from None
+
+
+def json_schema() -> dict[str, Any]:
+    schema = ResultsDocument.model_json_schema()
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["$id"] = "https://github.com/adk-eval-gate/adk-eval-gate/schema/results.schema.json"
+    schema["title"] = "ADK Eval Gate results.json (version 1)"
+    return schema
+
+
+if __name__ == "__main__":  # python -m adk_eval_gate.model.results > schema/results.schema.json
+    import json
+
+    print(json.dumps(json_schema(), indent=2))

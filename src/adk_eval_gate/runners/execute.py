@@ -1,0 +1,240 @@
+"""Run the work items: inference then scoring, concurrently, each case run with a time limit.
+
+A run that raises, hangs or times out becomes an ``error`` result with the reason; the others go on. A run that
+failed for a transient reason (429, 5xx, a lost connection: the runner says so) is run again in a fresh session
+after a backoff, a few times, all within its ``--timeout``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import os
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Literal
+
+from adk_eval_gate.inputs.plan import PlannedFile, WorkItem
+from adk_eval_gate.judge.service import SCORED_RUN
+from adk_eval_gate.metrics.base import Metric, MetricServices
+from adk_eval_gate.metrics.registry import ConfiguredMetric
+from adk_eval_gate.metrics.score import MetricEscaped, ScoredMetric, score_run
+from adk_eval_gate.model.results import ErrorKind, MetricStatus
+from adk_eval_gate.runners.base import Inference, Runner, contain_exits, describe_escape, settled
+from adk_eval_gate.support.retry import Backoff
+
+BuiltMetrics = list[tuple[ConfiguredMetric, Metric]]
+
+
+@dataclass
+class FinishedRun:
+    run: int
+    inference: Inference
+    scored: list[ScoredMetric]
+    confirmation: bool = False  # a re-run of --confirm-failures
+
+    @property
+    def infrastructure_failure(self) -> str | None:
+        """Why a metric could not be scored because a service around the agent failed (a judge outage)."""
+        return next((f"{s.configured.name}: {s.outcome.reason}" for s in self.scored if s.outcome.infrastructure), None)
+
+    @property
+    def error(self) -> str | None:
+        """Why the run is an error: inference failed, or a metric could not be scored because a service was down
+        (unless another metric failed: a failure that is certain is not hidden behind an outage)."""
+        if self.inference.error is not None:
+            return self.inference.error
+        failed = any(scored.outcome.status is MetricStatus.FAILED for scored in self.scored)
+        return None if failed else self.infrastructure_failure
+
+    @property
+    def error_kind(self) -> ErrorKind | None:
+        if self.inference.error is not None:
+            return "infrastructure" if self.inference.infrastructure else "agent"
+        return "infrastructure" if self.error else None
+
+    @property
+    def outcome(self) -> Literal["error", "failing", "ok"]:
+        """What the progress shows of the run (never a verdict: budgets, re-runs and the baseline decide that):
+        an error, a metric below its threshold or not evaluated, or neither."""
+        if self.error is not None:
+            return "error"
+        return "ok" if all(s.outcome.status in ("passed", "informational") for s in self.scored) else "failing"
+
+
+@dataclass
+class Execution:
+    """Finished runs by case id, filled as runs finish (so an interrupted run keeps what finished)."""
+
+    finished: dict[str, list[FinishedRun]] = field(default_factory=dict)
+    interrupted: bool = False
+    stopped_by: int | None = None  # the signal that stopped the run (SIGINT, SIGTERM)
+
+    def unfinished(self, items: list[WorkItem]) -> list[str]:
+        """Ids of the cases with a run that did not finish, in plan order."""
+        done = {(case_id, finished.run) for case_id, runs in self.finished.items() for finished in runs}
+        return list(dict.fromkeys(item.case_id for item in items if (item.case_id, item.run) not in done))
+
+
+class MetricBuilder:
+    """Builds each file's metric evaluators once."""
+
+    def __init__(self, services: MetricServices) -> None:
+        self.services = services
+        self._built: dict[int, BuiltMetrics] = {}
+
+    def for_file(self, planned: PlannedFile) -> BuiltMetrics:
+        key = id(planned.config)
+        if key not in self._built:
+            self._built[key] = [(c, c.build(self.services)) for c in planned.config.metrics]
+        return self._built[key]
+
+
+CASE_RUN_RETRY = Backoff(attempts=3, initial=2.0, maximum=30.0, jitter=(0.8, 1.2))
+"""A case run that failed for a transient reason runs again; the case's --timeout still bounds every wait."""
+
+
+async def _attempt(runner: Runner, item: WorkItem) -> Inference:
+    try:
+        return settled(await runner.infer(item))
+    except asyncio.CancelledError:
+        raise  # our own timeout or a signal
+    except BaseException as error:  # agent code that calls sys.exit or raises KeyboardInterrupt must not end the run
+        return Inference(error=describe_escape(error))
+
+
+async def _infer(runner: Runner, item: WorkItem, *, timeout: float, retry: Backoff) -> Inference:
+    started, started_at = time.monotonic(), time.time()
+    transient: list[str] = []
+
+    async def attempts() -> Inference:
+        for attempt in range(1, retry.attempts + 1):
+            inference = await _attempt(runner, item)
+            if not (inference.error and inference.retryable):
+                return inference
+            transient.append(inference.error)
+            if attempt == retry.attempts:
+                inference.error = f"{inference.error} (failed {attempt} times; transient errors are retried)"
+                return inference
+            await asyncio.sleep(retry.delay(attempt, retry_after=inference.retry_after))
+        raise AssertionError("unreachable")
+
+    try:
+        inference = await asyncio.wait_for(attempts(), timeout=timeout)
+    except asyncio.TimeoutError:
+        reason = f"timed out after {timeout:g} s (raise --timeout if the agent needs longer)"
+        if transient:
+            reason += f"; {len(transient)} earlier attempts failed, the last with: {transient[-1]}"
+        inference = Inference(error=reason, timed_out=True)
+    if inference.duration_seconds is None:
+        inference.duration_seconds = round(time.monotonic() - started, 3)
+    if inference.started_at is None:
+        inference.started_at = round(started_at, 3)
+    return inference
+
+
+async def execute(
+    items: list[WorkItem],
+    *,
+    runner: Runner,
+    metrics: MetricBuilder,
+    parallelism: int,
+    timeout: float,
+    on_finished: Callable[[WorkItem, FinishedRun], None] | None = None,
+    on_started: Callable[[WorkItem], None] | None = None,
+    execution: Execution | None = None,
+    retry: Backoff | None = None,
+    on_ready: Callable[[], None] | None = None,
+    confirm: Callable[[Execution], list[WorkItem]] | None = None,
+) -> Execution:
+    """Runs every item; cancelling this coroutine stops the running ones and keeps what finished.
+
+    Agents (``runner.prepare``) and metrics are set up first, then ``on_ready`` is called and the runs start.
+    When they are done, ``confirm`` may return more items (the re-runs of ``--confirm-failures``), run the same way.
+    """
+    execution = execution or Execution()
+    contain_exits(asyncio.get_running_loop())  # agent code in this process (--workers 0) and custom metrics
+    semaphore = asyncio.Semaphore(parallelism)
+    retry = retry or CASE_RUN_RETRY
+    await runner.prepare(items)  # e.g. import the agents once, before any case run's clock starts
+    for planned in {id(item.file): item.file for item in items}.values():
+        metrics.for_file(planned)  # meanwhile the runner's worker processes may be starting
+    await runner.wait_ready()
+    # Everything set up so far (agents, models, metrics) lives until the end: keep it out of the collector's
+    # sweeps, which otherwise grow with it and stall the concurrent case runs.
+    gc.freeze()
+    if on_ready:
+        on_ready()
+
+    async def one(item: WorkItem) -> None:
+        async with semaphore:
+            if on_started:
+                on_started(item)
+            finished = await run_one(item, runner=runner, metrics=metrics, timeout=timeout, retry=retry)
+            execution.finished.setdefault(item.case_id, []).append(finished)
+            if on_finished:
+                on_finished(item, finished)
+
+    await asyncio.gather(*(one(item) for item in items))
+    more = confirm(execution) if confirm else []
+    await asyncio.gather(*(one(item) for item in more))
+    return execution
+
+
+async def run_one(
+    item: WorkItem, *, runner: Runner, metrics: MetricBuilder, timeout: float, retry: Backoff
+) -> FinishedRun:
+    """One run of one case: inference, then its metrics (each run's judge samples are its own: ``SCORED_RUN``)."""
+    inference = await _infer(runner, item, timeout=timeout, retry=retry)
+    scored = []
+    if not inference.error:
+        token = SCORED_RUN.set(item.run)
+        try:
+            scored = await score_run(
+                case=item.case,
+                actual=inference.invocations,
+                metrics=metrics.for_file(item.file),
+                final_session_state=inference.final_session_state,
+            )
+        except MetricEscaped as escaped:
+            inference.error = str(escaped)
+        finally:
+            SCORED_RUN.reset(token)
+    return FinishedRun(run=item.run, inference=inference, scored=scored, confirmation=item.confirmation)
+
+
+class StopOnSignals:
+    """While active, SIGINT and SIGTERM cancel ``task`` (the run keeps what finished); a second one exits at once.
+
+    Python-level handlers (not the event loop's) so a signal is seen even while a blocking tool holds the loop.
+    """
+
+    SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+    def __init__(self, task: asyncio.Task[object]) -> None:
+        self.task = task
+        self.loop = task.get_loop()
+        self.received: int | None = None
+        self._previous: dict[int, object] = {}
+
+    def _handle(self, signum: int, frame: object) -> None:
+        if self.received is not None:
+            sys.stderr.write(f"\n{signal.Signals(signum).name} again: stopping now, without reports\n")
+            sys.stderr.flush()
+            os._exit(128 + signum)
+        self.received = signum
+        self.loop.call_soon_threadsafe(self.task.cancel)
+
+    def __enter__(self) -> StopOnSignals:
+        if threading.current_thread() is threading.main_thread():
+            for signum in self.SIGNALS:
+                self._previous[signum] = signal.signal(signum, self._handle)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for signum, previous in self._previous.items():
+            signal.signal(signum, previous)  # type: ignore[arg-type]

@@ -1,0 +1,145 @@
+"""Build the shared services the configured metrics need (the LLM judge for judge metrics), and report
+what the judge did at the end of a run.
+
+Each judge model is reached the way ADK resolves it (``judge.models``): Gemini through google-genai with the
+Gemini or Vertex AI credentials, every other model through ADK's model class and the provider's own environment
+(``OPENAI_API_KEY``, ``ANTHROPIC_API_KEY``, ...). A judge or user simulator model whose package is missing stops
+the run before any agent runs (``UsageError``); ``validate`` reports the same problems.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from adk_eval_gate.config.settings import Settings
+from adk_eval_gate.inputs.plan import PlannedFile
+from adk_eval_gate.metrics.base import MetricServices
+from adk_eval_gate.model.results import JudgeStats
+from adk_eval_gate.support.console import Console
+from adk_eval_gate.support.errors import UsageError
+
+
+def judge_metric_names(planned: list[PlannedFile]) -> list[str]:
+    names: dict[str, None] = {}
+    for planned_file in planned:
+        for configured in planned_file.config.metrics:
+            if configured.spec.kind == "judge":
+                names[configured.name] = None
+    return list(names)
+
+
+def _judge_model(criterion: Any) -> str:
+    options = getattr(criterion, "judge_model_options", None)
+    if isinstance(options, dict):
+        options = options.get("judge_model") or options.get("judgeModel")
+    else:
+        options = getattr(options, "judge_model", None)
+    return options if isinstance(options, str) and options else "gemini-2.5-flash"  # ADK's default judge
+
+
+def judge_models(planned: list[PlannedFile]) -> dict[str, list[str]]:
+    """Each judge model of the run, with the judge metrics that use it."""
+    models: dict[str, dict[str, None]] = {}
+    for planned_file in planned:
+        for configured in planned_file.config.metrics:
+            if configured.spec.kind == "judge":
+                models.setdefault(_judge_model(configured.criterion), {})[configured.name] = None
+    return {model: list(names) for model, names in models.items()}
+
+
+def model_problems(planned_file: PlannedFile) -> list[str]:
+    """Why a judge model or the user simulator's model of this file cannot be used here (missing packages)."""
+    from adk_eval_gate.judge.models import check_model
+
+    problems = [check_model(model, role="judge model") for model in judge_models([planned_file])]
+    simulator = planned_file.config.config.user_simulator_config
+    if simulator is not None and any(case.conversation_scenario for case in planned_file.loaded.eval_set.eval_cases):
+        problems.append(check_model(simulator.model, role="user simulator model"))
+    return list(dict.fromkeys(problem for problem in problems if problem))
+
+
+def build_services(settings: Settings, planned: list[PlannedFile], console: Console) -> MetricServices:
+    problems = [problem for planned_file in planned for problem in model_problems(planned_file)]
+    if problems:
+        raise UsageError(problems[0], hint=f"and {len(problems) - 1} more" if len(problems) > 1 else None)
+    models = judge_models(planned)
+    if not models:
+        return MetricServices()
+    return MetricServices(judge=_judge_service(settings, models, console))
+
+
+def _gemini_backend(settings: Settings, gemini_metrics: list[str], console: Console) -> tuple[Any, str | None]:
+    """The google-genai judge, or None and why (said once, naming the metrics it leaves unevaluated)."""
+    from adk_eval_gate.judge.client import GeminiJudge
+    from adk_eval_gate.judge.credentials import MissingCredentials, resolve_credentials
+
+    try:
+        credentials = resolve_credentials(settings.environment)
+    except MissingCredentials as missing:
+        console.warning(f"{', '.join(gemini_metrics)} will not be evaluated: {missing}")
+        return None, str(missing)
+    if credentials.api_key:
+        console.add_secret(credentials.api_key)
+    backend = GeminiJudge(credentials)
+    try:
+        if credentials.vertexai and credentials.project:
+            backend.make_client().close()  # fails now, not once per case, when there are no Google credentials
+    except Exception as error:
+        reason = f"the LLM judge client could not be set up ({credentials.describe()}): {error}"
+        console.warning(f"{', '.join(gemini_metrics)} will not be evaluated: {reason}")
+        return None, reason
+    return backend, None
+
+
+def _judge_service(settings: Settings, models: dict[str, list[str]], console: Console) -> Any:
+    from adk_eval_gate.judge.cache import JudgeCache
+    from adk_eval_gate.judge.models import resolve_model
+    from adk_eval_gate.judge.service import JudgeService
+
+    routes = {model: resolve_model(model) for model in models}
+    gemini_metrics = list(
+        dict.fromkeys(name for model, names in models.items() if routes[model].gemini for name in names)
+    )
+    others = sorted({f"{model} ({route.provider})" for model, route in routes.items() if not route.gemini})
+    gemini, unavailable = _gemini_backend(settings, gemini_metrics, console) if gemini_metrics else (None, None)
+    if others:
+        from adk_eval_gate.judge.adk_models import AdkModelJudge
+        from adk_eval_gate.judge.routing import RoutedJudge
+
+        backend: Any = RoutedJudge(gemini=gemini, gemini_unavailable=unavailable, adk=AdkModelJudge())
+    elif gemini is None:
+        return JudgeService(backend=None, unavailable=unavailable)
+    else:
+        backend = gemini
+    described = [gemini.credentials.describe()] if gemini is not None else []
+    described += [f"{', '.join(others)} through ADK's model classes"] if others else []
+    cache = JudgeCache(settings.cache_dir, warn=console.warning) if settings.cache_dir else None
+    console.line(
+        f"LLM judge: {'; '.join(described)}, at most {settings.judge_parallelism} calls at once"
+        + (f", cache {settings.cache_dir}" if settings.cache_dir else "")
+    )
+    return JudgeService(
+        backend=backend, parallelism=settings.judge_parallelism, cache=cache, description="; ".join(described)
+    )
+
+
+def finish_judge(services: MetricServices, console: Console) -> JudgeStats | None:
+    """The judge's counters for results.json, and one console line; None when the run had no judge metric."""
+    judge = services.judge
+    if judge is None:
+        return None
+    counters = judge.counters
+    if judge.backend is None:
+        console.line(f"LLM judge: not available ({judge.unavailable})")
+    else:
+        console.line(
+            f"LLM judge: {counters.calls} calls, {counters.cached} cached, {counters.failed} failed, "
+            f"{counters.retries} retries, {counters.input_tokens} input / {counters.output_tokens} output tokens"
+        )
+    return JudgeStats(
+        calls=counters.calls,
+        cached=counters.cached,
+        failed=counters.failed,
+        input_tokens=counters.input_tokens,
+        output_tokens=counters.output_tokens,
+    )
