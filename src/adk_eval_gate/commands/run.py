@@ -64,6 +64,7 @@ def case_results(
                     confirmation=(confirmations or {}).get(case_key),
                     prices=prices,
                     budgets=planned_file.config.config.budgets,
+                    apps=execution.apps,
                 )
             )
     return verdict.quarantine(cases, settings.quarantine)
@@ -99,6 +100,7 @@ def build_document(
         ),
         judge_usage=judge_usage,
         prices=prices.source(),
+        app_details=execution.apps.table,
     )
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from adk_eval_gate import __version__, verdict
 from adk_eval_gate.config.settings import Settings
 from adk_eval_gate.model.results import ResultsDocument, RunInfo
+from adk_eval_gate.model.results_json import dump_json
 from adk_eval_gate.report import comment, junit, summary
 from adk_eval_gate.report.html import page
 from adk_eval_gate.support.console import Console
@@ -24,7 +25,7 @@ Renderer = Callable[[ResultsDocument], str]
 
 
 def results_json(doc: ResultsDocument) -> str:
-    return doc.model_dump_json(indent=2) + "\n"
+    return dump_json(doc)
 
 
 def _write(path: Path, text: str) -> None:

@@ -41,11 +41,11 @@ def _invocations(raw: list[dict[str, object]], where: str) -> list[Invocation]:
         raise RecordedError(f"recorded invocation is invalid at {loc}: {message}", file=where) from None
 
 
-def _recorded_invocations(run: RunRecord, where: str) -> list[Invocation]:
+def _recorded_invocations(run: RunRecord, where: str, apps: dict[str, Any]) -> list[Invocation]:
     invocations = []
     for item in run.invocations:
         try:
-            actual = item.actual_invocation()
+            actual = item.actual_invocation(apps)
         except pydantic.ValidationError as error:
             loc, message = first_error(error)
             raise RecordedError(f"recorded invocation is invalid at {loc}: {message}", file=where) from None
@@ -101,10 +101,11 @@ class RecordedRunner:
             raise RecordedError(str(error)) from None
         for case in document.cases:
             for run in case.runs:
-                if run.error or any(inv.actual is None for inv in run.invocations):
+                if run.error or any(inv.actual_turn() is None and inv.actual is None for inv in run.invocations):
                     self.by_case_id[case.id].append(run.error or "the recorded run is incomplete")
                 else:
-                    recording = Recording(_recorded_invocations(run, shown), run.final_session_state)
+                    invocations = _recorded_invocations(run, shown, document.app_details)
+                    recording = Recording(invocations, run.final_session_state)
                     self.by_case_id[case.id].append(recording)
 
     def runs_for(self, planned: PlannedFile, case: EvalCase) -> list[RecordedRun]:

@@ -16,53 +16,71 @@ from collections.abc import Awaitable, Callable
 from multiprocessing.connection import Connection
 from typing import Any
 
-import pydantic
-
 from adk_eval_gate.inputs.plan import WorkItem
-from adk_eval_gate.model.evalset import Invocation
-from adk_eval_gate.model.tokens import Tokens
-from adk_eval_gate.runners.base import Inference, contain_exits, describe_escape, settled
+from adk_eval_gate.metrics.base import Metric, MetricServices
+from adk_eval_gate.metrics.registry import ConfiguredMetric
+from adk_eval_gate.model.compact import AppTable
+from adk_eval_gate.runners.base import Inference, contain_exits, describe_escape
+from adk_eval_gate.runners.capture import capture, portable, score_where_made
 from adk_eval_gate.support.masking import drop_github_token
 
 RunOne = Callable[[WorkItem], Awaitable[Inference]]
 Setup = Callable[[list[WorkItem]], Awaitable[Any]]  # what it returns goes to the main process (picklable)
 
-_INVOCATIONS = pydantic.TypeAdapter(list[Invocation])
+# What a worker sends of a case run: what ``runners.capture`` keeps of it (its turns compact, each turn's facts,
+# the portable metrics' outcomes, the app details the main process has not been sent yet), never its objects.
+_SENT = (
+    "turns",
+    "facts",
+    "scored",
+    "app_details",
+    "error",
+    "session_id",
+    "duration_seconds",
+    "retryable",
+    "retry_after",
+    "notes",
+    "log",
+    "simulator_calls",
+    "final_session_state",
+)
 
 
 def fork_available() -> bool:
     return "fork" in multiprocessing.get_all_start_methods()
 
 
+class Finisher:
+    """What a worker does with a case run before it sends it: ``capture`` (settled, compact) and the portable
+    metrics scored; each app details is sent once."""
+
+    def __init__(self) -> None:
+        self.apps = AppTable()
+        self.sent: set[str] = set()
+        self.metrics: dict[int, list[tuple[ConfiguredMetric, Metric]]] = {}
+
+    def _metrics(self, item: WorkItem) -> list[tuple[ConfiguredMetric, Metric]]:
+        key = id(item.file.config)
+        if key not in self.metrics:
+            services = MetricServices()
+            self.metrics[key] = [(c, c.build(services)) for c in item.file.config.metrics if portable(c)]
+        return self.metrics[key]
+
+    async def finish(self, item: WorkItem, inference: Inference) -> Inference:
+        capture(item.case, inference, apps=self.apps)
+        await score_where_made(item, inference, self._metrics(item))
+        named = {turn["app"] for turn in inference.turns or [] if isinstance(turn.get("app"), str)}
+        inference.app_details = {key: self.apps.table[key] for key in named - self.sent}
+        self.sent |= named
+        return inference
+
+
 def encode(inference: Inference) -> dict[str, Any]:
-    inference = settled(inference)  # pydantic cannot serialize lone surrogates or values nested ~250 deep
-    return {
-        "invocations": _INVOCATIONS.dump_json(inference.invocations, exclude_none=True),
-        "error": inference.error,
-        "session_id": inference.session_id,
-        "duration_seconds": inference.duration_seconds,
-        "retryable": inference.retryable,
-        "retry_after": inference.retry_after,
-        "notes": inference.notes,
-        "log": inference.log,
-        "simulator_calls": [call.model_dump() for call in inference.simulator_calls],
-        "final_session_state": inference.final_session_state,
-    }
+    return {name: getattr(inference, name) for name in _SENT}
 
 
 def decode(data: dict[str, Any]) -> Inference:
-    return Inference(
-        invocations=_INVOCATIONS.validate_json(data["invocations"]),
-        error=data["error"],
-        session_id=data["session_id"],
-        duration_seconds=data["duration_seconds"],
-        retryable=data["retryable"],
-        retry_after=data["retry_after"],
-        notes=data["notes"],
-        log=data["log"],
-        simulator_calls=[Tokens.model_validate(call) for call in data["simulator_calls"]],
-        final_session_state=data["final_session_state"],
-    )
+    return Inference(**data)
 
 
 def worker_main(
@@ -114,10 +132,12 @@ async def _serve(conn: Connection, *, items: list[WorkItem], setup: Setup, run: 
         with send_lock:
             conn.send(message)
 
+    finisher = Finisher()
+
     async def run_one(request: int, index: int, run_number: int) -> None:
-        item = items[index]
+        item = items[index] if items[index].run == run_number else dataclasses.replace(items[index], run=run_number)
         try:
-            inference = await run(item if item.run == run_number else dataclasses.replace(item, run=run_number))
+            inference = await finisher.finish(item, await run(item))
         except asyncio.CancelledError:
             return
         except BaseException as error:  # a runner bug or a sys.exit() in agent code must not stop the worker
