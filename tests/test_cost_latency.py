@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from tests import turns
 from tests.conftest import run_cli, write_json
 from tests.runners.scripted import turn, write_agent, write_evalset
 
@@ -120,7 +121,7 @@ def test_turn_times_agree_with_the_events_timestamps_and_counts_with_the_events(
         stamps.setdefault(entry["invocation"], []).append(entry["timestamp"])
     data = _results(repo)
     for case in data["cases"]:
-        actual = case["runs"][0]["invocations"][0]["actual"]
+        actual = turns.actual(case["runs"][0]["invocations"][0])
         usage = case["runs"][0]["usage"]["turns"][0]
         events = stamps[actual["invocation_id"]]
         spread = max(events) - min(events)

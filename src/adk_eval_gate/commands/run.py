@@ -30,6 +30,7 @@ from adk_eval_gate.runners.execute import Execution, MetricBuilder, StopOnSignal
 from adk_eval_gate.runners.factory import make_runner
 from adk_eval_gate.runners.progress import Progress
 from adk_eval_gate.runners.services import build_services, finish_judge
+from adk_eval_gate.runners.worker_starter import Starter
 from adk_eval_gate.support.console import Console, relayed_output
 from adk_eval_gate.support.words import plural
 from adk_eval_gate.verdict.rules import PASS_RULES
@@ -241,7 +242,16 @@ def _confirming(
     return Confirming(settings, prepared.planned, prepared.files, items, found)
 
 
-def run(settings: Settings, console: Console) -> int:
+def run(settings: Settings, console: Console, *, starter: Starter | None = None) -> int:
+    """``starter``: the adk runner's worker starter, started before this module was imported (``cli``)."""
+    try:
+        return _run(settings, console, starter=starter)
+    finally:
+        if starter is not None:
+            starter.close()  # the runner ended it, unless it never got to run a case
+
+
+def _run(settings: Settings, console: Console, *, starter: Starter | None) -> int:
     started = time.monotonic()
     started_at = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
     prepared = prepare(settings, console)
@@ -251,7 +261,7 @@ def run(settings: Settings, console: Console) -> int:
     if settings.num_runs > 1:
         console.line(f"{settings.num_runs} runs per case; a case passes when {PASS_RULES[settings.pass_rule]}")
     prices = load_prices(settings.prices, field=settings.option_name("prices"))
-    runner = make_runner(settings, root=prepared.root, console=console, planned=prepared.planned)
+    runner = make_runner(settings, root=prepared.root, console=console, planned=prepared.planned, starter=starter)
     items = plan(prepared.planned, num_runs=settings.num_runs, shard=settings.shard, run_count=runner.run_count)
     services = build_services(settings, prepared.planned, console)
     gc.freeze()  # the loaded files and configs live until the end (see execute: agents are frozen too)

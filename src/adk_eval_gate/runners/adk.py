@@ -12,6 +12,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import copy
+import functools
+import importlib.util
 import os
 import time
 import uuid
@@ -37,6 +39,7 @@ from adk_eval_gate.runners.base import Inference, escaped, plain_state
 from adk_eval_gate.runners.errors import describe_agent_error, transient_failure
 from adk_eval_gate.runners.invocations import AgentEvent, TurnTiming, from_adk_event, to_invocations, user_event
 from adk_eval_gate.runners.simulation import UserTurns, user_turns
+from adk_eval_gate.runners.worker_starter import Starter
 from adk_eval_gate.runners.workers import WorkerPool, default_worker_count
 from adk_eval_gate.support.console import Console
 from adk_eval_gate.support.errors import GateError
@@ -78,22 +81,74 @@ def session_identity(session_input: SessionInput | None) -> tuple[str, str, str]
     return app_name, user_id, pinned or f"{SESSION_ID_PREFIX}{uuid.uuid4()}"
 
 
+def adk_installed() -> bool:
+    """Whether google-adk can be found, without importing it (the main process leaves that to the workers)."""
+    try:
+        return importlib.util.find_spec("google.adk") is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def worker_count(settings: Settings) -> int:
+    return default_worker_count(settings.parallelism) if settings.workers is None else settings.workers
+
+
+def start_early(settings: Settings) -> Starter | None:
+    """The worker starter, forked now, when this run will run agents in worker processes: it imports google-adk
+    and warms it up while this process discovers, loads and plans (``AdkRunner`` takes it)."""
+    if settings.runner != "adk" or worker_count(settings) < 1 or not adk_installed():
+        return None
+    return Starter.start(warm_process)
+
+
+def warm_process() -> None:
+    """What every worker process needs before it imports an agent, done once in the starter: google-adk imported
+    and one turn of a built-in agent run, the metrics a worker scores imported."""
+    require_adk()
+    import adk_eval_gate.metrics.rouge
+    import adk_eval_gate.metrics.trajectory  # noqa: F401  (ADK's two default metrics, scored in the workers)
+    from adk_eval_gate.runners import adk_plugins  # noqa: F401
+
+    asyncio.run(warm_up())
+
+
 class AdkRunner:
     name = "adk"
 
     def __init__(
-        self, settings: Settings, *, root: Path, console: Console | None = None, agent: AgentRef | None = None
+        self,
+        settings: Settings,
+        *,
+        root: Path,
+        console: Console | None = None,
+        agent: AgentRef | None = None,
+        starter: Starter | None = None,
     ) -> None:
-        """``agent``: the agent of every file, instead of ``--agent`` or the one found above each file."""
-        require_adk()
+        """``agent``: the agent of every file, instead of ``--agent`` or the one found above each file;
+        ``starter``: the worker starter this run started early (``start_early``)."""
+        self.worker_count = worker_count(settings)
+        if self.worker_count < 1:
+            require_adk()  # the agents run here
+        elif not adk_installed():
+            raise AdkMissingError("the adk runner needs google-adk, which is not installed", hint=INSTALL_HINT)
         self.root = root
         self.option = agent or (parse_agent_option(settings.agent, root=root) if settings.agent else None)
-        self.worker_count = default_worker_count(settings.parallelism) if settings.workers is None else settings.workers
+        self.verbose = settings.verbose
         self.console = console
+        self._starter = starter
         self._agents: dict[AgentRef, LoadedAgent | AgentError] = {}
         self._refs: dict[str, AgentRef | str] = {}
         self._pool: WorkerPool | None = None
         self.import_errors: dict[str, AgentError] = {}  # each agent that cannot be imported, by its cases' reason
+
+    @classmethod
+    def serving(cls, root: Path, option: AgentRef | None, verbose: bool) -> AdkRunner:
+        """The runner of a worker process (``WorkerPool``'s job): it imports the agents and runs case runs there."""
+        runner = cls.__new__(cls)
+        runner.worker_count, runner.root, runner.option, runner.verbose = 0, root, option, verbose
+        runner.console, runner._starter, runner._pool = None, None, None
+        runner._agents, runner._refs, runner.import_errors = {}, {}, {}
+        return runner
 
     def agent_for(self, planned: PlannedFile) -> AgentRef | str:
         """The agent of an eval file, or why there is none."""
@@ -120,10 +175,12 @@ class AdkRunner:
         if self.worker_count >= 1 and items:
             self._pool = WorkerPool(
                 count=min(self.worker_count, len(items)),
-                setup=self.load_agents,
-                run=self.run_here,
+                job=functools.partial(AdkRunner.serving, self.root, self.option, self.verbose),
+                warm=warm_process,
+                starter=self._starter,
                 on_output=self.console.line if self.console else None,
             )
+            self._starter = None  # the pool ends it
             self._pool.start(items)
         else:
             self._report(await self.load_agents(items))
@@ -219,13 +276,22 @@ class AdkRunner:
         if self._pool is not None:
             await self._pool.close()
             self._pool = None
+        if self._starter is not None:  # started early, never used (no case to run)
+            await asyncio.to_thread(self._starter.close)
+            self._starter = None
+
+
+_WARM: list[bool] = []  # set once this process (or the one it was forked from) has warmed up
 
 
 async def warm_up() -> None:
     """One turn of a tiny built-in agent: ADK imports much of itself lazily on the first turn (about 0.5 s).
 
-    Done before the case runs' clocks start, and before worker processes are forked so they inherit it.
+    Done before the case runs' clocks start, in the worker starter so the workers inherit it (once a process).
     """
+    if _WARM:
+        return
+    _WARM.append(True)
     from google.genai import types as genai_types
 
     from adk_eval_gate.runners.adk_plugins import warm_up_agent

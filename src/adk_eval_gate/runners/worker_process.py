@@ -1,5 +1,6 @@
-"""The worker process's side of ``workers``: set up its output, import the agents, run what the main process
-sends, and send back the inferences (encoded so that a pipe can carry them)."""
+"""The worker process's side of ``workers``: set up its output, receive the job (what makes it run the agents, and
+the work items), import the agents, run what the main process sends, and send back what ``runners.capture`` keeps
+of each case run."""
 
 from __future__ import annotations
 
@@ -9,23 +10,37 @@ import dataclasses
 import gc
 import multiprocessing
 import os
+import pickle
 import signal
 import sys
 import threading
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from multiprocessing.connection import Connection
-from typing import Any
+from typing import Any, Protocol
 
 from adk_eval_gate.inputs.plan import WorkItem
 from adk_eval_gate.metrics.base import Metric, MetricServices
 from adk_eval_gate.metrics.registry import ConfiguredMetric
 from adk_eval_gate.model.compact import AppTable
+from adk_eval_gate.runners import runlog
 from adk_eval_gate.runners.base import Inference, contain_exits, describe_escape
 from adk_eval_gate.runners.capture import capture, portable, score_where_made
 from adk_eval_gate.support.masking import drop_github_token
 
-RunOne = Callable[[WorkItem], Awaitable[Inference]]
-Setup = Callable[[list[WorkItem]], Awaitable[Any]]  # what it returns goes to the main process (picklable)
+
+class Serving(Protocol):
+    """What a worker makes of its job (``AdkRunner.serving``): the agents imported, then one case run at a time."""
+
+    verbose: bool
+
+    async def load_agents(self, items: list[WorkItem]) -> Any:
+        """Imports the items' agents; what it returns goes to the main process (picklable)."""
+        ...
+
+    async def run_here(self, item: WorkItem) -> Inference: ...
+
+
+Job = Callable[[], Serving]  # picklable: the main process sends it, with the work items, to each worker
 
 # What a worker sends of a case run: what ``runners.capture`` keeps of it (its turns compact, each turn's facts,
 # the portable metrics' outcomes, the app details the main process has not been sent yet), never its objects.
@@ -83,16 +98,28 @@ def decode(data: dict[str, Any]) -> Inference:
     return Inference(**data)
 
 
-def worker_main(
-    conn: Connection, *, others: list[int], output: int, items: list[WorkItem], setup: Setup, run: RunOne
-) -> None:
-    _become_worker(others=others, output=output)
-    asyncio.run(_serve(conn, items=items, setup=setup, run=run))
+def worker_main(conn: Connection, *, others: list[int], output: int) -> None:
+    """A worker's life (forked by ``worker_starter``): its job first, then the case runs until told to stop."""
+    become_worker(others=others, output=output)
+    try:
+        message = conn.recv()
+    except (EOFError, OSError):
+        return  # the main process is gone
+    if message[0] != "job":
+        return
+    job, items = pickle.loads(message[1])
+    serving = job()
+    with runlog.installed(_print_line, verbose=serving.verbose):
+        asyncio.run(_serve(conn, items=items, serving=serving))
+
+
+def _print_line(line: str) -> None:
+    print(line, flush=True)  # into the output pipe: the main process masks and escapes it
 
 
 def call_main(conn: Connection, work: Callable[[], Any], *, others: list[int], output: int) -> None:
     """The process of ``workers.call_in_worker``: ``work()``, and its result (or why it raised) sent back."""
-    _become_worker(others=others, output=output)
+    become_worker(others=others, output=output)
     try:
         answer: tuple[str, Any] = ("returned", work())
     except BaseException as error:  # whatever the code it imports raises, the caller gets one line
@@ -101,7 +128,7 @@ def call_main(conn: Connection, work: Callable[[], Any], *, others: list[int], o
     conn.close()
 
 
-def _become_worker(*, others: list[int], output: int) -> None:
+def become_worker(*, others: list[int], output: int) -> None:
     """Signals left to the main process; the main process's pipes closed; all output into the ``output`` pipe; no
     GitHub token in the environment of agent code (``run`` drops it everywhere; pytest's own process keeps it)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole process group; the main process decides
@@ -121,7 +148,7 @@ def _become_worker(*, others: list[int], output: int) -> None:
             setattr(sys, name, stream)
 
 
-async def _serve(conn: Connection, *, items: list[WorkItem], setup: Setup, run: RunOne) -> None:
+async def _serve(conn: Connection, *, items: list[WorkItem], serving: Serving) -> None:
     loop = asyncio.get_running_loop()
     contain_exits(loop)
     send_lock = threading.Lock()
@@ -137,7 +164,7 @@ async def _serve(conn: Connection, *, items: list[WorkItem], setup: Setup, run: 
     async def run_one(request: int, index: int, run_number: int) -> None:
         item = items[index] if items[index].run == run_number else dataclasses.replace(items[index], run=run_number)
         try:
-            inference = await finisher.finish(item, await run(item))
+            inference = await finisher.finish(item, await serving.run_here(item))
         except asyncio.CancelledError:
             return
         except BaseException as error:  # a runner bug or a sys.exit() in agent code must not stop the worker
@@ -166,7 +193,7 @@ async def _serve(conn: Connection, *, items: list[WorkItem], setup: Setup, run: 
             if message[0] == "stop":
                 return
 
-    prepared = await setup(items)
+    prepared = await serving.load_agents(items)
     gc.freeze()  # the imported agents live as long as the worker: keep them out of the collector's sweeps
     send(("ready", prepared))
     threading.Thread(target=read, name="adk-eval-gate-worker-reader", daemon=True).start()
