@@ -43,7 +43,10 @@ def expected_turns(case: EvalCase) -> list[compact.Turn]:
 def _settled(invocation: Invocation, number: int, notes: list[str]) -> tuple[Invocation, dict[str, Any]]:
     """The invocation and its JSON form, made safe to store (pydantic cannot serialize lone surrogates or values
     nested ~250 deep); a note says what was changed."""
-    data = dump_invocation(invocation)
+    try:
+        data = dump_invocation(invocation)
+    except ValueError:  # nested deeper than pydantic serializes as JSON: cut in Python's form first
+        data = invocation.model_dump(mode="python", exclude_none=True)
     cleaned, cut = sanitize.bounded(data, max_depth=sanitize.MAX_VALUE_DEPTH + 8)
     if cleaned is data:
         return invocation, data
@@ -54,7 +57,8 @@ def _settled(invocation: Invocation, number: int, notes: list[str]) -> tuple[Inv
         )
     else:
         notes.append(f"turn {number}: text that is not valid Unicode was replaced with U+FFFD")
-    return Invocation.model_validate(cleaned), cleaned
+    kept = Invocation.model_validate(cleaned)
+    return kept, dump_invocation(kept)
 
 
 def capture(case: EvalCase, inference: Inference, *, apps: compact.AppTable | None = None) -> Inference:
