@@ -12,7 +12,16 @@ import pydantic
 from pydantic import Field
 
 from adk_eval_gate.model.evalset import Invocation
-from adk_eval_gate.model.results_base import CaseStatus, MetricStatus, NoiseModel, ResultModel, Significance, case_label
+from adk_eval_gate.model.results_base import (
+    CaseStatus,
+    Effect,
+    MetricStatus,
+    NoiseModel,
+    ResultModel,
+    RunStatus,
+    Significance,
+    case_label,
+)
 from adk_eval_gate.model.results_comparison import (
     BaselineInfo,
     CaseChange,
@@ -72,7 +81,6 @@ __all__ = [
 
 SCHEMA_VERSION: Literal[1] = 1
 
-RunStatus = Literal["passed", "failed", "error"]
 MetricKind = Literal["deterministic", "judge", "informational", "custom"]
 PassRule = Literal["mean", "all", "majority"]
 Stability = Literal["stable-pass", "stable-fail", "flaky"]
@@ -97,7 +105,6 @@ Rule = Literal[
     "run_budget",
     "regressions",
 ]
-Effect = Literal["error", "failed", "not_evaluated", "none"]
 
 
 class Finding(ResultModel):

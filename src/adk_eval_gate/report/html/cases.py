@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from adk_eval_gate.model.results import CaseResult, MetricChange, MetricResult, ResultsDocument
+from adk_eval_gate.model.results_base import CaseStatus, Effect, MetricStatus
 from adk_eval_gate.report.html.parts import STATUS_LABELS, badge, element, number, pre, section, table, text
 from adk_eval_gate.report.html.runs import run_block
 
@@ -69,7 +70,9 @@ def _metrics(case: CaseResult, context: Context) -> str:
 def _runs(case: CaseResult, context: Context) -> str:
     if len(case.runs) < 2:
         return ""
-    passed = case.runs_passed if case.runs_passed is not None else sum(run.status == "passed" for run in case.runs)
+    passed = (
+        case.runs_passed if case.runs_passed is not None else sum(run.status == CaseStatus.PASSED for run in case.runs)
+    )
     stability = f" {case.stability}" if case.stability else ""
     return text(f"{passed}/{len(case.runs)} passed{stability}")
 
@@ -100,7 +103,9 @@ def _findings(case: CaseResult, context: Context) -> str:
     if not found:
         return ""
     items = "".join(
-        element("li", badge(finding.effect if finding.effect != "none" else "informational") + text(finding.reason))
+        element(
+            "li", badge(finding.effect if finding.effect != Effect.NONE else "informational") + text(finding.reason)
+        )
         for finding in found
     )
     title = (
@@ -170,7 +175,7 @@ def case_row(case: CaseResult, *, index: int, context: Context) -> str:
     """
     cells = "".join(element("span", column.cell(case, context), cls=f"cell {column.cls}") for column in COLUMNS)
     metrics = " ".join(str(context.metric_index[m.name]) for m in case.metrics)
-    not_passing = [m for m in case.metrics if m.status in ("failed", "not_evaluated")]
+    not_passing = [m for m in case.metrics if m.status in (MetricStatus.FAILED, MetricStatus.NOT_EVALUATED)]
     failing = " ".join(str(context.metric_index[m.name]) for m in not_passing)
     attributes = {
         "id": f"case-{index}",
