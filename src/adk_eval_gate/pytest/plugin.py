@@ -21,8 +21,6 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import pytest
 
-from adk_eval_gate.model.results_base import CaseStatus
-
 if TYPE_CHECKING:  # asyncio too: importing it would cost every pytest run of every project about 20 ms
     import asyncio
 
@@ -287,6 +285,7 @@ class EvalCaseItem(pytest.Item):
     def setup(self) -> None:
         if self.config.getoption("setuponly", False):
             return  # pytest --setup-only and --setup-plan run nothing
+        from adk_eval_gate.model.results_base import CaseStatus
         from adk_eval_gate.pytest import junit
         from adk_eval_gate.pytest.report import case_report
 
@@ -296,6 +295,7 @@ class EvalCaseItem(pytest.Item):
             raise EvalCaseError(case_report(self.case))
 
     def runtest(self) -> None:
+        from adk_eval_gate.model.results_base import CaseStatus
         from adk_eval_gate.pytest.report import case_report
 
         if self.case is not None and self.case.status != CaseStatus.PASSED:

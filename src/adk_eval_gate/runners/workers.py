@@ -31,8 +31,9 @@ from typing import Any
 
 from adk_eval_gate.inputs.plan import WorkItem
 from adk_eval_gate.runners.base import Inference
-from adk_eval_gate.runners.worker_call import ended, relay_output
+from adk_eval_gate.runners.worker_call import ended
 from adk_eval_gate.runners.worker_process import RunOne, Setup, decode, fork_available, worker_main
+from adk_eval_gate.support.console import relay_lines
 
 CANCEL_GRACE = 2.0  # seconds a worker's event loop has to answer a cancel before it counts as blocked
 MAX_REPLACEMENTS = 16  # workers started after the first ones (a crash on every case must not fork forever)
@@ -138,7 +139,7 @@ class WorkerPool:
             target=self._read, args=(worker, self._loop), name=f"adk-eval-gate-pool-{worker.number}", daemon=True
         ).start()
         threading.Thread(
-            target=relay_output,
+            target=relay_lines,
             args=(worker.output, self.on_output),
             name=f"adk-eval-gate-output-{worker.number}",
             daemon=True,
