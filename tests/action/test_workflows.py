@@ -1,10 +1,12 @@
-"""The example workflows and the project's own: inputs that exist, CLI calls that parse, minimal permissions.
+"""The example workflows, the project's own and those the README and docs/ show: inputs that exist, CLI calls that
+parse, minimal permissions.
 
 (Their syntax is checked against GitHub's workflow schema and with actionlint by .ci/static-checks.sh.)
 """
 
 from __future__ import annotations
 
+import importlib.util
 import re
 import shlex
 from pathlib import Path
@@ -20,6 +22,19 @@ EXAMPLES = sorted((REPO / "examples" / "workflows").glob("*.yml"))
 OWN = sorted((REPO / ".github" / "workflows").glob("*.yml"))
 ACTION_INPUTS = set(yaml.safe_load((REPO / "action.yml").read_text(encoding="utf-8"))["inputs"])
 THIS_ACTION = re.compile(r"^(adk-eval-gate/adk-eval-gate@v\d+|\./)$")
+
+
+def shown_workflows() -> list[tuple[str, str]]:
+    """The YAML blocks of the README and docs/ as workflows, made by the script the static checks use."""
+    spec = importlib.util.spec_from_file_location("readme_workflows", REPO / ".ci" / "readme_workflows.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    snippets: list[tuple[str, str]] = module.snippets()
+    return snippets
+
+
+SHOWN = shown_workflows()
 
 
 def load(path: Path) -> dict[str, Any]:
@@ -70,6 +85,24 @@ def test_cli_calls_parse(path: Path) -> None:
     parser = build_parser()
     for call in cli_calls(load(path)):
         parser.parse_args(call)  # SystemExit on an unknown option or command
+
+
+@pytest.mark.parametrize(("name", "text"), SHOWN, ids=[name for name, _ in SHOWN])
+def test_workflows_shown_in_the_readme_and_docs_give_known_inputs_and_parse(name: str, text: str) -> None:
+    workflow = yaml.safe_load(text)
+    workflow["on"] = workflow.pop(True, workflow.get("on"))
+    for step in steps(workflow):
+        if THIS_ACTION.match(str(step.get("uses", ""))):
+            unknown = set(step.get("with", {})) - ACTION_INPUTS
+            assert not unknown, f"{name}: inputs {unknown} do not exist"
+    parser = build_parser()
+    for call in cli_calls(workflow):
+        parser.parse_args(call)
+
+
+def test_the_readme_and_every_page_with_a_workflow_are_checked() -> None:
+    prefixes = {name.rsplit("-", 1)[0] for name, _ in SHOWN}
+    assert {"readme", "docs-action", "docs-judges", "docs-runners", "docs-cost", "docs-baselines"} <= prefixes
 
 
 @pytest.mark.parametrize("path", EXAMPLES + OWN, ids=lambda path: path.name)
