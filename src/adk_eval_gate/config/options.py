@@ -342,7 +342,7 @@ OPTIONS: tuple[Option, ...] = (
         RUN_REPORT,
         metavar="FILE",
         must_exist="prices file",
-        hint="give a JSON price table; see the README's Cost and latency section",
+        hint="give a JSON price table; see docs/cost.md",
     ),
     Option(
         "max_cost",

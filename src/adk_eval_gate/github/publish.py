@@ -48,7 +48,7 @@ def post_comment(
     except GitHubPermissionError as error:
         fork = (
             " This pull request comes from a fork, whose token is read-only: the results are in the job summary "
-            "and the artifact; see the two-workflow set-up in the README to comment anyway."
+            "and the artifact; see the two-workflow set-up (docs/action.md#pull-requests-from-forks) to comment anyway."
             if settings.github.is_fork_pull_request
             else ""
         )
