@@ -101,9 +101,7 @@ class AdkRunner:
         self._refs: dict[str, AgentRef | str] = {}
         self._pool: WorkerPool | None = None
         self.import_errors: dict[str, AgentError] = {}  # each agent that cannot be imported, by its cases' reason
-        self._modules = observe.ModuleIndex(root) if observe_inputs else None
-        self._load_observed: dict[AgentRef, set[str]] = {}  # what each agent used while it was imported
-        self._runs_observed: dict[AgentRef, set[str]] = {}  # and in its runs so far (it may cache what it read)
+        self._used = observe.AgentInputs(root) if observe_inputs else None
 
     def agent_for(self, planned: PlannedFile) -> AgentRef | str:
         """The agent of an eval file, or why there is none."""
@@ -161,7 +159,7 @@ class AdkRunner:
         """Imports the items' agents: the errors of those that cannot be imported, and the secrets in the
         environment then (a module agent's .env is only loaded where it is imported)."""
         await warm_up()
-        if self._modules is not None:
+        if self._used is not None:
             observe.install(self.root)
         refs = dict.fromkeys(ref for item in items if isinstance(ref := self.agent_for(item.file), AgentRef))
         loaded = [await self.loaded(ref) for ref in refs]
@@ -175,7 +173,8 @@ class AdkRunner:
                     self._agents[ref] = await load_agent(ref, root=self.root)
                 except AgentError as error:
                     self._agents[ref] = error
-            self._load_observed[ref] = used
+            if self._used is not None:
+                self._used.imported(ref, used)
         return self._agents[ref]
 
     async def _agent(self, planned: PlannedFile) -> LoadedAgent | str:
@@ -192,7 +191,7 @@ class AdkRunner:
 
     async def run_here(self, item: WorkItem) -> Inference:
         """One case run in this process, with what ADK and the agent logged meanwhile."""
-        if self._modules is not None:
+        if self._used is not None:
             observe.install(self.root)
         with runlog.capture() as case_log, observe.recording() as used:
             inference = await self._run_here(item)
@@ -201,15 +200,12 @@ class AdkRunner:
         return inference
 
     def _observed(self, item: WorkItem, used: set[str]) -> list[str] | None:
-        """What the item's agent used: loading, in its runs in this process so far, and in this run (None when it
-        is not observed or could not be imported: then what it would have used is unknown)."""
+        """What the item's agent used (``observe.AgentInputs``); None when it is not observed or could not be
+        imported: then what it would have used is not known."""
         ref = self.agent_for(item.file)
-        if self._modules is None or not isinstance(ref, AgentRef) or not isinstance(self._agents.get(ref), LoadedAgent):
+        if self._used is None or not isinstance(ref, AgentRef) or not isinstance(self._agents.get(ref), LoadedAgent):
             return None
-        runs = self._runs_observed.setdefault(ref, set())
-        runs.update(used)
-        files = observe.repository_files(self._load_observed.get(ref, set()) | runs, self.root)
-        return sorted(self._modules.with_imports(files))
+        return self._used.of_run(ref, used)
 
     async def _run_here(self, item: WorkItem) -> Inference:
         agent = await self._agent(item.file)

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from adk_eval_gate.inputs.discover import SKIPPED_DIRS
+from adk_eval_gate.runners.agents import AgentRef
 
 _LISTINGS = frozenset({"os.listdir", "os.scandir"})
 _SINK: ContextVar[set[str] | None] = ContextVar("adk_eval_gate_observed", default=None)
@@ -204,3 +205,35 @@ def _import_names(path: Path, module: str | None, is_package: bool) -> list[str]
 def _prefixes(name: str) -> list[str]:
     parts = name.split(".")
     return [".".join(parts[: index + 1]) for index in range(len(parts))]
+
+
+class AgentInputs:
+    """Per agent, what it used in this process: while it was imported, and in its runs so far (an agent may read a
+    file once and keep it); each run reports all of it, with the imports followed."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.modules = ModuleIndex(root)
+        self._imported: dict[AgentRef, set[str]] = {}
+        self._runs: dict[AgentRef, set[str]] = {}
+
+    def imported(self, ref: AgentRef, used: set[str]) -> None:
+        """What importing the agent used, with its own module's files: a module another agent imported first is
+        not opened again, so it is found through the imports of the agent's own files."""
+        self._imported[ref] = used | _own_files(ref)
+
+    def of_run(self, ref: AgentRef, used: set[str]) -> list[str]:
+        """The repository files the agent used, importing and running so far, this run (``used``) included."""
+        runs = self._runs.setdefault(ref, set())
+        runs.update(used)
+        files = repository_files(self._imported.get(ref, set()) | runs, self.root)
+        return sorted(self.modules.with_imports(files))
+
+
+def _own_files(ref: AgentRef) -> set[str]:
+    if ref.kind == "folder":
+        folder = Path(ref.location)
+        candidates = [folder / "__init__.py", folder / "agent.py", folder / "agent" / "__init__.py"]
+        return {str(path) for path in candidates if path.is_file()}
+    file = getattr(sys.modules.get(ref.location), "__file__", None)
+    return {file} if isinstance(file, str) else set()
