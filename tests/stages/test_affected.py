@@ -4,15 +4,23 @@ real agents, is ``tests/test_only_affected.py``."""
 
 from __future__ import annotations
 
+import importlib
+import io
+import sys
 from pathlib import Path
 
 import pytest
 
 from adk_eval_gate import __version__, verdict
+from adk_eval_gate.commands.only_affected import Affected, Inputs, choose
 from adk_eval_gate.compare import affected
+from adk_eval_gate.config.settings import build_settings
+from adk_eval_gate.github.baseline import Baseline, NoBaseline
 from adk_eval_gate.model.results import Carried, CaseInputs, CaseResult, ResultsDocument
 from adk_eval_gate.runners.base import Inference
 from adk_eval_gate.runners.execute import FinishedRun
+from adk_eval_gate.runners.observe import ModuleIndex
+from adk_eval_gate.support.console import Console
 from tests.report.builders import baseline_info, case, document, metric
 
 A = "a_agent/a.evalset.json"
@@ -172,3 +180,51 @@ def test_the_settings_digest_changes_with_what_changes_scores() -> None:
     base = {"runner": "adk", "num_runs": 1, "prices": "p"}
     assert affected.digest(base) == affected.digest(dict(reversed(base.items())))
     assert affected.digest(base) != affected.digest(base | {"num_runs": 3})
+
+
+def _choose(found: Baseline | NoBaseline, **options: object) -> tuple[Affected, str]:
+    settings = build_settings("run", {"only_affected": True, **options}, env={})
+    out = io.StringIO()
+    chosen = choose(
+        settings, inputs=Inputs(root=Path.cwd()), items=[], found=found, console=Console(in_actions=False, stream=out)
+    )
+    return chosen, out.getvalue()
+
+
+def test_with_the_http_runner_or_without_a_baseline_every_case_runs_and_the_log_says_why() -> None:
+    """The http runner's agent runs elsewhere: nothing can be observed, so nothing is carried."""
+    base = Baseline(_base(), baseline_info())
+    chosen, said = _choose(base, runner="http", agent_url="http://127.0.0.1:8000")
+    assert chosen.carried == {} and chosen.info is not None
+    assert chosen.info.everything == (
+        "the http runner's agent does not run here, so what its cases depend on is not known"
+    )
+    assert said == f"Only affected: every case runs: {chosen.info.everything}\n"
+    chosen, said = _choose(NoBaseline(note="no baseline yet: this is the first run"))
+    assert said == (
+        "Only affected: every case runs: there is no baseline to carry results from (no baseline yet: this is the "
+        "first run)\n"
+    )
+    untouched, said = _choose(base, only_affected=False)
+    assert untouched.info is None and said == ""
+
+
+def test_a_custom_metric_s_module_and_its_imports_are_inputs_and_one_never_imported_is_unknown(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "repo"
+    (root / "aff_metrics").mkdir(parents=True)
+    (root / "aff_metrics" / "__init__.py").write_text("", encoding="utf-8")
+    (root / "aff_metrics" / "score.py").write_text("from .helpers import words\n", encoding="utf-8")
+    (root / "aff_metrics" / "helpers.py").write_text("def words(text):\n    return text.split()\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(root))
+    for name in ("aff_metrics", "aff_metrics.score", "aff_metrics.helpers"):
+        monkeypatch.delitem(sys.modules, name, raising=False)  # forgotten again at the end of the test
+    importlib.import_module("aff_metrics.score")  # as scoring imports a custom metric
+    index = ModuleIndex(root)
+    assert affected.function_files(["aff_metrics.score.exact", "json.dumps"], index) == [
+        "aff_metrics/__init__.py",
+        "aff_metrics/helpers.py",
+        "aff_metrics/score.py",
+    ]
+    assert affected.function_files(["aff_metrics.missing.exact"], index) is None

@@ -15,6 +15,7 @@ from adk_eval_gate.inputs.discover import display_path
 from adk_eval_gate.inputs.plan import PlannedFile, WorkItem
 from adk_eval_gate.model.results import AffectedRun, CaseResult
 from adk_eval_gate.runners.execute import Execution
+from adk_eval_gate.runners.observe import ModuleIndex
 from adk_eval_gate.support.console import Console
 from adk_eval_gate.support.words import plural
 
@@ -28,6 +29,7 @@ class Inputs:
     root: Path
     digests: dict[str, str] = field(default_factory=dict)  # eval file -> its settings digest
     files: dict[str, list[str]] = field(default_factory=dict)  # eval file -> its file, config, initial session
+    functions: dict[str, list[str]] = field(default_factory=dict)  # eval file -> its custom metric functions
     environment: list[str] = field(default_factory=list)
     commit: str | None = None  # GITHUB_SHA, else git's HEAD
 
@@ -38,25 +40,34 @@ class Inputs:
             root=root,
             digests={file.loaded.display: affected.settings_digest(file, run) for file in planned},
             files={file.loaded.display: affected.file_inputs(file, root) for file in planned},
+            functions={
+                file.loaded.display: [
+                    custom.code_config.name for custom in (file.config.config.custom_metrics or {}).values()
+                ]
+                for file in planned
+            },
             environment=affected.environment_inputs(git_changes.tracked_files(root), settings.requirements, root),
             commit=settings.github.sha or git_changes.head_commit(root),
         )
 
     def recorded(self, cases: list[CaseResult], execution: Execution) -> list[CaseResult]:
-        """The cases that ran with their inputs (the files their agent used in every run); carried ones keep the
-        base run's."""
-        return [
-            case
-            if case.carried is not None or case.file not in self.digests
-            else case.model_copy(
-                update={
-                    "inputs": affected.case_inputs(
-                        self.files[case.file], execution.finished.get(case.id, []), settings=self.digests[case.file]
-                    )
-                }
-            )
-            for case in cases
-        ]
+        """The cases that ran with their inputs (the files their agent used in every run, and the code of their
+        custom metrics, imported by now); carried ones keep the base run's."""
+        index = ModuleIndex(self.root)
+        code = {display: affected.function_files(functions, index) for display, functions in self.functions.items()}
+        recorded = []
+        for case in cases:
+            if case.carried is None and case.file in self.digests:
+                inputs = affected.case_inputs(
+                    [*self.files[case.file], *(code[case.file] or [])],
+                    execution.finished.get(case.id, []),
+                    settings=self.digests[case.file],
+                    complete=code[case.file] is not None,
+                )
+                recorded.append(case.model_copy(update={"inputs": inputs}))
+            else:
+                recorded.append(case)
+        return recorded
 
 
 @dataclass

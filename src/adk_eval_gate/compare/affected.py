@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,6 +27,7 @@ from adk_eval_gate.inputs.discover import SKIPPED_DIRS, display_path, glob_to_re
 from adk_eval_gate.inputs.plan import PlannedFile
 from adk_eval_gate.model.results import BaselineInfo, Carried, CaseInputs, CaseResult, ResultsDocument
 from adk_eval_gate.runners.execute import FinishedRun
+from adk_eval_gate.runners.observe import ModuleIndex, repository_files
 
 ENVIRONMENT_FILES = re.compile(
     r"(?:^|/)(?:requirements[^/]*\.(?:txt|in)|constraints[^/]*\.txt|pyproject\.toml|setup\.(?:py|cfg)|Pipfile"
@@ -83,14 +85,27 @@ def _config_paths(source: ConfigSource) -> list[Path]:
     return [source.path] if source.path is not None else []
 
 
-def case_inputs(files: list[str], runs: list[FinishedRun], *, settings: str) -> CaseInputs:
-    """A case's inputs once it ran: ``files`` (``file_inputs``) and what its agent used in every run."""
+def function_files(functions: list[str], index: ModuleIndex) -> list[str] | None:
+    """The repository files of the custom metric functions (``package.module.function``) scoring imported in this
+    process, with their imports; None when one was never imported (what it depends on is not known)."""
+    files: set[str] = set()
+    for function in functions:
+        file = getattr(sys.modules.get(function.rpartition(".")[0]), "__file__", None)
+        if not isinstance(file, str):
+            return None
+        files |= repository_files([file], index.root)  # an installed package's: not the repository's
+    return sorted(index.with_imports(files))
+
+
+def case_inputs(files: list[str], runs: list[FinishedRun], *, settings: str, complete: bool = True) -> CaseInputs:
+    """A case's inputs once it ran: ``files`` (``file_inputs``, the metrics' code) and what its agent used in every
+    run (``complete``: the files are all known)."""
     observed = [run.inference.observed for run in runs]
     used = {path for paths in observed if paths is not None for path in paths}
     return CaseInputs(
         files=sorted(used.union(files)),
         settings=settings,
-        observed=bool(runs) and all(paths is not None for paths in observed),
+        observed=complete and bool(runs) and all(paths is not None for paths in observed),
     )
 
 
