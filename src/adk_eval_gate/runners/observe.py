@@ -130,7 +130,13 @@ def _relative(recorded: str, root: str) -> str | None:
     parts = relative.split(os.sep)
     if relative == "." or parts[0] == ".." or SKIPPED_DIRS.intersection(parts):
         return None
-    return "/".join(parts) + ("/" if folder else "")
+    return spelled("/".join(parts) + ("/" if folder else ""))
+
+
+def spelled(path: str) -> str:
+    """A path as results.json and ``git_changes`` both spell it: bytes that are not UTF-8 as ``\\xff``, never a
+    lone surrogate (which JSON cannot hold)."""
+    return os.fsencode(path).decode("utf-8", "backslashreplace")
 
 
 class ModuleIndex:
