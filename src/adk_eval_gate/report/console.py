@@ -8,7 +8,8 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from adk_eval_gate.model.results import CaseResult, ResultsDocument
-from adk_eval_gate.report import carried, costs, views
+from adk_eval_gate.report import costs, views
+from adk_eval_gate.report.carried import affected_line
 from adk_eval_gate.report.headline import change_counts, count_words
 from adk_eval_gate.support.console import Console
 from adk_eval_gate.support.words import plural
@@ -132,7 +133,7 @@ def final(console: Console, doc: ResultsDocument) -> None:
         shown = ", ".join(doc.run.unfinished[:_SHOWN_CASES])
         more = f" and {len(doc.run.unfinished) - _SHOWN_CASES} more" if len(doc.run.unfinished) > _SHOWN_CASES else ""
         console.line(f"Interrupted: {plural(len(doc.run.unfinished), 'case')} did not finish: {shown}{more}")
-    affected = carried.affected_line(doc, markdown=False)
+    affected = affected_line(doc, markdown=False)
     if affected:
         console.line("")
         console.line(affected)

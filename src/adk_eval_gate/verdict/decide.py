@@ -141,6 +141,7 @@ def totals(cases: list[CaseResult], files: list[FileResult], *, checks: list[Bud
 
     return Totals(
         cases=len(cases),
+        carried=sum(1 for case in cases if case.carried is not None),
         quarantined=len(cases) - len(gated),
         passed=count("passed"),
         failed=count("failed"),
@@ -154,7 +155,6 @@ def totals(cases: list[CaseResult], files: list[FileResult], *, checks: list[Bud
         failing_on_base=sum(1 for c in gated if c.status != "passed" and c.failing_on_base),
         budgets_missed=sum(1 for check in checks or [] if check.status == "failed"),
         budgets_unchecked=sum(1 for check in checks or [] if check.status == "unchecked"),
-        carried=sum(1 for case in cases if case.carried is not None),
     )
 
 
