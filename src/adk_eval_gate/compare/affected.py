@@ -180,7 +180,7 @@ def _why_it_runs(
         return "new"
     if case.inputs is None or not case.inputs.observed or case.id in unfinished:
         return "its inputs were not recorded"
-    if case.status == "error":
+    if case.error is not None:  # an error case (the verdict gives it its first error)
         return "it could not be evaluated on the base branch"
     if case.inputs.settings != settings:
         return "its settings changed"
