@@ -9,13 +9,13 @@ import a module they share.
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.conftest import run_cli, write_json
+from tests.git_repos import git
 from tests.runners.scripted import turn, write_evalset
 
 pytestmark = pytest.mark.slow  # real agents, git and the CLI as processes
@@ -96,18 +96,6 @@ CRITERIA = {"criteria": {"response_match_score": 0.8}}
 A_CASES = {"a_paris": [turn("paris", answer="Hello! paris.")], "a_lima": [turn("lima", answer="Hello! lima.")]}
 B_CASES = {"b_oslo": [turn("oslo", answer="oslo is sunny.")], "b_rome": [turn("rome", answer="rome is sunny.")]}
 ALL = ["a_paris", "a_lima", "b_oslo", "b_rome"]
-
-
-def git(repo: Path, *args: str) -> str:
-    done = subprocess.run(
-        ["git", "-c", "user.name=Gate Tests", "-c", "user.email=tests@example.com", *args],
-        cwd=repo,
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=60,
-    )
-    return done.stdout
 
 
 def write(path: Path, text: str) -> None:

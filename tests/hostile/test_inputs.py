@@ -9,7 +9,6 @@ commit id, never as an option; a baseline's carried markers and reasons render a
 from __future__ import annotations
 
 import os
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -19,19 +18,10 @@ from adk_eval_gate.compare.git_changes import Changed, Unknown, changed_since
 from adk_eval_gate.model.results import AffectedRun, Carried, CaseInputs
 from adk_eval_gate.report import carried, comment
 from adk_eval_gate.runners import observe
+from tests.git_repos import repository_with_one_commit
 from tests.report.builders import case, document, metric
 
 BAD_NAME = b"menu-\xff.txt"  # Latin-1, not UTF-8
-
-
-def _git(repo: Path, *args: str) -> None:
-    subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
-        cwd=repo,
-        check=True,
-        capture_output=True,
-        timeout=60,
-    )
 
 
 def test_a_file_name_that_is_not_utf8_is_recorded_as_text_results_json_can_hold(tmp_path: Path) -> None:
@@ -51,13 +41,10 @@ def test_a_file_name_that_is_not_utf8_is_recorded_as_text_results_json_can_hold(
 @pytest.mark.slow  # git as a process
 def test_git_spells_a_changed_file_name_as_it_was_recorded(tmp_path: Path) -> None:
     root = tmp_path / "repo"
-    root.mkdir()
-    _git(root, "init", "--quiet")
-    _git(root, "commit", "--quiet", "--allow-empty", "--message", "base")
-    base = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, check=True)
+    base = repository_with_one_commit(root)
     with open(os.path.join(os.fsencode(root), BAD_NAME), "wb") as file:
         file.write(b"soup")
-    changed = changed_since(base.stdout.strip(), root=root, fetch=False)
+    changed = changed_since(base, root=root, fetch=False)
     assert changed == Changed(frozenset({"menu-\\xff.txt"}))
     assert affected.touches(["menu-\\xff.txt"], changed.files)
 
@@ -65,9 +52,7 @@ def test_git_spells_a_changed_file_name_as_it_was_recorded(tmp_path: Path) -> No
 @pytest.mark.slow  # git as a process
 def test_a_baseline_commit_that_is_a_git_option_never_reaches_git(tmp_path: Path) -> None:
     root = tmp_path / "repo"
-    root.mkdir()
-    _git(root, "init", "--quiet")
-    _git(root, "commit", "--quiet", "--allow-empty", "--message", "base")
+    repository_with_one_commit(root)
     marker = tmp_path / "pwned"
     for forged in (f"--upload-pack=touch {marker}", "--output=/tmp/x", "HEAD~1", "a" * 65):
         found = changed_since(forged, root=root, fetch=True)

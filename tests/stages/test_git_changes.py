@@ -4,26 +4,14 @@ have, a shallow clone, no repository); a shallow clone fetches the base commit w
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from adk_eval_gate.compare.git_changes import Changed, Unknown, changed_since, head_commit, tracked_files
+from tests.git_repos import git
 
 pytestmark = pytest.mark.slow  # git as a process
-
-
-def git(repo: Path, *args: str) -> str:
-    done = subprocess.run(
-        ["git", "-c", "user.name=Gate Tests", "-c", "user.email=tests@example.com", *args],
-        cwd=repo,
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=60,
-    )
-    return done.stdout.strip()
 
 
 def write(path: Path, text: str) -> None:
