@@ -10,6 +10,13 @@ Prints, per change, the median wall time of the command and of the case runs (re
 model calls the agents made (the runs' usage of the cases that ran) and the ratios.
 
     python bench/only_affected.py [--latency 0.2] [--parallelism 8] [--repeat 3]
+
+Measured (issue 24; 2 shared cores under a load of about 5, median of 5): the examples have 8 cases; a change to
+one agent runs its 4 cases and carries the other 4. Model calls: 12 instead of 27 for a change to the weather
+agent (0.44), 15 instead of 27 for the helpdesk agent (0.56). Time of the case runs: 1.10 and 0.64 of a full run
+at parallelism 8, 0.91 and 0.72 at parallelism 1; the command's wall time (4.4 to 8.6 s) is mostly Python, ADK
+and the worker start-up, the same in both modes. On a suite this small time follows the slowest case that runs:
+the savings are the model calls (dollars and rate limits), and minutes once the carried cases are what takes time.
 """
 
 from __future__ import annotations
