@@ -77,6 +77,7 @@ def test_scores_equal_adks_and_reports_are_valid(workspace: Path, history: Path)
         "failing_on_base": 0,
         "budgets_missed": 0,
         "budgets_unchecked": 0,
+        "carried": 0,
     }
     adk = _adk_scores(history)
     for case in data["cases"]:

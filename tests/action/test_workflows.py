@@ -68,6 +68,7 @@ def test_there_is_an_example_for_every_set_up_the_readme_promises() -> None:
         "deployed-agent.yml",
         "cli-without-container.yml",
         "openai-judge.yml",
+        "only-affected.yml",
     }
     assert {path.name for path in OWN} == {"ci.yml", "release.yml"}
 
@@ -126,6 +127,17 @@ def test_the_gate_keeps_the_results_and_report_html_under_the_default_artifact_n
     assert baseline["if"] == "${{ !cancelled() }}"
     (junit,) = [step for step in uploads if step["with"]["name"] == "adk-eval-junit"]
     assert junit["with"]["path"] == "adk-eval-results/junit.xml" and "push" not in junit["if"]
+
+
+def test_only_affected_runs_on_pull_requests_and_everything_on_pushes_to_the_default_branch() -> None:
+    """The baseline a pull request carries results from is complete: pushes never pass only-affected."""
+    workflow = load(REPO / "examples" / "workflows" / "only-affected.yml")
+    pr_gate = load(REPO / "examples" / "workflows" / "pr-gate.yml")
+    assert workflow["on"] == pr_gate["on"] and workflow["permissions"] == pr_gate["permissions"]
+    (gate,) = [step for step in steps(workflow) if "adk-eval-gate/" in str(step.get("uses", ""))]
+    assert gate["with"]["only-affected"] == "${{ github.event_name == 'pull_request' }}"
+    uploads = [step["with"]["name"] for step in steps(workflow) if "upload-artifact" in str(step.get("uses", ""))]
+    assert uploads == ["adk-eval-junit", "adk-eval-results"]
 
 
 def test_the_shards_cover_the_matrix_and_one_job_comments() -> None:

@@ -313,6 +313,24 @@ OPTIONS: tuple[Option, ...] = (
         maximum=20,
     ),
     Option(
+        "only_affected",
+        "--only-affected",
+        "with a baseline that recorded what each case depends on, run only the cases this change can touch (and new "
+        "ones), and carry the others' results from the baseline; anything uncertain runs everything, saying why",
+        "bool",
+        "only-affected",
+    ),
+    Option(
+        "always_affected",
+        "--always-affected",
+        "with --only-affected: files matching this glob are inputs of every case, so a change to one runs everything "
+        "(repeatable; the input takes one per line)",
+        "lines",
+        "always-affected",
+        repeatable=True,
+        metavar="GLOB",
+    ),
+    Option(
         "history",
         "--history",
         "in a pull request, also read the results of up to N earlier successful runs on the base branch and use "

@@ -60,6 +60,8 @@ class Settings(pydantic.BaseModel):
     pass_rule: Literal["mean", "all", "majority"] = "mean"
     confirm_failures: int = 0
     history: int = 10
+    only_affected: bool = False
+    always_affected: list[str] = pydantic.Field(default_factory=list)
     strict_comparison: bool = False
     prices: Path | None = None
     max_cost: float | None = None

@@ -66,7 +66,7 @@ def _finding(finding: Finding, run: RunRecord | None) -> str:
 
 def summary_line(case: CaseResult, *, flaky: bool = False) -> str:
     """``❌ eval_id <sub>file</sub>``, HTML-escaped for a ``<summary>``."""
-    mark = " · known flaky" if flaky else ""
+    mark = (" · known flaky" if flaky else "") + (" · carried from the base run" if case.carried else "")
     where = md.summary_text(case.file, limit=200)
     return f"{ICON.get(case.status, '❌')} {md.summary_text(case.label)}{mark} <sub>{where}</sub>"
 

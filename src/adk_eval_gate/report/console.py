@@ -10,6 +10,7 @@ from typing import TypeVar
 from adk_eval_gate.model.results import CaseResult, ResultsDocument
 from adk_eval_gate.model.results_base import CaseStatus, MetricStatus, RunStatus
 from adk_eval_gate.report import costs, views
+from adk_eval_gate.report.carried import affected_line
 from adk_eval_gate.report.headline import change_counts, count_words
 from adk_eval_gate.support.console import Console
 from adk_eval_gate.support.words import plural
@@ -86,7 +87,7 @@ def _verdict(doc: ResultsDocument) -> str:
 
 def case_line(case: CaseResult) -> str:
     """``PASS FILE::CASE metric=0.9 ...`` or ``FAIL FILE::CASE: why``, with the case's final status."""
-    mark = _MARK[case.status] + (" (quarantined)" if case.quarantined else "")
+    mark = _MARK[case.status] + (" (quarantined)" if case.quarantined else "") + (" (carried)" if case.carried else "")
     name = f"{case.file}::{case.label}"
     if case.status == CaseStatus.PASSED:
         graded = [m for m in case.metrics if m.status != MetricStatus.INFORMATIONAL]
@@ -133,6 +134,10 @@ def final(console: Console, doc: ResultsDocument) -> None:
         shown = ", ".join(doc.run.unfinished[:_SHOWN_CASES])
         more = f" and {len(doc.run.unfinished) - _SHOWN_CASES} more" if len(doc.run.unfinished) > _SHOWN_CASES else ""
         console.line(f"Interrupted: {plural(len(doc.run.unfinished), 'case')} did not finish: {shown}{more}")
+    affected = affected_line(doc, markdown=False)
+    if affected:
+        console.line("")
+        console.line(affected)
     stability = _stability_line(doc)
     if stability:
         console.line("")

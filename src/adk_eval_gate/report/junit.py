@@ -240,6 +240,9 @@ def case_properties(case: CaseResult) -> dict[str, str]:
         ):
             if value is not None:
                 properties[f"{case.label}.{name}"] = f"{value:.6g}"
+    if case.carried is not None:  # --only-affected: the base run's result, not run again
+        origin = case.carried
+        properties[f"{case.label}.carried"] = " ".join(filter(None, [origin.description, origin.sha, origin.run_url]))
     if case.confirmation is not None:
         first = case.confirmation.first_status.replace("_", " ")
         properties[f"{case.label}.confirmation"] = (

@@ -23,7 +23,7 @@ from typing import Any
 from adk_eval_gate.config.settings import Settings
 from adk_eval_gate.inputs.plan import PlannedFile, WorkItem
 from adk_eval_gate.model.evalset import AgentDetails, AppDetails, EvalCase, Invocation, SessionInput
-from adk_eval_gate.runners import runlog
+from adk_eval_gate.runners import observe, runlog
 from adk_eval_gate.runners.agents import (
     AgentError,
     AgentRef,
@@ -82,9 +82,16 @@ class AdkRunner:
     name = "adk"
 
     def __init__(
-        self, settings: Settings, *, root: Path, console: Console | None = None, agent: AgentRef | None = None
+        self,
+        settings: Settings,
+        *,
+        root: Path,
+        console: Console | None = None,
+        agent: AgentRef | None = None,
+        observe_inputs: bool = False,
     ) -> None:
-        """``agent``: the agent of every file, instead of ``--agent`` or the one found above each file."""
+        """``agent``: the agent of every file, instead of ``--agent`` or the one found above each file;
+        ``observe_inputs``: report with each run the repository files its agent used (``Inference.observed``)."""
         require_adk()
         self.root = root
         self.option = agent or (parse_agent_option(settings.agent, root=root) if settings.agent else None)
@@ -94,6 +101,7 @@ class AdkRunner:
         self._refs: dict[str, AgentRef | str] = {}
         self._pool: WorkerPool | None = None
         self.import_errors: dict[str, AgentError] = {}  # each agent that cannot be imported, by its cases' reason
+        self._used = observe.AgentInputs(root) if observe_inputs else None
 
     def agent_for(self, planned: PlannedFile) -> AgentRef | str:
         """The agent of an eval file, or why there is none."""
@@ -151,6 +159,8 @@ class AdkRunner:
         """Imports the items' agents: the errors of those that cannot be imported, and the secrets in the
         environment then (a module agent's .env is only loaded where it is imported)."""
         await warm_up()
+        if self._used is not None:
+            observe.install(self.root)
         refs = dict.fromkeys(ref for item in items if isinstance(ref := self.agent_for(item.file), AgentRef))
         loaded = [await self.loaded(ref) for ref in refs]
         return AgentsImported([agent for agent in loaded if isinstance(agent, AgentError)], secrets_in_env(os.environ))
@@ -158,10 +168,13 @@ class AdkRunner:
     async def loaded(self, ref: AgentRef) -> LoadedAgent | AgentError:
         """The agent, imported once, or why it cannot be used."""
         if ref not in self._agents:
-            try:
-                self._agents[ref] = await load_agent(ref, root=self.root)
-            except AgentError as error:
-                self._agents[ref] = error
+            with observe.recording() as used:
+                try:
+                    self._agents[ref] = await load_agent(ref, root=self.root)
+                except AgentError as error:
+                    self._agents[ref] = error
+            if self._used is not None:
+                self._used.imported(ref, used)
         return self._agents[ref]
 
     async def _agent(self, planned: PlannedFile) -> LoadedAgent | str:
@@ -178,10 +191,21 @@ class AdkRunner:
 
     async def run_here(self, item: WorkItem) -> Inference:
         """One case run in this process, with what ADK and the agent logged meanwhile."""
-        with runlog.capture() as case_log:
+        if self._used is not None:
+            observe.install(self.root)
+        with runlog.capture() as case_log, observe.recording() as used:
             inference = await self._run_here(item)
         inference.log = case_log.result()
+        inference.observed = self._observed(item, used)
         return inference
+
+    def _observed(self, item: WorkItem, used: set[str]) -> list[str] | None:
+        """What the item's agent used (``observe.AgentInputs``); None when it is not observed or could not be
+        imported: then what it would have used is not known."""
+        ref = self.agent_for(item.file)
+        if self._used is None or not isinstance(ref, AgentRef) or not isinstance(self._agents.get(ref), LoadedAgent):
+            return None
+        return self._used.of_run(ref, used)
 
     async def _run_here(self, item: WorkItem) -> Inference:
         agent = await self._agent(item.file)

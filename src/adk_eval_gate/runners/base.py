@@ -32,6 +32,7 @@ class Inference:
     timed_out: bool = False  # the run did not finish within --timeout
     simulator_calls: list[Tokens] = field(default_factory=list)  # the user simulator's model calls (scenarios)
     final_session_state: dict[str, Any] | None = None  # the session state after the run, when the runner has it
+    observed: list[str] | None = None  # repository files the agent used (``observe``); None: not known
 
     @property
     def infrastructure(self) -> bool:

@@ -33,4 +33,4 @@ def chosen_runner(settings: Settings, *, root: Path, console: Console | None = N
         return HttpRunner(settings, console=console)
     from adk_eval_gate.runners.adk import AdkRunner
 
-    return AdkRunner(settings, root=root, console=console)
+    return AdkRunner(settings, root=root, console=console, observe_inputs=settings.command == "run")

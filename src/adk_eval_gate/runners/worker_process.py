@@ -47,6 +47,7 @@ def encode(inference: Inference) -> dict[str, Any]:
         "log": inference.log,
         "simulator_calls": [call.model_dump() for call in inference.simulator_calls],
         "final_session_state": inference.final_session_state,
+        "observed": inference.observed,
     }
 
 
@@ -62,6 +63,7 @@ def decode(data: dict[str, Any]) -> Inference:
         log=data["log"],
         simulator_calls=[Tokens.model_validate(call) for call in data["simulator_calls"]],
         final_session_state=data["final_session_state"],
+        observed=data.get("observed"),
     )
 
 

@@ -146,6 +146,7 @@ def totals(cases: list[CaseResult], files: list[FileResult], *, checks: list[Bud
 
     return Totals(
         cases=len(cases),
+        carried=sum(1 for case in cases if case.carried is not None),
         quarantined=len(cases) - len(gated),
         passed=count("passed"),
         failed=count("failed"),

@@ -48,8 +48,12 @@ class Column:
 def _status(case: CaseResult, context: Context) -> str:
     """Its status; a quarantined case is quarantined first (it never fails the gate), then what it did."""
     if case.quarantined:
-        return badge("quarantined") + element("span", text(STATUS_LABELS[case.status]), cls="muted")
-    return badge(case.status)
+        return badge("quarantined") + element("span", text(STATUS_LABELS[case.status]), cls="muted") + _carried(case)
+    return badge(case.status) + _carried(case)
+
+
+def _carried(case: CaseResult) -> str:
+    return element("span", "carried", cls="muted") if case.carried is not None else ""
 
 
 def _name(case: CaseResult, context: Context) -> str:
@@ -155,7 +159,26 @@ def _runs_detail(case: CaseResult, context: Context) -> str:
 
 
 Section = Callable[[CaseResult, Context], str]
-SECTIONS: tuple[Section, ...] = (_case_error, _findings, _metric_table, _baseline_changes, _runs_detail)
+
+
+def _carried_from(case: CaseResult, context: Context) -> str:
+    """--only-affected: nothing the case depends on changed, so its result is the base run's."""
+    if case.carried is None:
+        return ""
+    origin = case.carried
+    where = origin.description + (f" @ {origin.sha[:12]}" if origin.sha else "")
+    body = element("p", text(f"Not run again: nothing it depends on changed. The result is that of {where}."))
+    return section("Carried from the base run", body)
+
+
+SECTIONS: tuple[Section, ...] = (
+    _carried_from,
+    _case_error,
+    _findings,
+    _metric_table,
+    _baseline_changes,
+    _runs_detail,
+)
 
 
 def case_details(case: CaseResult, context: Context) -> str:

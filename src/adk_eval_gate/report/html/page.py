@@ -23,6 +23,7 @@ from importlib import resources
 from adk_eval_gate.model.results import CaseResult, ResultsDocument
 from adk_eval_gate.model.results_base import CaseStatus, case_label
 from adk_eval_gate.report import costs, headline
+from adk_eval_gate.report.carried import affected_line
 from adk_eval_gate.report.changes import significance_text
 from adk_eval_gate.report.html.cases import Context, case_details, case_row, header_row
 from adk_eval_gate.report.html.charts import score_chart, status_chart
@@ -89,6 +90,7 @@ def _header(doc: ResultsDocument, context: Context) -> str:
             ("started", text(run.started_at) if run.started_at else None),
             ("duration", text(seconds(run.duration_seconds)) if run.duration_seconds is not None else None),
             ("baseline", text(baseline) if baseline else None),
+            ("only affected", text(affected_line(doc, markdown=False)) if run.affected else None),
             ("tool version", text(run.tool_version) if run.tool_version else None),
         ]
     )
