@@ -97,6 +97,22 @@ def junit_schema() -> Any:
     return xmlschema.XMLSchema(str(Path(__file__).parent / "fixtures" / "junit.xsd"))
 
 
+def validate_results(data: Any) -> None:
+    """Raises jsonschema's ValidationError unless ``data`` matches schema/results.schema.json."""
+    _results_validator().validate(data)
+
+
+@cache
+def _results_validator() -> Any:
+    """Built once: ``jsonschema.validate`` checks and compiles the schema on every call (a third of a second)."""
+    import jsonschema
+
+    schema = json.loads((REPO / "schema" / "results.schema.json").read_text(encoding="utf-8"))
+    validator = jsonschema.validators.validator_for(schema)
+    validator.check_schema(schema)
+    return validator(schema)
+
+
 BROWSER_FIXTURES = {"browser", "mermaid_errors"}
 
 

@@ -191,10 +191,7 @@ def _axe(report: Opened) -> list[str]:
 
 @pytest.mark.parametrize("name", ["regressions", "no_baseline", "flaky", "cost_rises", "error_with_failures"])
 def test_axe_core_finds_nothing_critical_or_serious(opened: OpenReport, name: str) -> None:
-    from tests.report.scenarios import cost_rises, error_with_failures, flaky
-
-    scenarios = {**SCENARIOS, "flaky": flaky, "cost_rises": cost_rises, "error_with_failures": error_with_failures}
-    report = opened(scenarios[name]())
+    report = opened(SCENARIOS[name]())
     report.open_every_case()
     assert _axe(report) == []
 
