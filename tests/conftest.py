@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from tests import browser as browsers
 from tests import mermaid
@@ -19,6 +20,11 @@ from tests import mermaid
 # Bytecode caches for our modules and pytest's rewritten test modules, whatever PYTHONDONTWRITEBYTECODE says:
 # compiling them again on every run is a third of the fast tier's time (tests/README.md).
 sys.dont_write_bytecode = False
+
+# No test fails because a loaded machine is slow: Hypothesis's examples have no deadline (200 ms by default), and
+# its health check on the time taken to generate them is off.
+settings.register_profile("no-wall-clock", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("no-wall-clock")
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser

@@ -133,7 +133,7 @@ class FakeGemini:
         server.block_on_close = False
         self._server = server
         self._thread = threading.Thread(
-            target=server.serve_forever, kwargs={"poll_interval": 0.02}, name="fake-gemini", daemon=True
+            target=server.serve_forever, kwargs={"poll_interval": 0.005}, name="fake-gemini", daemon=True
         )
         self._thread.start()
         return self
