@@ -1,9 +1,10 @@
 """``adk-eval-gate report`` and ``merge`` on the golden inputs, current ones and as older versions of the gate wrote
 them (tests/golden/inputs/).
 
-``report`` decides saved results again from their cases: it must give the saved verdict, and write the golden
-comment, summary, JUnit and report.html. The shards of an input (its cases split in two, as ``--shard I/2`` runs
-write them) merge into the verdict of the input itself without its comparison (``report`` compares merged results).
+``report`` decides saved results again from their cases: it must give the saved verdict, write the golden comment,
+summary, JUnit and report.html, and annotate as the golden annotations say (in GitHub Actions). The shards of an
+input (its cases split in two, as ``--shard I/2`` runs write them) merge into the verdict of the input itself
+without its comparison (``report`` compares merged results).
 """
 
 from __future__ import annotations
@@ -27,11 +28,12 @@ NAMES = [pytest.param(name, marks=pytest.mark.slow) if name == HUGE else name fo
 OLDER = [name for name in input_names() if source_of(name)]
 GATED = ("cases", "passed", "failed", "error", "not_evaluated", "quarantined", "infrastructure_errors")
 TRUSTED = {"GITHUB_REPOSITORY": "octo/repo"}  # the run links of the inputs are this repository's: kept
+IN_ACTIONS = {**TRUSTED, "GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": "push"}  # no token: nothing is published
 
 
 def _report(monkeypatch: pytest.MonkeyPatch, name: str, work: Path) -> Step:
     args = ["report", str(saved_file(name, work)), "--output-dir", str(work / "out")]
-    return run_cli(monkeypatch, args, TRUSTED, work)
+    return run_cli(monkeypatch, args, IN_ACTIONS, work)
 
 
 def _verdict(doc: ResultsDocument) -> tuple[object, ...]:
@@ -52,6 +54,8 @@ def test_report_gives_the_saved_verdict_and_the_golden_reports(
     if name not in SUMMARY_LIMITS:  # the golden summary of the huge suite is cut shorter than report writes it
         written["summary.md"] = (step.out_dir / "summary.md").read_text(encoding="utf-8")
     written["report-data.json"] = report_data((step.out_dir / "report.html").read_text(encoding="utf-8"))
+    annotated = [line for line in step.stdout.splitlines() if line.startswith(("::error file=", "::warning file="))]
+    written["annotations.txt"] = "".join(f"{line}\n" for line in annotated)
     for output, text in written.items():
         if (name, output) not in NOT_KEPT:
             assert text == expected_path(name, output).read_text(encoding="utf-8"), f"{name}/{output}"
