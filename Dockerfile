@@ -35,6 +35,13 @@ ENV PYTHONUNBUFFERED=1 \
     PIP_NO_CACHE_DIR=1 \
     PIP_ROOT_USER_ACTION=ignore \
     PATH=/opt/adk-eval-gate/bin:$PATH
+# git: only-affected diffs the checkout against the base run's commit (and fetches that commit in a shallow clone)
+# Not pinned: Debian removes superseded package versions from its mirrors, so a pin breaks the build at the next
+# security update of git; the base image's tag already fixes the Debian release.
+# hadolint ignore=DL3008
+RUN apt-get update -q \
+ && apt-get install -y -q --no-install-recommends git \
+ && rm -rf /var/lib/apt/lists/*
 COPY --from=build /opt/adk-eval-gate /opt/adk-eval-gate
 COPY entrypoint.sh /usr/local/bin/adk-eval-gate-entrypoint
 # No USER: GitHub runs Docker actions as the image's default user (root) so the workspace stays writable.

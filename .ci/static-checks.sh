@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Static checks of the action, all offline once the tools are installed:
 #   - action.yml against GitHub's action metadata schema, every workflow (examples/workflows, .github/workflows,
-#     and each YAML block of the README, see readme_workflows.py) against GitHub's workflow schema (both
-#     vendored in check-jsonschema);
+#     and each YAML block of the README and of the documentation pages in docs/, see readme_workflows.py)
+#     against GitHub's workflow schema (both vendored in check-jsonschema);
 #   - the workflows with actionlint (with shellcheck on PATH it also checks their run: scripts, and it checks the
 #     inputs given to `uses: ./` against action.yml);
 #   - the Dockerfile with hadolint; the shell scripts with shellcheck.
@@ -27,10 +27,10 @@ if ((${#missing[@]})); then
 fi
 export PATH="$bin:$PATH"
 
-readme_blocks=$(mktemp -d)
-trap 'rm -rf "$readme_blocks"' EXIT
-"$bin/python" .ci/readme_workflows.py "$readme_blocks"
-workflows=(examples/workflows/*.yml .github/workflows/*.yml "$readme_blocks"/*.yml)
+doc_blocks=$(mktemp -d)
+trap 'rm -rf "$doc_blocks"' EXIT
+"$bin/python" .ci/readme_workflows.py "$doc_blocks"
+workflows=(examples/workflows/*.yml .github/workflows/*.yml "$doc_blocks"/*.yml)
 scripts=(entrypoint.sh .ci/run .ci/test .ci/static-checks.sh .ci/container-test.sh bench/container_build.sh)
 failed=0
 check() { # NAME COMMAND...: run one check, remember a failure, go on with the others

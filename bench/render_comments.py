@@ -1,8 +1,9 @@
 """How the PR comment and the job summary look on GitHub: tables that overflow, and the height with every
 <details> closed and open, at two widths of the browser window.
 
-Run: python bench/render_comments.py [FILE.md ...] [--out DIR]   (default: every golden comment and summary under
-tests/golden/; needs Debian's Chromium and Mermaid in tests/js, which bash .ci/test installs)
+Run: python bench/render_comments.py [FILE.md ...] [--out DIR]   (default: the golden comment and summary of every
+current input, tests/golden/expected/NAME/; needs Debian's Chromium and Mermaid in tests/js, which bash .ci/test
+installs)
 
 Each Markdown file is rendered with GitHub's renderer, cmark-gfm (the GitHub extensions; raw HTML let through as
 GitHub lets <details>, <summary> and <sub> through), into a page laid out like a pull request's conversation:
@@ -158,8 +159,8 @@ def measure(path: Path, *, width: int, out: Path) -> Figures:
 
 
 def golden_files() -> list[Path]:
-    golden = REPO / "tests" / "golden"
-    return sorted(golden.glob("comment/*.md")) + sorted(golden.glob("summary/*.md"))
+    current = sorted(path for path in (REPO / "tests" / "golden" / "expected").iterdir() if "." not in path.name)
+    return [folder / "comment.md" for folder in current] + [folder / "summary.md" for folder in current]
 
 
 def print_figures(rows: list[Figures]) -> None:

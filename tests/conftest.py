@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from tests import browser as browsers
 from tests import mermaid
@@ -19,6 +20,11 @@ from tests import mermaid
 # Bytecode caches for our modules and pytest's rewritten test modules, whatever PYTHONDONTWRITEBYTECODE says:
 # compiling them again on every run is a third of the fast tier's time (tests/README.md).
 sys.dont_write_bytecode = False
+
+# No test fails because a loaded machine is slow: Hypothesis's examples have no deadline (200 ms by default), and
+# its health check on the time taken to generate them is off.
+settings.register_profile("no-wall-clock", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("no-wall-clock")
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
@@ -95,6 +101,22 @@ def junit_schema() -> Any:
     import xmlschema
 
     return xmlschema.XMLSchema(str(Path(__file__).parent / "fixtures" / "junit.xsd"))
+
+
+def validate_results(data: Any) -> None:
+    """Raises jsonschema's ValidationError unless ``data`` matches schema/results.schema.json."""
+    _results_validator().validate(data)
+
+
+@cache
+def _results_validator() -> Any:
+    """Built once: ``jsonschema.validate`` checks and compiles the schema on every call (a third of a second)."""
+    import jsonschema
+
+    schema = json.loads((REPO / "schema" / "results.schema.json").read_text(encoding="utf-8"))
+    validator = jsonschema.validators.validator_for(schema)
+    validator.check_schema(schema)
+    return validator(schema)
 
 
 BROWSER_FIXTURES = {"browser", "mermaid_errors"}

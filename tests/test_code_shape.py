@@ -32,3 +32,38 @@ def test_the_check_sees_a_long_function() -> None:
     body = "\n".join(f"    x{n} = {n}" for n in range(MAX_FUNCTION_LINES))
     assert _long_functions(f"def long() -> None:\n{body}\n") == [("long", MAX_FUNCTION_LINES + 1)]
     assert _long_functions("def short() -> None:\n    pass\n") == []
+
+
+STATUS_FIELDS = {"status", "first_status", "base_status", "head_status", "effect"}
+
+
+def _literal_statuses(source: str) -> list[int]:
+    """Lines that compare a status (``x.status``, ``x.effect``, ...) with a string written out."""
+
+    def is_status(node: ast.expr) -> bool:
+        return isinstance(node, ast.Attribute) and node.attr in STATUS_FIELDS
+
+    def is_text(node: ast.expr) -> bool:
+        if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+            return any(is_text(item) for item in node.elts)
+        return isinstance(node, ast.Constant) and isinstance(node.value, str)
+
+    return [
+        node.lineno
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Compare)
+        and any(is_status(side) for side in [node.left, *node.comparators])
+        and any(is_text(side) for side in [node.left, *node.comparators])
+    ]
+
+
+def test_statuses_are_compared_as_the_vocabulary_not_as_strings() -> None:
+    """Issue 22: one status vocabulary (``model/results_base.py``: CaseStatus, RunStatus, MetricStatus, Effect,
+    and BudgetStatus in ``model/results_usage.py``), never ``case.status == "passed"`` again."""
+    found = {
+        f"{path.relative_to(SRC)}:{line}"
+        for path in sorted(SRC.rglob("*.py"))
+        for line in _literal_statuses(path.read_text(encoding="utf-8"))
+    }
+    assert found == set()
+    assert _literal_statuses('if case.status in ("failed", "error"):\n    pass\n') == [1]

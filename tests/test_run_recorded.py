@@ -6,16 +6,14 @@ import json
 import shutil
 from pathlib import Path
 
-import jsonschema
 import pytest
 import xmlschema
 
 from tests.adk_history import run_adk_eval
-from tests.conftest import EXAMPLES, REPO, run_cli, write_json
+from tests.conftest import EXAMPLES, run_cli, validate_results, write_json
 
 pytestmark = pytest.mark.slow  # the CLI end to end, against ADK itself
 
-SCHEMA = json.loads((REPO / "schema" / "results.schema.json").read_text())
 JUNIT = xmlschema.XMLSchema(str(Path(__file__).parent / "fixtures" / "junit.xsd"))
 
 
@@ -34,7 +32,7 @@ def workspace(repo: Path) -> Path:
 
 def _results(workspace: Path) -> dict:
     data = json.loads((workspace / "adk-eval-results" / "results.json").read_text())
-    jsonschema.validate(data, SCHEMA)
+    validate_results(data)
     return data
 
 
@@ -77,6 +75,7 @@ def test_scores_equal_adks_and_reports_are_valid(workspace: Path, history: Path)
         "failing_on_base": 0,
         "budgets_missed": 0,
         "budgets_unchecked": 0,
+        "carried": 0,
     }
     adk = _adk_scores(history)
     for case in data["cases"]:

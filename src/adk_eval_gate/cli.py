@@ -280,12 +280,13 @@ def _report_unevaluated(args: Arguments, env: Mapping[str, str], console: Consol
     from adk_eval_gate.commands.finish import Ending, finish, github_session
     from adk_eval_gate.commands.run import run_info
     from adk_eval_gate.model.results import ResultsDocument, Totals
+    from adk_eval_gate.model.results_base import RunStatus
     from adk_eval_gate.support.errors import GateError
 
     try:
         settings = _reporting_settings(args, env)
         doc = ResultsDocument(
-            status="error", error=reason, totals=Totals(), cases=[], run=run_info(settings, started_at=None)
+            status=RunStatus.ERROR, error=reason, totals=Totals(), cases=[], run=run_info(settings, started_at=None)
         )
         with github_session(settings, console) as client:
             ending = Ending(pull_number=settings.github.pull_request_number)

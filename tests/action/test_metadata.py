@@ -1,4 +1,5 @@
-"""action.yml, the settings, the outputs the tool writes and the README agree; the image's inputs are pinned."""
+"""action.yml, the settings, the outputs the tool writes, the README and the documentation pages (docs/) agree; the
+image's inputs are pinned. (tests/action/test_docs.py keeps the pages' links, nav and option reference.)"""
 
 from __future__ import annotations
 
@@ -27,6 +28,21 @@ def readme_section(name: str) -> str:
     match = re.search(rf"<!-- section:{name} -->(.*)<!-- /section:{name} -->", text, re.S)
     assert match, f"README.md has no {name} section"
     return match.group(1)
+
+
+def docs_page(name: str) -> str:
+    return (REPO / "docs" / f"{name}.md").read_text(encoding="utf-8")
+
+
+def first_workflow(text: str, *, after: str = "") -> str:
+    match = re.search(r"```yaml\n(.*?)```", text[text.index(after) :], re.S)
+    assert match, f"no workflow after {after!r}"
+    return match.group(1)
+
+
+def table_rows(section: str, heading: str) -> list[str]:
+    part = section.split(heading, 1)[1]
+    return [line for line in part.splitlines()[1:] if line.startswith("| `")][: len(table_names(section, heading))]
 
 
 def table_names(section: str, heading: str) -> list[str]:
@@ -86,48 +102,44 @@ def test_outputs_are_exactly_what_the_tool_writes(action: dict[str, Any]) -> Non
     assert all(spec.get("description") for spec in action["outputs"].values())
 
 
-def test_readme_documents_every_input_and_output(action: dict[str, Any]) -> None:
-    section = readme_section("action")
-    assert table_names(section, "### Inputs") == list(action["inputs"])
-    assert table_names(section, "### Outputs") == list(action["outputs"])
+def test_readme_and_docs_document_every_input_and_output(action: dict[str, Any]) -> None:
+    readme, page = readme_section("action"), docs_page("action")
+    assert table_names(readme, "### Inputs") == table_names(page, "## Inputs") == list(action["inputs"])
+    assert table_names(readme, "### Outputs") == table_names(page, "## Outputs") == list(action["outputs"])
+    for heading in ("Inputs", "Outputs"):  # the same rows, but that the README links into docs/ from the root
+        rows = [row.replace("](docs/", "](") for row in table_rows(readme, f"### {heading}")]
+        assert rows == table_rows(page, f"## {heading}"), f"the README's and docs/action.md's {heading} differ"
 
 
-def test_readme_shows_the_pull_request_gate_example_as_it_is() -> None:
-    section = readme_section("action")
-    match = re.search(r"```yaml\n(.*?)```", section, re.S)
-    assert match, "the action section shows no workflow"
-    assert match.group(1) == (REPO / "examples" / "workflows" / "pr-gate.yml").read_text(encoding="utf-8")
-    for permission in ("contents: read", "pull-requests: write", "actions: read"):
-        assert permission in section
+def test_readme_and_docs_show_the_pull_request_gate_example_as_it_is() -> None:
+    workflow = (REPO / "examples" / "workflows" / "pr-gate.yml").read_text(encoding="utf-8")
+    for section in (readme_section("action"), docs_page("action")):
+        assert first_workflow(section) == workflow
+        for permission in ("contents: read", "pull-requests: write", "actions: read"):
+            assert permission in section
 
 
-def test_readme_shows_the_openai_judge_example_as_it_is() -> None:
-    section = readme_section("judge")
-    start = section.index("### Judges on other providers")
-    match = re.search(r"```yaml\n(.*?)```", section[start:], re.S)
-    assert match, "the judge section shows no workflow"
+def test_docs_show_the_openai_judge_example_as_it_is() -> None:
     workflow = (REPO / "examples" / "workflows" / "openai-judge.yml").read_text(encoding="utf-8")
-    assert match.group(1) == workflow
+    assert first_workflow(docs_page("judges"), after="## Judges on other providers") == workflow
     assert "OPENAI_API_KEY: ${{ secrets.OPENAI_API_KEY }}" in workflow and "litellm" in workflow
 
 
-def test_readme_shows_the_sharded_example_as_it_is() -> None:
-    section = readme_section("runners")
-    start = section.index("### Spreading a large suite over machines")
-    match = re.search(r"```yaml\n(.*?)```", section[start:], re.S)
-    assert match, "the sharding section shows no workflow"
-    assert match.group(1) == (REPO / "examples" / "workflows" / "sharded.yml").read_text(encoding="utf-8")
+def test_docs_show_the_sharded_example_as_it_is() -> None:
+    shown = first_workflow(docs_page("runners"), after="## Spreading a large suite over machines")
+    assert shown == (REPO / "examples" / "workflows" / "sharded.yml").read_text(encoding="utf-8")
 
 
-def test_every_install_of_the_cli_in_the_readme_works_before_a_pypi_release() -> None:
-    text = (REPO / "README.md").read_text(encoding="utf-8")
+def test_every_install_of_the_cli_in_the_readme_and_docs_works_before_a_pypi_release() -> None:
     from adk_eval_gate import __version__
 
     tagged = f"git+https://github.com/adk-eval-gate/adk-eval-gate@v{__version__}"
-    assert f'pip install "adk-eval-gate[adk] @ {tagged}"' in text
-    for line in text.splitlines():
-        if re.search(r"pip install \"?adk-eval-gate", line):  # the package, not the checkout (-e .)
-            assert "git+https://" in line or "after the pypi release" in line.lower(), line
+    for text in (readme_section("cli"), docs_page("cli")):
+        assert f'pip install "adk-eval-gate[adk] @ {tagged}"' in text
+    for path in [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if re.search(r"pip install \"?adk-eval-gate", line):  # the package, not the checkout (-e .)
+                assert "git+https://" in line or "after the pypi release" in line.lower(), (path.name, line)
 
 
 def test_the_license_is_the_one_pyproject_names() -> None:

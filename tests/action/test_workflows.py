@@ -1,10 +1,12 @@
-"""The example workflows and the project's own: inputs that exist, CLI calls that parse, minimal permissions.
+"""The example workflows, the project's own and those the README and docs/ show: inputs that exist, CLI calls that
+parse, minimal permissions.
 
 (Their syntax is checked against GitHub's workflow schema and with actionlint by .ci/static-checks.sh.)
 """
 
 from __future__ import annotations
 
+import importlib.util
 import re
 import shlex
 from pathlib import Path
@@ -20,6 +22,19 @@ EXAMPLES = sorted((REPO / "examples" / "workflows").glob("*.yml"))
 OWN = sorted((REPO / ".github" / "workflows").glob("*.yml"))
 ACTION_INPUTS = set(yaml.safe_load((REPO / "action.yml").read_text(encoding="utf-8"))["inputs"])
 THIS_ACTION = re.compile(r"^(adk-eval-gate/adk-eval-gate@v\d+|\./)$")
+
+
+def shown_workflows() -> list[tuple[str, str]]:
+    """The YAML blocks of the README and docs/ as workflows, made by the script the static checks use."""
+    spec = importlib.util.spec_from_file_location("readme_workflows", REPO / ".ci" / "readme_workflows.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    snippets: list[tuple[str, str]] = module.snippets()
+    return snippets
+
+
+SHOWN = shown_workflows()
 
 
 def load(path: Path) -> dict[str, Any]:
@@ -53,6 +68,7 @@ def test_there_is_an_example_for_every_set_up_the_readme_promises() -> None:
         "deployed-agent.yml",
         "cli-without-container.yml",
         "openai-judge.yml",
+        "only-affected.yml",
     }
     assert {path.name for path in OWN} == {"ci.yml", "release.yml"}
 
@@ -70,6 +86,24 @@ def test_cli_calls_parse(path: Path) -> None:
     parser = build_parser()
     for call in cli_calls(load(path)):
         parser.parse_args(call)  # SystemExit on an unknown option or command
+
+
+@pytest.mark.parametrize(("name", "text"), SHOWN, ids=[name for name, _ in SHOWN])
+def test_workflows_shown_in_the_readme_and_docs_give_known_inputs_and_parse(name: str, text: str) -> None:
+    workflow = yaml.safe_load(text)
+    workflow["on"] = workflow.pop(True, workflow.get("on"))
+    for step in steps(workflow):
+        if THIS_ACTION.match(str(step.get("uses", ""))):
+            unknown = set(step.get("with", {})) - ACTION_INPUTS
+            assert not unknown, f"{name}: inputs {unknown} do not exist"
+    parser = build_parser()
+    for call in cli_calls(workflow):
+        parser.parse_args(call)
+
+
+def test_the_readme_and_every_page_with_a_workflow_are_checked() -> None:
+    prefixes = {name.rsplit("-", 1)[0] for name, _ in SHOWN}
+    assert {"readme", "docs-action", "docs-judges", "docs-runners", "docs-cost", "docs-baselines"} <= prefixes
 
 
 @pytest.mark.parametrize("path", EXAMPLES + OWN, ids=lambda path: path.name)
@@ -93,6 +127,17 @@ def test_the_gate_keeps_the_results_and_report_html_under_the_default_artifact_n
     assert baseline["if"] == "${{ !cancelled() }}"
     (junit,) = [step for step in uploads if step["with"]["name"] == "adk-eval-junit"]
     assert junit["with"]["path"] == "adk-eval-results/junit.xml" and "push" not in junit["if"]
+
+
+def test_only_affected_runs_on_pull_requests_and_everything_on_pushes_to_the_default_branch() -> None:
+    """The baseline a pull request carries results from is complete: pushes never pass only-affected."""
+    workflow = load(REPO / "examples" / "workflows" / "only-affected.yml")
+    pr_gate = load(REPO / "examples" / "workflows" / "pr-gate.yml")
+    assert workflow["on"] == pr_gate["on"] and workflow["permissions"] == pr_gate["permissions"]
+    (gate,) = [step for step in steps(workflow) if "adk-eval-gate/" in str(step.get("uses", ""))]
+    assert gate["with"]["only-affected"] == "${{ github.event_name == 'pull_request' }}"
+    uploads = [step["with"]["name"] for step in steps(workflow) if "upload-artifact" in str(step.get("uses", ""))]
+    assert uploads == ["adk-eval-junit", "adk-eval-results"]
 
 
 def test_the_shards_cover_the_matrix_and_one_job_comments() -> None:

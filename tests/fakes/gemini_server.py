@@ -63,6 +63,23 @@ class SeenRequest:
 Script = Callable[[SeenRequest], "Reply | str"]
 
 
+class AllAtOnce:
+    """A script that answers only once ``count`` requests are in the server together: parallel requests as a
+    count, which a loaded machine cannot make flaky the way a time limit can. Requests made one after the other
+    never get there: after ``patience`` seconds each gets a 500, and so does every later one."""
+
+    def __init__(self, count: int, reply: Reply | str | Script, *, patience: float = 10.0) -> None:
+        self.reply = reply
+        self._together = threading.Barrier(count, timeout=patience)
+
+    def __call__(self, request: SeenRequest) -> Reply | str:
+        try:
+            self._together.wait()
+        except threading.BrokenBarrierError:
+            return Reply(status=500, text="the requests did not come all at once")
+        return self.reply(request) if callable(self.reply) else self.reply
+
+
 class FakeGemini:
     def __init__(self, script: Script | None = None, *, api_key: str | None = "test-key-123456") -> None:
         self.script = script
@@ -116,7 +133,7 @@ class FakeGemini:
         server.block_on_close = False
         self._server = server
         self._thread = threading.Thread(
-            target=server.serve_forever, kwargs={"poll_interval": 0.02}, name="fake-gemini", daemon=True
+            target=server.serve_forever, kwargs={"poll_interval": 0.005}, name="fake-gemini", daemon=True
         )
         self._thread.start()
         return self

@@ -196,7 +196,8 @@ class FakeGitHub(Routes):
         for handler in (api_handler(self), storage_handler(self)):
             server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
             server.daemon_threads = True
-            threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+            # shutdown() waits for the loop's next poll: a short one keeps each test's teardown short
+            threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.005}, daemon=True).start()
             self._servers.append(server)
         return self
 

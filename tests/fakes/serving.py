@@ -13,7 +13,8 @@ Server = TypeVar("Server", bound=socketserver.BaseServer)
 
 @contextmanager
 def served(server: Server) -> Iterator[Server]:
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    # shutdown() waits for the loop's next poll (half a second by default)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.005}, daemon=True)
     thread.start()
     try:
         yield server

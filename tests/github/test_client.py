@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from adk_eval_gate.github.client import GitHubClient, GitHubError, GitHubNotFound, GitHubPermissionError, RateLimited
@@ -21,7 +19,7 @@ class CommentWithApiUrl(IssueComment):
     url: str
 
 
-def client_for(fake: FakeGitHub, **options: float) -> GitHubClient:
+def client_for(fake: FakeGitHub, **options: object) -> GitHubClient:
     settings = {"retry": FAST, "max_wait": 30.0, **options}
     return GitHubClient(api_url=fake.url, token="ghs_0123456789secret", **settings)  # type: ignore[arg-type]
 
@@ -45,13 +43,12 @@ def test_repeated_5xx_gives_up_with_one_line(fake_github: FakeGitHub) -> None:
     assert len(fake_github.calls("GET", COMMENTS)) == 3
 
 
-@pytest.mark.slow
 def test_a_secondary_rate_limit_is_waited_out(fake_github: FakeGitHub) -> None:
     fake_github.fail("POST", COMMENTS, 403, headers={"Retry-After": "1"}, body=SECONDARY)
-    client = client_for(fake_github)
-    started = time.monotonic()
+    slept: list[float] = []
+    client = client_for(fake_github, sleep=slept.append)
     created = client.post(COMMENTS, IssueComment, json={"body": "after the wait"})
-    assert time.monotonic() - started >= 1.0
+    assert slept == [1.0]  # the wait GitHub asked for, before the request was sent again
     assert created.body == "after the wait"
     assert client.waited == 1.0
     assert [c.body for c in fake_github.comments_on(7)] == ["after the wait"]
@@ -63,22 +60,24 @@ def test_a_secondary_rate_limit_without_retry_after_waits_a_minute_within_the_ca
         list(client_for(fake_github, max_wait=5).paginate(COMMENTS, IssueComment))
 
 
-@pytest.mark.slow
 def test_the_primary_rate_limit_waits_until_reset(fake_github: FakeGitHub) -> None:
-    reset = str(int(time.time()) + 1)
-    headers = {"x-ratelimit-remaining": "0", "x-ratelimit-reset": reset, "x-ratelimit-limit": "5000"}
+    now = 1_700_000_000.0
+    headers = {"x-ratelimit-remaining": "0", "x-ratelimit-reset": str(int(now) + 2), "x-ratelimit-limit": "5000"}
     fake_github.fail("GET", COMMENTS, 403, headers=headers, body={"message": "API rate limit exceeded"})
-    client = client_for(fake_github)
+    slept: list[float] = []
+    client = client_for(fake_github, sleep=slept.append, clock=lambda: now)
     assert list(client.paginate(COMMENTS, IssueComment)) == []
-    assert 0 < client.waited <= 3.0
+    assert slept == [3.0]  # until the reset, and a second more
+    assert client.waited == 3.0
 
 
 def test_a_rate_limit_longer_than_the_cap_fails_at_once(fake_github: FakeGitHub) -> None:
     fake_github.fail("GET", COMMENTS, 403, headers={"Retry-After": "3600"}, body=SECONDARY)
-    started = time.monotonic()
+    slept: list[float] = []
     with pytest.raises(RateLimited, match="rate limit") as caught:
-        list(client_for(fake_github, max_wait=60).paginate(COMMENTS, IssueComment))
-    assert time.monotonic() - started < 5
+        list(client_for(fake_github, max_wait=60, sleep=slept.append).paginate(COMMENTS, IssueComment))
+    assert slept == []  # no wait at all
+    assert len(fake_github.calls("GET", COMMENTS)) == 1
     assert "retry later" in caught.value.one_line()
 
 

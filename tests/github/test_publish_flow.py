@@ -3,24 +3,20 @@ outputs, annotations, and what happens when GitHub says no."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-import jsonschema
 import pytest
 
 from adk_eval_gate.commands.merge import load_results
+from tests.conftest import validate_results
 from tests.fakes.github_server import FakeGitHub
 from tests.github.flows import (
     EXAMPLE,
-    REPO,
     artifact_zip,
     passing_baseline,
     pull_request_env,
     run_cli,
 )
-
-SCHEMA = json.loads((REPO / "schema" / "results.schema.json").read_text())
 
 
 def gate(monkeypatch: pytest.MonkeyPatch, work: Path, env: dict[str, str], recorded: Path, *extra: str):  # type: ignore[no-untyped-def]
@@ -48,7 +44,7 @@ def test_a_pull_request_compares_comments_once_and_edits_after(
     assert outputs["status"] == "failed" and outputs["regressions"] == "1" and outputs["failed"] == "1"
     assert outputs["comment-url"].endswith(f"#issuecomment-{comment.id}")
     results = first.results()
-    jsonschema.validate(results, SCHEMA)
+    validate_results(results)
     assert results["comparison"]["regressions"] == 1 and results["run"]["pull_request"] == 7
     step_summary = first.step_summary.read_text()
     assert step_summary.startswith("## ADK eval results") and "```mermaid" in step_summary
@@ -153,7 +149,7 @@ def test_a_bad_input_in_a_pull_request_still_writes_the_reports_and_the_comment(
     assert step.code == 2, step.stdout
     assert "input 'num-runs'" in step.stdout
     results = step.results()
-    jsonschema.validate(results, SCHEMA)
+    validate_results(results)
     assert results["status"] == "error" and "input 'num-runs'" in results["error"]
     assert "The run ended in error:** the gate could not run: input 'num\\-runs'" in step.step_summary.read_text()
     [comment] = fake_github.comments_on(7)

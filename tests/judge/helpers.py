@@ -4,11 +4,14 @@ scripted judges that answer by what a prompt contains (so ours and ADK's prompts
 from __future__ import annotations
 
 import asyncio
+import functools
+import ssl
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import certifi
 import pytest
 from google.genai import types
 
@@ -50,6 +53,25 @@ def gemini(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeGemini]:
         fake.stop()
 
 
+@functools.cache
+def _shared_tls() -> ssl.SSLContext:
+    return ssl.create_default_context(cafile=certifi.where())
+
+
+class SharedTlsGeminiJudge(GeminiJudge):
+    """The gate's Gemini judge with one TLS context for every client of the test session: google-genai loads the CA
+    bundle into three new contexts for each client it makes (a fifth of the fast tier's time), and the fake
+    server speaks plain HTTP anyway. Everything else is the judge's own ``_http_options``."""
+
+    def _http_options(self) -> types.HttpOptions:
+        tls = _shared_tls()
+        return (
+            super()
+            ._http_options()
+            .model_copy(update={"client_args": {"verify": tls}, "async_client_args": {"verify": tls, "ssl": tls}})
+        )
+
+
 def judge_service(
     *,
     parallelism: int = 8,
@@ -58,7 +80,7 @@ def judge_service(
     retry: JudgeRetry = FAST,
     api_key: str = API_KEY,
 ) -> JudgeService:
-    backend = GeminiJudge(JudgeCredentials(vertexai=False, api_key=api_key), timeout_seconds=timeout)
+    backend = SharedTlsGeminiJudge(JudgeCredentials(vertexai=False, api_key=api_key), timeout_seconds=timeout)
     return JudgeService(
         backend=backend,
         parallelism=parallelism,

@@ -9,17 +9,15 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-import jsonschema
 import pytest
 
 from tests.adk_history import run_adk_eval
-from tests.conftest import EXAMPLES, REPO, run_cli, write_json
+from tests.conftest import EXAMPLES, run_cli, validate_results, write_json
 from tests.fakes.gemini_server import FakeGemini, Reply, SeenRequest
 from tests.judge.helpers import API_KEY, gemini, rubric_answer, v2_answer
 
 __all__ = ["gemini"]
 pytestmark = pytest.mark.slow
-SCHEMA = json.loads((REPO / "schema" / "results.schema.json").read_text())
 EVALSET = "weather_agent/weather.evalset.json"
 RUBRIC = {"concise": "The answer states the weather in one sentence."}
 
@@ -72,7 +70,7 @@ def run(
     path = workspace / "adk-eval-results" / "results.json"
     data = json.loads(path.read_text()) if path.exists() else {}
     if data:
-        jsonschema.validate(data, SCHEMA)
+        validate_results(data)
     return result, data
 
 

@@ -18,7 +18,7 @@ from adk_eval_gate.report import console as console_report
 from adk_eval_gate.report.html import page
 from adk_eval_gate.support.console import Console
 from tests.report.builders import case, document, metric
-from tests.report.scenarios import cost_rises
+from tests.report.scenarios import SCENARIOS as GOLDEN_INPUTS
 
 RESPONSE = "response_match_score"
 RERUNS = Confirmation(reason="failed", first_status="failed", extra_runs=2)
@@ -61,7 +61,7 @@ SCENARIOS: dict[str, Callable[[], ResultsDocument]] = {
     "fail": _failing,
     "flaky": _flaky,
     "quarantine": _quarantine,
-    "budget": cost_rises,
+    "budget": GOLDEN_INPUTS["cost_rises"],
 }
 
 
@@ -133,7 +133,7 @@ def test_the_scenarios_count_what_they_should() -> None:
     assert (flaky.passed, flaky.failed, flaky.flaky, flaky.confirmed_failures) == (2, 2, 2, 1)
     quarantine = _quarantine()
     assert (quarantine.totals.failed, quarantine.totals.quarantined, quarantine.status) == (1, 1, "failed")
-    assert cost_rises().totals.budgets_missed == 1
+    assert GOLDEN_INPUTS["cost_rises"]().totals.budgets_missed == 1
     assert _failing().totals.model_dump(include={"passed", "failed", "error", "not_evaluated"}) == {
         "passed": 1,
         "failed": 1,

@@ -12,7 +12,7 @@ from tests.mermaid import mermaid_blocks
 
 pytestmark = pytest.mark.slow
 
-GOLDEN_SUMMARIES = sorted((Path(__file__).resolve().parents[1] / "golden" / "summary").glob("*.md"))
+GOLDEN_SUMMARIES = sorted((Path(__file__).resolve().parents[1] / "golden" / "expected").glob("*/summary.md"))
 Check = Callable[[list[str]], list[str]]
 
 VALID_XYCHART = """xychart-beta
@@ -53,8 +53,8 @@ def test_a_bad_block_does_not_disturb_the_next(mermaid_errors: Check) -> None:
     ]
 
 
-@pytest.mark.parametrize("path", GOLDEN_SUMMARIES, ids=lambda path: path.stem)
+@pytest.mark.parametrize("path", GOLDEN_SUMMARIES, ids=lambda path: path.parent.name)
 def test_the_summary_golden_files_charts_render(mermaid_errors: Check, path: Path) -> None:
     blocks = mermaid_blocks(path.read_text(encoding="utf-8"))
-    assert blocks, f"{path.name} has no Mermaid chart"
+    assert blocks, f"{path.parent.name}/{path.name} has no Mermaid chart"
     assert mermaid_errors(blocks) == []

@@ -13,10 +13,10 @@ import pytest
 
 from tests.report.safety import render_html
 
-GOLDEN = Path(__file__).resolve().parents[1] / "golden"
+EXPECTED = Path(__file__).resolve().parents[1] / "golden" / "expected"
 UNBROKEN = 32  # characters: about 250 px of a 14 px font, a third of a comment's width
 MAX_COLUMNS = 6
-FILES = sorted([*GOLDEN.glob("comment/*.md"), *GOLDEN.glob("summary/*.md")])
+FILES = sorted([*EXPECTED.glob("*/comment.md"), *EXPECTED.glob("*/summary.md")])
 
 
 _WBR = "\n"  # a <wbr> in a cell's text: a place to wrap
@@ -61,7 +61,7 @@ def test_no_table_cell_is_too_long_to_wrap(path: Path) -> None:
     rows = cells(path.read_text(encoding="utf-8"))
     assert all(len(row) <= MAX_COLUMNS for row in rows)
     too_long = [cell for row in rows for cell in row if longest_unbroken(cell) > UNBROKEN]
-    assert too_long == [], f"{path.name}: cells that cannot wrap: {too_long[:3]}"
+    assert too_long == [], f"{path.parent.name}/{path.name}: cells that cannot wrap: {too_long[:3]}"
 
 
 def test_the_rule_sees_a_cell_that_cannot_wrap() -> None:
@@ -72,7 +72,7 @@ def test_the_rule_sees_a_cell_that_cannot_wrap() -> None:
     assert longest_unbroken(broken[0]) <= UNBROKEN and "\u200b" not in broken[0]
 
 
-@pytest.mark.parametrize("path", [p for p in FILES if p.parent.name == "comment"], ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", [p for p in FILES if p.name == "comment.md"], ids=lambda p: p.parent.name)
 def test_the_comment_fits_one_screen_with_every_section_closed(path: Path) -> None:
     """Outside the collapsed sections, a comment is the verdict, a few lines and the metric table."""
     text = path.read_text(encoding="utf-8")
@@ -80,4 +80,4 @@ def test_the_comment_fits_one_screen_with_every_section_closed(path: Path) -> No
     while "<details>" in outside:  # nested sections
         outside = re.sub(r"<details>(?:(?!<details>).)*?</details>", "", outside, flags=re.S)
     lines = [line for line in outside.splitlines() if line.strip()]
-    assert len(lines) <= 30, f"{path.name}: {len(lines)} lines outside the collapsed sections"
+    assert len(lines) <= 30, f"{path.parent.name}: {len(lines)} lines outside the collapsed sections"

@@ -34,6 +34,7 @@ from adk_eval_gate.model.results import (
     RunRecord,
     Totals,
 )
+from adk_eval_gate.model.results_base import CaseStatus, MetricStatus, RunStatus
 from adk_eval_gate.model.results_usage import PriceSource, UsageTotals
 from adk_eval_gate.runners.capture import capture, expected_turns, expected_user
 from adk_eval_gate.runners.execute import FinishedRun
@@ -82,7 +83,7 @@ def run_record(
     ]
     record = RunRecord(
         run=finished.run,
-        status="error",  # decided below, by the verdict's rule
+        status=CaseStatus.ERROR,  # decided below, by the verdict's rule
         error=finished.error,
         error_kind=finished.error_kind,
         confirmation=finished.confirmation,
@@ -112,7 +113,7 @@ def metric_result(configured: ConfiguredMetric, runs: list[RunRecord]) -> Metric
         threshold=configured.threshold,
         complete=bool(per_run) and len(present) == len(run_scores),
     )
-    reasons = [m.reason for m in per_run if m and m.status == "not_evaluated" and m.reason]
+    reasons = [m.reason for m in per_run if m and m.status == MetricStatus.NOT_EVALUATED and m.reason]
     return MetricResult(
         name=configured.name,
         kind=configured.spec.kind,
@@ -121,9 +122,9 @@ def metric_result(configured: ConfiguredMetric, runs: list[RunRecord]) -> Metric
         status=status,
         run_scores=run_scores,
         invocation_scores=[m.invocation_scores if m else [] for m in per_run],
-        passed_runs=sum(1 for m in per_run if m and m.status == "passed"),
+        passed_runs=sum(1 for m in per_run if m and m.status == MetricStatus.PASSED),
         stdev=stats.spread(present) if len(present) > 1 else None,
-        reason=(reasons[0] if reasons else "no run could be scored") if status == "not_evaluated" else None,
+        reason=(reasons[0] if reasons else "no run could be scored") if status == MetricStatus.NOT_EVALUATED else None,
     )
 
 
@@ -155,7 +156,7 @@ def case_result(
         eval_id=case.eval_id,
         index=index,
         line=line,
-        status="error",
+        status=CaseStatus.ERROR,  # decided below
         metrics=[metric_result(configured, runs) for configured in metrics],
         runs=runs,
         confirmation=confirmation,
@@ -181,8 +182,8 @@ def metric_summaries(cases: list[CaseResult]) -> list[MetricSummary]:
     for name, results in by_name.items():
         scores = [m.score for m in results if m.score is not None]
         thresholds = sorted({m.threshold for m in results if m.threshold is not None})
-        graded = [m for m in results if m.status != "informational"]
-        passed = sum(1 for m in graded if m.status == "passed")
+        graded = [m for m in results if m.status != MetricStatus.INFORMATIONAL]
+        passed = sum(1 for m in graded if m.status == MetricStatus.PASSED)
         summaries.append(
             MetricSummary(
                 name=name,
@@ -192,8 +193,8 @@ def metric_summaries(cases: list[CaseResult]) -> list[MetricSummary]:
                 mean=stats.mean(scores) if scores else None,
                 cases=len(results),
                 passed=passed,
-                failed=sum(1 for m in graded if m.status == "failed"),
-                not_evaluated=sum(1 for m in graded if m.status == "not_evaluated"),
+                failed=sum(1 for m in graded if m.status == MetricStatus.FAILED),
+                not_evaluated=sum(1 for m in graded if m.status == MetricStatus.NOT_EVALUATED),
                 pass_rate=passed / len(graded) if graded else None,
             )
         )
@@ -214,7 +215,7 @@ def document(
     """The results document from its cases and files: metric summaries and usage, and the verdict as far as it
     can be decided without the baseline (``verdict.decide`` again once compared)."""
     doc = ResultsDocument(
-        status="error",
+        status=RunStatus.ERROR,  # decided below
         totals=Totals(),
         cases=cases,
         files=files,

@@ -21,6 +21,7 @@ from adk_eval_gate.github.baseline import Baseline, NoBaseline
 from adk_eval_gate.github.client import GitHubClient
 from adk_eval_gate.github.publish import publish
 from adk_eval_gate.model.results import ResultsDocument, RunInfo, Totals
+from adk_eval_gate.model.results_base import RunStatus
 from adk_eval_gate.report import console as console_report
 from adk_eval_gate.report.links import trusted_links
 from adk_eval_gate.report.writer import with_error, write_reports
@@ -109,7 +110,7 @@ def finish_run(
             raise
         reason = f"internal error after the runs: {type(error).__name__}: {error}"
         console.error(f"{reason} (set ADK_EVAL_GATE_DEBUG=1 for details; please report it)", limit=False)
-        bare = ResultsDocument(status="error", error=reason, totals=Totals(), cases=[], run=run)
+        bare = ResultsDocument(status=RunStatus.ERROR, error=reason, totals=Totals(), cases=[], run=run)
         attempts = [with_error(built.model_copy(update={"comparison": None}), reason), bare] if built else [bare]
         _finish_any(attempts, settings=settings, console=console, client=client, ending=ending)
         return 2

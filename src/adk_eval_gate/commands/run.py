@@ -16,6 +16,7 @@ from adk_eval_gate.aggregate.pricing import Prices, load_prices
 from adk_eval_gate.aggregate.usage import judge_totals, report_unpriced
 from adk_eval_gate.commands import gate
 from adk_eval_gate.commands.finish import Ending, finish_run, github_session
+from adk_eval_gate.commands.only_affected import Affected, Inputs, choose
 from adk_eval_gate.compare import confirm, likeforlike
 from adk_eval_gate.config.settings import Settings
 from adk_eval_gate.github.baseline import Baseline, NoBaseline
@@ -43,13 +44,17 @@ def case_results(
     execution: Execution,
     confirmations: dict[str, Confirmation] | None = None,
     prices: Prices | None = None,
+    carried: dict[str, CaseResult] | None = None,
 ) -> list[CaseResult]:
-    """Every case that ran, decided on its runs, in file and case order, with ``--quarantine`` applied."""
+    """Every case that ran, decided on its runs, and every case ``carried`` from the baseline (``--only-affected``),
+    in file and case order, with ``--quarantine`` applied."""
     cases: list[CaseResult] = []
     for planned_file in planned:
         loaded = planned_file.loaded
         for index, case in enumerate(loaded.eval_set.eval_cases):
             case_key = case_id(loaded.display, case.eval_id)
+            if carried and case_key in carried:
+                cases.append(carried[case_key])
             if case_key not in execution.finished:
                 continue
             cases.append(
@@ -83,25 +88,35 @@ def build_document(
     confirmations: dict[str, Confirmation] | None = None,
     prices: Prices | None = None,
     judge_usage: UsageTotals | None = None,
+    affected: Affected | None = None,
+    inputs: Inputs | None = None,
 ) -> ResultsDocument:
     prices = prices or Prices.shipped()
+    cases = case_results(
+        settings=settings,
+        planned=planned,
+        execution=execution,
+        confirmations=confirmations,
+        prices=prices,
+        carried=affected.carried if affected else None,
+    )
+    info = run_info(
+        settings,
+        started_at=started_at,
+        duration=duration,
+        interrupted=execution.interrupted,
+        unfinished=unfinished,
+        selection=selection_digest(planned, num_runs=settings.num_runs),
+        planned=planned,
+        inputs=inputs,
+    )
     return aggregate.document(
-        case_results(
-            settings=settings, planned=planned, execution=execution, confirmations=confirmations, prices=prices
-        ),
+        inputs.recorded(cases, execution) if inputs else cases,
         with_digests(files, planned),
-        run_info(
-            settings,
-            started_at=started_at,
-            duration=duration,
-            interrupted=execution.interrupted,
-            unfinished=unfinished,
-            selection=selection_digest(planned, num_runs=settings.num_runs),
-            planned=planned,
-        ),
+        info.model_copy(update={"affected": affected.info}) if affected else info,
         judge_usage=judge_usage,
         prices=prices.source(),
-        app_details=execution.apps.table,
+        app_details={**(affected.apps if affected else {}), **execution.apps.table},
     )
 
 
@@ -125,6 +140,7 @@ def run_info(
     unfinished: list[str] | None = None,
     selection: str | None = None,
     planned: list[PlannedFile] | None = None,
+    inputs: Inputs | None = None,
 ) -> RunInfo:
     metrics = [metric for planned_file in planned or [] for metric in planned_file.config.metrics]
     info = RunInfo(
@@ -140,12 +156,13 @@ def run_info(
         started_at=started_at,
         duration_seconds=round(duration, 3) if duration is not None else None,
         repository=settings.github.repository,
-        sha=settings.github.sha,
+        sha=inputs.commit if inputs else settings.github.sha,
         ref=settings.github.ref,
         run_url=settings.github.run_url,
         pull_request=settings.github.pull_request_number,
         interrupted=interrupted,
         unfinished=unfinished or [],
+        environment_inputs=inputs.environment if inputs else [],
     )
     return gate.policy(settings).record(info)
 
@@ -264,10 +281,13 @@ def _run(settings: Settings, console: Console, *, starter: Starter | None) -> in
     runner = make_runner(settings, root=prepared.root, console=console, planned=prepared.planned, starter=starter)
     items = plan(prepared.planned, num_runs=settings.num_runs, shard=settings.shard, run_count=runner.run_count)
     services = build_services(settings, prepared.planned, console)
+    inputs = Inputs.of(settings, planned=prepared.planned, root=prepared.root, prices=prices)
     gc.freeze()  # the loaded files and configs live until the end (see execute: agents are frozen too)
     with github_session(settings, console) as client:
-        # before the runs: --confirm-failures re-runs regressions
+        # before the runs: --confirm-failures re-runs regressions, --only-affected carries the others
         found = gate.find_baseline(settings, client, console=console)
+        affected = choose(settings, inputs=inputs, items=items, found=found, console=console)
+        items = affected.items
         confirming = _confirming(settings, console, prepared=prepared, items=items, found=found)
         execution = asyncio.run(
             run_items(
@@ -287,6 +307,8 @@ def _run(settings: Settings, console: Console, *, starter: Starter | None) -> in
                 confirmations=confirming.picked if confirming else None,
                 prices=prices,
                 judge_usage=judge_totals(services.judge.counters.model_calls, prices) if services.judge else None,
+                affected=affected,
+                inputs=inputs,
             )
             doc.judge = finish_judge(services, console)
             report_unpriced(doc, console)
@@ -300,7 +322,7 @@ def _run(settings: Settings, console: Console, *, starter: Starter | None) -> in
             client=client,
             ending=ending,
             found=found,
-            run=run_info(settings, started_at=started_at),
+            run=run_info(settings, started_at=started_at, inputs=inputs),
         )
     if execution.stopped_by:
         console.line(f"Interrupted: the reports hold the {sum(map(len, execution.finished.values()))} finished runs")

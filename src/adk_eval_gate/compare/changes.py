@@ -31,6 +31,7 @@ from adk_eval_gate.model.results import (
     MetricResult,
     ResultsDocument,
 )
+from adk_eval_gate.model.results_base import MetricStatus
 from adk_eval_gate.verdict.regressions import counted
 
 _PASSING = {"passed"}
@@ -51,9 +52,9 @@ def _scores(metric: MetricResult) -> list[float]:
 def _by_status(base: MetricResult, head: MetricResult) -> ChangeKind:
     if base.status == head.status:
         return "unchanged"
-    if base.status == "passed":
+    if base.status == MetricStatus.PASSED:
         return "regressed"
-    return "improved" if head.status == "passed" else "unchanged"
+    return "improved" if head.status == MetricStatus.PASSED else "unchanged"
 
 
 def _appeared(case_id: str, base: MetricResult | None, head: MetricResult | None) -> MetricChange:
@@ -110,7 +111,7 @@ def metric_change(
 
 
 def _graded(metrics: Iterable[MetricResult]) -> dict[str, MetricResult]:
-    return {m.name: m for m in metrics if m.kind != "informational" and m.status != "informational"}
+    return {m.name: m for m in metrics if m.kind != "informational" and m.status != MetricStatus.INFORMATIONAL}
 
 
 def case_changes(

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from adk_eval_gate.inputs.plan import WorkItem
 from adk_eval_gate.model.results import CaseResult, Comparison, Confirmation
+from adk_eval_gate.model.results_base import CaseStatus
 from adk_eval_gate.verdict.regressions import drops
 
 
@@ -23,9 +24,9 @@ def chosen(cases: list[CaseResult], comparison: Comparison | None, *, strict: bo
     for case in cases:
         if case.quarantined:
             continue
-        if case.status == "failed":
+        if case.status == CaseStatus.FAILED:
             picked[case.id] = Confirmation(reason="failed", first_status=case.status, extra_runs=0)
-        elif case.id in regressed and case.status == "passed":
+        elif case.id in regressed and case.status == CaseStatus.PASSED:
             picked[case.id] = Confirmation(reason="regressed", first_status=case.status, extra_runs=0)
     return picked
 

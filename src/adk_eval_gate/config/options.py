@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-Kind = Literal["str", "int", "float", "bool", "list", "lines"]
+Kind = Literal["str", "int", "float", "bool", "list", "lines", "path", "shard"]
 RUN = ("run",)
 RUN_REPORT = ("run", "report")
 
@@ -25,6 +25,12 @@ class Option:
     choices: tuple[str, ...] | None = None
     metavar: str | None = None
     repeatable: bool = False
+    minimum: float | None = None  # an int or float option's bounds (a typo must not mean hours of work)
+    maximum: float | None = None
+    above: bool = False  # the minimum itself is not allowed
+    unit: str = ""  # of the bounds, in errors ("seconds")
+    must_exist: str | None = None  # a path that must name a file: what it is, for the error ("baseline")
+    hint: str | None = None  # what to do when it does not exist
 
 
 OPTIONS: tuple[Option, ...] = (
@@ -71,10 +77,11 @@ OPTIONS: tuple[Option, ...] = (
         "config",
         "--config",
         "use this config for every file instead of the test_config.json found per file",
-        "str",
+        "path",
         "config",
         ("run", "validate"),
         metavar="FILE",
+        must_exist="config file",
     ),
     Option(
         "runner",
@@ -115,7 +122,7 @@ OPTIONS: tuple[Option, ...] = (
         "recorded",
         "--recorded",
         "recorded runner: an ADK *.evalset_result.json, a folder of them (e.g. .adk/eval_history), or a results.json",
-        "str",
+        "path",
         "recorded",
         metavar="PATH",
     ),
@@ -126,6 +133,8 @@ OPTIONS: tuple[Option, ...] = (
         "int",
         "num-runs",
         metavar="N",
+        minimum=1,
+        maximum=100,
     ),
     Option(
         "parallelism",
@@ -134,6 +143,8 @@ OPTIONS: tuple[Option, ...] = (
         "int",
         "parallelism",
         metavar="N",
+        minimum=1,
+        maximum=1000,
     ),
     Option(
         "workers",
@@ -143,6 +154,8 @@ OPTIONS: tuple[Option, ...] = (
         "int",
         None,
         metavar="N",
+        minimum=0,
+        maximum=64,
     ),
     Option(
         "timeout",
@@ -151,12 +164,15 @@ OPTIONS: tuple[Option, ...] = (
         "float",
         "timeout",
         metavar="SECONDS",
+        minimum=0,
+        above=True,
+        unit="seconds",
     ),
     Option(
         "shard",
         "--shard",
         "run shard I of N (stable split by case id), e.g. 2/4",
-        "str",
+        "shard",
         "shard",
         metavar="I/N",
     ),
@@ -167,12 +183,14 @@ OPTIONS: tuple[Option, ...] = (
         "int",
         "judge-parallelism",
         metavar="N",
+        minimum=1,
+        maximum=256,
     ),
     Option(
         "cache_dir",
         "--cache-dir",
         "cache judge answers here (keep it with actions/cache)",
-        "str",
+        "path",
         "cache-dir",
         metavar="DIR",
     ),
@@ -180,7 +198,7 @@ OPTIONS: tuple[Option, ...] = (
         "output_dir",
         "--output-dir",
         "folder for results.json, junit.xml, summary.md and report.html (default: adk-eval-results)",
-        "str",
+        "path",
         "output-dir",
         ("run", "report", "merge"),
         metavar="DIR",
@@ -189,7 +207,7 @@ OPTIONS: tuple[Option, ...] = (
         "results",
         "--results",
         "results.json path (default: OUTPUT_DIR/results.json)",
-        "str",
+        "path",
         None,
         ("run", "merge"),
         metavar="FILE",
@@ -198,7 +216,7 @@ OPTIONS: tuple[Option, ...] = (
         "junit",
         "--junit",
         "JUnit XML path (default: OUTPUT_DIR/junit.xml)",
-        "str",
+        "path",
         None,
         RUN_REPORT,
         metavar="FILE",
@@ -207,7 +225,7 @@ OPTIONS: tuple[Option, ...] = (
         "summary",
         "--summary",
         "Markdown summary path (default: OUTPUT_DIR/summary.md)",
-        "str",
+        "path",
         None,
         RUN_REPORT,
         metavar="FILE",
@@ -216,7 +234,7 @@ OPTIONS: tuple[Option, ...] = (
         "html",
         "--html",
         "self-contained HTML report path (default: OUTPUT_DIR/report.html)",
-        "str",
+        "path",
         None,
         ("run", "report", "merge"),
         metavar="FILE",
@@ -225,10 +243,12 @@ OPTIONS: tuple[Option, ...] = (
         "baseline",
         "--baseline",
         "base-branch results.json to compare with (default in a pull request: the base branch's artifact)",
-        "str",
+        "path",
         "baseline",
         RUN_REPORT,
         metavar="FILE",
+        must_exist="baseline",
+        hint="give a results.json from an earlier run",
     ),
     Option(
         "artifact_name",
@@ -246,6 +266,7 @@ OPTIONS: tuple[Option, ...] = (
         "regression-tolerance",
         RUN_REPORT,
         metavar="X",
+        minimum=0,
     ),
     Option(
         "fail_on_regression",
@@ -288,6 +309,26 @@ OPTIONS: tuple[Option, ...] = (
         "int",
         "confirm-failures",
         metavar="N",
+        minimum=0,
+        maximum=20,
+    ),
+    Option(
+        "only_affected",
+        "--only-affected",
+        "with a baseline that recorded what each case depends on, run only the cases this change can touch (and new "
+        "ones), and carry the others' results from the baseline; anything uncertain runs everything, saying why",
+        "bool",
+        "only-affected",
+    ),
+    Option(
+        "always_affected",
+        "--always-affected",
+        "with --only-affected: files matching this glob are inputs of every case, so a change to one runs everything "
+        "(repeatable; the input takes one per line)",
+        "lines",
+        "always-affected",
+        repeatable=True,
+        metavar="GLOB",
     ),
     Option(
         "history",
@@ -298,6 +339,8 @@ OPTIONS: tuple[Option, ...] = (
         "history",
         RUN_REPORT,
         metavar="N",
+        minimum=0,
+        maximum=50,
     ),
     Option(
         "strict_comparison",
@@ -312,10 +355,12 @@ OPTIONS: tuple[Option, ...] = (
         "prices",
         "--prices",
         "a JSON price table (the shipped table's format) whose models override or add to the shipped prices",
-        "str",
+        "path",
         "prices",
         RUN_REPORT,
         metavar="FILE",
+        must_exist="prices file",
+        hint="give a JSON price table; see docs/cost.md",
     ),
     Option(
         "max_cost",
@@ -325,6 +370,7 @@ OPTIONS: tuple[Option, ...] = (
         "max-cost",
         RUN_REPORT,
         metavar="USD",
+        minimum=0,
     ),
     Option(
         "max_cost_increase",
@@ -335,6 +381,7 @@ OPTIONS: tuple[Option, ...] = (
         "max-cost-increase",
         RUN_REPORT,
         metavar="PCT",
+        minimum=0,
     ),
     Option(
         "max_latency_increase",
@@ -346,6 +393,7 @@ OPTIONS: tuple[Option, ...] = (
         "max-latency-increase",
         RUN_REPORT,
         metavar="PCT",
+        minimum=0,
     ),
     Option(
         "allow_not_evaluated",

@@ -21,16 +21,6 @@ from adk_eval_gate.config.shard import Shard
 from adk_eval_gate.support.errors import UsageError
 
 DEFAULT_OUTPUT_DIR = "adk-eval-results"
-# Bounds that turn a typo (num-runs: 100000000) into a clear error instead of hours of work or a MemoryError.
-INT_LIMITS: dict[str, tuple[int, int | None]] = {
-    "num_runs": (1, 100),
-    "parallelism": (1, 1000),
-    "judge_parallelism": (1, 256),
-    "workers": (0, 64),
-    "confirm_failures": (0, 20),
-    "history": (0, 50),
-}
-NOT_NEGATIVE = frozenset({"regression_tolerance", "max_cost", "max_cost_increase", "max_latency_increase"})
 _TRUE = {"true", "yes", "1", "on"}
 _FALSE = {"false", "no", "0", "off"}
 
@@ -70,6 +60,8 @@ class Settings(pydantic.BaseModel):
     pass_rule: Literal["mean", "all", "majority"] = "mean"
     confirm_failures: int = 0
     history: int = 10
+    only_affected: bool = False
+    always_affected: list[str] = pydantic.Field(default_factory=list)
     strict_comparison: bool = False
     prices: Path | None = None
     max_cost: float | None = None
@@ -137,49 +129,55 @@ def _split(value: str, kind: str) -> list[str]:
 
 
 def _convert(option: Option, raw: Any, *, from_input: bool) -> Any:
+    """The option's value from the command line or its input, as its row in the table declares it."""
     name = _name(option, from_input)
     if option.kind in {"list", "lines"}:
-        if isinstance(raw, list):
-            return raw
-        return _split(str(raw), option.kind)
+        return raw if isinstance(raw, list) else _split(str(raw), option.kind)
     if option.kind == "bool":
-        if isinstance(raw, bool):
-            return raw
-        text = str(raw).strip().lower()
-        if text in _TRUE:
-            return True
-        if text in _FALSE:
-            return False
-        raise UsageError(f"{name} must be true or false, got {raw!r}")
-    if option.kind == "int":
-        try:
-            value = int(str(raw).strip())
-        except ValueError:
-            raise UsageError(f"{name} must be a whole number, got {raw!r}") from None
-        low, high = INT_LIMITS.get(option.field, (1, None))
-        if value < low:
-            raise UsageError(f"{name} must be at least {low}, got {raw!r}")
-        if high is not None and value > high:
-            raise UsageError(f"{name} must be at most {high}, got {raw!r}")
-        return value
-    if option.kind == "float":
-        try:
-            number = float(str(raw).strip())
-        except ValueError:
-            raise UsageError(f"{name} must be a number, got {raw!r}") from None
-        if not math.isfinite(number):
-            raise UsageError(f"{name} must be a finite number, got {raw!r}")
-        if option.field == "timeout" and number <= 0:
-            raise UsageError(f"{name} must be more than 0 seconds, got {raw!r}")
-        if option.field in NOT_NEGATIVE and number < 0:
-            raise UsageError(f"{name} must not be negative, got {raw!r}")
-        return number
+        return _boolean(raw, name)
+    if option.kind in {"int", "float"}:
+        return _bounded(option, _number(option, raw, name), raw, name)
     text = str(raw).strip()
     if option.choices and text not in option.choices:
         raise UsageError(f"{name} must be one of {', '.join(option.choices)}, got {raw!r}")
-    if option.field == "shard":
+    if option.kind == "shard":
         return Shard.parse(text, field=name)
-    return text
+    return Path(text) if option.kind == "path" else text
+
+
+def _boolean(raw: Any, name: str) -> bool:
+    if isinstance(raw, bool):
+        return raw
+    text = str(raw).strip().lower()
+    if text in _TRUE:
+        return True
+    if text in _FALSE:
+        return False
+    raise UsageError(f"{name} must be true or false, got {raw!r}")
+
+
+def _number(option: Option, raw: Any, name: str) -> float:
+    whole = option.kind == "int"
+    try:
+        number = int(str(raw).strip()) if whole else float(str(raw).strip())
+    except ValueError:
+        raise UsageError(f"{name} must be a {'whole number' if whole else 'number'}, got {raw!r}") from None
+    if not math.isfinite(number):
+        raise UsageError(f"{name} must be a finite number, got {raw!r}")
+    return number
+
+
+def _bounded(option: Option, number: float, raw: Any, name: str) -> float:
+    low, high = option.minimum, option.maximum
+    if low is not None and (number <= low if option.above else number < low):
+        if option.above:
+            raise UsageError(f"{name} must be more than {low:g}{' ' + option.unit if option.unit else ''}, got {raw!r}")
+        raise UsageError(
+            f"{name} must be at least {low:g}, got {raw!r}" if low else f"{name} must not be negative, got {raw!r}"
+        )
+    if high is not None and number > high:
+        raise UsageError(f"{name} must be at most {high:g}, got {raw!r}")
+    return number
 
 
 def input_value(env: Mapping[str, str], option: Option) -> str | None:
@@ -214,20 +212,6 @@ def build_settings(command: str, cli_values: Mapping[str, Any], env: Mapping[str
     values["github_token"] = pydantic.SecretStr(token) if token else None
     values["github"] = read_context(env)
     values["environment"] = dict(env)
-    for key in (
-        "config",
-        "recorded",
-        "cache_dir",
-        "output_dir",
-        "results",
-        "junit",
-        "summary",
-        "html",
-        "baseline",
-        "prices",
-    ):
-        if isinstance(values.get(key), str):
-            values[key] = Path(values[key])
     return _checked(Settings(**values))
 
 
@@ -249,20 +233,12 @@ def _checked(settings: Settings) -> Settings:
             )
         if settings.agent_url and not re.match(r"^https?://", settings.agent_url):
             raise UsageError(f"{settings.agent_url!r} is not an http(s) URL", field=name("agent_url"))
-    if settings.config is not None and not settings.config.is_file():
-        raise UsageError(f"config file {str(settings.config)!r} does not exist", field=name("config"))
-    if settings.baseline is not None and not settings.baseline.is_file():
-        raise UsageError(
-            f"baseline {str(settings.baseline)!r} does not exist",
-            field=name("baseline"),
-            hint="give a results.json from an earlier run",
-        )
-    if settings.prices is not None and not settings.prices.is_file():
-        raise UsageError(
-            f"prices file {str(settings.prices)!r} does not exist",
-            field=name("prices"),
-            hint="give a JSON price table; see the README's Cost and latency section",
-        )
+    for option in OPTIONS:
+        path = getattr(settings, option.field) if option.must_exist else None
+        if path is not None and not path.is_file():
+            raise UsageError(
+                f"{option.must_exist} {str(path)!r} does not exist", field=name(option.field), hint=option.hint
+            )
     if settings.requirements and settings.requirements != "pyproject" and not Path(settings.requirements).is_file():
         raise UsageError(
             f"requirements file {settings.requirements!r} does not exist",

@@ -14,6 +14,7 @@ from adk_eval_gate.github import comment as comments
 from adk_eval_gate.github.client import GitHubClient, GitHubPermissionError
 from adk_eval_gate.github.outputs import append_step_summary, output_values, write_outputs
 from adk_eval_gate.model.results import ResultsDocument
+from adk_eval_gate.model.results_base import RunStatus
 from adk_eval_gate.report import comment as comment_report
 from adk_eval_gate.report import summary
 from adk_eval_gate.support.console import Console
@@ -42,12 +43,12 @@ def post_comment(
             body=comment_report.render(doc, gate_id=settings.gate_id),
             gate_id=settings.gate_id,
             mode=settings.comment_mode,
-            failing=doc.status != "passed",
+            failing=doc.status != RunStatus.PASSED,
         )
     except GitHubPermissionError as error:
         fork = (
             " This pull request comes from a fork, whose token is read-only: the results are in the job summary "
-            "and the artifact; see the two-workflow set-up in the README to comment anyway."
+            "and the artifact; see the two-workflow set-up (docs/action.md#pull-requests-from-forks) to comment anyway."
             if settings.github.is_fork_pull_request
             else ""
         )

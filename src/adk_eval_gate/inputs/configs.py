@@ -241,7 +241,7 @@ def _check_criterion(
             field=field_name,
             hint=f"did you mean {close!r}?"
             if close
-            else "see the README for the metrics supported, declare it in custom_metrics, or give it criteria and "
+            else "see docs/metrics.md for the metrics supported, declare it in custom_metrics, or give it criteria and "
             "a rating_rubric (a templated judge metric)",
         )
     if spec.informational:

@@ -11,7 +11,7 @@ import abc
 import math
 from collections.abc import Awaitable
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any
 
 from adk_eval_gate.judge.service import JudgeService
 from adk_eval_gate.model.eval_config import BaseCriterion
@@ -94,14 +94,21 @@ def require_expected(run: CaseRun, metric_name: str) -> list[Invocation]:
 
 
 class Metric(abc.ABC):
-    """One configured metric. Subclasses set ``criterion_type`` and implement ``evaluate``."""
+    """One configured metric. Subclasses implement ``evaluate``; the type of their criterion is declared once, by
+    their ``MetricSpec`` in ``registry.py``, and given here (``criterion_type``)."""
 
-    criterion_type: ClassVar[type[BaseCriterion]] = BaseCriterion
-
-    def __init__(self, *, name: str, criterion: BaseCriterion | None, services: MetricServices) -> None:
+    def __init__(
+        self,
+        *,
+        name: str,
+        criterion: BaseCriterion | None,
+        services: MetricServices,
+        criterion_type: type[BaseCriterion] | None = None,
+    ) -> None:
         self.name = name
         self.criterion = criterion
         self.services = services
+        self.criterion_type = criterion_type or (type(criterion) if criterion is not None else BaseCriterion)
 
     @property
     def threshold(self) -> float:

@@ -11,7 +11,6 @@ good makes the metric ``not_evaluated`` (ADK would only drop that text's score).
 from __future__ import annotations
 
 import asyncio
-from typing import ClassVar
 
 from adk_eval_gate.judge import context, parsing, prompts
 from adk_eval_gate.judge.sampling import mean
@@ -23,8 +22,6 @@ from adk_eval_gate.model.results import MetricStatus
 
 
 class HallucinationsV1(JudgeMetric):
-    criterion_type: ClassVar[type[eval_config.BaseCriterion]] = eval_config.HallucinationsCriterion
-
     async def _text_score(
         self, judge: JudgeService, limit: asyncio.Semaphore, text: str, text_context: str
     ) -> float | None:

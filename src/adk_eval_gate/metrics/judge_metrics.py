@@ -10,7 +10,7 @@ so an outage can never pass or fail a gate.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, ClassVar
+from typing import Any
 
 import pydantic
 
@@ -37,8 +37,6 @@ Verdict = Callable[[str], float | None]
 
 class JudgeMetric(Metric):
     """A metric whose scores come from the run's LLM judge (``services.judge``)."""
-
-    criterion_type: ClassVar[type[eval_config.BaseCriterion]] = eval_config.LlmAsAJudgeCriterion
 
     def typed_criterion(self) -> eval_config.BaseCriterion:
         if self.criterion is None:
@@ -130,8 +128,6 @@ def scored_mean_outcome(
 
 class FinalResponseMatchV2(JudgeMetric):
     """ADK's ``final_response_match_v2``: is the final response correct against the expected one?"""
-
-    criterion_type: ClassVar[type[eval_config.BaseCriterion]] = eval_config.LlmAsAJudgeCriterion
 
     def prompt(self, run: CaseRun) -> list[str]:
         expected = require_expected(run, self.name)

@@ -7,9 +7,10 @@ metrics do not load google-genai's client for a run that has none.
 from __future__ import annotations
 
 import difflib
-import importlib
+from collections.abc import Callable
 from dataclasses import dataclass
 
+from adk_eval_gate.metrics import evaluators
 from adk_eval_gate.metrics.base import Metric, MetricServices
 from adk_eval_gate.model import eval_config
 from adk_eval_gate.model.results import MetricKind
@@ -18,7 +19,7 @@ from adk_eval_gate.model.results import MetricKind
 @dataclass(frozen=True)
 class MetricSpec:
     name: str
-    target: str  # "module:Class" of the evaluator, the module in this package (adk_eval_gate.metrics)
+    evaluator: Callable[[], type[Metric]]  # imports the class when a configured metric needs it (``evaluators``)
     criterion: type[eval_config.BaseCriterion]
     kind: MetricKind
     value_range: tuple[float, float] | None = (0.0, 1.0)
@@ -29,115 +30,115 @@ class MetricSpec:
         return self.kind == "informational"
 
     def evaluator_class(self) -> type[Metric]:
-        module_name, _, class_name = self.target.partition(":")
-        cls: type[Metric] = getattr(importlib.import_module(f"{__package__}.{module_name}"), class_name)
-        return cls
+        return self.evaluator()
 
 
-def _vertex(name: str, target: str, criterion: type[eval_config.BaseCriterion], description: str) -> MetricSpec:
+def _vertex(
+    name: str, evaluator: Callable[[], type[Metric]], criterion: type[eval_config.BaseCriterion], description: str
+) -> MetricSpec:
     """One of Vertex AI's computation-based metrics, computed here (``metrics/text_match.py``, ``tool_use.py``)."""
-    return MetricSpec(name, target, criterion, "deterministic", description=f"Vertex AI: {description}")
+    return MetricSpec(name, evaluator, criterion, "deterministic", description=f"Vertex AI: {description}")
 
 
 _SPECS = [
     MetricSpec(
         "tool_trajectory_avg_score",
-        "trajectory:ToolTrajectoryAvgScore",
+        evaluators.tool_trajectory_avg_score,
         eval_config.ToolTrajectoryCriterion,
         "deterministic",
         description="ADK: tool calls match the expected ones (EXACT/IN_ORDER/ANY_ORDER)",
     ),
     MetricSpec(
         "response_match_score",
-        "rouge:ResponseMatchScore",
+        evaluators.response_match_score,
         eval_config.BaseCriterion,
         "deterministic",
         description="ADK: ROUGE-1 F-measure of the final response against the expected one",
     ),
     MetricSpec(
         "trajectory_exact_match",
-        "trajectory:TrajectoryExactMatch",
+        evaluators.trajectory_exact_match,
         eval_config.TrajectoryMatchCriterion,
         "deterministic",
         description="Vertex AI: same tool calls in the same order",
     ),
     MetricSpec(
         "trajectory_in_order_match",
-        "trajectory:TrajectoryInOrderMatch",
+        evaluators.trajectory_in_order_match,
         eval_config.TrajectoryMatchCriterion,
         "deterministic",
         description="Vertex AI: expected calls appear in order, extras allowed",
     ),
     MetricSpec(
         "trajectory_any_order_match",
-        "trajectory:TrajectoryAnyOrderMatch",
+        evaluators.trajectory_any_order_match,
         eval_config.TrajectoryMatchCriterion,
         "deterministic",
         description="Vertex AI: expected calls all appear, any order, extras allowed",
     ),
     MetricSpec(
         "trajectory_precision",
-        "trajectory:TrajectoryPrecision",
+        evaluators.trajectory_precision,
         eval_config.TrajectoryMatchCriterion,
         "deterministic",
         description="Vertex AI: share of actual calls that were expected",
     ),
     MetricSpec(
         "trajectory_recall",
-        "trajectory:TrajectoryRecall",
+        evaluators.trajectory_recall,
         eval_config.TrajectoryMatchCriterion,
         "deterministic",
         description="Vertex AI: share of expected calls that were made",
     ),
     MetricSpec(
         "trajectory_single_tool_use",
-        "trajectory:TrajectorySingleToolUse",
+        evaluators.trajectory_single_tool_use,
         eval_config.SingleToolUseCriterion,
         "deterministic",
         description="Vertex AI: the tool named by tool_name was called",
     ),
-    _vertex("exact_match", "text_match:ExactMatch", eval_config.GateCriterion, "the response equals the expected one"),
+    _vertex("exact_match", evaluators.exact_match, eval_config.GateCriterion, "the response equals the expected one"),
     _vertex(
-        "bleu", "text_match:Bleu", eval_config.BleuCriterion, "sentence BLEU (sacrebleu) against the expected response"
+        "bleu", evaluators.bleu, eval_config.BleuCriterion, "sentence BLEU (sacrebleu) against the expected response"
     ),
-    _vertex("rouge", "text_match:Rouge", eval_config.RougeTypeCriterion, "ROUGE F-measure of the rouge_type given"),
-    _vertex("rouge_1", "text_match:FixedRouge", eval_config.RougeCriterion, "ROUGE-1 F-measure (rouge-score)"),
-    _vertex("rouge_2", "text_match:FixedRouge", eval_config.RougeCriterion, "ROUGE-2 F-measure (rouge-score)"),
-    _vertex("rouge_l", "text_match:FixedRouge", eval_config.RougeCriterion, "ROUGE-L F-measure (rouge-score)"),
-    _vertex("rouge_l_sum", "text_match:FixedRouge", eval_config.RougeCriterion, "ROUGE-Lsum F-measure (rouge-score)"),
-    _vertex("tool_call_valid", "tool_use:ToolCallValid", eval_config.GateCriterion, "the tool calls are well formed"),
+    _vertex("rouge", evaluators.rouge, eval_config.RougeTypeCriterion, "ROUGE F-measure of the rouge_type given"),
+    _vertex("rouge_1", evaluators.rouge, eval_config.RougeCriterion, "ROUGE-1 F-measure (rouge-score)"),
+    _vertex("rouge_2", evaluators.rouge, eval_config.RougeCriterion, "ROUGE-2 F-measure (rouge-score)"),
+    _vertex("rouge_l", evaluators.rouge, eval_config.RougeCriterion, "ROUGE-L F-measure (rouge-score)"),
+    _vertex("rouge_l_sum", evaluators.rouge, eval_config.RougeCriterion, "ROUGE-Lsum F-measure (rouge-score)"),
+    _vertex("tool_call_valid", evaluators.tool_call_valid, eval_config.GateCriterion, "the tool calls are well formed"),
     _vertex(
-        "tool_name_match", "tool_use:ToolNameMatch", eval_config.GateCriterion, "each call names the expected tool"
+        "tool_name_match", evaluators.tool_name_match, eval_config.GateCriterion, "each call names the expected tool"
     ),
     _vertex(
         "tool_parameter_key_match",
-        "tool_use:ToolParameterKeyMatch",
+        evaluators.tool_parameter_key_match,
         eval_config.GateCriterion,
         "each call has the expected parameter names",
     ),
     _vertex(
         "tool_parameter_kv_match",
-        "tool_use:ToolParameterKvMatch",
+        evaluators.tool_parameter_kv_match,
         eval_config.ToolParameterKvCriterion,
         "each call has the expected parameter names and values",
     ),
     MetricSpec(
         "response_follows_trajectory",
-        "templated:ResponseFollowsTrajectory",
+        evaluators.response_follows_trajectory,
         eval_config.TemplateJudgeCriterion,
         "judge",
         description="Vertex AI's guide: the response follows from the tool calls made (templated judge, 1/0)",
     ),
     MetricSpec(
         "final_session_state_match",
-        "session_state:FinalSessionStateMatch",
+        evaluators.final_session_state_match,
         eval_config.FinalSessionStateCriterion,
         "deterministic",
         description="the session state after the run matches the case's final_session_state",
     ),
     MetricSpec(
         "tool_call_count_v1",
-        "efficiency:ToolCallCount",
+        evaluators.tool_call_count,
         eval_config.BaseCriterion,
         "informational",
         None,
@@ -145,7 +146,7 @@ _SPECS = [
     ),
     MetricSpec(
         "inference_call_count_v1",
-        "efficiency:InferenceCallCount",
+        evaluators.inference_call_count,
         eval_config.BaseCriterion,
         "informational",
         None,
@@ -153,7 +154,7 @@ _SPECS = [
     ),
     MetricSpec(
         "token_usage_v1",
-        "efficiency:TokenUsage",
+        evaluators.token_usage,
         eval_config.BaseCriterion,
         "informational",
         None,
@@ -161,7 +162,7 @@ _SPECS = [
     ),
     MetricSpec(
         "invocation_duration_v1",
-        "efficiency:InvocationDuration",
+        evaluators.invocation_duration,
         eval_config.BaseCriterion,
         "informational",
         None,
@@ -169,56 +170,56 @@ _SPECS = [
     ),
     MetricSpec(
         "final_response_match_v2",
-        "judge_metrics:FinalResponseMatchV2",
+        evaluators.final_response_match_v2,
         eval_config.LlmAsAJudgeCriterion,
         "judge",
         description="ADK: an LLM judge decides whether the final response is correct",
     ),
     MetricSpec(
         "rubric_based_final_response_quality_v1",
-        "rubric_metrics:RubricFinalResponseQuality",
+        evaluators.rubric_final_response_quality,
         eval_config.RubricsBasedCriterion,
         "judge",
         description="ADK: rubrics judged on the final response",
     ),
     MetricSpec(
         "rubric_based_tool_use_quality_v1",
-        "rubric_metrics:RubricToolUseQuality",
+        evaluators.rubric_tool_use_quality,
         eval_config.RubricsBasedCriterion,
         "judge",
         description="ADK: rubrics judged on the tool calls",
     ),
     MetricSpec(
         "rubric_based_multi_turn_trajectory_quality_v1",
-        "rubric_metrics:RubricMultiTurnTrajectoryQuality",
+        evaluators.rubric_multi_turn_trajectory_quality,
         eval_config.RubricsBasedCriterion,
         "judge",
         description="ADK: rubrics judged on the whole conversation",
     ),
     MetricSpec(
         "hallucinations_v1",
-        "hallucinations:HallucinationsV1",
+        evaluators.hallucinations_v1,
         eval_config.HallucinationsCriterion,
         "judge",
         description="ADK: share of sentences supported by the context",
     ),
     MetricSpec(
         "per_turn_user_simulator_quality_v1",
-        "user_simulator_quality:PerTurnUserSimulatorQuality",
+        evaluators.per_turn_user_simulator_quality,
         eval_config.LlmBackedUserSimulatorCriterion,
         "judge",
         description="ADK: the simulated user followed the conversation plan",
     ),
     MetricSpec(
         "safety_v1",
-        "vertex_style:SafetyV1",
+        evaluators.safety_v1,
         eval_config.LlmAsAJudgeCriterion,
         "judge",
         description="Vertex-style safety, judged by our Gemini judge",
     ),
     MetricSpec(
         "response_evaluation_score",
-        "vertex_style:ResponseEvaluationScore",
+        evaluators.response_evaluation_score,
         eval_config.LlmAsAJudgeCriterion,
         "judge",
         (1.0, 5.0),
@@ -226,21 +227,21 @@ _SPECS = [
     ),
     MetricSpec(
         "multi_turn_task_success_v1",
-        "vertex_style:MultiTurnTaskSuccess",
+        evaluators.multi_turn_task_success,
         eval_config.LlmAsAJudgeCriterion,
         "judge",
         description="Vertex-style multi-turn task success, judged by our Gemini judge",
     ),
     MetricSpec(
         "multi_turn_trajectory_quality_v1",
-        "vertex_style:MultiTurnTrajectoryQuality",
+        evaluators.multi_turn_trajectory_quality,
         eval_config.LlmAsAJudgeCriterion,
         "judge",
         description="Vertex-style multi-turn trajectory quality, judged by our Gemini judge",
     ),
     MetricSpec(
         "multi_turn_tool_use_quality_v1",
-        "vertex_style:MultiTurnToolUseQuality",
+        evaluators.multi_turn_tool_use_quality,
         eval_config.LlmAsAJudgeCriterion,
         "judge",
         description="Vertex-style multi-turn tool use quality, judged by our Gemini judge",
@@ -249,8 +250,6 @@ _SPECS = [
 
 BUILT_IN: dict[str, MetricSpec] = {spec.name: spec for spec in _SPECS}
 EFFICIENCY_METRICS = tuple(spec.name for spec in _SPECS if spec.informational)
-CUSTOM_TARGET = "custom:CustomMetric"
-VERTEX_CUSTOM_TARGET = "custom:VertexCustomMetric"
 
 
 def custom_spec(name: str, config: eval_config.CustomMetricConfig) -> MetricSpec:
@@ -258,8 +257,8 @@ def custom_spec(name: str, config: eval_config.CustomMetricConfig) -> MetricSpec
     if config.metric_info and config.metric_info.metric_value_info.interval:
         interval = config.metric_info.metric_value_info.interval
         value_range = (interval.min_value, interval.max_value)
-    target = VERTEX_CUSTOM_TARGET if config.signature == "vertex" else CUSTOM_TARGET
-    return MetricSpec(name, target, eval_config.BaseCriterion, "custom", value_range, config.description)
+    evaluator = evaluators.vertex_custom_metric if config.signature == "vertex" else evaluators.custom_metric
+    return MetricSpec(name, evaluator, eval_config.BaseCriterion, "custom", value_range, config.description)
 
 
 TEMPLATE_KEYS = frozenset({"criteria", "rating_rubric", "ratingRubric", "input_variables", "inputVariables"})
@@ -275,7 +274,7 @@ def templated_spec(name: str, criterion: eval_config.BaseCriterion) -> MetricSpe
     value_range = (min(scores), max(scores)) if scores and len(scores) == len(rubric or {}) else None
     return MetricSpec(
         name,
-        "templated:TemplatedJudgeMetric",
+        evaluators.templated_judge_metric,
         eval_config.PointwiseTemplateCriterion,
         "judge",
         value_range,
@@ -320,7 +319,9 @@ class ConfiguredMetric:
 
     def build(self, services: MetricServices) -> Metric:
         cls = self.spec.evaluator_class()
-        metric = cls(name=self.spec.name, criterion=self.criterion, services=services)
+        metric = cls(
+            name=self.spec.name, criterion=self.criterion, services=services, criterion_type=self.spec.criterion
+        )
         if self.custom_function_path is not None:
             metric.custom_function_path = self.custom_function_path  # type: ignore[attr-defined]
         return metric

@@ -103,7 +103,6 @@ def rubric_lines(rubrics: Sequence[Rubric]) -> str:
 
 
 class _RubricMetric(JudgeMetric):
-    criterion_type: ClassVar[type[eval_config.BaseCriterion]] = eval_config.RubricsBasedCriterion
     rubric_type: ClassVar[str] = ""
 
     def effective_rubrics(self, invocation: Invocation) -> list[Rubric]:

@@ -11,7 +11,7 @@ in the details, for the reports.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any
 
 from adk_eval_gate.metrics.base import CaseRun, InvocationScore, Metric, MetricOutcome, NotEvaluated, status_for
 from adk_eval_gate.model import eval_config
@@ -40,8 +40,6 @@ def state_differences(
 
 
 class FinalSessionStateMatch(Metric):
-    criterion_type: ClassVar[type[eval_config.BaseCriterion]] = eval_config.FinalSessionStateCriterion
-
     def options(self) -> eval_config.FinalSessionStateCriterion:
         if isinstance(self.criterion, eval_config.FinalSessionStateCriterion):
             return self.criterion

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from typing import Any, ClassVar
+from typing import Any
 
 from adk_eval_gate.judge import context, parsing, prompts, vertex_prompts
 from adk_eval_gate.judge.sampling import Samples, ask_samples
@@ -49,8 +49,6 @@ def vote(scores: list[float | None]) -> float | None:
 
 
 class TemplatedJudgeMetric(JudgeMetric):
-    criterion_type: ClassVar[type[eval_config.BaseCriterion]] = eval_config.PointwiseTemplateCriterion
-
     def template(self) -> eval_config.PointwiseTemplateCriterion:
         criterion = self.typed_criterion()
         assert isinstance(criterion, eval_config.PointwiseTemplateCriterion)
@@ -107,8 +105,6 @@ class TemplatedJudgeMetric(JudgeMetric):
 
 class ResponseFollowsTrajectory(TemplatedJudgeMetric):
     """Vertex's guide's ``response_follows_trajectory``: does the response follow from the tool calls made?"""
-
-    criterion_type: ClassVar[type[eval_config.BaseCriterion]] = eval_config.TemplateJudgeCriterion
 
     def template(self) -> eval_config.PointwiseTemplateCriterion:
         options = self.typed_criterion()

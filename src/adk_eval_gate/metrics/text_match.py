@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import Any
 
 from adk_eval_gate.metrics.base import CaseRun, Metric, MetricOutcome, require_expected
 from adk_eval_gate.metrics.rouge import import_under_nltk_shells
@@ -66,8 +66,6 @@ class _EffectiveOrderAdvice(logging.Filter):
 
 
 class Bleu(_ResponseMetric):
-    criterion_type: ClassVar[type[eval_config.BaseCriterion]] = eval_config.BleuCriterion
-
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         from sacrebleu.metrics.bleu import BLEU  # only when a bleu metric is configured
@@ -101,8 +99,6 @@ def sentence_splitter() -> tuple[Callable[[str], list[str]], str]:
 class Rouge(_ResponseMetric):
     """Vertex's ``rouge`` with ``rouge_type``; the subclasses fix the type (``rouge_1`` and so on)."""
 
-    criterion_type: ClassVar[type[eval_config.BaseCriterion]] = eval_config.RougeTypeCriterion
-
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         criterion = self.criterion
@@ -130,7 +126,3 @@ class Rouge(_ResponseMetric):
     def text_score(self, response: str, reference: str) -> float:
         scores = self.scorer.score(self.sentences(reference), self.sentences(response))
         return float(scores[self.rouge_type].fmeasure)
-
-
-class FixedRouge(Rouge):
-    criterion_type: ClassVar[type[eval_config.BaseCriterion]] = eval_config.RougeCriterion

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from typing import Any, ClassVar
+from typing import Any
 
 import pydantic
 from google.genai import types as genai_types
@@ -130,8 +130,6 @@ def loose(value: Any) -> Any:
 
 
 class ToolParameterKvMatch(_PairedCalls):
-    criterion_type: ClassVar[type[eval_config.BaseCriterion]] = eval_config.ToolParameterKvCriterion
-
     def pair_score(self, actual: Call, expected: Call) -> float:
         strict = isinstance(self.criterion, eval_config.ToolParameterKvCriterion) and (
             self.criterion.use_strict_string_match

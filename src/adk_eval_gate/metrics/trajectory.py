@@ -7,7 +7,6 @@ Python ``==`` on the decoded JSON, exactly as ADK's ``TrajectoryEvaluator`` comp
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import ClassVar
 
 from google.genai import types as genai_types
 
@@ -84,8 +83,6 @@ _MATCHERS = {
 class ToolTrajectoryAvgScore(Metric):
     """ADK's ``tool_trajectory_avg_score``: 1.0 per invocation whose calls match, averaged."""
 
-    criterion_type: ClassVar[type[eval_config.BaseCriterion]] = eval_config.ToolTrajectoryCriterion
-
     def evaluate(self, run: CaseRun) -> MetricOutcome:
         expected = require_expected(run, self.name)
         criterion = self.criterion
@@ -102,8 +99,6 @@ class ToolTrajectoryAvgScore(Metric):
 
 
 class _PerInvocationTrajectory(Metric):
-    criterion_type: ClassVar[type[eval_config.BaseCriterion]] = eval_config.TrajectoryMatchCriterion
-
     def score(self, actual: list[Call], expected: list[Call], same: Matcher) -> float:
         raise NotImplementedError
 
@@ -153,8 +148,6 @@ class TrajectoryRecall(_PerInvocationTrajectory):
 
 class TrajectorySingleToolUse(Metric):
     """1.0 per invocation in which the agent called ``tool_name`` at least once; needs no expected calls."""
-
-    criterion_type: ClassVar[type[eval_config.BaseCriterion]] = eval_config.SingleToolUseCriterion
 
     def evaluate(self, run: CaseRun) -> MetricOutcome:
         if not isinstance(self.criterion, eval_config.SingleToolUseCriterion):

@@ -9,8 +9,6 @@ result. Case score = sum of the passing turns' scores / number of turns.
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from adk_eval_gate.judge import parsing, prompts
 from adk_eval_gate.judge.sampling import ask_samples
 from adk_eval_gate.metrics.base import CaseRun, InvocationScore, MetricOutcome, NotEvaluated, status_for
@@ -53,8 +51,6 @@ def persona_block(persona: UserPersona | None) -> str:
 
 
 class PerTurnUserSimulatorQuality(JudgeMetric):
-    criterion_type: ClassVar[type[eval_config.BaseCriterion]] = eval_config.LlmBackedUserSimulatorCriterion
-
     @property
     def stop_signal(self) -> str:
         criterion = self.typed_criterion()

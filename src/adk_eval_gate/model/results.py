@@ -11,7 +11,16 @@ from typing import Any, Literal
 import pydantic
 from pydantic import Field
 
-from adk_eval_gate.model.results_base import CaseStatus, MetricStatus, NoiseModel, ResultModel, Significance, case_label
+from adk_eval_gate.model.results_base import (
+    CaseStatus,
+    Effect,
+    MetricStatus,
+    NoiseModel,
+    ResultModel,
+    RunStatus,
+    Significance,
+    case_label,
+)
 from adk_eval_gate.model.results_comparison import (
     BaselineInfo,
     CaseChange,
@@ -23,6 +32,7 @@ from adk_eval_gate.model.results_comparison import (
     MetricChange,
     MetricDelta,
 )
+from adk_eval_gate.model.results_inputs import AffectedRun, Carried, CaseInputs
 from adk_eval_gate.model.results_runs import (
     ErrorKind,
     InvocationRecord,
@@ -35,8 +45,11 @@ from adk_eval_gate.support.pydantic_errors import first_error
 
 __all__ = [
     "SCHEMA_VERSION",
+    "AffectedRun",
     "BaselineInfo",
+    "Carried",
     "CaseChange",
+    "CaseInputs",
     "CaseResult",
     "CaseStatus",
     "ChangeKind",
@@ -78,7 +91,6 @@ __all__ = [
 
 SCHEMA_VERSION: Literal[1] = 1
 
-RunStatus = Literal["passed", "failed", "error"]
 MetricKind = Literal["deterministic", "judge", "informational", "custom"]
 PassRule = Literal["mean", "all", "majority"]
 Stability = Literal["stable-pass", "stable-fail", "flaky"]
@@ -100,7 +112,6 @@ Rule = Literal[
     "run_budget",
     "regressions",
 ]
-Effect = Literal["error", "failed", "not_evaluated", "none"]
 
 
 class Finding(ResultModel):
@@ -168,6 +179,10 @@ class CaseResult(ResultModel):
     )
     failing_on_base: bool = Field(
         default=False, description="It did not pass on the base branch either: not a failure new in this change."
+    )
+    inputs: CaseInputs | None = Field(default=None, description="What the case depends on (--only-affected).")
+    carried: Carried | None = Field(
+        default=None, description="Set when the case did not run: its result is the base run's (--only-affected)."
     )
     expected: list[dict[str, Any] | None] = Field(
         default_factory=list,
@@ -242,6 +257,9 @@ class Totals(ResultModel):
     )
     budgets_missed: int = Field(default=0, description="The run's budgets that failed.")
     budgets_unchecked: int = Field(default=0, description="The run's budgets whose figure was unknown.")
+    carried: int = Field(
+        default=0, description="Cases that did not run, their results carried from the baseline (in the above)."
+    )
 
 
 class SuiteStability(ResultModel):
@@ -324,6 +342,12 @@ class RunInfo(ResultModel):
     regression_tolerance: float | None = None
     fail_on_regression: bool = False
     baseline_note: str | None = Field(default=None, description="Why there is no comparison, when there is none.")
+    affected: AffectedRun | None = Field(default=None, description="What --only-affected ran, when it was given.")
+    environment_inputs: list[str] = Field(
+        default_factory=list,
+        description="The environment's dependency files (requirements, pyproject.toml, lock files): inputs of every "
+        "case.",
+    )
 
 
 class ResultsDocument(ResultModel):

@@ -9,10 +9,15 @@ from typing import Literal
 
 import pydantic
 
-CaseStatus = Literal["passed", "failed", "error", "not_evaluated"]
+
+class Vocabulary(str, enum.Enum):
+    """A word of results.json's vocabulary: compared, printed and written as its value (Python 3.10's StrEnum)."""
+
+    def __str__(self) -> str:
+        return str(self.value)
 
 
-class MetricStatus(str, enum.Enum):
+class MetricStatus(Vocabulary):
     """A metric's status for one run, one case or the suite (the metrics produce it, results.json records it)."""
 
     PASSED = "passed"
@@ -20,8 +25,31 @@ class MetricStatus(str, enum.Enum):
     NOT_EVALUATED = "not_evaluated"
     INFORMATIONAL = "informational"
 
-    def __str__(self) -> str:  # as its value in text, like the string it is (Python 3.10's StrEnum)
-        return str(self.value)
+
+class CaseStatus(Vocabulary):
+    """A run's or a case's status, as the verdict decides it."""
+
+    PASSED = "passed"
+    FAILED = "failed"
+    ERROR = "error"
+    NOT_EVALUATED = "not_evaluated"
+
+
+class RunStatus(Vocabulary):
+    """The status of the whole run, as the verdict decides it."""
+
+    PASSED = "passed"
+    FAILED = "failed"
+    ERROR = "error"
+
+
+class Effect(Vocabulary):
+    """What a finding of the verdict does to its case or the run; NONE: it is only noted."""
+
+    ERROR = "error"
+    FAILED = "failed"
+    NOT_EVALUATED = "not_evaluated"
+    NONE = "none"
 
 
 Significance = Literal["significant", "noise", "untested"]

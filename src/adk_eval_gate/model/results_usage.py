@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from adk_eval_gate.model.results_base import NoiseModel, ResultModel, Significance
+from adk_eval_gate.model.results_base import NoiseModel, ResultModel, Significance, Vocabulary
 
 
 class ModelUsage(ResultModel):
@@ -148,7 +148,14 @@ class UsageComparison(ResultModel):
     base_files: list[FileUsage] = Field(default_factory=list, description="The baseline's figures per eval file.")
 
 
-BudgetStatus = Literal["passed", "failed", "unchecked", "skipped"]
+class BudgetStatus(Vocabulary):
+    """A budget's check: ``unchecked``, the figure it needs was not reported; ``skipped``, nothing to check it
+    against."""
+
+    PASSED = "passed"
+    FAILED = "failed"
+    UNCHECKED = "unchecked"
+    SKIPPED = "skipped"
 
 
 class BudgetCheck(ResultModel):

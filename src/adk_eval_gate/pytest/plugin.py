@@ -285,18 +285,20 @@ class EvalCaseItem(pytest.Item):
     def setup(self) -> None:
         if self.config.getoption("setuponly", False):
             return  # pytest --setup-only and --setup-plan run nothing
+        from adk_eval_gate.model.results_base import CaseStatus
         from adk_eval_gate.pytest import junit
         from adk_eval_gate.pytest.report import case_report
 
         self.case = self.config.stash[_ENGINE].case(self)
         self.user_properties.extend(junit.properties(file=self.nodeid.split("::")[0], line=self.line, case=self.case))
-        if self.case.status == "error":
+        if self.case.status == CaseStatus.ERROR:
             raise EvalCaseError(case_report(self.case))
 
     def runtest(self) -> None:
+        from adk_eval_gate.model.results_base import CaseStatus
         from adk_eval_gate.pytest.report import case_report
 
-        if self.case is not None and self.case.status != "passed":
+        if self.case is not None and self.case.status != CaseStatus.PASSED:
             raise EvalCaseFailed(case_report(self.case))
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from adk_eval_gate.model.results import CaseResult, MetricResult
+from adk_eval_gate.model.results_base import MetricStatus
 from adk_eval_gate.report import views
 from adk_eval_gate.verdict.rules import failure_reason
 
@@ -16,11 +17,11 @@ def _number(value: float | None) -> str:
 def metric_line(metric: MetricResult) -> str:
     """``name: score S < threshold T`` (its run scores when there are several), or why it was not evaluated."""
     runs = f" (runs: {', '.join(map(_number, metric.run_scores))})" if len(metric.run_scores) > 1 else ""
-    if metric.status == "not_evaluated":
+    if metric.status == MetricStatus.NOT_EVALUATED:
         return f"{failure_reason(metric)}{runs}"
     if metric.threshold is None:
         return f"{metric.name}: {_number(metric.score)} (informational){runs}"
-    relation = "<" if metric.status == "failed" else ">="
+    relation = "<" if metric.status == MetricStatus.FAILED else ">="
     return f"{metric.name}: score {_number(metric.score)} {relation} threshold {_number(metric.threshold)}{runs}"
 
 

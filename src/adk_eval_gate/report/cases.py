@@ -6,6 +6,7 @@ those known flaky on the base branch), and the quarantined ones. Pure.
 from __future__ import annotations
 
 from adk_eval_gate.model.results import CaseResult, Finding, ResultsDocument, RunRecord
+from adk_eval_gate.model.results_base import CaseStatus, Effect, MetricStatus
 from adk_eval_gate.report import markdown as md
 from adk_eval_gate.report import views
 from adk_eval_gate.report.changes import known_flaky
@@ -56,7 +57,7 @@ def case_body(case: CaseResult, *, text_limit: int) -> str:
 def _finding(finding: Finding, run: RunRecord | None) -> str:
     """What the verdict found, with what a metric says about its score in the run shown (judge explanations,
     state keys); a note that changed nothing in italics."""
-    if finding.effect == "none":
+    if finding.effect == Effect.NONE:
         return f"- _{md.inline(finding.reason, limit=400)}_"
     notes = views.metric_notes(run, finding.metric) if run is not None and finding.metric else []
     shown = [f"  - {md.inline(note, limit=400)}" for note in notes]
@@ -65,7 +66,7 @@ def _finding(finding: Finding, run: RunRecord | None) -> str:
 
 def summary_line(case: CaseResult, *, flaky: bool = False) -> str:
     """``❌ eval_id <sub>file</sub>``, HTML-escaped for a ``<summary>``."""
-    mark = " · known flaky" if flaky else ""
+    mark = (" · known flaky" if flaky else "") + (" · carried from the base run" if case.carried else "")
     where = md.summary_text(case.file, limit=200)
     return f"{ICON.get(case.status, '❌')} {md.summary_text(case.label)}{mark} <sub>{where}</sub>"
 
@@ -75,7 +76,7 @@ def _reason(case: CaseResult) -> str:
 
 
 def failing(doc: ResultsDocument) -> list[CaseResult]:
-    return [case for case in doc.cases if case.status != "passed" and not case.quarantined]
+    return [case for case in doc.cases if case.status != CaseStatus.PASSED and not case.quarantined]
 
 
 def failing_cases(doc: ResultsDocument, *, detail: Detail, budget: int | None = None) -> str:
@@ -126,7 +127,7 @@ def _flipping(case: CaseResult) -> list[str]:
     statuses: dict[str, set[str]] = {}
     for run in case.runs:
         for metric in run.metrics:
-            statuses.setdefault(metric.name, set()).add("passed" if metric.status == "passed" else "not")
+            statuses.setdefault(metric.name, set()).add("passed" if metric.status == MetricStatus.PASSED else "not")
     return [name for name, seen in statuses.items() if len(seen) > 1]
 
 
@@ -144,7 +145,7 @@ def flaky_cases(doc: ResultsDocument, *, limit: int | None = None) -> str:
         + (f"; flips: {', '.join(md.breakable(name, limit=80) for name in _flipping(c))}" if _flipping(c) else "")
         + (
             " (passed on a re-run)"
-            if c.confirmation and c.confirmation.first_status != "passed" and c.confirmation.extra_runs
+            if c.confirmation and c.confirmation.first_status != CaseStatus.PASSED and c.confirmation.extra_runs
             else ""
         )
         for c in shown
@@ -184,6 +185,6 @@ def quarantined_cases(doc: ResultsDocument, *, limit: int | None = None) -> str:
     ]
     if len(cases) > len(shown):
         lines.append(f"- … and {len(cases) - len(shown)} more")
-    not_passing = sum(1 for c in cases if c.status != "passed")
+    not_passing = sum(1 for c in cases if c.status != CaseStatus.PASSED)
     heading = f"<strong>Quarantined</strong>: {len(cases)} · {not_passing} not passing, none fail the gate"
     return md.details(heading, "\n".join(lines))

@@ -16,7 +16,7 @@ import json
 import re
 
 from adk_eval_gate.model.results import ResultsDocument
-from adk_eval_gate.report import cases, changes, costs, headline, limits
+from adk_eval_gate.report import carried, cases, changes, costs, headline, limits
 from adk_eval_gate.report import markdown as md
 from adk_eval_gate.report.sections import (
     Cut,
@@ -66,7 +66,7 @@ def digest(doc: ResultsDocument) -> str:
     ``comment-mode: on-change`` leaves the comment alone when a new commit evaluates the same."""
     state = {
         "status": doc.status,
-        "totals": doc.totals.model_dump(),
+        "totals": doc.totals.model_dump(exclude={"carried"}),  # which cases ran is not a change of the verdict
         "cases": [
             [
                 c.id,
@@ -102,6 +102,7 @@ def header(doc: ResultsDocument, *, gate_id: str) -> list[str]:
     return [
         headline.heading(doc, gate_id=gate_id) + "\n\n" + headline.counts_line(doc),
         headline.comparison_line(doc),
+        carried.affected_line(doc),
         costs.cost_line(doc),
         costs.budget_lines(doc),
         run_problems(doc),
@@ -118,6 +119,7 @@ def _render(doc: ResultsDocument, *, gate_id: str, detail: Detail, level: int, b
     sections.append(cases.failing_cases(doc, detail=detail, budget=budget))
     sections.append(cases.flaky_cases(doc, limit=detail.max_cases))
     sections.append(cases.quarantined_cases(doc, limit=detail.max_cases))
+    sections.append(carried.carried_cases(doc, limit=detail.max_cases, budget=budget))
     sections.append(costs.rising_cases(doc, limit=RISES_SHOWN))
     sections.append(cut.sentence(where="GitHub's comment limit"))
     sections.append(" · ".join(part for part in (links(doc), footer(doc)) if part))

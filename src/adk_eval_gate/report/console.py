@@ -8,7 +8,9 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from adk_eval_gate.model.results import CaseResult, ResultsDocument
+from adk_eval_gate.model.results_base import CaseStatus, MetricStatus, RunStatus
 from adk_eval_gate.report import costs, views
+from adk_eval_gate.report.carried import affected_line
 from adk_eval_gate.report.headline import change_counts, count_words
 from adk_eval_gate.support.console import Console
 from adk_eval_gate.support.words import plural
@@ -78,17 +80,17 @@ def _share(value: float | None) -> str:
 def _verdict(doc: ResultsDocument) -> str:
     """PASSED, FAILED or ERROR; a pass with cases that were not evaluated says they were allowed."""
     verdict = doc.status.upper()
-    if doc.status == "passed" and doc.totals.not_evaluated:
+    if doc.status == RunStatus.PASSED and doc.totals.not_evaluated:
         verdict += f" (with {doc.totals.not_evaluated} not evaluated, allowed by --allow-not-evaluated)"
     return verdict
 
 
 def case_line(case: CaseResult) -> str:
     """``PASS FILE::CASE metric=0.9 ...`` or ``FAIL FILE::CASE: why``, with the case's final status."""
-    mark = _MARK[case.status] + (" (quarantined)" if case.quarantined else "")
+    mark = _MARK[case.status] + (" (quarantined)" if case.quarantined else "") + (" (carried)" if case.carried else "")
     name = f"{case.file}::{case.label}"
-    if case.status == "passed":
-        graded = [m for m in case.metrics if m.status != "informational"]
+    if case.status == CaseStatus.PASSED:
+        graded = [m for m in case.metrics if m.status != MetricStatus.INFORMATIONAL]
         return f"{mark} {name} " + " ".join(f"{m.name}={_fmt(m.score)}" for m in graded)
     return f"{mark} {name}: {case.error or '; '.join(views.case_reasons(case))}"
 
@@ -96,8 +98,8 @@ def case_line(case: CaseResult) -> str:
 def _case_lines(console: Console, doc: ResultsDocument) -> None:
     """Each case once, with its final status: those that passed in a group, the others after it with what went
     wrong (annotations: github/annotations.py)."""
-    passed = [c for c in doc.cases if c.status == "passed" and not c.quarantined]
-    others = [c for c in doc.cases if c.status != "passed" and not c.quarantined]
+    passed = [c for c in doc.cases if c.status == CaseStatus.PASSED and not c.quarantined]
+    others = [c for c in doc.cases if c.status != CaseStatus.PASSED and not c.quarantined]
     quarantined = [c for c in doc.cases if c.quarantined]
     console.line("")
     if passed:
@@ -109,7 +111,7 @@ def _case_lines(console: Console, doc: ResultsDocument) -> None:
         console.line("Cases that did not pass:")
     for index, case in enumerate(others):
         console.line(f"  {case_line(case)}")
-        if index < _SHOWN_CASES and case.status == "failed":
+        if index < _SHOWN_CASES and case.status == CaseStatus.FAILED:
             for line in _differences(case):
                 console.line(f"      {line}")
     if len(others) > _SHOWN_CASES:
@@ -132,6 +134,10 @@ def final(console: Console, doc: ResultsDocument) -> None:
         shown = ", ".join(doc.run.unfinished[:_SHOWN_CASES])
         more = f" and {len(doc.run.unfinished) - _SHOWN_CASES} more" if len(doc.run.unfinished) > _SHOWN_CASES else ""
         console.line(f"Interrupted: {plural(len(doc.run.unfinished), 'case')} did not finish: {shown}{more}")
+    affected = affected_line(doc, markdown=False)
+    if affected:
+        console.line("")
+        console.line(affected)
     stability = _stability_line(doc)
     if stability:
         console.line("")

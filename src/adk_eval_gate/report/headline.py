@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 from adk_eval_gate.compare.noise import MIN_HISTORY
 from adk_eval_gate.model.results import CaseChange, MetricChange, ResultsDocument
+from adk_eval_gate.model.results_base import CaseStatus, Effect
 from adk_eval_gate.report import markdown as md
 from adk_eval_gate.report.sections import ICON, RUN_URL
 from adk_eval_gate.support.words import plural
@@ -49,7 +50,7 @@ def change_counts(doc: ResultsDocument) -> ChangeCounts | None:
         flips=[
             c
             for c in comparison.cases
-            if c.kind == "status" and c.base_status == "passed" and c.case_id not in quarantined
+            if c.kind == "status" and c.base_status == CaseStatus.PASSED and c.case_id not in quarantined
         ],
         new=[c.case_id for c in comparison.cases if c.kind == "new"],
         removed=[c.case_id for c in comparison.cases if c.kind == "removed"],
@@ -102,7 +103,7 @@ def count_words(doc: ResultsDocument) -> list[str]:
     if totals.flaky:
         parts.append(f"{totals.flaky} flaky")
     if totals.quarantined:
-        not_passing = sum(1 for case in doc.cases if case.quarantined and case.status != "passed")
+        not_passing = sum(1 for case in doc.cases if case.quarantined and case.status != CaseStatus.PASSED)
         parts.append(f"{totals.quarantined} quarantined" + (f" ({not_passing} not passing)" if not_passing else ""))
     if totals.file_errors:
         parts.append(f"{plural(totals.file_errors, 'eval file')} could not be used")
@@ -110,7 +111,7 @@ def count_words(doc: ResultsDocument) -> list[str]:
         parts.append(f"{plural(totals.budgets_missed, 'budget')} missed")
     if totals.budgets_unchecked:
         parts.append(f"{plural(totals.budgets_unchecked, 'budget')} could not be checked")
-    failing = next((f for f in doc.findings if f.rule == "regressions" and f.effect == "failed"), None)
+    failing = next((f for f in doc.findings if f.rule == "regressions" and f.effect == Effect.FAILED), None)
     if failing is not None and doc.comparison is not None:
         verb = "fails" if doc.comparison.regressions == 1 else "fail"
         parts.append(f"{plural(doc.comparison.regressions, 'regression')} {verb} the gate")

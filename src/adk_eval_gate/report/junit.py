@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from adk_eval_gate.model.results import CaseResult, FileResult, ResultsDocument, RunRecord
+from adk_eval_gate.model.results_base import CaseStatus
 from adk_eval_gate.report import views
 from adk_eval_gate.verdict import rules
 
@@ -57,8 +58,8 @@ def _runs_text(case: CaseResult) -> str:
     """One line per run (status and scores), then the transcript of the run to look at."""
     lines = []
     if len(case.runs) > 1:
-        failed = [run for run in case.runs if run.status != "passed"]
-        if failed and case.status == "passed":
+        failed = [run for run in case.runs if run.status != CaseStatus.PASSED]
+        if failed and case.status == CaseStatus.PASSED:
             lines.append(
                 f"passed on the mean over {len(case.runs)} runs; {len(failed)} of them did not pass: "
                 + ", ".join(f"run {run.run} ({run.status})" for run in failed)
@@ -145,15 +146,17 @@ def _add_case(suite: _Suite, case: CaseResult, *, allow_not_evaluated: bool) -> 
     elapsed = sum(run.duration_seconds or 0.0 for run in case.runs)
     testcase = suite.testcase(case.label, classname=case.file, elapsed=elapsed, file=case.file, line=case.line)
     failures = _case_failures(case)
-    if case.quarantined and case.status != "passed":  # it never fails the gate: readers must not fail it either
+    if (
+        case.quarantined and case.status != CaseStatus.PASSED
+    ):  # it never fails the gate: readers must not fail it either
         detail = case.error or "; ".join(failures) or case.status
         suite.outcome(testcase, "skipped", f"quarantined ({case.status.replace('_', ' ')}): {detail}")
-    elif case.status == "error":
+    elif case.status == CaseStatus.ERROR:
         error = case.error or next((run.error for run in case.runs if run.error), None) or "error"
         suite.outcome(testcase, "error", error, type_name=case.error_kind or "error")
-    elif case.status == "failed":
+    elif case.status == CaseStatus.FAILED:
         suite.outcome(testcase, "failure", "; ".join(failures), text="\n".join(failures))
-    elif case.status == "not_evaluated":
+    elif case.status == CaseStatus.NOT_EVALUATED:
         message = "; ".join(failures) or "no thresholded metric could be evaluated"
         if allow_not_evaluated:
             suite.outcome(testcase, "skipped", message)
@@ -197,10 +200,10 @@ def reruns(case: CaseResult) -> list[Rerun]:
     (``--confirm-failures``) has a ``rerunFailure`` (or ``rerunError``) per re-run that did not pass either."""
     if case.quarantined:
         return []
-    if case.status == "passed":
-        runs, prefix = [run for run in case.runs if run.status != "passed"], "flaky"
-    elif case.status in ("failed", "error") and case.confirmation is not None:
-        runs, prefix = [run for run in case.runs if run.confirmation and run.status != "passed"], "rerun"
+    if case.status == CaseStatus.PASSED:
+        runs, prefix = [run for run in case.runs if run.status != CaseStatus.PASSED], "flaky"
+    elif case.status in (CaseStatus.FAILED, CaseStatus.ERROR) and case.confirmation is not None:
+        runs, prefix = [run for run in case.runs if run.confirmation and run.status != CaseStatus.PASSED], "rerun"
     else:
         return []
     thresholds = {metric.name: metric.threshold for metric in case.metrics}
@@ -209,7 +212,7 @@ def reruns(case: CaseResult) -> list[Rerun]:
         reasons = rules.run_reasons(run, thresholds)
         found.append(
             Rerun(
-                tag=f"{prefix}Error" if run.status == "error" else f"{prefix}Failure",
+                tag=f"{prefix}Error" if run.status == CaseStatus.ERROR else f"{prefix}Failure",
                 type=run.error_kind or run.status,
                 message=f"run {run.run}: {'; '.join(reasons)}",
                 stack_trace="\n".join(reasons) or run.status,
@@ -237,6 +240,9 @@ def case_properties(case: CaseResult) -> dict[str, str]:
         ):
             if value is not None:
                 properties[f"{case.label}.{name}"] = f"{value:.6g}"
+    if case.carried is not None:  # --only-affected: the base run's result, not run again
+        origin = case.carried
+        properties[f"{case.label}.carried"] = " ".join(filter(None, [origin.description, origin.sha, origin.run_url]))
     if case.confirmation is not None:
         first = case.confirmation.first_status.replace("_", " ")
         properties[f"{case.label}.confirmation"] = (

@@ -9,7 +9,7 @@ Kept under GitHub's 1 MiB step-summary limit by the same fixed order of dropping
 from __future__ import annotations
 
 from adk_eval_gate.model.results import ResultsDocument
-from adk_eval_gate.report import cases, changes, charts, costs, limits, sections
+from adk_eval_gate.report import carried, cases, changes, charts, costs, limits, sections
 from adk_eval_gate.report import markdown as md
 from adk_eval_gate.report.comment import header
 from adk_eval_gate.report.headline import change_counts
@@ -67,6 +67,7 @@ def _render(doc: ResultsDocument, *, detail: sections.Detail, level: int, budget
         cases.failing_cases(doc, detail=detail, budget=budget),
         cases.flaky_cases(doc, limit=detail.max_cases),
         cases.quarantined_cases(doc, limit=detail.max_cases),
+        carried.carried_cases(doc, limit=detail.max_cases, budget=budget),
         cut.sentence(where="GitHub's 1 MiB job-summary limit"),
         " · ".join(part for part in (sections.links(doc), sections.footer(doc)) if part),
     ]

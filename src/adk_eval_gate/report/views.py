@@ -9,6 +9,7 @@ from google.genai import types as genai_types
 
 from adk_eval_gate.model import compact
 from adk_eval_gate.model.results import CaseResult, MetricResult, RunRecord
+from adk_eval_gate.model.results_base import CaseStatus, Effect, MetricStatus
 
 
 def format_call(call: genai_types.FunctionCall) -> str:
@@ -58,12 +59,12 @@ def turns(run: RunRecord) -> list[TurnView]:
 
 
 def failing_metrics(case: CaseResult) -> list[MetricResult]:
-    return [m for m in case.metrics if m.status in ("failed", "not_evaluated")]
+    return [m for m in case.metrics if m.status in (MetricStatus.FAILED, MetricStatus.NOT_EVALUATED)]
 
 
 def worst_run(case: CaseResult) -> RunRecord | None:
     """The run to show for a failing case: the first that errored or failed, else the first."""
-    for status in ("error", "failed", "not_evaluated"):
+    for status in (CaseStatus.ERROR, CaseStatus.FAILED, CaseStatus.NOT_EVALUATED):
         for run in case.runs:
             if run.status == status:
                 return run
@@ -73,12 +74,12 @@ def worst_run(case: CaseResult) -> RunRecord | None:
 def case_reasons(case: CaseResult) -> list[str]:
     """Why the case did not pass, as the verdict found it: each failing or unevaluated metric, the pass rule, each
     budget it missed or could not check."""
-    return [finding.reason for finding in case.findings if finding.effect != "none" and finding.rule != "error"]
+    return [finding.reason for finding in case.findings if finding.effect != Effect.NONE and finding.rule != "error"]
 
 
 def case_notes(case: CaseResult) -> list[str]:
     """What the verdict noted about the case without changing its status (its confirmation re-runs)."""
-    return [finding.reason for finding in case.findings if finding.effect == "none"]
+    return [finding.reason for finding in case.findings if finding.effect == Effect.NONE]
 
 
 def metric_notes(run: RunRecord, name: str) -> list[str]:
@@ -105,7 +106,7 @@ def failing_metric_notes(run: RunRecord) -> list[str]:
     return [
         f"{metric.name}: {note}"
         for metric in run.metrics
-        if metric.status in ("failed", "not_evaluated")
+        if metric.status in (MetricStatus.FAILED, MetricStatus.NOT_EVALUATED)
         for note in metric_notes(run, metric.name)
     ]
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from adk_eval_gate import __version__, verdict
 from adk_eval_gate.config.settings import Settings
 from adk_eval_gate.model.results import ResultsDocument, RunInfo
+from adk_eval_gate.model.results_base import RunStatus
 from adk_eval_gate.model.results_json import dump_json
 from adk_eval_gate.report import comment, junit, summary
 from adk_eval_gate.report.html import page
@@ -68,7 +69,7 @@ def _results_text(doc: ResultsDocument) -> str:
     except Exception as error:
         reason = f"results.json could not be written in full ({type(error).__name__}: {error})"
         bare = ResultsDocument(
-            status="error", error=reason, totals=doc.totals, run=RunInfo(tool_version=__version__), cases=[]
+            status=RunStatus.ERROR, error=reason, totals=doc.totals, run=RunInfo(tool_version=__version__), cases=[]
         )
         return results_json(bare)
 

@@ -22,7 +22,7 @@ from pathlib import Path
 from adk_eval_gate.config.settings import Settings
 from adk_eval_gate.inputs.plan import PlannedFile, WorkItem
 from adk_eval_gate.model.evalset import EvalCase, SessionInput
-from adk_eval_gate.runners import runlog
+from adk_eval_gate.runners import observe, runlog
 from adk_eval_gate.runners.adk_case import run_case, warm_up
 from adk_eval_gate.runners.agents import (
     AgentError,
@@ -121,9 +121,11 @@ class AdkRunner:
         console: Console | None = None,
         agent: AgentRef | None = None,
         starter: Starter | None = None,
+        observe_inputs: bool = False,
     ) -> None:
         """``agent``: the agent of every file, instead of ``--agent`` or the one found above each file;
-        ``starter``: the worker starter this run started early (``start_early``)."""
+        ``starter``: the worker starter this run started early (``start_early``); ``observe_inputs``: report with
+        each run the repository files its agent used (``Inference.observed``)."""
         self.worker_count = worker_count(settings)
         if self.worker_count < 1:
             require_adk()  # the agents run here
@@ -138,14 +140,17 @@ class AdkRunner:
         self._refs: dict[str, AgentRef | str] = {}
         self._pool: WorkerPool | None = None
         self.import_errors: dict[str, AgentError] = {}  # each agent that cannot be imported, by its cases' reason
+        self._used = observe.AgentInputs(root) if observe_inputs else None
 
     @classmethod
-    def serving(cls, root: Path, option: AgentRef | None, verbose: bool) -> AdkRunner:
-        """The runner of a worker process (``WorkerPool``'s job): it imports the agents and runs case runs there."""
+    def serving(cls, root: Path, option: AgentRef | None, verbose: bool, observe_inputs: bool) -> AdkRunner:
+        """The runner of a worker process (``WorkerPool``'s job): it imports the agents and runs case runs there
+        (observing the files they use when ``observe_inputs``)."""
         runner = cls.__new__(cls)
         runner.worker_count, runner.root, runner.option, runner.verbose = 0, root, option, verbose
         runner.console, runner._starter, runner._pool = None, None, None
         runner._agents, runner._refs, runner.import_errors = {}, {}, {}
+        runner._used = observe.AgentInputs(root) if observe_inputs else None
         return runner
 
     def agent_for(self, planned: PlannedFile) -> AgentRef | str:
@@ -173,7 +178,7 @@ class AdkRunner:
         if self.worker_count >= 1 and items:
             self._pool = WorkerPool(
                 count=min(self.worker_count, len(items)),
-                job=functools.partial(AdkRunner.serving, self.root, self.option, self.verbose),
+                job=functools.partial(AdkRunner.serving, self.root, self.option, self.verbose, self._used is not None),
                 warm=warm_process,
                 starter=self._starter,
                 on_output=self.console.line if self.console else None,
@@ -206,6 +211,8 @@ class AdkRunner:
         """Imports the items' agents: the errors of those that cannot be imported, and the secrets in the
         environment then (a module agent's .env is only loaded where it is imported)."""
         await warm_up()
+        if self._used is not None:
+            observe.install(self.root)
         refs = dict.fromkeys(ref for item in items if isinstance(ref := self.agent_for(item.file), AgentRef))
         loaded = [await self.loaded(ref) for ref in refs]
         return AgentsImported([agent for agent in loaded if isinstance(agent, AgentError)], secrets_in_env(os.environ))
@@ -213,10 +220,13 @@ class AdkRunner:
     async def loaded(self, ref: AgentRef) -> LoadedAgent | AgentError:
         """The agent, imported once, or why it cannot be used."""
         if ref not in self._agents:
-            try:
-                self._agents[ref] = await load_agent(ref, root=self.root)
-            except AgentError as error:
-                self._agents[ref] = error
+            with observe.recording() as used:
+                try:
+                    self._agents[ref] = await load_agent(ref, root=self.root)
+                except AgentError as error:
+                    self._agents[ref] = error
+            if self._used is not None:
+                self._used.imported(ref, used)
         return self._agents[ref]
 
     async def _agent(self, planned: PlannedFile) -> LoadedAgent | str:
@@ -233,10 +243,21 @@ class AdkRunner:
 
     async def run_here(self, item: WorkItem) -> Inference:
         """One case run in this process, with what ADK and the agent logged meanwhile."""
-        with runlog.capture() as case_log:
+        if self._used is not None:
+            observe.install(self.root)
+        with runlog.capture() as case_log, observe.recording() as used:
             inference = await self._run_here(item)
         inference.log = case_log.result()
+        inference.observed = self._observed(item, used)
         return inference
+
+    def _observed(self, item: WorkItem, used: set[str]) -> list[str] | None:
+        """What the item's agent used (``observe.AgentInputs``); None when it is not observed or could not be
+        imported: then what it would have used is not known."""
+        ref = self.agent_for(item.file)
+        if self._used is None or not isinstance(ref, AgentRef) or not isinstance(self._agents.get(ref), LoadedAgent):
+            return None
+        return self._used.of_run(ref, used)
 
     async def _run_here(self, item: WorkItem) -> Inference:
         agent = await self._agent(item.file)

@@ -43,6 +43,7 @@ class Inference:
     facts: list[TurnFacts] | None = None
     scored: dict[str, MetricOutcome] = field(default_factory=dict)
     app_details: dict[str, dict[str, Any]] = field(default_factory=dict)
+    observed: list[str] | None = None  # repository files the agent used (``observe``); None: not known
 
     @property
     def infrastructure(self) -> bool:

@@ -65,7 +65,11 @@ class FinishedRun:
         an error, a metric below its threshold or not evaluated, or neither."""
         if self.error is not None:
             return "error"
-        return "ok" if all(s.outcome.status in ("passed", "informational") for s in self.scored) else "failing"
+        return (
+            "ok"
+            if all(s.outcome.status in (MetricStatus.PASSED, MetricStatus.INFORMATIONAL) for s in self.scored)
+            else "failing"
+        )
 
 
 @dataclass(repr=False)

@@ -44,4 +44,4 @@ def chosen_runner(
         return HttpRunner(settings, console=console)
     from adk_eval_gate.runners.adk import AdkRunner
 
-    return AdkRunner(settings, root=root, console=console, starter=starter)
+    return AdkRunner(settings, root=root, console=console, starter=starter, observe_inputs=settings.command == "run")

@@ -1,5 +1,5 @@
 """One call in a forked process of its own (``call_in_worker``), and what the agent worker processes share with it:
-their output passed on line by line (``relay_output``), and how a process ended, in words (``ended``).
+their output passed on line by line (``support.console.relay_lines``), and how a process ended, in words (``ended``).
 
 ``validate`` and ``AgentEvaluator.evaluate`` import the agents this way, as ``run``'s workers import them: an agent
 whose import calls ``os._exit`` or crashes ends that process, not the caller.
@@ -7,7 +7,6 @@ whose import calls ``os._exit`` or crashes ends that process, not the caller.
 
 from __future__ import annotations
 
-import contextlib
 import multiprocessing
 import os
 import signal
@@ -16,27 +15,9 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from adk_eval_gate.runners.worker_process import call_main
+from adk_eval_gate.support.console import relay_lines
 
 T = TypeVar("T")
-
-
-def relay_output(fd: int, on_output: Callable[[str], None]) -> None:
-    """Passes what a worker prints on, line by line, until it closes its end (the caller masks and escapes it)."""
-    pending = b""
-    while True:
-        try:
-            chunk = os.read(fd, 65536)
-        except OSError:
-            chunk = b""
-        if not chunk:
-            break
-        *lines, pending = (pending + chunk).split(b"\n")
-        for line in lines:
-            on_output(line.decode("utf-8", "replace").rstrip("\r"))
-    if pending:
-        on_output(pending.decode("utf-8", "replace"))
-    with contextlib.suppress(OSError):
-        os.close(fd)
 
 
 def ended(exitcode: int | None) -> str:
@@ -70,7 +51,7 @@ def call_in_worker(work: Callable[[], T], *, on_output: Callable[[str], None], t
     theirs.close()
     os.close(output_write)
     relay = threading.Thread(
-        target=relay_output, args=(output_read, on_output), name="adk-eval-gate-call-output", daemon=True
+        target=relay_lines, args=(output_read, on_output), name="adk-eval-gate-call-output", daemon=True
     )
     relay.start()
     answer, timed_out = None, False

@@ -58,6 +58,7 @@ _SENT = (
     "log",
     "simulator_calls",
     "final_session_state",
+    "observed",  # the repository files the agent used (``runners.observe``), for the case's inputs
 )
 
 

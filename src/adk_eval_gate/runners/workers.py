@@ -34,9 +34,10 @@ from typing import Any
 
 from adk_eval_gate.inputs.plan import WorkItem
 from adk_eval_gate.runners.base import Inference
-from adk_eval_gate.runners.worker_call import ended, relay_output
+from adk_eval_gate.runners.worker_call import ended
 from adk_eval_gate.runners.worker_process import Job, decode, fork_available
 from adk_eval_gate.runners.worker_starter import Starter
+from adk_eval_gate.support.console import relay_lines
 
 CANCEL_GRACE = 2.0  # seconds a worker's event loop has to answer a cancel before it counts as blocked
 MAX_REPLACEMENTS = 16  # workers started after the first ones (a crash on every case must not fork forever)
@@ -128,7 +129,7 @@ class WorkerPool:
             target=self._hear, args=(starter, self._loop), name="adk-eval-gate-starter", daemon=True
         ).start()
         threading.Thread(
-            target=relay_output, args=(starter.output, self.on_output), name="adk-eval-gate-starter-output", daemon=True
+            target=relay_lines, args=(starter.output, self.on_output), name="adk-eval-gate-starter-output", daemon=True
         ).start()
         for _ in range(self.count):
             self._fork()
@@ -149,7 +150,7 @@ class WorkerPool:
             target=self._read, args=(worker, self._loop), name=f"adk-eval-gate-pool-{number}", daemon=True
         ).start()
         threading.Thread(
-            target=relay_output, args=(output, self.on_output), name=f"adk-eval-gate-output-{number}", daemon=True
+            target=relay_lines, args=(output, self.on_output), name=f"adk-eval-gate-output-{number}", daemon=True
         ).start()
         return worker
 

@@ -15,7 +15,14 @@ from dataclasses import dataclass
 
 from adk_eval_gate.model.eval_config import Budgets
 from adk_eval_gate.model.results import Comparison, PassRule, ResultsDocument, RunRecord
-from adk_eval_gate.model.results_usage import BudgetCheck, BudgetLimits, QuantityChange, SuiteUsage, TurnUsage
+from adk_eval_gate.model.results_usage import (
+    BudgetCheck,
+    BudgetLimits,
+    BudgetStatus,
+    QuantityChange,
+    SuiteUsage,
+    TurnUsage,
+)
 from adk_eval_gate.support.stats import mean
 from adk_eval_gate.support.words import money
 
@@ -73,7 +80,7 @@ def _case_check(runs: list[RunRecord], limit: TurnLimit, allowed: float, *, pass
     scored = [(run, worst) for run in runs if (worst := _worst(run, limit)) is not None]
     if not scored:
         reason = f"{limit.name} cannot be checked: {limit.missing}"
-        return BudgetCheck(name=limit.name, limit=allowed, status="unchecked", reason=reason)
+        return BudgetCheck(name=limit.name, limit=allowed, status=BudgetStatus.UNCHECKED, reason=reason)
     within = sum(1 for _, (value, _) in scored if value <= allowed)
     value = mean([value for _, (value, _) in scored])
     if pass_rule == "mean":
@@ -87,7 +94,11 @@ def _case_check(runs: list[RunRecord], limit: TurnLimit, allowed: float, *, pass
     if len(scored) > 1:
         reason += f" ({within} of {len(scored)} runs within; their worst turns average {_number(value, limit.unit)})"
     return BudgetCheck(
-        name=limit.name, limit=allowed, value=round(value, 6), status="passed" if passed else "failed", reason=reason
+        name=limit.name,
+        limit=allowed,
+        value=round(value, 6),
+        status=BudgetStatus.PASSED if passed else BudgetStatus.FAILED,
+        reason=reason,
     )
 
 
@@ -99,7 +110,7 @@ def cost_check(usage: SuiteUsage | None, allowed: float) -> BudgetCheck:
         return BudgetCheck(
             name="max-cost",
             limit=allowed,
-            status="unchecked",
+            status=BudgetStatus.UNCHECKED,
             reason=f"--max-cost {money(allowed)} cannot be checked: cost unknown for model {missing} "
             "(add its price with --prices)",
         )
@@ -109,7 +120,7 @@ def cost_check(usage: SuiteUsage | None, allowed: float) -> BudgetCheck:
         name="max-cost",
         limit=allowed,
         value=round(agent.cost_usd, 6),
-        status="passed" if passed else "failed",
+        status=BudgetStatus.PASSED if passed else BudgetStatus.FAILED,
         reason=f"the agent's cost {money(agent.cost_usd)} {verb} --max-cost {money(allowed)}",
     )
 
@@ -128,14 +139,14 @@ def increase_check(name: str, allowed: float, comparison: Comparison | None) -> 
     if comparison is None or comparison.usage is None:
         why = "no baseline" if comparison is None else "the baseline has no cost and latency figures"
         return BudgetCheck(
-            name=name, limit=allowed, status="skipped", reason=f"--{name} {allowed:g}% not checked: {why}"
+            name=name, limit=allowed, status=BudgetStatus.SKIPPED, reason=f"--{name} {allowed:g}% not checked: {why}"
         )
     change = next((c for c in comparison.usage.suite if c.quantity == quantity), None)
     if change is None or change.change_pct is None:
         return BudgetCheck(
             name=name,
             limit=allowed,
-            status="unchecked",
+            status=BudgetStatus.UNCHECKED,
             reason=f"--{name} {allowed:g}% cannot be checked: {what} is unknown on "
             f"{'this run' if change is None or change.head is None else 'the baseline'}",
         )
@@ -149,7 +160,7 @@ def increase_check(name: str, allowed: float, comparison: Comparison | None) -> 
             name=name,
             limit=allowed,
             value=value,
-            status="skipped",
+            status=BudgetStatus.SKIPPED,
             reason=f"--{name} {allowed:g}% not checked: {what} {moved} {figures}, but a time's rise is only shown "
             "beyond the noise by several runs (--num-runs 2 or more) or the base branch's history (--history)",
         )
@@ -157,7 +168,7 @@ def increase_check(name: str, allowed: float, comparison: Comparison | None) -> 
         name=name,
         limit=allowed,
         value=value,
-        status="failed" if over else "passed",
+        status=BudgetStatus.FAILED if over else BudgetStatus.PASSED,
         reason=f"{what} {moved}{noise} {figures}, {'more than' if over else 'within'} --{name} {allowed:g}%",
     )
 

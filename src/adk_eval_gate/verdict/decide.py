@@ -23,7 +23,8 @@ from adk_eval_gate.model.results import (
     RunStatus,
     Totals,
 )
-from adk_eval_gate.model.results_usage import BudgetCheck, BudgetLimits
+from adk_eval_gate.model.results_base import Effect, MetricStatus
+from adk_eval_gate.model.results_usage import BudgetCheck, BudgetLimits, BudgetStatus
 from adk_eval_gate.verdict import rules
 from adk_eval_gate.verdict.budgets import run_checks
 from adk_eval_gate.verdict.regressions import counted
@@ -66,13 +67,17 @@ class Policy:
         )
 
 
-_SEVERITY: tuple[CaseStatus, ...] = ("error", "failed", "not_evaluated")
+_SEVERITY = (
+    (Effect.ERROR, CaseStatus.ERROR),
+    (Effect.FAILED, CaseStatus.FAILED),
+    (Effect.NOT_EVALUATED, CaseStatus.NOT_EVALUATED),
+)
 
 
 def _worst(findings: Iterable[Finding]) -> CaseStatus:
     """The most severe effect of the findings: error, then failed, then not evaluated; else passed."""
     effects = {finding.effect for finding in findings}
-    return next((status for status in _SEVERITY if status in effects), "passed")
+    return next((status for effect, status in _SEVERITY if effect in effects), CaseStatus.PASSED)
 
 
 def decide_case(case: CaseResult, *, pass_rule: PassRule) -> CaseResult:
@@ -82,7 +87,7 @@ def decide_case(case: CaseResult, *, pass_rule: PassRule) -> CaseResult:
         metric.model_copy(
             update={
                 "status": rules.metric_status(
-                    informational=metric.kind == "informational" or metric.status == "informational",
+                    informational=metric.kind == "informational" or metric.status == MetricStatus.INFORMATIONAL,
                     score=metric.score,
                     threshold=metric.threshold,
                     complete=bool(metric.run_scores) and None not in metric.run_scores,
@@ -105,7 +110,7 @@ def decide_case(case: CaseResult, *, pass_rule: PassRule) -> CaseResult:
             "error": _first_error(case) if errors else None,
             "error_kind": _error_kind(case) if errors else None,
             "confirmation": confirmation,
-            "runs_passed": sum(1 for run in runs if run.status == "passed") if runs else None,
+            "runs_passed": sum(1 for run in runs if run.status == CaseStatus.PASSED) if runs else None,
             "stability": kind,
             "pass_hat_k": pass_hat_k,
             "pass_at_k": pass_at_k,
@@ -141,6 +146,7 @@ def totals(cases: list[CaseResult], files: list[FileResult], *, checks: list[Bud
 
     return Totals(
         cases=len(cases),
+        carried=sum(1 for case in cases if case.carried is not None),
         quarantined=len(cases) - len(gated),
         passed=count("passed"),
         failed=count("failed"),
@@ -148,12 +154,14 @@ def totals(cases: list[CaseResult], files: list[FileResult], *, checks: list[Bud
         not_evaluated=count("not_evaluated"),
         files=len(files),
         file_errors=sum(1 for file in files if file.error),
-        infrastructure_errors=sum(1 for c in gated if c.status == "error" and c.error_kind == "infrastructure"),
+        infrastructure_errors=sum(
+            1 for c in gated if c.status == CaseStatus.ERROR and c.error_kind == "infrastructure"
+        ),
         confirmed_failures=sum(1 for c in gated if c.confirmation and c.confirmation.confirmed),
         flaky=sum(1 for c in gated if c.stability == "flaky"),
-        failing_on_base=sum(1 for c in gated if c.status != "passed" and c.failing_on_base),
-        budgets_missed=sum(1 for check in checks or [] if check.status == "failed"),
-        budgets_unchecked=sum(1 for check in checks or [] if check.status == "unchecked"),
+        failing_on_base=sum(1 for c in gated if c.status != CaseStatus.PASSED and c.failing_on_base),
+        budgets_missed=sum(1 for check in checks or [] if check.status == BudgetStatus.FAILED),
+        budgets_unchecked=sum(1 for check in checks or [] if check.status == BudgetStatus.UNCHECKED),
     )
 
 
@@ -184,7 +192,7 @@ def decide(doc: ResultsDocument, comparison: Comparison | None, policy: Policy) 
         *rules.regressions(comparison, fail_on_regression=policy.fail_on_regression),
     ]
     worst = _worst(findings)
-    status: RunStatus = "error" if worst == "error" else "passed" if worst == "passed" else "failed"
+    status = {CaseStatus.ERROR: RunStatus.ERROR, CaseStatus.PASSED: RunStatus.PASSED}.get(worst, RunStatus.FAILED)
     return doc.model_copy(
         update={
             "status": status,
@@ -200,7 +208,7 @@ def exit_code(doc: ResultsDocument) -> int:
     """0 passed, 1 the gate failed, 2 an eval file or config could not be used."""
     if any(finding.rule == "file_error" for finding in doc.findings) or doc.totals.file_errors:
         return 2
-    return 0 if doc.status == "passed" else 1
+    return 0 if doc.status == RunStatus.PASSED else 1
 
 
 def redecide(doc: ResultsDocument) -> tuple[ResultsDocument, list[str]]:
@@ -211,7 +219,7 @@ def redecide(doc: ResultsDocument) -> tuple[ResultsDocument, list[str]]:
     decided = decide(doc.model_copy(update={"cases": cases}), doc.comparison, policy)
     claims = []
     if decided.status != doc.status:
-        claims.append(f"status {doc.status!r}, its cases say {decided.status!r}")
+        claims.append(f"status '{doc.status}', its cases say '{decided.status}'")
     for name in ("cases", "passed", "failed", "error", "not_evaluated", "quarantined"):
         claimed, counted_now = getattr(doc.totals, name), getattr(decided.totals, name)
         if claimed != counted_now:

@@ -23,7 +23,7 @@ from adk_eval_gate.model.results import (
     Rule,
     RunRecord,
 )
-from adk_eval_gate.model.results_usage import BudgetCheck
+from adk_eval_gate.model.results_usage import BudgetCheck, BudgetStatus
 from adk_eval_gate.support.words import plural
 
 PASS_RULES = {
@@ -50,23 +50,23 @@ def metric_status(*, informational: bool, score: float | None, threshold: float 
     return MetricStatus.PASSED if score >= threshold else MetricStatus.FAILED
 
 
-def status_of(statuses: Iterable[str]) -> CaseStatus:
+def status_of(statuses: Iterable[MetricStatus]) -> CaseStatus:
     """The status of a set of metric statuses: any failure fails, then any not evaluated, then passed; nothing
     graded is not evaluated."""
     seen = set(statuses)
-    if "failed" in seen:
-        return "failed"
-    if "not_evaluated" in seen:
-        return "not_evaluated"
-    return "passed" if "passed" in seen else "not_evaluated"
+    if MetricStatus.FAILED in seen:
+        return CaseStatus.FAILED
+    if MetricStatus.NOT_EVALUATED in seen:
+        return CaseStatus.NOT_EVALUATED
+    return CaseStatus.PASSED if MetricStatus.PASSED in seen else CaseStatus.NOT_EVALUATED
 
 
 def run_status(run: RunRecord) -> CaseStatus:
     """One run: an error when it errored, failed when a turn exceeded a case budget, else its metrics' status."""
     if run.error is not None:
-        return "error"
+        return CaseStatus.ERROR
     if run.over_budget:
-        return "failed"
+        return CaseStatus.FAILED
     return status_of(metric.status for metric in run.metrics)
 
 
@@ -78,10 +78,10 @@ def run_reasons(run: RunRecord, thresholds: dict[str, float | None]) -> list[str
     reasons = list(run.over_budget)
     for metric in run.metrics:
         threshold = thresholds.get(metric.name)
-        if metric.status == "failed" and metric.score is not None:
+        if metric.status == MetricStatus.FAILED and metric.score is not None:
             below = f" < {threshold:.4g}" if threshold is not None else ""
             reasons.append(f"{metric.name}: {metric.score:.4g}{below}")
-        elif metric.status == "not_evaluated":
+        elif metric.status == MetricStatus.NOT_EVALUATED:
             reasons.append(f"{metric.name}: not evaluated ({metric.reason or 'no score'})")
     return reasons
 
@@ -93,9 +93,9 @@ def errors(case: CaseResult) -> list[Finding]:
     """A run that errored (the agent raised, or a timeout, a 429/5xx after retries, a judge outage) makes the case
     an error; so does a case that did not run at all."""
     if not case.runs:
-        return [_finding("error", "error", case.error or "the case did not run")]
+        return [_finding("error", Effect.ERROR, case.error or "the case did not run")]
     return [
-        _finding("error", "error", f"run {run.run}: {run.error}" if len(case.runs) > 1 else run.error)
+        _finding("error", Effect.ERROR, f"run {run.run}: {run.error}" if len(case.runs) > 1 else run.error)
         for run in case.runs
         if run.error is not None
     ]
@@ -103,7 +103,7 @@ def errors(case: CaseResult) -> list[Finding]:
 
 def failure_reason(metric: MetricResult) -> str:
     """``name: score < threshold`` for a failed metric, ``name: not evaluated (why)`` otherwise."""
-    if metric.status == "failed" and metric.score is not None and metric.threshold is not None:
+    if metric.status == MetricStatus.FAILED and metric.score is not None and metric.threshold is not None:
         return f"{metric.name}: {metric.score:.4g} < {metric.threshold:.4g}"
     return f"{metric.name}: not evaluated ({metric.reason or 'no score'})"
 
@@ -119,29 +119,29 @@ def thresholds(case: CaseResult, *, pass_rule: PassRule) -> list[Finding]:
             + [
                 _finding("threshold", found[0].effect, failure_reason(m), metric=m.name)
                 for m in case.metrics
-                if m.status == "failed"
+                if m.status == MetricStatus.FAILED
             ]
             if found
             else []
         )
-    graded = [m for m in case.metrics if m.status != "informational"]
+    graded = [m for m in case.metrics if m.status != MetricStatus.INFORMATIONAL]
     found = [
-        _finding("threshold", "failed", failure_reason(m), metric=m.name)
-        if m.status == "failed"
-        else _finding("not_evaluated", "not_evaluated", failure_reason(m), metric=m.name)
+        _finding("threshold", Effect.FAILED, failure_reason(m), metric=m.name)
+        if m.status == MetricStatus.FAILED
+        else _finding("not_evaluated", Effect.NOT_EVALUATED, failure_reason(m), metric=m.name)
         for m in graded
-        if m.status in ("failed", "not_evaluated")
+        if m.status in (MetricStatus.FAILED, MetricStatus.NOT_EVALUATED)
     ]
     if not graded:
-        found.append(_finding("not_evaluated", "not_evaluated", "no thresholded metric to evaluate"))
+        found.append(_finding("not_evaluated", Effect.NOT_EVALUATED, "no thresholded metric to evaluate"))
     return found
 
 
 def _pass_rule(runs: list[RunRecord], pass_rule: PassRule) -> list[Finding]:
-    passed = sum(1 for run in runs if run.status == "passed")
+    passed = sum(1 for run in runs if run.status == CaseStatus.PASSED)
     if passed == len(runs) if pass_rule == "all" else passed * 2 > len(runs):
         return []
-    effect: Effect = "failed" if any(run.status == "failed" for run in runs) else "not_evaluated"
+    effect = Effect.FAILED if any(run.status == CaseStatus.FAILED for run in runs) else Effect.NOT_EVALUATED
     return [
         _finding(
             "pass_rule",
@@ -153,7 +153,7 @@ def _pass_rule(runs: list[RunRecord], pass_rule: PassRule) -> list[Finding]:
 
 def case_budgets(case: CaseResult) -> list[Finding]:
     """test_config.json budgets: one missed fails the case; one whose figure is unknown leaves it not evaluated."""
-    effects: dict[str, Effect] = {"failed": "failed", "unchecked": "not_evaluated"}
+    effects = {BudgetStatus.FAILED: Effect.FAILED, BudgetStatus.UNCHECKED: Effect.NOT_EVALUATED}
     return [_finding("case_budget", effects[b.status], b.reason) for b in case.budgets if b.status in effects]
 
 
@@ -163,19 +163,21 @@ def confirmation(case: CaseResult) -> list[Finding]:
     if case.confirmation is None or not case.confirmation.extra_runs:
         return []
     reruns = [run for run in case.runs if run.confirmation]
-    passed = sum(1 for run in reruns if run.status == "passed")
+    passed = sum(1 for run in reruns if run.status == CaseStatus.PASSED)
     what = f"{case.confirmation.reason} on its first runs; "
     if case.confirmation.confirmed:
-        return [_finding("confirmation", "none", what + f"failed every one of its {len(reruns)} re-runs: confirmed")]
-    return [_finding("confirmation", "none", what + f"passed {passed} of its {len(reruns)} re-runs")]
+        return [
+            _finding("confirmation", Effect.NONE, what + f"failed every one of its {len(reruns)} re-runs: confirmed")
+        ]
+    return [_finding("confirmation", Effect.NONE, what + f"passed {passed} of its {len(reruns)} re-runs")]
 
 
 def confirmed(case: CaseResult, status: CaseStatus) -> bool:
     """A confirmed failure: the case failed on its first runs, fails now, and every re-run failed."""
-    if case.confirmation is None or case.confirmation.first_status != "failed" or status != "failed":
+    if case.confirmation is None or case.confirmation.first_status != CaseStatus.FAILED or status != CaseStatus.FAILED:
         return False
     reruns = [run for run in case.runs if run.confirmation]
-    return bool(reruns) and all(run.status == "failed" for run in reruns)
+    return bool(reruns) and all(run.status == CaseStatus.FAILED for run in reruns)
 
 
 def quarantined(case: CaseResult, selectors: list[str]) -> bool:
@@ -197,7 +199,7 @@ def _selector(text: str) -> tuple[re.Pattern[str], str]:
 def file_errors(doc: ResultsDocument) -> list[Finding]:
     """An eval file or config that could not be used: the run is an error (and the exit code 2)."""
     return [
-        _finding("file_error", "error", f"{file.path}{f':{file.line}' if file.line else ''}: {file.error}")
+        _finding("file_error", Effect.ERROR, f"{file.path}{f':{file.line}' if file.line else ''}: {file.error}")
         for file in doc.files
         if file.error
     ]
@@ -205,7 +207,7 @@ def file_errors(doc: ResultsDocument) -> list[Finding]:
 
 def internal_error(doc: ResultsDocument) -> list[Finding]:
     """The run crashed, or a report could not be written."""
-    return [_finding("internal_error", "error", doc.error)] if doc.error else []
+    return [_finding("internal_error", Effect.ERROR, doc.error)] if doc.error else []
 
 
 def interrupted(doc: ResultsDocument) -> list[Finding]:
@@ -213,18 +215,18 @@ def interrupted(doc: ResultsDocument) -> list[Finding]:
         return []
     unfinished = len(doc.run.unfinished)
     rest = f": {plural(unfinished, 'case')} did not finish" if unfinished else ""
-    return [_finding("interrupted", "error", f"interrupted before every case run finished{rest}")]
+    return [_finding("interrupted", Effect.ERROR, f"interrupted before every case run finished{rest}")]
 
 
 def nothing_gated(doc: ResultsDocument) -> list[Finding]:
     """A run that evaluated no case, or whose every case is quarantined, cannot pass: it gated nothing."""
     if not doc.cases:
-        return [_finding("nothing_gated", "error", "no eval case was evaluated")]
+        return [_finding("nothing_gated", Effect.ERROR, "no eval case was evaluated")]
     if all(case.quarantined for case in doc.cases):
         return [
             _finding(
                 "nothing_gated",
-                "error",
+                Effect.ERROR,
                 f"every one of the {plural(len(doc.cases), 'case')} is quarantined: nothing is gated "
                 "(narrow --quarantine)",
             )
@@ -235,33 +237,38 @@ def nothing_gated(doc: ResultsDocument) -> list[Finding]:
 def fails_gate(case: CaseResult, *, allow_not_evaluated: bool) -> bool:
     """Whether the case is one that fails the run: gated (not quarantined), and failed, an error, or not
     evaluated without ``--allow-not-evaluated``."""
-    if case.quarantined or case.status == "passed":
+    if case.quarantined or case.status == CaseStatus.PASSED:
         return False
-    return case.status != "not_evaluated" or not allow_not_evaluated
+    return case.status != CaseStatus.NOT_EVALUATED or not allow_not_evaluated
 
 
 def cases(doc: ResultsDocument, *, allow_not_evaluated: bool) -> list[Finding]:
     """The gated cases: a failure fails the run, an error makes it an error, and a case not evaluated fails it
     unless ``--allow-not-evaluated``. Quarantined cases never count."""
     gated = [case for case in doc.cases if not case.quarantined]
-    failed = sum(1 for case in gated if case.status == "failed")
-    errored = sum(1 for case in gated if case.status == "error")
-    unevaluated = sum(1 for case in gated if case.status == "not_evaluated")
+    failed = sum(1 for case in gated if case.status == CaseStatus.FAILED)
+    errored = sum(1 for case in gated if case.status == CaseStatus.ERROR)
+    unevaluated = sum(1 for case in gated if case.status == CaseStatus.NOT_EVALUATED)
     found = []
     if errored:
-        found.append(_finding("cases", "error", f"{plural(errored, 'case')} could not be evaluated (error)"))
+        found.append(_finding("cases", Effect.ERROR, f"{plural(errored, 'case')} could not be evaluated (error)"))
     if failed:
-        found.append(_finding("cases", "failed", f"{plural(failed, 'case')} failed"))
+        found.append(_finding("cases", Effect.FAILED, f"{plural(failed, 'case')} failed"))
     if unevaluated:
         allowed = " (allowed by --allow-not-evaluated)" if allow_not_evaluated else ""
-        effect: Effect = "none" if allow_not_evaluated else "failed"
+        effect = Effect.NONE if allow_not_evaluated else Effect.FAILED
         found.append(_finding("cases", effect, f"{plural(unevaluated, 'case')} not evaluated{allowed}"))
     return found
 
 
 def run_budgets(checks: list[BudgetCheck]) -> list[Finding]:
     """``--max-cost`` and the increase limits: one missed fails the run; one whose figure is unknown is an error."""
-    effects: dict[str, Effect] = {"failed": "failed", "unchecked": "error", "passed": "none", "skipped": "none"}
+    effects = {
+        BudgetStatus.FAILED: Effect.FAILED,
+        BudgetStatus.UNCHECKED: Effect.ERROR,
+        BudgetStatus.PASSED: Effect.NONE,
+        BudgetStatus.SKIPPED: Effect.NONE,
+    }
     return [_finding("run_budget", effects[check.status], check.reason) for check in checks]
 
 
@@ -273,5 +280,7 @@ def regressions(comparison: Comparison | None, *, fail_on_regression: bool) -> l
     counted = plural(comparison.regressions, "regression")
     if fail_on_regression:
         verb = "fails" if comparison.regressions == 1 else "fail"
-        return [_finding("regressions", "failed", f"{counted} against the baseline {verb} the gate")]
-    return [_finding("regressions", "none", f"{counted} against the baseline (reported; --fail-on-regression not set)")]
+        return [_finding("regressions", Effect.FAILED, f"{counted} against the baseline {verb} the gate")]
+    return [
+        _finding("regressions", Effect.NONE, f"{counted} against the baseline (reported; --fail-on-regression not set)")
+    ]

@@ -9,6 +9,7 @@ nothing about the agent, so they are left out of the stability figures; they sti
 from __future__ import annotations
 
 from adk_eval_gate.model.results import CaseResult, RunRecord, Stability, SuiteStability
+from adk_eval_gate.model.results_base import CaseStatus
 
 
 def decisive_runs(runs: list[RunRecord]) -> list[RunRecord]:
@@ -21,7 +22,7 @@ def stability(runs: list[RunRecord]) -> tuple[Stability | None, bool | None, boo
     decisive = decisive_runs(runs)
     if len(decisive) < 2:
         return None, None, None
-    passed = sum(1 for run in decisive if run.status == "passed")
+    passed = sum(1 for run in decisive if run.status == CaseStatus.PASSED)
     kind: Stability = "stable-pass" if passed == len(decisive) else "stable-fail" if passed == 0 else "flaky"
     return kind, passed == len(decisive), passed > 0
 

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from adk_eval_gate.model.results import CaseResult, MetricChange, MetricResult, ResultsDocument
+from adk_eval_gate.model.results_base import CaseStatus, Effect, MetricStatus
 from adk_eval_gate.report.html.parts import STATUS_LABELS, badge, element, number, pre, section, table, text
 from adk_eval_gate.report.html.runs import run_block
 
@@ -47,8 +48,12 @@ class Column:
 def _status(case: CaseResult, context: Context) -> str:
     """Its status; a quarantined case is quarantined first (it never fails the gate), then what it did."""
     if case.quarantined:
-        return badge("quarantined") + element("span", text(STATUS_LABELS[case.status]), cls="muted")
-    return badge(case.status)
+        return badge("quarantined") + element("span", text(STATUS_LABELS[case.status]), cls="muted") + _carried(case)
+    return badge(case.status) + _carried(case)
+
+
+def _carried(case: CaseResult) -> str:
+    return element("span", "carried", cls="muted") if case.carried is not None else ""
 
 
 def _name(case: CaseResult, context: Context) -> str:
@@ -69,7 +74,9 @@ def _metrics(case: CaseResult, context: Context) -> str:
 def _runs(case: CaseResult, context: Context) -> str:
     if len(case.runs) < 2:
         return ""
-    passed = case.runs_passed if case.runs_passed is not None else sum(run.status == "passed" for run in case.runs)
+    passed = (
+        case.runs_passed if case.runs_passed is not None else sum(run.status == CaseStatus.PASSED for run in case.runs)
+    )
     stability = f" {case.stability}" if case.stability else ""
     return text(f"{passed}/{len(case.runs)} passed{stability}")
 
@@ -100,7 +107,9 @@ def _findings(case: CaseResult, context: Context) -> str:
     if not found:
         return ""
     items = "".join(
-        element("li", badge(finding.effect if finding.effect != "none" else "informational") + text(finding.reason))
+        element(
+            "li", badge(finding.effect if finding.effect != Effect.NONE else "informational") + text(finding.reason)
+        )
         for finding in found
     )
     title = (
@@ -150,7 +159,26 @@ def _runs_detail(case: CaseResult, context: Context) -> str:
 
 
 Section = Callable[[CaseResult, Context], str]
-SECTIONS: tuple[Section, ...] = (_case_error, _findings, _metric_table, _baseline_changes, _runs_detail)
+
+
+def _carried_from(case: CaseResult, context: Context) -> str:
+    """--only-affected: nothing the case depends on changed, so its result is the base run's."""
+    if case.carried is None:
+        return ""
+    origin = case.carried
+    where = origin.description + (f" @ {origin.sha[:12]}" if origin.sha else "")
+    body = element("p", text(f"Not run again: nothing it depends on changed. The result is that of {where}."))
+    return section("Carried from the base run", body)
+
+
+SECTIONS: tuple[Section, ...] = (
+    _carried_from,
+    _case_error,
+    _findings,
+    _metric_table,
+    _baseline_changes,
+    _runs_detail,
+)
 
 
 def case_details(case: CaseResult, context: Context) -> str:
@@ -170,7 +198,7 @@ def case_row(case: CaseResult, *, index: int, context: Context) -> str:
     """
     cells = "".join(element("span", column.cell(case, context), cls=f"cell {column.cls}") for column in COLUMNS)
     metrics = " ".join(str(context.metric_index[m.name]) for m in case.metrics)
-    not_passing = [m for m in case.metrics if m.status in ("failed", "not_evaluated")]
+    not_passing = [m for m in case.metrics if m.status in (MetricStatus.FAILED, MetricStatus.NOT_EVALUATED)]
     failing = " ".join(str(context.metric_index[m.name]) for m in not_passing)
     attributes = {
         "id": f"case-{index}",

@@ -23,8 +23,9 @@ from importlib import resources
 from typing import Any
 
 from adk_eval_gate.model.results import CaseResult, ResultsDocument
-from adk_eval_gate.model.results_base import case_label
+from adk_eval_gate.model.results_base import CaseStatus, case_label
 from adk_eval_gate.report import costs, headline
+from adk_eval_gate.report.carried import affected_line
 from adk_eval_gate.report.changes import significance_text
 from adk_eval_gate.report.html.cases import Context, case_details, case_row, header_row
 from adk_eval_gate.report.html.charts import score_chart, status_chart
@@ -91,6 +92,7 @@ def _header(doc: ResultsDocument, context: Context) -> str:
             ("started", text(run.started_at) if run.started_at else None),
             ("duration", text(seconds(run.duration_seconds)) if run.duration_seconds is not None else None),
             ("baseline", text(baseline) if baseline else None),
+            ("only affected", text(affected_line(doc, markdown=False)) if run.affected else None),
             ("tool version", text(run.tool_version) if run.tool_version else None),
         ]
     )
@@ -239,12 +241,15 @@ def _options(names: list[str], *, everything: str) -> str:
     return "".join(options)
 
 
+QUARANTINED = "quarantined"  # a filter of the page, not a status: a quarantined case keeps its own
+
+
 def _filters(doc: ResultsDocument, context: Context) -> str:
     """The status boxes count what the verdict counted: quarantined cases apart, whatever they did."""
     boxes = []
-    for status in ("passed", "failed", "error", "not_evaluated", "quarantined"):
+    for status in [*CaseStatus, QUARANTINED]:
         n = getattr(doc.totals, status)
-        if status == "quarantined" and not n:
+        if status == QUARANTINED and not n:
             continue
         label = f"{STATUS_LABELS[status]} ({n})"
         box = f'<input type="checkbox" name="status" value="{status}" checked>'
@@ -272,7 +277,7 @@ def listed_cases(doc: ResultsDocument) -> list[CaseResult]:
     even among thousands), then the quarantined ones that did not pass, then the rest, each in file order."""
 
     def rank(case: CaseResult) -> int:
-        if case.status == "passed":
+        if case.status == CaseStatus.PASSED:
             return 2
         return 1 if case.quarantined else 0
 

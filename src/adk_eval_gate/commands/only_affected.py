@@ -1,0 +1,150 @@
+"""What each case depends on, recorded by every ``run``, and ``--only-affected``: before the runs, the cases this
+change can touch (``compare.affected`` on the baseline's recorded inputs and git's changed files) are the only
+work items, the others are carried from the baseline; anything uncertain runs everything, with one line why."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from adk_eval_gate.aggregate.pricing import Prices
+from adk_eval_gate.compare import affected, git_changes, likeforlike
+from adk_eval_gate.config.settings import Settings
+from adk_eval_gate.github.baseline import Baseline, NoBaseline
+from adk_eval_gate.inputs.discover import display_path
+from adk_eval_gate.inputs.plan import PlannedFile, WorkItem
+from adk_eval_gate.model.results import AffectedRun, CaseResult
+from adk_eval_gate.runners.execute import Execution
+from adk_eval_gate.runners.observe import ModuleIndex
+from adk_eval_gate.support.console import Console
+from adk_eval_gate.support.words import plural
+
+FILES_NAMED = 3  # changed files named in the log line that says why everything runs
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """What this run records of its cases' inputs, per eval file, and of the environment's."""
+
+    root: Path
+    digests: dict[str, str] = field(default_factory=dict)  # eval file -> its settings digest
+    files: dict[str, list[str]] = field(default_factory=dict)  # eval file -> its file, config, initial session
+    functions: dict[str, list[str]] = field(default_factory=dict)  # eval file -> its custom metric functions
+    environment: list[str] = field(default_factory=list)
+    commit: str | None = None  # GITHUB_SHA, else git's HEAD
+
+    @classmethod
+    def of(cls, settings: Settings, *, planned: list[PlannedFile], root: Path, prices: Prices) -> Inputs:
+        run = affected.run_settings(settings, prices=prices.table.model_dump(mode="json"))
+        return cls(
+            root=root,
+            digests={file.loaded.display: affected.settings_digest(file, run) for file in planned},
+            files={file.loaded.display: affected.file_inputs(file, root) for file in planned},
+            functions={
+                file.loaded.display: [
+                    custom.code_config.name for custom in (file.config.config.custom_metrics or {}).values()
+                ]
+                for file in planned
+            },
+            environment=affected.environment_inputs(git_changes.tracked_files(root), settings.requirements, root),
+            commit=settings.github.sha or git_changes.head_commit(root),
+        )
+
+    def recorded(self, cases: list[CaseResult], execution: Execution) -> list[CaseResult]:
+        """The cases that ran with their inputs (the files their agent used in every run, and the code of their
+        custom metrics, imported by now); carried ones keep the base run's."""
+        index = ModuleIndex(self.root)
+        code = {display: affected.function_files(functions, index) for display, functions in self.functions.items()}
+        recorded = []
+        for case in cases:
+            if case.carried is None and case.file in self.digests:
+                inputs = affected.case_inputs(
+                    [*self.files[case.file], *(code[case.file] or [])],
+                    execution.finished.get(case.id, []),
+                    settings=self.digests[case.file],
+                    complete=code[case.file] is not None,
+                )
+                recorded.append(case.model_copy(update={"inputs": inputs}))
+            else:
+                recorded.append(case)
+        return recorded
+
+
+@dataclass
+class Affected:
+    """The work items to run, the cases carried from the baseline, and what --only-affected did (None: not asked)."""
+
+    items: list[WorkItem]
+    carried: dict[str, CaseResult] = field(default_factory=dict)
+    info: AffectedRun | None = None
+    apps: dict[str, dict[str, Any]] = field(default_factory=dict)  # the base run's app details the carried name
+
+
+def choose(
+    settings: Settings, *, inputs: Inputs, items: list[WorkItem], found: Baseline | NoBaseline, console: Console
+) -> Affected:
+    """With ``--only-affected``, the items of the cases this change can touch; the others carried."""
+    if not settings.only_affected:
+        return Affected(items)
+    cases = {item.case_id: inputs.digests[item.file.loaded.display] for item in items}
+    known = _changes(settings, inputs=inputs, found=found)
+    if isinstance(known, str):
+        console.line(f"Only affected: every case runs: {known}")
+        return Affected(items, info=AffectedRun(ran=len(cases), everything=known))
+    assert isinstance(found, Baseline)
+    base_sha, changed = known
+    selection = affected.select(cases, base=found.doc, info=found.info, changed=changed)
+    ran = len(cases) - len(selection.carried)
+    console.line(
+        f"Only affected: {ran} of {plural(len(cases), 'case')} run, the others depend on nothing changed since "
+        f"{base_sha[:7]} ({plural(len(changed), 'file')} changed); carried from {found.info.description}"
+    )
+    return Affected(
+        [item for item in items if item.case_id not in selection.carried],
+        selection.carried,
+        AffectedRun(base_sha=base_sha, changed_files=len(changed), ran=ran, carried=len(selection.carried)),
+        apps_named(selection.carried.values(), found.doc.app_details),
+    )
+
+
+def apps_named(cases: Iterable[CaseResult], table: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The entries of a results.json's app details table that the cases' compact turns name."""
+    named = [record.act.get("app") for case in cases for run in case.runs for record in run.invocations if record.act]
+    keys = {key for key in named if isinstance(key, str)}  # a baseline is untrusted: a key may be anything
+    return {key: app for key, app in table.items() if key in keys}
+
+
+def _changes(settings: Settings, *, inputs: Inputs, found: Baseline | NoBaseline) -> tuple[str, frozenset[str]] | str:
+    """The baseline's commit and the files changed since, or why what the change can touch is not known."""
+    if settings.runner != "adk":
+        return f"the {settings.runner} runner's agent does not run here, so what its cases depend on is not known"
+    if isinstance(found, NoBaseline):
+        return f"there is no baseline to carry results from ({found.note})"
+    base = found.doc
+    if not any(case.inputs is not None and case.inputs.observed for case in base.cases):
+        return "the baseline did not record what its cases depend on (it ran without the adk runner, or before " + (
+            "adk-eval-gate recorded inputs)"
+        )
+    different = affected.version_difference(base, adk_version=likeforlike.adk_version())
+    if different:
+        return different
+    base_sha = base.run.sha or found.info.sha
+    if not base_sha:
+        return "the baseline does not say which commit it ran"
+    changes = git_changes.changed_since(base_sha, root=inputs.root, fetch=settings.github.in_actions)
+    if isinstance(changes, git_changes.Unknown):
+        return changes.reason
+    outputs = display_path(settings.output_dir.resolve(), inputs.root) + "/"  # this gate's own reports
+    changed = frozenset(path for path in changes.files if not path.startswith(outputs))
+    environment = sorted({*inputs.environment, *base.run.environment_inputs})
+    everything = affected.changes_to_everything(changed, environment=environment, always=settings.always_affected)
+    if everything:
+        named = ", ".join(everything[:FILES_NAMED]) + (
+            f" and {len(everything) - FILES_NAMED} more" if len(everything) > FILES_NAMED else ""
+        )
+        verb = "changed: they are inputs" if len(everything) > 1 else "changed: it is an input"
+        always = settings.option_name("always_affected")
+        return f"{named} {verb} of every case (a dependency of the environment, or matched by {always})"
+    return base_sha, changed

@@ -1,0 +1,125 @@
+"""The files changed between the baseline's commit and this checkout, from git (``--only-affected``).
+
+The diff is of the working tree against the base commit, with the files git does not track yet (and does not
+ignore): what a pull request's checkout holds, and a developer's uncommitted edits. A base commit this clone does
+not have is fetched (by its id, one commit deep: a diff needs the two trees, not the history between them) when
+``fetch`` allows it, as inside the action where actions/checkout left the credentials; otherwise, and whenever git
+cannot answer, the answer is why the changes are unknown, in one line.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+GIT_TIMEOUT = 60.0  # seconds for a local git command
+FETCH_TIMEOUT = 180.0  # seconds for fetching the base commit
+_COMMIT = re.compile(r"[0-9a-f]{7,64}")
+
+
+@dataclass(frozen=True)
+class Changed:
+    files: frozenset[str]  # repository-relative POSIX paths: changed, added, deleted, untracked
+
+
+@dataclass(frozen=True)
+class Unknown:
+    reason: str  # why the changes cannot be known, for a line of the log and the reports
+
+
+class GitFailed(Exception):
+    """A git command failed; the message is git's last line."""
+
+
+def _git(root: Path, *args: str, timeout: float = GIT_TIMEOUT) -> str:
+    environment = {
+        **os.environ,
+        "GIT_TERMINAL_PROMPT": "0",  # never wait for a password
+        "GIT_OPTIONAL_LOCKS": "0",
+        "LC_ALL": "C",
+    }
+    # safe.directory: in the action's container the checkout belongs to another user; its agents run here anyway
+    command = ["git", "-c", f"safe.directory={root}", "-c", "core.quotepath=off", *args]
+    try:
+        done = subprocess.run(
+            command,
+            cwd=root,
+            env=environment,
+            capture_output=True,
+            timeout=timeout,
+            check=False,
+            stdin=subprocess.DEVNULL,
+        )
+    except FileNotFoundError:
+        raise GitFailed("git is not installed") from None
+    except subprocess.TimeoutExpired:
+        raise GitFailed(f"git {args[0]} did not finish within {timeout:g} s") from None
+    if done.returncode != 0:
+        lines = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise GitFailed(lines[-1] if lines else f"git {args[0]} exited with {done.returncode}")
+    return done.stdout.decode("utf-8", "backslashreplace")  # as runners/observe.py spells a file name
+
+
+def head_commit(root: Path) -> str | None:
+    """The commit checked out at ``root`` (None outside a git repository)."""
+    try:
+        sha = _git(root, "rev-parse", "--verify", "--quiet", "HEAD").strip()
+    except GitFailed:
+        return None
+    return sha if _COMMIT.fullmatch(sha) else None
+
+
+def tracked_files(root: Path) -> list[str]:
+    """The files git tracks under ``root`` (empty when git cannot say)."""
+    try:
+        return [path for path in _git(root, "ls-files", "-z").split("\0") if path]
+    except GitFailed:
+        return []
+
+
+def _has_commit(root: Path, sha: str) -> bool:
+    try:
+        _git(root, "cat-file", "-e", f"{sha}^{{commit}}")
+    except GitFailed:
+        return False
+    return True
+
+
+def _shallow(root: Path) -> bool:
+    try:
+        return _git(root, "rev-parse", "--is-shallow-repository").strip() == "true"
+    except GitFailed:
+        return False
+
+
+def _fetched(root: Path, sha: str) -> bool:
+    try:
+        _git(root, "fetch", "--quiet", "--no-tags", "--depth=1", "origin", sha, timeout=FETCH_TIMEOUT)
+    except GitFailed:
+        return False
+    return _has_commit(root, sha)
+
+
+def changed_since(base_sha: str, *, root: Path, fetch: bool) -> Changed | Unknown:
+    """The files that differ between ``base_sha`` and the working tree at ``root``, or why that is unknown."""
+    sha = base_sha.strip().lower()
+    if not _COMMIT.fullmatch(sha):
+        return Unknown(f"the baseline's commit {base_sha[:64]!r} is not a commit id")
+    try:
+        _git(root, "rev-parse", "--is-inside-work-tree")
+    except GitFailed as error:
+        return Unknown(f"git cannot read the repository here ({error})")
+    if not _has_commit(root, sha) and not (fetch and _fetched(root, sha)):
+        where = f"the baseline's commit {sha[:12]} is not in this clone's history"
+        if _shallow(root):
+            return Unknown(f"{where} (a shallow clone: give actions/checkout fetch-depth: 0)")
+        return Unknown(where)
+    try:
+        changed = _git(root, "diff", "--name-only", "-z", "--no-renames", "--no-ext-diff", "--relative", sha, "--")
+        untracked = _git(root, "ls-files", "-z", "--others", "--exclude-standard")
+    except GitFailed as error:
+        return Unknown(f"git diff against {sha[:12]} failed ({error})")
+    return Changed(frozenset(path for path in (changed + "\0" + untracked).split("\0") if path))

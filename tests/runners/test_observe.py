@@ -1,0 +1,160 @@
+"""What an agent depends on, observed in this process (``runners/observe.py``): the files read and the folders
+listed under the repository root through the audit hook, per task, and the repository modules their imports name.
+The agents' own observation runs end to end in ``tests/test_only_affected.py``."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import os
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from adk_eval_gate.runners import observe
+from adk_eval_gate.runners.agents import AgentRef
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    repo = tmp_path / "repo"
+    (repo / "prompts").mkdir(parents=True)
+    (repo / "prompts" / "a.txt").write_text("Be brief.", encoding="utf-8")
+    (repo / "prompts" / "b.txt").write_text("Be kind.", encoding="utf-8")
+    observe.install(repo)
+    return repo
+
+
+@pytest.fixture
+def importable(root: Path) -> Iterator[Path]:
+    """The repository on sys.path; the modules imported from it are forgotten afterwards."""
+    sys.path.insert(0, str(root))
+    before = set(sys.modules)
+    try:
+        yield root
+    finally:
+        sys.path.remove(str(root))
+        for name in set(sys.modules) - before:
+            del sys.modules[name]
+        importlib.invalidate_caches()
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_files_read_and_folders_listed_under_the_root_are_recorded_and_nothing_else(
+    root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    elsewhere = write(tmp_path / "elsewhere.txt", "outside the repository")
+    monkeypatch.chdir(root)
+    with observe.recording() as used:
+        Path("prompts/a.txt").read_text(encoding="utf-8")  # relative to the working directory
+        elsewhere.read_text(encoding="utf-8")
+        (root / "written.txt").write_text("an output, not an input", encoding="utf-8")
+        with open(root / "prompts" / "b.txt", "r+", encoding="utf-8"):  # read and written: read
+            pass
+        sorted(os.listdir(root / "prompts"))
+    assert observe.repository_files(used, root) == {"prompts/a.txt", "prompts/b.txt", "prompts/"}
+
+
+def test_nothing_is_recorded_outside_a_recording(root: Path) -> None:
+    (root / "prompts" / "a.txt").read_text(encoding="utf-8")
+    with observe.recording() as used:
+        pass
+    assert used == set()
+
+
+def test_each_task_records_its_own_reads_and_another_thread_s_count_for_every_recording(root: Path) -> None:
+    async def case_run(name: str, both_reading: asyncio.Event, done: asyncio.Event) -> set[str]:
+        with observe.recording() as used:
+            (root / "prompts" / f"{name}.txt").read_text(encoding="utf-8")
+            both_reading.set()
+            await done.wait()
+        return used
+
+    async def main() -> tuple[set[str], set[str]]:
+        first_in, second_in, done = asyncio.Event(), asyncio.Event(), asyncio.Event()
+        first = asyncio.ensure_future(case_run("a", first_in, done))
+        second = asyncio.ensure_future(case_run("b", second_in, done))
+        await first_in.wait()
+        await second_in.wait()
+        reader = threading.Thread(target=lambda: os.listdir(root / "prompts"))  # no context: it counts for both
+        reader.start()
+        reader.join()
+        done.set()
+        return await first, await second
+
+    first, second = asyncio.run(main())
+    assert observe.repository_files(first, root) == {"prompts/a.txt", "prompts/"}
+    assert observe.repository_files(second, root) == {"prompts/b.txt", "prompts/"}
+
+
+def test_a_cached_module_is_its_source_and_virtualenvs_and_tool_folders_are_left_out(root: Path) -> None:
+    cached = root / "tools" / "__pycache__" / f"weather.{sys.implementation.cache_tag}.pyc"
+    recorded = [
+        str(cached),
+        str(root / ".venv" / "lib" / "site.py"),
+        str(root / "node_modules" / "x" / "index.js"),
+        str(root.parent / "outside.py"),
+        os.path.join(str(root / "prompts"), ""),
+    ]
+    assert observe.repository_files(recorded, root) == {"tools/weather.py", "prompts/"}
+
+
+def test_importing_records_the_module_files_but_not_the_folders_the_import_system_lists(importable: Path) -> None:
+    write(importable / "obs_pkg_one" / "__init__.py", "from . import tools\n")
+    write(importable / "obs_pkg_one" / "tools.py", "VALUE = 1\n")
+    with observe.recording() as used:
+        importlib.import_module("obs_pkg_one")
+    assert observe.repository_files(used, importable) == {"obs_pkg_one/__init__.py", "obs_pkg_one/tools.py"}
+
+
+def test_the_imports_of_the_observed_files_are_followed_when_another_agent_imported_them_first(
+    importable: Path,
+) -> None:
+    """Agent B imports a module that agent A imported before: B's import opens nothing, its import statements
+    (a function's too, relative ones too) still name it."""
+    write(importable / "obs_common" / "__init__.py", "")
+    write(importable / "obs_common" / "tools.py", "from .helpers import shout\n")
+    write(importable / "obs_common" / "helpers.py", "def shout(text):\n    return text.upper()\n")
+    write(importable / "obs_common" / "late.py", "LATE = True\n")
+    write(importable / "obs_a" / "__init__.py", "from . import agent\n")
+    write(importable / "obs_a" / "agent.py", "from obs_common.tools import shout\n")
+    write(importable / "obs_b" / "__init__.py", "from . import agent\n")
+    write(
+        importable / "obs_b" / "agent.py",
+        "from obs_common import tools\n\n\ndef tool():\n    import obs_common.late\n    return obs_common.late.LATE\n",
+    )
+    inputs = observe.AgentInputs(importable)
+    agents = {name: AgentRef("folder", str(importable / name), name) for name in ("obs_a", "obs_b")}
+    for name, ref in agents.items():
+        with observe.recording() as used:
+            importlib.import_module(name)
+        inputs.imported(ref, used)
+    importlib.import_module("obs_common.late")  # imported by a run of another agent
+    common = {"obs_common/__init__.py", "obs_common/tools.py", "obs_common/helpers.py"}
+    assert set(inputs.of_run(agents["obs_a"], set())) == {"obs_a/__init__.py", "obs_a/agent.py", *common}
+    assert set(inputs.of_run(agents["obs_b"], set())) == {
+        "obs_b/__init__.py",
+        "obs_b/agent.py",
+        *common,
+        "obs_common/late.py",
+    }
+
+
+def test_a_file_one_run_read_counts_for_the_agent_s_later_runs(root: Path) -> None:
+    """An agent may read a prompt once and keep it: its later runs in the process depend on it all the same."""
+    inputs = observe.AgentInputs(root)
+    ref = AgentRef("folder", str(root / "agent_x"), "agent_x")
+    inputs.imported(ref, set())
+    with observe.recording() as first:
+        (root / "prompts" / "a.txt").read_text(encoding="utf-8")
+    assert inputs.of_run(ref, first) == ["prompts/a.txt"]
+    assert inputs.of_run(ref, set()) == ["prompts/a.txt"]
+    assert inputs.of_run(AgentRef("folder", str(root / "agent_y"), "agent_y"), set()) == []
