@@ -35,13 +35,21 @@ ENV PYTHONUNBUFFERED=1 \
     PIP_NO_CACHE_DIR=1 \
     PIP_ROOT_USER_ACTION=ignore \
     PATH=/opt/adk-eval-gate/bin:$PATH
-# git: only-affected diffs the checkout against the base run's commit (and fetches that commit in a shallow clone)
+# git: only-affected diffs the checkout against the base run's commit (and fetches that commit in a shallow clone).
+# It runs only git's compiled commands, so git comes without Perl (which only git's scripts use), translations,
+# documentation and man pages: about 38 MB instead of 105 on python:3.11-slim. Debian's copyright files stay.
 # Not pinned: Debian removes superseded package versions from its mirrors, so a pin breaks the build at the next
 # security update of git; the base image's tag already fixes the Debian release.
-# hadolint ignore=DL3008
-RUN apt-get update -q \
+# hadolint ignore=DL3008,SC2046
+RUN printf 'path-exclude=/usr/share/%s/*\n' locale doc man >/etc/dpkg/dpkg.cfg.d/adk-eval-gate-no-docs \
+ && echo 'path-include=/usr/share/doc/*/copyright' >>/etc/dpkg/dpkg.cfg.d/adk-eval-gate-no-docs \
+ && apt-get update -q \
  && apt-get install -y -q --no-install-recommends git \
- && rm -rf /var/lib/apt/lists/*
+ && dpkg --purge --force-depends \
+      $(dpkg-query -W -f '${binary:Package}\n' perl liberror-perl 'perl-modules-*' 'libperl5*' 2>/dev/null) \
+ && git --version \
+ && rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin /var/log/apt /var/log/dpkg.log \
+      /etc/dpkg/dpkg.cfg.d/adk-eval-gate-no-docs
 COPY --from=build /opt/adk-eval-gate /opt/adk-eval-gate
 COPY entrypoint.sh /usr/local/bin/adk-eval-gate-entrypoint
 # No USER: GitHub runs Docker actions as the image's default user (root) so the workspace stays writable.

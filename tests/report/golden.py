@@ -35,10 +35,11 @@ _REPORT_PARTS = {
 
 
 def annotations(doc: ResultsDocument) -> str:
-    """What github/annotations.py writes for the document inside GitHub Actions."""
+    """The annotations github/annotations.py writes for the document inside GitHub Actions: its workflow commands
+    (past the 50 GitHub shows, the rest are plain log lines, not annotations)."""
     stream = io.StringIO()
     annotate(Console(in_actions=True, stream=stream), doc)
-    return stream.getvalue()
+    return "".join(line for line in stream.getvalue().splitlines(keepends=True) if line.startswith("::"))
 
 
 def report_data(html: str) -> str:
