@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from tests import turns
 from tests.conftest import run_cli, write_json
 from tests.runners.scripted import turn, write_agent, write_evalset
 
@@ -160,16 +161,16 @@ def test_turn_times_agree_with_the_events_timestamps_and_counts_with_the_events(
     for case in data["cases"]:
         record = case["runs"][0]
         asked = record["invocations"][0]["user"]
-        ids = [invocation["actual"]["invocation_id"] for invocation in record["invocations"]]
+        ids = [turns.actual(invocation)["invocation_id"] for invocation in record["invocations"]]
         for number, (invocation, usage) in enumerate(zip(ids, record["usage"]["turns"], strict=True), start=1):
             spread = max(events[invocation]) - min(events[invocation])
             adk_run = runs[(invocation, "run_end")] - runs[(invocation, "run_start")]
             assert usage["seconds"] >= max(spread, adk_run - ROUNDED), (case["eval_id"], number, usage, adk_run)
             assert usage["model_seconds"] >= in_model[(asked, number)] - ROUNDED, (case["eval_id"], number, usage)
             calls = (2, 1) if number == 1 else (1, 0)  # the tool call and the answer; later turns answer at once
-            assert (usage["model_calls"], usage["tool_calls"]) == calls, (case["eval_id"], number)
+            assert (usage.get("model_calls", 0), usage.get("tool_calls", 0)) == calls, (case["eval_id"], number)
     tour = next(c for c in data["cases"] if c["eval_id"] == "tour")["runs"][0]
-    first, _, last = (invocation["actual"]["invocation_id"] for invocation in tour["invocations"])
+    first, _, last = (turns.actual(invocation)["invocation_id"] for invocation in tour["invocations"])
     between = runs[(last, "run_start")] - runs[(first, "run_end")]
     assert tour["usage"]["turns"][1]["seconds"] <= between + ROUNDED, (tour["usage"]["turns"], between)
     paris = next(c for c in data["cases"] if c["eval_id"] == "paris")["usage"]

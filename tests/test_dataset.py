@@ -132,7 +132,7 @@ def run(repo: Path, capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int
 
 def scores(doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {
-        case["eval_id"]: {m["name"]: m["score"] for m in case["metrics"] if m["kind"] != "informational"}
+        case["eval_id"]: {m["name"]: m["score"] for m in case["metrics"] if m.get("kind") != "informational"}
         for case in doc["cases"]
     }
 

@@ -155,6 +155,21 @@ def test_case_lines_point_at_eval_ids() -> None:
         assert f'"{eval_id}"' in text[line - 1]
 
 
+def test_case_lines_are_found_in_one_pass_for_escaped_and_camel_case_ids(tmp_path: Path) -> None:
+    cases = [
+        {"eval_id": 'say "hi"', "conversation": []},
+        {"evalId": "café ☕", "conversation": []},
+        {"eval_id": "plain", "conversation": []},
+    ]
+    text = json.dumps({"eval_set_id": "s", "eval_cases": cases}, indent=1, ensure_ascii=True)
+    (tmp_path / "a.evalset.json").write_text(text, encoding="utf-8")
+    loaded = load_eval_file(tmp_path / "a.evalset.json", display="a.evalset.json")
+    lines = text.splitlines()
+    assert loaded.case_lines.keys() == {'say "hi"', "café ☕", "plain"}
+    for eval_id, line in loaded.case_lines.items():
+        assert json.dumps(eval_id) in lines[line - 1]
+
+
 # --- files ADK rejects, and files that are broken: one clear error each -----------------------------------
 
 

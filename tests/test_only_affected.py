@@ -173,6 +173,13 @@ def _carried(data: dict[str, Any]) -> list[str]:
     return [case["eval_id"] for case in data["cases"] if case.get("carried")]
 
 
+def _apps_named(case: dict[str, Any]) -> set[str]:
+    """The keys of the app details (results.json's table) the case's compact turns name."""
+    return {
+        record["act"]["app"] for run in case["runs"] for record in run["invocations"] if "app" in record.get("act", {})
+    }
+
+
 def test_the_base_run_records_each_case_s_inputs_and_its_commit(base: tuple[Path, Path]) -> None:
     origin, baseline = base
     data = json.loads(baseline.read_text())
@@ -204,6 +211,8 @@ def test_a_change_to_a_tool_module_of_agent_b_runs_b_s_cases_only(checkout: Gate
     assert "a\\_<wbr>paris" in listed and "a\\_<wbr>lima" in listed
     carried = _by_id(data)["a_paris"]["carried"]
     assert carried["sha"] == json.loads(base[1].read_text())["run"]["sha"]
+    named = _apps_named(_by_id(data)["a_paris"])  # a carried case's turns name app details this file keeps
+    assert named and named <= set(data["app_details"])
 
 
 def test_a_change_to_the_prompt_agent_a_reads_at_run_time_runs_a_s_cases(

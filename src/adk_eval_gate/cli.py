@@ -314,11 +314,17 @@ def _setup_failed(argv: list[str], env: Mapping[str, str]) -> int:
 
 
 def _run(settings: Settings, console: Console) -> int:
-    from adk_eval_gate.commands.run import run
     from adk_eval_gate.support.masking import drop_github_token
 
     drop_github_token(os.environ, settings.token())  # the settings keep it; agent code runs without it
-    return run(settings, console)
+    # The agents' worker starter first (it imports google-adk while this process loads the rest and plans), forked
+    # once this process has imported what both need (google-genai's types, our models): imported once for all.
+    from adk_eval_gate.runners.adk import start_early
+
+    starter = start_early(settings)
+    from adk_eval_gate.commands.run import run
+
+    return run(settings, console, starter=starter)
 
 
 def _supervised_run(args: Arguments, settings: Settings, *, console: Console, env: Mapping[str, str]) -> int:

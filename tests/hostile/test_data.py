@@ -20,6 +20,7 @@ import pytest
 
 from adk_eval_gate.model.results import ResultsDocument
 from adk_eval_gate.support import sanitize
+from tests import turns
 from tests.fakes.github_server import FakeGitHub
 from tests.github.flows import EXAMPLE, artifact_zip, pull_request_env, run_cli
 from tests.hostile.agents import HOSTILE_AGENT
@@ -47,7 +48,7 @@ def test_a_lone_surrogate_in_agent_output_is_replaced(run_gate: RunGate, tmp_rep
     assert result.code == 1  # the answer is wrong, and that is all
     _reports_are_utf8(tmp_repo / "out")
     run = result.case("surrogate")["runs"][0]
-    assert "bad \ufffd text" in run["invocations"][0]["actual"]["final_response"]["parts"][0]["text"]
+    assert "bad \ufffd text" in turns.actual(run["invocations"][0])["final_response"]["parts"][0]["text"]
     assert any("replaced with U+FFFD" in note for note in run["notes"])
 
 

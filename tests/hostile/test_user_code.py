@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from tests import turns
 from tests.hostile.agents import HOSTILE_AGENT
 from tests.runners.scripted import turn, write_agent, write_config, write_evalset
 
@@ -222,7 +223,7 @@ def test_agent_code_runs_without_the_github_token(tmp_path: Path) -> None:
     repo = _repo(tmp_path, "token")
     result = _gate(repo, env={"GITHUB_TOKEN": "ghs_secretgithubtoken", "GH_TOKEN": "ghs_secretgithubtoken"})
     doc = _results(repo)
-    answer = _case(doc, "hostile")["runs"][0]["invocations"][0]["actual"]["final_response"]["parts"][0]["text"]
+    answer = turns.actual(_case(doc, "hostile")["runs"][0]["invocations"][0])["final_response"]["parts"][0]["text"]
     assert "GITHUB_TOKEN" not in answer and "GH_TOKEN" not in answer, result.stdout
     assert "ghs_secretgithubtoken" not in result.stdout + result.stderr
 

@@ -44,7 +44,7 @@ def annotations(doc: ResultsDocument) -> str:
 
 def report_data(html: str) -> str:
     """The parts of report.html that come from the document, as JSON: its title, header and verdict, and the
-    details of each case (the JSON the page embeds)."""
+    details of each case (the HTML the page embeds as compressed data, unpacked)."""
     parts: dict[str, object] = {}
     for part, pattern in _REPORT_PARTS.items():
         found = re.search(pattern, html, flags=re.S)
@@ -52,7 +52,7 @@ def report_data(html: str) -> str:
         parts[part] = found.group(1)
     details = re.search(r'<script type="application/json" id="case-details">(.*?)</script>', html, flags=re.S)
     assert details, "report.html has no case details"
-    parts["case_details"] = json.loads(details.group(1))
+    parts["case_details"] = page.unpacked_details(json.loads(details.group(1)))
     return json.dumps(parts, indent=1, ensure_ascii=False) + "\n"
 
 

@@ -63,11 +63,10 @@ def parsed(markup: str) -> _Page:
 
 
 def details_of(markup: str) -> list[str]:
-    """The case details the page's script puts into each case (JSON in the page)."""
+    """The case details the page's script puts into each case (compressed data in the page)."""
     match = re.search(r'<script type="application/json" id="case-details">(.*?)</script>', markup, re.S)
     assert match
-    details: list[str] = json.loads(match.group(1))
-    return details
+    return page.unpacked_details(json.loads(match.group(1)))
 
 
 def problems(markup: str) -> list[str]:
@@ -106,7 +105,7 @@ def test_the_policy_loads_nothing_and_allows_exactly_the_inline_script_and_style
     directives = dict(part.strip().split(" ", 1) for part in policy.split(";"))
     assert directives["default-src"] == "'none'" and directives["img-src"] == "data:"
     assert directives["base-uri"] == "'none'" and directives["form-action"] == "'none'"
-    [code] = [script for script in tree.scripts if not script.startswith("[")]  # the other one is the JSON data
+    [code] = [script for script in tree.scripts if not script.startswith("{")]  # the other one is the JSON data
     assert directives["script-src"] == _sha256(code)
     assert directives["style-src"] == _sha256(tree.styles[0])
     for forbidden in ("innerHTML =", "insertAdjacentHTML", "document.write", "eval(", "new Function", "fetch("):
@@ -138,13 +137,8 @@ def test_json_for_the_script_cannot_close_it() -> None:
 
 
 def test_tool_calls_are_marked_argument_by_argument() -> None:
-    from google.genai import types
-
-    expected = [
-        types.FunctionCall(name="get_weather", args={"city": "Paris", "days": 3, "unit": "C"}),
-        types.FunctionCall(name="book", args={}),
-    ]
-    actual = [types.FunctionCall(name="get_weather", args={"city": "Paris", "days": 5, "lang": "fr"})]
+    expected = [("get_weather", {"city": "Paris", "days": 3, "unit": "C"}), ("book", {})]
+    actual = [("get_weather", {"city": "Paris", "days": 5, "lang": "fr"})]
     markup = calls_table(expected, actual)
     marks = re.findall(r'<div class="arg (\w+)"><span class="key">(\w+)</span>', markup)
     assert marks == [
@@ -284,3 +278,15 @@ def test_turns_without_answers_are_not_word_diffed() -> None:
     no_actual = InvocationRecord(user="q", expected=turn.expected, actual=None)
     details = details_of(page.render(document([case("a", [metric("m", 0.1)], turns=[turn, no_actual])])))[0]
     assert details.count('data-diff="words"') == 1
+
+
+def test_the_details_are_compressed_data_so_a_page_of_many_cases_stays_small() -> None:
+    """Issue 23: the page embeds what its first view needs (the rows) and the cases' details as compressed data,
+    unpacked in the browser for an opened case only: 400 failing cases with long answers take about 1 KB each
+    (10.5 KB each when the details were JSON strings of HTML)."""
+    doc = huge_failing(400)
+    markup = page.render(doc)
+    assert len(markup.encode("utf-8")) < 400 * 2_000
+    details = details_of(markup)
+    assert len(details) == 400 and all('<div class="run">' in detail for detail in details)
+    assert '<div class="run">' not in markup  # nothing of a case's details is in the page as HTML

@@ -52,10 +52,12 @@ class Opened:
         return int(self.page.locator("details.case:not([hidden])").count())
 
     def open_every_case(self) -> None:
+        from playwright.sync_api import expect
+
         self.page.evaluate("document.querySelectorAll('details.case').forEach((d) => { d.open = true; })")
-        self.page.wait_for_function(
-            "Array.from(document.querySelectorAll('details.case .case-body')).every((b) => b.childElementCount > 0)"
-        )
+        # the details are unpacked asynchronously; a locator waits without evaluating a string in the page (the
+        # page's policy forbids that once a first check has failed)
+        expect(self.page.locator("details.case .case-body:empty")).to_have_count(0)
 
 
 OpenReport = Callable[..., Opened]

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
+from tests import turns
 from tests.runners.conftest import RunGate
 from tests.runners.scripted import turn, write_agent, write_config, write_evalset
 
@@ -25,7 +29,7 @@ def test_the_weather_example_runs_offline_and_fails_on_purpose(tmp_repo: Path, r
     assert result.scores("paris_today")["tool_trajectory_avg_score"] == 1.0
     assert "FAIL weather_agent/weather.evalset.json::wrong_city_on_purpose" in result.out
     assert (tmp_repo / "out" / "junit.xml").is_file() and (tmp_repo / "out" / "summary.md").is_file()
-    actual = result.case("paris_today")["runs"][0]["invocations"][0]["actual"]
+    actual = turns.actual(result.case("paris_today")["runs"][0]["invocations"][0], result.doc)
     assert actual["final_response"]["parts"][0]["text"] == "The weather in Paris is sunny and 22 C."
     events = actual["intermediate_data"]["invocation_events"]
     assert [("function_call" in e.get("content", {}).get("parts", [{}])[0]) for e in events[:1]] == [True]
@@ -170,7 +174,7 @@ def test_conversation_scenarios_run_with_the_user_simulator(tmp_repo: Path, run_
     assert case["status"] == "not_evaluated", case.get("error")  # response_match needs expected invocations
     invocations = case["runs"][0]["invocations"]
     assert [inv["user"] for inv in invocations] == ["weather Rome", "state plan"]
-    assert invocations[1]["actual"]["final_response"]["parts"][0]["text"] == "plan is silver"
+    assert turns.actual(invocations[1])["final_response"]["parts"][0]["text"] == "plan is silver"
     assert "conversation_scenario" in case["metrics"][0]["reason"]
     # the simulator answered twice (the plan, then </finished>); its tokens are its own, not the agent's
     run_usage = case["runs"][0]["usage"]
@@ -200,7 +204,7 @@ def test_worker_processes_give_the_same_invocations(tmp_repo: Path, run_gate: Ru
         other = several.case(case["eval_id"])
         assert [m["score"] for m in case["metrics"][:4]] == [m["score"] for m in other["metrics"][:4]]
         for ours, theirs in zip(case["runs"][0]["invocations"], other["runs"][0]["invocations"], strict=True):
-            assert _stable(ours["actual"]) == _stable(theirs["actual"])
+            assert _stable(turns.actual(ours, single.doc)) == _stable(turns.actual(theirs, several.doc))
 
 
 def _stable(value: object) -> object:
@@ -211,3 +215,35 @@ def _stable(value: object) -> object:
     if isinstance(value, list):
         return [_stable(item) for item in value]
     return value
+
+
+_MODULES_OF_MAIN = """
+import sys
+from adk_eval_gate.cli import main
+code = main(sys.argv[1:], supervised=False)
+print("ADK MODULES", sorted(name for name in sys.modules if name.startswith("google.adk")))
+sys.exit(code)
+"""
+
+
+@pytest.mark.parametrize("workers", ["1", "0"])
+def test_the_main_process_imports_adk_only_when_it_runs_the_agents_itself(tmp_repo: Path, workers: str) -> None:
+    """Issue 23: the workers' starter imports google-adk; the main process loads what only ``.env`` files and the
+    version need (the package's lazy root), unless it runs the agents itself (``--workers 0``)."""
+    write_agent(tmp_repo / "bot")
+    write_config(tmp_repo / "bot", {"response_match_score": 0.5})
+    write_evalset(tmp_repo / "bot" / "one.evalset.json", {"hello": [turn("hello", answer="echo: hello")]})
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "INPUT_"))}
+    done = subprocess.run(
+        [sys.executable, "-c", _MODULES_OF_MAIN, "run", "bot", "--output-dir", "out", "--workers", workers],
+        cwd=tmp_repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    loaded = next(line for line in done.stdout.splitlines() if line.startswith("ADK MODULES"))
+    heavy = ("google.adk.runners", "google.adk.agents", "google.adk.models", "google.adk.sessions")
+    assert all(f"'{name}'" in loaded for name in heavy) == (workers == "0"), loaded

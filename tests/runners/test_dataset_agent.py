@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from adk_eval_gate.inputs.dataset import derived_id
+from tests import turns
 from tests.runners.conftest import RunGate
 from tests.test_dataset import call, write_csv, write_jsonl
 
@@ -58,13 +59,13 @@ def test_rows_without_answers_run_through_the_agent_in_the_same_run(
 
     recorded = result.case("recorded_paris")
     assert len(recorded["runs"]) == 1 and recorded["runs"][0]["duration_seconds"] == 3.5
-    actual = recorded["runs"][0]["invocations"][0]["actual"]
+    actual = turns.actual(recorded["runs"][0]["invocations"][0])
     assert actual["final_response"]["parts"][0]["text"] == "Recorded: Paris is sunny and 22 C."
     assert "tool_uses" in actual["intermediate_data"]  # as recorded, not ADK events
 
     agent_run = result.case(london)["runs"]
     assert len(agent_run) == 2  # --num-runs applies to the rows the agent answers
-    actual = agent_run[0]["invocations"][0]["actual"]
+    actual = turns.actual(agent_run[0]["invocations"][0], result.doc)
     assert actual["final_response"]["parts"][0]["text"] == "The weather in London is rainy and 14 C."
     assert "invocation_events" in actual["intermediate_data"] and "weather_agent" in str(actual["app_details"])
     assert result.scores("agent_sydney")["tool_trajectory_avg_score"] == 0.0

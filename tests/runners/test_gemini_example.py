@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from tests import turns
 from tests.conftest import run_cli
 from tests.runners.conftest import RunGate
 from tests.runners.fake_gemini_tools import fake_gemini
@@ -31,7 +32,7 @@ def test_the_gemini_example_runs_against_the_gemini_api(
     assert result.doc is not None and result.doc["totals"]["passed"] == 3
     scores = result.scores("follow_up_in_pounds")
     assert scores["tool_trajectory_avg_score"] == 1.0 and scores["final_response_match_v2"] == 1.0
-    answer = result.case("unknown_currency")["runs"][0]["invocations"][0]["actual"]["final_response"]
+    answer = turns.actual(result.case("unknown_currency")["runs"][0]["invocations"][0])["final_response"]
     assert answer["parts"][0]["text"] == "Sorry, BTC is not a currency I can convert."
     assert server.api_keys == {"fake-key-for-tests"}
     assert server.agent_calls == 8 and server.judge_calls == 4 * 3  # 4 turns, 3 judge samples each

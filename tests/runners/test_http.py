@@ -13,7 +13,7 @@ from adk_eval_gate.config.settings import build_settings
 from adk_eval_gate.inputs.plan import plan
 from adk_eval_gate.inputs.prepare import prepare
 from adk_eval_gate.metrics.base import MetricServices
-from adk_eval_gate.model.evalset import tool_calls
+from adk_eval_gate.model import compact
 from adk_eval_gate.runners.execute import Execution, MetricBuilder, execute
 from adk_eval_gate.runners.http import HttpRunner, parse_headers
 from adk_eval_gate.support.console import Console
@@ -127,8 +127,8 @@ def test_state_app_names_and_the_sse_endpoint(servers: tuple[ApiServer, ApiServe
     )
     state_run = execution.finished["remote.evalset.json::state"][0]
     assert [s.outcome.score for s in state_run.scored[:1]] == [1.0]
-    invoice = execution.finished["remote.evalset.json::invoice"][0].inference.invocations[0]
-    assert [call.name for call in tool_calls(invoice.intermediate_data)] == ["transfer_to_agent", "lookup_invoice"]
+    invoice = (execution.finished["remote.evalset.json::invoice"][0].inference.turns or [])[0]
+    assert [name for name, _ in compact.tool_calls(invoice) or []] == ["transfer_to_agent", "lookup_invoice"]
 
     sse = HttpRunner(build_settings("run", {"runner": "http", "agent_url": servers[1].url}, env={}))
     sse.endpoint = "run_sse"
@@ -172,7 +172,7 @@ def test_server_faults_become_error_cases_and_the_others_finish(tmp_repo: Path) 
     )
     assert (errors["connection_closed"] or "").startswith("the agent server closed the connection")
     fine = execution.finished["faults.evalset.json::fine"][0]
-    assert fine.inference.invocations[0].final_response.parts[0].text == "ok: hello"  # type: ignore[union-attr,index]
+    assert compact.answer_text((fine.inference.turns or [])[0]) == "ok: hello"
 
 
 def test_without_run_the_runner_streams_from_run_sse(tmp_repo: Path) -> None:
@@ -222,7 +222,7 @@ def test_a_conversation_scenario_over_http(servers: tuple[ApiServer, ApiServer],
     execution = _run(["scenario.evalset.json"], url=servers[1].url)
     (run,) = execution.finished["scenario.evalset.json::ask_plan"]
     assert run.inference.error is None
-    texts = [inv.final_response.parts[0].text for inv in run.inference.invocations]  # type: ignore[union-attr,index]
+    texts = [compact.answer_text(turn) for turn in run.inference.turns or []]
     assert texts == ["It is sunny in Rome.", "plan is silver"]
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from tests import turns
 from tests.conftest import write_json
 from tests.fakes.gemini_server import FakeGemini, SeenRequest
 from tests.judge.providers import OPENAI_KEY, provider_servers
@@ -43,7 +44,7 @@ def test_a_scenario_runs_with_a_simulator_on_another_provider(
     case = result.case("ask_plan")
     invocations = case["runs"][0]["invocations"]
     assert [inv["user"] for inv in invocations] == ["weather Rome", "state plan"], case.get("error")
-    assert invocations[1]["actual"]["final_response"]["parts"][0]["text"] == "plan is silver"
+    assert turns.actual(invocations[1])["final_response"]["parts"][0]["text"] == "plan is silver"
     assert fake.count == 2 and all(request.api_key == OPENAI_KEY for request in fake.requests)
     calls = case["runs"][0]["usage"]["simulator"]
     assert [(m["model"], m["calls"]) for m in calls] == [(model.rsplit("/", 1)[-1] if "/" in model else model, 2)]

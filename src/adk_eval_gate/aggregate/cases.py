@@ -6,14 +6,18 @@ case's runs are done and again for the whole run.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 from adk_eval_gate import verdict
 from adk_eval_gate.aggregate.pricing import Prices
-from adk_eval_gate.aggregate.usage import case_usage, run_usage, suite_usage
+from adk_eval_gate.aggregate.usage import case_usage, suite_usage, usage_of_turns
 from adk_eval_gate.inputs.plan import case_id
 from adk_eval_gate.metrics.registry import ConfiguredMetric
 from adk_eval_gate.metrics.score import ScoredMetric
+from adk_eval_gate.model import compact
 from adk_eval_gate.model.eval_config import Budgets
-from adk_eval_gate.model.evalset import EvalCase, Invocation, content_text, dump_invocation
+from adk_eval_gate.model.evalset import EvalCase
 from adk_eval_gate.model.results import (
     CaseResult,
     Confirmation,
@@ -32,6 +36,7 @@ from adk_eval_gate.model.results import (
 )
 from adk_eval_gate.model.results_base import CaseStatus, MetricStatus, RunStatus
 from adk_eval_gate.model.results_usage import PriceSource, UsageTotals
+from adk_eval_gate.runners.capture import capture, expected_turns, expected_user
 from adk_eval_gate.runners.execute import FinishedRun
 from adk_eval_gate.support import stats
 from adk_eval_gate.verdict.budgets import case_checks, run_overruns
@@ -44,22 +49,26 @@ def _rubric_scores(scored: ScoredMetric) -> list[RubricScoreRecord] | None:
     return [RubricScoreRecord.model_validate(score.model_dump()) for score in scored.outcome.rubric_scores]
 
 
-def run_record(case: EvalCase, finished: FinishedRun, prices: Prices | None = None) -> RunRecord:
-    inference = finished.inference
-    expected = case.conversation or []
-    turns = max(len(expected), len(inference.invocations))
+def run_record(
+    case: EvalCase,
+    finished: FinishedRun,
+    prices: Prices | None = None,
+    *,
+    expected: Sequence[compact.Turn | None] | None = None,
+    apps: compact.AppTable | None = None,
+) -> RunRecord:
+    """The run's record: its turns as they were kept where the run was made (``runners.capture``; done here for
+    a run that was not), beside the case's ``expected`` turns (made from the case when None)."""
+    inference = capture(case, finished.inference, apps=apps)
+    wanted: Sequence[compact.Turn | None] = expected_turns(case) if expected is None else expected
+    turns = inference.turns or []
     invocations = []
-    for index in range(turns):
-        exp: Invocation | None = expected[index] if index < len(expected) else None
-        act: Invocation | None = inference.invocations[index] if index < len(inference.invocations) else None
-        user_source = exp or act
-        invocations.append(
-            InvocationRecord(
-                user=content_text(user_source.user_content) if user_source else "",
-                expected=dump_invocation(exp) if exp else None,
-                actual=dump_invocation(act) if act else None,
-            )
-        )
+    for index in range(max(len(wanted), len(turns))):
+        act = turns[index] if index < len(turns) else None
+        user = expected_user(case, index)
+        turn = InvocationRecord(user=compact.user_text(act) if user is None else user, act=act)
+        turn._expected = wanted[index] if index < len(wanted) else None
+        invocations.append(turn)
     metrics = [
         RunMetric(
             name=scored.configured.name,
@@ -85,8 +94,8 @@ def run_record(case: EvalCase, finished: FinishedRun, prices: Prices | None = No
         metrics=metrics,
         notes=list(inference.notes),
         log=list(inference.log),
-        usage=run_usage(inference.invocations, prices or Prices.shipped(), simulator=inference.simulator_calls)
-        if inference.invocations
+        usage=usage_of_turns(inference.facts or [], prices or Prices.shipped(), simulator=inference.simulator_calls)
+        if turns
         else None,
         final_session_state=inference.final_session_state,
     )
@@ -132,9 +141,14 @@ def case_result(
     confirmation: Confirmation | None = None,
     prices: Prices | None = None,
     budgets: Budgets | None = None,
+    apps: compact.AppTable | None = None,
 ) -> CaseResult:
     """The case's record over its runs, decided by the verdict's rules."""
-    runs = [within_budget(run_record(case, item, prices), budgets) for item in sorted(finished, key=lambda f: f.run)]
+    expected = expected_turns(case)
+    runs = [
+        within_budget(run_record(case, item, prices, expected=expected, apps=apps), budgets)
+        for item in sorted(finished, key=lambda f: f.run)
+    ]
     record = CaseResult(
         id=case_id(display, case.eval_id),
         file=display,
@@ -148,6 +162,7 @@ def case_result(
         confirmation=confirmation,
         usage=case_usage([run.usage for run in runs]) if runs else None,
         budgets=case_checks(runs, budgets, pass_rule=pass_rule),
+        expected=list(expected),
     )
     return verdict.decide_case(record, pass_rule=pass_rule)
 
@@ -195,6 +210,7 @@ def document(
     judge: JudgeStats | None = None,
     judge_usage: UsageTotals | None = None,
     prices: PriceSource | None = None,
+    app_details: dict[str, dict[str, Any]] | None = None,
 ) -> ResultsDocument:
     """The results document from its cases and files: metric summaries and usage, and the verdict as far as it
     can be decided without the baseline (``verdict.decide`` again once compared)."""
@@ -207,5 +223,6 @@ def document(
         judge=judge,
         usage=suite_usage(cases, judge=judge_usage, prices=prices),
         run=run,
+        app_details=app_details or {},
     )
     return verdict.decide(doc, None, verdict.Policy.recorded(run))

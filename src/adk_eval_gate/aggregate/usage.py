@@ -10,8 +10,8 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import get_args
 
 from adk_eval_gate.aggregate.pricing import Prices, call_cost
-from adk_eval_gate.metrics.efficiency import duration_details
-from adk_eval_gate.model.evalset import Invocation, InvocationEvents, tool_calls
+from adk_eval_gate.metrics.efficiency import TurnFacts, turn_facts
+from adk_eval_gate.model.evalset import Invocation
 from adk_eval_gate.model.results import CaseResult, ResultsDocument
 from adk_eval_gate.model.results_usage import (
     CaseUsage,
@@ -25,23 +25,9 @@ from adk_eval_gate.model.results_usage import (
     TurnUsage,
     UsageTotals,
 )
-from adk_eval_gate.model.tokens import Tokens, tokens_of
+from adk_eval_gate.model.tokens import Tokens
 from adk_eval_gate.support.console import Console
 from adk_eval_gate.support.stats import mean, total
-
-UNKNOWN_MODEL = "unknown model"
-
-
-def model_calls(invocation: Invocation) -> list[Tokens] | None:
-    """The turn's model calls (events with usage metadata or a model version, as ADK counts them); None when the
-    invocation has no events (written by hand, or recorded without them)."""
-    if not isinstance(invocation.intermediate_data, InvocationEvents):
-        return None
-    return [
-        tokens_of(event.model_version or UNKNOWN_MODEL, event.usage_metadata)
-        for event in invocation.intermediate_data.invocation_events
-        if event.usage_metadata is not None or event.model_version is not None
-    ]
 
 
 def _sum(values: Iterable[int | None]) -> int | None:
@@ -89,25 +75,28 @@ def by_model(calls: Sequence[Tokens], prices: Prices) -> list[ModelUsage]:
     return usages
 
 
-def turn_usage(invocation: Invocation, prices: Prices) -> TurnUsage:
-    calls = model_calls(invocation)
-    timing = duration_details(invocation)
-    cost = _cost(calls, prices)[0] if calls else None
+def turn_usage(facts: TurnFacts, prices: Prices) -> TurnUsage:
+    calls, timing = facts.calls, facts.timing
     return TurnUsage(
         tokens=_total(calls) if calls is not None else None,
         model_calls=len(calls) if calls is not None else None,
-        tool_calls=len(tool_calls(invocation.intermediate_data)),
+        tool_calls=facts.tool_calls,
         seconds=timing.total_seconds,
         model_seconds=timing.model_seconds,
         tool_seconds=timing.tool_seconds,
         framework_seconds=timing.framework_seconds,
-        cost_usd=cost,
+        cost_usd=_cost(calls, prices)[0] if calls else None,
     )
 
 
 def run_usage(invocations: Sequence[Invocation], prices: Prices, *, simulator: Sequence[Tokens] = ()) -> RunUsage:
-    calls = [call for invocation in invocations for call in model_calls(invocation) or []]
-    turns = [turn_usage(invocation, prices) for invocation in invocations]
+    return usage_of_turns([turn_facts(invocation) for invocation in invocations], prices, simulator=simulator)
+
+
+def usage_of_turns(facts: Sequence[TurnFacts], prices: Prices, *, simulator: Sequence[Tokens] = ()) -> RunUsage:
+    """A run's usage from what each of its turns recorded (``TurnFacts``, taken where the turns were made)."""
+    calls = [call for turn in facts for call in turn.calls or []]
+    turns = [turn_usage(turn, prices) for turn in facts]
     counted = [turn.model_calls for turn in turns if turn.model_calls is not None]
     return RunUsage(
         turns=turns,

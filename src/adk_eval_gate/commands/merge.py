@@ -73,6 +73,7 @@ def merge_documents(documents: list[ResultsDocument]) -> ResultsDocument:
         judge=judge,
         judge_usage=usage.totals(usage.merged(judge_models)) if judge_models else None,
         prices=next((d.usage.prices for d in documents if d.usage and d.usage.prices), None),
+        app_details={key: app for d in documents for key, app in d.app_details.items()},
         run=first.model_copy(
             update={
                 "shard": None,

@@ -4,8 +4,10 @@ work items, the others are carried from the baseline; anything uncertain runs ev
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from adk_eval_gate.aggregate.pricing import Prices
 from adk_eval_gate.compare import affected, git_changes, likeforlike
@@ -77,6 +79,7 @@ class Affected:
     items: list[WorkItem]
     carried: dict[str, CaseResult] = field(default_factory=dict)
     info: AffectedRun | None = None
+    apps: dict[str, dict[str, Any]] = field(default_factory=dict)  # the base run's app details the carried name
 
 
 def choose(
@@ -102,7 +105,15 @@ def choose(
         [item for item in items if item.case_id not in selection.carried],
         selection.carried,
         AffectedRun(base_sha=base_sha, changed_files=len(changed), ran=ran, carried=len(selection.carried)),
+        apps_named(selection.carried.values(), found.doc.app_details),
     )
+
+
+def apps_named(cases: Iterable[CaseResult], table: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The entries of a results.json's app details table that the cases' compact turns name."""
+    named = [record.act.get("app") for case in cases for run in case.runs for record in run.invocations if record.act]
+    keys = {key for key in named if isinstance(key, str)}  # a baseline is untrusted: a key may be anything
+    return {key: app for key, app in table.items() if key in keys}
 
 
 def _changes(settings: Settings, *, inputs: Inputs, found: Baseline | NoBaseline) -> tuple[str, frozenset[str]] | str:

@@ -31,6 +31,7 @@ from adk_eval_gate.runners.execute import Execution, MetricBuilder, StopOnSignal
 from adk_eval_gate.runners.factory import make_runner
 from adk_eval_gate.runners.progress import Progress
 from adk_eval_gate.runners.services import build_services, finish_judge
+from adk_eval_gate.runners.worker_starter import Starter
 from adk_eval_gate.support.console import Console, relayed_output
 from adk_eval_gate.support.words import plural
 from adk_eval_gate.verdict.rules import PASS_RULES
@@ -69,6 +70,7 @@ def case_results(
                     confirmation=(confirmations or {}).get(case_key),
                     prices=prices,
                     budgets=planned_file.config.config.budgets,
+                    apps=execution.apps,
                 )
             )
     return verdict.quarantine(cases, settings.quarantine)
@@ -114,6 +116,7 @@ def build_document(
         info.model_copy(update={"affected": affected.info}) if affected else info,
         judge_usage=judge_usage,
         prices=prices.source(),
+        app_details={**(affected.apps if affected else {}), **execution.apps.table},
     )
 
 
@@ -256,7 +259,16 @@ def _confirming(
     return Confirming(settings, prepared.planned, prepared.files, items, found)
 
 
-def run(settings: Settings, console: Console) -> int:
+def run(settings: Settings, console: Console, *, starter: Starter | None = None) -> int:
+    """``starter``: the adk runner's worker starter, started before this module was imported (``cli``)."""
+    try:
+        return _run(settings, console, starter=starter)
+    finally:
+        if starter is not None:
+            starter.close()  # the runner ended it, unless it never got to run a case
+
+
+def _run(settings: Settings, console: Console, *, starter: Starter | None) -> int:
     started = time.monotonic()
     started_at = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
     prepared = prepare(settings, console)
@@ -266,7 +278,7 @@ def run(settings: Settings, console: Console) -> int:
     if settings.num_runs > 1:
         console.line(f"{settings.num_runs} runs per case; a case passes when {PASS_RULES[settings.pass_rule]}")
     prices = load_prices(settings.prices, field=settings.option_name("prices"))
-    runner = make_runner(settings, root=prepared.root, console=console, planned=prepared.planned)
+    runner = make_runner(settings, root=prepared.root, console=console, planned=prepared.planned, starter=starter)
     items = plan(prepared.planned, num_runs=settings.num_runs, shard=settings.shard, run_count=runner.run_count)
     services = build_services(settings, prepared.planned, console)
     inputs = Inputs.of(settings, planned=prepared.planned, root=prepared.root, prices=prices)

@@ -149,8 +149,8 @@ OPTIONS: tuple[Option, ...] = (
     Option(
         "workers",
         "--workers",
-        "adk runner: processes that run the agents (default: one per 16 of --parallelism, at least one, at most "
-        "one per core; 0 runs them in this process, where a tool that blocks defeats --timeout)",
+        "adk runner: processes that run the agents (default: one per core, at most one per case run at once "
+        "(--parallelism); 0 runs them in this process, where a tool that blocks defeats --timeout)",
         "int",
         None,
         metavar="N",

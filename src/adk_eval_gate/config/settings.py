@@ -41,7 +41,7 @@ class Settings(pydantic.BaseModel):
     recorded: Path | None = None
     num_runs: int = 1
     parallelism: int = 8
-    workers: int | None = None  # adk runner processes; None: one per 16 of --parallelism, at most one per core
+    workers: int | None = None  # adk runner processes; None: one per core, at most one per case run at once
     timeout: float = 300.0
     shard: Shard | None = None
     judge_parallelism: int = 8

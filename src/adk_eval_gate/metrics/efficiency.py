@@ -6,7 +6,8 @@ or fail, and ADK rejects a threshold for them (so does the config check).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import Any
 
 import pydantic
@@ -14,6 +15,9 @@ import pydantic
 from adk_eval_gate.metrics.base import CaseRun, InvocationScore, Metric, MetricOutcome
 from adk_eval_gate.model.evalset import Invocation, InvocationEvents, tool_calls, usage_metadata
 from adk_eval_gate.model.results import MetricStatus
+from adk_eval_gate.model.tokens import Tokens, tokens_of
+
+UNKNOWN_MODEL = "unknown model"
 
 
 class TokenUsageDetails(pydantic.BaseModel):
@@ -73,15 +77,36 @@ def _add(total: float | None, count: int | None) -> float | None:
 
 
 def token_usage_details(invocation: Invocation) -> TokenUsageDetails:
+    return summed_usage(
+        (u.prompt_token_count, u.tool_use_prompt_token_count, u.candidates_token_count, u.thoughts_token_count,
+         u.cached_content_token_count)
+        for u in usage_metadata(invocation)
+    )  # fmt: skip
+
+
+def token_usage_of(usages: Iterable[dict[str, Any]]) -> TokenUsageDetails:
+    """``token_usage_details`` of usage metadata in ADK's JSON form (a compact turn's, ``model.compact.usages``)."""
+    keys = ("prompt_token_count", "tool_use_prompt_token_count", "candidates_token_count", "thoughts_token_count")
+    counts = [tuple(_count(usage.get(key)) for key in (*keys, "cached_content_token_count")) for usage in usages]
+    return summed_usage(counts)  # type: ignore[arg-type]
+
+
+def _count(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+UsageCounts = tuple[int | None, int | None, int | None, int | None, int | None]
+
+
+def summed_usage(calls: Iterable[UsageCounts]) -> TokenUsageDetails:
+    """One invocation's tokens from its model calls' (prompt, tool-use prompt, candidates, thoughts, cached)."""
     totals = TokenUsageDetails()
-    for usage in usage_metadata(invocation):
-        prompt, tool = usage.prompt_token_count, usage.tool_use_prompt_token_count
-        candidates, thoughts = usage.candidates_token_count, usage.thoughts_token_count
+    for prompt, tool, candidates, thoughts, cached in calls:
         input_tokens = None if prompt is None and tool is None else (prompt or 0) + (tool or 0)
         output_tokens = None if candidates is None and thoughts is None else (candidates or 0) + (thoughts or 0)
         totals.input_tokens = _add(totals.input_tokens, input_tokens)
         totals.prompt_tokens = _add(totals.prompt_tokens, prompt)
-        totals.cached_tokens = _add(totals.cached_tokens, usage.cached_content_token_count)
+        totals.cached_tokens = _add(totals.cached_tokens, cached)
         totals.tool_use_tokens = _add(totals.tool_use_tokens, tool)
         totals.output_tokens = _add(totals.output_tokens, output_tokens)
         totals.candidates_tokens = _add(totals.candidates_tokens, candidates)
@@ -140,3 +165,31 @@ class InvocationDuration(Metric):
     def evaluate(self, run: CaseRun) -> MetricOutcome:
         details = [duration_details(invocation).model_dump() for invocation in run.actual]
         return _per_invocation_details(details, "total_seconds", _mean_over_present)
+
+
+def model_calls(invocation: Invocation) -> list[Tokens] | None:
+    """The turn's model calls (events with usage metadata or a model version, as ADK counts them); None when the
+    invocation has no events (written by hand, or recorded without them)."""
+    if not isinstance(invocation.intermediate_data, InvocationEvents):
+        return None
+    return [
+        tokens_of(event.model_version or UNKNOWN_MODEL, event.usage_metadata)
+        for event in invocation.intermediate_data.invocation_events
+        if event.usage_metadata is not None or event.model_version is not None
+    ]
+
+
+@dataclass(frozen=True)
+class TurnFacts:
+    """What the usage figures need of one actual turn, taken where the turn was made (a worker process sends
+    these, not the turn's objects): its model calls, its tool calls and its times."""
+
+    calls: list[Tokens] | None
+    tool_calls: int
+    timing: DurationDetails
+
+
+def turn_facts(invocation: Invocation) -> TurnFacts:
+    return TurnFacts(
+        model_calls(invocation), len(tool_calls(invocation.intermediate_data)), duration_details(invocation)
+    )

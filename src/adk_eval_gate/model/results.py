@@ -11,7 +11,6 @@ from typing import Any, Literal
 import pydantic
 from pydantic import Field
 
-from adk_eval_gate.model.evalset import Invocation
 from adk_eval_gate.model.results_base import (
     CaseStatus,
     Effect,
@@ -34,7 +33,14 @@ from adk_eval_gate.model.results_comparison import (
     MetricDelta,
 )
 from adk_eval_gate.model.results_inputs import AffectedRun, Carried, CaseInputs
-from adk_eval_gate.model.results_usage import BudgetCheck, BudgetLimits, CaseUsage, RunUsage, SuiteUsage
+from adk_eval_gate.model.results_runs import (
+    ErrorKind,
+    InvocationRecord,
+    RubricScoreRecord,
+    RunMetric,
+    RunRecord,
+)
+from adk_eval_gate.model.results_usage import BudgetCheck, BudgetLimits, CaseUsage, SuiteUsage
 from adk_eval_gate.support.pydantic_errors import first_error
 
 __all__ = [
@@ -88,9 +94,6 @@ SCHEMA_VERSION: Literal[1] = 1
 MetricKind = Literal["deterministic", "judge", "informational", "custom"]
 PassRule = Literal["mean", "all", "majority"]
 Stability = Literal["stable-pass", "stable-fail", "flaky"]
-ErrorKind = Literal["agent", "infrastructure"]
-"""Why a run is an error: the agent raised, or something around it failed (a timeout, the model's 429/5xx after
-retries, a judge outage); infrastructure errors are counted apart."""
 Rule = Literal[
     # a case's rules
     "error",
@@ -119,73 +122,6 @@ class Finding(ResultModel):
     effect: Effect = Field(description="What the finding does to its case or the run; none: it is only noted.")
     reason: str
     metric: str | None = Field(default=None, description="The metric the finding is about, if it is about one.")
-
-
-class InvocationRecord(ResultModel):
-    user: str = Field(description="The user's message of this turn, as text.")
-    expected: dict[str, Any] | None = Field(
-        default=None, description="The expected invocation (ADK Invocation, snake_case), if the case has one."
-    )
-    actual: dict[str, Any] | None = Field(
-        default=None,
-        description="The actual invocation (ADK Invocation, snake_case), if inference got this far.",
-    )
-
-    def expected_invocation(self) -> Invocation | None:
-        """The expected turn as ADK's Invocation (``pydantic.ValidationError`` if it is not one)."""
-        return None if self.expected is None else Invocation.model_validate(self.expected)
-
-    def actual_invocation(self) -> Invocation | None:
-        """The actual turn as ADK's Invocation (``pydantic.ValidationError`` if it is not one)."""
-        return None if self.actual is None else Invocation.model_validate(self.actual)
-
-
-class RubricScoreRecord(ResultModel):
-    """ADK's ``RubricScore``: one rubric's verdict from the judge."""
-
-    rubric_id: str
-    rationale: str | None = None
-    score: float | None = None
-
-
-class RunMetric(ResultModel):
-    name: str
-    score: float | None
-    status: MetricStatus
-    invocation_scores: list[float | None] = Field(default_factory=list)
-    reason: str | None = None
-    rubric_scores: list[RubricScoreRecord] | None = None
-    details: dict[str, Any] | None = None
-
-
-class RunRecord(ResultModel):
-    run: int = Field(description="1-based run number (--num-runs, then the --confirm-failures re-runs).")
-    status: CaseStatus
-    error: str | None = None
-    error_kind: ErrorKind | None = Field(
-        default=None,
-        description="agent: the agent raised; infrastructure: a timeout, the model's 429/5xx after retries or a "
-        "judge outage.",
-    )
-    confirmation: bool = Field(default=False, description="A re-run of --confirm-failures.")
-    duration_seconds: float | None = None
-    started_at: float | None = Field(default=None, description="When the run started, in seconds since the epoch.")
-    session_id: str | None = None
-    invocations: list[InvocationRecord] = Field(default_factory=list)
-    metrics: list[RunMetric] = Field(default_factory=list)
-    notes: list[str] = Field(
-        default_factory=list, description="What was changed in the agent's output to keep it usable (cut, replaced)."
-    )
-    log: list[str] = Field(
-        default_factory=list,
-        description="What ADK and the agent logged during this run (warnings and errors, at most 200 lines).",
-    )
-    usage: RunUsage | None = Field(default=None, description="Tokens, calls, time and cost of the agent's turns.")
-    over_budget: list[str] = Field(default_factory=list, description="The case budgets this run exceeded.")
-    final_session_state: dict[str, Any] | None = Field(
-        default=None,
-        description="The session state after the run (ADK's eval bookkeeping key removed), when the runner has it.",
-    )
 
 
 class MetricResult(ResultModel):
@@ -248,6 +184,30 @@ class CaseResult(ResultModel):
     carried: Carried | None = Field(
         default=None, description="Set when the case did not run: its result is the base run's (--only-affected)."
     )
+    expected: list[dict[str, Any] | None] = Field(
+        default_factory=list,
+        description="The case's expected turns in the compact form (model/compact.py), once for all its runs.",
+    )
+
+    @pydantic.model_validator(mode="after")
+    def _each_thing_once(self) -> CaseResult:
+        """What results.json keeps once, given back to every run: the case's expected turns (those of an earlier
+        version's file, kept in each run, become the case's), and each run's per-turn scores of a metric, which
+        the case's metric lists by run."""
+        if not self.expected and self.runs:
+            turns = [record.expected_turn() for record in self.runs[0].invocations]
+            self.expected = turns if any(turn is not None for turn in turns) else []
+        for run in self.runs:
+            for record, turn in zip(run.invocations, self.expected, strict=False):
+                record._expected = turn
+                record.expected = None
+        by_name = {metric.name: metric.invocation_scores for metric in self.metrics}
+        for position, run in enumerate(run for run in self.runs if run.metrics):
+            for metric in run.metrics:
+                listed = by_name.get(metric.name, [])
+                if not metric.invocation_scores and position < len(listed):
+                    metric.invocation_scores = list(listed[position])
+        return self
 
     @property
     def label(self) -> str:
@@ -412,6 +372,11 @@ class ResultsDocument(ResultModel):
     )
     run: RunInfo = Field(default_factory=RunInfo)
     comparison: Comparison | None = None
+    app_details: dict[str, dict[str, Any]] = Field(
+        default_factory=dict,
+        description="Each distinct app details of the actual turns (agents' instructions and tool declarations), "
+        "once, by the key their turns' app names.",
+    )
 
 
 class InvalidResults(ValueError):

@@ -3,27 +3,22 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from dataclasses import dataclass
 
-import pydantic
 from google.genai import types as genai_types
 
-from adk_eval_gate.model.evalset import Invocation, content_text, tool_calls
+from adk_eval_gate.model import compact
 from adk_eval_gate.model.results import CaseResult, MetricResult, RunRecord
 from adk_eval_gate.model.results_base import CaseStatus, Effect, MetricStatus
 
 
 def format_call(call: genai_types.FunctionCall) -> str:
-    rendered = "" if call.args is None else json.dumps(call.args, ensure_ascii=False, sort_keys=True)
-    return f"{call.name or '?'}({rendered})"
+    return call_text(call.name or "?", call.args)
 
 
-def _invocation(read: Callable[[], Invocation | None]) -> Invocation | None:
-    try:
-        return read()
-    except pydantic.ValidationError:  # a hand-edited or foreign results.json: show the turn without it
-        return None
+def call_text(name: str, args: object) -> str:
+    rendered = "" if args is None else json.dumps(args, ensure_ascii=False, sort_keys=True, default=str)
+    return f"{name}({rendered})"
 
 
 @dataclass(frozen=True)
@@ -34,23 +29,28 @@ class TurnView:
     actual_answer: str | None
     expected_calls: list[str] | None
     actual_calls: list[str] | None
-    expected: Invocation | None = None  # the whole turns, for renderers that show more (report.html)
-    actual: Invocation | None = None
+    expected: compact.Turn | None = None  # the whole turns, compact, for renderers that show more (report.html)
+    actual: compact.Turn | None = None
+
+
+def _calls(turn: compact.Turn | None) -> list[str] | None:
+    found = compact.tool_calls(turn)
+    return None if found is None else [call_text(name, args) for name, args in found]
 
 
 def turns(run: RunRecord) -> list[TurnView]:
+    """The run's turns, read from their compact form (never validated again: a renderer shows what it can)."""
     views = []
     for number, item in enumerate(run.invocations, start=1):
-        expected = _invocation(item.expected_invocation)
-        actual = _invocation(item.actual_invocation)
+        expected, actual = item.expected_turn(), item.actual_turn()
         views.append(
             TurnView(
                 number=number,
                 user=item.user,
-                expected_answer=content_text(expected.final_response) if expected else None,
-                actual_answer=content_text(actual.final_response) if actual else None,
-                expected_calls=[format_call(c) for c in tool_calls(expected.intermediate_data)] if expected else None,
-                actual_calls=[format_call(c) for c in tool_calls(actual.intermediate_data)] if actual else None,
+                expected_answer=compact.answer_text(expected),
+                actual_answer=compact.answer_text(actual),
+                expected_calls=_calls(expected),
+                actual_calls=_calls(actual),
                 expected=expected,
                 actual=actual,
             )

@@ -16,6 +16,7 @@ from adk_eval_gate import __version__, verdict
 from adk_eval_gate.config.settings import Settings
 from adk_eval_gate.model.results import ResultsDocument, RunInfo
 from adk_eval_gate.model.results_base import RunStatus
+from adk_eval_gate.model.results_json import dump_json
 from adk_eval_gate.report import comment, junit, summary
 from adk_eval_gate.report.html import page
 from adk_eval_gate.support.console import Console
@@ -25,7 +26,7 @@ Renderer = Callable[[ResultsDocument], str]
 
 
 def results_json(doc: ResultsDocument) -> str:
-    return doc.model_dump_json(indent=2) + "\n"
+    return dump_json(doc)
 
 
 def _write(path: Path, text: str) -> None:

@@ -1,29 +1,29 @@
-"""The ``adk`` runner: every case run goes through google-adk's ``Runner`` in this process, as ``adk eval`` does.
+"""The ``adk`` runner: every case run goes through google-adk's ``Runner``, as ``adk eval`` does, in the agent
+worker processes (``runners.workers``, forked by the worker starter: ``start_early``), or in this process with
+``--workers 0``.
 
-Per case run: a fresh in-memory session seeded from ``session_input`` (app name, user id, state, pinned id;
-ADK's defaults otherwise), the user turns of the conversation (or ADK's LLM-backed user simulator for a
-``conversation_scenario``), a plugin that remembers each model request (for ``app_details``) and one that adds
+Per case run (``runners.adk_case``): a fresh in-memory session seeded from ``session_input`` (app name, user id,
+state, pinned id; ADK's defaults otherwise), the user turns of the conversation (or ADK's LLM-backed user simulator
+for a ``conversation_scenario``), a plugin that remembers each model request (for ``app_details``) and one that adds
 ADK's default HTTP retry options to model calls, and the events turned into actual invocations by
-``runners.invocations``. google-adk is imported only when this runner is used.
+``runners.invocations``. google-adk is imported only where the agents run.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import copy
+import functools
+import importlib.util
 import os
-import time
 import uuid
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from adk_eval_gate.config.settings import Settings
 from adk_eval_gate.inputs.plan import PlannedFile, WorkItem
-from adk_eval_gate.model.evalset import AgentDetails, AppDetails, EvalCase, Invocation, SessionInput
+from adk_eval_gate.model.evalset import EvalCase, SessionInput
 from adk_eval_gate.runners import observe, runlog
+from adk_eval_gate.runners.adk_case import run_case, warm_up
 from adk_eval_gate.runners.agents import (
     AgentError,
     AgentRef,
@@ -35,8 +35,9 @@ from adk_eval_gate.runners.agents import (
 )
 from adk_eval_gate.runners.base import Inference, escaped, plain_state
 from adk_eval_gate.runners.errors import describe_agent_error, transient_failure
-from adk_eval_gate.runners.invocations import AgentEvent, TurnTiming, from_adk_event, to_invocations, user_event
-from adk_eval_gate.runners.simulation import UserTurns, user_turns
+from adk_eval_gate.runners.invocations import to_invocations
+from adk_eval_gate.runners.simulation import user_turns
+from adk_eval_gate.runners.worker_starter import Starter
 from adk_eval_gate.runners.workers import WorkerPool, default_worker_count
 from adk_eval_gate.support.console import Console
 from adk_eval_gate.support.errors import GateError
@@ -78,6 +79,37 @@ def session_identity(session_input: SessionInput | None) -> tuple[str, str, str]
     return app_name, user_id, pinned or f"{SESSION_ID_PREFIX}{uuid.uuid4()}"
 
 
+def adk_installed() -> bool:
+    """Whether google-adk can be found, without importing it (the main process leaves that to the workers)."""
+    try:
+        return importlib.util.find_spec("google.adk") is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def worker_count(settings: Settings) -> int:
+    return default_worker_count(settings.parallelism) if settings.workers is None else settings.workers
+
+
+def start_early(settings: Settings) -> Starter | None:
+    """The worker starter, forked now, when this run will run agents in worker processes: it imports google-adk
+    and warms it up while this process discovers, loads and plans (``AdkRunner`` takes it)."""
+    if settings.runner != "adk" or worker_count(settings) < 1 or not adk_installed():
+        return None
+    return Starter.start(warm_process)
+
+
+def warm_process() -> None:
+    """What every worker process needs before it imports an agent, done once in the starter: google-adk imported
+    and one turn of a built-in agent run, the metrics a worker scores imported."""
+    require_adk()
+    import adk_eval_gate.metrics.rouge
+    import adk_eval_gate.metrics.trajectory  # noqa: F401  (ADK's two default metrics, scored in the workers)
+    from adk_eval_gate.runners import adk_plugins  # noqa: F401
+
+    asyncio.run(warm_up())
+
+
 class AdkRunner:
     name = "adk"
 
@@ -88,20 +120,38 @@ class AdkRunner:
         root: Path,
         console: Console | None = None,
         agent: AgentRef | None = None,
+        starter: Starter | None = None,
         observe_inputs: bool = False,
     ) -> None:
         """``agent``: the agent of every file, instead of ``--agent`` or the one found above each file;
-        ``observe_inputs``: report with each run the repository files its agent used (``Inference.observed``)."""
-        require_adk()
+        ``starter``: the worker starter this run started early (``start_early``); ``observe_inputs``: report with
+        each run the repository files its agent used (``Inference.observed``)."""
+        self.worker_count = worker_count(settings)
+        if self.worker_count < 1:
+            require_adk()  # the agents run here
+        elif not adk_installed():
+            raise AdkMissingError("the adk runner needs google-adk, which is not installed", hint=INSTALL_HINT)
         self.root = root
         self.option = agent or (parse_agent_option(settings.agent, root=root) if settings.agent else None)
-        self.worker_count = default_worker_count(settings.parallelism) if settings.workers is None else settings.workers
+        self.verbose = settings.verbose
         self.console = console
+        self._starter = starter
         self._agents: dict[AgentRef, LoadedAgent | AgentError] = {}
         self._refs: dict[str, AgentRef | str] = {}
         self._pool: WorkerPool | None = None
         self.import_errors: dict[str, AgentError] = {}  # each agent that cannot be imported, by its cases' reason
         self._used = observe.AgentInputs(root) if observe_inputs else None
+
+    @classmethod
+    def serving(cls, root: Path, option: AgentRef | None, verbose: bool, observe_inputs: bool) -> AdkRunner:
+        """The runner of a worker process (``WorkerPool``'s job): it imports the agents and runs case runs there
+        (observing the files they use when ``observe_inputs``)."""
+        runner = cls.__new__(cls)
+        runner.worker_count, runner.root, runner.option, runner.verbose = 0, root, option, verbose
+        runner.console, runner._starter, runner._pool = None, None, None
+        runner._agents, runner._refs, runner.import_errors = {}, {}, {}
+        runner._used = observe.AgentInputs(root) if observe_inputs else None
+        return runner
 
     def agent_for(self, planned: PlannedFile) -> AgentRef | str:
         """The agent of an eval file, or why there is none."""
@@ -128,10 +178,12 @@ class AdkRunner:
         if self.worker_count >= 1 and items:
             self._pool = WorkerPool(
                 count=min(self.worker_count, len(items)),
-                setup=self.load_agents,
-                run=self.run_here,
+                job=functools.partial(AdkRunner.serving, self.root, self.option, self.verbose, self._used is not None),
+                warm=warm_process,
+                starter=self._starter,
                 on_output=self.console.line if self.console else None,
             )
+            self._starter = None  # the pool ends it
             self._pool.start(items)
         else:
             self._report(await self.load_agents(items))
@@ -217,7 +269,7 @@ class AdkRunner:
             return Inference(error=error.one_line())
         app_name, user_id, session_id = session_identity(item.case.session_input)
         try:
-            conversation = await _run_case(
+            conversation = await run_case(
                 agent, case=item.case, turns=turns, app_name=app_name, user_id=user_id, session_id=session_id
             )
         except asyncio.CancelledError:
@@ -243,144 +295,6 @@ class AdkRunner:
         if self._pool is not None:
             await self._pool.close()
             self._pool = None
-
-
-async def warm_up() -> None:
-    """One turn of a tiny built-in agent: ADK imports much of itself lazily on the first turn (about 0.5 s).
-
-    Done before the case runs' clocks start, and before worker processes are forked so they inherit it.
-    """
-    from google.genai import types as genai_types
-
-    from adk_eval_gate.runners.adk_plugins import warm_up_agent
-    from adk_eval_gate.runners.agents import AgentRef
-    from adk_eval_gate.runners.simulation import StaticTurns
-
-    agent = LoadedAgent(AgentRef("module", "warm-up", "warm-up"), warm_up_agent(), None)
-    message = genai_types.Content(role="user", parts=[genai_types.Part(text="warm up")])
-    case = EvalCase(eval_id="warm-up", conversation=[Invocation(user_content=message)])
-    with contextlib.suppress(Exception):  # only an optimisation
-        await _run_case(
-            agent, case=case, turns=StaticTurns(case), app_name="warm-up", user_id="warm-up", session_id="warm-up"
-        )
-
-
-def _plugins() -> tuple[Any, list[Any]]:
-    from adk_eval_gate.runners.adk_plugins import EnsureRetryOptions, RequestRecorder
-
-    recorder = RequestRecorder()
-    return recorder, [recorder, EnsureRetryOptions()]
-
-
-def _runner(agent: LoadedAgent, *, app_name: str, plugins: list[Any], session_service: Any) -> Any:
-    from google.adk.artifacts.in_memory_artifact_service import InMemoryArtifactService
-    from google.adk.memory.in_memory_memory_service import InMemoryMemoryService
-    from google.adk.runners import Runner
-
-    services = {
-        "session_service": session_service,
-        "artifact_service": InMemoryArtifactService(),
-        "memory_service": InMemoryMemoryService(),
-    }
-    if agent.app is None:
-        return Runner(app_name=app_name, agent=agent.root_agent, plugins=plugins, **services)
-    app = agent.app.model_copy(update={"plugins": [*agent.app.plugins, *plugins], "root_agent": agent.root_agent})
-    return Runner(app=app, app_name=app_name, **services)
-
-
-@contextlib.contextmanager
-def _busy_intervals() -> Iterator[Any]:
-    """ADK's collector of the time spent awaiting models and inside tools (None if this ADK lacks it)."""
-    try:
-        from google.adk.telemetry import _instrumentation
-    except ImportError:
-        yield None
-        return
-    collect = getattr(_instrumentation, "collect_busy_intervals", None)
-    if collect is None:
-        yield None
-        return
-    with collect() as busy:
-        yield busy
-
-
-def _eval_label() -> contextlib.AbstractContextManager[Any]:
-    try:
-        from google.adk.utils._client_labels_utils import EVAL_CLIENT_LABEL, client_label_context
-    except ImportError:
-        return contextlib.nullcontext()
-    return client_label_context(EVAL_CLIENT_LABEL)
-
-
-@dataclass
-class _Conversation:
-    """What one case run left: its events, each turn's timing, the app details and the session state after it."""
-
-    events: list[AgentEvent]
-    timings: dict[str, TurnTiming]
-    details: dict[str, AppDetails]
-    state: dict[str, Any] | None
-
-
-async def _run_case(
-    agent: LoadedAgent, *, case: EvalCase, turns: UserTurns, app_name: str, user_id: str, session_id: str
-) -> _Conversation:
-    from google.adk.events.event import Event
-    from google.adk.sessions.in_memory_session_service import InMemorySessionService
-
-    session_service = InMemorySessionService()
-    state = copy.deepcopy(case.session_input.state) if case.session_input else {}
-    await session_service.create_session(app_name=app_name, user_id=user_id, state=state, session_id=session_id)
-    recorder, plugins = _plugins()
-    events: list[AgentEvent] = []
-    adk_events: list[Any] = []  # what the user simulator reads
-    timings: dict[str, TurnTiming] = {}
-    with _eval_label():
-        async with _runner(agent, app_name=app_name, plugins=plugins, session_service=session_service) as runner:
-            while (message := await turns.next_message(adk_events)) is not None:
-                started = time.monotonic()
-                invocation_id = None
-                with _busy_intervals() as busy:
-                    async with contextlib.aclosing(
-                        runner.run_async(user_id=user_id, session_id=session_id, new_message=message)
-                    ) as stream:
-                        async for event in stream:
-                            if invocation_id is None:
-                                invocation_id = event.invocation_id
-                                events.append(user_event(message, invocation_id))
-                                adk_events.append(Event(content=message, author="user", invocation_id=invocation_id))
-                            events.append(from_adk_event(event))
-                            adk_events.append(event)
-                if invocation_id is not None:
-                    timings[invocation_id] = TurnTiming(
-                        duration=round(time.monotonic() - started, 3),
-                        model_duration=round(busy.model_seconds(), 3) if busy is not None else None,
-                        tool_duration=round(busy.tool_seconds(), 3) if busy is not None else None,
-                    )
-    session = await session_service.get_session(app_name=app_name, user_id=user_id, session_id=session_id)
-    final_state = dict(session.state) if session is not None else None
-    return _Conversation(events, timings, _app_details(adk_events, recorder), final_state)
-
-
-def _app_details(adk_events: list[Any], recorder: Any) -> dict[str, AppDetails]:
-    """Per invocation: each agent's instructions and tool declarations as actually sent to its model."""
-    details: dict[str, AppDetails] = {}
-    for event in adk_events:
-        app = details.setdefault(event.invocation_id, AppDetails(agent_details={}))
-        if event.author == "user" or event.author in app.agent_details:
-            continue
-        request = recorder.request_for(event)
-        if request is None:
-            continue
-        config = request.config
-        instructions = config.system_instruction if config else None
-        if not isinstance(instructions, str):
-            from adk_eval_gate.model.evalset import content_text
-
-            instructions = (
-                content_text(instructions) if instructions is not None and hasattr(instructions, "parts") else ""
-            )
-        app.agent_details[event.author] = AgentDetails(
-            name=event.author, instructions=instructions, tool_declarations=list(config.tools or []) if config else []
-        )
-    return details
+        if self._starter is not None:  # started early, never used (no case to run)
+            await asyncio.to_thread(self._starter.close)
+            self._starter = None

@@ -6,7 +6,7 @@ import asyncio
 import json
 from collections.abc import Coroutine, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import pydantic_core
 
@@ -14,6 +14,11 @@ from adk_eval_gate.inputs.plan import PlannedFile, WorkItem
 from adk_eval_gate.model.evalset import EvalCase, Invocation
 from adk_eval_gate.model.tokens import Tokens
 from adk_eval_gate.support import sanitize
+
+if TYPE_CHECKING:
+    from adk_eval_gate.metrics.base import MetricOutcome
+    from adk_eval_gate.metrics.efficiency import TurnFacts
+    from adk_eval_gate.model import compact
 
 
 @dataclass
@@ -32,6 +37,12 @@ class Inference:
     timed_out: bool = False  # the run did not finish within --timeout
     simulator_calls: list[Tokens] = field(default_factory=list)  # the user simulator's model calls (scenarios)
     final_session_state: dict[str, Any] | None = None  # the session state after the run, when the runner has it
+    # What ``runners.capture`` keeps of the invocations, where they were made: the turns in results.json's compact
+    # form, what the usage figures need of each, the metrics scored there, and the app details the turns name.
+    turns: list[compact.Turn] | None = None
+    facts: list[TurnFacts] | None = None
+    scored: dict[str, MetricOutcome] = field(default_factory=dict)
+    app_details: dict[str, dict[str, Any]] = field(default_factory=dict)
     observed: list[str] | None = None  # repository files the agent used (``observe``); None: not known
 
     @property
@@ -60,30 +71,6 @@ def plain_state(state: Mapping[str, Any]) -> dict[str, Any] | None:
         return None  # nested too deep even for the JSON encoder: as good as not recorded
     cleaned, _cut = sanitize.bounded(decoded, max_depth=sanitize.MAX_VALUE_DEPTH)
     return dict(cleaned)
-
-
-def settled(inference: Inference) -> Inference:
-    """The inference with its invocations made safe to store and render (``sanitize``): lone surrogates
-    replaced, values nested deeper than ``sanitize.MAX_VALUE_DEPTH`` cut, with a note. Idempotent."""
-    invocations = []
-    for number, invocation in enumerate(inference.invocations, start=1):
-        data = invocation.model_dump(mode="python", exclude_none=True)
-        cleaned, cut = sanitize.bounded(data, max_depth=sanitize.MAX_VALUE_DEPTH + 8)
-        if cleaned is data:
-            invocations.append(invocation)
-            continue
-        invocations.append(Invocation.model_validate(cleaned))
-        if cut:
-            inference.notes.append(
-                f"turn {number}: the agent's output is nested more than {sanitize.MAX_VALUE_DEPTH} levels deep "
-                "and was cut there"
-            )
-        else:
-            inference.notes.append(f"turn {number}: text that is not valid Unicode was replaced with U+FFFD")
-    inference.invocations = invocations
-    if inference.error is not None:
-        inference.error = sanitize.clean_text(inference.error)
-    return inference
 
 
 class UserCodeExit(Exception):

@@ -23,8 +23,10 @@ from adk_eval_gate.judge.service import SCORED_RUN
 from adk_eval_gate.metrics.base import Metric, MetricServices
 from adk_eval_gate.metrics.registry import ConfiguredMetric
 from adk_eval_gate.metrics.score import MetricEscaped, ScoredMetric, score_run
+from adk_eval_gate.model.compact import AppTable
 from adk_eval_gate.model.results import ErrorKind, MetricStatus
-from adk_eval_gate.runners.base import Inference, Runner, contain_exits, describe_escape, settled
+from adk_eval_gate.runners.base import Inference, Runner, contain_exits, describe_escape
+from adk_eval_gate.runners.capture import actual_invocations, capture
 from adk_eval_gate.support.retry import Backoff
 
 BuiltMetrics = list[tuple[ConfiguredMetric, Metric]]
@@ -70,13 +72,20 @@ class FinishedRun:
         )
 
 
-@dataclass
+@dataclass(repr=False)
 class Execution:
     """Finished runs by case id, filled as runs finish (so an interrupted run keeps what finished)."""
 
     finished: dict[str, list[FinishedRun]] = field(default_factory=dict)
     interrupted: bool = False
     stopped_by: int | None = None  # the signal that stopped the run (SIGINT, SIGTERM)
+    apps: AppTable = field(default_factory=AppTable)  # the app details the finished runs' turns name
+
+    def __repr__(self) -> str:
+        """Short: ``asyncio.run`` builds the repr of its finished main task, result included, when it restores
+        its SIGINT handler; the repr of every run (a second per thousand runs) was spent for nothing."""
+        runs = sum(map(len, self.finished.values()))
+        return f"Execution({len(self.finished)} cases, {runs} runs, interrupted={self.interrupted})"
 
     def unfinished(self, items: list[WorkItem]) -> list[str]:
         """Ids of the cases with a run that did not finish, in plan order."""
@@ -104,7 +113,7 @@ CASE_RUN_RETRY = Backoff(attempts=3, initial=2.0, maximum=30.0, jitter=(0.8, 1.2
 
 async def _attempt(runner: Runner, item: WorkItem) -> Inference:
     try:
-        return settled(await runner.infer(item))
+        return await runner.infer(item)
     except asyncio.CancelledError:
         raise  # our own timeout or a signal
     except BaseException as error:  # agent code that calls sys.exit or raises KeyboardInterrupt must not end the run
@@ -178,7 +187,9 @@ async def execute(
         async with semaphore:
             if on_started:
                 on_started(item)
-            finished = await run_one(item, runner=runner, metrics=metrics, timeout=timeout, retry=retry)
+            finished = await run_one(
+                item, runner=runner, metrics=metrics, timeout=timeout, retry=retry, apps=execution.apps
+            )
             execution.finished.setdefault(item.case_id, []).append(finished)
             if on_finished:
                 on_finished(item, finished)
@@ -190,24 +201,41 @@ async def execute(
 
 
 async def run_one(
-    item: WorkItem, *, runner: Runner, metrics: MetricBuilder, timeout: float, retry: Backoff
+    item: WorkItem,
+    *,
+    runner: Runner,
+    metrics: MetricBuilder,
+    timeout: float,
+    retry: Backoff,
+    apps: AppTable | None = None,
 ) -> FinishedRun:
-    """One run of one case: inference, then its metrics (each run's judge samples are its own: ``SCORED_RUN``)."""
-    inference = await _infer(runner, item, timeout=timeout, retry=retry)
+    """One run of one case: inference, then its metrics (each run's judge samples are its own: ``SCORED_RUN``).
+
+    What the run's turns are kept as (``capture``) was made where they were made; the metrics a worker process
+    scored are not scored again. The invocation objects are dropped once scored: what is kept is compact.
+    """
+    apps = apps if apps is not None else AppTable()
+    inference = capture(item.case, await _infer(runner, item, timeout=timeout, retry=retry), apps=apps)
+    apps.table.update(inference.app_details)
+    inference.app_details = {}
     scored = []
     if not inference.error:
+        built = metrics.for_file(item.file)
+        left = [configured for configured, _ in built if configured.name not in inference.scored]
         token = SCORED_RUN.set(item.run)
         try:
             scored = await score_run(
                 case=item.case,
-                actual=inference.invocations,
-                metrics=metrics.for_file(item.file),
+                actual=actual_invocations(item.case, inference, apps.table) if left else inference.invocations,
+                metrics=built,
                 final_session_state=inference.final_session_state,
+                done=inference.scored,
             )
         except MetricEscaped as escaped:
             inference.error = str(escaped)
         finally:
             SCORED_RUN.reset(token)
+    inference.invocations = []
     return FinishedRun(run=item.run, inference=inference, scored=scored, confirmation=item.confirmation)
 
 

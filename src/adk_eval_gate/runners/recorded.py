@@ -16,6 +16,7 @@ import pydantic
 
 from adk_eval_gate.inputs.load import read_json
 from adk_eval_gate.inputs.plan import PlannedFile, WorkItem, case_id
+from adk_eval_gate.model import compact
 from adk_eval_gate.model.adk_results import RESULT_SUFFIX, parse_eval_set_result
 from adk_eval_gate.model.evalset import EvalCase, Invocation
 from adk_eval_gate.model.results import InvalidResults, RunRecord, parse_document
@@ -26,37 +27,49 @@ from adk_eval_gate.support.pydantic_errors import first_error
 
 @dataclass(frozen=True)
 class Recording:
-    invocations: list[Invocation]
+    """One recorded run, kept as it was read (its turns compact, or in ADK's form) and made into invocation objects
+    only when it is replayed: a recording of thousands of cases stays small in memory."""
+
+    turns: list[Any]
+    where: str  # the recording file, for errors
+    users: list[str] | None = None  # the compact turns' user texts (None: ADK's form)
+    apps: dict[str, Any] | None = None  # the recording's app details table (our results.json)
     final_session_state: dict[str, Any] | None = None  # when the recording has it
+
+    def invocations(self) -> list[Invocation]:
+        """The recorded invocations (``RecordedError`` naming the file and the field when one is not valid)."""
+        try:
+            if self.users is None:
+                return [Invocation.model_validate(turn) for turn in self.turns]
+            return [
+                Invocation.model_validate(compact.expanded(turn, user=user, apps=self.apps))
+                for turn, user in zip(self.turns, self.users, strict=True)
+            ]
+        except pydantic.ValidationError as error:
+            loc, message = first_error(error)
+            raise RecordedError(f"recorded invocation is invalid at {loc}: {message}", file=self.where) from None
 
 
 RecordedRun = Recording | str  # a recorded run, or why it has no invocations
 
 
-def _invocations(raw: list[dict[str, object]], where: str) -> list[Invocation]:
-    try:
-        return [Invocation.model_validate(item) for item in raw]
-    except pydantic.ValidationError as error:
-        loc, message = first_error(error)
-        raise RecordedError(f"recorded invocation is invalid at {loc}: {message}", file=where) from None
-
-
-def _recorded_invocations(run: RunRecord, where: str) -> list[Invocation]:
-    invocations = []
-    for item in run.invocations:
-        try:
-            actual = item.actual_invocation()
-        except pydantic.ValidationError as error:
-            loc, message = first_error(error)
-            raise RecordedError(f"recorded invocation is invalid at {loc}: {message}", file=where) from None
-        if actual is not None:
-            invocations.append(actual)
-    return invocations
-
-
 def _session_state(session_details: dict[str, Any] | None) -> dict[str, Any] | None:
     state = session_details.get("state") if session_details else None
     return plain_state(state) if isinstance(state, dict) else None
+
+
+def _recording(run: RunRecord, where: str, apps: dict[str, Any]) -> RecordedRun:
+    """A run of one of our results.json as a recording, or why it cannot be replayed."""
+    if run.error:
+        return run.error
+    turns = [record.actual_turn() for record in run.invocations]
+    if any(turn is None for turn in turns):
+        legacy = [record.actual for record in run.invocations]  # an earlier version's, not made compact
+        if any(turn is None for turn in legacy):
+            return "the recorded run is incomplete"
+        return Recording(legacy, where, final_session_state=run.final_session_state)
+    users = [record.user for record in run.invocations]
+    return Recording(turns, where, users=users, apps=apps, final_session_state=run.final_session_state)
 
 
 class RecordedRunner:
@@ -86,8 +99,9 @@ class RecordedRunner:
             for case_result in result.eval_case_results:
                 set_id = case_result.eval_set_id or result.eval_set_id
                 raw = [item.actual_invocation for item in case_result.eval_metric_result_per_invocation]
+                state = _session_state(case_result.session_details)
                 run: RecordedRun = (
-                    Recording(_invocations(raw, result.eval_set_result_id), _session_state(case_result.session_details))
+                    Recording(raw, result.eval_set_result_id, final_session_state=state)
                     if raw
                     else "the recorded ADK run has no invocations (its inference failed)"
                 )
@@ -101,11 +115,7 @@ class RecordedRunner:
             raise RecordedError(str(error)) from None
         for case in document.cases:
             for run in case.runs:
-                if run.error or any(inv.actual is None for inv in run.invocations):
-                    self.by_case_id[case.id].append(run.error or "the recorded run is incomplete")
-                else:
-                    recording = Recording(_recorded_invocations(run, shown), run.final_session_state)
-                    self.by_case_id[case.id].append(recording)
+                self.by_case_id[case.id].append(_recording(run, shown, document.app_details))
 
     def runs_for(self, planned: PlannedFile, case: EvalCase) -> list[RecordedRun]:
         display = planned.loaded.display
@@ -138,11 +148,15 @@ class RecordedRunner:
         recorded = runs[item.run - 1]
         if isinstance(recorded, str):
             return Inference(error=recorded)
-        durations = [invocation.duration for invocation in recorded.invocations if invocation.duration is not None]
+        try:
+            invocations = recorded.invocations()
+        except RecordedError as error:
+            return Inference(error=error.one_line())
+        durations = [invocation.duration for invocation in invocations if invocation.duration is not None]
         return Inference(
-            invocations=recorded.invocations,
+            invocations=invocations,
             duration_seconds=round(sum(durations), 3) if durations else 0.0,
-            started_at=recorded_start(recorded.invocations),
+            started_at=recorded_start(invocations),
             final_session_state=recorded.final_session_state,
         )
 

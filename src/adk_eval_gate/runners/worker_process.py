@@ -1,5 +1,6 @@
-"""The worker process's side of ``workers``: set up its output, import the agents, run what the main process
-sends, and send back the inferences (encoded so that a pipe can carry them)."""
+"""The worker process's side of ``workers``: set up its output, receive the job (what makes it run the agents, and
+the work items), import the agents, run what the main process sends, and send back what ``runners.capture`` keeps
+of each case run."""
 
 from __future__ import annotations
 
@@ -9,74 +10,117 @@ import dataclasses
 import gc
 import multiprocessing
 import os
+import pickle
 import signal
 import sys
 import threading
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from multiprocessing.connection import Connection
-from typing import Any
-
-import pydantic
+from typing import Any, Protocol
 
 from adk_eval_gate.inputs.plan import WorkItem
-from adk_eval_gate.model.evalset import Invocation
-from adk_eval_gate.model.tokens import Tokens
-from adk_eval_gate.runners.base import Inference, contain_exits, describe_escape, settled
+from adk_eval_gate.metrics.base import Metric, MetricServices
+from adk_eval_gate.metrics.registry import ConfiguredMetric
+from adk_eval_gate.model.compact import AppTable
+from adk_eval_gate.runners import runlog
+from adk_eval_gate.runners.base import Inference, contain_exits, describe_escape
+from adk_eval_gate.runners.capture import capture, portable, score_where_made
 from adk_eval_gate.support.masking import drop_github_token
 
-RunOne = Callable[[WorkItem], Awaitable[Inference]]
-Setup = Callable[[list[WorkItem]], Awaitable[Any]]  # what it returns goes to the main process (picklable)
 
-_INVOCATIONS = pydantic.TypeAdapter(list[Invocation])
+class Serving(Protocol):
+    """What a worker makes of its job (``AdkRunner.serving``): the agents imported, then one case run at a time."""
+
+    verbose: bool
+
+    async def load_agents(self, items: list[WorkItem]) -> Any:
+        """Imports the items' agents; what it returns goes to the main process (picklable)."""
+        ...
+
+    async def run_here(self, item: WorkItem) -> Inference: ...
+
+
+Job = Callable[[], Serving]  # picklable: the main process sends it, with the work items, to each worker
+
+# What a worker sends of a case run: what ``runners.capture`` keeps of it (its turns compact, each turn's facts,
+# the portable metrics' outcomes, the app details the main process has not been sent yet), never its objects.
+_SENT = (
+    "turns",
+    "facts",
+    "scored",
+    "app_details",
+    "error",
+    "session_id",
+    "duration_seconds",
+    "retryable",
+    "retry_after",
+    "notes",
+    "log",
+    "simulator_calls",
+    "final_session_state",
+    "observed",  # the repository files the agent used (``runners.observe``), for the case's inputs
+)
 
 
 def fork_available() -> bool:
     return "fork" in multiprocessing.get_all_start_methods()
 
 
+class Finisher:
+    """What a worker does with a case run before it sends it: ``capture`` (settled, compact) and the portable
+    metrics scored; each app details is sent once."""
+
+    def __init__(self) -> None:
+        self.apps = AppTable()
+        self.sent: set[str] = set()
+        self.metrics: dict[int, list[tuple[ConfiguredMetric, Metric]]] = {}
+
+    def _metrics(self, item: WorkItem) -> list[tuple[ConfiguredMetric, Metric]]:
+        key = id(item.file.config)
+        if key not in self.metrics:
+            services = MetricServices()
+            self.metrics[key] = [(c, c.build(services)) for c in item.file.config.metrics if portable(c)]
+        return self.metrics[key]
+
+    async def finish(self, item: WorkItem, inference: Inference) -> Inference:
+        capture(item.case, inference, apps=self.apps)
+        await score_where_made(item, inference, self._metrics(item))
+        named = {turn["app"] for turn in inference.turns or [] if isinstance(turn.get("app"), str)}
+        inference.app_details = {key: self.apps.table[key] for key in named - self.sent}
+        self.sent |= named
+        return inference
+
+
 def encode(inference: Inference) -> dict[str, Any]:
-    inference = settled(inference)  # pydantic cannot serialize lone surrogates or values nested ~250 deep
-    return {
-        "invocations": _INVOCATIONS.dump_json(inference.invocations, exclude_none=True),
-        "error": inference.error,
-        "session_id": inference.session_id,
-        "duration_seconds": inference.duration_seconds,
-        "retryable": inference.retryable,
-        "retry_after": inference.retry_after,
-        "notes": inference.notes,
-        "log": inference.log,
-        "simulator_calls": [call.model_dump() for call in inference.simulator_calls],
-        "final_session_state": inference.final_session_state,
-        "observed": inference.observed,
-    }
+    return {name: getattr(inference, name) for name in _SENT}
 
 
 def decode(data: dict[str, Any]) -> Inference:
-    return Inference(
-        invocations=_INVOCATIONS.validate_json(data["invocations"]),
-        error=data["error"],
-        session_id=data["session_id"],
-        duration_seconds=data["duration_seconds"],
-        retryable=data["retryable"],
-        retry_after=data["retry_after"],
-        notes=data["notes"],
-        log=data["log"],
-        simulator_calls=[Tokens.model_validate(call) for call in data["simulator_calls"]],
-        final_session_state=data["final_session_state"],
-        observed=data.get("observed"),
-    )
+    return Inference(**data)
 
 
-def worker_main(
-    conn: Connection, *, others: list[int], output: int, items: list[WorkItem], setup: Setup, run: RunOne
-) -> None:
-    _become_worker(others=others, output=output)
-    asyncio.run(_serve(conn, items=items, setup=setup, run=run))
+def worker_main(conn: Connection, *, others: list[int], output: int) -> None:
+    """A worker's life (forked by ``worker_starter``): its job first, then the case runs until told to stop."""
+    become_worker(others=others, output=output)
+    try:
+        message = conn.recv()
+    except (EOFError, OSError):
+        return  # the main process is gone
+    if message[0] != "job":
+        return
+    job, items = pickle.loads(message[1])
+    serving = job()
+    with runlog.installed(_print_line, verbose=serving.verbose):
+        asyncio.run(_serve(conn, items=items, serving=serving))
+
+
+def _print_line(line: str) -> None:
+    print(line, flush=True)  # into the output pipe: the main process masks and escapes it
 
 
 def call_main(conn: Connection, work: Callable[[], Any], *, others: list[int], output: int) -> None:
     """The process of ``workers.call_in_worker``: ``work()``, and its result (or why it raised) sent back."""
-    _become_worker(others=others, output=output)
+    become_worker(others=others, output=output)
     try:
         answer: tuple[str, Any] = ("returned", work())
     except BaseException as error:  # whatever the code it imports raises, the caller gets one line
@@ -85,7 +129,7 @@ def call_main(conn: Connection, work: Callable[[], Any], *, others: list[int], o
     conn.close()
 
 
-def _become_worker(*, others: list[int], output: int) -> None:
+def become_worker(*, others: list[int], output: int) -> None:
     """Signals left to the main process; the main process's pipes closed; all output into the ``output`` pipe; no
     GitHub token in the environment of agent code (``run`` drops it everywhere; pytest's own process keeps it)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole process group; the main process decides
@@ -105,7 +149,7 @@ def _become_worker(*, others: list[int], output: int) -> None:
             setattr(sys, name, stream)
 
 
-async def _serve(conn: Connection, *, items: list[WorkItem], setup: Setup, run: RunOne) -> None:
+async def _serve(conn: Connection, *, items: list[WorkItem], serving: Serving) -> None:
     loop = asyncio.get_running_loop()
     contain_exits(loop)
     send_lock = threading.Lock()
@@ -116,10 +160,12 @@ async def _serve(conn: Connection, *, items: list[WorkItem], setup: Setup, run: 
         with send_lock:
             conn.send(message)
 
+    finisher = Finisher()
+
     async def run_one(request: int, index: int, run_number: int) -> None:
-        item = items[index]
+        item = items[index] if items[index].run == run_number else dataclasses.replace(items[index], run=run_number)
         try:
-            inference = await run(item if item.run == run_number else dataclasses.replace(item, run=run_number))
+            inference = await finisher.finish(item, await serving.run_here(item))
         except asyncio.CancelledError:
             return
         except BaseException as error:  # a runner bug or a sys.exit() in agent code must not stop the worker
@@ -148,7 +194,7 @@ async def _serve(conn: Connection, *, items: list[WorkItem], setup: Setup, run: 
             if message[0] == "stop":
                 return
 
-    prepared = await setup(items)
+    prepared = await serving.load_agents(items)
     gc.freeze()  # the imported agents live as long as the worker: keep them out of the collector's sweeps
     send(("ready", prepared))
     threading.Thread(target=read, name="adk-eval-gate-worker-reader", daemon=True).start()

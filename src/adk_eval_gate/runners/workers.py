@@ -8,12 +8,14 @@ case run's time is up, the worker is asked to cancel it; a worker whose event lo
 replacement. A worker that dies on its own fails the case runs it held (one of them killed it) and is replaced.
 
 Several workers also spread the CPU: an ADK agent turn costs a few milliseconds, so one process saturates long
-before a high ``--parallelism`` of latency-bound cases does. Workers are forked before any agent is imported
-(connections an agent opens at import time are never shared), import the agents themselves (and send what
-``setup`` returned with their ``ready``: the agents that failed, in ``setup_results``), run the case runs
-the main process sends (by index into the same work items, which they inherited) and send back the actual
-invocations; what they print reaches the main process through a pipe (``on_output``). Scoring, progress and
-reports stay in the main process.
+before a high ``--parallelism`` of latency-bound cases does. Workers are forked by the worker starter
+(``worker_starter``), which imported google-adk and warmed it up while this process planned the run, and before
+any agent is imported (connections an agent opens at import time are never shared). Each gets its job (``Job``,
+what makes it run the agents) with the work items, imports the agents itself (and sends what ``load_agents``
+returned with its ``ready``: the agents that failed, in ``setup_results``), runs the case runs this process sends
+(by index into the work items) and sends back what ``runners.capture`` keeps of each; what it prints reaches this
+process through a pipe (``on_output``). The metrics that need the judge or user code, progress and reports stay
+in this process.
 """
 
 from __future__ import annotations
@@ -21,8 +23,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
-import multiprocessing
 import os
+import pickle
+import signal
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -32,11 +35,13 @@ from typing import Any
 from adk_eval_gate.inputs.plan import WorkItem
 from adk_eval_gate.runners.base import Inference
 from adk_eval_gate.runners.worker_call import ended
-from adk_eval_gate.runners.worker_process import RunOne, Setup, decode, fork_available, worker_main
+from adk_eval_gate.runners.worker_process import Job, decode, fork_available
+from adk_eval_gate.runners.worker_starter import Starter
 from adk_eval_gate.support.console import relay_lines
 
 CANCEL_GRACE = 2.0  # seconds a worker's event loop has to answer a cancel before it counts as blocked
 MAX_REPLACEMENTS = 16  # workers started after the first ones (a crash on every case must not fork forever)
+EXIT_WAIT = 2.0  # seconds to wait for the starter to report how a worker that closed its connection ended
 
 # ---------------------------------------------------------------------------------------------------------
 # The main process's side
@@ -52,19 +57,29 @@ class _Request:
 @dataclass
 class _Worker:
     number: int
-    process: Any  # multiprocessing.Process
     conn: Connection
     output: int  # read end of the pipe that carries the worker's stdout and stderr
+    ended: asyncio.Future[None]  # the starter reported that it ended (``exitcode``)
+    pid: int | None = None  # known once the starter has forked it
+    exitcode: int | None = None
     pending: dict[int, _Request] = field(default_factory=dict)
     acks: dict[int, asyncio.Future[None]] = field(default_factory=dict)
     ready: asyncio.Future[None] | None = None
     alive: bool = True
     killed: str | None = None  # why this process killed it (its other case runs are not to blame)
+    kill_when_forked: bool = False
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def send(self, message: tuple[Any, ...]) -> None:
         with self.lock:
             self.conn.send(message)
+
+    def kill(self) -> None:
+        if self.pid is None:
+            self.kill_when_forked = True
+            return
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(self.pid, signal.SIGKILL)
 
 
 class WorkerPool:
@@ -72,18 +87,23 @@ class WorkerPool:
         self,
         *,
         count: int,
-        setup: Setup,
-        run: RunOne,
+        job: Job,
+        warm: Callable[[], None],
+        starter: Starter | None = None,
         on_output: Callable[[str], None] | None = None,
         cancel_grace: float = CANCEL_GRACE,
     ) -> None:
+        """``job``: what makes a worker run the agents (picklable); ``warm``: what the starter runs before it forks
+        workers, when there is no ``starter`` yet (one started early, ``AdkRunner.start_early``)."""
         self.count = count
-        self.setup = setup
-        self.run = run
+        self.job = job
+        self.warm = warm
+        self.starter = starter
         self.on_output = on_output or (lambda line: None)
         self.cancel_grace = cancel_grace
         self.workers: list[_Worker] = []
         self._items: list[WorkItem] = []
+        self._job = b""
         self._index: dict[int, int] = {}
         self._by_case: dict[tuple[int, int], int] = {}
         self._requests = itertools.count(1)
@@ -92,63 +112,80 @@ class WorkerPool:
         self._replacements = 0
         self._unloadable = False
         self._last_death = "every agent worker process has exited"
+        self._starter_failed: str | None = None
         self._closing = False
         self._loop: asyncio.AbstractEventLoop | None = None
-        self.setup_results: list[Any] = []  # what ``setup`` returned in each worker that finished it
+        self.setup_results: list[Any] = []  # what ``load_agents`` returned in each worker that finished it
 
     def start(self, items: list[WorkItem]) -> None:
-        """Forks the workers; they import the agents while this process goes on (``wait_ready`` waits for them)."""
+        """Has the workers forked; they import the agents while this process goes on (``wait_ready``)."""
         self._loop = asyncio.get_running_loop()
         self._items = items
+        self._job = pickle.dumps((self.job, items), protocol=pickle.HIGHEST_PROTOCOL)
         self._index = {id(item): index for index, item in enumerate(items)}
         self._by_case = {(id(item.file), item.case_index): index for index, item in enumerate(items)}
-        started = [self._fork() for _ in range(self.count)]
-        for worker in started:  # reader threads after the first forks: those children start with no copy of them
-            self._listen(worker)
+        starter = self.starter = self.starter or Starter.start(self.warm)
+        threading.Thread(
+            target=self._hear, args=(starter, self._loop), name="adk-eval-gate-starter", daemon=True
+        ).start()
+        threading.Thread(
+            target=relay_lines, args=(starter.output, self.on_output), name="adk-eval-gate-starter-output", daemon=True
+        ).start()
+        for _ in range(self.count):
+            self._fork()
 
-    def _fork(self) -> _Worker:
-        assert self._loop is not None
-        context = multiprocessing.get_context("fork")
-        ours, theirs = context.Pipe()
-        output_read, output_write = os.pipe()
-        inherited = [fd for worker in self.workers if worker.alive for fd in (worker.conn.fileno(), worker.output)]
+    def _fork(self) -> _Worker | None:
+        """A new worker; None when the starter is gone (killed by agent code: no worker can start any more)."""
+        assert self._loop is not None and self.starter is not None
         number = len(self.workers) + 1
-        process = context.Process(
-            target=worker_main,
-            args=(theirs,),
-            kwargs={
-                "others": [*inherited, ours.fileno(), output_read],
-                "output": output_write,
-                "items": self._items,
-                "setup": self.setup,
-                "run": self.run,
-            },
-            name=f"adk-eval-gate-worker-{number}",
-            daemon=True,
-        )
-        process.start()
-        theirs.close()
-        os.close(output_write)
-        worker = _Worker(number, process, ours, output_read, ready=self._loop.create_future())
+        try:
+            conn, output = self.starter.fork(number)
+        except OSError as error:
+            self._unloadable = True
+            self._last_death = self._starter_failed = f"the agent worker starter process is gone ({error})"
+            return None
+        worker = _Worker(number, conn, output, ended=self._loop.create_future(), ready=self._loop.create_future())
         self.workers.append(worker)
+        threading.Thread(
+            target=self._read, args=(worker, self._loop), name=f"adk-eval-gate-pool-{number}", daemon=True
+        ).start()
+        threading.Thread(
+            target=relay_lines, args=(output, self.on_output), name=f"adk-eval-gate-output-{number}", daemon=True
+        ).start()
         return worker
 
-    def _listen(self, worker: _Worker) -> None:
-        assert self._loop is not None
-        threading.Thread(
-            target=self._read, args=(worker, self._loop), name=f"adk-eval-gate-pool-{worker.number}", daemon=True
-        ).start()
-        threading.Thread(
-            target=relay_lines,
-            args=(worker.output, self.on_output),
-            name=f"adk-eval-gate-output-{worker.number}",
-            daemon=True,
-        ).start()
+    def _hear(self, starter: Starter, loop: asyncio.AbstractEventLoop) -> None:
+        """What the starter says about the workers (forked, ended) or itself (failed), until it is gone."""
+        while (message := starter.receive()) is not None:
+            try:
+                loop.call_soon_threadsafe(self._heard, message)
+            except RuntimeError:  # the event loop is closed: the run is over
+                return
+
+    def _heard(self, message: tuple[Any, ...]) -> None:
+        if message[0] == "failed":
+            self._unloadable = True
+            self._last_death = self._starter_failed = f"the agent worker processes could not start: {message[1]}"
+            for worker in self.workers:
+                if worker.ready is not None and not worker.ready.done():
+                    worker.ready.set_result(None)
+            return
+        worker = self.workers[message[1] - 1]
+        if message[0] == "forked":
+            worker.pid = message[2]
+            if worker.kill_when_forked:
+                worker.kill()
+        elif message[0] == "exited" and not worker.ended.done():
+            worker.exitcode = message[2]
+            worker.ended.set_result(None)
 
     async def wait_ready(self) -> None:
         await asyncio.gather(*(worker.ready for worker in self.workers if worker.ready is not None))
 
     def _read(self, worker: _Worker, loop: asyncio.AbstractEventLoop) -> None:
+        """Sends the worker its job, then passes on what it says until its connection closes."""
+        with contextlib.suppress(OSError, ValueError):  # gone already: the next read says so
+            worker.send(("job", self._job))
         while True:
             try:
                 message = worker.conn.recv()
@@ -177,15 +214,22 @@ class WorkerPool:
                 ack.set_result(None)
 
     def _died(self, worker: _Worker) -> None:
+        """Its connection closed: no new case run goes to it; what it held is settled once its end is known."""
         if not worker.alive:
             return
         worker.alive = False
-        worker.process.join(timeout=1)
-        self._last_death = _death(worker)
+        task = asyncio.ensure_future(self._settle(worker))
+        self._watchdogs.add(task)
+        task.add_done_callback(self._watchdogs.discard)
+
+    async def _settle(self, worker: _Worker) -> None:
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(asyncio.shield(worker.ended), EXIT_WAIT)
+        self._last_death = self._starter_failed or _death(worker)
         if worker.ready is not None and not worker.ready.done():
             worker.ready.set_result(None)  # its case runs fail or move below; the other workers go on
             self._unloadable = True  # it died importing the agents: a replacement would too
-            self._last_death += " while it imported the agents"
+            self._last_death += "" if self._starter_failed else " while it imported the agents"
         for ack in worker.acks.values():
             if not ack.done():
                 ack.set_result(None)
@@ -211,9 +255,7 @@ class WorkerPool:
         if sum(w.alive for w in self.workers) >= self.count:
             return None
         self._replacements += 1
-        worker = self._fork()
-        self._listen(worker)
-        return worker
+        return self._fork()
 
     def _choose(self) -> _Worker | None:
         alive = [worker for worker in self.workers if worker.alive]
@@ -274,7 +316,7 @@ class WorkerPool:
         except asyncio.TimeoutError:
             if worker.alive and worker.killed is None:
                 worker.killed = f"its event loop did not answer within {self.cancel_grace:g} s (a tool blocks it)"
-                worker.process.kill()
+                worker.kill()
         finally:
             worker.acks.pop(number, None)
 
@@ -286,22 +328,26 @@ class WorkerPool:
             if worker.alive:
                 with contextlib.suppress(OSError, ValueError):
                     worker.send(("stop",))
+        waiting = [worker.ended for worker in self.workers if not worker.ended.done()]
+        if waiting:
+            await asyncio.wait(waiting, timeout=2)
         for worker in self.workers:
-            await asyncio.to_thread(worker.process.join, 2)
-            if worker.process.is_alive():
-                worker.process.kill()  # blocked by a tool: it cannot stop by itself
-                await asyncio.to_thread(worker.process.join, 5)
+            if not worker.ended.done():
+                worker.kill()  # blocked by a tool: it cannot stop by itself
+        if self.starter is not None:
+            await asyncio.to_thread(self.starter.close)  # it reaps every worker before it ends
+        for worker in self.workers:
             worker.conn.close()
 
 
 def _death(worker: _Worker) -> str:
-    how = ended(worker.process.exitcode)
+    how = ended(worker.exitcode) if worker.ended.done() else "ended"
     return f"the agent worker process {worker.number} {how} (the agent or a tool called os._exit() or crashed)"
 
 
 def default_worker_count(parallelism: int) -> int:
-    """One process per 16 concurrent case runs, at least one, at most one per core (0: no fork, run in process)."""
+    """One process per core, at most one per case run at once, at least one (0: no fork, run in process)."""
     if not fork_available():
         return 0
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    return max(1, min(cores, parallelism // 16))
+    return max(1, min(cores, parallelism))

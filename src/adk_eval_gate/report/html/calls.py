@@ -11,8 +11,6 @@ import json
 from itertools import zip_longest
 from typing import Any
 
-from google.genai import types as genai_types
-
 from adk_eval_gate.report.html.parts import element, table, text
 
 VALUE_LIMIT = 2_000
@@ -49,16 +47,23 @@ def _arguments(own: dict[str, Any], other: dict[str, Any] | None, *, absent: str
     return "".join(lines) or element("div", "no arguments", cls="arg none")
 
 
-def _call_cell(call: genai_types.FunctionCall | None, partner: genai_types.FunctionCall | None, *, absent: str) -> str:
+Call = tuple[str, Any]  # a tool call's name and arguments (``model.compact.tool_calls``)
+
+
+def _args(call: Call) -> dict[str, Any]:
+    return dict(call[1]) if isinstance(call[1], dict) else {}
+
+
+def _call_cell(call: Call | None, partner: Call | None, *, absent: str) -> str:
     if call is None:
         return element("span", "—", cls="nocall")
-    name_mark = absent if partner is None else "same" if partner.name == call.name else "changed"
-    partner_args = None if partner is None else dict(partner.args or {})
-    arguments = _arguments(dict(call.args or {}), partner_args, absent=absent)
-    return element("div", text(call.name or "?"), cls=f"call-name {name_mark}") + arguments
+    name_mark = absent if partner is None else "same" if partner[0] == call[0] else "changed"
+    partner_args = None if partner is None else _args(partner)
+    arguments = _arguments(_args(call), partner_args, absent=absent)
+    return element("div", text(call[0] or "?"), cls=f"call-name {name_mark}") + arguments
 
 
-def calls_table(expected: list[genai_types.FunctionCall] | None, actual: list[genai_types.FunctionCall] | None) -> str:
+def calls_table(expected: list[Call] | None, actual: list[Call] | None) -> str:
     """The calls of a turn, expected (left) against actual (right); None: that side is unknown."""
     if not expected and not actual:
         sides = ("none expected" if expected is not None else "no expectation", "none" if actual is not None else "—")

@@ -5,8 +5,8 @@ anywhere: ``default-src 'none'``, the style and the script allowed by their sha2
 ``data:``. Text from eval files and agents is escaped where it is written (``parts.text``); the script never
 builds HTML from text (it sets ``textContent``) except the case details, which are escaped HTML made here and
 kept as JSON strings (``<``, ``>`` and ``&`` as ``\\u003c`` and so on, so nothing in them can close the
-``<script>`` element that holds them). The details are put into a case when it is opened, so a page of
-thousands of cases opens fast.
+``<script>`` element that holds them). The details are data, compressed (``packed_details``), put into a case
+when it is opened, so a page of thousands of cases stays small and opens fast.
 
 ``PAGE_SECTIONS`` lists the parts above the cases; a new part is one function of the document.
 """
@@ -16,9 +16,11 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import zlib
 from collections.abc import Callable
 from functools import cache
 from importlib import resources
+from typing import Any
 
 from adk_eval_gate.model.results import CaseResult, ResultsDocument
 from adk_eval_gate.model.results_base import CaseStatus, case_label
@@ -288,10 +290,35 @@ def _cases(doc: ResultsDocument, context: Context) -> str:
     return element("section", element("h2", f"Cases ({len(doc.cases)})") + _filters(doc, context) + listing)
 
 
+DETAILS_PER_CHUNK = 64  # cases whose details are packed together (and unpacked together when one is opened)
+
+
+def packed_details(cases: list[CaseResult], context: Context) -> dict[str, Any]:
+    """The cases' details for the page's script: escaped HTML, in chunks of ``DETAILS_PER_CHUNK`` cases, each a
+    JSON list compressed (zlib, the script's ``DecompressionStream("deflate")``) and base64-encoded. The page
+    carries them as data and makes a case's HTML only when the case is opened: similar cases compress to a few
+    hundred bytes each, so a page of 10,000 cases stays small and opens fast."""
+    chunks = []
+    for start in range(0, len(cases), DETAILS_PER_CHUNK):
+        details = [case_details(case, context) for case in cases[start : start + DETAILS_PER_CHUNK]]
+        packed = zlib.compress(json.dumps(details, ensure_ascii=False).encode("utf-8"), 9)
+        chunks.append(base64.b64encode(packed).decode("ascii"))
+    return {"size": DETAILS_PER_CHUNK, "chunks": chunks}
+
+
+def unpacked_details(packed: dict[str, Any]) -> list[str]:
+    """Every case's details HTML from ``packed_details`` (what the script does for one chunk, for tests)."""
+    return [
+        detail
+        for chunk in packed["chunks"]
+        for detail in json.loads(zlib.decompress(base64.b64decode(chunk)).decode("utf-8"))
+    ]
+
+
 def render(doc: ResultsDocument) -> str:
     style, script = asset("report.css"), asset("report.js")
     context = Context.of(doc)
-    details = json_for_script([case_details(case, context) for case in listed_cases(doc)])
+    details = json_for_script(packed_details(listed_cases(doc), context))
     body = "".join(part(doc, context) for part in PAGE_SECTIONS) + _cases(doc, context)
     title = f"{VERDICTS.get(doc.status, doc.status)}: {doc.totals.passed} of {doc.totals.cases} cases passed"
     policy = content_security_policy(style=style, script=script)

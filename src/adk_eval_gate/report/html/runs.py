@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from adk_eval_gate.metrics.efficiency import duration_details, token_usage_details
-from adk_eval_gate.model.evalset import Invocation, tool_calls
+from adk_eval_gate.metrics.efficiency import token_usage_of
+from adk_eval_gate.model import compact
 from adk_eval_gate.model.results import RunMetric, RunRecord
 from adk_eval_gate.report.html.calls import calls_table
 from adk_eval_gate.report.html.parts import (
@@ -28,15 +28,16 @@ from adk_eval_gate.report.html.parts import (
 from adk_eval_gate.report.views import TurnView, turns
 
 
-def _timing(actual: Invocation | None) -> str:
+def _timing(actual: compact.Turn | None) -> str:
     """The actual turn's wall time (model, tool) and its tokens over the model calls, when recorded."""
     if actual is None:
         return ""
-    duration, tokens = duration_details(actual), token_usage_details(actual)
+    duration, model, tools = compact.timing(actual)
+    tokens = token_usage_of(compact.usages(actual))
     parts = [
-        ("time", seconds(duration.total_seconds)),
-        ("model", seconds(duration.model_seconds)),
-        ("tools", seconds(duration.tool_seconds)),
+        ("time", seconds(duration)),
+        ("model", seconds(model)),
+        ("tools", seconds(tools)),
         ("input tokens", count(tokens.input_tokens)),
         ("output tokens", count(tokens.output_tokens)),
         ("cached tokens", count(tokens.cached_tokens)),
@@ -51,8 +52,8 @@ def _answer(title: str, answer: str | None, *, side: str) -> str:
 
 
 def _turn(turn: TurnView) -> str:
-    expected_calls = tool_calls(turn.expected.intermediate_data) if turn.expected else None
-    actual_calls = tool_calls(turn.actual.intermediate_data) if turn.actual else None
+    expected_calls = compact.tool_calls(turn.expected)
+    actual_calls = compact.tool_calls(turn.actual)
     comparable = turn.expected_answer is not None and turn.actual_answer is not None
     answers = element(
         "div",

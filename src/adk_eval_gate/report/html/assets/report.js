@@ -1,15 +1,25 @@
 "use strict";
 // report.html's only script (allowed by its hash in the Content-Security-Policy). It fills a case's details when
-// the case is opened (escaped HTML made by adk_eval_gate.report.html), marks the word differences of the answers
-// (building elements with textContent only), and applies the filters.
+// the case is opened (escaped HTML made by adk_eval_gate.report.html, kept in the page as compressed chunks of
+// cases: only the chunk of an opened case is unpacked), marks the word differences of the answers (building
+// elements with textContent only), and applies the filters.
 (function () {
   const list = document.getElementById("case-list");
   const cases = Array.from(list.querySelectorAll("details.case"));
-  let details = null;
+  let packed = null;
+  const chunks = new Map();
+
+  function inflate(text) {
+    const bytes = Uint8Array.from(atob(text), function (c) { return c.charCodeAt(0); });
+    const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate"));
+    return new Response(stream).text().then(JSON.parse);
+  }
 
   function detailsOf(index) {
-    if (details === null) details = JSON.parse(document.getElementById("case-details").textContent);
-    return details[index];
+    if (packed === null) packed = JSON.parse(document.getElementById("case-details").textContent);
+    const number = Math.floor(index / packed.size);
+    if (!chunks.has(number)) chunks.set(number, inflate(packed.chunks[number]));
+    return chunks.get(number).then(function (chunk) { return chunk[index % packed.size]; });
   }
 
   const WORDS = /\S+\s*/g;
@@ -72,9 +82,12 @@
 
   function fill(item) {
     const body = item.querySelector(".case-body");
-    if (body.childElementCount || body.textContent) return;
-    body.innerHTML = detailsOf(Number(item.dataset.index)); // escaped HTML written by the report renderer
-    body.querySelectorAll('.answers[data-diff="words"]').forEach(wordDiff);
+    if (body.childElementCount || body.textContent || body.dataset.filling) return;
+    body.dataset.filling = "1";
+    detailsOf(Number(item.dataset.index)).then(function (html) {
+      body.innerHTML = html; // escaped HTML written by the report renderer
+      body.querySelectorAll('.answers[data-diff="words"]').forEach(wordDiff);
+    });
   }
 
   list.addEventListener("toggle", function (event) {

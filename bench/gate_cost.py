@@ -1,0 +1,174 @@
+"""What the gate costs against ADK itself: the bare ``Runner`` loop, ``adk-eval-gate run`` and ``adk eval`` on the
+same suite, in one invocation.
+
+The suite is the speed suite of ``agent_speed.py`` (a copy of the offline weather agent, 200 cases of 3 turns,
+each turn a tool call and an answer). For each model latency (0 ms: CPU-bound; 100 ms: latency-bound) it runs,
+``--repeats`` times each, interleaved so that a change of the machine's load hits every command alike:
+
+- ``bare``: ``bare_adk_loop.py``, ADK's ``Runner`` in one process, ``--parallelism`` cases at once, no scoring,
+  no reports: the floor;
+- ``gate``: ``adk-eval-gate run --parallelism N`` with its default workers (one per core here);
+- ``gate --workers 1`` and ``gate --workers 0`` (the agents in the gate's own process);
+- ``adk eval`` (100 ms only: at 0 ms it measures nothing the others do not);
+
+and prints, per command, the median wall time and the median total CPU time (user + system) of its whole process
+tree (every process is waited for by its parent, so the kernel adds up the tree: ``os.wait4``), then the ratios
+the targets of issue 23 are about:
+
+- 0 ms: the gate's CPU / the bare loop's CPU (target <= 1.15) and, with the default workers, the gate's wall
+  time / the bare loop's (target <= 0.65 on 2 cores); one worker / two workers (target: close to 2);
+- 100 ms: ``adk eval`` / the gate (target >= 6).
+
+    python bench/gate_cost.py [--cases 200] [--turns 3] [--parallelism 32] [--repeats 3] [--latencies 0,0.1]
+                              [--skip-adk]
+
+Benchmarks on a shared machine are noisy: the load average is printed at the start and the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from agent_speed import _adk_command, build_suite
+
+BENCH = Path(__file__).resolve().parent
+CPU_TARGET, WALL_TARGET, ADK_TARGET = 1.15, 0.65, 6.0
+
+
+@dataclass
+class Figures:
+    walls: list[float] = field(default_factory=list)
+    cpus: list[float] = field(default_factory=list)
+
+    @property
+    def wall(self) -> float:
+        return statistics.median(self.walls)
+
+    @property
+    def cpu(self) -> float:
+        return statistics.median(self.cpus)
+
+
+def timed(command: list[str], *, cwd: Path, env: dict[str, str]) -> tuple[float, float, str]:
+    """(wall seconds, CPU seconds of the whole process tree, its output); raises when the command failed."""
+    started = time.perf_counter()
+    process = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    assert process.stdout is not None
+    output = process.stdout.read()
+    _, status, usage = os.wait4(process.pid, 0)
+    wall = time.perf_counter() - started
+    process.returncode = os.waitstatus_to_exitcode(status)
+    text = output.decode("utf-8", "replace")
+    if process.returncode not in (0, 1):
+        raise RuntimeError(f"{' '.join(command[:4])}... exited with {process.returncode}:\n{text[-3000:]}")
+    return wall, usage.ru_utime + usage.ru_stime, text
+
+
+def load() -> str:
+    one, five, _ = os.getloadavg()
+    return f"load average {one:.2f} (1 min), {five:.2f} (5 min)"
+
+
+def commands(folder: Path, *, agent: Path, evalset: Path, parallelism: int, latency: float) -> dict[str, list[str]]:
+    gate = [sys.executable, "-m", "adk_eval_gate", "run", str(evalset), "--parallelism", str(parallelism)]
+    gate += ["--output-dir", str(folder / "out")]
+    bare = [sys.executable, str(BENCH / "bare_adk_loop.py"), str(agent), str(evalset)]
+    bare += ["--parallelism", str(parallelism)]
+    found = {
+        "bare ADK loop": bare,
+        "bare, collector frozen": [*bare, "--freeze-gc"],
+        "gate (default workers)": gate,
+        "gate --workers 1": [*gate, "--workers", "1"],
+        "gate --workers 0": [*gate, "--workers", "0"],
+    }
+    if latency > 0:
+        found["adk eval"] = [*_adk_command(), "eval", str(agent), str(evalset)]
+    return found
+
+
+def measure(
+    folder: Path, *, agent: Path, evalset: Path, args: argparse.Namespace, latency: float, skip_adk: bool
+) -> dict[str, Figures]:
+    env = {**os.environ, "SCRIPTED_MODEL_LATENCY": str(latency), "PYTHONUNBUFFERED": "1"}
+    env.pop("GITHUB_ACTIONS", None)
+    chosen = commands(folder, agent=agent, evalset=evalset, parallelism=args.parallelism, latency=latency)
+    if skip_adk:
+        chosen.pop("adk eval", None)
+    figures = {label: Figures() for label in chosen}
+    for _ in range(args.repeats):
+        for label, command in chosen.items():
+            wall, cpu, output = timed(command, cwd=folder, env=env)
+            if label == "adk eval" and not re.search(r"Tests passed: \d+", output):
+                raise RuntimeError(f"adk eval did not run the suite:\n{output[-3000:]}")
+            figures[label].walls.append(wall)
+            figures[label].cpus.append(cpu)
+    return figures
+
+
+def report(figures: dict[str, Figures], *, latency: float) -> list[str]:
+    """Prints the table and the ratios; returns the targets missed."""
+    print(f"{'command':<24} {'wall s':>8} {'CPU s':>8}   (medians; wall and CPU of each try)")
+    for label, figure in figures.items():
+        tries = ", ".join(f"{w:.1f}/{c:.1f}" for w, c in zip(figure.walls, figure.cpus, strict=True))
+        print(f"{label:<24} {figure.wall:>8.2f} {figure.cpu:>8.2f}   {tries}")
+    bare, gate = figures["bare ADK loop"], figures["gate (default workers)"]
+    one, none = figures["gate --workers 1"], figures["gate --workers 0"]
+    missed = []
+    if latency == 0:
+        cpu_ratio, wall_ratio = gate.cpu / bare.cpu, gate.wall / bare.wall
+        print(f"gate CPU / bare loop CPU: {cpu_ratio:.2f}x (target <= {CPU_TARGET})")
+        print(f"gate wall / bare loop wall: {wall_ratio:.2f}x (target <= {WALL_TARGET} on 2 cores)")
+        print(f"one worker / default workers, wall: {one.wall / gate.wall:.2f}x (close to 2 on 2 cores)")
+        print(f"--workers 0 / --workers 1, wall: {none.wall / one.wall:.2f}x (target <= 1)")
+        missed += [f"0 ms CPU ratio {cpu_ratio:.2f}"] if cpu_ratio > CPU_TARGET else []
+        missed += [f"0 ms wall ratio {wall_ratio:.2f}"] if wall_ratio > WALL_TARGET else []
+    else:
+        print(f"--workers 0 / --workers 1, wall: {none.wall / one.wall:.2f}x (target <= 1)")
+        if "adk eval" in figures:
+            speedup = figures["adk eval"].wall / gate.wall
+            print(f"adk eval / gate, wall: {speedup:.1f}x (target >= {ADK_TARGET})")
+            missed += [f"100 ms speed-up {speedup:.1f}"] if speedup < ADK_TARGET else []
+    return missed
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--cases", type=int, default=200)
+    parser.add_argument("--turns", type=int, default=3)
+    parser.add_argument("--parallelism", type=int, default=32)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--latencies", default="0,0.1", help="seconds per model call, comma-separated")
+    parser.add_argument("--skip-adk", action="store_true", help="do not run adk eval")
+    args = parser.parse_args()
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    print(f"{cores} cores; {load()}")
+    missed: list[str] = []
+    with tempfile.TemporaryDirectory(prefix="adk-eval-gate-cost-") as temp:
+        folder = Path(temp)
+        (folder / ".git").mkdir()
+        agent, evalset = build_suite(folder, cases=args.cases, turns=args.turns)
+        for latency in (float(value) for value in args.latencies.split(",")):
+            print(
+                f"\nsuite: {args.cases} cases x {args.turns} turns, {latency * 1000:.0f} ms per model call, "
+                f"--parallelism {args.parallelism}, {args.repeats} tries each"
+            )
+            figures = measure(folder, agent=agent, evalset=evalset, args=args, latency=latency, skip_adk=args.skip_adk)
+            missed += report(figures, latency=latency)
+    print(f"\n{load()}")
+    print("every target met" if not missed else f"targets missed: {'; '.join(missed)}")
+    return 1 if missed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,45 @@
+"""results.json's text: compact, one case per line.
+
+Each field at its default is left out (every reader, of this version or an earlier one, fills the same default
+in); the document's own fields come first, the schema version and the status leading (the supervising parent
+reads them, ``commands/supervise.py``), then one case per line, so that a diff of two results shows cases.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from adk_eval_gate.model.results import CaseResult, ResultsDocument
+
+
+def dump_json(doc: ResultsDocument) -> str:
+    head = doc.model_dump(mode="json", exclude={"cases"})
+    fields = {"schema_version": doc.schema_version, "status": doc.status} | head
+    parts = [f"{json.dumps(name)}:{_compact(value)}" for name, value in fields.items()]
+    cases = ",\n".join(case.model_dump_json(exclude=_repeated(case), exclude_defaults=True) for case in doc.cases)
+    at = list(fields).index("totals") + 1 if "totals" in fields else len(parts)
+    parts.insert(at, f'"cases":[\n{cases}\n]')
+    return "{" + ",\n".join(parts) + "}\n"
+
+
+def _repeated(case: CaseResult) -> dict[str, Any]:
+    """What the case holds twice: each run's per-turn scores of a metric, which the case's metric lists by run
+    (``CaseResult`` puts them back when it is read)."""
+    by_name = {metric.name: dict(enumerate(metric.invocation_scores)) for metric in case.metrics}
+    left_out: dict[int, Any] = {}
+    scored_runs = [(index, run) for index, run in enumerate(case.runs) if run.metrics]
+    for position, (index, run) in enumerate(scored_runs):
+        same = {
+            number
+            for number, metric in enumerate(run.metrics)
+            if position < len(by_name.get(metric.name, []))
+            and by_name[metric.name][position] == metric.invocation_scores
+        }
+        if same:
+            left_out[index] = {"metrics": {number: {"invocation_scores"} for number in same}}
+    return {"runs": left_out} if left_out else {}
+
+
+def _compact(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))

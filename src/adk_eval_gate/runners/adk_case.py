@@ -1,0 +1,164 @@
+"""One case run through google-adk's ``Runner``, as ADK's eval makes it: a fresh in-memory session seeded from the
+case, the user's turns sent one after the other, the events turned into actual invocations (``runners.invocations``)
+with each turn's timing and the instructions and tool declarations each agent really sent (``app_details``); and
+the warm-up turn that makes ADK import what it otherwise imports on a first turn. Imports google-adk when called.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from adk_eval_gate.model.evalset import AgentDetails, AppDetails, EvalCase, Invocation
+from adk_eval_gate.runners.agents import AgentRef, LoadedAgent
+from adk_eval_gate.runners.invocations import AgentEvent, TurnTiming, from_adk_event, user_event
+from adk_eval_gate.runners.simulation import UserTurns
+
+_WARM: list[bool] = []  # set once this process (or the one it was forked from) has warmed up
+
+
+async def warm_up() -> None:
+    """One turn of a tiny built-in agent: ADK imports much of itself lazily on the first turn (about 0.5 s).
+
+    Done before the case runs' clocks start, in the worker starter so the workers inherit it (once a process).
+    """
+    if _WARM:
+        return
+    _WARM.append(True)
+    from google.genai import types as genai_types
+
+    from adk_eval_gate.runners.adk_plugins import warm_up_agent
+    from adk_eval_gate.runners.simulation import StaticTurns
+
+    agent = LoadedAgent(AgentRef("module", "warm-up", "warm-up"), warm_up_agent(), None)
+    message = genai_types.Content(role="user", parts=[genai_types.Part(text="warm up")])
+    case = EvalCase(eval_id="warm-up", conversation=[Invocation(user_content=message)])
+    with contextlib.suppress(Exception):  # only an optimisation
+        await run_case(
+            agent, case=case, turns=StaticTurns(case), app_name="warm-up", user_id="warm-up", session_id="warm-up"
+        )
+
+
+def _plugins() -> tuple[Any, list[Any]]:
+    from adk_eval_gate.runners.adk_plugins import EnsureRetryOptions, RequestRecorder
+
+    recorder = RequestRecorder()
+    return recorder, [recorder, EnsureRetryOptions()]
+
+
+def _runner(agent: LoadedAgent, *, app_name: str, plugins: list[Any], session_service: Any) -> Any:
+    from google.adk.artifacts.in_memory_artifact_service import InMemoryArtifactService
+    from google.adk.memory.in_memory_memory_service import InMemoryMemoryService
+    from google.adk.runners import Runner
+
+    services = {
+        "session_service": session_service,
+        "artifact_service": InMemoryArtifactService(),
+        "memory_service": InMemoryMemoryService(),
+    }
+    if agent.app is None:
+        return Runner(app_name=app_name, agent=agent.root_agent, plugins=plugins, **services)
+    app = agent.app.model_copy(update={"plugins": [*agent.app.plugins, *plugins], "root_agent": agent.root_agent})
+    return Runner(app=app, app_name=app_name, **services)
+
+
+@contextlib.contextmanager
+def _busy_intervals() -> Iterator[Any]:
+    """ADK's collector of the time spent awaiting models and inside tools (None if this ADK lacks it)."""
+    try:
+        from google.adk.telemetry import _instrumentation
+    except ImportError:
+        yield None
+        return
+    collect = getattr(_instrumentation, "collect_busy_intervals", None)
+    if collect is None:
+        yield None
+        return
+    with collect() as busy:
+        yield busy
+
+
+def _eval_label() -> contextlib.AbstractContextManager[Any]:
+    try:
+        from google.adk.utils._client_labels_utils import EVAL_CLIENT_LABEL, client_label_context
+    except ImportError:
+        return contextlib.nullcontext()
+    return client_label_context(EVAL_CLIENT_LABEL)
+
+
+@dataclass
+class _Conversation:
+    """What one case run left: its events, each turn's timing, the app details and the session state after it."""
+
+    events: list[AgentEvent]
+    timings: dict[str, TurnTiming]
+    details: dict[str, AppDetails]
+    state: dict[str, Any] | None
+
+
+async def run_case(
+    agent: LoadedAgent, *, case: EvalCase, turns: UserTurns, app_name: str, user_id: str, session_id: str
+) -> _Conversation:
+    from google.adk.events.event import Event
+    from google.adk.sessions.in_memory_session_service import InMemorySessionService
+
+    session_service = InMemorySessionService()
+    state = copy.deepcopy(case.session_input.state) if case.session_input else {}
+    await session_service.create_session(app_name=app_name, user_id=user_id, state=state, session_id=session_id)
+    recorder, plugins = _plugins()
+    events: list[AgentEvent] = []
+    adk_events: list[Any] = []  # what the user simulator reads
+    timings: dict[str, TurnTiming] = {}
+    with _eval_label():
+        async with _runner(agent, app_name=app_name, plugins=plugins, session_service=session_service) as runner:
+            while (message := await turns.next_message(adk_events)) is not None:
+                started = time.monotonic()
+                invocation_id = None
+                with _busy_intervals() as busy:
+                    async with contextlib.aclosing(
+                        runner.run_async(user_id=user_id, session_id=session_id, new_message=message)
+                    ) as stream:
+                        async for event in stream:
+                            if invocation_id is None:
+                                invocation_id = event.invocation_id
+                                events.append(user_event(message, invocation_id))
+                                adk_events.append(Event(content=message, author="user", invocation_id=invocation_id))
+                            events.append(from_adk_event(event))
+                            adk_events.append(event)
+                if invocation_id is not None:
+                    timings[invocation_id] = TurnTiming(
+                        duration=round(time.monotonic() - started, 3),
+                        model_duration=round(busy.model_seconds(), 3) if busy is not None else None,
+                        tool_duration=round(busy.tool_seconds(), 3) if busy is not None else None,
+                    )
+    session = await session_service.get_session(app_name=app_name, user_id=user_id, session_id=session_id)
+    final_state = dict(session.state) if session is not None else None
+    return _Conversation(events, timings, _app_details(adk_events, recorder), final_state)
+
+
+def _app_details(adk_events: list[Any], recorder: Any) -> dict[str, AppDetails]:
+    """Per invocation: each agent's instructions and tool declarations as actually sent to its model."""
+    details: dict[str, AppDetails] = {}
+    for event in adk_events:
+        app = details.setdefault(event.invocation_id, AppDetails(agent_details={}))
+        if event.author == "user" or event.author in app.agent_details:
+            continue
+        request = recorder.request_for(event)
+        if request is None:
+            continue
+        config = request.config
+        instructions = config.system_instruction if config else None
+        if not isinstance(instructions, str):
+            from adk_eval_gate.model.evalset import content_text
+
+            instructions = (
+                content_text(instructions) if instructions is not None and hasattr(instructions, "parts") else ""
+            )
+        app.agent_details[event.author] = AgentDetails(
+            name=event.author, instructions=instructions, tool_declarations=list(config.tools or []) if config else []
+        )
+    return details
