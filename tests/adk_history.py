@@ -8,7 +8,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+from filelock import FileLock
+
 from tests.conftest import EXAMPLES
+
+SHARED_RUNS = 2  # the most runs a test module asks for
 
 
 def run_adk_eval(workdir: Path, *, runs: int = 1) -> Path:
@@ -41,3 +46,24 @@ def run_adk_eval(workdir: Path, *, runs: int = 1) -> Path:
         found = list(history.glob("*.evalset_result.json"))
         assert len(found) == run, done.stdout + done.stderr
     return history
+
+
+def shared_adk_history(tmp_path_factory: pytest.TempPathFactory, *, runs: int) -> Path:
+    """The first ``runs`` runs of one ``adk eval`` history made once per test session, shared by the modules that
+    replay it and by pytest-xdist's workers (the first to ask makes it, under a lock; each ``adk eval`` is a
+    process that imports ADK: seconds of CPU every module and worker paid again). Callers copy it, never change it.
+    """
+    assert 1 <= runs <= SHARED_RUNS, runs
+    base = tmp_path_factory.getbasetemp()
+    # Under xdist each worker's base folder sits in the session's own folder; without xdist the base is that folder.
+    session = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    shared = session / "adk-history"
+    with FileLock(str(session / "adk-history.lock")):
+        if not (shared / f"{SHARED_RUNS}-runs").is_dir():
+            made = run_adk_eval(Path(tmp_path_factory.mktemp("adk")), runs=SHARED_RUNS)
+            for count in range(1, SHARED_RUNS + 1):
+                folder = shared / f"{count}-runs"
+                folder.mkdir(parents=True)
+                for result in sorted(made.glob("*.evalset_result.json"))[:count]:
+                    shutil.copy2(result, folder / result.name)
+    return shared / f"{runs}-runs"

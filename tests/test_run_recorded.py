@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import xmlschema
 
-from tests.adk_history import run_adk_eval
+from tests.adk_history import shared_adk_history
 from tests.conftest import EXAMPLES, run_cli, validate_results, write_json
 
 pytestmark = pytest.mark.slow  # the CLI end to end, against ADK itself
@@ -19,7 +19,7 @@ JUNIT = xmlschema.XMLSchema(str(Path(__file__).parent / "fixtures" / "junit.xsd"
 
 @pytest.fixture(scope="module")
 def history(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return run_adk_eval(tmp_path_factory.mktemp("adk"), runs=2)
+    return shared_adk_history(tmp_path_factory, runs=2)
 
 
 @pytest.fixture

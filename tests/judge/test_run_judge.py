@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.adk_history import run_adk_eval
+from tests.adk_history import shared_adk_history
 from tests.conftest import EXAMPLES, run_cli, validate_results, write_json
 from tests.fakes.gemini_server import FakeGemini, Reply, SeenRequest
 from tests.judge.helpers import API_KEY, gemini, rubric_answer, v2_answer
@@ -24,7 +24,7 @@ RUBRIC = {"concise": "The answer states the weather in one sentence."}
 
 @pytest.fixture(scope="module")
 def history(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return run_adk_eval(tmp_path_factory.mktemp("adk"), runs=1)
+    return shared_adk_history(tmp_path_factory, runs=1)
 
 
 def config(num_samples: int = 3, parallelism_limit: int = 1) -> dict[str, Any]:
