@@ -27,7 +27,7 @@ import threading
 import time
 from collections.abc import Callable
 from multiprocessing.connection import Connection
-from typing import Any
+from typing import Any, NoReturn
 
 from adk_eval_gate.runners.worker_process import become_worker, worker_main
 
@@ -54,17 +54,13 @@ class Starter:
         sys.stderr.flush()
         pid = os.fork()
         if pid == 0:  # the starter: it never returns
-            code = 1
-            try:
+
+            def serve() -> None:
                 ours.close()
                 become_worker(others=[output_read], output=output_write)
                 _serve(theirs, warm)
-                code = 0
-            finally:
-                with contextlib.suppress(Exception):
-                    sys.stdout.flush()
-                    sys.stderr.flush()
-                os._exit(code)
+
+            _child_process(serve)
         theirs.close()
         os.close(output_write)
         return cls(pid, ours, output_read)
@@ -168,17 +164,13 @@ def _fork_worker(control: socket.socket, wakeup: tuple[int, int], fds: list[int]
     conn_fd, output = fds
     pid = os.fork()
     if pid == 0:  # the worker: it never returns
-        code = 1
-        try:
+
+        def work() -> None:
             signal.set_wakeup_fd(-1)
             signal.signal(signal.SIGCHLD, signal.SIG_DFL)
             worker_main(Connection(conn_fd), others=[control.fileno(), *wakeup], output=output)
-            code = 0
-        finally:
-            with contextlib.suppress(Exception):
-                sys.stdout.flush()
-                sys.stderr.flush()
-            os._exit(code)
+
+        _child_process(work)
     os.close(conn_fd)
     os.close(output)
     return pid
@@ -209,3 +201,17 @@ def _end_children(control: socket.socket, children: dict[int, int]) -> None:
     for pid in list(children):
         _wait(pid, timeout=max(deadline - time.monotonic(), 0.0))
         _tell(control, ("exited", children.pop(pid), None))
+
+
+def _child_process(body: Callable[[], None]) -> NoReturn:
+    """A forked child's whole life: ``body``, its output flushed, then ``os._exit`` (never the parent's cleanup),
+    with exit code 0 only when ``body`` returned."""
+    code = 1
+    try:
+        body()
+        code = 0
+    finally:
+        with contextlib.suppress(Exception):
+            sys.stdout.flush()
+            sys.stderr.flush()
+        os._exit(code)
