@@ -1,6 +1,7 @@
 """What each output makes of a golden input, and the files that hold it: ``tests/golden/expected/NAME/`` has the
 PR comment, the job summary, the JUnit XML, the annotations written in GitHub Actions and the data report.html
-embeds (its title, header, verdict and case details: the page itself carries the hashes of its script and style).
+embeds (its title, header, verdict, the rows of its case list and the case details: the page itself carries the
+hashes of its script and style).
 
 ``UPDATE_GOLDEN=1`` rewrites the expected files instead of comparing them (read the diff).
 """
@@ -13,11 +14,13 @@ import os
 import re
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from adk_eval_gate.github.annotations import annotate
 from adk_eval_gate.model.results import ResultsDocument
 from adk_eval_gate.report import comment, junit, summary
 from adk_eval_gate.report.html import page
+from adk_eval_gate.report.html.cases import ROW_FIELDS
 from adk_eval_gate.support.console import Console
 from tests.report.scenarios import EXPECTED
 
@@ -42,18 +45,49 @@ def annotations(doc: ResultsDocument) -> str:
     return "".join(line for line in stream.getvalue().splitlines(keepends=True) if line.startswith("::"))
 
 
+def script_data(html: str, name: str) -> Any:
+    """The JSON data of report.html's ``<script type="application/json" id=NAME>``."""
+    found = re.search(rf'<script type="application/json" id="{name}">(.*?)</script>', html, flags=re.S)
+    assert found, f"report.html has no {name}"
+    return json.loads(found.group(1))
+
+
+def rows_of(html: str) -> list[dict[str, Any]]:
+    """The rows of report.html's case list, as its script builds them: the fields the filters read (``ROW_FIELDS``)
+    and the cells, each a list of pieces ``[text, class, title]`` (class and title empty for bare text)."""
+    data = script_data(html, "case-rows")
+    rows = []
+    for fields in data["rows"]:
+        row = dict(zip(ROW_FIELDS, fields, strict=True))
+        row["cells"] = [
+            [[piece, "", ""] if isinstance(piece, str) else [piece[0], *data["styles"][piece[1]]] for piece in cell]
+            for cell in row["cells"]
+        ]
+        rows.append(row)
+    return rows
+
+
+def row_text(row: dict[str, Any]) -> str:
+    """What a row shows: the text of its pieces, one space between."""
+    return " ".join(piece[0] for cell in row["cells"] for piece in cell)
+
+
 def report_data(html: str) -> str:
-    """The parts of report.html that come from the document, as JSON: its title, header and verdict, and the
-    details of each case (the HTML the page embeds as compressed data, unpacked)."""
+    """The parts of report.html that come from the document, as JSON: its title, header and verdict, the rows of its
+    case list and the details of each case (the HTML the page embeds as compressed data, unpacked)."""
     parts: dict[str, object] = {}
     for part, pattern in _REPORT_PARTS.items():
         found = re.search(pattern, html, flags=re.S)
         assert found, f"report.html has no {part}"
         parts[part] = found.group(1)
-    details = re.search(r'<script type="application/json" id="case-details">(.*?)</script>', html, flags=re.S)
-    assert details, "report.html has no case details"
-    parts["case_details"] = page.unpacked_details(json.loads(details.group(1)))
-    return json.dumps(parts, indent=1, ensure_ascii=False) + "\n"
+    parts["case_rows"] = _ROWS_PLACE
+    parts["case_details"] = page.unpacked_details(script_data(html, "case-details"))
+    rows = ",\n  ".join(json.dumps(row, ensure_ascii=False) for row in rows_of(html))  # a row a line
+    text = json.dumps(parts, indent=1, ensure_ascii=False)
+    return text.replace(json.dumps(_ROWS_PLACE), f"[\n  {rows}\n ]" if rows else "[]") + "\n"
+
+
+_ROWS_PLACE = "(the rows, one a line)"
 
 
 Output = Callable[[str, ResultsDocument], str]

@@ -18,6 +18,7 @@ from adk_eval_gate.report import console as console_report
 from adk_eval_gate.report.html import page
 from adk_eval_gate.support.console import Console
 from tests.report.builders import case, document, metric
+from tests.report.golden import rows_of
 from tests.report.scenarios import SCENARIOS as GOLDEN_INPUTS
 
 RESPONSE = "response_match_score"
@@ -152,4 +153,5 @@ def test_a_legacy_case_has_one_name_in_junit_the_log_the_comment_and_report_html
     out = io.StringIO()
     console_report.final(Console(in_actions=False, stream=out), doc)
     assert f"FAIL {legacy}::old_format: " in out.getvalue()
-    assert "<summary>❌ old_format <sub>" in comment.render(doc) and ">old_format</span>" in page.render(doc)
+    assert "<summary>❌ old_format <sub>" in comment.render(doc)
+    assert rows_of(page.render(doc))[0]["cells"][1][0] == ["old_format", "eval-id", ""]  # the failing case first

@@ -1,6 +1,6 @@
 """report.html without a browser: what the page is made of (every tag and attribute, the Content-Security-Policy and
-its hashes, the data the script reads), hostile text kept as text, old or partial results, and the extension
-points (a column or a section is one function)."""
+its hashes, the data the script reads: the case list's rows and the cases' details), hostile text kept as text,
+old or partial results, and the extension points (a column or a section is one function)."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from adk_eval_gate.report.html import cases as html_cases
 from adk_eval_gate.report.html import page
 from adk_eval_gate.report.html.calls import calls_table
 from tests.report.builders import case, document, invocation, metric
+from tests.report.golden import row_text, rows_of, script_data
 from tests.report.scenarios import SCENARIOS, huge_failing
 
 OUR_TAGS = {
@@ -25,14 +26,18 @@ OUR_TAGS = {
     "h6",
     "p", "pre", "code", "span", "div", "dl", "dt", "dd", "ul", "li", "table", "thead", "tbody", "tr", "th", "td",
     "details", "summary", "figure", "figcaption", "svg", "rect", "line", "text", "label", "input", "select",
-    "option",
+    "option", "noscript",
 }  # fmt: skip
 OUR_ATTRIBUTES = {
     "class", "id", "lang", "charset", "http-equiv", "content", "name", "type", "value", "checked", "placeholder",
     "role", "viewbox", "width", "height", "x", "y", "x1", "x2", "y1", "y2", "text-anchor", "title", "tabindex",
-    "aria-label", "aria-live",
-    "data-index", "data-status", "data-file", "data-metrics", "data-failing", "data-name", "data-diff",
+    "aria-label", "aria-live", "aria-busy", "data-diff",
 }  # fmt: skip
+# The classes of the rows' pieces (the script builds the rows from data: it sets these, and text as text).
+ROW_CLASSES = re.compile(
+    r"badge s-(passed|failed|error|not_evaluated|informational|quarantined|other)|muted|eval-id|"
+    r"where|chip s-(passed|failed|not_evaluated|informational)"
+)
 
 
 class _Page(HTMLParser):
@@ -64,9 +69,7 @@ def parsed(markup: str) -> _Page:
 
 def details_of(markup: str) -> list[str]:
     """The case details the page's script puts into each case (compressed data in the page)."""
-    match = re.search(r'<script type="application/json" id="case-details">(.*?)</script>', markup, re.S)
-    assert match
-    return page.unpacked_details(json.loads(match.group(1)))
+    return page.unpacked_details(script_data(markup, "case-details"))
 
 
 def problems(markup: str) -> list[str]:
@@ -93,6 +96,12 @@ def test_every_scenario_renders_only_our_markup(name: str) -> None:
     assert problems(markup) == []
     for detail in details_of(markup):
         assert problems(detail) == []
+    rows = rows_of(markup)
+    assert len(rows) == len(SCENARIOS[name]().cases if name != "huge_failing" else range(40))
+    for row in rows:
+        assert len(row["cells"]) == len(html_cases.COLUMNS)
+        for text, cls, title in (piece for cell in row["cells"] for piece in cell):
+            assert isinstance(text, str) and isinstance(title, str) and (cls == "" or ROW_CLASSES.fullmatch(cls)), cls
 
 
 def test_the_policy_loads_nothing_and_allows_exactly_the_inline_script_and_style() -> None:
@@ -114,13 +123,56 @@ def test_the_policy_loads_nothing_and_allows_exactly_the_inline_script_and_style
 
 def test_hostile_text_is_text_everywhere() -> None:
     markup = page.render(SCENARIOS["hostile"]())
+    rows = " ".join(row_text(row) + " " + row["name"] for row in rows_of(markup))
     everything = markup + "".join(details_of(markup))
-    assert "\u202e" not in everything and "<U+202E>evil reversed<U+202C>" in html_unescape(everything)
+    assert "\u202e" not in everything + rows and "<U+202E>evil reversed<U+202C>" in html_unescape(everything)
     assert "<script>alert" not in everything and "<img" not in everything and "<details open" not in everything
     shown = html_unescape("".join(details_of(markup)))
     assert "<script>alert(1)</script>" in shown and "<img src=x onerror=alert(2)>" in shown
-    data = re.search(r'id="case-details">(.*?)</script>', markup, re.S)
-    assert data and "<" not in data.group(1) and ">" not in data.group(1) and "&" not in data.group(1)
+    for name in ("case-details", "case-rows"):
+        data = re.search(rf'id="{name}">(.*?)</script>', markup, re.S)
+        assert data and "<" not in data.group(1) and ">" not in data.group(1) and "&" not in data.group(1)
+
+
+HOSTILE_NAMES = (
+    "</script><script>alert(1)</script>",
+    "<!--",
+    "line\u2028separator\u2029paragraph",
+    "evil\u202ereversed\x00\x1b[31m",
+    "x" * 100_000,
+)
+
+
+def test_hostile_case_names_are_data_the_script_shows_as_text() -> None:
+    """A case's name, file and metric are pieces of text in the rows' JSON: nothing in them can close the element
+    that holds the data or reach the page as markup; they are revealed (control and bidirectional characters as
+    ``<U+202E>``) and cut where HTML text is cut, while the search still sees the whole id."""
+    items = [case(name, [metric(f"m{name[:20]}", 0.1)], file=f"{name[:50]}.evalset.json") for name in HOSTILE_NAMES]
+    markup = page.render(document(items))
+    data = re.search(r'id="case-rows">(.*?)</script>', markup, re.S)
+    assert data and data.group(1).isascii() and not set("<>&") & set(data.group(1))
+    assert problems(markup) == [] and "<script>alert" not in markup and "<!--" not in markup
+    rows = {row["cells"][1][0][0][:40]: row for row in rows_of(markup)}
+    assert "</script><script>alert(1)</script>" in rows
+    assert "line\u2028separator\u2029paragraph" in rows  # shown as it is: JSON escapes it, textContent shows it
+    assert "evil<U+202E>reversed<U+0000><U+001B>[31m" in rows
+    huge = rows["x" * 40]
+    assert huge["cells"][1][0][0].endswith(" [80,001 more characters]") and len(huge["cells"][1][0][0]) < 20_100
+    assert huge["name"].endswith("x" * 100_000)  # the search sees all of it
+
+
+def test_lone_surrogates_from_a_results_file_become_replacement_characters() -> None:
+    """A results.json may hold ``"\\ud800"`` (valid JSON, not valid UTF-8 text): read as ``report`` reads it, the
+    page is written as UTF-8 and shows U+FFFD."""
+    from adk_eval_gate.model.results import parse_document
+    from adk_eval_gate.support import sanitize
+
+    saved = document([case("paris", [metric("m", 0.1)])]).model_dump_json()
+    saved = saved.replace('"eval_id":"paris"', '"eval_id":"par\\ud800is"')
+    doc = parse_document(sanitize.loads(saved), shown="results.json")
+    markup = page.render(doc)
+    markup.encode("utf-8")
+    assert rows_of(markup)[0]["cells"][1][0][0] == "par\ufffdis"
 
 
 def html_unescape(text: str) -> str:
@@ -235,13 +287,13 @@ def test_old_partial_and_foreign_results_still_render() -> None:
         "something_new": {"stability": "later"},
     }
     markup = page.render(ResultsDocument.model_validate(minimal))
-    assert problems(markup) == [] and 'data-status="error"' in markup
+    assert problems(markup) == [] and [row["status"] for row in rows_of(markup)] == ["failed", "error"]
     assert "Turn 1" in details_of(markup)[1]
 
 
 def test_a_new_column_or_section_is_one_function(monkeypatch: pytest.MonkeyPatch) -> None:
-    def cost(item: Any, context: Any) -> str:
-        return f"{len(item.eval_id)} ¢"
+    def cost(item: Any, context: Any) -> list[html_cases.Piece]:
+        return [html_cases.Piece(f"{len(item.eval_id)} ¢")]
 
     def flaky_runs(item: Any, context: Any) -> str:
         return "<p>flaky section</p>"
@@ -249,7 +301,7 @@ def test_a_new_column_or_section_is_one_function(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(html_cases, "COLUMNS", (*html_cases.COLUMNS, html_cases.Column("Cost", cost)))
     monkeypatch.setattr(html_cases, "SECTIONS", (*html_cases.SECTIONS, flaky_runs))
     markup = page.render(document([case("paris", [metric("m", 0.9)])]))
-    assert '<span class="cell ">Cost</span>' in markup and "5 ¢" in markup
+    assert '<span class="cell ">Cost</span>' in markup and rows_of(markup)[0]["cells"][-1] == [["5 ¢", "", ""]]
     assert details_of(markup)[0].endswith("<p>flaky section</p>")
 
 
@@ -269,7 +321,9 @@ def test_the_filters_list_every_status_file_and_metric() -> None:
         ("0", "m1"),
         ("1", "m2"),
     ]
-    assert 'data-status="failed" data-file="1" data-metrics="0 1" data-failing="0"' in markup
+    failing = {"status": "failed", "file": 1, "metrics": [0, 1], "failing": [0], "name": "y.evalset.json::b"}
+    first = rows_of(markup)[0]
+    assert {field: first[field] for field in failing} == failing
     assert "passed (1)" in markup and "failed (1)" in markup and "2 of 2 cases shown" in markup
 
 

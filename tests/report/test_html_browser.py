@@ -1,7 +1,8 @@
 """report.html in headless Chromium: it opens from disk without any request but the file itself, its script runs
-under its own Content-Security-Policy, the filters show the right cases, hostile text stays text and runs
-nothing (even with the policy bypassed), axe-core finds nothing critical or serious, the keyboard's focus is never
-under the sticky filters, and a 2,000-case report lists its failing cases first (its time: bench/html_report.py)."""
+under its own Content-Security-Policy and builds the case list, the filters show the right cases, hostile text
+stays text and runs nothing (even with the policy bypassed), axe-core finds nothing critical or serious, the
+keyboard's focus is never under the sticky filters, and a 10,000-case report is ready with its failing cases
+first, then lists, filters, searches and opens every case (its time: bench/html_report.py)."""
 
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ HOSTILE_TEXTS = (
     '<img src=x onerror="window.pwned = 2">',
     "\"quoted\" 'single' `back` <b>bold</b> &amp;",
     "\u202eevil reversed\u202c",
+    "<!-- line\u2028separator\u2029paragraph",
 )
 
 
@@ -49,7 +51,12 @@ class Opened:
         self.page.wait_for_selector("html[data-ready='1']", state="attached")
 
     def visible_cases(self) -> int:
-        return int(self.page.locator("details.case:not([hidden])").count())
+        """The rows in the list (the script adds only the cases the filters let through)."""
+        return int(self.page.locator("#case-list details.case").count())
+
+    def listed(self) -> None:
+        """Waits until the script has added every row the filters let through (it adds them in slices)."""
+        self.page.wait_for_selector("#case-list[aria-busy='false']", state="attached")
 
     def open_every_case(self) -> None:
         from playwright.sync_api import expect
@@ -123,7 +130,7 @@ def test_the_filters_show_the_cases_they_name(opened: OpenReport) -> None:
     page.locator("#metric-failing").click()
     page.locator("#text-filter").fill("e_pa")
     assert report.visible_cases() == 1
-    assert page.locator("details.case:not([hidden]) .eval-id").inner_text() == "e_pass"
+    assert page.locator("#case-list .eval-id").text_content() == "e_pass"
 
 
 def _hostile_document() -> ResultsDocument:
@@ -137,7 +144,9 @@ def _hostile_document() -> ResultsDocument:
     )
     hostile_case = case(HOSTILE_TEXTS[0], [metric(HOSTILE_TEXTS[1], 0.1)], file=HOSTILE_TEXTS[2], turns=[turn])
     run = hostile_case.runs[0].model_copy(update={"log": list(HOSTILE_TEXTS), "notes": [HOSTILE_TEXTS[1]]})
-    return document([hostile_case.model_copy(update={"runs": [run]}), case("crash", [], error=HOSTILE_TEXTS[0])])
+    named = [case(name, [metric("m", 0.9)]) for name in (*HOSTILE_TEXTS[1:], "long" * 30_000)]
+    crash = case("crash", [], error=HOSTILE_TEXTS[0])
+    return document([hostile_case.model_copy(update={"runs": [run]}), crash, *named])
 
 
 @pytest.mark.parametrize("bypass_csp", [False, True], ids=["with-policy", "policy-bypassed"])
@@ -147,29 +156,75 @@ def test_hostile_text_shows_as_text_and_runs_nothing(opened: OpenReport, bypass_
     page = report.page
     assert page.evaluate("window.pwned") is None and report.dialogs == []
     assert page.locator("img").count() == 0 and page.locator("b").count() == 0
-    assert page.locator("script").count() == 2  # the data and the page's own script
+    assert page.locator("script").count() == 3  # the rows, the details and the page's own script
     shown = page.locator("body").inner_text()
     for hostile in HOSTILE_TEXTS[:3]:
         assert hostile in shown, hostile
     assert "\u202e" not in shown and "<U+202E>evil reversed<U+202C>" in shown
+    names = page.locator("#case-list .eval-id").all_text_contents()
+    assert HOSTILE_TEXTS[0] in names and HOSTILE_TEXTS[4] in names  # the line separators kept, shown as text
+    assert any(name.startswith("longlong") and name.endswith(" more characters]") for name in names)
+    page.locator("#text-filter").fill("<!-- line\u2028")
+    assert report.visible_cases() == 1 and page.locator("#case-list .eval-id").text_content() == HOSTILE_TEXTS[4]
     assert report.requests == [report.url]
 
 
-def test_a_report_of_2000_cases_lists_its_failing_cases_first(browser: Browser, tmp_path: Path) -> None:
-    large = huge_failing(2000)
-    passing = [c.model_copy(update={"status": "passed", "findings": []}) for c in large.cases[:1500]]
-    doc = large.model_copy(update={"cases": [*passing, *large.cases[1500:]]})
+def _large_document(cases: int, failing: int) -> ResultsDocument:
+    """``cases`` cases in 7 files, the last ``failing`` of them failing (copies: building each would take long)."""
+    passed, failed = case("passing", [metric("m1", 0.9), metric("m2", 0.9)]), case("failing", [metric("m1", 0.1)])
+    copies = []
+    for number in range(cases):
+        template, file = (failed if number >= cases - failing else passed), f"suite/part_{number % 7}.evalset.json"
+        name = f"case_{number:05d}"
+        copies.append(template.model_copy(update={"eval_id": name, "id": f"{file}::{name}", "file": file}))
+    return document(copies)
+
+
+def test_a_report_of_10000_cases_is_ready_at_once_and_lists_filters_and_opens_every_case(
+    browser: Browser, tmp_path: Path
+) -> None:
     path = tmp_path / "large.html"
-    path.write_text(html_page.render(doc), encoding="utf-8")
+    path.write_text(html_page.render(_large_document(10_000, 500)), encoding="utf-8")
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     try:
         report = Opened(context.new_page(), path)
         report.open()
-        assert report.visible_cases() == 2000
-        first = report.page.locator("details.case").first
-        assert first.get_attribute("data-status") == "failed"
-        report.page.locator("input[name=status][value=failed]").click()
-        assert report.visible_cases() == 1500
+        page = report.page
+        assert page.locator("#shown-count").inner_text() == "10000 of 10000 cases shown"
+        assert page.locator("details.case").first.get_attribute("data-status") == "failed"  # the failing first
+        report.listed()
+        assert report.visible_cases() == 10_000
+        statuses = [page.locator(f"#case-{index}").get_attribute("data-status") for index in (499, 500, 9999)]
+        assert statuses == ["failed", "passed", "passed"]
+        page.locator("input[name=status][value=passed]").click()
+        assert page.locator("#shown-count").inner_text() == "500 of 10000 cases shown"
+        report.listed()
+        assert report.visible_cases() == 500
+        page.locator("input[name=status][value=passed]").click()
+        page.locator("#text-filter").fill("case_00042")  # a passing case, near the end of the list
+        assert report.visible_cases() == 1 and page.locator("#shown-count").inner_text() == "1 of 10000 cases shown"
+        page.locator("#case-list details.case summary").focus()
+        page.keyboard.press("Enter")  # the keyboard opens it
+        expect_filled = page.locator("#case-list details.case[open] .case-body .answers[data-diff='done']")
+        expect_filled.wait_for(state="attached")
+        assert page.locator("#case-list .eval-id").text_content() == "case_00042"
+        assert page.locator("#case-list .where").text_content() == "suite/part_0.evalset.json:5"
+        assert report.console == [] and report.requests == [report.url]
+    finally:
+        context.close()
+
+
+def test_a_link_to_a_case_far_down_the_list_opens_it(browser: Browser, tmp_path: Path) -> None:
+    path = tmp_path / "large.html"
+    path.write_text(html_page.render(_large_document(3_000, 10)), encoding="utf-8")
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        report = Opened(context.new_page(), path)
+        report.url += "#case-2990"
+        report.open()
+        linked = report.page.locator("#case-2990")
+        assert linked.get_attribute("open") == "" and linked.locator(".eval-id").text_content() == "case_02980"
+        linked.locator(".answers[data-diff='done']").wait_for(state="attached")
     finally:
         context.close()
 

@@ -16,6 +16,7 @@ from adk_eval_gate.report.html import page
 from adk_eval_gate.report.writer import write_reports
 from adk_eval_gate.support.console import Console
 from tests.report.builders import case, document, metric
+from tests.report.golden import row_text, rows_of
 
 
 @pytest.fixture
@@ -36,7 +37,7 @@ def test_report_writes_the_html_next_to_the_other_reports(workspace: Path) -> No
     _write(workspace / "results.json", document([case("paris", [metric("m", 0.9)]), case("rome", [metric("m", 0.1)])]))
     assert main(["report", "results.json"]) == 1
     html = (workspace / "adk-eval-results" / "report.html").read_text(encoding="utf-8")
-    assert html.startswith("<!doctype html>") and html.count('<details class="case"') == 2
+    assert html.startswith("<!doctype html>") and len(rows_of(html)) == 2
     assert main(["report", "results.json", "--html", "deep/dive.html", "--output-dir", "other"]) == 1
     assert (workspace / "deep" / "dive.html").is_file() and (workspace / "other" / "junit.xml").is_file()
     assert not (workspace / "other" / "report.html").exists()
@@ -50,8 +51,8 @@ def test_merge_writes_the_html_of_the_merged_results(workspace: Path) -> None:
     assert main(["merge", "shard1", "shard2", "--results", "out/results.json", "--html", "out/report.html"]) == 0
     merged = json.loads((workspace / "out" / "results.json").read_text(encoding="utf-8"))
     html = (workspace / "out" / "report.html").read_text(encoding="utf-8")
-    assert merged["totals"]["cases"] == 2 and html.count('<details class="case"') == 2
-    assert "agents/weather/weather.evalset.json:5" in html
+    assert merged["totals"]["cases"] == 2 and len(rows_of(html)) == 2
+    assert "agents/weather/weather.evalset.json:5" in row_text(rows_of(html)[0])
 
 
 def test_a_failing_html_renderer_keeps_the_other_reports_and_says_why(

@@ -1,17 +1,30 @@
 """The cases of report.html: one row per case (``COLUMNS``) and, when it is opened, its details (``SECTIONS``).
 
-A new column is one ``Column`` (a header and a function of the case), a new section one function of the case;
-both get the ``Context`` of the whole document (the comparison's changes, the indexes the filters use).
+A new column is one ``Column`` (a header and a function of the case giving the ``Piece``s of its cell), a new
+section one function of the case; both get the ``Context`` of the whole document (the comparison's changes, the
+indexes the filters use). The rows are data the page's script builds (``case_rows``), the details escaped HTML.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from adk_eval_gate.model.results import CaseResult, MetricChange, MetricResult, ResultsDocument
 from adk_eval_gate.model.results_base import CaseStatus, Effect, MetricStatus
-from adk_eval_gate.report.html.parts import STATUS_LABELS, badge, element, number, pre, section, table, text
+from adk_eval_gate.report.html.parts import (
+    STATUS_LABELS,
+    badge,
+    badge_class,
+    element,
+    number,
+    plain,
+    pre,
+    section,
+    table,
+    text,
+)
 from adk_eval_gate.report.html.runs import run_block
 
 
@@ -39,52 +52,61 @@ class Context:
 
 
 @dataclass(frozen=True)
+class Piece:
+    """A part of a row's cell: text the script shows as text, in a ``<span>`` of ``cls`` (with ``title``) or bare."""
+
+    text: str
+    cls: str = ""
+    title: str = ""
+
+
+@dataclass(frozen=True)
 class Column:
     header: str
-    cell: Callable[[CaseResult, Context], str]  # escaped HTML
+    cell: Callable[[CaseResult, Context], list[Piece]]
     cls: str = ""
 
 
-def _status(case: CaseResult, context: Context) -> str:
+def _badge(status: str) -> Piece:
+    return Piece(STATUS_LABELS.get(status, status), badge_class(status))
+
+
+def _status(case: CaseResult, context: Context) -> list[Piece]:
     """Its status; a quarantined case is quarantined first (it never fails the gate), then what it did."""
+    carried = [Piece("carried", "muted")] if case.carried is not None else []
     if case.quarantined:
-        return badge("quarantined") + element("span", text(STATUS_LABELS[case.status]), cls="muted") + _carried(case)
-    return badge(case.status) + _carried(case)
+        return [_badge("quarantined"), Piece(STATUS_LABELS[case.status], "muted"), *carried]
+    return [_badge(case.status), *carried]
 
 
-def _carried(case: CaseResult) -> str:
-    return element("span", "carried", cls="muted") if case.carried is not None else ""
-
-
-def _name(case: CaseResult, context: Context) -> str:
+def _name(case: CaseResult, context: Context) -> list[Piece]:
     where = f"{case.file}:{case.line}" if case.line else case.file
-    return element("span", text(case.label), cls="eval-id") + element("span", text(where), cls="where")
+    return [Piece(case.label, "eval-id"), Piece(where, "where")]
 
 
-def _metric_chip(metric: MetricResult) -> str:
+def _metric_chip(metric: MetricResult) -> Piece:
     threshold = f" / {number(metric.threshold)}" if metric.threshold is not None else ""
-    label = f"{metric.name} {number(metric.score)}{threshold}"
-    return element("span", text(label), cls=f"chip s-{metric.status}", attrs={"title": text(str(metric.status))})
+    return Piece(f"{metric.name} {number(metric.score)}{threshold}", f"chip s-{metric.status}", str(metric.status))
 
 
-def _metrics(case: CaseResult, context: Context) -> str:
-    return "".join(_metric_chip(metric) for metric in case.metrics) or element("span", "no metrics", cls="muted")
+def _metrics(case: CaseResult, context: Context) -> list[Piece]:
+    return [_metric_chip(metric) for metric in case.metrics] or [Piece("no metrics", "muted")]
 
 
-def _runs(case: CaseResult, context: Context) -> str:
+def _runs(case: CaseResult, context: Context) -> list[Piece]:
     if len(case.runs) < 2:
-        return ""
+        return []
     passed = (
         case.runs_passed if case.runs_passed is not None else sum(run.status == CaseStatus.PASSED for run in case.runs)
     )
     stability = f" {case.stability}" if case.stability else ""
-    return text(f"{passed}/{len(case.runs)} passed{stability}")
+    return [Piece(f"{passed}/{len(case.runs)} passed{stability}")]
 
 
-def _change(case: CaseResult, context: Context) -> str:
+def _change(case: CaseResult, context: Context) -> list[Piece]:
     kinds = [change.kind for change in context.changes.get(case.id, [])]
     shown = [f"{kinds.count(kind)} {kind}" for kind in ("regressed", "improved", "new", "removed") if kind in kinds]
-    return text(", ".join(shown))
+    return [Piece(", ".join(shown))] if shown else []
 
 
 COLUMNS: tuple[Column, ...] = (
@@ -190,24 +212,39 @@ def header_row() -> str:
     return element("div", cells, cls="row head")
 
 
-def case_row(case: CaseResult, *, index: int, context: Context) -> str:
-    """The case's ``<details>``: the columns as its summary, an empty body that the script fills when it opens.
+# A row of ``case_rows``: what the filters read, then the cells (in the order of ``COLUMNS``).
+ROW_FIELDS = ("status", "file", "metrics", "failing", "name", "cells")
 
-    The data attributes are what the filters read: the status, the file's and metrics' indexes in the lists
-    the page's filters show, and the metrics that did not pass.
-    """
-    cells = "".join(element("span", column.cell(case, context), cls=f"cell {column.cls}") for column in COLUMNS)
-    metrics = " ".join(str(context.metric_index[m.name]) for m in case.metrics)
+
+def _filtered_by(case: CaseResult, context: Context) -> list[object]:
+    """What the filters read: the status (quarantined apart), the file's and metrics' indexes in the lists the
+    filters show, the metrics that did not pass, and the case's id in lower case (the search), uncut."""
     not_passing = [m for m in case.metrics if m.status in (MetricStatus.FAILED, MetricStatus.NOT_EVALUATED)]
-    failing = " ".join(str(context.metric_index[m.name]) for m in not_passing)
-    attributes = {
-        "id": f"case-{index}",
-        "data-index": str(index),
-        "data-status": "quarantined" if case.quarantined else case.status,
-        "data-file": str(context.file_index[case.file]),
-        "data-metrics": metrics,
-        "data-failing": failing,
-        "data-name": text(case.id.lower(), limit=None),
-    }
-    body = element("div", "", cls="case-body")
-    return element("details", element("summary", cells, cls="row") + body, cls="case", attrs=attributes)
+    return [
+        "quarantined" if case.quarantined else str(case.status),
+        context.file_index[case.file],
+        [context.metric_index[m.name] for m in case.metrics],
+        [context.metric_index[m.name] for m in not_passing],
+        plain(case.id.lower(), limit=None),
+    ]
+
+
+def case_rows(cases: list[CaseResult], context: Context) -> dict[str, Any]:
+    """The case list as data for the page's script, which builds the rows (``<details>`` with the cells as their
+    summary) and shows every piece's text as text. A row is ``ROW_FIELDS``; a cell is a list of pieces, each a
+    string (bare text) or ``[text, style]``, ``style`` an index in ``styles``: ``[class, title]`` pairs, each
+    written once. Every text goes through ``plain`` here (revealed and cut) and nowhere else."""
+    styles: dict[tuple[str, str], int] = {}
+
+    def encoded(piece: Piece) -> str | list[object]:
+        shown = plain(piece.text)
+        if not piece.cls and not piece.title:
+            return shown
+        return [shown, styles.setdefault((piece.cls, piece.title), len(styles))]
+
+    rows = [
+        [*_filtered_by(case, context), [[encoded(p) for p in column.cell(case, context)] for column in COLUMNS]]
+        for case in cases
+    ]
+    columns = [f"cell {column.cls}" for column in COLUMNS]
+    return {"columns": columns, "styles": [list(style) for style in styles], "rows": rows}

@@ -3,10 +3,12 @@
 Everything is inline (styles, one script, SVG charts) and a Content-Security-Policy forbids every load from
 anywhere: ``default-src 'none'``, the style and the script allowed by their sha256 hashes, images only as
 ``data:``. Text from eval files and agents is escaped where it is written (``parts.text``); the script never
-builds HTML from text (it sets ``textContent``) except the case details, which are escaped HTML made here and
-kept as JSON strings (``<``, ``>`` and ``&`` as ``\\u003c`` and so on, so nothing in them can close the
-``<script>`` element that holds them). The details are data, compressed (``packed_details``), put into a case
-when it is opened, so a page of thousands of cases stays small and opens fast.
+builds HTML from text (it sets ``textContent``) except the case details, which are escaped HTML made here. Both
+the case list and the details are JSON data in ``<script>`` elements (``json_for_script``: ``<``, ``>`` and ``&``
+as ``\\u003c`` and so on, so nothing in them can close the element that holds them). The script builds the rows
+from the list's data (``cases.case_rows``): the first screens at once, the rest in slices that let the page
+answer meanwhile, the filters and the search over every case. The details are compressed (``packed_details``)
+and put into a case when it is opened. So a page of 10,000 cases stays small and is ready in well under 2 s.
 
 ``PAGE_SECTIONS`` lists the parts above the cases; a new part is one function of the document.
 """
@@ -27,7 +29,7 @@ from adk_eval_gate.model.results_base import CaseStatus, case_label
 from adk_eval_gate.report import costs, headline
 from adk_eval_gate.report.carried import affected_line
 from adk_eval_gate.report.changes import significance_text
-from adk_eval_gate.report.html.cases import Context, case_details, case_row, header_row
+from adk_eval_gate.report.html.cases import Context, case_details, case_rows, header_row
 from adk_eval_gate.report.html.charts import score_chart, status_chart
 from adk_eval_gate.report.html.parts import (
     STATUS_LABELS,
@@ -284,10 +286,15 @@ def listed_cases(doc: ResultsDocument) -> list[CaseResult]:
     return sorted(doc.cases, key=rank)
 
 
+NO_SCRIPT = "The cases are listed by this page's script: open the page in a browser with JavaScript on."
+
+
 def _cases(doc: ResultsDocument, context: Context) -> str:
-    rows = "".join(case_row(case, index=i, context=context) for i, case in enumerate(listed_cases(doc)))
-    listing = element("div", header_row() + rows, cls="case-list", attrs={"id": "case-list"})
-    return element("section", element("h2", f"Cases ({len(doc.cases)})") + _filters(doc, context) + listing)
+    """The filters and the list's header; the script adds the rows (``case_rows``), the first screens at once."""
+    listing = element("div", header_row(), cls="case-list", attrs={"id": "case-list", "aria-busy": "true"})
+    note = element("noscript", element("p", text(NO_SCRIPT)))
+    title = element("h2", f"Cases ({len(doc.cases)})")
+    return element("section", title + _filters(doc, context) + note + listing)
 
 
 DETAILS_PER_CHUNK = 64  # cases whose details are packed together (and unpacked together when one is opened)
@@ -318,7 +325,9 @@ def unpacked_details(packed: dict[str, Any]) -> list[str]:
 def render(doc: ResultsDocument) -> str:
     style, script = asset("report.css"), asset("report.js")
     context = Context.of(doc)
-    details = json_for_script(packed_details(listed_cases(doc), context))
+    listed = listed_cases(doc)
+    rows = json_for_script(case_rows(listed, context))
+    details = json_for_script(packed_details(listed, context))
     body = "".join(part(doc, context) for part in PAGE_SECTIONS) + _cases(doc, context)
     title = f"{VERDICTS.get(doc.status, doc.status)}: {doc.totals.passed} of {doc.totals.cases} cases passed"
     policy = content_security_policy(style=style, script=script)
@@ -327,6 +336,7 @@ def render(doc: ResultsDocument) -> str:
         f'<meta http-equiv="Content-Security-Policy" content="{policy}"><meta name="referrer" content="no-referrer">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{text(title)}</title><style>{style}</style></head>\n<body>{body}\n"
+        f'<script type="application/json" id="case-rows">{rows}</script>\n'
         f'<script type="application/json" id="case-details">{details}</script>\n'
         f"<script>{script}</script></body></html>\n"
     )

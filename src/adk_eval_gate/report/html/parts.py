@@ -1,5 +1,6 @@
 """The small pieces every part of report.html is built from. Untrusted text enters the page only through ``text``
-(HTML-escaped, control characters and bidirectional overrides shown as ``<U+202E>``, cut at a limit)."""
+(HTML-escaped, control characters and bidirectional overrides shown as ``<U+202E>``, cut at a limit), or through
+``plain`` (the same without the escaping) into the data the page's script shows as text (``textContent``)."""
 
 from __future__ import annotations
 
@@ -20,12 +21,17 @@ STATUS_LABELS = {
 }
 
 
-def text(value: object, *, limit: int | None = TEXT_LIMIT) -> str:
-    """Any value as escaped text for an element's content or a double-quoted attribute."""
+def plain(value: object, *, limit: int | None = TEXT_LIMIT) -> str:
+    """Any value as the text the page shows, not escaped: for data the script sets as ``textContent``."""
     shown = str(value)
     if limit is not None and len(shown) > limit:
         shown = truncate(shown, limit) + f" [{len(shown) - limit + 1:,} more characters]"
-    return escape_html(reveal(shown))
+    return reveal(shown)
+
+
+def text(value: object, *, limit: int | None = TEXT_LIMIT) -> str:
+    """Any value as escaped text for an element's content or a double-quoted attribute."""
+    return escape_html(plain(value, limit=limit))
 
 
 def element(tag: str, body: str, *, cls: str = "", attrs: dict[str, str] | None = None) -> str:
@@ -48,9 +54,12 @@ def as_json(value: Any) -> str:
         return str(value)
 
 
+def badge_class(status: str) -> str:
+    return f"badge s-{status if status in STATUS_LABELS else 'other'}"
+
+
 def badge(status: str) -> str:
-    label = STATUS_LABELS.get(status, status)
-    return element("span", text(label), cls=f"badge s-{status if status in STATUS_LABELS else 'other'}")
+    return element("span", text(STATUS_LABELS.get(status, status)), cls=badge_class(status))
 
 
 def section(title: str, body: str, *, cls: str = "") -> str:

@@ -1,11 +1,19 @@
 "use strict";
-// report.html's only script (allowed by its hash in the Content-Security-Policy). It fills a case's details when
-// the case is opened (escaped HTML made by adk_eval_gate.report.html, kept in the page as compressed chunks of
-// cases: only the chunk of an opened case is unpacked), marks the word differences of the answers (building
-// elements with textContent only), and applies the filters.
+// report.html's only script (allowed by its hash in the Content-Security-Policy). It builds the case list's rows
+// from the page's data (adk_eval_gate.report.html.cases.case_rows: every text set as textContent), the first
+// screens at once and the rest in short slices, so a list of 10,000 cases is ready at once and the page answers
+// while the rest comes; it applies the filters to every case; it fills a case's details when the case is opened
+// (escaped HTML made by adk_eval_gate.report.html, kept in the page as compressed chunks of cases: only the chunk
+// of an opened case is unpacked) and marks the word differences of the answers (elements with textContent only).
 (function () {
   const list = document.getElementById("case-list");
-  const cases = Array.from(list.querySelectorAll("details.case"));
+  const header = list.firstElementChild;
+  const data = JSON.parse(document.getElementById("case-rows").textContent);
+  const rows = data.rows;
+  const STATUS = 0, FILE = 1, METRICS = 2, FAILING = 3, NAME = 4, CELLS = 5; // cases.ROW_FIELDS
+  const FIRST = 100; // rows built before the page is ready: more than a screen
+  const SLICE_MS = 12; // then rows are added for this long at a time, between which the page answers
+  const nodes = new Array(rows.length);
   let packed = null;
   const chunks = new Map();
 
@@ -20,6 +28,39 @@
     const number = Math.floor(index / packed.size);
     if (!chunks.has(number)) chunks.set(number, inflate(packed.chunks[number]));
     return chunks.get(number).then(function (chunk) { return chunk[index % packed.size]; });
+  }
+
+  // A piece of a cell: bare text, or [text, style] with style an index of data.styles ([class, title]).
+  function piece(part) {
+    if (typeof part === "string") return document.createTextNode(part);
+    const span = document.createElement("span");
+    const style = data.styles[part[1]];
+    span.className = style[0];
+    if (style[1]) span.title = style[1];
+    span.textContent = part[0];
+    return span;
+  }
+
+  function row(index) {
+    if (nodes[index]) return nodes[index];
+    const item = document.createElement("details");
+    item.className = "case";
+    item.id = "case-" + index;
+    item.dataset.index = index;
+    item.dataset.status = rows[index][STATUS];
+    const summary = document.createElement("summary");
+    summary.className = "row";
+    rows[index][CELLS].forEach(function (cell, column) {
+      const span = document.createElement("span");
+      span.className = data.columns[column];
+      cell.forEach(function (part) { span.appendChild(piece(part)); });
+      summary.appendChild(span);
+    });
+    const body = document.createElement("div");
+    body.className = "case-body";
+    item.append(summary, body);
+    nodes[index] = item;
+    return item;
   }
 
   const WORDS = /\S+\s*/g;
@@ -101,28 +142,66 @@
   const textBox = document.getElementById("text-filter");
   const shownCount = document.getElementById("shown-count");
 
-  function listed(value, wanted) {
-    return (" " + value + " ").indexOf(" " + wanted + " ") >= 0;
+  // The list shows `matching` (the indexes of the cases the filters let through, in the page's order); its first
+  // `added` rows are in the page, in blocks of BLOCK rows that the browser lays out only near the screen
+  // (content-visibility: cheaper than each row on its own). `generation` tells a pending slice that the filters
+  // changed since.
+  const BLOCK = 100;
+  let matching = [], added = 0, generation = 0, block = null;
+
+  function addUntil(end) {
+    while (added < end) {
+      if (added % BLOCK === 0) {
+        block = document.createElement("div");
+        block.className = "rows";
+        list.appendChild(block);
+      }
+      const fragment = document.createDocumentFragment();
+      const stop = Math.min(end, added - (added % BLOCK) + BLOCK);
+      for (; added < stop; added++) fragment.appendChild(row(matching[added]));
+      block.appendChild(fragment);
+    }
+  }
+
+  function addLater(mine) {
+    setTimeout(function () {
+      if (mine !== generation) return;
+      const started = performance.now();
+      while (added < matching.length && performance.now() - started < SLICE_MS) {
+        addUntil(Math.min(matching.length, added + 25));
+      }
+      if (added < matching.length) addLater(mine);
+      else list.setAttribute("aria-busy", "false");
+    }, 0);
+  }
+
+  function show() {
+    generation++;
+    list.replaceChildren(header);
+    added = 0;
+    addUntil(Math.min(FIRST, matching.length));
+    list.setAttribute("aria-busy", added < matching.length ? "true" : "false");
+    if (added < matching.length) addLater(generation);
   }
 
   function apply() {
     const statuses = new Set(statusBoxes.filter(function (box) { return box.checked; }).map(function (box) {
       return box.value;
     }));
-    const file = fileSelect.value, metric = metricSelect.value, failing = failingBox.checked;
+    const file = fileSelect.value === "" ? -1 : Number(fileSelect.value);
+    const metric = metricSelect.value === "" ? -1 : Number(metricSelect.value);
+    const failing = failingBox.checked;
     const needle = textBox.value.trim().toLowerCase();
-    let shown = 0;
-    cases.forEach(function (item) {
-      const data = item.dataset;
-      const visible = statuses.has(data.status)
-        && (file === "" || data.file === file)
-        && (metric === "" || listed(failing ? data.failing : data.metrics, metric))
-        && (metric !== "" || !failing || data.failing !== "")
-        && (needle === "" || data.name.indexOf(needle) >= 0);
-      item.hidden = !visible;
-      if (visible) shown++;
+    matching = [];
+    rows.forEach(function (fields, index) {
+      if (statuses.has(fields[STATUS])
+        && (file < 0 || fields[FILE] === file)
+        && (metric < 0 || (failing ? fields[FAILING] : fields[METRICS]).indexOf(metric) >= 0)
+        && (metric >= 0 || !failing || fields[FAILING].length > 0)
+        && (needle === "" || fields[NAME].indexOf(needle) >= 0)) matching.push(index);
     });
-    shownCount.textContent = shown + " of " + cases.length + " cases shown";
+    shownCount.textContent = matching.length + " of " + rows.length + " cases shown";
+    show();
   }
 
   statusBoxes.concat([fileSelect, metricSelect, failingBox]).forEach(function (control) {
@@ -138,8 +217,20 @@
   window.addEventListener("resize", padBelowBar);
   padBelowBar();
 
-  const target = location.hash && document.getElementById(location.hash.slice(1));
-  if (target && target.matches("details.case")) { target.open = true; fill(target); }
+  // A link to a case (report.html#case-12) opens it, its row added at once if the filters show it.
+  function openLinked() {
+    const linked = /^#case-(\d+)$/.exec(location.hash);
+    const position = linked ? matching.indexOf(Number(linked[1])) : -1;
+    if (position < 0) return;
+    if (position >= added) addUntil(position + 1);
+    const item = nodes[matching[position]];
+    item.open = true;
+    fill(item);
+    item.scrollIntoView();
+  }
+  window.addEventListener("hashchange", openLinked);
+
   apply();
+  openLinked();
   document.documentElement.setAttribute("data-ready", "1");
 })();
