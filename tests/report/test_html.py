@@ -344,3 +344,13 @@ def test_the_details_are_compressed_data_so_a_page_of_many_cases_stays_small() -
     details = details_of(markup)
     assert len(details) == 400 and all('<div class="run">' in detail for detail in details)
     assert '<div class="run">' not in markup  # nothing of a case's details is in the page as HTML
+
+
+def test_the_drops_table_shows_the_first_drops_and_counts_the_rest() -> None:
+    """Every case's details list its changes; the table above the cases stops at ``DROPS_SHOWN`` rows (10,000
+    regressed cases would make it megabytes of HTML the browser parses before anything else)."""
+    markup = page.render(huge_failing(150))  # two metrics regressed in each case
+    drops = re.search(r"<h3>Drops</h3><table>(.*?)</table>(<p>[^<]*</p>)?", markup, re.S)
+    assert drops and drops.group(1).count("<tr>") == page.DROPS_SHOWN + 1  # and the header
+    assert drops.group(2) == "<p>… and 100 more: each case lists its own changes.</p>"
+    assert "… and" not in page.render(huge_failing(100))

@@ -135,8 +135,12 @@ def _usage(doc: ResultsDocument, context: Context) -> str:
     return element("section", element("h2", "Cost and latency") + body)
 
 
+DROPS_SHOWN = 200  # rows of the drops table; the rest are in their cases (10,000 rows would slow the page down)
+
+
 def _comparison(doc: ResultsDocument, context: Context) -> str:
-    """The baseline, the comparison's counts in the comment's words, and the regressions that count."""
+    """The baseline, the comparison's counts in the comment's words, and the first ``DROPS_SHOWN`` regressions that
+    count (every case's details list its own changes)."""
     counts = headline.change_counts(doc)
     if doc.comparison is None or counts is None:
         note = doc.run.baseline_note or "no baseline was given or found"
@@ -144,6 +148,7 @@ def _comparison(doc: ResultsDocument, context: Context) -> str:
     base = doc.comparison.baseline
     where = base.description + (f" @ {base.sha[:7]}" if base.sha else "")
     intro = element("p", text(f"Against {where}: " + " · ".join(headline.comparison_words(counts))))
+    drops = [*counts.regressions, *counts.noisy, *counts.incomparable]
     rows = [
         [
             text(case_label(*change.case_id.rpartition("::")[::2])),
@@ -153,10 +158,12 @@ def _comparison(doc: ResultsDocument, context: Context) -> str:
             text(number(change.delta)),
             text(significance_text(change.significance, change.noise)),
         ]
-        for change in [*counts.regressions, *counts.noisy, *counts.incomparable]
+        for change in drops[:DROPS_SHOWN]
     ]
     header = ["Case", "Metric", "Base", "Head", "Delta", "Noise check"]
-    regressions = element("h3", "Drops") + table(header, rows) if rows else ""
+    more = len(drops) - DROPS_SHOWN
+    note = element("p", text(f"… and {more:,} more: each case lists its own changes.")) if more > 0 else ""
+    regressions = element("h3", "Drops") + table(header, rows) + note if rows else ""
     return element("section", element("h2", "Against the baseline") + intro + regressions)
 
 
