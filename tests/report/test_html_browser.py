@@ -251,6 +251,16 @@ def test_axe_core_finds_nothing_critical_or_serious(opened: OpenReport, name: st
     assert _axe(report) == []
 
 
+def test_axe_core_finds_nothing_critical_or_serious_in_a_list_of_blocks(opened: OpenReport) -> None:
+    """300 cases: three blocks of rows, the last two laid out only near the screen."""
+    report = opened(_large_document(300, 40))
+    report.listed()
+    assert report.page.locator("#case-list .rows").count() == 3
+    report.page.locator("#case-299").evaluate("(d) => { d.open = true; }")
+    report.page.locator("#case-299 .answers[data-diff='done']").wait_for(state="attached")
+    assert _axe(report) == []
+
+
 def test_the_keyboards_focus_is_never_under_the_sticky_filters(opened: OpenReport) -> None:
     report = opened(huge_failing(60))
     page = report.page

@@ -144,9 +144,9 @@
 
   // The list shows `matching` (the indexes of the cases the filters let through, in the page's order); its first
   // `added` rows are in the page, in blocks of BLOCK rows that the browser lays out only near the screen
-  // (content-visibility: cheaper than each row on its own). `generation` tells a pending slice that the filters
-  // changed since.
-  const BLOCK = 100;
+  // (content-visibility: far cheaper than each row on its own; a block's height is guessed until then, from
+  // ROW_PX a row). `generation` tells a pending slice that the filters changed since.
+  const BLOCK = 100, ROW_PX = 48;
   let matching = [], added = 0, generation = 0, block = null;
 
   function addUntil(end) {
@@ -160,6 +160,9 @@
       const stop = Math.min(end, added - (added % BLOCK) + BLOCK);
       for (; added < stop; added++) fragment.appendChild(row(matching[added]));
       block.appendChild(fragment);
+    }
+    if (added === matching.length && added % BLOCK) {
+      block.style.containIntrinsicSize = "auto " + (added % BLOCK) * ROW_PX + "px"; // the last block, not full
     }
   }
 
