@@ -148,6 +148,7 @@ async def run_case(
     agent: LoadedAgent, *, case: EvalCase, turns: UserTurns, app_name: str, user_id: str, session_id: str
 ) -> _Conversation:
     from google.adk.events.event import Event
+    from google.adk.sessions.base_session_service import GetSessionConfig
     from google.adk.sessions.in_memory_session_service import InMemorySessionService
 
     session_service = InMemorySessionService()
@@ -179,7 +180,9 @@ async def run_case(
                         model_duration=round(busy.model_seconds(), 3) if busy is not None else None,
                         tool_duration=round(busy.tool_seconds(), 3) if busy is not None else None,
                     )
-    session = await session_service.get_session(app_name=app_name, user_id=user_id, session_id=session_id)
+    session = await session_service.get_session(  # its state only: the service deep-copies what it returns
+        app_name=app_name, user_id=user_id, session_id=session_id, config=GetSessionConfig(num_recent_events=0)
+    )
     final_state = dict(session.state) if session is not None else None
     return _Conversation(events, timings, _app_details(adk_events, recorder), final_state)
 
