@@ -34,7 +34,8 @@ PER_TURN_OPTIONAL_IMPORTS = ("google.adk.agents.remote_a2a_agent",)
 
 class MissingImports(importlib.abc.MetaPathFinder):
     """Remembers the imports of ``PER_TURN_OPTIONAL_IMPORTS`` that failed once, and fails them again at once, with
-    the same error (``ModuleNotFoundError``, the same message: agent code that imports one sees what it would)."""
+    the same error (``ModuleNotFoundError``, the same message: agent code that imports one sees what it would;
+    only ``importlib.util.find_spec`` of such a module raises it too, where it would have found the file)."""
 
     def __init__(self) -> None:
         self.failed: dict[str, tuple[str, str | None, str | None]] = {}  # module: the error's message, name, path
