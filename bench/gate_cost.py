@@ -12,8 +12,10 @@ each turn a tool call and an answer). For each model latency (0 ms: CPU-bound; 1
 - ``adk eval`` (100 ms only: at 0 ms it measures nothing the others do not);
 
 and prints, per command, the median wall time and the median total CPU time (user + system) of its whole process
-tree (every process is waited for by its parent, so the kernel adds up the tree: ``os.wait4``), then the ratios
-the targets of issue 23 are about:
+tree (every process is waited for by its parent, so the kernel adds up the tree: ``os.wait4``), for the gate the
+median CPU time of each kind of its processes (the supervising parent, the main process, the worker starter and
+the workers, sampled from ``/proc`` every 20 ms: each can miss its last 20 ms), then the ratios the targets of
+issue 23 are about:
 
 - 0 ms: the gate's CPU / the bare loop's CPU (target <= 1.15) and, with the default workers, the gate's wall
   time / the bare loop's (target <= 0.65 on 2 cores); one worker / two workers (target: close to 2);
@@ -28,12 +30,16 @@ Benchmarks on a shared machine are noisy: the load average is printed at the sta
 from __future__ import annotations
 
 import argparse
+import compileall
+import contextlib
+import importlib.util
 import os
 import re
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -46,10 +52,18 @@ BENCH = Path(__file__).resolve().parent
 CPU_TARGET, WALL_TARGET, ADK_TARGET = 1.15, 0.65, 6.0
 
 
+ROLES = ("supervisor", "main", "starter", "workers")  # the gate's processes by depth in its tree (deeper: workers)
+TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
 @dataclass
 class Figures:
     walls: list[float] = field(default_factory=list)
     cpus: list[float] = field(default_factory=list)
+    roles: list[dict[str, float]] = field(default_factory=list)  # CPU seconds of each kind of process, per try
+
+    def role(self, name: str) -> float:
+        return statistics.median(try_.get(name, 0.0) for try_ in self.roles) if self.roles else 0.0
 
     @property
     def wall(self) -> float:
@@ -60,19 +74,72 @@ class Figures:
         return statistics.median(self.cpus)
 
 
-def timed(command: list[str], *, cwd: Path, env: dict[str, str]) -> tuple[float, float, str]:
-    """(wall seconds, CPU seconds of the whole process tree, its output); raises when the command failed."""
+class TreeWatch(threading.Thread):
+    """The CPU time of each process of a tree, by its depth (Linux's ``/proc``; nothing elsewhere), sampled every
+    20 ms until the root ends: a process's last sample can miss what it spent in its last 20 ms."""
+
+    def __init__(self, root: int) -> None:
+        super().__init__(daemon=True)
+        self.root = root
+        self.last: dict[int, tuple[int, float]] = {}  # pid: (depth, CPU seconds)
+        self.done = threading.Event()
+
+    def run(self) -> None:
+        while not self.done.wait(0.02):
+            self.sample()
+
+    def sample(self) -> None:
+        parents: dict[int, tuple[int, float]] = {}
+        with contextlib.suppress(OSError):
+            for entry in os.scandir("/proc"):
+                if entry.name.isdigit():
+                    with contextlib.suppress(OSError, ValueError, IndexError):
+                        with open(f"/proc/{entry.name}/stat", encoding="ascii", errors="replace") as stat:
+                            fields = stat.read().rpartition(")")[2].split()
+                        parents[int(entry.name)] = (int(fields[1]), (int(fields[11]) + int(fields[12])) / TICKS)
+        depth = {self.root: 0}
+        for _ in range(len(ROLES)):
+            depth |= {pid: depth[ppid] + 1 for pid, (ppid, _) in parents.items() if ppid in depth and pid not in depth}
+        for pid, level in depth.items():
+            if pid in parents:
+                self.last[pid] = (level, parents[pid][1])
+
+    def roles(self) -> dict[str, float]:
+        found: dict[str, float] = {}
+        for level, cpu in self.last.values():
+            role = ROLES[min(level, len(ROLES) - 1)]
+            found[role] = found.get(role, 0.0) + cpu
+        return found
+
+
+def timed(command: list[str], *, cwd: Path, env: dict[str, str]) -> tuple[float, float, str, dict[str, float]]:
+    """(wall seconds, CPU seconds of the whole process tree, its output, CPU seconds by kind of process); raises
+    when the command failed."""
     started = time.perf_counter()
     process = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    watch = TreeWatch(process.pid)
+    watch.start()
     assert process.stdout is not None
     output = process.stdout.read()
+    watch.sample()  # the root is still there (not reaped): its children's last figures
     _, status, usage = os.wait4(process.pid, 0)
+    watch.done.set()
     wall = time.perf_counter() - started
     process.returncode = os.waitstatus_to_exitcode(status)
     text = output.decode("utf-8", "replace")
     if process.returncode not in (0, 1):
         raise RuntimeError(f"{' '.join(command[:4])}... exited with {process.returncode}:\n{text[-3000:]}")
-    return wall, usage.ru_utime + usage.ru_stime, text
+    return wall, usage.ru_utime + usage.ru_stime, text, watch.roles()
+
+
+def compile_bytecode(agent: Path) -> None:
+    """Bytecode for the gate's modules (those the commands import: the same ``sys.path``) and the suite's agent,
+    as an installed package has it (pip compiles on install): with ``PYTHONDONTWRITEBYTECODE`` set and no cache,
+    every command would compile them again (about a second of the gate's main process before it can start its
+    workers; the bare loop imports none of them)."""
+    spec = importlib.util.find_spec("adk_eval_gate")
+    for folder in [*(spec.submodule_search_locations or [] if spec else []), str(agent)]:
+        compileall.compile_dir(folder, quiet=1)
 
 
 def load() -> str:
@@ -108,11 +175,12 @@ def measure(
     figures = {label: Figures() for label in chosen}
     for _ in range(args.repeats):
         for label, command in chosen.items():
-            wall, cpu, output = timed(command, cwd=folder, env=env)
+            wall, cpu, output, roles = timed(command, cwd=folder, env=env)
             if label == "adk eval" and not re.search(r"Tests passed: \d+", output):
                 raise RuntimeError(f"adk eval did not run the suite:\n{output[-3000:]}")
             figures[label].walls.append(wall)
             figures[label].cpus.append(cpu)
+            figures[label].roles.append(roles)
     return figures
 
 
@@ -122,6 +190,8 @@ def report(figures: dict[str, Figures], *, latency: float) -> list[str]:
     for label, figure in figures.items():
         tries = ", ".join(f"{w:.1f}/{c:.1f}" for w, c in zip(figure.walls, figure.cpus, strict=True))
         print(f"{label:<24} {figure.wall:>8.2f} {figure.cpu:>8.2f}   {tries}")
+        if label.startswith("gate"):
+            print(f"{'':<24} CPU s by process (medians): " + ", ".join(f"{r} {figure.role(r):.2f}" for r in ROLES))
     bare, gate = figures["bare ADK loop"], figures["gate (default workers)"]
     one, none = figures["gate --workers 1"], figures["gate --workers 0"]
     missed = []
@@ -158,6 +228,7 @@ def main() -> int:
         folder = Path(temp)
         (folder / ".git").mkdir()
         agent, evalset = build_suite(folder, cases=args.cases, turns=args.turns)
+        compile_bytecode(agent)
         for latency in (float(value) for value in args.latencies.split(",")):
             print(
                 f"\nsuite: {args.cases} cases x {args.turns} turns, {latency * 1000:.0f} ms per model call, "

@@ -158,3 +158,12 @@ def test_a_file_one_run_read_counts_for_the_agent_s_later_runs(root: Path) -> No
     assert inputs.of_run(ref, first) == ["prompts/a.txt"]
     assert inputs.of_run(ref, set()) == ["prompts/a.txt"]
     assert inputs.of_run(AgentRef("folder", str(root / "agent_y"), "agent_y"), set()) == []
+    with observe.recording() as again:  # the same file again, then another: the list grows only with the other
+        (root / "prompts" / "a.txt").read_text(encoding="utf-8")
+    found = inputs.of_run(ref, again)
+    assert found == ["prompts/a.txt"]
+    found.append("changed by the caller")  # each run gets its own list
+    with observe.recording() as other:
+        (root / "prompts" / "b.txt").read_text(encoding="utf-8")
+    assert inputs.of_run(ref, other) == ["prompts/a.txt", "prompts/b.txt"]
+    assert inputs.of_run(ref, set()) == ["prompts/a.txt", "prompts/b.txt"]

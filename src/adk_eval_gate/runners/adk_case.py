@@ -1,15 +1,20 @@
 """One case run through google-adk's ``Runner``, as ADK's eval makes it: a fresh in-memory session seeded from the
 case, the user's turns sent one after the other, the events turned into actual invocations (``runners.invocations``)
 with each turn's timing and the instructions and tool declarations each agent really sent (``app_details``); and
-the warm-up turn that makes ADK import what it otherwise imports on a first turn. Imports google-adk when called.
+the warm-up turn that makes ADK import what it otherwise imports on a first turn (and remember the optional imports
+it tries on every turn and cannot make: ``MissingImports``). Imports google-adk when called.
 """
 
 from __future__ import annotations
 
 import contextlib
 import copy
+import importlib
+import importlib.abc
+import importlib.machinery
+import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,6 +25,45 @@ from adk_eval_gate.runners.simulation import UserTurns
 
 _WARM: list[bool] = []  # set once this process (or the one it was forked from) has warmed up
 
+# Optional modules ADK imports inside a function it calls on every turn, catching the ImportError when their
+# dependency is missing (``build_node`` tries ``google.adk.agents.remote_a2a_agent``, which needs the a2a package).
+# Python remembers no failed import: each try searches sys.path and runs the module's first lines again, about 1 ms
+# of a turn's 10 ms of CPU.
+PER_TURN_OPTIONAL_IMPORTS = ("google.adk.agents.remote_a2a_agent",)
+
+
+class MissingImports(importlib.abc.MetaPathFinder):
+    """Remembers the imports of ``PER_TURN_OPTIONAL_IMPORTS`` that failed once, and fails them again at once, with
+    the same error (``ModuleNotFoundError``, the same message: agent code that imports one sees what it would;
+    only ``importlib.util.find_spec`` of such a module raises it too, where it would have found the file)."""
+
+    def __init__(self) -> None:
+        self.failed: dict[str, tuple[str, str | None, str | None]] = {}  # module: the error's message, name, path
+
+    def find_spec(
+        self, fullname: str, path: Sequence[str] | None, target: object = None
+    ) -> importlib.machinery.ModuleSpec | None:
+        failed = self.failed.get(fullname)
+        if failed is not None:
+            message, name, path_of = failed
+            raise ModuleNotFoundError(message, name=name, path=path_of)
+        return None
+
+    def learn(self, names: Sequence[str]) -> None:
+        """Tries each module once; those that cannot be imported are failed at once from now on."""
+        for name in names:
+            if name in sys.modules or name in self.failed:
+                continue
+            try:
+                importlib.import_module(name)
+            except ImportError as error:  # kept without its traceback and the frames it holds
+                self.failed[name] = (str(error), error.name, error.path)
+        if self.failed and self not in sys.meta_path:
+            sys.meta_path.insert(0, self)
+
+
+MISSING_IMPORTS = MissingImports()
+
 
 async def warm_up() -> None:
     """One turn of a tiny built-in agent: ADK imports much of itself lazily on the first turn (about 0.5 s).
@@ -29,6 +73,7 @@ async def warm_up() -> None:
     if _WARM:
         return
     _WARM.append(True)
+    MISSING_IMPORTS.learn(PER_TURN_OPTIONAL_IMPORTS)
     from google.genai import types as genai_types
 
     from adk_eval_gate.runners.adk_plugins import warm_up_agent
@@ -104,6 +149,7 @@ async def run_case(
     agent: LoadedAgent, *, case: EvalCase, turns: UserTurns, app_name: str, user_id: str, session_id: str
 ) -> _Conversation:
     from google.adk.events.event import Event
+    from google.adk.sessions.base_session_service import GetSessionConfig
     from google.adk.sessions.in_memory_session_service import InMemorySessionService
 
     session_service = InMemorySessionService()
@@ -135,7 +181,9 @@ async def run_case(
                         model_duration=round(busy.model_seconds(), 3) if busy is not None else None,
                         tool_duration=round(busy.tool_seconds(), 3) if busy is not None else None,
                     )
-    session = await session_service.get_session(app_name=app_name, user_id=user_id, session_id=session_id)
+    session = await session_service.get_session(  # its state only: the service deep-copies what it returns
+        app_name=app_name, user_id=user_id, session_id=session_id, config=GetSessionConfig(num_recent_events=0)
+    )
     final_state = dict(session.state) if session is not None else None
     return _Conversation(events, timings, _app_details(adk_events, recorder), final_state)
 

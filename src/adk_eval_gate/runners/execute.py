@@ -8,7 +8,6 @@ after a backoff, a few times, all within its ``--timeout``.
 from __future__ import annotations
 
 import asyncio
-import gc
 import os
 import signal
 import sys
@@ -25,7 +24,7 @@ from adk_eval_gate.metrics.registry import ConfiguredMetric
 from adk_eval_gate.metrics.score import MetricEscaped, ScoredMetric, score_run
 from adk_eval_gate.model.compact import AppTable
 from adk_eval_gate.model.results import ErrorKind, MetricStatus
-from adk_eval_gate.runners.base import Inference, Runner, contain_exits, describe_escape
+from adk_eval_gate.runners.base import Inference, Runner, contain_exits, describe_escape, settle_heap
 from adk_eval_gate.runners.capture import actual_invocations, capture
 from adk_eval_gate.support.retry import Backoff
 
@@ -179,7 +178,7 @@ async def execute(
     await runner.wait_ready()
     # Everything set up so far (agents, models, metrics) lives until the end: keep it out of the collector's
     # sweeps, which otherwise grow with it and stall the concurrent case runs.
-    gc.freeze()
+    settle_heap()
     if on_ready:
         on_ready()
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import gc
 import multiprocessing
 import os
 import pickle
@@ -23,7 +22,7 @@ from adk_eval_gate.metrics.base import Metric, MetricServices
 from adk_eval_gate.metrics.registry import ConfiguredMetric
 from adk_eval_gate.model.compact import AppTable
 from adk_eval_gate.runners import runlog
-from adk_eval_gate.runners.base import Inference, contain_exits, describe_escape
+from adk_eval_gate.runners.base import Inference, contain_exits, describe_escape, settle_heap
 from adk_eval_gate.runners.capture import capture, portable, score_where_made
 from adk_eval_gate.support.masking import drop_github_token
 
@@ -195,7 +194,7 @@ async def _serve(conn: Connection, *, items: list[WorkItem], serving: Serving) -
                 return
 
     prepared = await serving.load_agents(items)
-    gc.freeze()  # the imported agents live as long as the worker: keep them out of the collector's sweeps
+    settle_heap()  # the imported agents live as long as the worker
     send(("ready", prepared))
     threading.Thread(target=read, name="adk-eval-gate-worker-reader", daemon=True).start()
     await stopped.wait()

@@ -15,7 +15,6 @@ it). When the main process closes the socket (it stops, or it died), the starter
 from __future__ import annotations
 
 import contextlib
-import gc
 import multiprocessing
 import os
 import pickle
@@ -29,6 +28,7 @@ from collections.abc import Callable
 from multiprocessing.connection import Connection
 from typing import Any, NoReturn
 
+from adk_eval_gate.runners.base import settle_heap
 from adk_eval_gate.runners.worker_process import become_worker, worker_main
 
 MESSAGE_BYTES = 4096
@@ -121,7 +121,7 @@ def _serve(control: socket.socket, warm: Callable[[], None]) -> None:
     except BaseException as error:  # a broken installation: every worker would fail the same way
         control.send(pickle.dumps(("failed", f"{type(error).__name__}: {error}")))
         return
-    gc.freeze()  # what the workers inherit lives as long as they do: keep it out of the collector's sweeps
+    settle_heap()  # what the workers inherit lives as long as they do
     wakeup = os.pipe()
     os.set_blocking(wakeup[1], False)
     signal.set_wakeup_fd(wakeup[1])

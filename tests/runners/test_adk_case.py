@@ -1,0 +1,112 @@
+"""adk_case: what a process does once so that its case runs do no more than ADK's own work: the optional imports
+ADK tries on every turn remembered when they fail (``MissingImports``), the collector settled (``settle_heap``)."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import importlib
+import importlib.abc
+import importlib.machinery
+import sys
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import pytest
+
+from adk_eval_gate.runners.adk_case import MISSING_IMPORTS, MissingImports, run_case, warm_up
+from adk_eval_gate.runners.agents import AgentRef, LoadedAgent
+from adk_eval_gate.runners.base import YOUNG_GENERATION, settle_heap
+
+ABSENT = "adk_eval_gate_tests_absent"  # a package nobody installed
+
+
+class _Searches(importlib.abc.MetaPathFinder):
+    """Counts the imports that reach the finders (those not in ``sys.modules``): each one searches sys.path."""
+
+    def __init__(self) -> None:
+        self.names: list[str] = []
+
+    def find_spec(
+        self, fullname: str, path: Sequence[str] | None, target: object = None
+    ) -> importlib.machinery.ModuleSpec | None:
+        self.names.append(fullname)
+        return None
+
+
+@pytest.fixture
+def missing() -> Iterator[MissingImports]:
+    finder = MissingImports()
+    yield finder
+    if finder in sys.meta_path:
+        sys.meta_path.remove(finder)
+
+
+def _error_of(name: str) -> ImportError:
+    with pytest.raises(ImportError) as raised:
+        importlib.import_module(name)
+    return raised.value
+
+
+def test_a_module_that_fails_to_import_fails_again_at_once_with_the_same_error(
+    missing: MissingImports, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    package = tmp_path / "optional_feature"  # like google.adk.agents.remote_a2a_agent without the a2a package
+    package.mkdir()
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    (package / "remote.py").write_text(f"import {ABSENT}\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    first = _error_of("optional_feature.remote")
+    missing.learn(["optional_feature.remote", "json"])
+    assert list(missing.failed) == ["optional_feature.remote"]  # what can be imported is imported, not remembered
+    searches = _Searches()
+    sys.meta_path.insert(1, searches)  # right behind MissingImports
+    try:
+        again = _error_of("optional_feature.remote")
+        _error_of(f"{ABSENT}_too")  # anything else is searched as before
+    finally:
+        sys.meta_path.remove(searches)
+        sys.modules.pop("optional_feature", None)
+    assert type(again) is ModuleNotFoundError and str(again) == str(first) == f"No module named '{ABSENT}'"
+    assert again.name == first.name == ABSENT
+    assert searches.names == [f"{ABSENT}_too"]
+    assert missing.failed["optional_feature.remote"] == (str(first), ABSENT, None)  # no traceback, no frames
+
+
+def test_nothing_is_remembered_when_every_import_works(missing: MissingImports) -> None:
+    missing.learn(["json", "json"])
+    assert missing.failed == {} and missing not in sys.meta_path
+
+
+def test_settling_the_heap_freezes_it_and_sweeps_the_youngest_generation_less_often() -> None:
+    before = gc.get_threshold()
+    try:
+        settle_heap()
+        assert gc.get_freeze_count() > 0
+        assert gc.get_threshold() == (YOUNG_GENERATION, before[1], before[2])
+    finally:
+        gc.set_threshold(*before)
+
+
+@pytest.mark.slow  # a real ADK agent
+def test_after_the_warm_up_a_turn_imports_nothing() -> None:
+    from google.genai import types as genai_types
+
+    from adk_eval_gate.model.evalset import EvalCase, Invocation
+    from adk_eval_gate.runners.adk_plugins import warm_up_agent
+    from adk_eval_gate.runners.simulation import StaticTurns
+
+    asyncio.run(warm_up())
+    agent = LoadedAgent(AgentRef("module", "turn", "turn"), warm_up_agent(), None)
+    message = genai_types.Content(role="user", parts=[genai_types.Part(text="hello")])
+    case = EvalCase(eval_id="turn", conversation=[Invocation(user_content=message)])
+    searches = _Searches()
+    sys.meta_path.insert(sys.meta_path.index(MISSING_IMPORTS) + 1 if MISSING_IMPORTS in sys.meta_path else 0, searches)
+    try:
+        done = asyncio.run(
+            run_case(agent, case=case, turns=StaticTurns(case), app_name="a", user_id="u", session_id="s")
+        )
+    finally:
+        sys.meta_path.remove(searches)
+    assert len(done.events) > 2  # the user's message, the tool call and its response, the answer
+    assert searches.names == []  # ADK's per-turn import of remote_a2a_agent (no a2a package) fails at once
