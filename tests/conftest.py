@@ -60,14 +60,19 @@ def run_cli(
 
 
 def gate_in_process(
-    monkeypatch: pytest.MonkeyPatch, *args: str, cwd: Path, env: dict[str, str] | None = None
+    monkeypatch: pytest.MonkeyPatch,
+    *args: str,
+    cwd: Path,
+    env: dict[str, str] | None = None,
+    fresh: tuple[str, ...] = (),
 ) -> subprocess.CompletedProcess[str]:
     """``adk-eval-gate ARGS`` as ``run_cli`` runs it, but in this process (``cli.main``, unsupervised), for the
     tests whose point is not the process boundary: the start of a process that imports the gate, ADK and the
     judges' SDKs is seconds of CPU each time. What the command and the code it runs print, on ``sys.stdout``,
     ``sys.stderr`` or file descriptors 1 and 2, goes through its console to the captured stdout; ``stderr`` is what
     reached ``sys.stderr`` outside of it. The environment, the working folder and ``sys.path`` are restored
-    afterwards; modules the run imported (an agent's) stay imported."""
+    afterwards; modules the run imported (an agent's) stay imported, except the packages named in ``fresh`` (the
+    test's agents, which it may have rewritten since), which are imported again from their files."""
     import contextlib
     import io
 
@@ -77,6 +82,8 @@ def gate_in_process(
         monkeypatch.delenv(name)
     for name, value in (env or {}).items():
         monkeypatch.setenv(name, value)
+    for name in [name for name in sys.modules if name.split(".")[0] in fresh]:
+        del sys.modules[name]
     out, err = io.StringIO(), io.StringIO()
     with monkeypatch.context() as inside:
         inside.chdir(cwd)

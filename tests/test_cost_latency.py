@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -130,9 +129,7 @@ def _project(  # type: ignore[no-untyped-def]
 
 def _gate(monkeypatch: pytest.MonkeyPatch, repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
     """``adk-eval-gate run priced ARGS`` in this process, the agent too (``--workers 0``), as _project last wrote it."""
-    for name in [name for name in sys.modules if name == "priced" or name.startswith("priced.")]:
-        del sys.modules[name]  # this process imported the agent of an earlier run, perhaps before a change
-    return gate_in_process(monkeypatch, "run", "priced", "--workers", "0", *args, cwd=repo)
+    return gate_in_process(monkeypatch, "run", "priced", "--workers", "0", *args, cwd=repo, fresh=("priced",))
 
 
 def _results(repo: Path) -> dict[str, Any]:
