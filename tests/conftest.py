@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
-from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -39,11 +39,14 @@ def write_json(path: Path, data: Any) -> Path:
     return path
 
 
+FOREIGN_VARIABLES = ("INPUT_", "GITHUB_")  # a CLI run of the tests is not an action step unless a test says so
+
+
 def run_cli(
     *args: str, cwd: Path, env: dict[str, str] | None = None, timeout: float = 120
 ) -> subprocess.CompletedProcess[str]:
     """Runs ``python -m adk_eval_gate`` in a subprocess (a real process: exit code, stdout, no traceback)."""
-    full_env = {k: v for k, v in os.environ.items() if not k.startswith(("INPUT_", "GITHUB_"))}
+    full_env = {k: v for k, v in os.environ.items() if not k.startswith(FOREIGN_VARIABLES)}
     full_env.update(env or {})
     return subprocess.run(
         [sys.executable, "-m", "adk_eval_gate", *args],
@@ -54,6 +57,47 @@ def run_cli(
         timeout=timeout,
         check=False,
     )
+
+
+def gate_in_process(
+    monkeypatch: pytest.MonkeyPatch,
+    *args: str,
+    cwd: Path,
+    env: dict[str, str] | None = None,
+    fresh: tuple[str, ...] = (),
+) -> subprocess.CompletedProcess[str]:
+    """``adk-eval-gate ARGS`` as ``run_cli`` runs it, but in this process (``cli.main``, unsupervised), for the
+    tests whose point is not the process boundary: the start of a process that imports the gate, ADK and the
+    judges' SDKs is seconds of CPU each time. What the command and the code it runs print, on ``sys.stdout``,
+    ``sys.stderr`` or file descriptors 1 and 2, goes through its console to the captured stdout; ``stderr`` is what
+    reached ``sys.stderr`` outside of it. The environment, the working folder and ``sys.path`` are restored
+    afterwards; modules the run imported (an agent's) stay imported, except the packages named in ``fresh`` (the
+    test's agents, which it may have rewritten since), which are imported again from their files."""
+    import contextlib
+    import io
+
+    from adk_eval_gate import cli
+
+    for name in [name for name in os.environ if name.startswith(FOREIGN_VARIABLES)]:
+        monkeypatch.delenv(name)
+    for name, value in (env or {}).items():
+        monkeypatch.setenv(name, value)
+    for name in [name for name in sys.modules if name.split(".")[0] in fresh]:
+        del sys.modules[name]
+    out, err = io.StringIO(), io.StringIO()
+    with monkeypatch.context() as inside:
+        inside.chdir(cwd)
+        inside.setattr(sys, "path", list(sys.path))  # what the run appends for agents and metrics goes with it
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = cli.main(list(args))
+    return subprocess.CompletedProcess(["adk-eval-gate", *args], code, out.getvalue(), err.getvalue())
+
+
+@pytest.fixture
+def cli_in_process(monkeypatch: pytest.MonkeyPatch) -> Callable[..., subprocess.CompletedProcess[str]]:
+    """``cli_in_process(*args, cwd=..., env=...)``: ``gate_in_process`` with this test's monkeypatch; called as
+    ``run_cli`` is."""
+    return functools.partial(gate_in_process, monkeypatch)
 
 
 @pytest.fixture
@@ -96,7 +140,7 @@ def _junit_files_are_valid(request: pytest.FixtureRequest) -> Iterator[None]:
         junit_schema().validate(path.read_text(encoding="utf-8"))
 
 
-@cache
+@functools.cache
 def junit_schema() -> Any:
     import xmlschema
 
@@ -108,7 +152,7 @@ def validate_results(data: Any) -> None:
     _results_validator().validate(data)
 
 
-@cache
+@functools.cache
 def _results_validator() -> Any:
     """Built once: ``jsonschema.validate`` checks and compiles the schema on every call (a third of a second)."""
     import jsonschema

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from google.adk.evaluation.agent_evaluator import AgentEvaluator
@@ -94,7 +96,10 @@ BAD_INPUTS = [
 
 
 @pytest.mark.parametrize("bad_input", BAD_INPUTS, ids=[case[0] for case in BAD_INPUTS])
-def test_bad_inputs_give_one_clear_line_and_exit_2(repo: Path, bad_input: tuple[str, str, object, object, str]) -> None:
+def test_bad_inputs_give_one_clear_line_and_exit_2(
+    repo: Path, bad_input: tuple[str, str, object, object, str], cli_in_process: Callable[..., Any]
+) -> None:
+    """In this process (the same command; the tests around it run it as a process): one line for each input."""
     label, name, content, config, needle = bad_input
     path = repo / name
     if isinstance(content, bytes):
@@ -105,7 +110,7 @@ def test_bad_inputs_give_one_clear_line_and_exit_2(repo: Path, bad_input: tuple[
         write_json(path, content)
     if config is not None:
         write_json(repo / "test_config.json", config)
-    result = run_cli("validate", cwd=repo)
+    result = cli_in_process("validate", cwd=repo)
     assert result.returncode == 2, (label, result.stdout, result.stderr)
     errors = [line for line in result.stdout.splitlines() if line.startswith("error: ")]
     assert len(errors) == 1, result.stdout

@@ -1,15 +1,19 @@
 """Flaky agents end to end (issue "a verdict you can trust"): a real ADK agent whose answer is right with a set,
-seeded probability; stability and pass^k / pass@k over --num-runs; --confirm-failures re-running only what failed."""
+seeded probability; stability and pass^k / pass@k over --num-runs; --confirm-failures re-running only what failed.
+
+The gate runs in this process with the agent (``--workers 0``, ``_gate``): a process per run would import the gate
+and ADK again, and what is checked is the counting over runs, not the processes they ran in."""
 
 from __future__ import annotations
 
 import json
 import random
+import subprocess
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_cli
+from tests.conftest import gate_in_process
 from tests.runners.scripted import turn, write_agent, write_config, write_evalset
 
 pytestmark = pytest.mark.slow  # real agents through the CLI
@@ -73,17 +77,21 @@ def _project(repo: Path, cases: dict[str, str], *, threshold: float) -> Path:
     return agent
 
 
+def _gate(monkeypatch: pytest.MonkeyPatch, repo: Path, agent: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return gate_in_process(monkeypatch, "run", str(agent), "--workers", "0", *args, cwd=repo, fresh=(agent.name,))
+
+
 def _calls(agent: Path) -> dict[str, int]:
     lines = (agent / "calls.log").read_text(encoding="utf-8").splitlines()
     return {prompt: lines.count(prompt) for prompt in set(lines)}
 
 
-def test_stability_and_pass_k_over_five_runs(repo: Path) -> None:
+def test_stability_and_pass_k_over_five_runs(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     prompts = {"always": "p100 always", "never": "p0 never", "coin": "p60 coin"}
     expected_coin = _seeded_passes("p60 coin", 60, 5)
     assert 0 < expected_coin < 5  # the seed makes the 60% case flaky
     agent = _project(repo, prompts, threshold=0.9)
-    result = run_cli("run", str(agent), "--num-runs", "5", "--pass-rule", "all", cwd=repo)
+    result = _gate(monkeypatch, repo, agent, "--num-runs", "5", "--pass-rule", "all")
     assert result.returncode == 1, result.stdout + result.stderr
     data = json.loads((repo / "adk-eval-results" / "results.json").read_text())
     cases = {c["eval_id"]: c for c in data["cases"]}
@@ -107,9 +115,11 @@ def test_stability_and_pass_k_over_five_runs(repo: Path) -> None:
     assert f'<property name="coin.runs" value="{expected_coin} of 5 passed" />' in junit
 
 
-def test_confirm_failures_re_runs_only_what_failed_and_decides_on_every_run(repo: Path) -> None:
+def test_confirm_failures_re_runs_only_what_failed_and_decides_on_every_run(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     agent = _project(repo, {"steady": "right steady", "flip": "flip once", "never": "never right"}, threshold=0.7)
-    result = run_cli("run", str(agent), "--confirm-failures", "3", cwd=repo)
+    result = _gate(monkeypatch, repo, agent, "--confirm-failures", "3")
     assert result.returncode == 1, result.stdout + result.stderr  # "never" fails on every run
     assert "Confirming 2 cases that failed: 3 more runs each" in result.stdout
     assert _calls(agent) == {"right steady": 1, "flip once": 4, "never right": 4}  # only the failures ran again

@@ -1,10 +1,15 @@
-"""End to end through the CLI with the recorded runner: real ADK result files in, reports and exit codes out."""
+"""End to end through the CLI with the recorded runner: real ADK result files in, reports and exit codes out.
+
+The first test runs the CLI as a real process; the others in this process (``cli_in_process``), which replays the
+same files without a process that imports the gate and ADK again for each run."""
 
 from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 import xmlschema
@@ -14,6 +19,7 @@ from tests.conftest import EXAMPLES, run_cli, validate_results, write_json
 
 pytestmark = pytest.mark.slow  # the CLI end to end, against ADK itself
 
+Cli = Callable[..., Any]  # the cli_in_process fixture: called as run_cli is
 JUNIT = xmlschema.XMLSchema(str(Path(__file__).parent / "fixtures" / "junit.xsd"))
 
 
@@ -94,18 +100,20 @@ def test_scores_equal_adks_and_reports_are_valid(workspace: Path, history: Path)
     assert "<summary>❌ wrong_city_on_purpose" in summary
 
 
-def test_double_encoded_and_single_file_and_results_json_as_recording(workspace: Path, history: Path) -> None:
+def test_double_encoded_and_single_file_and_results_json_as_recording(
+    workspace: Path, history: Path, cli_in_process: Cli
+) -> None:
     first = sorted(history.glob("*.evalset_result.json"))[0]
     double = workspace / "old.evalset_result.json"
     double.write_text(json.dumps(first.read_text()))
-    result = run_cli(
+    result = cli_in_process(
         "run", "weather_agent/weather.evalset.json", "--runner", "recorded", "--recorded", str(double), cwd=workspace
     )
     assert result.returncode == 1, result.stdout
     data = _results(workspace)
     assert [len(c["runs"]) for c in data["cases"]] == [1, 1, 1]
     shutil.copy(workspace / "adk-eval-results" / "results.json", workspace / "previous.json")
-    again = run_cli(
+    again = cli_in_process(
         "run",
         "weather_agent/weather.evalset.json",
         "--runner",
@@ -123,8 +131,8 @@ def test_double_encoded_and_single_file_and_results_json_as_recording(workspace:
     ]
 
 
-def test_case_selector_and_unknown_case(workspace: Path, history: Path) -> None:
-    ok = run_cli(
+def test_case_selector_and_unknown_case(workspace: Path, history: Path, cli_in_process: Cli) -> None:
+    ok = cli_in_process(
         "run",
         "weather_agent/weather.evalset.json:paris_today,two_cities",
         "--runner",
@@ -135,7 +143,7 @@ def test_case_selector_and_unknown_case(workspace: Path, history: Path) -> None:
     )
     assert ok.returncode == 0, ok.stdout
     assert [c["eval_id"] for c in _results(workspace)["cases"]] == ["paris_today", "two_cities"]
-    bad = run_cli(
+    bad = cli_in_process(
         "run",
         "weather_agent/weather.evalset.json:paris",
         "--runner",
@@ -149,9 +157,11 @@ def test_case_selector_and_unknown_case(workspace: Path, history: Path) -> None:
     assert len(bad.stdout.strip().splitlines()) == 1 and "Traceback" not in bad.stderr
 
 
-def test_a_broken_file_is_an_error_entry_and_the_others_still_run(workspace: Path, history: Path) -> None:
+def test_a_broken_file_is_an_error_entry_and_the_others_still_run(
+    workspace: Path, history: Path, cli_in_process: Cli
+) -> None:
     (workspace / "weather_agent" / "broken.evalset.json").write_text('{"eval_set_id": "x", "eval_cases": [}')
-    result = run_cli(
+    result = cli_in_process(
         "run",
         "weather_agent",
         "--runner",
@@ -171,11 +181,11 @@ def test_a_broken_file_is_an_error_entry_and_the_others_still_run(workspace: Pat
     JUNIT.validate((workspace / "adk-eval-results" / "junit.xml").read_text())
 
 
-def test_missing_recording_is_an_error_case(workspace: Path, history: Path) -> None:
+def test_missing_recording_is_an_error_case(workspace: Path, history: Path, cli_in_process: Cli) -> None:
     data = json.loads((workspace / "weather_agent" / "weather.evalset.json").read_text())
     data["eval_cases"][0]["eval_id"] = "never_recorded"
     write_json(workspace / "weather_agent" / "weather.evalset.json", data)
-    result = run_cli(
+    result = cli_in_process(
         "run", "weather_agent/weather.evalset.json", "--runner", "recorded", "--recorded", str(history), cwd=workspace
     )
     assert result.returncode == 1
@@ -183,7 +193,7 @@ def test_missing_recording_is_an_error_case(workspace: Path, history: Path) -> N
     assert case["status"] == "error" and "no recorded result" in case["error"]
 
 
-def test_not_evaluated_fails_the_gate_unless_allowed(repo: Path) -> None:
+def test_not_evaluated_fails_the_gate_unless_allowed(repo: Path, cli_in_process: Cli) -> None:
     scenario_case = {
         "eval_id": "simulated",
         "conversation_scenario": {"starting_prompt": "Weather in Paris?", "conversation_plan": "Ask once."},
@@ -221,14 +231,14 @@ def test_not_evaluated_fails_the_gate_unless_allowed(repo: Path) -> None:
         ],
     }
     write_json(repo / "recording.json", recording)
-    strict = run_cli("run", "sim.evalset.json", "--runner", "recorded", "--recorded", "recording.json", cwd=repo)
+    strict = cli_in_process("run", "sim.evalset.json", "--runner", "recorded", "--recorded", "recording.json", cwd=repo)
     assert strict.returncode == 1, strict.stdout
     case = _results(repo)["cases"][0]
     assert case["status"] == "not_evaluated"
     response = next(m for m in case["metrics"] if m["name"] == "response_match_score")
     assert response["status"] == "not_evaluated" and "conversation_scenario" in response["reason"]
     assert next(m for m in case["metrics"] if m["name"] == "trajectory_single_tool_use")["score"] == 1.0
-    allowed = run_cli(
+    allowed = cli_in_process(
         "run",
         "sim.evalset.json",
         "--runner",
@@ -243,10 +253,12 @@ def test_not_evaluated_fails_the_gate_unless_allowed(repo: Path) -> None:
     assert "<skipped" in junit
 
 
-def test_a_quarantined_failing_case_runs_is_reported_and_does_not_fail_the_gate(workspace: Path, history: Path) -> None:
+def test_a_quarantined_failing_case_runs_is_reported_and_does_not_fail_the_gate(
+    workspace: Path, history: Path, cli_in_process: Cli
+) -> None:
     args = ["run", "weather_agent/weather.evalset.json", "--runner", "recorded", "--recorded", str(history)]
     selector = "weather_agent/*.evalset.json:wrong_city_*"
-    result = run_cli(*args, "--quarantine", selector, "--pass-rule", "all", cwd=workspace)
+    result = cli_in_process(*args, "--quarantine", selector, "--pass-rule", "all", cwd=workspace)
     assert result.returncode == 0, result.stdout + result.stderr
     data = _results(workspace)
     assert data["status"] == "passed" and data["run"]["pass_rule"] == "all"

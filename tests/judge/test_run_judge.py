@@ -1,11 +1,15 @@
 """End to end: ``adk-eval-gate run --runner recorded`` with judge metrics in test_config.json, the judge being
 google-genai pointed at the fake Gemini server (GOOGLE_GEMINI_BASE_URL); the cache, the shared rate limit,
-429s, a judge that keeps failing, and no credentials at all."""
+429s, a judge that keeps failing, and no credentials at all.
+
+The gate runs in this process (``cli_in_process``: a process per run would import the gate, ADK and google-genai
+again each time), except for the real agent's runs: the gate as a real process, its agents in its worker processes."""
 
 from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -58,14 +62,18 @@ def judge_script(request: SeenRequest) -> str | Reply:
     return rubric_answer({"concise": "no" if "Sydney" in request.prompt else "yes"}, RUBRIC)
 
 
+Cli = Callable[..., Any]  # run_cli, or the cli_in_process fixture
+
+
 def run(
-    workspace: Path, gemini: FakeGemini, *args: str, key: bool = True, recorded: bool = True
+    cli: Cli, workspace: Path, gemini: FakeGemini, *args: str, key: bool = True, recorded: bool = True
 ) -> tuple[Any, dict[str, Any]]:
+    """``cli`` runs the gate with the judge pointed at ``gemini``."""
     env = {"GOOGLE_GEMINI_BASE_URL": gemini.url}
     if key:
         env["GOOGLE_API_KEY"] = API_KEY
     runner = ["--runner", "recorded", "--recorded", str(history_dir(workspace))] if recorded else []
-    result = run_cli("run", *args, *runner, cwd=workspace, env=env)
+    result = cli("run", *args, *runner, cwd=workspace, env=env)
     assert "Traceback" not in result.stdout + result.stderr, result.stdout + result.stderr
     path = workspace / "adk-eval-results" / "results.json"
     data = json.loads(path.read_text()) if path.exists() else {}
@@ -88,9 +96,9 @@ def metric(data: dict[str, Any], case: str, name: str) -> dict[str, Any]:
     return next(m for m in found["metrics"] if m["name"] == name)
 
 
-def test_judge_metrics_score_every_case(workspace: Path, gemini: FakeGemini) -> None:
+def test_judge_metrics_score_every_case(workspace: Path, gemini: FakeGemini, cli_in_process: Cli) -> None:
     gemini.script = judge_script
-    result, data = run(workspace, gemini, EVALSET)
+    result, data = run(cli_in_process, workspace, gemini, EVALSET)
     assert result.returncode == 1, result.stdout + result.stderr  # the wrong city fails on purpose
     assert API_KEY not in result.stdout + result.stderr
     for case, expected in (("paris_today", 1.0), ("two_cities", 1.0), ("wrong_city_on_purpose", 0.0)):
@@ -112,12 +120,12 @@ def test_judge_metrics_score_every_case(workspace: Path, gemini: FakeGemini) -> 
     assert all(r.api_key == API_KEY for r in gemini.requests)
 
 
-def test_a_second_identical_run_makes_no_judge_call(workspace: Path, gemini: FakeGemini) -> None:
+def test_a_second_identical_run_makes_no_judge_call(workspace: Path, gemini: FakeGemini, cli_in_process: Cli) -> None:
     gemini.script = judge_script
     cache = workspace / ".judge-cache"
-    _, first = run(workspace, gemini, EVALSET, "--cache-dir", str(cache))
+    _, first = run(cli_in_process, workspace, gemini, EVALSET, "--cache-dir", str(cache))
     assert gemini.count == 24
-    result, second = run(workspace, gemini, EVALSET, "--cache-dir", str(cache))
+    result, second = run(cli_in_process, workspace, gemini, EVALSET, "--cache-dir", str(cache))
     assert gemini.count == 24  # nothing new reached the server
     assert second["judge"]["calls"] == 0 and second["judge"]["cached"] == 24
     assert [c["metrics"] for c in second["cases"]] == [c["metrics"] for c in first["cases"]]
@@ -128,27 +136,29 @@ def test_a_rerun_of_a_tool_calling_agent_is_answered_from_the_cache(workspace: P
     """The agent runs twice for real, so its tool calls get new ids (ADK's adk-<uuid>): the judge never sees them."""
     gemini.script = judge_script
     cache = workspace / ".judge-cache"
-    run(workspace, gemini, EVALSET, "--cache-dir", str(cache), recorded=False)
+    run(run_cli, workspace, gemini, EVALSET, "--cache-dir", str(cache), recorded=False)
     assert gemini.count == 24
     assert not any("adk-" in request.prompt for request in gemini.requests)
-    _, second = run(workspace, gemini, EVALSET, "--cache-dir", str(cache), recorded=False)
+    _, second = run(run_cli, workspace, gemini, EVALSET, "--cache-dir", str(cache), recorded=False)
     assert gemini.count == 24 and second["judge"]["calls"] == 0
 
 
-def test_judge_parallelism_caps_requests_in_flight(workspace: Path, gemini: FakeGemini) -> None:
+def test_judge_parallelism_caps_requests_in_flight(workspace: Path, gemini: FakeGemini, cli_in_process: Cli) -> None:
     write_json(workspace / "weather_agent" / "test_config.json", config(num_samples=5, parallelism_limit=5))
     gemini.script = lambda request: Reply(text=str(judge_script(request)), delay=0.1)
-    result, data = run(workspace, gemini, EVALSET, "--judge-parallelism", "4")
+    result, data = run(cli_in_process, workspace, gemini, EVALSET, "--judge-parallelism", "4")
     assert result.returncode == 1
     assert gemini.count == 4 * 5 * 2
     assert gemini.max_in_flight == 4
     assert metric(data, "paris_today", "final_response_match_v2")["score"] == 1.0
 
 
-def test_429_on_every_third_request_still_scores_every_metric(workspace: Path, gemini: FakeGemini) -> None:
+def test_429_on_every_third_request_still_scores_every_metric(
+    workspace: Path, gemini: FakeGemini, cli_in_process: Cli
+) -> None:
     gemini.script = judge_script
     gemini.error_every(3, 429, retry_after="0")
-    result, data = run(workspace, gemini, EVALSET)
+    result, data = run(cli_in_process, workspace, gemini, EVALSET)
     assert result.returncode == 1
     statuses = {m["status"] for c in data["cases"] for m in c["metrics"] if m.get("kind") == "judge"}
     assert statuses == {"passed", "failed"}  # nothing not_evaluated
@@ -158,9 +168,11 @@ def test_429_on_every_third_request_still_scores_every_metric(workspace: Path, g
     assert data["judge"]["calls"] == gemini.count > 24
 
 
-def test_a_judge_outage_is_an_infrastructure_error_with_the_reason(workspace: Path, gemini: FakeGemini) -> None:
+def test_a_judge_outage_is_an_infrastructure_error_with_the_reason(
+    workspace: Path, gemini: FakeGemini, cli_in_process: Cli
+) -> None:
     gemini.script = lambda request: Reply.error(500, retry_after="0")
-    result, data = run(workspace, gemini, EVALSET)
+    result, data = run(cli_in_process, workspace, gemini, EVALSET)
     assert result.returncode == 1
     for case in data["cases"]:
         for name in ("final_response_match_v2", "rubric_based_final_response_quality_v1"):
@@ -183,10 +195,10 @@ def test_a_judge_outage_is_an_infrastructure_error_with_the_reason(workspace: Pa
 
 @pytest.mark.parametrize(("allow", "code"), [(False, 1), (True, 0)])
 def test_without_credentials_judge_metrics_are_not_evaluated(
-    workspace: Path, gemini: FakeGemini, allow: bool, code: int
+    workspace: Path, gemini: FakeGemini, cli_in_process: Cli, allow: bool, code: int
 ) -> None:
     args = [f"{EVALSET}:paris_today,two_cities"] + (["--allow-not-evaluated"] if allow else [])
-    result, data = run(workspace, gemini, *args, key=False)
+    result, data = run(cli_in_process, workspace, gemini, *args, key=False)
     assert result.returncode == code, result.stdout + result.stderr
     assert gemini.count == 0
     found = metric(data, "paris_today", "final_response_match_v2")
@@ -198,10 +210,10 @@ def test_without_credentials_judge_metrics_are_not_evaluated(
 
 
 def test_a_baseline_judged_by_another_model_is_said_and_its_judge_drops_are_not_regressions(
-    workspace: Path, gemini: FakeGemini
+    workspace: Path, gemini: FakeGemini, cli_in_process: Cli
 ) -> None:
     gemini.script = judge_script
-    _, head = run(workspace, gemini, EVALSET)
+    _, head = run(cli_in_process, workspace, gemini, EVALSET)
     judged = {"model": "gemini-2.5-flash", "sampling": "3 samples", "provider": "gemini"}
     assert head["run"]["judges"]["final_response_match_v2"] == judged
     base = json.loads(json.dumps(head))  # the base branch: judged by another model, which liked every answer
@@ -212,7 +224,7 @@ def test_a_baseline_judged_by_another_model_is_said_and_its_judge_drops_are_not_
                 found.update(score=1.0, run_scores=[1.0], status="passed")
     write_json(workspace / "base.json", base)
 
-    result, data = run(workspace, gemini, EVALSET, "--baseline", "base.json", "--fail-on-regression")
+    result, data = run(cli_in_process, workspace, gemini, EVALSET, "--baseline", "base.json", "--fail-on-regression")
     line = (
         "judge model changed for final_response_match_v2: gemini-2.5-pro -> gemini-2.5-flash, "
         "judge scores are not comparable"
@@ -224,5 +236,5 @@ def test_a_baseline_judged_by_another_model_is_said_and_its_judge_drops_are_not_
     assert data["comparison"]["regressions"] == 0 and data["comparison"]["incomparable_regressions"] == 1
     summary = (workspace / "adk-eval-results" / "summary.md").read_text()
     assert "judge model changed for final\\_response\\_match\\_v2" in summary and "not comparable" in summary
-    strict = run(workspace, gemini, EVALSET, "--baseline", "base.json", "--strict-comparison")[1]
+    strict = run(cli_in_process, workspace, gemini, EVALSET, "--baseline", "base.json", "--strict-comparison")[1]
     assert strict["comparison"]["regressions"] == 1 and strict["run"]["strict_comparison"] is True

@@ -1,11 +1,15 @@
 """End to end: ``adk-eval-gate run --runner recorded`` with judges that are not Gemini (ADK's OpenAI integration and
 LiteLLM against the fake OpenAI and Anthropic servers): scores, token counts and dollars, the cache, a 429 with a
-retry hint, the like-for-like note when the judge's provider changes, and the keys kept out of every output."""
+retry hint, the like-for-like note when the judge's provider changes, and the keys kept out of every output.
+
+The gate runs in this process (``cli_in_process``: LiteLLM and the providers' SDKs are imported once, not by a
+process per run), except where a key the provider echoes must stay out of a real process's whole output."""
 
 from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -50,10 +54,16 @@ def workspace(repo: Path, history: Path) -> Path:
     return repo
 
 
-def run(workspace: Path, servers: dict[str, FakeGemini], model: str, *args: str) -> tuple[Any, dict[str, Any]]:
+Cli = Callable[..., Any]  # run_cli, or the cli_in_process fixture
+
+
+def run(
+    cli: Cli, workspace: Path, servers: dict[str, FakeGemini], model: str, *args: str
+) -> tuple[Any, dict[str, Any]]:
+    """``cli`` runs the gate on the recorded history with ``model`` judging."""
     write_json(workspace / "weather_agent" / "test_config.json", config(model))
     recorded = ["--runner", "recorded", "--recorded", str(history_dir(workspace))]
-    result = run_cli("run", EVALSET, *recorded, *args, cwd=workspace, env=provider_env(servers))
+    result = cli("run", EVALSET, *recorded, *args, cwd=workspace, env=provider_env(servers))
     assert "Traceback" not in result.stdout + result.stderr, result.stdout + result.stderr
     path = workspace / "adk-eval-results" / "results.json"
     return result, json.loads(path.read_text()) if path.exists() else {}
@@ -64,16 +74,16 @@ def every_output(workspace: Path, result: Any) -> str:
     return result.stdout + result.stderr + "".join(f.read_text(errors="replace") for f in files if f.is_file())
 
 
-@pytest.mark.parametrize(
-    ("model", "api", "price"),
-    [("gpt-4o-mini", "openai", (0.15, 0.60)), ("anthropic/claude-haiku-4-5", "anthropic", (1.00, 5.00))],
-)
+PRICES = {"openai": (0.15, 0.60), "anthropic": (1.00, 5.00)}  # dollars per million input and output tokens
+
+
+@pytest.mark.parametrize(("model", "api"), [("gpt-4o-mini", "openai"), ("anthropic/claude-haiku-4-5", "anthropic")])
 def test_a_judge_on_another_provider_scores_counts_and_prices_every_call(
-    workspace: Path, provider_servers: dict[str, FakeGemini], model: str, api: str, price: tuple[float, float]
+    workspace: Path, provider_servers: dict[str, FakeGemini], cli_in_process: Cli, model: str, api: str
 ) -> None:
-    fake = provider_servers[api]
+    fake, price = provider_servers[api], PRICES[api]
     fake.script = judge_script
-    result, data = run(workspace, provider_servers, model)
+    result, data = run(cli_in_process, workspace, provider_servers, model)
     assert result.returncode == 1, result.stdout + result.stderr  # the wrong city fails on purpose
     for case, expected in (("paris_today", 1.0), ("two_cities", 1.0), ("wrong_city_on_purpose", 0.0)):
         for name in ("final_response_match_v2", "rubric_based_final_response_quality_v1"):
@@ -90,26 +100,29 @@ def test_a_judge_on_another_provider_scores_counts_and_prices_every_call(
 
 
 def test_a_rerun_is_answered_from_the_cache_whose_key_names_the_provider(
-    workspace: Path, provider_servers: dict[str, FakeGemini]
+    workspace: Path, provider_servers: dict[str, FakeGemini], cli_in_process: Cli
 ) -> None:
     fake = provider_servers["openai"]
     fake.script = judge_script
     cache = str(workspace / ".judge-cache")
-    _, first = run(workspace, provider_servers, "gpt-4o-mini", "--cache-dir", cache)
+    _, first = run(cli_in_process, workspace, provider_servers, "gpt-4o-mini", "--cache-dir", cache)
     assert fake.count == 24
-    _, second = run(workspace, provider_servers, "gpt-4o-mini", "--cache-dir", cache)
+    _, second = run(cli_in_process, workspace, provider_servers, "gpt-4o-mini", "--cache-dir", cache)
     assert fake.count == 24  # nothing new reached the server
     assert second["judge"]["calls"] == 0 and second["judge"]["cached"] == 24
     assert [c["metrics"] for c in second["cases"]] == [c["metrics"] for c in first["cases"]]
-    _, third = run(workspace, provider_servers, "openai/gpt-4o-mini", "--cache-dir", cache)  # LiteLLM this time
+    litellm = "openai/gpt-4o-mini"  # LiteLLM this time
+    _, third = run(cli_in_process, workspace, provider_servers, litellm, "--cache-dir", cache)
     assert third["judge"]["calls"] == 24 and fake.count == 48
 
 
-def test_a_429_with_a_retry_hint_is_waited_out(workspace: Path, provider_servers: dict[str, FakeGemini]) -> None:
+def test_a_429_with_a_retry_hint_is_waited_out(
+    workspace: Path, provider_servers: dict[str, FakeGemini], cli_in_process: Cli
+) -> None:
     fake = provider_servers["openai"]
     fake.script = judge_script
     fake.enqueue(Reply.error(429, retry_after="1"))
-    result, data = run(workspace, provider_servers, "openai/gpt-4o-mini", "--judge-parallelism", "1")
+    result, data = run(cli_in_process, workspace, provider_servers, "openai/gpt-4o-mini", "--judge-parallelism", "1")
     assert "1 retries" in result.stdout and data["judge"]["failed"] == 0
     assert all(m["score"] is not None for case in data["cases"] for m in case["metrics"])
     assert fake.requests[1].arrived - fake.requests[0].arrived >= 0.95  # the hint, not the backoff's 0.5-1 s
@@ -118,17 +131,19 @@ def test_a_429_with_a_retry_hint_is_waited_out(workspace: Path, provider_servers
 def test_a_key_the_provider_echoes_is_masked(workspace: Path, provider_servers: dict[str, FakeGemini]) -> None:
     fake = provider_servers["openai"]
     fake.script = lambda request: Reply(status=400, text=f"Incorrect API key provided: {OPENAI_KEY}")
-    result, data = run(workspace, provider_servers, "gpt-4o-mini")
+    result, data = run(run_cli, workspace, provider_servers, "gpt-4o-mini")  # a real process: all it writes
     found = metric(data, "paris_today", "final_response_match_v2")
     assert found["status"] == "not_evaluated" and "HTTP 400" in found["reason"] and "***" in found["reason"]
     assert OPENAI_KEY not in every_output(workspace, result)
 
 
-def test_the_judge_provider_changing_is_said(workspace: Path, provider_servers: dict[str, FakeGemini]) -> None:
+def test_the_judge_provider_changing_is_said(
+    workspace: Path, provider_servers: dict[str, FakeGemini], cli_in_process: Cli
+) -> None:
     provider_servers["openai"].script = judge_script
-    _, base = run(workspace, provider_servers, "openai/gpt-4o-mini")
+    _, base = run(cli_in_process, workspace, provider_servers, "openai/gpt-4o-mini")
     write_json(workspace / "base.json", base)
-    result, data = run(workspace, provider_servers, "gpt-4o-mini", "--baseline", "base.json")
+    result, data = run(cli_in_process, workspace, provider_servers, "gpt-4o-mini", "--baseline", "base.json")
     line = (
         "judge model changed for final_response_match_v2: openai/gpt-4o-mini -> gpt-4o-mini, "
         "judge scores are not comparable"

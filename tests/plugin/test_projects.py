@@ -16,6 +16,7 @@ import subprocess
 import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -80,7 +81,12 @@ OUR_IMPORT = "from adk_eval_gate.pytest import AgentEvaluator"
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    root = tmp_path / "project"
+    return make_project(tmp_path)
+
+
+def make_project(folder: Path) -> Path:
+    """A test project: the example agent with a broken eval file and a JSONL dataset, ADK-style test data."""
+    root = folder / "project"
     (root / ".git").mkdir(parents=True)
     (root / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
     (root / "conftest.py").write_text(CONFTEST, encoding="utf-8")
@@ -122,11 +128,21 @@ def junit_outcomes(path: Path) -> dict[str, str | None]:
     return outcomes
 
 
-@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["serial", "xdist"])
-def test_pytest_adk_eval_gives_the_gates_verdicts(project: Path, tmp_path: Path, workers: list[str]) -> None:
+@pytest.fixture(scope="module")
+def gate_doc(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """results.json of ``adk-eval-gate run`` on the test project, once for the tests that compare pytest with it."""
+    project = make_project(tmp_path_factory.mktemp("gate"))
     gate = run_cli("run", "weather_agent", "--num-runs", "2", cwd=project, timeout=300)
     assert gate.returncode == 2, gate.stdout + gate.stderr  # 2: an eval file cannot be loaded
-    doc = json.loads((project / "adk-eval-results" / "results.json").read_text())
+    doc: dict[str, Any] = json.loads((project / "adk-eval-results" / "results.json").read_text())
+    return doc
+
+
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["serial", "xdist"])
+def test_pytest_adk_eval_gives_the_gates_verdicts(
+    project: Path, tmp_path: Path, gate_doc: dict[str, Any], workers: list[str]
+) -> None:
+    doc = gate_doc
     junit = tmp_path / "junit-pytest.xml"
     done = run_pytest("--adk-eval", "weather_agent", f"--junitxml={junit}", *workers, cwd=project)
     assert done.returncode == 1, done.stdout + done.stderr
