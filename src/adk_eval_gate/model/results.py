@@ -6,6 +6,7 @@ and every file this tool writes is validated against it in the tests.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any, Literal
 
 import pydantic
@@ -86,6 +87,7 @@ __all__ = [
     "SuiteStability",
     "Totals",
     "json_schema",
+    "parse_cases",
     "parse_document",
 ]
 
@@ -392,6 +394,30 @@ def parse_document(data: object, *, shown: str) -> ResultsDocument:
     except pydantic.ValidationError as error:
         where, message = first_error(error)
         raise InvalidResults(f"{shown} is not a valid results.json: {where}: {message}") from None
+
+
+def parse_cases(data: object, *, shown: str) -> tuple[ResultsDocument, Iterator[CaseResult]]:
+    """``parse_document`` one case at a time, for a reader that keeps only a little of each (a recording): the
+    document without its cases, and its cases, each validated when it is reached and its decoded JSON released
+    from ``data`` then (``data`` is consumed)."""
+    if not isinstance(data, dict) or data.get("schema_version") != SCHEMA_VERSION:
+        raise InvalidResults(f"{shown} is not a results.json of version {SCHEMA_VERSION}")
+    cases = data.get("cases")
+    if not isinstance(cases, list):
+        return parse_document(data, shown=shown), iter(())
+    head = parse_document({**data, "cases": []}, shown=shown)
+
+    def each() -> Iterator[CaseResult]:
+        for index, case in enumerate(cases):
+            cases[index] = None
+            try:
+                yield CaseResult.model_validate(case)
+            except pydantic.ValidationError as error:
+                where, message = first_error(error)
+                where = f"cases.{index}.{where}" if where else f"cases.{index}"
+                raise InvalidResults(f"{shown} is not a valid results.json: {where}: {message}") from None
+
+    return head, each()
 
 
 def json_schema() -> dict[str, Any]:
