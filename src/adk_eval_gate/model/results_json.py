@@ -8,19 +8,27 @@ reads them, ``commands/supervise.py``), then one case per line, so that a diff o
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import Any
 
 from adk_eval_gate.model.results import CaseResult, ResultsDocument
 
 
 def dump_json(doc: ResultsDocument) -> str:
+    return "".join(json_parts(doc))
+
+
+def json_parts(doc: ResultsDocument) -> Iterator[str]:
+    """``dump_json``'s text in parts, a case at a time: written as they come, a document of any size is never one
+    string in memory."""
     head = doc.model_dump(mode="json", exclude={"cases"})
     fields = {"schema_version": doc.schema_version, "status": doc.status} | head
     parts = [f"{json.dumps(name)}:{_compact(value)}" for name, value in fields.items()]
-    cases = ",\n".join(case.model_dump_json(exclude=_repeated(case), exclude_defaults=True) for case in doc.cases)
     at = list(fields).index("totals") + 1 if "totals" in fields else len(parts)
-    parts.insert(at, f'"cases":[\n{cases}\n]')
-    return "{" + ",\n".join(parts) + "}\n"
+    yield "{" + "".join(f"{part},\n" for part in parts[:at]) + '"cases":[\n'
+    for number, case in enumerate(doc.cases):
+        yield (",\n" if number else "") + case.model_dump_json(exclude=_repeated(case), exclude_defaults=True)
+    yield "\n]" + "".join(f",\n{part}" for part in parts[at:]) + "}\n"
 
 
 def _repeated(case: CaseResult) -> dict[str, Any]:

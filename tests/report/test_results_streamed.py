@@ -1,0 +1,50 @@
+"""results.json is written a case at a time (``json_parts``), byte for byte the text of ``dump_json``; a case that
+cannot be written leaves a results.json with the error and no cases, never half of one."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from adk_eval_gate.config.settings import build_settings
+from adk_eval_gate.model.results_json import dump_json, json_parts
+from adk_eval_gate.report.writer import write_reports
+from adk_eval_gate.support.console import Console
+from adk_eval_gate.support.errors import UsageError
+from tests.conftest import validate_results
+from tests.report.builders import case, document, metric
+from tests.report.scenarios import SCENARIOS
+
+
+@pytest.mark.parametrize("name", sorted(SCENARIOS))
+def test_the_parts_are_the_text_a_case_each(name: str) -> None:
+    doc = SCENARIOS[name]()
+    parts = list(json_parts(doc))
+    assert "".join(parts) == dump_json(doc)
+    assert len(parts) == len(doc.cases) + 2
+
+
+def test_no_cases() -> None:
+    doc = document([])
+    assert json.loads(dump_json(doc))["cases"] == [] and '"cases":[\n\n]' in dump_json(doc)
+
+
+def test_a_case_that_cannot_be_written_leaves_the_error_alone(tmp_path: Path) -> None:
+    doc = document([case(name, [metric("m", 0.9)]) for name in ("paris", "rome", "tokyo", "lima")])
+    doc.cases[2].runs[0].invocations[0].act = {"x": object()}  # what no serializer can write, after two cases
+    settings = build_settings("run", {"output_dir": str(tmp_path / "out")}, env={})
+    write_reports(doc, settings=settings, console=Console(in_actions=False, stream=io.StringIO()), renderers={})
+    written = json.loads(settings.results_path.read_text(encoding="utf-8"))
+    validate_results(written)
+    assert written["status"] == "error" and written["cases"] == []
+    assert written["error"].startswith("results.json could not be written in full (PydanticSerializationError")
+
+
+def test_an_output_that_cannot_be_written_is_a_usage_error(tmp_path: Path) -> None:
+    (tmp_path / "out").write_text("a file where the folder should be", encoding="utf-8")
+    settings = build_settings("run", {"output_dir": str(tmp_path / "out")}, env={})
+    with pytest.raises(UsageError, match="cannot write"):
+        write_reports(document([]), settings=settings, console=Console(in_actions=False, stream=io.StringIO()))
