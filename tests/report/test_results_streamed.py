@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from adk_eval_gate.config.settings import build_settings
+from adk_eval_gate.model.results import parse_document
 from adk_eval_gate.model.results_json import dump_json, json_parts
 from adk_eval_gate.report.writer import write_reports
 from adk_eval_gate.support.console import Console
@@ -25,6 +26,23 @@ def test_the_parts_are_the_text_a_case_each(name: str) -> None:
     parts = list(json_parts(doc))
     assert "".join(parts) == dump_json(doc)
     assert len(parts) == len(doc.cases) + 2
+
+
+@pytest.mark.parametrize("name", sorted(SCENARIOS))
+def test_what_is_left_out_reads_back(name: str) -> None:
+    doc = SCENARIOS[name]()
+    assert parse_document(json.loads(dump_json(doc)), shown=name) == doc
+
+
+def test_run_scores_that_are_not_the_runs_own_are_written() -> None:
+    doc = document([case("paris", [metric("m", [0.9, 0.7])])])
+    doc.cases[0].metrics[0].run_scores = [0.9, 0.1]  # not what the runs say: kept as it is
+    doc.cases[0].metrics[0].passed_runs = 0
+    text = dump_json(doc)
+    assert '"run_scores":[0.9,0.1]' in text and '"passed_runs":0' not in text  # 0 is the default
+    read = parse_document(json.loads(text), shown="r")
+    assert read.cases[0].metrics[0].run_scores == [0.9, 0.1]
+    assert read.cases[0].metrics[0].passed_runs == 1  # a figure left out is the runs' own: run 1 passed
 
 
 def test_no_cases() -> None:

@@ -33,6 +33,7 @@ from adk_eval_gate.model.results import (
     RunMetric,
     RunRecord,
     Totals,
+    run_figures,
 )
 from adk_eval_gate.model.results_base import CaseStatus, MetricStatus, RunStatus
 from adk_eval_gate.model.results_usage import PriceSource, UsageTotals
@@ -104,7 +105,7 @@ def run_record(
 
 def metric_result(configured: ConfiguredMetric, runs: list[RunRecord]) -> MetricResult:
     per_run = [next((m for m in run.metrics if m.name == configured.name), None) for run in runs if run.metrics]
-    run_scores = [m.score if m else None for m in per_run]
+    run_scores, passed_runs = run_figures(configured.name, runs)
     present = [score for score in run_scores if score is not None]
     mean = stats.mean(present) if present else None
     status = metric_status(
@@ -122,7 +123,7 @@ def metric_result(configured: ConfiguredMetric, runs: list[RunRecord]) -> Metric
         status=status,
         run_scores=run_scores,
         invocation_scores=[m.invocation_scores if m else [] for m in per_run],
-        passed_runs=sum(1 for m in per_run if m and m.status == MetricStatus.PASSED),
+        passed_runs=passed_runs,
         stdev=stats.spread(present) if len(present) > 1 else None,
         reason=(reasons[0] if reasons else "no run could be scored") if status == MetricStatus.NOT_EVALUATED else None,
     )

@@ -6,7 +6,7 @@ and every file this tool writes is validated against it in the tests.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any, Literal
 
 import pydantic
@@ -89,6 +89,7 @@ __all__ = [
     "json_schema",
     "parse_cases",
     "parse_document",
+    "run_figures",
 ]
 
 SCHEMA_VERSION: Literal[1] = 1
@@ -209,12 +210,29 @@ class CaseResult(ResultModel):
                 listed = by_name.get(metric.name, [])
                 if not metric.invocation_scores and position < len(listed):
                     metric.invocation_scores = list(listed[position])
+        scored = any(run.metrics for run in self.runs)
+        for case_metric in self.metrics:
+            missing = {"run_scores", "passed_runs"} - case_metric.model_fields_set
+            if missing and scored:  # left out where they are the runs' own (results_json)
+                scores, passed = run_figures(case_metric.name, self.runs)
+                if "run_scores" in missing:
+                    case_metric.run_scores = scores
+                if "passed_runs" in missing:
+                    case_metric.passed_runs = passed
         return self
 
     @property
     def label(self) -> str:
         """Its name in every output (``case_label``)."""
         return case_label(self.file, self.eval_id)
+
+
+def run_figures(name: str, runs: Sequence[RunRecord]) -> tuple[list[float | None], int]:
+    """A metric's score in each run that was scored (a run that failed before scoring has no metrics), and how
+    many of those runs it passed: what the case's metric keeps (``run_scores``, ``passed_runs``)."""
+    per_run = [next((m for m in run.metrics if m.name == name), None) for run in runs if run.metrics]
+    scores = [metric.score if metric else None for metric in per_run]
+    return scores, sum(1 for metric in per_run if metric and metric.status == MetricStatus.PASSED)
 
 
 class FileResult(ResultModel):

@@ -11,7 +11,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from adk_eval_gate.model.results import CaseResult, ResultsDocument
+from adk_eval_gate.model.results import CaseResult, ResultsDocument, run_figures
 
 
 def dump_json(doc: ResultsDocument) -> str:
@@ -32,10 +32,12 @@ def json_parts(doc: ResultsDocument) -> Iterator[str]:
 
 
 def _repeated(case: CaseResult) -> dict[str, Any]:
-    """What the case holds twice: each run's per-turn scores of a metric, which the case's metric lists by run
-    (``CaseResult`` puts them back when it is read)."""
+    """What the case holds twice (``CaseResult`` puts it back when it is read): each run's per-turn scores of a
+    metric, which the case's metric lists by run, and the case's metrics' run scores and passing runs, which are
+    the runs' own (``run_figures``)."""
     by_name = {metric.name: dict(enumerate(metric.invocation_scores)) for metric in case.metrics}
-    left_out: dict[int, Any] = {}
+    left_out: dict[str, Any] = {}
+    runs: dict[int, Any] = {}
     scored_runs = [(index, run) for index, run in enumerate(case.runs) if run.metrics]
     for position, (index, run) in enumerate(scored_runs):
         same = {
@@ -45,8 +47,19 @@ def _repeated(case: CaseResult) -> dict[str, Any]:
             and by_name[metric.name][position] == metric.invocation_scores
         }
         if same:
-            left_out[index] = {"metrics": {number: {"invocation_scores"} for number in same}}
-    return {"runs": left_out} if left_out else {}
+            runs[index] = {"metrics": {number: {"invocation_scores"} for number in same}}
+    if runs:
+        left_out["runs"] = runs
+    metrics = {}
+    for number, metric in enumerate(case.metrics if scored_runs else []):
+        scores, passed = run_figures(metric.name, case.runs)
+        derived = {"run_scores"} if metric.run_scores == scores else set()
+        derived |= {"passed_runs"} if metric.passed_runs == passed else set()
+        if derived:
+            metrics[number] = derived
+    if metrics:
+        left_out["metrics"] = metrics
+    return left_out
 
 
 def _compact(value: Any) -> str:
