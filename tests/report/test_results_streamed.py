@@ -9,14 +9,15 @@ from pathlib import Path
 
 import pytest
 
+from adk_eval_gate.aggregate import cases as aggregate
 from adk_eval_gate.config.settings import build_settings
-from adk_eval_gate.model.results import parse_document
+from adk_eval_gate.model.results import CaseInputs, parse_cases, parse_document
 from adk_eval_gate.model.results_json import dump_json, json_parts
 from adk_eval_gate.report.writer import write_reports
 from adk_eval_gate.support.console import Console
 from adk_eval_gate.support.errors import UsageError
 from tests.conftest import validate_results
-from tests.report.builders import case, document, metric
+from tests.report.builders import FILE, case, document, metric
 from tests.report.scenarios import SCENARIOS
 
 
@@ -66,3 +67,28 @@ def test_an_output_that_cannot_be_written_is_a_usage_error(tmp_path: Path) -> No
     settings = build_settings("run", {"output_dir": str(tmp_path / "out")}, env={})
     with pytest.raises(UsageError, match="cannot write"):
         write_reports(document([]), settings=settings, console=Console(in_actions=False, stream=io.StringIO()))
+
+
+def test_the_inputs_most_cases_of_a_file_share_are_written_once() -> None:
+    shared = CaseInputs(files=["agents/weather/agent.py", FILE], settings="s1", observed=True)
+    other = CaseInputs(files=["agents/weather/tools.py", FILE], settings="s1", observed=True)
+    cases = [case(name, [metric("m", 0.9)]) for name in ("paris", "rome", "tokyo", "lima", "oslo")]
+    inputs = [shared, shared, other, None, shared]
+    cases = [one.model_copy(update={"inputs": given}) for one, given in zip(cases, inputs, strict=True)]
+    built = document(cases)
+    doc = built.model_copy(update={"files": aggregate.with_case_inputs(built.files, built.cases)})
+    assert doc.files[0].case_inputs == shared
+    text = dump_json(doc)
+    assert text.count("agent.py") == 1 and text.count("tools.py") == 1 and text.count('"inputs":null') == 1
+    read = parse_document(json.loads(text), shown="r")
+    assert [one.inputs for one in read.cases] == inputs
+    assert read == doc
+    _, each = parse_cases(json.loads(text), shown="r")  # the recorded runner's way: a case at a time
+    assert [one.inputs for one in each] == inputs
+
+
+def test_a_file_without_case_inputs_leaves_every_case_as_it_is() -> None:
+    doc = document([case("paris", [metric("m", 0.9)])])
+    doc = doc.model_copy(update={"files": aggregate.with_case_inputs(doc.files, doc.cases)})
+    assert doc.files[0].case_inputs is None
+    assert '"inputs"' not in dump_json(doc) and parse_document(json.loads(dump_json(doc)), shown="r") == doc

@@ -322,13 +322,12 @@ def _run(settings: Settings, console: Console, *, starter: Starter | None) -> in
             report_unpriced(doc, console)
             return doc
 
-        ending = Ending(pull_number=settings.github.pull_request_number)
         code = finish_run(
             built,
             settings=settings,
             console=console,
             client=client,
-            ending=ending,
+            ending=Ending(pull_number=settings.github.pull_request_number),
             found=found,
             run=run_info(settings, started_at=started_at, inputs=inputs),
         )

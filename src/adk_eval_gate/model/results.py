@@ -86,10 +86,12 @@ __all__ = [
     "Stability",
     "SuiteStability",
     "Totals",
+    "file_inputs",
     "json_schema",
     "parse_cases",
     "parse_document",
     "run_figures",
+    "with_file_inputs",
 ]
 
 SCHEMA_VERSION: Literal[1] = 1
@@ -131,7 +133,7 @@ class MetricResult(ResultModel):
     name: str
     kind: MetricKind = "deterministic"
     score: float | None = Field(description="Mean of the run scores that exist.")
-    threshold: float | None
+    threshold: float | None = Field(default=None, description="None: the metric has no threshold (informational).")
     status: MetricStatus
     run_scores: list[float | None] = Field(default_factory=list)
     invocation_scores: list[list[float | None]] = Field(default_factory=list)
@@ -248,6 +250,11 @@ class FileResult(ResultModel):
     metric_digests: dict[str, str] = Field(
         default_factory=dict,
         description="Per metric, a digest of what makes its scores comparable: its criterion without the threshold.",
+    )
+    case_inputs: CaseInputs | None = Field(
+        default=None,
+        description="The inputs most of the file's cases have (--only-affected): a case of the file without inputs "
+        "has these; a case without any says inputs: null.",
     )
 
 
@@ -398,6 +405,25 @@ class ResultsDocument(ResultModel):
         "once, by the key their turns' app names.",
     )
 
+    @pydantic.model_validator(mode="after")
+    def _inputs_once(self) -> ResultsDocument:
+        """A case's inputs, kept once in its file's record when they are most of its cases' (``with_file_inputs``)."""
+        files = file_inputs(self.files)
+        for case in self.cases if files else []:
+            with_file_inputs(case, files)
+        return self
+
+
+def with_file_inputs(case: CaseResult, files: dict[str, CaseInputs]) -> CaseResult:
+    """The case with its file's inputs when its line left them out (``FileResult.case_inputs``)."""
+    if "inputs" not in case.model_fields_set and case.file in files:
+        case.inputs = files[case.file]
+    return case
+
+
+def file_inputs(files: list[FileResult]) -> dict[str, CaseInputs]:
+    return {file.path: file.case_inputs for file in files if file.case_inputs is not None}
+
 
 class InvalidResults(ValueError):
     """Data that is not a results.json of this version (the message names where it is wrong)."""
@@ -424,12 +450,13 @@ def parse_cases(data: object, *, shown: str) -> tuple[ResultsDocument, Iterator[
     if not isinstance(cases, list):
         return parse_document(data, shown=shown), iter(())
     head = parse_document({**data, "cases": []}, shown=shown)
+    files = file_inputs(head.files)
 
     def each() -> Iterator[CaseResult]:
         for index, case in enumerate(cases):
             cases[index] = None
             try:
-                yield CaseResult.model_validate(case)
+                yield with_file_inputs(CaseResult.model_validate(case), files)
             except pydantic.ValidationError as error:
                 where, message = first_error(error)
                 where = f"cases.{index}.{where}" if where else f"cases.{index}"

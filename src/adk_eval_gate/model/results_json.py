@@ -11,7 +11,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from adk_eval_gate.model.results import CaseResult, ResultsDocument, run_figures
+from adk_eval_gate.model.results import CaseInputs, CaseResult, ResultsDocument, file_inputs, run_figures
 
 
 def dump_json(doc: ResultsDocument) -> str:
@@ -26,9 +26,21 @@ def json_parts(doc: ResultsDocument) -> Iterator[str]:
     parts = [f"{json.dumps(name)}:{_compact(value)}" for name, value in fields.items()]
     at = list(fields).index("totals") + 1 if "totals" in fields else len(parts)
     yield "{" + "".join(f"{part},\n" for part in parts[:at]) + '"cases":[\n'
+    files = file_inputs(doc.files)
     for number, case in enumerate(doc.cases):
-        yield (",\n" if number else "") + case.model_dump_json(exclude=_repeated(case), exclude_defaults=True)
+        yield (",\n" if number else "") + _case_text(case, files)
     yield "\n]" + "".join(f",\n{part}" for part in parts[at:]) + "}\n"
+
+
+def _case_text(case: CaseResult, files: dict[str, CaseInputs]) -> str:
+    """The case's line: its fields that are not at their default, without what it holds twice or its file holds."""
+    left_out = _repeated(case)
+    if case.inputs is not None and case.inputs == files.get(case.file):
+        left_out["inputs"] = True
+    text = case.model_dump_json(exclude=left_out, exclude_defaults=True)
+    if case.inputs is None and case.file in files:  # no inputs, not its file's: said, not left out
+        text = text[:-1] + ',"inputs":null}'
+    return text
 
 
 def _repeated(case: CaseResult) -> dict[str, Any]:
