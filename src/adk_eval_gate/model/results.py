@@ -406,12 +406,16 @@ class ResultsDocument(ResultModel):
     )
 
     @pydantic.model_validator(mode="after")
-    def _inputs_once(self) -> ResultsDocument:
-        """A case's inputs, kept once in its file's record when they are most of its cases' (``with_file_inputs``)."""
-        files = file_inputs(self.files)
+    def _inputs_once(self, info: pydantic.ValidationInfo) -> ResultsDocument:
+        """Read from a file (``parse_document``): a case's inputs, kept once in its file's record when they are
+        most of its cases' (``with_file_inputs``). A document made in memory is left as it is."""
+        files = file_inputs(self.files) if info.context == READ else {}
         for case in self.cases if files else []:
             with_file_inputs(case, files)
         return self
+
+
+READ = {"results_file": True}  # the validation context of a document read from a file
 
 
 def with_file_inputs(case: CaseResult, files: dict[str, CaseInputs]) -> CaseResult:
@@ -434,7 +438,7 @@ def parse_document(data: object, *, shown: str) -> ResultsDocument:
     if not isinstance(data, dict) or data.get("schema_version") != SCHEMA_VERSION:
         raise InvalidResults(f"{shown} is not a results.json of version {SCHEMA_VERSION}")
     try:
-        return ResultsDocument.model_validate(data)
+        return ResultsDocument.model_validate(data, context=READ)
     except pydantic.ValidationError as error:
         where, message = first_error(error)
         raise InvalidResults(f"{shown} is not a valid results.json: {where}: {message}") from None
