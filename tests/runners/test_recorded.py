@@ -32,14 +32,12 @@ def test_each_recorded_run_replays_the_invocations_of_the_file(name: str, tmp_pa
             assert state == run.final_session_state
 
 
-def test_cases_are_validated_one_at_a_time_and_released() -> None:
+def test_cases_are_validated_one_at_a_time() -> None:
     data = input_data("regressions")
     count = len(data["cases"])
-    head, cases = parse_cases(data, shown="r.json")
+    head, cases = parse_cases(data, iter(data["cases"]), shown="r.json")
     assert head.cases == [] and head.totals.cases == count
-    first = next(cases)
-    assert first.id and data["cases"][0] is None and data["cases"][1] is not None
-    assert len(list(cases)) == count - 1 and data["cases"] == [None] * count
+    assert [case.id for case in cases] == [case["id"] for case in data["cases"]]
 
 
 @pytest.mark.parametrize(
@@ -63,7 +61,7 @@ def test_a_bad_case_of_a_recording_is_named_by_its_place(broken: object, where: 
     with pytest.raises(RecordedError, match=f"not a valid results.json: {where}"):
         RecordedRunner(path, display="recording.json")
     with pytest.raises(InvalidResults, match=where):
-        list(parse_cases(data, shown="r")[1])
+        list(parse_cases(data, data["cases"], shown="r")[1])
 
 
 def test_a_recording_with_a_number_too_large_names_its_line(tmp_path: Path) -> None:
@@ -85,3 +83,55 @@ def test_every_golden_input_can_be_a_recording(tmp_path: Path) -> None:
             for recorded in runs:
                 if isinstance(recorded, Recording):
                     recorded.replayed()
+
+
+def _packed(runner: RecordedRunner) -> dict[str, list[object]]:
+    return {
+        case_id: [run.packed if isinstance(run, Recording) else run for run in runs]
+        for case_id, runs in runner.by_case_id.items()
+    }
+
+
+def _runner(tmp_path: Path, text: str) -> RecordedRunner:
+    path = tmp_path / "recording.json"
+    path.write_text(text, encoding="utf-8")
+    return RecordedRunner(path, display="recording.json")
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        lambda data: json.dumps(data, indent=2),
+        lambda data: json.dumps({"cases": data["cases"]} | {k: v for k, v in data.items() if k != "cases"}),
+        lambda data: '{"cases": [], ' + json.dumps(data)[1:],  # a later member of the same name wins
+        lambda data: " \n\t" + json.dumps(data, separators=(",", ":")) + "\r\n ",
+        lambda data: json.dumps(data, ensure_ascii=True),
+    ],
+)
+def test_a_recording_is_read_a_case_at_a_time_whatever_its_layout(written: object, tmp_path: Path) -> None:
+    data = input_data("regressions")
+    expected = _packed(_runner(tmp_path, json.dumps(data)))
+    assert _packed(_runner(tmp_path, written(data))) == expected  # type: ignore[operator]
+
+
+HEAD = '{"schema_version": 1, "status": "passed", "totals": {}, '
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (HEAD + '"cases": [{}, ]}', "invalid JSON"),
+        (HEAD + '"cases": [] } trailing', "invalid JSON"),
+        (HEAD + '"cases": [', "invalid JSON"),
+        ('{"schema_version": 1 "cases": []}', "invalid JSON"),
+        (HEAD + '"cases": [{"id": NaN}]}', "NaN is not a JSON number"),
+        (HEAD + '"cases": [' + "[" * 5000 + "]" * 5000 + "]}", "nested more than"),
+        (HEAD + '"run": ' + "[" * 5000 + "]" * 5000 + ', "cases": []}', "nested more than"),
+        (HEAD + '"cases": ["\\ud800"]}', "cases.0"),
+    ],
+)
+def test_a_recording_that_is_not_valid_json_says_what_reading_it_whole_says(
+    text: str, message: str, tmp_path: Path
+) -> None:
+    with pytest.raises(RecordedError, match=message):
+        _runner(tmp_path, text)

@@ -444,21 +444,18 @@ def parse_document(data: object, *, shown: str) -> ResultsDocument:
         raise InvalidResults(f"{shown} is not a valid results.json: {where}: {message}") from None
 
 
-def parse_cases(data: object, *, shown: str) -> tuple[ResultsDocument, Iterator[CaseResult]]:
+def parse_cases(head: object, cases: object, *, shown: str) -> tuple[ResultsDocument, Iterator[CaseResult]]:
     """``parse_document`` one case at a time, for a reader that keeps only a little of each (a recording): the
-    document without its cases, and its cases, each validated when it is reached and its decoded JSON released
-    from ``data`` then (``data`` is consumed)."""
-    if not isinstance(data, dict) or data.get("schema_version") != SCHEMA_VERSION:
+    document without its cases (``head``), and its ``cases``, each validated when it is reached."""
+    if not isinstance(head, dict) or head.get("schema_version") != SCHEMA_VERSION:
         raise InvalidResults(f"{shown} is not a results.json of version {SCHEMA_VERSION}")
-    cases = data.get("cases")
-    if not isinstance(cases, list):
-        return parse_document(data, shown=shown), iter(())
-    head = parse_document({**data, "cases": []}, shown=shown)
-    files = file_inputs(head.files)
+    if not isinstance(cases, list | Iterator):
+        return parse_document(head | {"cases": cases}, shown=shown), iter(())  # raises: the cases are no list
+    document = parse_document({**head, "cases": []}, shown=shown)
+    files = file_inputs(document.files)
 
     def each() -> Iterator[CaseResult]:
         for index, case in enumerate(cases):
-            cases[index] = None
             try:
                 yield with_file_inputs(CaseResult.model_validate(case), files)
             except pydantic.ValidationError as error:
@@ -466,7 +463,7 @@ def parse_cases(data: object, *, shown: str) -> tuple[ResultsDocument, Iterator[
                 where = f"cases.{index}.{where}" if where else f"cases.{index}"
                 raise InvalidResults(f"{shown} is not a valid results.json: {where}: {message}") from None
 
-    return head, each()
+    return document, each()
 
 
 def json_schema() -> dict[str, Any]:

@@ -8,20 +8,23 @@ when it is unique among the recorded results.
 from __future__ import annotations
 
 import json
+import re
 from collections import defaultdict
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pydantic
 
-from adk_eval_gate.inputs.load import read_json
+from adk_eval_gate.inputs.load import read_json, read_text
 from adk_eval_gate.inputs.plan import PlannedFile, WorkItem, case_id
 from adk_eval_gate.model import compact
 from adk_eval_gate.model.adk_results import RESULT_SUFFIX, parse_eval_set_result
 from adk_eval_gate.model.evalset import EvalCase, Invocation
 from adk_eval_gate.model.results import InvalidResults, RunRecord, parse_cases
 from adk_eval_gate.runners.base import Inference, plain_state, recorded_start
+from adk_eval_gate.support import sanitize
 from adk_eval_gate.support.errors import RecordedError, UsageError
 from adk_eval_gate.support.pydantic_errors import first_error
 
@@ -92,6 +95,85 @@ def _recording(run: RunRecord, where: str, apps: dict[str, Any]) -> RecordedRun:
     return Recording.of(turns, where, users=users, apps=apps, final_session_state=run.final_session_state)
 
 
+_SPACE = re.compile(r"[ \t\n\r]*")
+_DECODER = json.JSONDecoder()
+
+
+def _released(items: list[Any]) -> Iterator[Any]:
+    """The items, each let go of by ``items`` when it is reached."""
+    for index, item in enumerate(items):
+        items[index] = None
+        yield item
+
+
+def _streamed(text: str) -> tuple[dict[str, Any], Iterator[Any]] | None:
+    """A JSON object with a ``cases`` array, read a case at a time: its other members (untrusted JSON, through
+    ``sanitize``), and its cases, each decoded when it is reached. None when the text is anything else, or not
+    valid JSON: it is then read whole, as every file is, which says what is wrong."""
+    if '"cases"' not in text:
+        return None  # not a results.json (an ADK result file)
+    try:
+        members, cases = _members(text)
+        head = {name: sanitize.loads(text[start:end], max_depth=MAX_MEMBER_DEPTH) for name, (start, end) in members}
+    except (ValueError, RecursionError, IndexError):
+        return None
+    if cases is None:
+        return None
+    return head, (sanitize.loads(text[start:end], max_depth=MAX_MEMBER_DEPTH) for start, end in cases)
+
+
+MAX_MEMBER_DEPTH = sanitize.MAX_FILE_DEPTH - 2  # a case is two levels into the file
+
+
+def _members(text: str) -> tuple[list[tuple[str, tuple[int, int]]], list[tuple[int, int]] | None]:
+    """Where each member of the top object is, and each element of its ``cases`` array (a later member of a name
+    wins, as in ``json.loads``); ``ValueError`` when the text is not such an object."""
+    members: dict[str, tuple[int, int]] = {}
+    cases: list[tuple[int, int]] | None = None
+    at = _SPACE.match(text, 0).end()  # type: ignore[union-attr]
+    if text[at] != "{":
+        raise ValueError("not an object")
+    at = _SPACE.match(text, at + 1).end()  # type: ignore[union-attr]
+    while text[at] != "}":
+        name, at = _DECODER.raw_decode(text, at)
+        at = _SPACE.match(text, at).end()  # type: ignore[union-attr]
+        if not isinstance(name, str) or text[at] != ":":
+            raise ValueError("not a member")
+        at = _SPACE.match(text, at + 1).end()  # type: ignore[union-attr]
+        if name == "cases" and text[at] == "[":
+            cases, at = _elements(text, at)
+            members.pop(name, None)
+        else:
+            _, end = _DECODER.raw_decode(text, at)
+            members[name], at = (at, end), end
+            cases = None if name == "cases" else cases
+        at = _SPACE.match(text, at).end()  # type: ignore[union-attr]
+        if text[at] == ",":
+            at = _SPACE.match(text, at + 1).end()  # type: ignore[union-attr]
+        elif text[at] != "}":
+            raise ValueError("not a separator")
+    if _SPACE.match(text, at + 1).end() != len(text):  # type: ignore[union-attr]
+        raise ValueError("more after the object")
+    return list(members.items()), cases
+
+
+def _elements(text: str, at: int) -> tuple[list[tuple[int, int]], int]:
+    """Where each element of the array at ``at`` is, and where the array ends."""
+    spans = []
+    at = _SPACE.match(text, at + 1).end()  # type: ignore[union-attr]
+    while text[at] != "]":
+        _, end = _DECODER.raw_decode(text, at)
+        spans.append((at, end))
+        at = _SPACE.match(text, end).end()  # type: ignore[union-attr]
+        if text[at] == ",":
+            at = _SPACE.match(text, at + 1).end()  # type: ignore[union-attr]
+            if text[at] == "]":
+                raise ValueError("a trailing comma")
+        elif text[at] != "]":
+            raise ValueError("not a separator")
+    return spans, at + 1
+
+
 class RecordedRunner:
     name = "recorded"
 
@@ -110,9 +192,16 @@ class RecordedRunner:
         loaded = []
         for path in files:
             shown = path.as_posix()
+            streamed = _streamed(read_text(path, shown, RecordedError))
+            if streamed is not None and streamed[0].get("schema_version") == 1:
+                self._add_results_json(*streamed, path=path, shown=shown)
+                continue
             data = read_json(path, shown, RecordedError)[1]  # the text is not kept
             if isinstance(data, dict) and data.get("schema_version") == 1 and "cases" in data:
-                self._add_results_json(data, shown)
+                cases = data["cases"]
+                self._add_results_json(
+                    data, _released(cases) if isinstance(cases, list) else cases, path=path, shown=shown
+                )
             else:
                 loaded.append(parse_eval_set_result(data, shown))
         for result in sorted(loaded, key=lambda item: item.creation_timestamp):
@@ -127,15 +216,19 @@ class RecordedRunner:
                 )
                 self.by_set_and_id[(set_id, case_result.eval_id)].append(run)
 
-    def _add_results_json(self, data: dict[str, object], shown: str) -> None:
-        """Each case validated and packed in turn (``parse_cases``): the whole document is never held as models."""
+    def _add_results_json(self, head: dict[str, Any], cases: Iterable[object], *, path: Path, shown: str) -> None:
+        """Each case decoded, validated and packed in turn (``parse_cases``): the whole document is never held, as
+        decoded JSON or as models. JSON a case cannot hold is said as reading the whole file says it."""
         try:
-            document, cases = parse_cases(data, shown=shown)
-            for case in cases:
+            document, parsed = parse_cases(head, cases, shown=shown)
+            for case in parsed:
                 for run in case.runs:
                     self.by_case_id[case.id].append(_recording(run, shown, document.app_details))
         except InvalidResults as error:
             raise RecordedError(str(error)) from None
+        except sanitize.UnsafeJson:
+            read_json(path, shown, RecordedError)  # raises, naming the line
+            raise
 
     def runs_for(self, planned: PlannedFile, case: EvalCase) -> list[RecordedRun]:
         display = planned.loaded.display
