@@ -251,6 +251,7 @@ def test_results_json_keeps_each_thing_once_and_reads_back_whole() -> None:
     assert text.startswith('{"schema_version":1,\n"status":"passed",')  # what the supervising parent reads
     assert text.count("be kind") == 1 and text.count("hello") == 1  # app details and expected turns once
     assert text.count('"invocation_scores"') == 1  # the case's metric lists the runs' per-turn scores
+    assert '"run_scores"' not in text and '"passed_runs"' not in text  # the runs' own scores and statuses
     read = parse_document(json.loads(text), shown="results.json")
     assert read == doc
     turn = read.cases[0].runs[1].invocations[0]

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from adk_eval_gate.model.results import parse_document
 from tests.conftest import run_cli, write_json
 from tests.git_repos import git
 from tests.runners.scripted import turn, write_evalset
@@ -185,14 +186,15 @@ def test_the_base_run_records_each_case_s_inputs_and_its_commit(base: tuple[Path
     data = json.loads(baseline.read_text())
     assert data["run"]["sha"] == git(origin, "rev-parse", "HEAD").strip()
     assert data["run"]["environment_inputs"] == ["requirements.txt"]
-    cases = _by_id(data)
+    read = parse_document(data, shown="results.json")  # a case's inputs may be its file's (files[].case_inputs)
+    cases = {case.eval_id: case.model_dump(mode="json") for case in read.cases}
     shared = ["common/__init__.py", "common/words.py"]
     a_files = ["a_agent/__init__.py", "a_agent/agent.py", "a_agent/a.evalset.json", "a_agent/test_config.json"]
     b_files = ["b_agent/__init__.py", "b_agent/agent.py", "b_agent/tools.py", "b_agent/b.evalset.json"]
     assert cases["a_paris"]["inputs"]["files"] == sorted([*a_files, *shared, "prompts/a_prompt.txt"])
     assert cases["b_oslo"]["inputs"]["files"] == sorted([*b_files, "b_agent/test_config.json", *shared])
-    assert all(case["inputs"]["observed"] for case in data["cases"])
-    assert not any(path.startswith("/") for case in data["cases"] for path in case["inputs"]["files"])
+    assert all(case["inputs"]["observed"] for case in cases.values())
+    assert not any(path.startswith("/") for case in cases.values() for path in case["inputs"]["files"])
 
 
 def test_a_change_to_a_tool_module_of_agent_b_runs_b_s_cases_only(checkout: Gate, base: tuple[Path, Path]) -> None:
@@ -265,7 +267,9 @@ def test_a_shallow_clone_or_a_baseline_without_inputs_runs_everything_saying_why
     )
     old = json.loads(base[1].read_text())
     for case in old["cases"]:
-        del case["inputs"]
+        case.pop("inputs", None)
+    for file in old["files"]:
+        file.pop("case_inputs", None)
     (tmp_path / "old.json").write_text(json.dumps(old), encoding="utf-8")
     code, data = checkout.run("--only-affected", "--baseline", str(tmp_path / "old.json"))
     assert code == 0 and _carried(data) == [] and checkout.model_calls() == {"A": 2, "B": 4}

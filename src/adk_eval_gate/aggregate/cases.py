@@ -6,6 +6,7 @@ case's runs are done and again for the whole run.
 
 from __future__ import annotations
 
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from typing import Any
 
@@ -19,6 +20,7 @@ from adk_eval_gate.model import compact
 from adk_eval_gate.model.eval_config import Budgets
 from adk_eval_gate.model.evalset import EvalCase
 from adk_eval_gate.model.results import (
+    CaseInputs,
     CaseResult,
     Confirmation,
     FileResult,
@@ -33,6 +35,7 @@ from adk_eval_gate.model.results import (
     RunMetric,
     RunRecord,
     Totals,
+    run_figures,
 )
 from adk_eval_gate.model.results_base import CaseStatus, MetricStatus, RunStatus
 from adk_eval_gate.model.results_usage import PriceSource, UsageTotals
@@ -104,7 +107,7 @@ def run_record(
 
 def metric_result(configured: ConfiguredMetric, runs: list[RunRecord]) -> MetricResult:
     per_run = [next((m for m in run.metrics if m.name == configured.name), None) for run in runs if run.metrics]
-    run_scores = [m.score if m else None for m in per_run]
+    run_scores, passed_runs = run_figures(configured.name, runs)
     present = [score for score in run_scores if score is not None]
     mean = stats.mean(present) if present else None
     status = metric_status(
@@ -122,7 +125,7 @@ def metric_result(configured: ConfiguredMetric, runs: list[RunRecord]) -> Metric
         status=status,
         run_scores=run_scores,
         invocation_scores=[m.invocation_scores if m else [] for m in per_run],
-        passed_runs=sum(1 for m in per_run if m and m.status == MetricStatus.PASSED),
+        passed_runs=passed_runs,
         stdev=stats.spread(present) if len(present) > 1 else None,
         reason=(reasons[0] if reasons else "no run could be scored") if status == MetricStatus.NOT_EVALUATED else None,
     )
@@ -202,6 +205,23 @@ def metric_summaries(cases: list[CaseResult]) -> list[MetricSummary]:
     return [s for s in summaries if s.kind != "informational"] + informational
 
 
+def with_case_inputs(files: list[FileResult], cases: list[CaseResult]) -> list[FileResult]:
+    """Each file with the inputs most of its cases have (``FileResult.case_inputs``: results.json keeps them once)."""
+    counts: dict[str, Counter[str]] = defaultdict(Counter)
+    found: dict[tuple[str, str], CaseInputs] = {}
+    for case in cases:
+        if case.inputs is not None:
+            key = case.inputs.model_dump_json()
+            counts[case.file][key] += 1
+            found.setdefault((case.file, key), case.inputs)
+    return [
+        file.model_copy(update={"case_inputs": found[(file.path, counts[file.path].most_common(1)[0][0])]})
+        if counts.get(file.path)
+        else file.model_copy(update={"case_inputs": None})
+        for file in files
+    ]
+
+
 def document(
     cases: list[CaseResult],
     files: list[FileResult],
@@ -218,7 +238,7 @@ def document(
         status=RunStatus.ERROR,  # decided below
         totals=Totals(),
         cases=cases,
-        files=files,
+        files=with_case_inputs(files, cases),
         metrics=metric_summaries(cases),
         judge=judge,
         usage=suite_usage(cases, judge=judge_usage, prices=prices),

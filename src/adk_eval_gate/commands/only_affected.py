@@ -4,6 +4,7 @@ work items, the others are carried from the baseline; anything uncertain runs ev
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,7 +17,7 @@ from adk_eval_gate.github.baseline import Baseline, NoBaseline
 from adk_eval_gate.inputs.discover import display_path
 from adk_eval_gate.inputs.plan import PlannedFile, WorkItem
 from adk_eval_gate.model.results import AffectedRun, CaseResult
-from adk_eval_gate.runners.execute import Execution
+from adk_eval_gate.runners.execute import FinishedRun
 from adk_eval_gate.runners.observe import ModuleIndex
 from adk_eval_gate.support.console import Console
 from adk_eval_gate.support.words import plural
@@ -52,24 +53,22 @@ class Inputs:
             commit=settings.github.sha or git_changes.head_commit(root),
         )
 
-    def recorded(self, cases: list[CaseResult], execution: Execution) -> list[CaseResult]:
-        """The cases that ran with their inputs (the files their agent used in every run, and the code of their
-        custom metrics, imported by now); carried ones keep the base run's."""
+    @functools.cached_property
+    def _code(self) -> dict[str, list[str] | None]:
+        """Per eval file, the files of its custom metrics' code (imported by now), None when not all are known."""
         index = ModuleIndex(self.root)
-        code = {display: affected.function_files(functions, index) for display, functions in self.functions.items()}
-        recorded = []
-        for case in cases:
-            if case.carried is None and case.file in self.digests:
-                inputs = affected.case_inputs(
-                    [*self.files[case.file], *(code[case.file] or [])],
-                    execution.finished.get(case.id, []),
-                    settings=self.digests[case.file],
-                    complete=code[case.file] is not None,
-                )
-                recorded.append(case.model_copy(update={"inputs": inputs}))
-            else:
-                recorded.append(case)
-        return recorded
+        return {display: affected.function_files(functions, index) for display, functions in self.functions.items()}
+
+    def recorded(self, case: CaseResult, runs: list[FinishedRun]) -> CaseResult:
+        """The case that ran with its inputs (the files its agent used in every run, and the code of its custom
+        metrics); a carried one keeps the base run's."""
+        if case.carried is not None or case.file not in self.digests:
+            return case
+        code = self._code[case.file]
+        inputs = affected.case_inputs(
+            [*self.files[case.file], *(code or [])], runs, settings=self.digests[case.file], complete=code is not None
+        )
+        return case.model_copy(update={"inputs": inputs})
 
 
 @dataclass

@@ -45,9 +45,14 @@ def case_results(
     confirmations: dict[str, Confirmation] | None = None,
     prices: Prices | None = None,
     carried: dict[str, CaseResult] | None = None,
+    inputs: Inputs | None = None,
+    release: bool = False,
 ) -> list[CaseResult]:
-    """Every case that ran, decided on its runs, and every case ``carried`` from the baseline (``--only-affected``),
-    in file and case order, with ``--quarantine`` applied."""
+    """Every case that ran, decided on its runs (with its ``inputs`` when given), and every case ``carried`` from
+    the baseline (``--only-affected``), in file and case order, with ``--quarantine`` applied.
+
+    ``release``: each case's finished runs leave ``execution`` once its record is made (what they held beyond the
+    record, their scores' objects, is freed as the cases are made, not after all of them)."""
     cases: list[CaseResult] = []
     for planned_file in planned:
         loaded = planned_file.loaded
@@ -57,22 +62,22 @@ def case_results(
                 cases.append(carried[case_key])
             if case_key not in execution.finished:
                 continue
-            cases.append(
-                aggregate.case_result(
-                    display=loaded.display,
-                    eval_set_id=loaded.eval_set.eval_set_id,
-                    case=case,
-                    index=index,
-                    line=loaded.case_lines.get(case.eval_id),
-                    metrics=planned_file.config.metrics,
-                    finished=execution.finished[case_key],
-                    pass_rule=settings.pass_rule,
-                    confirmation=(confirmations or {}).get(case_key),
-                    prices=prices,
-                    budgets=planned_file.config.config.budgets,
-                    apps=execution.apps,
-                )
+            finished = execution.finished.pop(case_key) if release else execution.finished[case_key]
+            result = aggregate.case_result(
+                display=loaded.display,
+                eval_set_id=loaded.eval_set.eval_set_id,
+                case=case,
+                index=index,
+                line=loaded.case_lines.get(case.eval_id),
+                metrics=planned_file.config.metrics,
+                finished=finished,
+                pass_rule=settings.pass_rule,
+                confirmation=(confirmations or {}).get(case_key),
+                prices=prices,
+                budgets=planned_file.config.config.budgets,
+                apps=execution.apps,
             )
+            cases.append(inputs.recorded(result, finished) if inputs else result)
     return verdict.quarantine(cases, settings.quarantine)
 
 
@@ -99,6 +104,8 @@ def build_document(
         confirmations=confirmations,
         prices=prices,
         carried=affected.carried if affected else None,
+        inputs=inputs,
+        release=True,
     )
     info = run_info(
         settings,
@@ -111,7 +118,7 @@ def build_document(
         inputs=inputs,
     )
     return aggregate.document(
-        inputs.recorded(cases, execution) if inputs else cases,
+        cases,
         with_digests(files, planned),
         info.model_copy(update={"affected": affected.info}) if affected else info,
         judge_usage=judge_usage,
@@ -294,6 +301,7 @@ def _run(settings: Settings, console: Console, *, starter: Starter | None) -> in
                 items, settings=settings, runner=runner, services=services, console=console, confirming=confirming
             )
         )
+        finished_runs = sum(map(len, execution.finished.values()))  # counted before the document takes them
 
         def built() -> ResultsDocument:
             doc = build_document(
@@ -314,17 +322,16 @@ def _run(settings: Settings, console: Console, *, starter: Starter | None) -> in
             report_unpriced(doc, console)
             return doc
 
-        ending = Ending(pull_number=settings.github.pull_request_number)
         code = finish_run(
             built,
             settings=settings,
             console=console,
             client=client,
-            ending=ending,
+            ending=Ending(pull_number=settings.github.pull_request_number),
             found=found,
             run=run_info(settings, started_at=started_at, inputs=inputs),
         )
     if execution.stopped_by:
-        console.line(f"Interrupted: the reports hold the {sum(map(len, execution.finished.values()))} finished runs")
+        console.line(f"Interrupted: the reports hold the {finished_runs} finished runs")
         return 128 + execution.stopped_by
     return code

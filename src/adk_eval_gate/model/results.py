@@ -6,6 +6,7 @@ and every file this tool writes is validated against it in the tests.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from typing import Any, Literal
 
 import pydantic
@@ -85,8 +86,12 @@ __all__ = [
     "Stability",
     "SuiteStability",
     "Totals",
+    "file_inputs",
     "json_schema",
+    "parse_cases",
     "parse_document",
+    "run_figures",
+    "with_file_inputs",
 ]
 
 SCHEMA_VERSION: Literal[1] = 1
@@ -128,7 +133,7 @@ class MetricResult(ResultModel):
     name: str
     kind: MetricKind = "deterministic"
     score: float | None = Field(description="Mean of the run scores that exist.")
-    threshold: float | None
+    threshold: float | None = Field(default=None, description="None: the metric has no threshold (informational).")
     status: MetricStatus
     run_scores: list[float | None] = Field(default_factory=list)
     invocation_scores: list[list[float | None]] = Field(default_factory=list)
@@ -207,12 +212,29 @@ class CaseResult(ResultModel):
                 listed = by_name.get(metric.name, [])
                 if not metric.invocation_scores and position < len(listed):
                     metric.invocation_scores = list(listed[position])
+        scored = any(run.metrics for run in self.runs)
+        for case_metric in self.metrics:
+            missing = {"run_scores", "passed_runs"} - case_metric.model_fields_set
+            if missing and scored:  # left out where they are the runs' own (results_json)
+                scores, passed = run_figures(case_metric.name, self.runs)
+                if "run_scores" in missing:
+                    case_metric.run_scores = scores
+                if "passed_runs" in missing:
+                    case_metric.passed_runs = passed
         return self
 
     @property
     def label(self) -> str:
         """Its name in every output (``case_label``)."""
         return case_label(self.file, self.eval_id)
+
+
+def run_figures(name: str, runs: Sequence[RunRecord]) -> tuple[list[float | None], int]:
+    """A metric's score in each run that was scored (a run that failed before scoring has no metrics), and how
+    many of those runs it passed: what the case's metric keeps (``run_scores``, ``passed_runs``)."""
+    per_run = [next((m for m in run.metrics if m.name == name), None) for run in runs if run.metrics]
+    scores = [metric.score if metric else None for metric in per_run]
+    return scores, sum(1 for metric in per_run if metric and metric.status == MetricStatus.PASSED)
 
 
 class FileResult(ResultModel):
@@ -228,6 +250,11 @@ class FileResult(ResultModel):
     metric_digests: dict[str, str] = Field(
         default_factory=dict,
         description="Per metric, a digest of what makes its scores comparable: its criterion without the threshold.",
+    )
+    case_inputs: CaseInputs | None = Field(
+        default=None,
+        description="The inputs most of the file's cases have (--only-affected): a case of the file without inputs "
+        "has these; a case without any says inputs: null.",
     )
 
 
@@ -378,6 +405,29 @@ class ResultsDocument(ResultModel):
         "once, by the key their turns' app names.",
     )
 
+    @pydantic.model_validator(mode="after")
+    def _inputs_once(self, info: pydantic.ValidationInfo) -> ResultsDocument:
+        """Read from a file (``parse_document``): a case's inputs, kept once in its file's record when they are
+        most of its cases' (``with_file_inputs``). A document made in memory is left as it is."""
+        files = file_inputs(self.files) if info.context == READ else {}
+        for case in self.cases if files else []:
+            with_file_inputs(case, files)
+        return self
+
+
+READ = {"results_file": True}  # the validation context of a document read from a file
+
+
+def with_file_inputs(case: CaseResult, files: dict[str, CaseInputs]) -> CaseResult:
+    """The case with its file's inputs when its line left them out (``FileResult.case_inputs``)."""
+    if "inputs" not in case.model_fields_set and case.file in files:
+        case.inputs = files[case.file]
+    return case
+
+
+def file_inputs(files: list[FileResult]) -> dict[str, CaseInputs]:
+    return {file.path: file.case_inputs for file in files if file.case_inputs is not None}
+
 
 class InvalidResults(ValueError):
     """Data that is not a results.json of this version (the message names where it is wrong)."""
@@ -388,10 +438,32 @@ def parse_document(data: object, *, shown: str) -> ResultsDocument:
     if not isinstance(data, dict) or data.get("schema_version") != SCHEMA_VERSION:
         raise InvalidResults(f"{shown} is not a results.json of version {SCHEMA_VERSION}")
     try:
-        return ResultsDocument.model_validate(data)
+        return ResultsDocument.model_validate(data, context=READ)
     except pydantic.ValidationError as error:
         where, message = first_error(error)
         raise InvalidResults(f"{shown} is not a valid results.json: {where}: {message}") from None
+
+
+def parse_cases(head: object, cases: object, *, shown: str) -> tuple[ResultsDocument, Iterator[CaseResult]]:
+    """``parse_document`` one case at a time, for a reader that keeps only a little of each (a recording): the
+    document without its cases (``head``), and its ``cases``, each validated when it is reached."""
+    if not isinstance(head, dict) or head.get("schema_version") != SCHEMA_VERSION:
+        raise InvalidResults(f"{shown} is not a results.json of version {SCHEMA_VERSION}")
+    if not isinstance(cases, list | Iterator):
+        return parse_document(head | {"cases": cases}, shown=shown), iter(())  # raises: the cases are no list
+    document = parse_document({**head, "cases": []}, shown=shown)
+    files = file_inputs(document.files)
+
+    def each() -> Iterator[CaseResult]:
+        for index, case in enumerate(cases):
+            try:
+                yield with_file_inputs(CaseResult.model_validate(case), files)
+            except pydantic.ValidationError as error:
+                where, message = first_error(error)
+                where = f"cases.{index}.{where}" if where else f"cases.{index}"
+                raise InvalidResults(f"{shown} is not a valid results.json: {where}: {message}") from None
+
+    return document, each()
 
 
 def json_schema() -> dict[str, Any]:

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import contextlib
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from adk_eval_gate import __version__, verdict
 from adk_eval_gate.config.settings import Settings
 from adk_eval_gate.model.results import ResultsDocument, RunInfo
 from adk_eval_gate.model.results_base import RunStatus
-from adk_eval_gate.model.results_json import dump_json
+from adk_eval_gate.model.results_json import dump_json, json_parts
 from adk_eval_gate.report import comment, junit, summary
 from adk_eval_gate.report.html import page
 from adk_eval_gate.support.console import Console
@@ -30,11 +30,22 @@ def results_json(doc: ResultsDocument) -> str:
 
 
 def _write(path: Path, text: str) -> None:
+    _write_parts(path, [text])
+
+
+def _write_parts(path: Path, parts: Iterable[str]) -> None:
+    """Writes the parts as they come (an error of the one making them is raised as it is)."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+        handle = path.open("w", encoding="utf-8")
     except OSError as error:
         raise UsageError(f"cannot write {path}: {error.strerror}", hint="check the output paths") from None
+    with handle:
+        for part in parts:
+            try:
+                handle.write(part)
+            except OSError as error:
+                raise UsageError(f"cannot write {path}: {error.strerror}", hint="check the output paths") from None
 
 
 def with_error(doc: ResultsDocument, reason: str) -> ResultsDocument:
@@ -63,15 +74,18 @@ def _rendered(
     return doc, texts, failures
 
 
-def _results_text(doc: ResultsDocument) -> str:
+def _write_results(path: Path, doc: ResultsDocument) -> None:
+    """results.json, streamed a case at a time (``json_parts``); at worst a document with the error and no cases."""
     try:
-        return results_json(doc)
+        _write_parts(path, json_parts(doc))
+    except UsageError:
+        raise
     except Exception as error:
         reason = f"results.json could not be written in full ({type(error).__name__}: {error})"
         bare = ResultsDocument(
             status=RunStatus.ERROR, error=reason, totals=doc.totals, run=RunInfo(tool_version=__version__), cases=[]
         )
-        return results_json(bare)
+        _write(path, results_json(bare))
 
 
 def report_renderers(settings: Settings) -> dict[Path, Renderer]:
@@ -103,7 +117,7 @@ def write_reports(
     for failure in failures:
         console.error(failure)
     if source is None:
-        _write(settings.results_path, _results_text(doc))
+        _write_results(settings.results_path, doc)
     for path, text in texts.items():
         _write(path, text)
     written = [str(path) for path in ([settings.results_path] if source is None else []) + list(texts)]
