@@ -31,7 +31,7 @@ doc_blocks=$(mktemp -d)
 trap 'rm -rf "$doc_blocks"' EXIT
 "$bin/python" .ci/readme_workflows.py "$doc_blocks"
 workflows=(examples/workflows/*.yml .github/workflows/*.yml "$doc_blocks"/*.yml)
-scripts=(entrypoint.sh .ci/run .ci/test .ci/static-checks.sh .ci/container-test.sh bench/container_build.sh)
+scripts=(entrypoint.sh .ci/run .ci/test .ci/venv.sh .ci/static-checks.sh .ci/container-test.sh bench/container_build.sh)
 failed=0
 check() { # NAME COMMAND...: run one check, remember a failure, go on with the others
   local name=$1
