@@ -96,6 +96,13 @@ def _recording(run: RunRecord, where: str, apps: dict[str, Any]) -> RecordedRun:
 
 
 _SPACE = re.compile(r"[ \t\n\r]*")
+
+
+def _skip_space(text: str, at: int) -> int:
+    """Where the first character that is not JSON's white space is, from ``at`` on."""
+    return _SPACE.match(text, at).end()  # type: ignore[union-attr]  # the pattern matches the empty string
+
+
 _DECODER = json.JSONDecoder()
 
 
@@ -130,16 +137,16 @@ def _members(text: str) -> tuple[list[tuple[str, tuple[int, int]]], list[tuple[i
     wins, as in ``json.loads``); ``ValueError`` when the text is not such an object."""
     members: dict[str, tuple[int, int]] = {}
     cases: list[tuple[int, int]] | None = None
-    at = _SPACE.match(text, 0).end()  # type: ignore[union-attr]
+    at = _skip_space(text, 0)
     if text[at] != "{":
         raise ValueError("not an object")
-    at = _SPACE.match(text, at + 1).end()  # type: ignore[union-attr]
+    at = _skip_space(text, at + 1)
     while text[at] != "}":
         name, at = _DECODER.raw_decode(text, at)
-        at = _SPACE.match(text, at).end()  # type: ignore[union-attr]
+        at = _skip_space(text, at)
         if not isinstance(name, str) or text[at] != ":":
             raise ValueError("not a member")
-        at = _SPACE.match(text, at + 1).end()  # type: ignore[union-attr]
+        at = _skip_space(text, at + 1)
         if name == "cases" and text[at] == "[":
             cases, at = _elements(text, at)
             members.pop(name, None)
@@ -147,12 +154,12 @@ def _members(text: str) -> tuple[list[tuple[str, tuple[int, int]]], list[tuple[i
             _, end = _DECODER.raw_decode(text, at)
             members[name], at = (at, end), end
             cases = None if name == "cases" else cases
-        at = _SPACE.match(text, at).end()  # type: ignore[union-attr]
+        at = _skip_space(text, at)
         if text[at] == ",":
-            at = _SPACE.match(text, at + 1).end()  # type: ignore[union-attr]
+            at = _skip_space(text, at + 1)
         elif text[at] != "}":
             raise ValueError("not a separator")
-    if _SPACE.match(text, at + 1).end() != len(text):  # type: ignore[union-attr]
+    if _skip_space(text, at + 1) != len(text):
         raise ValueError("more after the object")
     return list(members.items()), cases
 
@@ -160,13 +167,13 @@ def _members(text: str) -> tuple[list[tuple[str, tuple[int, int]]], list[tuple[i
 def _elements(text: str, at: int) -> tuple[list[tuple[int, int]], int]:
     """Where each element of the array at ``at`` is, and where the array ends."""
     spans = []
-    at = _SPACE.match(text, at + 1).end()  # type: ignore[union-attr]
+    at = _skip_space(text, at + 1)
     while text[at] != "]":
         _, end = _DECODER.raw_decode(text, at)
         spans.append((at, end))
-        at = _SPACE.match(text, end).end()  # type: ignore[union-attr]
+        at = _skip_space(text, end)
         if text[at] == ",":
-            at = _SPACE.match(text, at + 1).end()  # type: ignore[union-attr]
+            at = _skip_space(text, at + 1)
             if text[at] == "]":
                 raise ValueError("a trailing comma")
         elif text[at] != "]":
