@@ -77,6 +77,7 @@ def gate_in_process(
     import io
 
     from adk_eval_gate import cli
+    from adk_eval_gate.runners.base import unsettle_heap
 
     for name in [name for name in os.environ if name.startswith(FOREIGN_VARIABLES)]:
         monkeypatch.delenv(name)
@@ -89,7 +90,10 @@ def gate_in_process(
         inside.chdir(cwd)
         inside.setattr(sys, "path", list(sys.path))  # what the run appends for agents and metrics goes with it
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            code = cli.main(list(args))
+            try:
+                code = cli.main(list(args))
+            finally:
+                unsettle_heap()  # the run settles the heap for its own end; this test process goes on
     return subprocess.CompletedProcess(["adk-eval-gate", *args], code, out.getvalue(), err.getvalue())
 
 

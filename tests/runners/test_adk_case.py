@@ -16,7 +16,7 @@ import pytest
 
 from adk_eval_gate.runners.adk_case import MISSING_IMPORTS, MissingImports, run_case, warm_up
 from adk_eval_gate.runners.agents import AgentRef, LoadedAgent
-from adk_eval_gate.runners.base import YOUNG_GENERATION, settle_heap
+from adk_eval_gate.runners.base import YOUNG_GENERATION, settle_heap, unsettle_heap
 
 ABSENT = "adk_eval_gate_tests_absent"  # a package nobody installed
 
@@ -84,8 +84,11 @@ def test_settling_the_heap_freezes_it_and_sweeps_the_youngest_generation_less_of
         settle_heap()
         assert gc.get_freeze_count() > 0
         assert gc.get_threshold() == (YOUNG_GENERATION, before[1], before[2])
+        settle_heap()  # again (each run of a pytest session): still undone to the first thresholds
     finally:
-        gc.set_threshold(*before)
+        unsettle_heap()
+    assert gc.get_freeze_count() == 0
+    assert gc.get_threshold() == before
 
 
 @pytest.mark.slow  # a real ADK agent

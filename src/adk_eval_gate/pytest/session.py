@@ -9,7 +9,6 @@ reaches the test's output through the console, masked; every text of a result is
 from __future__ import annotations
 
 import dataclasses
-import gc
 import io
 import os
 import sys
@@ -29,7 +28,7 @@ from adk_eval_gate.model.evalset import EvalCase
 from adk_eval_gate.model.results import CaseResult
 from adk_eval_gate.runners import runlog
 from adk_eval_gate.runners.agents import AgentRef, import_problems_in_worker
-from adk_eval_gate.runners.base import Inference, Runner
+from adk_eval_gate.runners.base import Inference, Runner, unsettle_heap
 from adk_eval_gate.runners.dataset import DatasetRunner
 from adk_eval_gate.runners.execute import MetricBuilder, execute
 from adk_eval_gate.runners.factory import chosen_runner
@@ -205,7 +204,7 @@ class CaseSession:
                     timeout=self.settings.timeout,
                 )
         finally:
-            gc.unfreeze()  # execute freezes what a gate run keeps to its end; a test process goes on
+            unsettle_heap()  # execute settles the heap for a gate run to its end; a test process goes on
             if runner is self.runner:
                 await self.runner.aclose()  # the workers started for this call
         return case_results(settings=self.settings, planned=[chosen], execution=execution)
