@@ -167,3 +167,12 @@ def test_a_file_one_run_read_counts_for_the_agent_s_later_runs(root: Path) -> No
         (root / "prompts" / "b.txt").read_text(encoding="utf-8")
     assert inputs.of_run(ref, other) == ["prompts/a.txt", "prompts/b.txt"]
     assert inputs.of_run(ref, set()) == ["prompts/a.txt", "prompts/b.txt"]
+
+
+def test_an_agent_imported_again_is_found_again_even_with_as_many_files(root: Path) -> None:
+    inputs = observe.AgentInputs(root)
+    ref = AgentRef("folder", str(root / "agent_x"), "agent_x")
+    inputs.imported(ref, {str(root / "prompts" / "a.txt")})
+    assert inputs.of_run(ref, set()) == ["prompts/a.txt"]
+    inputs.imported(ref, {str(root / "prompts" / "b.txt")})  # as many files: of_run must not answer from before
+    assert inputs.of_run(ref, set()) == ["prompts/b.txt"]

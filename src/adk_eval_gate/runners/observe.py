@@ -228,14 +228,16 @@ class AgentInputs:
         """What importing the agent used, with its own module's files: a module another agent imported first is
         not opened again, so it is found through the imports of the agent's own files."""
         self._imported[ref] = used | _own_files(ref)
+        self._last.pop(ref, None)  # a new set, not a grown one: of_run's sizes no longer tell
 
     def of_run(self, ref: AgentRef, used: set[str]) -> list[str]:
         """The repository files the agent used, importing and running so far, this run (``used``) included."""
         runs = self._runs.setdefault(ref, set())
         runs.update(used)
         imported = self._imported.get(ref, set())
-        # The sets only grow, so the same sizes are the same files; most runs of an agent use nothing new, and
-        # finding the files again (paths resolved, imports followed) was about 1% of a worker's CPU.
+        # The sets only grow (a new imported set drops what was found), so the same sizes are the same files; most
+        # runs of an agent use nothing new, and finding the files again (paths resolved, imports followed) was about
+        # 1% of a worker's CPU.
         key = (len(imported), len(runs), len(sys.modules))
         last = self._last.get(ref)
         if last is not None and last[0] == key:
