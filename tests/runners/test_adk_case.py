@@ -1,5 +1,6 @@
 """adk_case: what a process does once so that its case runs do no more than ADK's own work: the optional imports
-ADK tries on every turn remembered when they fail (``MissingImports``), the collector settled (``settle_heap``)."""
+ADK tries on every turn remembered when they fail (``MissingImports``), the collector settled (``settle_heap``), and
+ADK's telemetry made cheap only while nothing can see it (``telemetry_exported``)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,10 @@ import gc
 import importlib
 import importlib.abc
 import importlib.machinery
+import json
+import subprocess
 import sys
+import textwrap
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -113,3 +117,59 @@ def test_after_the_warm_up_a_turn_imports_nothing() -> None:
         sys.meta_path.remove(searches)
     assert len(done.events) > 2  # the user's message, the tool call and its response, the answer
     assert searches.names == []  # ADK's per-turn import of remote_a2a_agent (no a2a package) fails at once
+
+
+# A fresh process for each: OpenTelemetry's global providers can be set once a process.
+TELEMETRY_SCRIPT = textwrap.dedent(
+    """
+    import asyncio, json, sys
+    from adk_eval_gate.runners import adk_case
+
+    exporter = None
+    if sys.argv[1] == "sdk":
+        from opentelemetry import trace
+        from opentelemetry.sdk.trace import TracerProvider
+        from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+        from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+        exporter, provider = InMemorySpanExporter(), TracerProvider()
+        provider.add_span_processor(SimpleSpanProcessor(exporter))
+        trace.set_tracer_provider(provider)
+    config = adk_case._run_config()
+    telemetry = None if config is None else config.telemetry
+    asyncio.run(adk_case.warm_up())
+    spans = [] if exporter is None else exporter.get_finished_spans()
+    print(json.dumps({
+        "exported": adk_case.telemetry_exported(),
+        "config": None if telemetry is None else [
+            telemetry.genai_semconv_stability_opt_in, telemetry.capture_message_content.value
+        ],
+        "model_spans": [sorted(span.attributes) for span in spans if span.name.startswith("generate_content")],
+    }))
+    """
+)
+
+
+def _telemetry_run(mode: str) -> dict[str, object]:
+    done = subprocess.run(
+        [sys.executable, "-c", TELEMETRY_SCRIPT, mode], capture_output=True, text=True, timeout=120, check=True
+    )
+    result: dict[str, object] = json.loads(done.stdout.splitlines()[-1])
+    return result
+
+
+def test_with_nothing_to_see_it_adk_makes_its_cheapest_telemetry() -> None:
+    assert _telemetry_run("none") == {
+        "exported": False,
+        "config": ["stable", "NO_CONTENT"],
+        "model_spans": [],
+    }
+
+
+def test_a_tracer_provider_set_by_agent_code_gets_adks_own_telemetry() -> None:
+    seen = _telemetry_run("sdk")
+    assert seen["exported"] is True
+    assert seen["config"] is None  # ADK's defaults: the run config's telemetry is not set
+    spans = seen["model_spans"]
+    assert isinstance(spans, list) and spans
+    assert all("gen_ai.tool.definitions" in attributes for attributes in spans)  # the experimental conventions
