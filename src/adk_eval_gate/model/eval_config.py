@@ -15,7 +15,7 @@ from adk_eval_gate.model.evalset import EvalModel, Rubric
 
 DEFAULT_CRITERIA: dict[str, float] = {"tool_trajectory_avg_score": 1.0, "response_match_score": 0.8}
 
-_CAMEL = pydantic.ConfigDict(alias_generator=alias_generators.to_camel, populate_by_name=True)
+_CAMEL = pydantic.ConfigDict(defer_build=True, alias_generator=alias_generators.to_camel, populate_by_name=True)
 
 
 class JudgeModelOptions(EvalModel):
@@ -28,7 +28,9 @@ class JudgeModelOptions(EvalModel):
 class BaseCriterion(pydantic.BaseModel):
     """A criterion object: ``threshold`` is required and every other key is kept verbatim (as ADK does)."""
 
-    model_config = pydantic.ConfigDict(alias_generator=alias_generators.to_camel, populate_by_name=True, extra="allow")
+    model_config = pydantic.ConfigDict(
+        defer_build=True, alias_generator=alias_generators.to_camel, populate_by_name=True, extra="allow"
+    )
 
     threshold: float
     include_intermediate_responses_in_final: bool = False
@@ -184,13 +186,15 @@ def rubric_score(key: object) -> float | None:
 
 
 class CodeConfig(pydantic.BaseModel):
-    model_config = pydantic.ConfigDict(extra="forbid")
+    model_config = pydantic.ConfigDict(defer_build=True, extra="forbid")
 
     name: str
 
 
 class Interval(pydantic.BaseModel):
-    model_config = pydantic.ConfigDict(alias_generator=alias_generators.to_camel, populate_by_name=True, extra="forbid")
+    model_config = pydantic.ConfigDict(
+        defer_build=True, alias_generator=alias_generators.to_camel, populate_by_name=True, extra="forbid"
+    )
 
     min_value: float
     open_at_min: bool = False
@@ -199,13 +203,17 @@ class Interval(pydantic.BaseModel):
 
 
 class MetricValueInfo(pydantic.BaseModel):
-    model_config = pydantic.ConfigDict(alias_generator=alias_generators.to_camel, populate_by_name=True, extra="forbid")
+    model_config = pydantic.ConfigDict(
+        defer_build=True, alias_generator=alias_generators.to_camel, populate_by_name=True, extra="forbid"
+    )
 
     interval: Interval | None = None
 
 
 class MetricInfo(pydantic.BaseModel):
-    model_config = pydantic.ConfigDict(alias_generator=alias_generators.to_camel, populate_by_name=True, extra="forbid")
+    model_config = pydantic.ConfigDict(
+        defer_build=True, alias_generator=alias_generators.to_camel, populate_by_name=True, extra="forbid"
+    )
 
     metric_name: str
     description: str | None = None
@@ -272,7 +280,9 @@ class LiveModelConfig(pydantic.BaseModel):
 class Budgets(pydantic.BaseModel):
     """Ours, not ADK's (ADK ignores the key): limits every turn of every run of a case must stay within."""
 
-    model_config = pydantic.ConfigDict(alias_generator=alias_generators.to_camel, populate_by_name=True, extra="forbid")
+    model_config = pydantic.ConfigDict(
+        defer_build=True, alias_generator=alias_generators.to_camel, populate_by_name=True, extra="forbid"
+    )
 
     max_tokens_per_turn: int | None = Field(default=None, gt=0)
     max_seconds_per_turn: float | None = Field(default=None, gt=0, allow_inf_nan=False)

@@ -22,6 +22,7 @@ class EvalModel(pydantic.BaseModel):
     """ADK's ``EvalBaseModel``: camelCase aliases, snake_case names, unknown keys rejected."""
 
     model_config = pydantic.ConfigDict(
+        defer_build=True,
         alias_generator=alias_generators.to_camel,
         populate_by_name=True,
         extra="forbid",
@@ -57,6 +58,8 @@ class AppDetails(EvalModel):
 
 
 class UserBehavior(pydantic.BaseModel):
+    model_config = pydantic.ConfigDict(defer_build=True)
+
     name: str
     description: str
     behavior_instructions: list[str]
@@ -64,6 +67,8 @@ class UserBehavior(pydantic.BaseModel):
 
 
 class UserPersona(pydantic.BaseModel):
+    model_config = pydantic.ConfigDict(defer_build=True)
+
     id: str
     description: str
     behaviors: Sequence[UserBehavior]
@@ -155,7 +160,9 @@ class EvalCase(EvalModel):
 class EvalSet(pydantic.BaseModel):
     """An eval set. Unlike ADK, camelCase top-level keys (``evalSetId``) are accepted too."""
 
-    model_config = pydantic.ConfigDict(alias_generator=alias_generators.to_camel, populate_by_name=True, extra="ignore")
+    model_config = pydantic.ConfigDict(
+        defer_build=True, alias_generator=alias_generators.to_camel, populate_by_name=True, extra="ignore"
+    )
 
     eval_set_id: str
     name: str | None = None

@@ -65,4 +65,4 @@ def case_label(file: str, eval_id: str) -> str:
 
 
 class ResultModel(pydantic.BaseModel):
-    model_config = pydantic.ConfigDict(extra="ignore")
+    model_config = pydantic.ConfigDict(defer_build=True, extra="ignore")

@@ -10,7 +10,7 @@ from google.genai import types as genai_types
 class Tokens(pydantic.BaseModel):
     """One model call's token counts, as its usage metadata reported them (None: not reported)."""
 
-    model_config = pydantic.ConfigDict(frozen=True)
+    model_config = pydantic.ConfigDict(defer_build=True, frozen=True)
 
     model: str
     input_tokens: int | None = None  # prompt + tool-use prompt, cached included

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from adk_eval_gate.config.settings import Settings
 from adk_eval_gate.inputs.plan import PlannedFile, WorkItem
+from adk_eval_gate.model import evalset, schemas, tokens
 from adk_eval_gate.model.evalset import EvalCase, SessionInput
 from adk_eval_gate.runners import observe, runlog
 from adk_eval_gate.runners.adk_case import run_case, warm_up
@@ -112,6 +113,7 @@ def warm_process() -> None:
 
     adk_eval_gate.metrics.rouge.tokenize("warm up")  # imports rouge-score's tokenizer and NLTK's Porter stemmer
     asyncio.run(warm_up())
+    schemas.build(schemas.models_of([evalset, tokens]))  # what a case run makes: its invocations, token figures
 
 
 class AdkRunner:
@@ -189,6 +191,7 @@ class AdkRunner:
             )
             self._starter = None  # the pool ends it
             self._pool.start(items)
+            schemas.build(schemas.package_models())  # this process's, while the workers start: not after the runs
         else:
             self._report(await self.load_agents(items))
 

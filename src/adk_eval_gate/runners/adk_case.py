@@ -143,8 +143,8 @@ def telemetry_exported() -> bool:
 
 
 def _run_config() -> Any:
-    """ADK's run config for a case run's turns: its defaults (None) while anything can see ADK's telemetry; otherwise one whose
-    telemetry is the cheapest ADK makes (stable semantic conventions, no message content).
+    """ADK's run config for a case run's turns: its defaults (None) while anything can see ADK's telemetry;
+    otherwise one whose telemetry is the cheapest ADK makes (stable semantic conventions, no message content).
 
     ADK fills its model-call spans and log records on every call whether or not a provider is set. With nothing set
     they are no-ops, and what ADK built for them (every request's messages, instructions and tool declarations in
