@@ -119,3 +119,23 @@ def test_after_the_starters_warm_up_a_workers_case_run_builds_no_schema() -> Non
     )
     assert seen["new"] == []
     assert {"response_match_score", "tool_trajectory_avg_score"} <= set(seen["scored"])
+
+
+def test_a_model_that_cannot_be_built_yet_is_left_to_its_first_use() -> None:
+    import pydantic
+
+    from adk_eval_gate.model import schemas
+
+    class Later(pydantic.BaseModel):
+        model_config = pydantic.ConfigDict(defer_build=True)
+
+        part: NotDefinedYet  # type: ignore[name-defined]  # noqa: F821
+
+    schemas.build([Later])  # no error: the run goes on, and the model says what is missing when it is used
+    assert not Later.__pydantic_complete__
+    try:
+        Later(part=1)
+    except pydantic.PydanticUserError as error:
+        assert "NotDefinedYet" in str(error)
+    else:
+        raise AssertionError("a model with an undefined annotation validated")

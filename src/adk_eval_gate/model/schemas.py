@@ -34,7 +34,7 @@ def package_models() -> list[type[pydantic.BaseModel]]:
 
 
 def build(models: Iterable[type[pydantic.BaseModel]]) -> None:
-    """Builds the schemas of ``models`` not built yet."""
+    """Builds the schemas of ``models`` not built yet (one that cannot be built yet is left to its first use)."""
     for model in models:
         if not model.__pydantic_complete__:
-            model.model_rebuild()
+            model.model_rebuild(raise_errors=False)
