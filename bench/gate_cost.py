@@ -15,7 +15,8 @@ and prints, per command, the median wall time and the median total CPU time (use
 tree (every process is waited for by its parent, so the kernel adds up the tree: ``os.wait4``), for the gate the
 median CPU time of each kind of its processes (the supervising parent, the main process, the worker starter and
 the workers, sampled from ``/proc`` every 20 ms: each can miss its last 20 ms), then the ratios the targets of
-issue 23 are about:
+issue 23 are about, both as the ratio of the medians and as the median of each try's ratio (``paired``: the
+speed of a shared machine drifts between tries by a fifth here; a target is met when both meet it):
 
 - 0 ms: the gate's CPU / the bare loop's CPU (target <= 1.15) and, with the default workers, the gate's wall
   time / the bare loop's (target <= 0.65 on 2 cores); one worker / two workers (target: close to 2);
@@ -184,6 +185,13 @@ def measure(
     return figures
 
 
+def paired(these: list[float], those: list[float]) -> float:
+    """The median of the ratios of each try's two figures: the commands of a try run one after the other, so a
+    change of the machine's speed between tries (a shared machine's) cancels out. A target is met only when both
+    this and the ratio of the medians meet it."""
+    return statistics.median(this / that for this, that in zip(these, those, strict=True))
+
+
 def report(figures: dict[str, Figures], *, latency: float) -> list[str]:
     """Prints the table and the ratios; returns the targets missed."""
     print(f"{'command':<24} {'wall s':>8} {'CPU s':>8}   (medians; wall and CPU of each try)")
@@ -197,8 +205,10 @@ def report(figures: dict[str, Figures], *, latency: float) -> list[str]:
     missed = []
     if latency == 0:
         cpu_ratio, wall_ratio = gate.cpu / bare.cpu, gate.wall / bare.wall
-        print(f"gate CPU / bare loop CPU: {cpu_ratio:.2f}x (target <= {CPU_TARGET})")
-        print(f"gate wall / bare loop wall: {wall_ratio:.2f}x (target <= {WALL_TARGET} on 2 cores)")
+        paired_cpu, paired_wall = paired(gate.cpus, bare.cpus), paired(gate.walls, bare.walls)
+        print(f"gate CPU / bare loop CPU: {cpu_ratio:.2f}x, paired {paired_cpu:.2f}x (target <= {CPU_TARGET})")
+        print(f"gate wall / bare loop wall: {wall_ratio:.2f}x, paired {paired_wall:.2f}x (target <= {WALL_TARGET})")
+        cpu_ratio, wall_ratio = max(cpu_ratio, paired_cpu), max(wall_ratio, paired_wall)
         print(f"one worker / default workers, wall: {one.wall / gate.wall:.2f}x (close to 2 on 2 cores)")
         print(f"--workers 0 / --workers 1, wall: {none.wall / one.wall:.2f}x (target <= 1)")
         missed += [f"0 ms CPU ratio {cpu_ratio:.2f}"] if cpu_ratio > CPU_TARGET else []
@@ -207,7 +217,9 @@ def report(figures: dict[str, Figures], *, latency: float) -> list[str]:
         print(f"--workers 0 / --workers 1, wall: {none.wall / one.wall:.2f}x (target <= 1)")
         if "adk eval" in figures:
             speedup = figures["adk eval"].wall / gate.wall
-            print(f"adk eval / gate, wall: {speedup:.1f}x (target >= {ADK_TARGET})")
+            paired_speedup = 1 / paired(gate.walls, figures["adk eval"].walls)
+            print(f"adk eval / gate, wall: {speedup:.1f}x, paired {paired_speedup:.1f}x (target >= {ADK_TARGET})")
+            speedup = min(speedup, paired_speedup)
             missed += [f"100 ms speed-up {speedup:.1f}"] if speedup < ADK_TARGET else []
     return missed
 
