@@ -158,6 +158,7 @@ def _telemetry_run(mode: str) -> dict[str, object]:
     return result
 
 
+@pytest.mark.slow  # a real ADK agent, in a process of its own
 def test_with_nothing_to_see_it_adk_makes_its_cheapest_telemetry() -> None:
     assert _telemetry_run("none") == {
         "exported": False,
@@ -166,6 +167,7 @@ def test_with_nothing_to_see_it_adk_makes_its_cheapest_telemetry() -> None:
     }
 
 
+@pytest.mark.slow  # a real ADK agent, in a process of its own
 def test_a_tracer_provider_set_by_agent_code_gets_adks_own_telemetry() -> None:
     seen = _telemetry_run("sdk")
     assert seen["exported"] is True

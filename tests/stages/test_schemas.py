@@ -11,6 +11,11 @@ import subprocess
 import sys
 import textwrap
 
+import pydantic
+import pytest
+
+from adk_eval_gate.model import schemas
+
 MODELS_BUILT = textwrap.dedent(
     """
     import pydantic
@@ -40,6 +45,7 @@ def _run(script: str) -> dict[str, list[str]]:
     return result
 
 
+@pytest.mark.slow  # a process of its own (google-genai's and the stages' imports)
 def test_importing_the_stages_builds_none_of_the_models_schemas() -> None:
     seen = _run(
         """
@@ -53,6 +59,7 @@ def test_importing_the_stages_builds_none_of_the_models_schemas() -> None:
     assert {"EvalSet", "EvalConfig", "ResultsDocument", "CaseResult", "Tokens"} <= set(seen["models"])
 
 
+@pytest.mark.slow  # a process of its own (google-genai's and the stages' imports)
 def test_building_ahead_builds_every_model_and_they_validate_as_before() -> None:
     seen = _run(
         """
@@ -76,6 +83,7 @@ def test_building_ahead_builds_every_model_and_they_validate_as_before() -> None
     assert seen == {"left": [], "threshold": [0.7], "refused": ["status"]}
 
 
+@pytest.mark.slow  # a process of its own (google-genai's and the stages' imports, a real ADK agent)
 def test_after_the_starters_warm_up_a_workers_case_run_builds_no_schema() -> None:
     """What a worker does with a case run (ADK's turn, the invocations, the compact turns, the scores): every
     schema it needs was built in the starter, once, not in each worker."""
@@ -122,10 +130,6 @@ def test_after_the_starters_warm_up_a_workers_case_run_builds_no_schema() -> Non
 
 
 def test_a_model_that_cannot_be_built_yet_is_left_to_its_first_use() -> None:
-    import pydantic
-
-    from adk_eval_gate.model import schemas
-
     class Later(pydantic.BaseModel):
         model_config = pydantic.ConfigDict(defer_build=True)
 
