@@ -15,8 +15,9 @@ import pytest
 
 from adk_eval_gate.model.results import InvocationRecord, ResultsDocument, RubricScoreRecord, RunMetric
 from adk_eval_gate.report.html import cases as html_cases
-from adk_eval_gate.report.html import page
+from adk_eval_gate.report.html import page, parts
 from adk_eval_gate.report.html.calls import calls_table
+from adk_eval_gate.report.markdown import escape_html
 from tests.report.builders import case, document, invocation, metric
 from tests.report.golden import row_text, rows_of, script_data
 from tests.report.scenarios import SCENARIOS, huge_failing
@@ -200,6 +201,23 @@ def test_tool_calls_are_marked_argument_by_argument() -> None:
     assert '<div class="call-name missing">book</div>' in markup and '<span class="nocall">' in markup
     assert "none expected / none" in calls_table([], [])
     assert "no expectation" in calls_table(None, actual)
+
+
+def test_an_argument_is_the_same_only_when_its_json_is() -> None:
+    """A string against a string compares as text; any other pair as JSON: "1" is not 1, 1 is not 1.0 or true."""
+    pairs = [("3", 3), (1, 1.0), (1, True), ("a", "a"), ({"b": [1, "x"]}, {"b": [1, "x"]}), ("é", "e\u0301")]
+    expected = [("f", {f"k{i}": left for i, (left, _) in enumerate(pairs)})]
+    actual = [("f", {f"k{i}": right for i, (_, right) in enumerate(pairs)})]
+    marks = re.findall(r'<div class="arg (\w+)"><span class="key">k\d</span>', calls_table(expected, actual))
+    assert marks[: len(pairs)] == ["changed", "changed", "changed", "same", "same", "changed"]
+
+
+@pytest.mark.parametrize("value", ['<b>"a" & b</b>', "\u202eevil\x00", "x" * 64, "y" * 65, "", "  "])
+def test_text_is_escaped_and_revealed_alike_whether_short_or_long_and_however_often(value: str) -> None:
+    shown = parts.text(value)
+    assert shown == parts.text(value) == escape_html(parts.plain(value))
+    assert parts.text(value, limit=3) == escape_html(parts.plain(value, limit=3))
+    assert "<" not in shown and "\u202e" not in shown and "\x00" not in shown
 
 
 def _events_turn() -> InvocationRecord:

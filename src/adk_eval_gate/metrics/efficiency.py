@@ -100,20 +100,33 @@ UsageCounts = tuple[int | None, int | None, int | None, int | None, int | None]
 
 def summed_usage(calls: Iterable[UsageCounts]) -> TokenUsageDetails:
     """One invocation's tokens from its model calls' (prompt, tool-use prompt, candidates, thoughts, cached)."""
-    totals = TokenUsageDetails()
+    inputs = prompts = cached_sum = tools = outputs = candidates_sum = reasoning = None
+    seen = False
     for prompt, tool, candidates, thoughts, cached in calls:
+        seen = True
         input_tokens = None if prompt is None and tool is None else (prompt or 0) + (tool or 0)
         output_tokens = None if candidates is None and thoughts is None else (candidates or 0) + (thoughts or 0)
-        totals.input_tokens = _add(totals.input_tokens, input_tokens)
-        totals.prompt_tokens = _add(totals.prompt_tokens, prompt)
-        totals.cached_tokens = _add(totals.cached_tokens, cached)
-        totals.tool_use_tokens = _add(totals.tool_use_tokens, tool)
-        totals.output_tokens = _add(totals.output_tokens, output_tokens)
-        totals.candidates_tokens = _add(totals.candidates_tokens, candidates)
-        totals.reasoning_tokens = _add(totals.reasoning_tokens, thoughts)
-    if totals.input_tokens is not None or totals.output_tokens is not None:
-        totals.total_tokens = (totals.input_tokens or 0) + (totals.output_tokens or 0)
-    return totals
+        inputs = _add(inputs, input_tokens)
+        prompts = _add(prompts, prompt)
+        cached_sum = _add(cached_sum, cached)
+        tools = _add(tools, tool)
+        outputs = _add(outputs, output_tokens)
+        candidates_sum = _add(candidates_sum, candidates)
+        reasoning = _add(reasoning, thoughts)
+    if not seen:
+        return TokenUsageDetails()
+    sums: dict[str, float | None] = {
+        "input_tokens": inputs,
+        "prompt_tokens": prompts,
+        "cached_tokens": cached_sum,
+        "tool_use_tokens": tools,
+        "output_tokens": outputs,
+        "candidates_tokens": candidates_sum,
+        "reasoning_tokens": reasoning,
+    }
+    if inputs is not None or outputs is not None:
+        sums["total_tokens"] = (inputs or 0) + (outputs or 0)
+    return TokenUsageDetails.model_construct(None, **sums)  # counts as they are (ints stay ints), as assigned
 
 
 def _per_invocation_details(

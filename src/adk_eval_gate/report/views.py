@@ -16,8 +16,11 @@ def format_call(call: genai_types.FunctionCall) -> str:
     return call_text(call.name or "?", call.args)
 
 
+_ENCODER = json.JSONEncoder(ensure_ascii=False, sort_keys=True, default=str)  # json.dumps's, made once
+
+
 def call_text(name: str, args: object) -> str:
-    rendered = "" if args is None else json.dumps(args, ensure_ascii=False, sort_keys=True, default=str)
+    rendered = "" if args is None else _ENCODER.encode(args)
     return f"{name}({rendered})"
 
 
@@ -112,7 +115,7 @@ def failing_metric_notes(run: RunRecord) -> list[str]:
 
 
 def _json_text(value: object) -> str:
-    text = json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+    text = _ENCODER.encode(value)
     return text if len(text) <= 200 else text[:197] + "..."
 
 

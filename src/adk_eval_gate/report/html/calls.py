@@ -14,19 +14,23 @@ from typing import Any
 from adk_eval_gate.report.html.parts import element, table, text
 
 VALUE_LIMIT = 2_000
+_SHOWN = json.JSONEncoder(ensure_ascii=False, sort_keys=True, default=str)  # json.dumps's, made once
+_COMPARED = json.JSONEncoder(sort_keys=True, default=str)
 
 
 def _value(value: Any) -> str:
     try:
-        shown = json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+        shown = _SHOWN.encode(value)
     except (TypeError, ValueError):
         shown = str(value)
     return text(shown, limit=VALUE_LIMIT)
 
 
 def _same(left: Any, right: Any) -> bool:
+    if type(left) is str and type(right) is str:  # their JSON is equal exactly when they are
+        return left == right
     try:
-        return json.dumps(left, sort_keys=True, default=str) == json.dumps(right, sort_keys=True, default=str)
+        return _COMPARED.encode(left) == _COMPARED.encode(right)
     except (TypeError, ValueError):
         return bool(left == right)
 

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Iterable
 from typing import Any
@@ -31,14 +32,28 @@ def plain(value: object, *, limit: int | None = TEXT_LIMIT) -> str:
 
 def text(value: object, *, limit: int | None = TEXT_LIMIT) -> str:
     """Any value as escaped text for an element's content or a double-quoted attribute."""
+    if type(value) is str and len(value) <= SHORT_TEXT:
+        return _short_text(value, limit)
+    return escape_html(plain(value, limit=limit))
+
+
+SHORT_TEXT = 64  # characters: a label, a status, a number, a metric or tool name; they repeat in every case
+
+
+@functools.lru_cache(maxsize=4096)
+def _short_text(value: str, limit: int | None) -> str:
     return escape_html(plain(value, limit=limit))
 
 
 def element(tag: str, body: str, *, cls: str = "", attrs: dict[str, str] | None = None) -> str:
     """``<tag class=...>body</tag>``; ``body`` and attribute values must already be escaped."""
-    attributes = f' class="{cls}"' if cls else ""
-    attributes += "".join(f' {name}="{value}"' for name, value in (attrs or {}).items())
-    return f"<{tag}{attributes}>{body}</{tag}>"
+    if attrs:
+        attributes = f' class="{cls}"' if cls else ""
+        attributes += "".join(f' {name}="{value}"' for name, value in attrs.items())
+        return f"<{tag}{attributes}>{body}</{tag}>"
+    if cls:
+        return f'<{tag} class="{cls}">{body}</{tag}>'
+    return f"<{tag}>{body}</{tag}>"
 
 
 def pre(value: str, *, cls: str = "") -> str:
