@@ -21,7 +21,8 @@ speed of a shared machine drifts between tries by a fifth here; a target is met 
 - 0 ms: the gate's CPU / the bare loop's CPU (target <= 1.15) and, with the default workers, the gate's wall
   time / the bare loop's (target <= 0.65 on 2 cores); one worker / two workers, of the whole command and of its
   run phase (the time the gate prints as "Finished in": from its workers' start to its last case run's end, the
-  case runs' throughput; target: close to 2);
+  case runs' throughput; target: close to 2), against what the machine itself gives: two bare loops at once
+  (``two bare loops at once``: twice the work) against one, by the loops' own clocks;
 - 100 ms: ``adk eval`` / the gate (target >= 6).
 
     python bench/gate_cost.py [--cases 200] [--turns 3] [--parallelism 32] [--repeats 3] [--latencies 0,0.1]
@@ -38,6 +39,7 @@ import contextlib
 import importlib.util
 import os
 import re
+import shlex
 import statistics
 import subprocess
 import sys
@@ -56,6 +58,8 @@ CPU_TARGET, WALL_TARGET, ADK_TARGET = 1.15, 0.65, 6.0
 
 
 RUN_PHASE = re.compile(r"Finished in ([0-9.]+) s")  # the gate's clock of its case runs, from the workers' start
+LOOP = re.compile(r"loop ([0-9.]+) s")  # the bare loop's own clock (imports excluded)
+TWO_LOOPS = "two bare loops at once"
 ROLES = ("supervisor", "main", "starter", "workers")  # the gate's processes by depth in its tree (deeper: workers)
 TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
@@ -66,6 +70,7 @@ class Figures:
     cpus: list[float] = field(default_factory=list)
     roles: list[dict[str, float]] = field(default_factory=list)  # CPU seconds of each kind of process, per try
     runs: list[float] = field(default_factory=list)  # the gate's run phase, per try ("Finished in ... s")
+    loops: list[float] = field(default_factory=list)  # a bare loop's own time, per try (the slower of two at once)
 
     def role(self, name: str) -> float:
         return statistics.median(try_.get(name, 0.0) for try_ in self.roles) if self.roles else 0.0
@@ -164,12 +169,14 @@ def commands(folder: Path, *, agent: Path, evalset: Path, parallelism: int, late
     found = {
         "bare ADK loop": bare,
         "bare, collector frozen": [*bare, "--freeze-gc"],
+        TWO_LOOPS: ["sh", "-c", f"{shlex.join(bare)} & {shlex.join(bare)} & wait"],
         "gate (default workers)": gate,
         "gate --workers 1": [*gate, "--workers", "1"],
         "gate --workers 0": [*gate, "--workers", "0"],
     }
     if latency > 0:
         found["adk eval"] = [*_adk_command(), "eval", str(agent), str(evalset)]
+        del found[TWO_LOOPS]  # what the machine's 2 cores give two processes: a CPU-bound figure
     return found
 
 
@@ -192,6 +199,8 @@ def measure(
             figures[label].roles.append(roles)
             if found := RUN_PHASE.search(output):
                 figures[label].runs.append(float(found.group(1)))
+            if loops := LOOP.findall(output):
+                figures[label].loops.append(max(float(loop) for loop in loops))
     return figures
 
 
@@ -211,6 +220,9 @@ def report(figures: dict[str, Figures], *, latency: float) -> list[str]:
         if label.startswith("gate"):
             print(f"{'':<24} CPU s by process (medians): " + ", ".join(f"{r} {figure.role(r):.2f}" for r in ROLES))
             print(f"{'':<24} run phase s (median): {figure.run:.2f}")
+        if figure.loops:
+            loop = statistics.median(figure.loops)
+            print(f"{'':<24} the loop's own s (median; of two at once, the slower): {loop:.2f}")
     bare, gate = figures["bare ADK loop"], figures["gate (default workers)"]
     one, none = figures["gate --workers 1"], figures["gate --workers 0"]
     missed = []
@@ -225,6 +237,13 @@ def report(figures: dict[str, Figures], *, latency: float) -> list[str]:
             f"one worker / default workers, run phase (the case runs' throughput): {one.run / gate.run:.2f}x, paired "
             f"{paired(one.runs, gate.runs):.2f}x (close to 2 on 2 cores)"
         )
+        if TWO_LOOPS in figures:  # two loops at once do twice the work: their throughput against one loop's
+            two = figures[TWO_LOOPS]
+            machine = 2 * statistics.median(bare.loops) / statistics.median(two.loops)
+            print(
+                f"two bare loops at once / one, throughput: {machine:.2f}x, paired "
+                f"{2 / paired(two.loops, bare.loops):.2f}x (what this machine's cores give two ADK processes)"
+            )
         print(f"--workers 0 / --workers 1, wall: {none.wall / one.wall:.2f}x (target <= 1)")
         missed += [f"0 ms CPU ratio {cpu_ratio:.2f}"] if cpu_ratio > CPU_TARGET else []
         missed += [f"0 ms wall ratio {wall_ratio:.2f}"] if wall_ratio > WALL_TARGET else []
