@@ -144,6 +144,16 @@ def _junit_files_are_valid(request: pytest.FixtureRequest) -> Iterator[None]:
         junit_schema().validate(path.read_text(encoding="utf-8"))
 
 
+@pytest.fixture(autouse=True)
+def _collector_as_it_was() -> Iterator[None]:
+    """A test that runs the stages in this process (``execute``) leaves the garbage collector settled, as a run
+    leaves it for its own end (``settle_heap``); the next test starts with the collector as it was before."""
+    yield
+    from adk_eval_gate.runners.base import unsettle_heap
+
+    unsettle_heap()
+
+
 @functools.cache
 def junit_schema() -> Any:
     import xmlschema
