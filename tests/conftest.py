@@ -77,7 +77,6 @@ def gate_in_process(
     import io
 
     from adk_eval_gate import cli
-    from adk_eval_gate.runners.base import unsettle_heap
 
     for name in [name for name in os.environ if name.startswith(FOREIGN_VARIABLES)]:
         monkeypatch.delenv(name)
@@ -90,10 +89,7 @@ def gate_in_process(
         inside.chdir(cwd)
         inside.setattr(sys, "path", list(sys.path))  # what the run appends for agents and metrics goes with it
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            try:
-                code = cli.main(list(args))
-            finally:
-                unsettle_heap()  # the run settles the heap for its own end; this test process goes on
+            code = cli.main(list(args))  # the run settles the heap for its own end: _collector_as_it_was undoes it
     return subprocess.CompletedProcess(["adk-eval-gate", *args], code, out.getvalue(), err.getvalue())
 
 

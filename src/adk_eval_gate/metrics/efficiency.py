@@ -101,9 +101,7 @@ UsageCounts = tuple[int | None, int | None, int | None, int | None, int | None]
 def summed_usage(calls: Iterable[UsageCounts]) -> TokenUsageDetails:
     """One invocation's tokens from its model calls' (prompt, tool-use prompt, candidates, thoughts, cached)."""
     inputs = prompts = cached_sum = tools = outputs = candidates_sum = reasoning = None
-    seen = False
     for prompt, tool, candidates, thoughts, cached in calls:
-        seen = True
         input_tokens = None if prompt is None and tool is None else (prompt or 0) + (tool or 0)
         output_tokens = None if candidates is None and thoughts is None else (candidates or 0) + (thoughts or 0)
         inputs = _add(inputs, input_tokens)
@@ -113,20 +111,17 @@ def summed_usage(calls: Iterable[UsageCounts]) -> TokenUsageDetails:
         outputs = _add(outputs, output_tokens)
         candidates_sum = _add(candidates_sum, candidates)
         reasoning = _add(reasoning, thoughts)
-    if not seen:
-        return TokenUsageDetails()
-    sums: dict[str, float | None] = {
-        "input_tokens": inputs,
-        "prompt_tokens": prompts,
-        "cached_tokens": cached_sum,
-        "tool_use_tokens": tools,
-        "output_tokens": outputs,
-        "candidates_tokens": candidates_sum,
-        "reasoning_tokens": reasoning,
-    }
-    if inputs is not None or outputs is not None:
-        sums["total_tokens"] = (inputs or 0) + (outputs or 0)
-    return TokenUsageDetails.model_construct(None, **sums)  # counts as they are (ints stay ints), as assigned
+    total = None if inputs is None and outputs is None else (inputs or 0) + (outputs or 0)
+    return TokenUsageDetails.model_construct(  # the counts as they are: ints stay ints
+        total_tokens=total,
+        input_tokens=inputs,
+        prompt_tokens=prompts,
+        cached_tokens=cached_sum,
+        tool_use_tokens=tools,
+        output_tokens=outputs,
+        candidates_tokens=candidates_sum,
+        reasoning_tokens=reasoning,
+    )
 
 
 def _per_invocation_details(

@@ -16,11 +16,12 @@ def format_call(call: genai_types.FunctionCall) -> str:
     return call_text(call.name or "?", call.args)
 
 
-_ENCODER = json.JSONEncoder(ensure_ascii=False, sort_keys=True, default=str)  # json.dumps's, made once
+JSON_TEXT = json.JSONEncoder(ensure_ascii=False, sort_keys=True, default=str)
+"""How a value from results.json is shown as JSON text (``json.dumps``'s options, the encoder made once)."""
 
 
 def call_text(name: str, args: object) -> str:
-    rendered = "" if args is None else _ENCODER.encode(args)
+    rendered = "" if args is None else JSON_TEXT.encode(args)
     return f"{name}({rendered})"
 
 
@@ -115,7 +116,7 @@ def failing_metric_notes(run: RunRecord) -> list[str]:
 
 
 def _json_text(value: object) -> str:
-    text = _ENCODER.encode(value)
+    text = JSON_TEXT.encode(value)
     return text if len(text) <= 200 else text[:197] + "..."
 
 

@@ -12,15 +12,15 @@ from itertools import zip_longest
 from typing import Any
 
 from adk_eval_gate.report.html.parts import element, table, text
+from adk_eval_gate.report.views import JSON_TEXT
 
 VALUE_LIMIT = 2_000
-_SHOWN = json.JSONEncoder(ensure_ascii=False, sort_keys=True, default=str)  # json.dumps's, made once
-_COMPARED = json.JSONEncoder(sort_keys=True, default=str)
+_COMPARED = json.JSONEncoder(sort_keys=True, default=str)  # json.dumps's options, the encoder made once
 
 
 def _value(value: Any) -> str:
     try:
-        shown = _SHOWN.encode(value)
+        shown = JSON_TEXT.encode(value)
     except (TypeError, ValueError):
         shown = str(value)
     return text(shown, limit=VALUE_LIMIT)

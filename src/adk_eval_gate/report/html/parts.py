@@ -30,14 +30,14 @@ def plain(value: object, *, limit: int | None = TEXT_LIMIT) -> str:
     return reveal(shown)
 
 
+SHORT_TEXT = 64  # characters: a label, a status, a number, a metric or tool name; they repeat in every case
+
+
 def text(value: object, *, limit: int | None = TEXT_LIMIT) -> str:
     """Any value as escaped text for an element's content or a double-quoted attribute."""
     if type(value) is str and len(value) <= SHORT_TEXT:
         return _short_text(value, limit)
     return escape_html(plain(value, limit=limit))
-
-
-SHORT_TEXT = 64  # characters: a label, a status, a number, a metric or tool name; they repeat in every case
 
 
 @functools.lru_cache(maxsize=4096)
