@@ -9,7 +9,7 @@ scoring, no results, no reports: the floor the gate's cost is measured against (
 ``--freeze-gc`` moves everything imported before the loop out of the garbage collector's sweeps
 (``gc.freeze()``), as the gate's worker processes do: it shows how much of the difference is that alone. The
 workers also sweep the youngest generation less often and remember ADK's failed per-turn import
-(``runners/base.py``'s ``settle_heap``, ``runners/adk_case.py``'s ``MissingImports``); this loop runs ADK as it is.
+(``support/collector.py``'s ``settle_heap``, ``runners/adk_case.py``'s ``MissingImports``); this loop runs ADK as it is.
 
 Prints ``cases N, turns N, events N, loop S s`` (the loop's own wall time, imports excluded).
 """

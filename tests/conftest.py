@@ -145,7 +145,7 @@ def _collector_as_it_was() -> Iterator[None]:
     """A test that runs the stages in this process (``execute``) leaves the garbage collector settled, as a run
     leaves it for its own end (``settle_heap``); the next test starts with the collector as it was before."""
     yield
-    from adk_eval_gate.runners.base import unsettle_heap
+    from adk_eval_gate.support.collector import unsettle_heap
 
     unsettle_heap()
 

@@ -350,9 +350,14 @@ def _is_run(argv: Sequence[str]) -> bool:
 def entry() -> None:
     """The console script: ``main`` (for ``run``, under a supervising parent), then a fast exit.
 
-    Freezing the garbage collector first lets the interpreter skip a final sweep over everything a run built
-    (about half a second after a large run); atexit handlers and stream flushing still happen as usual.
+    A run holds the garbage collector while it starts (``support.collector``): its processes settle it when their
+    case runs start. Freezing the collector at the end lets the interpreter skip a final sweep over everything a run
+    built (about half a second after a large run); atexit handlers and stream flushing still happen as usual.
     """
+    if _is_run(sys.argv[1:]):
+        from adk_eval_gate.support import collector
+
+        collector.hold()
     code = main(None, supervised=True)
     import gc
 

@@ -1,11 +1,10 @@
 """adk_case: what a process does once so that its case runs do no more than ADK's own work: the optional imports
-ADK tries on every turn remembered when they fail (``MissingImports``), the collector settled (``settle_heap``), and
-ADK's telemetry made cheap only while nothing can see it (``telemetry_exported``)."""
+ADK tries on every turn remembered when they fail (``MissingImports``), and ADK's telemetry made cheap only while
+nothing can see it (``telemetry_exported``). The collector: tests/test_collector.py."""
 
 from __future__ import annotations
 
 import asyncio
-import gc
 import importlib
 import importlib.abc
 import importlib.machinery
@@ -20,7 +19,6 @@ import pytest
 
 from adk_eval_gate.runners.adk_case import MISSING_IMPORTS, MissingImports, run_case, warm_up
 from adk_eval_gate.runners.agents import AgentRef, LoadedAgent
-from adk_eval_gate.runners.base import YOUNG_GENERATION, settle_heap, unsettle_heap
 
 ABSENT = "adk_eval_gate_tests_absent"  # a package nobody installed
 
@@ -80,19 +78,6 @@ def test_a_module_that_fails_to_import_fails_again_at_once_with_the_same_error(
 def test_nothing_is_remembered_when_every_import_works(missing: MissingImports) -> None:
     missing.learn(["json", "json"])
     assert missing.failed == {} and missing not in sys.meta_path
-
-
-def test_settling_the_heap_freezes_it_and_sweeps_the_youngest_generation_less_often() -> None:
-    before = gc.get_threshold()
-    try:
-        settle_heap()
-        assert gc.get_freeze_count() > 0
-        assert gc.get_threshold() == (YOUNG_GENERATION, before[1], before[2])
-        settle_heap()  # again (each run of a pytest session): still undone to the first thresholds
-    finally:
-        unsettle_heap()
-    assert gc.get_freeze_count() == 0
-    assert gc.get_threshold() == before
 
 
 @pytest.mark.slow  # a real ADK agent

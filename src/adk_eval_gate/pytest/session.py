@@ -28,11 +28,12 @@ from adk_eval_gate.model.evalset import EvalCase
 from adk_eval_gate.model.results import CaseResult
 from adk_eval_gate.runners import runlog
 from adk_eval_gate.runners.agents import AgentRef, import_problems_in_worker
-from adk_eval_gate.runners.base import Inference, Runner, unsettle_heap
+from adk_eval_gate.runners.base import Inference, Runner
 from adk_eval_gate.runners.dataset import DatasetRunner
 from adk_eval_gate.runners.execute import MetricBuilder, execute
 from adk_eval_gate.runners.factory import chosen_runner
 from adk_eval_gate.runners.services import build_services, judge_metric_names
+from adk_eval_gate.support.collector import unsettle_heap
 from adk_eval_gate.support.console import Console
 from adk_eval_gate.support.errors import EvalFileError
 from adk_eval_gate.support.masking import mask_model, secrets_in_env

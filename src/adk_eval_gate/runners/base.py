@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import gc
 import json
 from collections.abc import Coroutine, Mapping
 from dataclasses import dataclass, field
@@ -72,33 +71,6 @@ def plain_state(state: Mapping[str, Any]) -> dict[str, Any] | None:
         return None  # nested too deep even for the JSON encoder: as good as not recorded
     cleaned, _cut = sanitize.bounded(decoded, max_depth=sanitize.MAX_VALUE_DEPTH)
     return dict(cleaned)
-
-
-YOUNG_GENERATION = 10_000  # net allocations between two sweeps of the collector's youngest generation (default 700)
-
-
-def settle_heap() -> None:
-    """Everything this process holds now (modules, agents, the plan) lives as long as it does: out of the garbage
-    collector's sweeps (``gc.freeze``). And the youngest generation swept every ``YOUNG_GENERATION`` allocations:
-    a turn of an agent makes thousands of short-lived objects (ADK's events, contexts and models), so the default
-    700 sweeps it dozens of times a turn, for about 3% of a worker's CPU; this halves that, at the cost of holding
-    a few MB of garbage in cycles a little longer. ``unsettle_heap`` undoes it."""
-    gc.freeze()
-    if not _UNSETTLED:
-        _UNSETTLED.append(gc.get_threshold())
-    _, middle, oldest = gc.get_threshold()
-    gc.set_threshold(YOUNG_GENERATION, middle, oldest)
-
-
-_UNSETTLED: list[tuple[int, int, int]] = []  # the collector's thresholds before the first settle_heap
-
-
-def unsettle_heap() -> None:
-    """The collector as it was before ``settle_heap``, in a process that goes on after a run (the pytest plugin's):
-    everything swept again, at the thresholds it had."""
-    gc.unfreeze()
-    if _UNSETTLED:
-        gc.set_threshold(*_UNSETTLED.pop())
 
 
 class UserCodeExit(Exception):

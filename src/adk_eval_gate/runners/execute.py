@@ -24,8 +24,9 @@ from adk_eval_gate.metrics.registry import ConfiguredMetric
 from adk_eval_gate.metrics.score import MetricEscaped, ScoredMetric, score_run
 from adk_eval_gate.model.compact import AppTable
 from adk_eval_gate.model.results import ErrorKind, MetricStatus
-from adk_eval_gate.runners.base import Inference, Runner, contain_exits, describe_escape, settle_heap
+from adk_eval_gate.runners.base import Inference, Runner, contain_exits, describe_escape
 from adk_eval_gate.runners.capture import actual_invocations, capture
+from adk_eval_gate.support.collector import settle_heap
 from adk_eval_gate.support.retry import Backoff
 
 BuiltMetrics = list[tuple[ConfiguredMetric, Metric]]

@@ -28,8 +28,8 @@ from collections.abc import Callable
 from multiprocessing.connection import Connection
 from typing import Any, NoReturn
 
-from adk_eval_gate.runners.base import settle_heap
 from adk_eval_gate.runners.worker_process import become_worker, worker_main
+from adk_eval_gate.support.collector import settle_heap
 
 MESSAGE_BYTES = 4096
 STOP_GRACE = 5.0  # seconds the starter gives its workers to end once the main process has gone
