@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
-import gc
 import signal
 import time
 from dataclasses import dataclass, field
@@ -32,6 +31,7 @@ from adk_eval_gate.runners.factory import make_runner
 from adk_eval_gate.runners.progress import Progress
 from adk_eval_gate.runners.services import build_services, finish_judge
 from adk_eval_gate.runners.worker_starter import Starter
+from adk_eval_gate.support import collector
 from adk_eval_gate.support.console import Console, relayed_output
 from adk_eval_gate.support.words import plural
 from adk_eval_gate.verdict.rules import PASS_RULES
@@ -289,7 +289,6 @@ def _run(settings: Settings, console: Console, *, starter: Starter | None) -> in
     items = plan(prepared.planned, num_runs=settings.num_runs, shard=settings.shard, run_count=runner.run_count)
     services = build_services(settings, prepared.planned, console)
     inputs = Inputs.of(settings, planned=prepared.planned, root=prepared.root, prices=prices)
-    gc.freeze()  # the loaded files and configs live until the end (see execute: agents are frozen too)
     with github_session(settings, console) as client:
         # before the runs: --confirm-failures re-runs regressions, --only-affected carries the others
         found = gate.find_baseline(settings, client, console=console)
@@ -302,6 +301,7 @@ def _run(settings: Settings, console: Console, *, starter: Starter | None) -> in
             )
         )
         finished_runs = sum(map(len, execution.finished.values()))  # counted before the document takes them
+        collector.hold()  # the runs are over: what the document and the reports build lives until the end
 
         def built() -> ResultsDocument:
             doc = build_document(

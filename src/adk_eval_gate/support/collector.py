@@ -23,8 +23,9 @@ def _remember() -> None:
 
 
 def hold() -> None:
-    """No sweeps while the process imports and plans; ``settle`` starts them again (a process that ends first,
-    on a bad input, has built little)."""
+    """No sweeps while the process builds what lives until its end: while a run starts (``settle_heap`` starts
+    them again; a process that ends first, on a bad input, has built little), and once its case runs are over,
+    while the document and the reports are made (what they drop is released by its reference count)."""
     _remember()
     gc.disable()
 
