@@ -18,7 +18,7 @@ import xmlschema
 
 from adk_eval_gate.model.results import CaseResult, Confirmation, FileResult, ResultsDocument
 from adk_eval_gate.report import junit
-from tests.report.builders import case, document, metric
+from tests.report.builders import case, document, invocation, metric
 
 RERUNS = Confirmation(reason="failed", first_status="failed", extra_runs=2)
 SCHEMA = xmlschema.XMLSchema(str(Path(__file__).resolve().parents[1] / "fixtures" / "junit.xsd"))
@@ -169,3 +169,35 @@ def test_times_have_three_decimals_and_legacy_cases_get_a_readable_name() -> Non
     assert testcase.get("name") == "old"  # the name the log, the comment and report.html give it too
     assert testcase.get("time") == "3.258"
     assert "disabled" not in xml
+
+
+UNFIT = "\x00\x01\x08\x0b\x0c\x0e\x1b\x1f\ud800\udfff\ufffe\uffff"  # what XML 1.0 cannot hold, from an agent or a file
+
+
+def test_characters_xml_cannot_hold_become_replacement_characters_in_texts_and_attributes() -> None:
+    """An agent's answer and tool arguments (texts) and an eval id and error (attributes) may carry control
+    characters and lone surrogates; the file must still parse strictly, with U+FFFD in their places, and keep the
+    tab, line feed and carriage return XML allows."""
+    hostile = f"bad{UNFIT}end\tkept\nline\rreturn"
+    turns = [
+        invocation(
+            "hi",
+            expected="fine",
+            actual=hostile,
+            expected_calls=[],
+            actual_calls=[{"name": "get_weather", "args": {"city": hostile}}],
+        )
+    ]
+    failing = case(f"id{UNFIT}", [metric(RESPONSE, 0.1)], turns=turns)
+    erroring = case("oslo", [], error=hostile)
+    xml = junit.render(document([failing, erroring]))
+    encoded = xml.encode("utf-8")  # a lone surrogate would raise here
+    root = ET.fromstring(encoded)  # expat: strict XML 1.0
+    SCHEMA.validate(xml)
+    assert not any(char in xml for char in UNFIT)
+    names = [testcase.get("name", "") for testcase in root.iter("testcase")]
+    assert "id" + "\ufffd" * len(UNFIT) in names
+    error = next(element for element in root.iter("error"))
+    assert error.get("message", "").startswith("bad" + "\ufffd" * len(UNFIT) + "end")
+    texts = "".join(element.text or "" for element in root.iter())
+    assert "bad" + "\ufffd" * len(UNFIT) + "end\tkept\nline" in texts

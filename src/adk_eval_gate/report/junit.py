@@ -291,13 +291,10 @@ def _run_suite(doc: ResultsDocument) -> _Suite | None:
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 
-def _clean(root: ET.Element) -> None:
-    """Characters XML 1.0 cannot hold (control characters from an agent's output) become U+FFFD."""
-    for element in root.iter():
-        if element.text:
-            element.text = _NOT_XML.sub("\ufffd", element.text)
-        for name, value in element.attrib.items():
-            element.set(name, _NOT_XML.sub("\ufffd", value))
+def _clean(xml: str) -> str:
+    """Characters XML 1.0 cannot hold (control characters from an agent's output) become U+FFFD. They can only
+    come from texts and attribute values, which ElementTree writes as they are: one pass over the whole text."""
+    return _NOT_XML.sub("\ufffd", xml)
 
 
 def render(doc: ResultsDocument) -> str:
@@ -319,6 +316,5 @@ def render(doc: ResultsDocument) -> str:
         total.time = doc.run.duration_seconds  # the run's wall time, not the sum of its parallel cases
     root = ET.Element("testsuites", {"name": RUN_SUITE, **total.attributes(with_skipped=False)})
     root.extend(suite.element() for suite in suites)
-    _clean(root)
     ET.indent(root, space="\t")
-    return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+    return '<?xml version="1.0" encoding="utf-8"?>\n' + _clean(ET.tostring(root, encoding="unicode")) + "\n"
