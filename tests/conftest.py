@@ -89,7 +89,7 @@ def gate_in_process(
         inside.chdir(cwd)
         inside.setattr(sys, "path", list(sys.path))  # what the run appends for agents and metrics goes with it
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            code = cli.main(list(args))  # the run settles the heap for its own end: _collector_as_it_was undoes it
+            code = cli.main(list(args))  # the run settles, then holds, the collector: _collector_as_it_was undoes it
     return subprocess.CompletedProcess(["adk-eval-gate", *args], code, out.getvalue(), err.getvalue())
 
 
@@ -142,8 +142,9 @@ def _junit_files_are_valid(request: pytest.FixtureRequest) -> Iterator[None]:
 
 @pytest.fixture(autouse=True)
 def _collector_as_it_was() -> Iterator[None]:
-    """A test that runs the stages in this process (``execute``) leaves the garbage collector settled, as a run
-    leaves it for its own end (``settle_heap``); the next test starts with the collector as it was before."""
+    """A test that runs the stages in this process (``execute``) leaves the garbage collector settled, or held
+    again for the reports, as a run leaves it for its own end (``support.collector``); the next test starts with
+    the collector as it was before."""
     yield
     from adk_eval_gate.support.collector import unsettle_heap
 
