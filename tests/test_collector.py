@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gc
 import json
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -67,6 +68,41 @@ def test_unsettling_what_was_never_held_or_settled_changes_nothing(collector_on:
     before = gc.get_threshold()
     collector.unsettle_heap()
     assert gc.isenabled() and gc.get_threshold() == before and gc.get_freeze_count() == 0
+
+
+@pytest.mark.parametrize(
+    ("argv", "actions", "held"),
+    [
+        (["run", "evals"], None, True),
+        (["--verbose", "run"], None, True),
+        ([], "true", True),  # the action's container starts the CLI without arguments: a run
+        (["validate", "evals"], None, False),
+        ([], None, False),
+    ],
+)
+def test_the_console_script_holds_the_collector_for_a_run_only(
+    monkeypatch: pytest.MonkeyPatch, collector_on: None, argv: list[str], actions: str | None, held: bool
+) -> None:
+    from adk_eval_gate import cli
+
+    seen: list[bool] = []
+
+    def main(argv: object, *, supervised: bool) -> int:
+        seen.append(gc.isenabled())  # off: held
+        return 0
+
+    monkeypatch.setattr(sys, "argv", ["adk-eval-gate", *argv])
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+    if actions:
+        monkeypatch.setenv("GITHUB_ACTIONS", actions)
+    monkeypatch.setattr(cli, "main", main)
+    try:
+        with pytest.raises(SystemExit) as ended:
+            cli.entry()
+    finally:
+        gc.unfreeze()  # entry freezes the heap for the interpreter's exit
+    assert ended.value.code == 0
+    assert seen == [not held]
 
 
 # An agent that says whether the collector sweeps in the process that runs its turn.

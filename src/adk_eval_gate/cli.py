@@ -354,7 +354,7 @@ def entry() -> None:
     case runs start. Freezing the collector at the end lets the interpreter skip a final sweep over everything a run
     built (about half a second after a large run); atexit handlers and stream flushing still happen as usual.
     """
-    if _is_run(sys.argv[1:]):
+    if _is_run(_arguments(None, os.environ)):  # the action's container starts a run with no arguments
         from adk_eval_gate.support import collector
 
         collector.hold()
