@@ -6,6 +6,7 @@ same files without a process that imports the gate and ADK again for each run.""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -274,3 +275,38 @@ def test_a_quarantined_failing_case_runs_is_reported_and_does_not_fail_the_gate(
         "<strong>Quarantined</strong>: 1 · 1 not passing, none fail the gate"
         in (workspace / "adk-eval-results" / "summary.md").read_text()
     )
+
+
+def _steady(data: dict) -> dict:
+    """results.json without what differs between two runs of the same recording (when they ran)."""
+    data["run"] = {k: v for k, v in data["run"].items() if k not in ("started_at", "duration_seconds")}
+    return data
+
+
+def test_records_made_as_each_case_finishes_are_those_made_after_the_last_run(
+    workspace: Path, history: Path, cli_in_process: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from adk_eval_gate.commands import run as run_command
+
+    made_early: list[int] = []
+    build = run_command.build_document
+
+    def counted(**kwargs: Any) -> Any:
+        early = kwargs["early"]
+        made_early.append(len(early.made) if early else 0)
+        return build(**kwargs)
+
+    monkeypatch.setattr(run_command, "build_document", counted)
+    args = ("run", "weather_agent/weather.evalset.json", "--runner", "recorded", "--recorded", str(history))
+    first = cli_in_process(*args, "--num-runs", "2", cwd=workspace)
+    early = _steady(_results(workspace))
+    monkeypatch.setattr(run_command.EarlyRecords, "of", classmethod(lambda cls, *a, **k: None))
+    second = cli_in_process(*args, "--num-runs", "2", cwd=workspace)
+    after = _steady(_results(workspace))
+    assert first.returncode == second.returncode == 1, first.stdout + second.stdout
+    assert made_early == [len(early["cases"]), 0] and len(early["cases"]) > 1
+    assert [len(case["runs"]) for case in early["cases"]] == [2] * len(early["cases"])
+    assert early == after
+    assert "inputs" in json.dumps(early["files"]) + json.dumps(early["cases"])  # recorded for each case too
+    timings = re.compile(r"\d+(\.\d+)? s\b")
+    assert timings.sub("", first.stdout) == timings.sub("", second.stdout)

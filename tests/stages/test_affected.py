@@ -17,8 +17,6 @@ from adk_eval_gate.compare import affected
 from adk_eval_gate.config.settings import build_settings
 from adk_eval_gate.github.baseline import Baseline, NoBaseline
 from adk_eval_gate.model.results import Carried, CaseInputs, CaseResult, ResultsDocument
-from adk_eval_gate.runners.base import Inference
-from adk_eval_gate.runners.execute import FinishedRun
 from adk_eval_gate.runners.observe import ModuleIndex
 from adk_eval_gate.support.console import Console
 from tests.report.builders import baseline_info, case, document, metric
@@ -147,12 +145,9 @@ def test_a_baseline_of_another_gate_or_adk_version_is_not_carried_from() -> None
 
 
 def test_a_case_is_observed_only_when_every_run_reported_what_its_agent_used() -> None:
-    def finished(observed: list[str] | None) -> FinishedRun:
-        return FinishedRun(run=1, inference=Inference(observed=observed), scored=[])
-
-    ran = affected.case_inputs([A, "a_agent/test_config.json"], [finished(["a_agent/agent.py"])], settings="s1")
+    ran = affected.case_inputs([A, "a_agent/test_config.json"], [["a_agent/agent.py"]], settings="s1")
     assert ran == CaseInputs(files=[A, "a_agent/agent.py", "a_agent/test_config.json"], settings="s1", observed=True)
-    partly = affected.case_inputs([A], [finished(["a_agent/agent.py"]), finished(None)], settings="s1")
+    partly = affected.case_inputs([A], [["a_agent/agent.py"], None], settings="s1")
     assert not partly.observed and partly.files == [A, "a_agent/agent.py"]
     assert not affected.case_inputs([A], [], settings="s1").observed
 

@@ -38,6 +38,19 @@ def test_the_repr_of_an_execution_stays_short_however_many_runs_finished() -> No
     assert repr(execution) == "Execution(100 cases, 100 runs, interrupted=False)"
 
 
+def test_released_runs_leave_the_execution_and_still_count_as_finished() -> None:
+    item = _planned({"response_match_score": 0.5})[0]
+    items = [WorkItem(item.file, item.case, 0, run) for run in (1, 2)]
+    execution = Execution(finished={item.case_id: [FinishedRun(1, Inference(), [])]})
+    assert execution.unfinished(items) == [item.case_id]
+    execution.finished[item.case_id].append(FinishedRun(2, Inference(), []))
+    released = execution.release(item.case_id)
+    assert [run.run for run in released] == [1, 2] and execution.finished == {}
+    assert execution.unfinished(items) == [] and execution.finished_runs() == 2
+    assert execution.release(item.case_id) == [] and execution.finished_runs() == 2
+    assert repr(execution) == "Execution(0 cases, 2 runs, interrupted=False)"
+
+
 def _planned(criteria: dict[str, float]) -> tuple[WorkItem, EvalCase]:
     expected = Invocation(
         invocation_id="t1",

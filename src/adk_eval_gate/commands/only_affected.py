@@ -17,7 +17,6 @@ from adk_eval_gate.github.baseline import Baseline, NoBaseline
 from adk_eval_gate.inputs.discover import display_path
 from adk_eval_gate.inputs.plan import PlannedFile, WorkItem
 from adk_eval_gate.model.results import AffectedRun, CaseResult
-from adk_eval_gate.runners.execute import FinishedRun
 from adk_eval_gate.runners.observe import ModuleIndex
 from adk_eval_gate.support.console import Console
 from adk_eval_gate.support.words import plural
@@ -59,14 +58,17 @@ class Inputs:
         index = ModuleIndex(self.root)
         return {display: affected.function_files(functions, index) for display, functions in self.functions.items()}
 
-    def recorded(self, case: CaseResult, runs: list[FinishedRun]) -> CaseResult:
-        """The case that ran with its inputs (the files its agent used in every run, and the code of its custom
-        metrics); a carried one keeps the base run's."""
+    def recorded(self, case: CaseResult, observed: list[list[str] | None]) -> CaseResult:
+        """The case that ran with its inputs (the files its agent used in each of its runs, ``observed``, and the
+        code of its custom metrics); a carried one keeps the base run's."""
         if case.carried is not None or case.file not in self.digests:
             return case
         code = self._code[case.file]
         inputs = affected.case_inputs(
-            [*self.files[case.file], *(code or [])], runs, settings=self.digests[case.file], complete=code is not None
+            [*self.files[case.file], *(code or [])],
+            observed,
+            settings=self.digests[case.file],
+            complete=code is not None,
         )
         return case.model_copy(update={"inputs": inputs})
 

@@ -7,6 +7,7 @@ import asyncio
 import datetime as dt
 import signal
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 
 from adk_eval_gate import __version__, verdict
@@ -22,11 +23,13 @@ from adk_eval_gate.github.baseline import Baseline, NoBaseline
 from adk_eval_gate.inputs.plan import PlannedFile, WorkItem, case_id, plan, selection_digest
 from adk_eval_gate.inputs.prepare import Prepared, prepare
 from adk_eval_gate.metrics.base import MetricServices
+from adk_eval_gate.model.compact import AppTable
+from adk_eval_gate.model.evalset import EvalCase
 from adk_eval_gate.model.results import CaseResult, Confirmation, FileResult, ResultsDocument, RunInfo
 from adk_eval_gate.model.results_usage import UsageTotals
 from adk_eval_gate.runners import runlog
 from adk_eval_gate.runners.base import Runner
-from adk_eval_gate.runners.execute import Execution, MetricBuilder, StopOnSignals, execute
+from adk_eval_gate.runners.execute import Execution, FinishedRun, MetricBuilder, StopOnSignals, execute
 from adk_eval_gate.runners.factory import make_runner
 from adk_eval_gate.runners.progress import Progress
 from adk_eval_gate.runners.services import build_services, finish_judge
@@ -35,6 +38,69 @@ from adk_eval_gate.support import collector
 from adk_eval_gate.support.console import Console, relayed_output
 from adk_eval_gate.support.words import plural
 from adk_eval_gate.verdict.rules import PASS_RULES
+
+
+def case_record(
+    settings: Settings,
+    planned_file: PlannedFile,
+    case: EvalCase,
+    index: int,
+    finished: list[FinishedRun],
+    *,
+    confirmation: Confirmation | None = None,
+    prices: Prices | None = None,
+    apps: AppTable | None = None,
+) -> CaseResult:
+    """The case's record, decided on its finished runs (the same whether made as its last run finished or after
+    every run)."""
+    loaded = planned_file.loaded
+    return aggregate.case_result(
+        display=loaded.display,
+        eval_set_id=loaded.eval_set.eval_set_id,
+        case=case,
+        index=index,
+        line=loaded.case_lines.get(case.eval_id),
+        metrics=planned_file.config.metrics,
+        finished=finished,
+        pass_rule=settings.pass_rule,
+        confirmation=confirmation,
+        prices=prices,
+        budgets=planned_file.config.config.budgets,
+        apps=apps,
+    )
+
+
+def observed(finished: list[FinishedRun]) -> list[list[str] | None]:
+    """What the case's agent used in each run (``runners.observe``), for its inputs."""
+    return [run.inference.observed for run in finished]
+
+
+@dataclass
+class EarlyRecords:
+    """Each case's record made as soon as its last run finishes, while the other runs go on, instead of all of
+    them after the last run: the main process mostly waits on its workers then, and the reports start sooner. The
+    case's runs leave the execution as its record is made. Not with ``--confirm-failures``: a case may run again
+    once every first run is done."""
+
+    settings: Settings
+    prices: Prices
+    execution: Execution
+    runs_left: dict[str, int]  # case id -> its runs not finished yet
+    made: dict[str, tuple[CaseResult, list[list[str] | None]]] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, settings: Settings, *, items: list[WorkItem], prices: Prices, execution: Execution) -> EarlyRecords:
+        return cls(settings, prices, execution, runs_left=dict(Counter(item.case_id for item in items)))
+
+    def finished(self, item: WorkItem, run: FinishedRun) -> None:
+        self.runs_left[item.case_id] -= 1
+        if self.runs_left[item.case_id] > 0:
+            return
+        runs = self.execution.release(item.case_id)
+        record = case_record(
+            self.settings, item.file, item.case, item.case_index, runs, prices=self.prices, apps=self.execution.apps
+        )
+        self.made[item.case_id] = (record, observed(runs))
 
 
 def case_results(
@@ -47,12 +113,15 @@ def case_results(
     carried: dict[str, CaseResult] | None = None,
     inputs: Inputs | None = None,
     release: bool = False,
+    early: EarlyRecords | None = None,
 ) -> list[CaseResult]:
     """Every case that ran, decided on its runs (with its ``inputs`` when given), and every case ``carried`` from
     the baseline (``--only-affected``), in file and case order, with ``--quarantine`` applied.
 
-    ``release``: each case's finished runs leave ``execution`` once its record is made (what they held beyond the
-    record, their scores' objects, is freed as the cases are made, not after all of them)."""
+    ``early``: the records already made as the cases' last runs finished. ``release``: each case's finished runs
+    leave ``execution`` once its record is made (what they held beyond the record, their scores' objects, is
+    freed as the cases are made, not after all of them)."""
+    made = early.made if early else {}
     cases: list[CaseResult] = []
     for planned_file in planned:
         loaded = planned_file.loaded
@@ -60,24 +129,26 @@ def case_results(
             case_key = case_id(loaded.display, case.eval_id)
             if carried and case_key in carried:
                 cases.append(carried[case_key])
-            if case_key not in execution.finished:
+            if case_key in made:
+                result, used = made.pop(case_key) if release else made[case_key]
+            elif case_key in execution.finished:
+                finished = execution.release(case_key) if release else execution.finished[case_key]
+                result, used = (
+                    case_record(
+                        settings,
+                        planned_file,
+                        case,
+                        index,
+                        finished,
+                        confirmation=(confirmations or {}).get(case_key),
+                        prices=prices,
+                        apps=execution.apps,
+                    ),
+                    observed(finished),
+                )
+            else:
                 continue
-            finished = execution.finished.pop(case_key) if release else execution.finished[case_key]
-            result = aggregate.case_result(
-                display=loaded.display,
-                eval_set_id=loaded.eval_set.eval_set_id,
-                case=case,
-                index=index,
-                line=loaded.case_lines.get(case.eval_id),
-                metrics=planned_file.config.metrics,
-                finished=finished,
-                pass_rule=settings.pass_rule,
-                confirmation=(confirmations or {}).get(case_key),
-                prices=prices,
-                budgets=planned_file.config.config.budgets,
-                apps=execution.apps,
-            )
-            cases.append(inputs.recorded(result, finished) if inputs else result)
+            cases.append(inputs.recorded(result, used) if inputs else result)
     return verdict.quarantine(cases, settings.quarantine)
 
 
@@ -95,6 +166,7 @@ def build_document(
     judge_usage: UsageTotals | None = None,
     affected: Affected | None = None,
     inputs: Inputs | None = None,
+    early: EarlyRecords | None = None,
 ) -> ResultsDocument:
     prices = prices or Prices.shipped()
     cases = case_results(
@@ -106,6 +178,7 @@ def build_document(
         carried=affected.carried if affected else None,
         inputs=inputs,
         release=True,
+        early=early,
     )
     info = run_info(
         settings,
@@ -211,10 +284,20 @@ async def run_items(
     services: MetricServices,
     console: Console,
     confirming: Confirming | None = None,
+    execution: Execution | None = None,
+    early: EarlyRecords | None = None,
 ) -> Execution:
-    """Runs the items with progress output; SIGINT/SIGTERM stop it cleanly (``Execution.interrupted``)."""
-    execution = Execution()
+    """Runs the items with progress output; SIGINT/SIGTERM stop it cleanly (``Execution.interrupted``).
+
+    ``early``: makes each case's record as its last run finishes."""
+    execution = execution or Execution()
     progress = Progress.for_console(console, total=len(items), env=settings.environment)
+
+    def finished(item: WorkItem, run: FinishedRun) -> None:
+        progress.finished(item, run)
+        if early is not None:
+            early.finished(item, run)
+
     progress.begin(f"Running {len(items)} case runs ({runner.name} runner, parallelism {settings.parallelism})")
     work = asyncio.ensure_future(
         execute(
@@ -225,7 +308,7 @@ async def run_items(
             timeout=settings.timeout,
             execution=execution,
             on_started=progress.started,
-            on_finished=progress.finished,
+            on_finished=finished,
             on_ready=progress.ready,
             confirm=(lambda done: confirming.more(done, progress)) if confirming else None,
         )
@@ -295,12 +378,22 @@ def _run(settings: Settings, console: Console, *, starter: Starter | None) -> in
         affected = choose(settings, inputs=inputs, items=items, found=found, console=console)
         items = affected.items
         confirming = _confirming(settings, console, prepared=prepared, items=items, found=found)
+        execution = Execution()
+        early = None
+        if confirming is None:
+            early = EarlyRecords.of(settings, items=items, prices=prices, execution=execution)
         execution = asyncio.run(
             run_items(
-                items, settings=settings, runner=runner, services=services, console=console, confirming=confirming
+                items,
+                settings=settings,
+                runner=runner,
+                services=services,
+                console=console,
+                confirming=confirming,
+                execution=execution,
+                early=early,
             )
         )
-        finished_runs = sum(map(len, execution.finished.values()))  # counted before the document takes them
         collector.hold()  # the runs are over: what the document and the reports build lives until the end
 
         def built() -> ResultsDocument:
@@ -317,6 +410,7 @@ def _run(settings: Settings, console: Console, *, starter: Starter | None) -> in
                 judge_usage=judge_totals(services.judge.counters.model_calls, prices) if services.judge else None,
                 affected=affected,
                 inputs=inputs,
+                early=early,
             )
             doc.judge = finish_judge(services, console)
             report_unpriced(doc, console)
@@ -332,6 +426,6 @@ def _run(settings: Settings, console: Console, *, starter: Starter | None) -> in
             run=run_info(settings, started_at=started_at, inputs=inputs),
         )
     if execution.stopped_by:
-        console.line(f"Interrupted: the reports hold the {finished_runs} finished runs")
+        console.line(f"Interrupted: the reports hold the {execution.finished_runs()} finished runs")
         return 128 + execution.stopped_by
     return code

@@ -15,7 +15,7 @@ import hashlib
 import json
 import re
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -26,7 +26,6 @@ from adk_eval_gate.inputs.configs import ConfigSource
 from adk_eval_gate.inputs.discover import SKIPPED_DIRS, display_path, glob_to_regex
 from adk_eval_gate.inputs.plan import PlannedFile
 from adk_eval_gate.model.results import BaselineInfo, Carried, CaseInputs, CaseResult, ResultsDocument
-from adk_eval_gate.runners.execute import FinishedRun
 from adk_eval_gate.runners.observe import ModuleIndex, repository_files
 
 ENVIRONMENT_FILES = re.compile(
@@ -97,15 +96,16 @@ def function_files(functions: list[str], index: ModuleIndex) -> list[str] | None
     return sorted(index.with_imports(files))
 
 
-def case_inputs(files: list[str], runs: list[FinishedRun], *, settings: str, complete: bool = True) -> CaseInputs:
-    """A case's inputs once it ran: ``files`` (``file_inputs``, the metrics' code) and what its agent used in every
-    run (``complete``: the files are all known)."""
-    observed = [run.inference.observed for run in runs]
+def case_inputs(
+    files: list[str], observed: Sequence[list[str] | None], *, settings: str, complete: bool = True
+) -> CaseInputs:
+    """A case's inputs once it ran: ``files`` (``file_inputs``, the metrics' code) and what its agent used in each
+    run, ``observed`` (None: that run could not say; ``complete``: the files are all known)."""
     used = {path for paths in observed if paths is not None for path in paths}
     return CaseInputs(
         files=sorted(used.union(files)),
         settings=settings,
-        observed=complete and bool(runs) and all(paths is not None for paths in observed),
+        observed=complete and bool(observed) and all(paths is not None for paths in observed),
     )
 
 

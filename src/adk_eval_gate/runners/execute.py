@@ -80,16 +80,26 @@ class Execution:
     interrupted: bool = False
     stopped_by: int | None = None  # the signal that stopped the run (SIGINT, SIGTERM)
     apps: AppTable = field(default_factory=AppTable)  # the app details the finished runs' turns name
+    released: set[tuple[str, int]] = field(default_factory=set)  # finished runs taken out (``release``)
 
     def __repr__(self) -> str:
         """Short: ``asyncio.run`` builds the repr of its finished main task, result included, when it restores
         its SIGINT handler; the repr of every run (a second per thousand runs) was spent for nothing."""
-        runs = sum(map(len, self.finished.values()))
-        return f"Execution({len(self.finished)} cases, {runs} runs, interrupted={self.interrupted})"
+        return f"Execution({len(self.finished)} cases, {self.finished_runs()} runs, interrupted={self.interrupted})"
+
+    def release(self, case_id: str) -> list[FinishedRun]:
+        """The case's finished runs, taken out (its record is made of them); they still count as finished."""
+        runs = self.finished.pop(case_id, [])
+        self.released.update((case_id, finished.run) for finished in runs)
+        return runs
+
+    def finished_runs(self) -> int:
+        return len(self.released) + sum(map(len, self.finished.values()))
 
     def unfinished(self, items: list[WorkItem]) -> list[str]:
         """Ids of the cases with a run that did not finish, in plan order."""
         done = {(case_id, finished.run) for case_id, runs in self.finished.items() for finished in runs}
+        done |= self.released
         return list(dict.fromkeys(item.case_id for item in items if (item.case_id, item.run) not in done))
 
 
