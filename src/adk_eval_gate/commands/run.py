@@ -84,13 +84,13 @@ class EarlyRecords:
 
     settings: Settings
     prices: Prices
-    execution: Execution
     runs_left: dict[str, int]  # case id -> its runs not finished yet
+    execution: Execution = field(default_factory=Execution)
     made: dict[str, tuple[CaseResult, list[list[str] | None]]] = field(default_factory=dict)
 
     @classmethod
-    def of(cls, settings: Settings, *, items: list[WorkItem], prices: Prices, execution: Execution) -> EarlyRecords:
-        return cls(settings, prices, execution, runs_left=dict(Counter(item.case_id for item in items)))
+    def of(cls, settings: Settings, *, items: list[WorkItem], prices: Prices) -> EarlyRecords:
+        return cls(settings, prices, runs_left=dict(Counter(item.case_id for item in items)))
 
     def finished(self, item: WorkItem, run: FinishedRun) -> None:
         self.runs_left[item.case_id] -= 1
@@ -284,13 +284,12 @@ async def run_items(
     services: MetricServices,
     console: Console,
     confirming: Confirming | None = None,
-    execution: Execution | None = None,
     early: EarlyRecords | None = None,
 ) -> Execution:
     """Runs the items with progress output; SIGINT/SIGTERM stop it cleanly (``Execution.interrupted``).
 
-    ``early``: makes each case's record as its last run finishes."""
-    execution = execution or Execution()
+    ``early``: makes each case's record as its last run finishes (its execution is the one returned)."""
+    execution = early.execution if early else Execution()
     progress = Progress.for_console(console, total=len(items), env=settings.environment)
 
     def finished(item: WorkItem, run: FinishedRun) -> None:
@@ -358,15 +357,20 @@ def run(settings: Settings, console: Console, *, starter: Starter | None = None)
             starter.close()  # the runner ended it, unless it never got to run a case
 
 
-def _run(settings: Settings, console: Console, *, starter: Starter | None) -> int:
-    started = time.monotonic()
-    started_at = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+def _prepared(settings: Settings, console: Console) -> Prepared:
     prepared = prepare(settings, console)
     for file in prepared.files:
         if not file.error:
             console.line(f"{file.path}: {plural(file.cases, 'case')}, criteria from {file.config}")
     if settings.num_runs > 1:
         console.line(f"{settings.num_runs} runs per case; a case passes when {PASS_RULES[settings.pass_rule]}")
+    return prepared
+
+
+def _run(settings: Settings, console: Console, *, starter: Starter | None) -> int:
+    started = time.monotonic()
+    started_at = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+    prepared = _prepared(settings, console)
     prices = load_prices(settings.prices, field=settings.option_name("prices"))
     runner = make_runner(settings, root=prepared.root, console=console, planned=prepared.planned, starter=starter)
     items = plan(prepared.planned, num_runs=settings.num_runs, shard=settings.shard, run_count=runner.run_count)
@@ -378,10 +382,7 @@ def _run(settings: Settings, console: Console, *, starter: Starter | None) -> in
         affected = choose(settings, inputs=inputs, items=items, found=found, console=console)
         items = affected.items
         confirming = _confirming(settings, console, prepared=prepared, items=items, found=found)
-        execution = Execution()
-        early = None
-        if confirming is None:
-            early = EarlyRecords.of(settings, items=items, prices=prices, execution=execution)
+        early = None if confirming else EarlyRecords.of(settings, items=items, prices=prices)
         execution = asyncio.run(
             run_items(
                 items,
@@ -390,7 +391,6 @@ def _run(settings: Settings, console: Console, *, starter: Starter | None) -> in
                 services=services,
                 console=console,
                 confirming=confirming,
-                execution=execution,
                 early=early,
             )
         )
@@ -425,6 +425,11 @@ def _run(settings: Settings, console: Console, *, starter: Starter | None) -> in
             found=found,
             run=run_info(settings, started_at=started_at, inputs=inputs),
         )
+    return _exit_code(code, execution, console)
+
+
+def _exit_code(code: int, execution: Execution, console: Console) -> int:
+    """The verdict's exit code, or 128 + the signal that stopped the runs."""
     if execution.stopped_by:
         console.line(f"Interrupted: the reports hold the {execution.finished_runs()} finished runs")
         return 128 + execution.stopped_by
