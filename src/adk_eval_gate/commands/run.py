@@ -96,11 +96,11 @@ class EarlyRecords:
         self.runs_left[item.case_id] -= 1
         if self.runs_left[item.case_id] > 0:
             return
-        runs = self.execution.release(item.case_id)
+        runs = self.execution.finished[item.case_id]
         record = case_record(
             self.settings, item.file, item.case, item.case_index, runs, prices=self.prices, apps=self.execution.apps
         )
-        self.made[item.case_id] = (record, observed(runs))
+        self.made[item.case_id] = (record, observed(self.execution.release(item.case_id)))
 
 
 def case_results(
