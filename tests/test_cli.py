@@ -240,3 +240,25 @@ def test_leaving_runs_the_exit_handlers_flushes_the_output_and_keeps_the_code(tm
     assert done.stdout == "buffered " * 2000
     assert done.stderr == "to stderr"
     assert marker.read_text() == "exit handlers ran"
+
+
+def test_a_closed_output_pipe_changes_neither_the_exit_code_nor_stderr() -> None:
+    """``adk-eval-gate ... | head -0``: what cannot be written is dropped; the exit code is still the command's."""
+    import os
+    import subprocess
+    import sys
+
+    read, write = os.pipe()
+    os.close(read)  # nobody reads: every write to stdout fails with EPIPE
+    try:
+        done = subprocess.Popen(
+            [sys.executable, "-m", "adk_eval_gate", "validate", "examples/weather_agent"],
+            stdout=write,
+            stderr=subprocess.PIPE,
+            cwd=REPO,
+        )
+    finally:
+        os.close(write)
+    _, err = done.communicate(timeout=120)
+    assert done.returncode == 0
+    assert err == b""
