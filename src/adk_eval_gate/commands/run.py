@@ -100,7 +100,8 @@ class EarlyRecords:
         record = case_record(
             self.settings, item.file, item.case, item.case_index, runs, prices=self.prices, apps=self.execution.apps
         )
-        self.made[item.case_id] = (record, observed(self.execution.release(item.case_id)))
+        self.execution.release(item.case_id)  # once the record is made: a record that fails loses no run
+        self.made[item.case_id] = (record, observed(runs))
 
 
 def case_results(
@@ -118,9 +119,9 @@ def case_results(
     """Every case that ran, decided on its runs (with its ``inputs`` when given), and every case ``carried`` from
     the baseline (``--only-affected``), in file and case order, with ``--quarantine`` applied.
 
-    ``early``: the records already made as the cases' last runs finished. ``release``: each case's finished runs
-    leave ``execution`` once its record is made (what they held beyond the record, their scores' objects, is
-    freed as the cases are made, not after all of them)."""
+    ``early``: the records already made as the cases' last runs finished (taken from it). ``release``: each
+    case's finished runs leave ``execution`` once its record is made (what they held beyond the record, their
+    scores' objects, is freed as the cases are made, not after all of them)."""
     made = early.made if early else {}
     cases: list[CaseResult] = []
     for planned_file in planned:
@@ -130,22 +131,21 @@ def case_results(
             if carried and case_key in carried:
                 cases.append(carried[case_key])
             if case_key in made:
-                result, used = made.pop(case_key) if release else made[case_key]
+                result, used = made.pop(case_key)
             elif case_key in execution.finished:
                 finished = execution.release(case_key) if release else execution.finished[case_key]
-                result, used = (
-                    case_record(
-                        settings,
-                        planned_file,
-                        case,
-                        index,
-                        finished,
-                        confirmation=(confirmations or {}).get(case_key),
-                        prices=prices,
-                        apps=execution.apps,
-                    ),
-                    observed(finished),
+                confirmation = (confirmations or {}).get(case_key)
+                result = case_record(
+                    settings,
+                    planned_file,
+                    case,
+                    index,
+                    finished,
+                    confirmation=confirmation,
+                    prices=prices,
+                    apps=execution.apps,
                 )
+                used = observed(finished)
             else:
                 continue
             cases.append(inputs.recorded(result, used) if inputs else result)
