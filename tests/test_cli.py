@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -202,9 +205,6 @@ def test_help_imports_nothing_heavy() -> None:
     """Issue 22: `--help` imported google-genai's types through the settings (1.3 s); it reads the option table
     only, and `bench/cli_startup.py` measures it. (The `google` namespaces are set up by site-packages' .pth
     files in every interpreter: modules with code are what count.)"""
-    import subprocess
-    import sys
-
     code = (
         "import sys\nfrom adk_eval_gate.cli import main\n"
         "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
@@ -229,9 +229,6 @@ leave(3)
 
 
 def test_leaving_runs_the_exit_handlers_flushes_the_output_and_keeps_the_code(tmp_path: Path) -> None:
-    import subprocess
-    import sys
-
     marker = tmp_path / "marker"
     done = subprocess.run(
         [sys.executable, "-c", LEAVING, str(marker)], capture_output=True, text=True, timeout=30, check=False
@@ -244,10 +241,6 @@ def test_leaving_runs_the_exit_handlers_flushes_the_output_and_keeps_the_code(tm
 
 def test_a_closed_output_pipe_changes_neither_the_exit_code_nor_stderr() -> None:
     """``adk-eval-gate ... | head -0``: what cannot be written is dropped; the exit code is still the command's."""
-    import os
-    import subprocess
-    import sys
-
     read, write = os.pipe()
     os.close(read)  # nobody reads: every write to stdout fails with EPIPE
     try:
