@@ -36,6 +36,7 @@ class Settings(pydantic.BaseModel):
     config: Path | None = None
     runner: Literal["adk", "http", "recorded"] = "adk"
     agent: str | None = None
+    agent_map: list[str] = pydantic.Field(default_factory=list)
     agent_url: str | None = None
     agent_headers: list[str] = pydantic.Field(default_factory=list)
     recorded: Path | None = None
