@@ -9,6 +9,7 @@ pymdownx's slugify, so one link works on GitHub and on the site.
 from __future__ import annotations
 
 import argparse
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -206,3 +207,26 @@ def test_the_readme_shows_the_commands_table_of_the_reference() -> None:
     assert readme == commands_table((DOCS / "cli.md").read_text(encoding="utf-8"))
     commands = re.findall(r"^\| `adk-eval-gate (\w+)", readme, re.M)
     assert commands == [name for name, *_ in COMMANDS]
+
+
+def ci_test_paragraph(text: str) -> str:
+    """The paragraph that says what ``.ci/test`` does, whitespace collapsed and its link's target dropped."""
+    found = re.search(r"^The second command, \[`\.ci/test`\]\([^)]+\)(.*?)\n(?:\n|<!--)", text, re.S | re.M)
+    assert found, "no paragraph on .ci/test"
+    return " ".join(found.group(1).split())
+
+
+def test_the_readme_and_the_site_describe_ci_test_alike_and_as_it_does() -> None:
+    """The quick start of the README and of docs/index.md say the same of ``.ci/test``, and what they say is what
+    the script does: the extra it installs, the JavaScript it pins, the pytest arguments it runs without any."""
+    readme = ci_test_paragraph((REPO / "README.md").read_text(encoding="utf-8"))
+    assert readme == ci_test_paragraph((DOCS / "index.md").read_text(encoding="utf-8"))
+    script = (REPO / ".ci" / "test").read_text(encoding="utf-8")
+    [extra] = re.findall(r"^bash \.ci/venv\.sh (\w+)", script, re.M)
+    assert f"with the {extra} extra" in readme
+    [defaults] = re.findall(r"^\s*set -- (.+)$", script, re.M)
+    assert f"runs the whole suite with `python -m pytest {defaults}`; arguments replace `{defaults}`" in readme
+    assert "npm ci" in script and "`npm ci` in `tests/js`" in readme
+    pinned = json.loads((REPO / "tests" / "js" / "package.json").read_text(encoding="utf-8"))["dependencies"]
+    assert all(name.lower() in readme.lower() for name in pinned), (sorted(pinned), readme)
+    assert "ADK_EVAL_GATE_REQUIRE_BROWSER=1" in script and "the browser tests must run" in readme
