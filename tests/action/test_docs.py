@@ -230,3 +230,26 @@ def test_the_readme_and_the_site_describe_ci_test_alike_and_as_it_does() -> None
     pinned = json.loads((REPO / "tests" / "js" / "package.json").read_text(encoding="utf-8"))["dependencies"]
     assert all(name.lower() in readme.lower() for name in pinned), (sorted(pinned), readme)
     assert "ADK_EVAL_GATE_REQUIRE_BROWSER=1" in script and "the browser tests must run" in readme
+
+
+def _requirement_name(requirement: str) -> str:
+    return re.split(r"[\s<>=!~;\[]", requirement, maxsplit=1)[0].lower()
+
+
+def test_the_pytest_page_installs_pytest_with_the_package_through_an_extra() -> None:
+    """The plugin imports pytest, which the package's own dependencies do not include: every install command of
+    docs/pytest.md (and the README's mention of the plugin) names extras that bring it."""
+    import tomllib
+
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    extras: dict[str, list[str]] = project["optional-dependencies"]
+    assert "pytest" not in {_requirement_name(r) for r in project["dependencies"]}
+    assert "pytest" in {_requirement_name(r) for r in extras["pytest"]}
+    page = (DOCS / "pytest.md").read_text(encoding="utf-8")
+    installs = re.findall(r"pip install \"adk-eval-gate(?:\[([\w,]+)\])?", page)
+    assert installs, "docs/pytest.md says nothing of how to install the plugin"
+    for named in installs:
+        brought = {_requirement_name(r) for extra in named.split(",") if extra for r in extras[extra]}
+        assert "pytest" in brought, f"pip install adk-eval-gate[{named}] does not install pytest"
+    assert "adk-eval-gate[adk,pytest]" in (REPO / "README.md").read_text(encoding="utf-8")
+    assert "import pytest" in (REPO / "src" / "adk_eval_gate" / "pytest" / "plugin.py").read_text(encoding="utf-8")
