@@ -413,7 +413,7 @@ def _run(settings: Settings, console: Console, *, starter: Starter | None) -> in
                 early=early,
             )
             doc.judge = finish_judge(services, console)
-            report_unpriced(doc, console)
+            report_unpriced(doc, console, local=execution.local_models)
             return doc
 
         code = finish_run(
