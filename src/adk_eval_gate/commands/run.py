@@ -358,7 +358,8 @@ def run(settings: Settings, console: Console, *, starter: Starter | None = None)
 
 
 def _prepared(settings: Settings, console: Console) -> Prepared:
-    prepared = prepare(settings, console)
+    with relayed_output(console):  # what Vertex-style metric modules print when loading a config imports them
+        prepared = prepare(settings, console)
     for file in prepared.files:
         if not file.error:
             console.line(f"{file.path}: {plural(file.cases, 'case')}, criteria from {file.config}")

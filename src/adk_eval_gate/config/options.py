@@ -160,9 +160,10 @@ OPTIONS: tuple[Option, ...] = (
     Option(
         "timeout",
         "--timeout",
-        "seconds allowed per case run (default: 300)",
+        "seconds allowed per case run (default: 300); validate: for importing each agent or custom metric module",
         "float",
         "timeout",
+        ("run", "validate"),
         metavar="SECONDS",
         minimum=0,
         above=True,

@@ -80,17 +80,20 @@ OUR_KEYS = frozenset({"$schema"})  # top-level keys of test_config.json that thi
 
 
 class ConfigCache:
-    """Loads each config file once; a broken config is an error for every eval file that uses it."""
+    """Loads each config file once; a broken config is an error for every eval file that uses it.
 
-    def __init__(self, root: Path) -> None:
+    ``import_functions``: whether loading imports Vertex-style custom metric functions (``load_config``)."""
+
+    def __init__(self, root: Path, *, import_functions: bool = True) -> None:
         self.root = root
+        self.import_functions = import_functions
         self._loaded: dict[Path | None, LoadedConfig | ConfigError] = {}
 
     def get(self, source: ConfigSource) -> LoadedConfig:
         key = source.path.resolve() if source.path else None
         if key not in self._loaded:
             try:
-                self._loaded[key] = load_config(source, root=self.root)
+                self._loaded[key] = load_config(source, root=self.root, import_functions=self.import_functions)
             except ConfigError as error:
                 self._loaded[key] = error
         found = self._loaded[key]
@@ -99,7 +102,9 @@ class ConfigCache:
         return found
 
 
-def load_config(source: ConfigSource, *, root: Path) -> LoadedConfig:
+def load_config(source: ConfigSource, *, root: Path, import_functions: bool = True) -> LoadedConfig:
+    """``import_functions``: import each Vertex-style custom metric's function now, its failure an error of the
+    config (False: the caller imports them itself, as ``validate`` does in a process of its own)."""
     if source.path is None:
         config = eval_config.default_config()
         return LoadedConfig(source, config, registry.configured_metrics(config))
@@ -138,7 +143,7 @@ def load_config(source: ConfigSource, *, root: Path) -> LoadedConfig:
             field=format_path(path),
             hint=_criterion_hint(path),
         ) from None
-    warnings = check_config(config, data=data, display=display, positions=positions)
+    warnings = check_config(config, data=data, display=display, positions=positions, import_functions=import_functions)
     return LoadedConfig(source, config, registry.configured_metrics(config), warnings)
 
 
@@ -149,7 +154,12 @@ def _criterion_hint(path: list[str | int]) -> str | None:
 
 
 def check_config(
-    config: eval_config.EvalConfig, *, data: dict[str, Any], display: str, positions: JsonPositions
+    config: eval_config.EvalConfig,
+    *,
+    data: dict[str, Any],
+    display: str,
+    positions: JsonPositions,
+    import_functions: bool = True,
 ) -> list[str]:
     """Raises ConfigError for what would make a metric unusable; returns warnings for what ADK ignores."""
     warnings: list[str] = []
@@ -166,7 +176,8 @@ def check_config(
     for name in config.criteria:
         try:
             warnings += _check_criterion(config, name, data=data, display=display, positions=positions)
-            _check_vertex_function(config, name, data=data, display=display, positions=positions)
+            if import_functions:
+                _check_vertex_function(config, name, data=data, display=display, positions=positions)
         except ConfigError as problem:  # every criterion is checked: all of a config's problems at once
             problems.append(problem)
     if problems:

@@ -33,8 +33,11 @@ def repository_root(settings: Settings) -> Path:
     return find_repository_root(Path.cwd())
 
 
-def prepare(settings: Settings, console: Console) -> Prepared:
+def prepare(settings: Settings, console: Console, *, import_functions: bool = True) -> Prepared:
     """Loads every discovered file; a broken file or config is recorded and the others go on.
+
+    ``import_functions``: whether loading a config imports its Vertex-style custom metric functions (``validate``
+    imports every custom metric function itself, in a process of its own).
 
     Raises ``UsageError`` only for what stops everything: paths that do not exist or match nothing, and
     unknown case ids in selectors.
@@ -57,7 +60,7 @@ def prepare(settings: Settings, console: Console) -> Prepared:
             "run: rename it, or pass it explicitly as a path",
             file=misnamed,
         )
-    configs = ConfigCache(root)
+    configs = ConfigCache(root, import_functions=import_functions)
     planned: list[PlannedFile] = []
     files: list[FileResult] = []
     errors: list[GateError] = []
