@@ -238,7 +238,7 @@ def test_the_console_says_why_the_history_is_shorter() -> None:
     out = io.StringIO()
     settings = build_settings("run", {}, env={})
     gate.compared(doc, settings=settings, client=None, console=Console(in_actions=False, stream=out), found=found)
-    assert f"History: {note}" in out.getvalue().splitlines()
+    assert "The" + note.removeprefix("the") in out.getvalue().splitlines()
 
 
 def test_no_run_yet_is_a_normal_state(fake_github: FakeGitHub) -> None:
