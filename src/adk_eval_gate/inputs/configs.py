@@ -24,7 +24,7 @@ from adk_eval_gate.model import eval_config
 from adk_eval_gate.support import sanitize
 from adk_eval_gate.support.errors import ConfigError
 from adk_eval_gate.support.jsonpos import JsonPositions, format_path
-from adk_eval_gate.support.pydantic_errors import best_error, locate
+from adk_eval_gate.support.pydantic_errors import best_error, every_error, locate
 
 CONFIG_NAME = "test_config.json"
 SourceKind = Literal["option", "folder", "parent", "default"]
@@ -134,15 +134,22 @@ def load_config(source: ConfigSource, *, root: Path, import_functions: bool = Tr
     positions = JsonPositions(text)
     try:
         config = eval_config.EvalConfig.model_validate(data)
-    except pydantic.ValidationError as error:
-        path, message = best_error(error, data)
-        raise ConfigError(
-            message,
-            file=display,
-            line=locate(positions, path),
-            field=format_path(path),
-            hint=_criterion_hint(path),
-        ) from None
+    except pydantic.ValidationError as error:  # every problem of the file at once, in the file's order
+        found, unlisted = every_error(error, data, model=eval_config.EvalConfig)
+        problems = sorted(
+            (
+                ConfigError(
+                    message,
+                    file=display,
+                    line=locate(positions, path),
+                    field=format_path(path),
+                    hint=_criterion_hint(path),
+                )
+                for path, message in found
+            ),
+            key=lambda problem: problem.line or 0,
+        )
+        raise dataclasses.replace(problems[0], also=tuple(problems[1:]), unlisted=unlisted) from None
     warnings = check_config(config, data=data, display=display, positions=positions, import_functions=import_functions)
     return LoadedConfig(source, config, registry.configured_metrics(config), warnings)
 

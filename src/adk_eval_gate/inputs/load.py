@@ -6,6 +6,7 @@ errors); the caller records it and goes on with the other files.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from dataclasses import dataclass, field
@@ -19,7 +20,7 @@ from adk_eval_gate.model.evalset import EvalCase, EvalSet, Invocation, known_fie
 from adk_eval_gate.support import sanitize
 from adk_eval_gate.support.errors import EvalFileError, GateError
 from adk_eval_gate.support.jsonpos import JsonPositions, format_path
-from adk_eval_gate.support.pydantic_errors import best_error, locate
+from adk_eval_gate.support.pydantic_errors import best_error, every_error, locate
 
 FileFormat = Literal["evalset", "legacy_query_list", "legacy_named_list", "vertex_jsonl", "vertex_csv"]
 INITIAL_SESSION_NAME = "initial.session.json"
@@ -117,14 +118,22 @@ def _validate_eval_set(data: dict[str, Any], *, text: str, display: str) -> Eval
     try:
         return EvalSet.model_validate(data)
     except pydantic.ValidationError as error:
-        path, message = best_error(error, data, known_fields=known_field_names())
-        raise EvalFileError(
-            message,
-            file=display,
-            line=locate(JsonPositions(text), path),
-            field=format_path(path),
-            hint=_legacy_key_hint(path),
-        ) from None
+        found, unlisted = every_error(error, data, model=EvalSet)
+        positions = JsonPositions(text)
+        problems = sorted(
+            (
+                EvalFileError(
+                    message,
+                    file=display,
+                    line=locate(positions, path),
+                    field=format_path(path),
+                    hint=_legacy_key_hint(path),
+                )
+                for path, message in found
+            ),
+            key=lambda problem: problem.line or 0,  # in the file's order
+        )
+        raise dataclasses.replace(problems[0], also=tuple(problems[1:]), unlisted=unlisted) from None
 
 
 def _legacy_key_hint(path: list[str | int]) -> str | None:

@@ -15,7 +15,7 @@ from adk_eval_gate.inputs.load import load_eval_file
 from adk_eval_gate.inputs.plan import PlannedFile, select_cases
 from adk_eval_gate.model.results import FileResult
 from adk_eval_gate.support.console import Console
-from adk_eval_gate.support.errors import ConfigError, EvalFileError, GateError, UsageError
+from adk_eval_gate.support.errors import EvalFileError, GateError, UsageError
 
 
 @dataclass
@@ -71,10 +71,15 @@ def prepare(settings: Settings, console: Console, *, import_functions: bool = Tr
         files.append(result)
         if error:
             errors.append(error)
-            for problem in [error, *(error.also if isinstance(error, ConfigError) else ())]:
+            for problem in error.every_problem():
                 if problem.one_line() not in reported_errors:
                     reported_errors.add(problem.one_line())
                     console.error(problem.one_line(), file=problem.file, line=problem.line)
+            if error.unlisted and f"{error.file} unlisted" not in reported_errors:
+                reported_errors.add(f"{error.file} unlisted")
+                console.error(
+                    f"{error.file}: and {error.unlisted:,} more problems, not listed: fix these first", file=error.file
+                )
             continue
         assert planned_file is not None
         try:
@@ -119,8 +124,8 @@ def _prepare_one(
             error,
         )
     except GateError as error:
-        more = len(error.also) if isinstance(error, ConfigError) else 0
-        text = error.one_line() + (f" (and {more} more problem{'s' if more > 1 else ''} in it)" if more else "")
+        more = error.more()
+        text = error.one_line() + (f" (and {more:,} more problem{'s' if more > 1 else ''} in it)" if more else "")
         return (
             FileResult(path=ref.display, config=described, error=text, line=error.line),
             None,
