@@ -18,7 +18,7 @@ from adk_eval_gate.runners.agents import AgentRef, find_agent, import_problems_i
 from adk_eval_gate.runners.services import model_problems
 from adk_eval_gate.runners.worker_call import WorkerLost, call_in_worker
 from adk_eval_gate.support.console import Console, relayed_output
-from adk_eval_gate.support.errors import GateError
+from adk_eval_gate.support.errors import GateError, UnknownField
 from adk_eval_gate.support.words import plural
 
 
@@ -36,6 +36,7 @@ def validate(settings: Settings, console: Console) -> int:
         agent = _agent_of(planned, settings, root=prepared.root)
         if agent is not None and agent in agents:
             problems.append(agents[agent])
+        problems += unknown_field_problems(planned, settings)
         for problem in problems:
             console.error(f"{loaded.display}: {problem}", file=loaded.display)
         if problems or loaded.row_errors:
@@ -86,6 +87,20 @@ def agent_problems(
     for problem in found.values():
         console.error(problem.one_line(), file=problem.source_file, line=problem.source_line)
     return {ref: problem.reason() for ref, problem in found.items()}
+
+
+def unknown_field_problems(planned: PlannedFile, settings: Settings) -> list[str]:
+    """The keys of the file and its config that ADK ignores, listed above as warnings: a problem unless expected.
+    ADK goes on without them (a misspelt ``match_type`` scores the trajectory as EXACT), and so does ``run``."""
+    unknown = [
+        warning for warning in [*planned.config.warnings, *planned.loaded.warnings] if isinstance(warning, UnknownField)
+    ]
+    if not unknown or settings.allow_unknown_fields:
+        return []
+    return [
+        f"{plural(len(unknown), 'key')} that ADK ignores (the warnings above): fix the spelling, or give "
+        f"{settings.option_name('allow_unknown_fields')} when they are meant for another tool"
+    ]
 
 
 def function_problems(planned: list[PlannedFile], *, console: Console, timeout: float) -> dict[str, str]:

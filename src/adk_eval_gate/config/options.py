@@ -84,6 +84,15 @@ OPTIONS: tuple[Option, ...] = (
         must_exist="config file",
     ),
     Option(
+        "allow_unknown_fields",
+        "--allow-unknown-fields",
+        "keys of eval files and configs that ADK ignores (a misspelt criterion option) are expected: validate "
+        "passes with them, and run's summary does not list them",
+        "bool",
+        "allow-unknown-fields",
+        ("run", "validate"),
+    ),
+    Option(
         "runner",
         "--runner",
         "how to get the agent's answers (default: adk)",

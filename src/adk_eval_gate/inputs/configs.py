@@ -22,7 +22,7 @@ from adk_eval_gate.metrics import registry
 from adk_eval_gate.metrics.base import NotEvaluated
 from adk_eval_gate.model import eval_config
 from adk_eval_gate.support import sanitize
-from adk_eval_gate.support.errors import ConfigError
+from adk_eval_gate.support.errors import ConfigError, UnknownField
 from adk_eval_gate.support.jsonpos import JsonPositions, format_path
 from adk_eval_gate.support.pydantic_errors import best_error, every_error, locate
 
@@ -231,8 +231,10 @@ def _unknown_top_level_keys(data: dict[str, Any], *, display: str, positions: Js
     ]
     extra = [key for key in data if key not in known and key not in OUR_KEYS]
     return [
-        f"{display}:{locate(positions, [key]) or 1}: {key} is not a key of test_config.json and is ignored (as ADK "
-        f"does){_did_you_mean(key, known)}"
+        UnknownField(
+            f"{display}:{locate(positions, [key]) or 1}: {key} is not a key of test_config.json and is ignored (as "
+            f"ADK does){_did_you_mean(key, known)}"
+        )
         for key in extra
     ]
 
@@ -326,7 +328,7 @@ def _ignored_options(
 ) -> list[str]:
     """A warning for each option the metric does not have (ADK ignores them), with the closest real one; an
     error for a metric only this tool has (``unknown_options_are_errors``)."""
-    ignored = []
+    ignored: list[str] = []
     options = [f for f in criterion_type.model_fields if f != "threshold"]
     for key in sorted(typed.model_extra or {}):
         similar = difflib.get_close_matches(key, options, n=1)
@@ -341,8 +343,10 @@ def _ignored_options(
                 hint=f"its options: {', '.join(own) or 'threshold only'}",
             )
         ignored.append(
-            f"{display}:{locate(positions, ['criteria', name, key]) or line}: criteria.{name}.{key} is not an "
-            f"option of {name} and is ignored (as ADK does){suggestion}"
+            UnknownField(
+                f"{display}:{locate(positions, ['criteria', name, key]) or line}: criteria.{name}.{key} is not an "
+                f"option of {name} and is ignored (as ADK does){suggestion}"
+            )
         )
     return ignored
 

@@ -18,7 +18,7 @@ import pydantic
 from adk_eval_gate.inputs import legacy
 from adk_eval_gate.model.evalset import EvalCase, EvalSet, Invocation, known_field_names
 from adk_eval_gate.support import sanitize
-from adk_eval_gate.support.errors import EvalFileError, GateError
+from adk_eval_gate.support.errors import EvalFileError, GateError, UnknownField
 from adk_eval_gate.support.jsonpos import JsonPositions, format_path
 from adk_eval_gate.support.pydantic_errors import best_error, every_error, locate
 
@@ -150,8 +150,10 @@ def _load_legacy(path: Path, data: list[Any], *, text: str, display: str) -> Loa
     for key_path, close in legacy.unknown_keys(data):
         suggestion = f"; did you mean {close!r}?" if close else ""
         loaded.warnings.append(
-            f"{display}:{locate(positions, key_path) or 1}: {format_path(key_path)} is not a key ADK reads in a "
-            f"legacy file and is ignored (as ADK does){suggestion}"
+            UnknownField(
+                f"{display}:{locate(positions, key_path) or 1}: {format_path(key_path)} is not a key ADK reads in a "
+                f"legacy file and is ignored (as ADK does){suggestion}"
+            )
         )
     return loaded
 

@@ -15,7 +15,7 @@ from adk_eval_gate.inputs.load import load_eval_file
 from adk_eval_gate.inputs.plan import PlannedFile, select_cases
 from adk_eval_gate.model.results import FileResult
 from adk_eval_gate.support.console import Console
-from adk_eval_gate.support.errors import EvalFileError, GateError, UsageError
+from adk_eval_gate.support.errors import EvalFileError, GateError, UnknownField, UsageError
 
 
 @dataclass
@@ -137,6 +137,10 @@ def _prepare_one(
         eval_set_id=loaded.eval_set.eval_set_id,
         config=described,
         cases=len(loaded.eval_set.eval_cases),
-        warnings=[*loaded_config.warnings, *loaded.warnings],
+        warnings=[  # what the reports list: an unknown field only when it is not expected (--allow-unknown-fields)
+            warning
+            for warning in [*loaded_config.warnings, *loaded.warnings]
+            if not (settings.allow_unknown_fields and isinstance(warning, UnknownField))
+        ],
     )
     return result, PlannedFile(loaded, loaded_config, ref.case_ids), None

@@ -50,6 +50,13 @@ class GateError(Exception):
         return len(self.also) + self.unlisted
 
 
+class UnknownField(str):
+    """A warning about a key or column that ADK ignores (a misspelt criterion option, an unknown top-level key):
+    ``run`` goes on as ADK does, ``validate`` fails on it unless ``--allow-unknown-fields``."""
+
+    __slots__ = ()
+
+
 class UsageError(GateError):
     """A command-line option or action input is wrong (exit code 2)."""
 
