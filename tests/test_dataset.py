@@ -403,3 +403,31 @@ def test_validate_fails_on_keys_adk_ignores_unless_they_are_allowed(here: Path) 
     assert out.getvalue().splitlines()[-1] == "all 3 files are valid"
     inputs = build_settings("validate", {"paths": ["."]}, env={"INPUT_ALLOW-UNKNOWN-FIELDS": "true"})
     assert inputs.allow_unknown_fields is True
+
+
+def test_a_quarantine_selector_that_matches_no_case_is_a_warning_with_the_selector_it_likely_misspells(
+    here: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A misspelt --quarantine selector was silently ignored: the case it meant still failed the gate."""
+    write_json(here / "test_config.json", {"criteria": {"tool_trajectory_avg_score": 1.0}})
+    write_jsonl(here / "rows.evalset.jsonl", ROWS)
+    (here / "broken.evalset.json").write_text("{not json", encoding="utf-8")
+    selectors = [
+        "rows.evalset.jsonl:reorderd",  # a case id misspelt
+        "row.evalset.jsonl",  # a file misspelt
+        "rows.evalset.jsonl:extra_and_missing",  # matches
+        "broken.evalset.json:anything",  # its cases are unknown: nothing to say
+        "nowhere/*.json:x",
+    ]
+    code, out, doc = run(here, capsys, ".", *[arg for selector in selectors for arg in ("--quarantine", selector)])
+    assert code == 2  # the broken file
+    warnings = [line for line in out.splitlines() if "quarantines nothing" in line]
+    assert warnings == [
+        "warning: --quarantine 'rows.evalset.jsonl:reorderd' matches no case, so it quarantines nothing; did you "
+        "mean 'rows.evalset.jsonl:reordered'?",
+        "warning: --quarantine 'row.evalset.jsonl' matches no case, so it quarantines nothing; did you mean "
+        "'rows.evalset.jsonl'?",
+        "warning: --quarantine 'nowhere/*.json:x' matches no case, so it quarantines nothing (FILE is a path from "
+        "the repository root, CASE an eval_id)",
+    ]
+    assert [case["eval_id"] for case in doc["cases"] if case.get("quarantined")] == ["extra_and_missing"]
