@@ -75,11 +75,10 @@ def prepare(settings: Settings, console: Console, *, import_functions: bool = Tr
                 if problem.one_line() not in reported_errors:
                     reported_errors.add(problem.one_line())
                     console.error(problem.one_line(), file=problem.file, line=problem.line)
-            if error.unlisted and f"{error.file} unlisted" not in reported_errors:
-                reported_errors.add(f"{error.file} unlisted")
-                console.error(
-                    f"{error.file}: and {error.unlisted:,} more problems, not listed: fix these first", file=error.file
-                )
+            unlisted = f"{error.file}: and {error.unlisted:,} more problems, not listed: fix these first"
+            if error.unlisted and unlisted not in reported_errors:
+                reported_errors.add(unlisted)
+                console.error(unlisted, file=error.file)
             continue
         assert planned_file is not None
         try:
