@@ -234,3 +234,46 @@ def test_a_latency_rise_under_the_floor_never_fails_the_latency_budget() -> None
     assert doubled.flagged
     slow = Comparison(baseline=BaselineInfo(source="file", description="x"), usage=UsageComparison(suite=[doubled]))
     assert increase_check("max-latency-increase", 20, slow).status == "failed"
+
+
+def test_increase_budgets_without_a_case_in_common_are_skipped_and_every_output_says_so() -> None:
+    """Every case new: the increase budgets were an error ("unknown on this run") and the run failed with it,
+    though nothing was missing; there is only nothing to compare, as without a baseline."""
+    import html
+    import io
+
+    from adk_eval_gate.report import comment, summary
+    from adk_eval_gate.report import console as console_report
+    from adk_eval_gate.report import markdown as md
+    from adk_eval_gate.report.html import page
+    from adk_eval_gate.support.console import Console
+
+    base = priced_document(calls=[1, 2], runs=2)
+    head = priced_document(calls=[1, 2], runs=2)
+    head = head.model_copy(
+        update={
+            "cases": [
+                case.model_copy(update={"id": f"{case.id}_new", "eval_id": f"{case.eval_id}_new"})
+                for case in head.cases
+            ]
+        }
+    )
+    comparison = compare(head, base, baseline=baseline_info())
+    assert comparison.usage is not None and comparison.usage.common_cases == 0
+    limits = BudgetLimits(max_cost_increase=10, max_latency_increase=10)
+    shown = decided(head, comparison, Policy(limits=limits))
+    assert shown.status == "passed" and shown.totals.budgets_unchecked == 0
+    reasons = {check.name: check.reason for check in shown.budgets if check.status == "skipped"}
+    assert reasons == {
+        name: f"--{name} 10% not checked: this run and the baseline have no case in common (every case is new), so "
+        "there is nothing to compare"
+        for name in ("max-cost-increase", "max-latency-increase")
+    }
+    out = io.StringIO()
+    console_report.final(Console(in_actions=False, stream=out), shown)
+    markdown = [comment.render(shown), summary.render(shown)]
+    for reason in reasons.values():
+        assert f"Budget skipped: {reason}" in out.getvalue().splitlines()
+        assert all(f"- ➖ {md.inline(reason, limit=300)}" in text for text in markdown)
+        assert html.escape(reason) in page.render(shown)
+    assert "not compared: new cases $" in costs.cost_line(shown) and "removed cases $" in costs.cost_line(shown)

@@ -358,10 +358,13 @@ def run(settings: Settings, console: Console, *, starter: Starter | None = None)
 
 
 def _prepared(settings: Settings, console: Console) -> Prepared:
-    prepared = prepare(settings, console)
+    with relayed_output(console):  # what Vertex-style metric modules print when loading a config imports them
+        prepared = prepare(settings, console)
     for file in prepared.files:
         if not file.error:
             console.line(f"{file.path}: {plural(file.cases, 'case')}, criteria from {file.config}")
+    for unmatched in verdict.unmatched_quarantine(settings.quarantine, prepared.planned, prepared.files):
+        console.warning(f"{settings.option_name('quarantine')} {unmatched}")
     if settings.num_runs > 1:
         console.line(f"{settings.num_runs} runs per case; a case passes when {PASS_RULES[settings.pass_rule]}")
     return prepared

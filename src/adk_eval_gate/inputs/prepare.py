@@ -15,7 +15,7 @@ from adk_eval_gate.inputs.load import load_eval_file
 from adk_eval_gate.inputs.plan import PlannedFile, select_cases
 from adk_eval_gate.model.results import FileResult
 from adk_eval_gate.support.console import Console
-from adk_eval_gate.support.errors import ConfigError, EvalFileError, GateError, UsageError
+from adk_eval_gate.support.errors import EvalFileError, GateError, UnknownField, UsageError
 
 
 @dataclass
@@ -33,8 +33,11 @@ def repository_root(settings: Settings) -> Path:
     return find_repository_root(Path.cwd())
 
 
-def prepare(settings: Settings, console: Console) -> Prepared:
+def prepare(settings: Settings, console: Console, *, import_functions: bool = True) -> Prepared:
     """Loads every discovered file; a broken file or config is recorded and the others go on.
+
+    ``import_functions``: whether loading a config imports its Vertex-style custom metric functions (``validate``
+    imports every custom metric function itself, in a process of its own).
 
     Raises ``UsageError`` only for what stops everything: paths that do not exist or match nothing, and
     unknown case ids in selectors.
@@ -57,7 +60,7 @@ def prepare(settings: Settings, console: Console) -> Prepared:
             "run: rename it, or pass it explicitly as a path",
             file=misnamed,
         )
-    configs = ConfigCache(root)
+    configs = ConfigCache(root, import_functions=import_functions)
     planned: list[PlannedFile] = []
     files: list[FileResult] = []
     errors: list[GateError] = []
@@ -68,10 +71,14 @@ def prepare(settings: Settings, console: Console) -> Prepared:
         files.append(result)
         if error:
             errors.append(error)
-            for problem in [error, *(error.also if isinstance(error, ConfigError) else ())]:
+            for problem in error.every_problem():
                 if problem.one_line() not in reported_errors:
                     reported_errors.add(problem.one_line())
                     console.error(problem.one_line(), file=problem.file, line=problem.line)
+            unlisted = f"{error.file}: and {error.unlisted:,} more problems, not listed: fix these first"
+            if error.unlisted and unlisted not in reported_errors:
+                reported_errors.add(unlisted)
+                console.error(unlisted, file=error.file)
             continue
         assert planned_file is not None
         try:
@@ -116,8 +123,8 @@ def _prepare_one(
             error,
         )
     except GateError as error:
-        more = len(error.also) if isinstance(error, ConfigError) else 0
-        text = error.one_line() + (f" (and {more} more problem{'s' if more > 1 else ''} in it)" if more else "")
+        more = error.more()
+        text = error.one_line() + (f" (and {more:,} more problem{'s' if more > 1 else ''} in it)" if more else "")
         return (
             FileResult(path=ref.display, config=described, error=text, line=error.line),
             None,
@@ -129,6 +136,10 @@ def _prepare_one(
         eval_set_id=loaded.eval_set.eval_set_id,
         config=described,
         cases=len(loaded.eval_set.eval_cases),
-        warnings=[*loaded_config.warnings, *loaded.warnings],
+        warnings=[  # what the reports list: an unknown field only when it is not expected (--allow-unknown-fields)
+            warning
+            for warning in [*loaded_config.warnings, *loaded.warnings]
+            if not (settings.allow_unknown_fields and isinstance(warning, UnknownField))
+        ],
     )
     return result, PlannedFile(loaded, loaded_config, ref.case_ids), None
