@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pydantic
 import pytest
 from google.adk.evaluation.eval_config import EvalConfig as AdkEvalConfig
 
@@ -192,6 +193,18 @@ def test_threshold_that_is_not_a_number(tmp_path: Path) -> None:
 def test_threshold_outside_the_range(tmp_path: Path, name: str, value: float, range_text: str) -> None:
     error = _error(tmp_path, {"criteria": {name: value}})
     assert f"outside the metric's range {range_text}" in error.message
+
+
+def test_every_problem_of_a_config_is_listed_at_once_in_the_file_s_order(tmp_path: Path) -> None:
+    """A threshold that is not a number is an error, as it is for ADK (a number written as a string is not)."""
+    data = {"criteria": {"response_match_score": "high", "tool_trajectory_avg_score": {"threshold": "x"}}}
+    error = _error(tmp_path, data)
+    assert [(problem.line, problem.field, problem.message) for problem in error.every_problem()] == [
+        (3, "criteria.response_match_score", 'must be a number, got "high"'),
+        (5, "criteria.tool_trajectory_avg_score.threshold", 'must be a number, got "x"'),
+    ]
+    with pytest.raises(pydantic.ValidationError):
+        AdkEvalConfig.model_validate(data)
 
 
 def test_bad_match_type(tmp_path: Path) -> None:

@@ -2,21 +2,27 @@
 
 from __future__ import annotations
 
+import io
+import itertools
 import json
 import os
 from pathlib import Path
 
 import pytest
 
+from adk_eval_gate.commands import gate
 from adk_eval_gate.compare.changes import compare
 from adk_eval_gate.config.context import GitHubContext
+from adk_eval_gate.config.settings import build_settings
 from adk_eval_gate.github import baseline
 from adk_eval_gate.github.client import GitHubClient
+from adk_eval_gate.github.run_cache import RunCache
 from adk_eval_gate.report.writer import results_json
+from adk_eval_gate.support.console import Console
 from adk_eval_gate.support.retry import Backoff
 from tests.fakes.github_server import FakeGitHub
 from tests.github.zips import make_zip, patch_central_directory
-from tests.report.builders import case, document, metric
+from tests.report.builders import baseline_info, case, document, metric
 
 FAST = Backoff(attempts=4, initial=0.01, maximum=0.01)
 
@@ -181,12 +187,104 @@ def test_an_older_run_that_cannot_be_used_only_shortens_the_history(
 @pytest.mark.slow  # waits for the download's deadline
 @pytest.mark.timeout(60)
 def test_a_download_that_never_ends_stops_at_its_deadline(fake_github: FakeGitHub) -> None:
+    """The baseline's own download keeps its own deadline: the optional downloads' budget and rate do not apply."""
     fake_github.add_workflow_run(artifacts=[(NAME, make_zip({"results.json": results_bytes(0.9)}))])
     fake_github.artifacts[max(fake_github.artifacts)].endless = True
-    client = GitHubClient(api_url=fake_github.url, token="ghs_token_for_tests", retry=FAST, download_deadline=1.0)
+    client = GitHubClient(
+        api_url=fake_github.url,
+        token="ghs_token_for_tests",
+        retry=FAST,
+        download_deadline=1.0,
+        optional_deadline=0.01,
+        min_optional_rate=1e9,
+        rate_grace=0.0,
+    )
     found = baseline.resolve(baseline_file=None, client=client, context=context(), artifact_name=NAME)
     assert isinstance(found, baseline.NoBaseline)
     assert found.warning == "baseline not used: the artifact download did not finish within 1 s"
+
+
+def _ticking(step: float) -> itertools.count[float]:
+    return itertools.count(1000.0, step)  # every reading of the clock ``step`` seconds later
+
+
+@pytest.mark.timeout(60)
+def test_an_older_run_that_trickles_is_given_up_at_the_minimum_rate_and_the_history_says_why(
+    fake_github: FakeGitHub,
+) -> None:
+    """A history download sending a few bytes at a time held the run for minutes: an older run's results are
+    optional, so a download under the minimum rate is given up (the fake clock ticks a second per reading, so
+    the rate is measured without waiting for it)."""
+    oldest = fake_github.add_workflow_run(artifacts=[(NAME, make_zip({"results.json": results_bytes(0.6)}))])
+    trickling = fake_github.add_workflow_run(artifacts=[(NAME, make_zip({"results.json": results_bytes(0.5)}))])
+    fake_github.artifacts[max(fake_github.artifacts)].endless = True
+    newest = fake_github.add_workflow_run(artifacts=[(NAME, make_zip({"results.json": results_bytes(0.9)}))])
+    ticks = _ticking(1.0)
+    client = GitHubClient(
+        api_url=fake_github.url,
+        token="ghs_token_for_tests",
+        retry=FAST,
+        clock=lambda: next(ticks),
+        optional_deadline=1e6,
+        min_optional_rate=1000.0,
+        rate_grace=3.0,
+    )
+    found = baseline.resolve(baseline_file=None, client=client, context=context(), artifact_name=NAME)
+    assert isinstance(found, baseline.Baseline), found
+    assert [run.info.run_id for run in found.history] == [newest, oldest]
+    assert found.history_note is not None and "\n" not in found.history_note
+    assert found.history_note.startswith(f"the history leaves out 1 older base run: run {trickling}: the download ")
+    assert found.history_note.endswith("bytes/s over 3 s, under the 1,000 bytes/s an optional download must keep")
+
+
+@pytest.mark.timeout(60)
+def test_the_older_runs_share_one_deadline_after_which_only_cached_results_count(
+    fake_github: FakeGitHub, tmp_path: Path
+) -> None:
+    """Each older run's download had a deadline of its own, so several trickling runs added up: they share one,
+    and once it is spent the runs left are not even looked up; the results cached by run id still count."""
+    cached = fake_github.add_workflow_run(artifacts=[(NAME, make_zip({"results.json": results_bytes(0.6)}))])
+    slow = [
+        fake_github.add_workflow_run(artifacts=[(NAME, make_zip({"results.json": results_bytes(0.5)}))])
+        for _ in range(3)
+    ]
+    for artifact in list(fake_github.artifacts)[1:]:
+        fake_github.artifacts[artifact].endless = True
+    newest = fake_github.add_workflow_run(artifacts=[(NAME, make_zip({"results.json": results_bytes(0.9)}))])
+    ticks = _ticking(0.25)  # the budget starts at a reading; the first download gets what is left: 0.25 s
+    client = GitHubClient(
+        api_url=fake_github.url,
+        token="ghs_token_for_tests",
+        retry=FAST,
+        clock=lambda: next(ticks),
+        optional_deadline=0.5,
+        min_optional_rate=0,
+    )
+    cache = RunCache(tmp_path, api_url=client.api_url, repository="octo/repo", artifact_name=NAME)
+    cache.put(cached, baseline.parse_results(results_bytes(0.6), shown="cached"))
+    found = baseline.resolve(
+        baseline_file=None, client=client, context=context(), artifact_name=NAME, cache_dir=tmp_path
+    )
+    assert isinstance(found, baseline.Baseline), found
+    assert [run.info.run_id for run in found.history] == [newest, cached]
+    downloaded = [request["path"] for request in fake_github.storage_requests]
+    assert len(downloaded) == 2  # the newest run, and the first trickling run until the shared deadline
+    looked_up = {run for run in slow if fake_github.calls("GET", f"/actions/runs/{run}/artifacts")}
+    assert looked_up == {slow[-1]}  # the newest of them: the two older ones came after the deadline
+    assert found.history_note == (
+        f"the history leaves out 3 older base runs: run {slow[-1]}: the download did not finish within the 0.5 s "
+        "optional downloads have in all (and 2 more)"
+    )
+
+
+def test_the_console_says_why_the_history_is_shorter() -> None:
+    doc = document([case("paris", [metric("response_match_score", 0.9)])])
+    note = "the history leaves out 1 older base run: run 5: the download averaged 3 bytes/s, under the limit"
+    found = baseline.Baseline(doc, baseline_info(), history=(), history_note=note)
+    out = io.StringIO()
+    settings = build_settings("run", {}, env={})
+    gate.compared(doc, settings=settings, client=None, console=Console(in_actions=False, stream=out), found=found)
+    assert "The" + note.removeprefix("the") in out.getvalue().splitlines()
 
 
 def test_no_run_yet_is_a_normal_state(fake_github: FakeGitHub) -> None:

@@ -78,7 +78,10 @@ def test_failure_lines_are_agent_evaluators(cases: list[CaseResult]) -> None:
 
 def test_the_case_report_names_each_failing_metric_and_the_turns(cases: list[CaseResult]) -> None:
     report = case_report(cases[1])
-    assert report.splitlines()[:3] == [
+    assert report.splitlines()[:4] == [
+        "tool_trajectory_avg_score: 0 < 1; response_match_score: 0.3333 < 0.5; final_response_match_v2: not "
+        "evaluated (no LLM judge credentials: set GOOGLE_API_KEY or GEMINI_API_KEY, or for Vertex AI "
+        "GOOGLE_GENAI_USE_VERTEXAI=true, GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION)",
         "rows.evalset.jsonl::wrong_city: failed",
         "  tool_trajectory_avg_score: score 0 < threshold 1",
         "  response_match_score: score 0.3333 < threshold 0.5",
@@ -87,7 +90,10 @@ def test_the_case_report_names_each_failing_metric_and_the_turns(cases: list[Cas
     assert '    actual tools    get_weather({"city": "Sydney"})' in report
     assert "    actual answer   'Sunny in Sydney.'" in report
     assert "final_response_match_v2: not evaluated (" in report
-    assert case_report(cases[2]).splitlines()[1].startswith("  error: rows.evalset.jsonl:3: predicted_trajectory[0]")
+    error = case_report(cases[2]).splitlines()
+    assert error[0].startswith("line 3: predicted_trajectory[0]")
+    assert error[2].startswith("  error: rows.evalset.jsonl:3: predicted_trajectory[0]")
+    assert case_report(cases[0]).splitlines()[0].startswith("final_response_match_v2: not evaluated (no LLM judge")
     every = case_report(cases[0], every_metric=True)
     assert "  tool_trajectory_avg_score: score 1 >= threshold 1" in every and "(informational)" in every
 

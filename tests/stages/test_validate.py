@@ -114,3 +114,28 @@ def test_an_agent_that_does_not_import_is_named_with_its_line_and_where_to_add_t
     )
     assert "::error file=bot/one.evalset.json::bot/one.evalset.json: agent bot could not be imported" in text
     assert "2 of 2 files have problems" in text
+
+
+def test_every_problem_of_a_file_is_printed_at_once_and_a_huge_file_s_are_counted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.test_load import SEVERAL_PROBLEMS
+
+    (tmp_path / ".git").mkdir()
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "test_config.json").write_text(json.dumps({"criteria": {"response_match_score": 0.5}}))
+    (tmp_path / "several.evalset.json").write_text(json.dumps(SEVERAL_PROBLEMS, indent=2))
+    turn = {"user_content": {"parts": [{"text": "hi"}]}, "typo": 1}
+    cases = [{"eval_id": f"c{index}", "conversation": [turn]} for index in range(120)]
+    (tmp_path / "huge.evalset.json").write_text(json.dumps({"eval_set_id": "h", "eval_cases": cases}, indent=1))
+    code, text = _validate(["."], runner="http")
+    assert code == 2
+    several = [line for line in text.splitlines() if line.startswith("error: several.evalset.json:")]
+    assert [line.split(": ")[2] for line in several] == [
+        "eval_cases[0].conversation[0].final_respons",
+        "eval_cases[0].conversation[0].intermediate_data.tool_uses[0].tool",
+        "eval_cases[1].eval_id",
+    ]
+    huge = [line for line in text.splitlines() if line.startswith("error: huge.evalset.json")]
+    assert len(huge) == 51 and huge[-1] == "error: huge.evalset.json: and 70 more problems, not listed: fix these first"
+    assert "more problems)" not in text and "2 of 2 files have problems" in text

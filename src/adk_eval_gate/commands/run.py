@@ -358,12 +358,15 @@ def run(settings: Settings, console: Console, *, starter: Starter | None = None)
 
 
 def _prepared(settings: Settings, console: Console) -> Prepared:
-    prepared = prepare(settings, console)
+    with relayed_output(console):  # what Vertex-style metric modules print when loading a config imports them
+        prepared = prepare(settings, console)
     for file in prepared.files:
         if not file.error:
             found = f", agent {file.agent}" if file.agent else ""
             runs = f", {plural(file.num_runs, 'run')} per case" if file.num_runs and not file.agent else ""
             console.line(f"{file.path}: {plural(file.cases, 'case')}, criteria from {file.config}{found}{runs}")
+    for unmatched in verdict.unmatched_quarantine(settings.quarantine, prepared.planned, prepared.files):
+        console.warning(f"{settings.option_name('quarantine')} {unmatched}")
     counts = sorted({file.num_runs or settings.num_runs for file in prepared.files if not file.error})
     if counts and counts[-1] > 1:
         each = f"{counts[0]} runs" if len(counts) == 1 else f"{counts[0]} to {counts[-1]} runs"
@@ -417,7 +420,7 @@ def _run(settings: Settings, console: Console, *, starter: Starter | None) -> in
                 early=early,
             )
             doc.judge = finish_judge(services, console)
-            report_unpriced(doc, console)
+            report_unpriced(doc, console, local=execution.local_models)
             return doc
 
         code = finish_run(

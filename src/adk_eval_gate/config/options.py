@@ -84,6 +84,15 @@ OPTIONS: tuple[Option, ...] = (
         must_exist="config file",
     ),
     Option(
+        "allow_unknown_fields",
+        "--allow-unknown-fields",
+        "keys of eval files and configs that ADK ignores (a misspelt criterion option) are expected: validate "
+        "passes with them, and run's summary does not list them",
+        "bool",
+        "allow-unknown-fields",
+        ("run", "validate"),
+    ),
+    Option(
         "runner",
         "--runner",
         "how to get the agent's answers (default: adk)",
@@ -173,9 +182,10 @@ OPTIONS: tuple[Option, ...] = (
     Option(
         "timeout",
         "--timeout",
-        "seconds allowed per case run (default: 300)",
+        "seconds allowed per case run (default: 300); validate: for importing each agent or custom metric module",
         "float",
         "timeout",
+        ("run", "validate"),
         metavar="SECONDS",
         minimum=0,
         above=True,

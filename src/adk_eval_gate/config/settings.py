@@ -34,6 +34,7 @@ class Settings(pydantic.BaseModel):
     include: list[str] = pydantic.Field(default_factory=list)
     exclude: list[str] = pydantic.Field(default_factory=list)
     config: Path | None = None
+    allow_unknown_fields: bool = False
     runner: Literal["adk", "http", "recorded"] = "adk"
     agent: str | None = None
     agent_map: list[str] = pydantic.Field(default_factory=list)

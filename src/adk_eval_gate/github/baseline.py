@@ -12,7 +12,9 @@ Only runs of this repository's own base branch count (``push``, ``schedule``, ``
 ``pull_request`` run from a fork whose branch happens to be called ``main`` never becomes the baseline, nor does
 a run of another branch, whatever the listing answered. A problem with an older run (an error answer, an
 artifact expired since the listing, a download too large or too slow) only leaves the history one run shorter:
-the newest run stays the baseline.
+the newest run stays the baseline. The older runs' results are optional: their downloads share one deadline and
+keep a minimum rate (``GitHubClient.optional_downloads``), while the baseline's own download has a deadline of its
+own; ``Baseline.history_note`` says which runs the history left out, and why.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from pathlib import Path
 from adk_eval_gate.config.context import PULL_REQUEST_EVENTS, GitHubContext
 from adk_eval_gate.github.artifact import MAX_ZIP_BYTES, ArtifactError, read_results
 from adk_eval_gate.github.client import GitHubClient
+from adk_eval_gate.github.download import DownloadBudget
 from adk_eval_gate.github.models import Artifact, WorkflowRun
 from adk_eval_gate.github.run_cache import NoArtifact, RunCache
 from adk_eval_gate.model.results import BaselineInfo, InvalidResults, ResultsDocument, parse_document
@@ -51,6 +54,7 @@ class Baseline:
     doc: ResultsDocument
     info: BaselineInfo
     history: tuple[BaseRun, ...] = ()  # newest first, the baseline's own run included (artifacts only)
+    history_note: str | None = None  # the older runs the history left out, and why (one line)
 
 
 @dataclass(frozen=True)
@@ -148,9 +152,35 @@ def find_in_actions(
         max_pages=1,
     )
     own = [run for run in runs if _own_branch_run(run, repository, branch)][: max(history, max_runs)]
+    found, left_out = _base_runs(
+        client, own, repository=repository, artifact_name=artifact_name, cache=cache, history=history, note=note
+    )
+    if not found:
+        return NoBaseline(
+            note=f"no baseline yet: no completed run of {workflow} on {branch} has an artifact named "
+            f"{artifact_name!r} with results the gate could decide (upload results.json on pushes to {branch})"
+        )
+    shorter = _history_note(left_out) if len(found) < history else None  # other runs may have made up for them
+    return Baseline(found[0].doc, found[0].info, history=tuple(found), history_note=shorter)
+
+
+def _base_runs(
+    client: GitHubClient,
+    runs: list[WorkflowRun],
+    *,
+    repository: str,
+    artifact_name: str,
+    cache: RunCache | None,
+    history: int,
+    note: Callable[[str], None] | None,
+) -> tuple[list[BaseRun], list[tuple[int, str]]]:
+    """The runs whose results are the base branch's state, newest first, up to ``history`` (at least one), and the
+    older runs whose results could not be used, with why; ``note`` gets a line for each run passed over."""
     say = note or (lambda _line: None)
     found: list[BaseRun] = []
-    for run in own:
+    left_out: list[tuple[int, str]] = []
+    optional = client.optional_downloads()
+    for run in runs:
         if len(found) >= max(history, 1):
             break
         shown = f"base run {run.run_number or run.id}"
@@ -158,10 +188,18 @@ def find_in_actions(
             say(f"{shown} passed over: it was {run.conclusion}")
             continue
         try:
-            doc = _results_of(client, repository=repository, run=run, artifact_name=artifact_name, cache=cache)
-        except (GateError, *UNEXPECTED_SHAPE):
+            doc = _results_of(
+                client,
+                repository=repository,
+                run=run,
+                artifact_name=artifact_name,
+                cache=cache,
+                budget=optional if found else None,
+            )
+        except (GateError, *UNEXPECTED_SHAPE) as error:
             if not found:  # the baseline itself: its problem is the warning
                 raise
+            left_out.append((run.id, error.message if isinstance(error, GateError) else type(error).__name__))
             continue  # an older run that cannot be used only leaves the history one run shorter
         if doc is None:
             say(f"{shown} passed over: it has no artifact named {artifact_name!r}")
@@ -171,42 +209,57 @@ def find_in_actions(
             say(f"{shown} passed over: {undecided}")
             continue
         found.append(BaseRun(_run_info(run), doc))
-    if not found:
-        return NoBaseline(
-            note=f"no baseline yet: no completed run of {workflow} on {branch} has an artifact named "
-            f"{artifact_name!r} with results the gate could decide (upload results.json on pushes to {branch})"
-        )
-    return Baseline(found[0].doc, found[0].info, history=tuple(found))
+    return found, left_out
+
+
+def _history_note(left_out: list[tuple[int, str]]) -> str | None:
+    if not left_out:
+        return None
+    (run_id, why), more = left_out[0], len(left_out) - 1
+    runs = "1 older base run" if not more else f"{len(left_out)} older base runs"
+    rest = f" (and {more} more)" if more else ""
+    return f"the history leaves out {runs}: run {run_id}: {why}{rest}"
 
 
 def _results_of(
-    client: GitHubClient, *, repository: str, run: WorkflowRun, artifact_name: str, cache: RunCache | None
+    client: GitHubClient,
+    *,
+    repository: str,
+    run: WorkflowRun,
+    artifact_name: str,
+    cache: RunCache | None,
+    budget: DownloadBudget | None,
 ) -> ResultsDocument | None:
-    """The run's results (None: it has no such artifact), from the cache when it knows the run."""
+    """The run's results (None: it has no such artifact), from the cache when it knows the run; ``budget``: the
+    results are optional, and downloaded only within it."""
     cached = cache.get(run.id) if cache else None
     if isinstance(cached, NoArtifact):
         return None
     if cached is not None:
         return cached
+    if budget is not None and budget.remaining() <= 0:
+        raise budget.spent()  # not even looked up: the cached runs still count
     artifact = _artifact_of(client, repository=repository, run_id=run.id, name=artifact_name)
     if artifact is None:
         if cache:
             cache.put(run.id, NoArtifact())
         return None
-    doc = _download(client, repository=repository, run=run, artifact=artifact)
+    doc = _download(client, repository=repository, run=run, artifact=artifact, budget=budget)
     if cache:
         cache.put(run.id, doc)
     return doc
 
 
-def _download(client: GitHubClient, *, repository: str, run: WorkflowRun, artifact: Artifact) -> ResultsDocument:
+def _download(
+    client: GitHubClient, *, repository: str, run: WorkflowRun, artifact: Artifact, budget: DownloadBudget | None
+) -> ResultsDocument:
     shown = f"artifact {artifact.name!r} of run {run.id}"
     if artifact.size_in_bytes > MAX_ZIP_BYTES:
         raise ArtifactError(f"{shown} is {artifact.size_in_bytes:,} bytes, more than the {MAX_ZIP_BYTES:,} allowed")
     location = client.redirect_location(
         f"/repos/{repository}/actions/artifacts/{artifact.id}/zip", permission=ACTIONS_READ
     )
-    data = client.download(location, max_bytes=MAX_ZIP_BYTES)
+    data = client.download(location, max_bytes=MAX_ZIP_BYTES, budget=budget)
     try:
         return parse_results(read_results(data), shown=f"results.json in {shown}")
     except ArtifactError as error:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from adk_eval_gate.config.shard import Shard
@@ -41,6 +41,14 @@ def case_id(display: str, eval_id: str) -> str:
     return f"{display}::{eval_id}"
 
 
+def did_you_mean(name: str, known: Iterable[str]) -> str | None:
+    """The one of ``known`` that ``name`` most likely misspells (a case id, a case selector), if any."""
+    import difflib
+
+    close = difflib.get_close_matches(name, sorted(known), n=1)
+    return close[0] if close else None
+
+
 def select_cases(planned: PlannedFile) -> list[tuple[int, EvalCase]]:
     """The cases chosen by ``file:case1,case2`` (all when none); an unknown id is a usage error."""
     cases = list(enumerate(planned.loaded.eval_set.eval_cases))
@@ -49,13 +57,11 @@ def select_cases(planned: PlannedFile) -> list[tuple[int, EvalCase]]:
     known = {case.eval_id for _, case in cases}
     unknown = [case_id for case_id in planned.case_ids if case_id not in known]
     if unknown:
-        import difflib
-
-        close = difflib.get_close_matches(unknown[0], sorted(known), n=1)
+        close = did_you_mean(unknown[0], known)
         raise UsageError(
             f"no case {unknown[0]!r} in {planned.loaded.display}",
             field="paths",
-            hint=f"did you mean {close[0]!r}?" if close else f"its cases are: {', '.join(sorted(known)[:10])}",
+            hint=f"did you mean {close!r}?" if close else f"its cases are: {', '.join(sorted(known)[:10])}",
         )
     wanted = set(planned.case_ids)
     return [(index, case) for index, case in cases if case.eval_id in wanted]

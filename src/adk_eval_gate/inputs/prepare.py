@@ -17,7 +17,7 @@ from adk_eval_gate.inputs.load import LoadedEvalSet, load_eval_file
 from adk_eval_gate.inputs.plan import PlannedFile, select_cases
 from adk_eval_gate.model.results import FileResult
 from adk_eval_gate.support.console import Console
-from adk_eval_gate.support.errors import ConfigError, EvalFileError, GateError, UsageError
+from adk_eval_gate.support.errors import EvalFileError, GateError, UnknownField, UsageError
 
 
 @dataclass
@@ -36,8 +36,11 @@ def repository_root(settings: Settings) -> Path:
     return find_repository_root(Path.cwd())
 
 
-def prepare(settings: Settings, console: Console) -> Prepared:
+def prepare(settings: Settings, console: Console, *, import_functions: bool = True) -> Prepared:
     """Loads every discovered file; a broken file or config is recorded and the others go on.
+
+    ``import_functions``: whether loading a config imports its Vertex-style custom metric functions (``validate``
+    imports every custom metric function itself, in a process of its own).
 
     Raises ``UsageError`` only for what stops everything: paths that do not exist or match nothing, and
     unknown case ids in selectors.
@@ -53,14 +56,8 @@ def prepare(settings: Settings, console: Console) -> Prepared:
         )
     except UsageError as no_files:
         raise _as_written(no_files, settings) from None
-    outputs = [settings.output_dir, settings.results_path]
-    for misnamed in misnamed_eval_files(settings.search_paths, outputs=outputs) if settings.search_paths else []:
-        console.warning(
-            f"{misnamed} looks like an eval file but is not named *.test.json or *.evalset.json, so it was not "
-            "run: rename it, or pass it explicitly as a path",
-            file=misnamed,
-        )
-    configs = ConfigCache(root)
+    _warn_misnamed(settings, console)
+    configs = ConfigCache(root, import_functions=import_functions)
     locator = agent_locator(settings, root)
     planned: list[PlannedFile] = []
     files: list[FileResult] = []
@@ -72,10 +69,14 @@ def prepare(settings: Settings, console: Console) -> Prepared:
         files.append(result)
         if error:
             errors.append(error)
-            for problem in [error, *(error.also if isinstance(error, ConfigError) else ())]:
+            for problem in error.every_problem():
                 if problem.one_line() not in reported_errors:
                     reported_errors.add(problem.one_line())
                     console.error(problem.one_line(), file=problem.file, line=problem.line)
+            unlisted = f"{error.file}: and {error.unlisted:,} more problems, not listed: fix these first"
+            if error.unlisted and unlisted not in reported_errors:
+                reported_errors.add(unlisted)
+                console.error(unlisted, file=error.file)
             continue
         assert planned_file is not None
         try:
@@ -90,6 +91,16 @@ def prepare(settings: Settings, console: Console) -> Prepared:
     for unused in locator.unused_mappings() if locator else []:
         console.warning(unused)
     return Prepared(root, planned, files, errors, locator)
+
+
+def _warn_misnamed(settings: Settings, console: Console) -> None:
+    outputs = [settings.output_dir, settings.results_path]
+    for misnamed in misnamed_eval_files(settings.search_paths, outputs=outputs) if settings.search_paths else []:
+        console.warning(
+            f"{misnamed} looks like an eval file but is not named *.test.json or *.evalset.json, so it was not "
+            "run: rename it, or pass it explicitly as a path",
+            file=misnamed,
+        )
 
 
 def agent_locator(settings: Settings, root: Path) -> AgentLocator | None:
@@ -141,8 +152,8 @@ def _prepare_one(
             error,
         )
     except GateError as error:
-        more = len(error.also) if isinstance(error, ConfigError) else 0
-        text = error.one_line() + (f" (and {more} more problem{'s' if more > 1 else ''} in it)" if more else "")
+        more = error.more()
+        text = error.one_line() + (f" (and {more:,} more problem{'s' if more > 1 else ''} in it)" if more else "")
         return (
             FileResult(path=ref.display, config=described, error=text, line=error.line),
             None,
@@ -161,7 +172,11 @@ def _prepare_one(
         agent=agent_described,
         num_runs=num_runs,
         cases=len(loaded.eval_set.eval_cases),
-        warnings=[*loaded_config.warnings, *loaded.warnings],
+        warnings=[  # what the reports list: an unknown field only when it is not expected (--allow-unknown-fields)
+            warning
+            for warning in [*loaded_config.warnings, *loaded.warnings]
+            if not (settings.allow_unknown_fields and isinstance(warning, UnknownField))
+        ],
     )
     return result, PlannedFile(loaded, loaded_config, ref.case_ids, agent, num_runs), None
 

@@ -321,7 +321,11 @@ class BrokenEvalFile(pytest.Item):
         self.user_properties.extend(junit.properties(file=self.nodeid.split("::")[0], line=None, case=None))
 
     def runtest(self) -> None:
-        raise EvalCaseFailed(self.problem)
+        """Fails with what is wrong first (the line pytest's short summary shows), then the gate's whole line."""
+        from adk_eval_gate.pytest.report import without_file
+
+        first = without_file(self.problem, self.nodeid.split("::")[0])
+        raise EvalCaseFailed(self.problem if first == self.problem else f"{first}\n{self.problem}")
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         return str(excinfo.value)

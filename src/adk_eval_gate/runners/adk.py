@@ -25,7 +25,7 @@ from adk_eval_gate.inputs.plan import PlannedFile, WorkItem
 from adk_eval_gate.model import evalset, schemas, tokens
 from adk_eval_gate.model.evalset import EvalCase, SessionInput
 from adk_eval_gate.runners import observe, runlog
-from adk_eval_gate.runners.adk_case import run_case, warm_up
+from adk_eval_gate.runners.adk_case import local_models, run_case, warm_up
 from adk_eval_gate.runners.agents import AgentError, LoadedAgent, load_agent, load_env
 from adk_eval_gate.runners.base import Inference, escaped, plain_state
 from adk_eval_gate.runners.errors import describe_agent_error, transient_failure
@@ -302,6 +302,7 @@ class AdkRunner:
             session_id=session_id,
             simulator_calls=list(turns.calls),
             final_session_state=plain_state(conversation.state) if conversation.state is not None else None,
+            local_models=local_models(agent, conversation.events),
         )
 
     async def aclose(self) -> None:

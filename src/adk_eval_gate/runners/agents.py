@@ -48,6 +48,7 @@ class LoadedAgent:
     ref: AgentRef
     root_agent: Any  # google.adk BaseAgent (or workflow node)
     app: Any | None  # google.adk App, when the module exposes one named ``app``
+    local_authors: frozenset[str] | None = None  # agents whose model is a class of the user's own (``adk_case``)
 
 
 def _where(error: BaseException, folder: str | None) -> tuple[str, int] | None:

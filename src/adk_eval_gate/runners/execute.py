@@ -81,6 +81,7 @@ class Execution:
     stopped_by: int | None = None  # the signal that stopped the run (SIGINT, SIGTERM)
     apps: AppTable = field(default_factory=AppTable)  # the app details the finished runs' turns name
     released: set[tuple[str, int]] = field(default_factory=set)  # finished runs taken out (``release``)
+    local_models: set[str] = field(default_factory=set)  # models of the user's own classes (``Inference``)
 
     def __repr__(self) -> str:
         """Short: ``asyncio.run`` builds the repr of its finished main task, result included, when it restores
@@ -201,6 +202,7 @@ async def execute(
                 item, runner=runner, metrics=metrics, timeout=timeout, retry=retry, apps=execution.apps
             )
             execution.finished.setdefault(item.case_id, []).append(finished)
+            execution.local_models.update(finished.inference.local_models)
             if on_finished:
                 on_finished(item, finished)
 

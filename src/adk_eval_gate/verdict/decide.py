@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from adk_eval_gate.inputs.plan import PlannedFile, did_you_mean
 from adk_eval_gate.model.results import (
     CaseResult,
     CaseStatus,
@@ -135,6 +136,27 @@ def quarantine(cases: list[CaseResult], selectors: list[str]) -> list[CaseResult
     return [
         case.model_copy(update={"quarantined": True}) if rules.quarantined(case, selectors) else case for case in cases
     ]
+
+
+def unmatched_quarantine(selectors: list[str], planned: list[PlannedFile], files: list[FileResult]) -> list[str]:
+    """What to say of each ``--quarantine`` selector that matches no case of the eval files (their every case,
+    whatever the run selects: a shard runs only some), with the selector it likely misspells. A selector that
+    could match a file which could not be loaded says nothing: its cases are unknown."""
+    cases = [(file.loaded.display, case.eval_id) for file in planned for case in file.loaded.eval_set.eval_cases]
+    broken = [file.path for file in files if file.error]
+    said = []
+    for selector in dict.fromkeys(selectors):
+        if any(rules.selects(selector, file, eval_id) for file, eval_id in cases) or any(
+            rules.selects(selector, path, None) for path in broken
+        ):
+            continue
+        known = [f"{file}:{eval_id}" for file, eval_id in cases] if ":" in selector else [file for file, _ in cases]
+        close = did_you_mean(selector.strip(), known)
+        said.append(
+            f"{selector!r} matches no case, so it quarantines nothing"
+            + (f"; did you mean {close!r}?" if close else " (FILE is a path from the repository root, CASE an eval_id)")
+        )
+    return said
 
 
 def totals(cases: list[CaseResult], files: list[FileResult], *, checks: list[BudgetCheck] | None = None) -> Totals:

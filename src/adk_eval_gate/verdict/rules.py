@@ -182,10 +182,13 @@ def confirmed(case: CaseResult, status: CaseStatus) -> bool:
 
 def quarantined(case: CaseResult, selectors: list[str]) -> bool:
     """``--quarantine FILE[:CASE]`` (globs): the case is reported, and never fails the gate."""
-    return any(
-        file.fullmatch(case.file) and fnmatch.fnmatchcase(case.eval_id, eval_id)
-        for file, eval_id in map(_selector, selectors)
-    )
+    return any(selects(selector, case.file, case.eval_id) for selector in selectors)
+
+
+def selects(selector: str, file: str, eval_id: str | None) -> bool:
+    """Whether the ``--quarantine`` selector takes the case ``eval_id`` of ``file`` (None: any case of it)."""
+    pattern, case_pattern = _selector(selector)
+    return bool(pattern.fullmatch(file)) and (eval_id is None or fnmatch.fnmatchcase(eval_id, case_pattern))
 
 
 def _selector(text: str) -> tuple[re.Pattern[str], str]:
