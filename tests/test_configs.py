@@ -43,6 +43,30 @@ def test_resolution_order(repo: Path) -> None:
     assert find_config(eval_file, root=repo, option=explicit) == ConfigSource("option", explicit)
 
 
+def test_agents_cli_eval_config_json_is_read_where_test_config_json_is(repo: Path) -> None:
+    """agents-cli's scaffolds (before 0.3) keep ADK's EvalConfig as tests/eval/eval_config.json, a folder above
+    their evalsets: it is found, said, and two names that disagree in one folder are an error naming both."""
+    eval_file = repo / "tests" / "eval" / "evalsets" / "basic.evalset.json"
+    eval_file.parent.mkdir(parents=True)
+    write_json(repo / "tests" / "eval" / "eval_config.json", {"criteria": {"response_match_score": 0.3}})
+    source = find_config(eval_file, root=repo, option=None)
+    assert source == ConfigSource("parent", repo / "tests" / "eval" / "eval_config.json")
+    assert source.describe(repo) == "tests/eval/eval_config.json (parent)"
+    assert load_config(source, root=repo).config.criteria == {"response_match_score": 0.3}
+    write_json(repo / "tests" / "eval" / "test_config.json", {"criteria": {"response_match_score": 0.3}})
+    same = find_config(eval_file, root=repo, option=None)
+    assert same.path == repo / "tests" / "eval" / "test_config.json"
+    assert load_config(same, root=repo).config.criteria == {"response_match_score": 0.3}  # the same content: fine
+    write_json(repo / "tests" / "eval" / "test_config.json", {"criteria": {"response_match_score": 0.9}})
+    with pytest.raises(ConfigError) as raised:
+        load_config(find_config(eval_file, root=repo, option=None), root=repo)
+    assert raised.value.one_line() == (
+        "tests/eval/test_config.json: tests/eval/eval_config.json is beside it with different content, so it is not "
+        "clear which criteria to use (keep one of test_config.json and eval_config.json, or give them the same "
+        "content)"
+    )
+
+
 def test_search_stops_at_the_repository_root(tmp_path: Path) -> None:
     write_json(tmp_path / "test_config.json", {"criteria": {"response_match_score": 0.5}})
     repo = tmp_path / "repo"

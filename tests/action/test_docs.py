@@ -253,3 +253,25 @@ def test_the_pytest_page_installs_pytest_with_the_package_through_an_extra() -> 
         assert "pytest" in brought, f"pip install adk-eval-gate[{named}] does not install pytest"
     assert "adk-eval-gate[adk,pytest]" in (REPO / "README.md").read_text(encoding="utf-8")
     assert "import pytest" in (REPO / "src" / "adk_eval_gate" / "pytest" / "plugin.py").read_text(encoding="utf-8")
+
+
+def test_the_minimal_eval_set_and_criteria_of_the_eval_files_page_load_in_adk_and_the_gate(tmp_path: Path) -> None:
+    """The annotated example a new user copies: without its comments, ADK's own EvalSet model and the gate's
+    loader take it, and its test_config.json is valid criteria."""
+    from google.adk.evaluation.eval_set import EvalSet
+
+    from adk_eval_gate.inputs.configs import ConfigSource, load_config
+    from adk_eval_gate.inputs.load import load_eval_file
+
+    section = (DOCS / "eval-files.md").read_text(encoding="utf-8").split("## A minimal eval set and its criteria")[1]
+    annotated, config = re.findall(r"^```(?:text|json)\n(.*?)^```", section, re.M | re.S)[:2]
+    plain = re.sub(r"\s*//[^\n]*", "", annotated)
+    EvalSet.model_validate_json(plain)
+    (tmp_path / "weather.evalset.json").write_text(plain, encoding="utf-8")
+    loaded = load_eval_file(tmp_path / "weather.evalset.json", display="weather.evalset.json")
+    [case] = loaded.eval_set.eval_cases
+    assert case.eval_id == "paris_then_london" and len(case.conversation or []) == 2
+    (tmp_path / "test_config.json").write_text(config, encoding="utf-8")
+    criteria = load_config(ConfigSource("folder", tmp_path / "test_config.json"), root=tmp_path)
+    assert [metric.name for metric in criteria.metrics][:2] == ["tool_trajectory_avg_score", "response_match_score"]
+    assert criteria.warnings == []

@@ -63,7 +63,7 @@ def test_the_newest_good_artifact_is_found_downloaded_without_the_token_and_comp
     assert len(fake_github.storage_requests) == 2
     assert all(r["authorization"] is None for r in fake_github.storage_requests)  # redirects followed without a token
     [listing] = fake_github.calls("GET", "/actions/workflows/eval.yml/runs")
-    assert listing.query["branch"] == "main" and listing.query["status"] == "success"
+    assert listing.query["branch"] == "main" and listing.query["status"] == "completed"
     head = document([case("paris", [metric("response_match_score", 0.7)])])
     comparison = compare(head, found.doc, baseline=found.info)
     assert [(c.kind, c.base, c.head) for c in comparison.changes] == [("regressed", 0.9, 0.7)]
@@ -78,10 +78,56 @@ def test_runs_of_other_branches_forks_and_without_the_artifact_are_skipped(fake_
         artifacts=[(NAME, make_zip({"results.json": results_bytes(0.0)}))],
     )
     fake_github.add_workflow_run(artifacts=[("coverage", b"zip")])
-    fake_github.add_workflow_run(conclusion="failure", artifacts=[(NAME, b"zip")])
+    fake_github.add_workflow_run(conclusion="cancelled", artifacts=[(NAME, b"zip")])
     found = find(fake_github)
     assert isinstance(found, baseline.Baseline)
     assert found.info.run_id == good
+
+
+def test_a_base_branch_whose_gate_failed_still_gives_pull_requests_their_baseline(fake_github: FakeGitHub) -> None:
+    """The gate fails its job when a case fails, so a main branch with one failing case concludes ``failure``:
+    its newest run with results is the baseline all the same, and the history takes the failed runs too."""
+    passed = fake_github.add_workflow_run(artifacts=[(NAME, make_zip({"results.json": results_bytes(0.9)}))])
+    older_failure = fake_github.add_workflow_run(
+        conclusion="failure", artifacts=[(NAME, make_zip({"results.json": results_bytes(0.2)}))]
+    )
+    newest_failure = fake_github.add_workflow_run(
+        conclusion="failure", artifacts=[(NAME, make_zip({"results.json": results_bytes(0.3)}))], head_sha="cd" * 20
+    )
+    found = find(fake_github)
+    assert isinstance(found, baseline.Baseline), found
+    assert found.doc.status == "failed" and found.info.run_id == newest_failure and found.info.sha == "cd" * 20
+    assert [run.info.run_id for run in found.history] == [newest_failure, older_failure, passed]
+
+
+def test_runs_that_could_not_decide_are_passed_over_with_one_line_each(fake_github: FakeGitHub) -> None:
+    """Cancelled runs, runs without the artifact, and runs whose gate ended in error or was interrupted are not
+    the base branch's state: each is passed over, and the log says which and why."""
+    good = fake_github.add_workflow_run(artifacts=[(NAME, make_zip({"results.json": results_bytes(0.8)}))])
+    interrupted = json.loads(results_bytes(0.1))
+    interrupted["run"]["interrupted"] = True
+    errored = json.loads(results_bytes(0.1))
+    errored["status"] = "error"
+    errored["error"] = "the agent could not be imported"
+    for data in (interrupted, errored):
+        fake_github.add_workflow_run(
+            conclusion="failure", artifacts=[(NAME, make_zip({"results.json": json.dumps(data).encode()}))]
+        )
+    fake_github.add_workflow_run(conclusion="failure", artifacts=[("coverage", b"zip")])
+    fake_github.add_workflow_run(conclusion="cancelled", artifacts=[(NAME, b"zip")])
+    lines: list[str] = []
+    client = GitHubClient(api_url=fake_github.url, token="ghs_token_for_tests", retry=FAST)
+    found = baseline.resolve(
+        baseline_file=None, client=client, context=context(), artifact_name=NAME, note=lines.append
+    )
+    assert isinstance(found, baseline.Baseline) and found.info.run_id == good
+    assert [line.split(": ", 1)[1] for line in lines] == [
+        "it was cancelled",
+        f"it has no artifact named {NAME!r}",
+        "its gate could not decide (status error)",
+        "its gate was interrupted before every case ran",
+    ]
+    assert all(line.startswith("base run ") and " passed over: " in line for line in lines)
 
 
 def test_a_run_of_another_branch_is_never_the_baseline_whatever_the_listing_answers(fake_github: FakeGitHub) -> None:
@@ -245,7 +291,7 @@ def test_no_run_yet_is_a_normal_state(fake_github: FakeGitHub) -> None:
     found = find(fake_github)
     assert isinstance(found, baseline.NoBaseline)
     assert found.warning is None
-    assert found.note.startswith("no baseline yet: no successful run of eval.yml on main")
+    assert found.note.startswith("no baseline yet: no completed run of eval.yml on main")
 
 
 def test_not_a_pull_request_needs_no_lookup(fake_github: FakeGitHub) -> None:

@@ -223,3 +223,41 @@ def test_a_custom_metric_s_module_and_its_imports_are_inputs_and_one_never_impor
         "aff_metrics/score.py",
     ]
     assert affected.function_files(["aff_metrics.missing.exact"], index) is None
+
+
+def test_what_named_a_files_agent_and_its_runs_are_inputs_of_its_cases(tmp_path: Path) -> None:
+    """The test module whose AgentEvaluator call named the agent, and both config names, are files of the case; the
+    agent found and the file's runs are in its settings digest, so a new mapping or call runs it again."""
+    from adk_eval_gate.inputs.agent_sources import AgentChoice, AgentRef
+    from adk_eval_gate.inputs.configs import ConfigCache, find_config
+    from adk_eval_gate.inputs.load import load_eval_file
+    from adk_eval_gate.inputs.plan import PlannedFile
+
+    root = tmp_path.resolve()
+    evals = root / "eval" / "data"
+    evals.mkdir(parents=True)
+    (evals / "a.evalset.json").write_text('{"eval_set_id": "a", "eval_cases": [{"eval_id": "x", "conversation": []}]}')
+    for name in ("test_config.json", "eval_config.json"):
+        (root / "eval" / name).write_text('{"criteria": {"response_match_score": 0.5}}')
+    config = ConfigCache(root).get(find_config(evals / "a.evalset.json", root=root, option=None))
+    loaded = load_eval_file(evals / "a.evalset.json", display="eval/data/a.evalset.json")
+    choice = AgentChoice(
+        AgentRef("folder", str(root / "bot"), "bot"),
+        "AgentEvaluator.evaluate at eval/test_eval.py:9",
+        "eval/test_eval.py",
+        4,
+    )
+    planned = PlannedFile(loaded, config, (), choice, 4)
+    assert affected.file_inputs(planned, root) == [
+        "eval/data/a.evalset.json",
+        "eval/test_config.json",
+        "eval/eval_config.json",
+        "eval/test_eval.py",
+    ]
+    run = affected.run_settings(build_settings("run", {}, env={}), prices={})
+    other_agent = PlannedFile(loaded, config, (), AgentChoice(AgentRef("folder", str(root / "b"), "b"), "x"), 4)
+    digests = {
+        affected.settings_digest(file, run)
+        for file in (planned, PlannedFile(loaded, config, (), choice, 2), other_agent)
+    }
+    assert len(digests) == 3

@@ -60,6 +60,7 @@ def find_baseline(
         history=settings.history,
         cache_dir=settings.cache_dir,
         warn=console.warning if console else None,
+        note=console.line if console else None,
     )
 
 

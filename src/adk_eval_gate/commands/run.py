@@ -226,7 +226,7 @@ def run_info(
     info = RunInfo(
         tool_version=__version__,
         runner=settings.runner,
-        num_runs=settings.num_runs,
+        num_runs=max([settings.num_runs, *(file.num_runs or 0 for file in planned or [])]),
         shard=str(settings.shard) if settings.shard else None,
         selection=selection,
         gate_id=settings.gate_id,
@@ -362,11 +362,15 @@ def _prepared(settings: Settings, console: Console) -> Prepared:
         prepared = prepare(settings, console)
     for file in prepared.files:
         if not file.error:
-            console.line(f"{file.path}: {plural(file.cases, 'case')}, criteria from {file.config}")
+            found = f", agent {file.agent}" if file.agent else ""
+            runs = f", {plural(file.num_runs, 'run')} per case" if file.num_runs and not file.agent else ""
+            console.line(f"{file.path}: {plural(file.cases, 'case')}, criteria from {file.config}{found}{runs}")
     for unmatched in verdict.unmatched_quarantine(settings.quarantine, prepared.planned, prepared.files):
         console.warning(f"{settings.option_name('quarantine')} {unmatched}")
-    if settings.num_runs > 1:
-        console.line(f"{settings.num_runs} runs per case; a case passes when {PASS_RULES[settings.pass_rule]}")
+    counts = sorted({file.num_runs or settings.num_runs for file in prepared.files if not file.error})
+    if counts and counts[-1] > 1:
+        each = f"{counts[0]} runs" if len(counts) == 1 else f"{counts[0]} to {counts[-1]} runs"
+        console.line(f"{each} per case; a case passes when {PASS_RULES[settings.pass_rule]}")
     return prepared
 
 

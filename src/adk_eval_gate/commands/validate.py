@@ -10,20 +10,23 @@ from collections.abc import Callable
 from pathlib import Path
 
 from adk_eval_gate.config.settings import Settings
+from adk_eval_gate.inputs.agent_sources import AgentChoice, AgentRef, NoAgent
 from adk_eval_gate.inputs.plan import PlannedFile
-from adk_eval_gate.inputs.prepare import prepare
+from adk_eval_gate.inputs.prepare import needs_agent, prepare
 from adk_eval_gate.metrics.base import NotEvaluated
 from adk_eval_gate.metrics.custom import import_function
-from adk_eval_gate.runners.agents import AgentRef, find_agent, import_problems_in_worker, parse_agent_option
+from adk_eval_gate.runners.agents import import_problems_in_worker
 from adk_eval_gate.runners.services import model_problems
 from adk_eval_gate.runners.worker_call import WorkerLost, call_in_worker
 from adk_eval_gate.support.console import Console, relayed_output
-from adk_eval_gate.support.errors import GateError, UnknownField
+from adk_eval_gate.support.errors import UnknownField
 from adk_eval_gate.support.words import plural
 
 
 def validate(settings: Settings, console: Console) -> int:
     prepared = prepare(settings, console, import_functions=False)
+    for skipped in prepared.locator.skipped_calls() if prepared.locator else []:
+        console.line(f"note {skipped}: not used to find agents")
     bad = len(prepared.errors)
     agents = agent_problems(prepared.planned, settings, console=console, root=prepared.root)
     functions = function_problems(prepared.planned, console=console, timeout=settings.timeout)
@@ -32,10 +35,12 @@ def validate(settings: Settings, console: Console) -> int:
         for eval_id, row_error in loaded.row_errors.items():  # a dataset's bad rows, one line each
             console.error(row_error, file=loaded.display, line=loaded.case_lines.get(eval_id))
         with relayed_output(console):  # what the judge models' packages print when imported
-            problems = run_problems(planned, settings, root=prepared.root, functions=functions)
-        agent = _agent_of(planned, settings, root=prepared.root)
+            problems = run_problems(planned, functions=functions)
+        agent = _agent_of(planned, settings)
         if agent is not None and agent in agents:
             problems.append(agents[agent])
+        if isinstance(planned.agent, NoAgent) and settings.runner == "adk" and needs_agent(loaded):
+            problems.insert(0, planned.agent.reason)
         problems += unknown_field_problems(planned, settings)
         for problem in problems:
             console.error(f"{loaded.display}: {problem}", file=loaded.display)
@@ -43,7 +48,10 @@ def validate(settings: Settings, console: Console) -> int:
             bad += 1
             continue
         file = next(f for f in prepared.files if f.path == planned.loaded.display)
-        console.line(f"ok   {file.path}: {plural(file.cases, 'case')} ({file.format}), criteria from {file.config}")
+        found = f", agent {file.agent}" if file.agent else ""
+        console.line(
+            f"ok   {file.path}: {plural(file.cases, 'case')} ({file.format}), criteria from {file.config}{found}"
+        )
     total = len(prepared.files)
     if bad:
         console.line(f"{bad} of {total} files have problems")
@@ -52,21 +60,11 @@ def validate(settings: Settings, console: Console) -> int:
     return 0
 
 
-def _needs_agent(planned: PlannedFile) -> bool:
-    loaded = planned.loaded
-    return len(loaded.eval_set.eval_cases) > len(loaded.recorded) + len(loaded.row_errors)
-
-
-def _agent_of(planned: PlannedFile, settings: Settings, *, root: Path) -> AgentRef | None:
-    """The agent ``run`` would import for the file (None: no runner that imports one, or none is found)."""
-    if settings.runner != "adk" or not _needs_agent(planned):
+def _agent_of(planned: PlannedFile, settings: Settings) -> AgentRef | None:
+    """The agent ``run`` would import for the file (None: no runner that imports one, or none was found)."""
+    if settings.runner != "adk" or not needs_agent(planned.loaded) or not isinstance(planned.agent, AgentChoice):
         return None
-    if not settings.agent:
-        return find_agent(planned.loaded.path, root=root)
-    try:
-        return parse_agent_option(settings.agent, root=root)
-    except GateError:
-        return None  # run_problems reports it
+    return planned.agent.ref
 
 
 def agent_problems(
@@ -74,7 +72,7 @@ def agent_problems(
 ) -> dict[AgentRef, str]:
     """Each agent that cannot be imported, reported once (at the line of its code that failed), and what the
     files that use it say about it."""
-    refs = list(dict.fromkeys(ref for file in planned if (ref := _agent_of(file, settings, root=root)) is not None))
+    refs = list(dict.fromkeys(ref for file in planned if (ref := _agent_of(file, settings)) is not None))
     if not refs:
         return {}
     from adk_eval_gate.runners.adk import AdkMissingError, require_adk
@@ -149,22 +147,10 @@ def _import_problem(path: str) -> str | None:
     return None
 
 
-def run_problems(planned: PlannedFile, settings: Settings, *, root: Path, functions: dict[str, str]) -> list[str]:
-    """What would stop ``run`` for this file: no agent for the adk runner (when a case needs one), a custom metric
-    whose function does not import (``functions``: why, by ``code_config.name``), a judge or user simulator model
-    whose package is missing."""
-    loaded = planned.loaded
+def run_problems(planned: PlannedFile, *, functions: dict[str, str]) -> list[str]:
+    """What would stop ``run`` for this file besides its agent: a custom metric whose function does not import
+    (``functions``: why, by ``code_config.name``), a judge or user simulator model whose package is missing."""
     problems = []
-    if settings.runner == "adk" and settings.agent:
-        try:
-            parse_agent_option(settings.agent, root=root)
-        except GateError as error:
-            problems.append(error.one_line())
-    elif settings.runner == "adk" and _needs_agent(planned) and find_agent(loaded.path, root=root) is None:
-        problems.append(
-            "no ADK agent folder found above it (a folder with __init__.py and agent.py): give one with --agent, "
-            "or use --runner http or recorded"
-        )
     for metric in planned.config.metrics:
         problem = functions.get(metric.custom_function_path or "")
         if problem:

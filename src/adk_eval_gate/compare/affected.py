@@ -22,6 +22,7 @@ from pathlib import Path
 from adk_eval_gate import __version__
 from adk_eval_gate.compare import likeforlike
 from adk_eval_gate.config.settings import Settings
+from adk_eval_gate.inputs.agent_sources import AgentChoice
 from adk_eval_gate.inputs.configs import ConfigSource
 from adk_eval_gate.inputs.discover import SKIPPED_DIRS, display_path, glob_to_regex
 from adk_eval_gate.inputs.plan import PlannedFile
@@ -59,21 +60,28 @@ def settings_digest(planned: PlannedFile, run: dict[str, object]) -> str:
     file's criteria with their thresholds, its judges and its budgets."""
     metrics = planned.config.metrics
     budgets = planned.config.config.budgets
+    agent = planned.agent.ref if isinstance(planned.agent, AgentChoice) else None
+    found = {"agent_found": [agent.display, agent.sub_agent]} if agent else {}  # a new mapping or call changes it
     return digest(
         {
             **run,
             "criteria": likeforlike.criteria_digests(metrics)[0],
             "judges": {name: judge.model_dump() for name, judge in likeforlike.judge_settings(metrics).items()},
             "budgets": budgets.model_dump(mode="json") if budgets is not None else None,
+            **found,
+            **({"file_runs": planned.num_runs} if planned.num_runs else {}),
         }
     )
 
 
 def file_inputs(planned: PlannedFile, root: Path) -> list[str]:
-    """The files every case of an eval file depends on whatever its agent does: the file, its config, its
-    initial session file; those inside the repository only (a config elsewhere counts through its digest)."""
+    """The files every case of an eval file depends on whatever its agent does: the file, its config (both names
+    when both are there), its initial session file, the test module or manifest that named its agent; those inside
+    the repository only (a config elsewhere counts through its digest)."""
     loaded = planned.loaded
     paths = [Path(loaded.path), *_config_paths(planned.config.source)]
+    if isinstance(planned.agent, AgentChoice) and planned.agent.origin:  # the test module or manifest naming it
+        paths.append(root / planned.agent.origin)
     if loaded.initial_session_file:
         paths.append(Path(loaded.path).parent / Path(loaded.initial_session_file).name)
     found = [display_path(path, root) for path in paths]
@@ -81,7 +89,7 @@ def file_inputs(planned: PlannedFile, root: Path) -> list[str]:
 
 
 def _config_paths(source: ConfigSource) -> list[Path]:
-    return [source.path] if source.path is not None else []
+    return [path for path in (source.path, source.twin) if path is not None]
 
 
 def function_files(functions: list[str], index: ModuleIndex) -> list[str] | None:

@@ -104,11 +104,24 @@ OPTIONS: tuple[Option, ...] = (
     Option(
         "agent",
         "--agent",
-        "agent folder or dotted module (default: the nearest ADK agent folder above each eval file)",
+        "agent folder or dotted module for every eval file (default: each file's own, found as ADK's tools find it: "
+        "--agent-map, the AgentEvaluator calls of the tests, the agent folder above it, agents-cli's manifest)",
         "str",
         "agent",
         ("run", "validate"),
         metavar="PATH|MODULE",
+    ),
+    Option(
+        "agent_map",
+        "--agent-map",
+        "GLOB=AGENT: the eval files matching GLOB (repository-relative, ** matches folders) run with AGENT, an agent "
+        "folder or dotted module (repeatable; the input takes one per line; before pyproject.toml's "
+        "[tool.adk-eval-gate.agents] table)",
+        "lines",
+        "agent-map",
+        ("run", "validate"),
+        repeatable=True,
+        metavar="GLOB=AGENT",
     ),
     Option(
         "agent_url",
@@ -343,7 +356,7 @@ OPTIONS: tuple[Option, ...] = (
     Option(
         "history",
         "--history",
-        "in a pull request, also read the results of up to N earlier successful runs on the base branch and use "
+        "in a pull request, also read the results of up to N earlier runs on the base branch and use "
         "each case's spread across them as its noise (default: 10; 0: the newest only)",
         "int",
         "history",

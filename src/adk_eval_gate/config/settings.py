@@ -37,6 +37,7 @@ class Settings(pydantic.BaseModel):
     allow_unknown_fields: bool = False
     runner: Literal["adk", "http", "recorded"] = "adk"
     agent: str | None = None
+    agent_map: list[str] = pydantic.Field(default_factory=list)
     agent_url: str | None = None
     agent_headers: list[str] = pydantic.Field(default_factory=list)
     recorded: Path | None = None

@@ -1,7 +1,8 @@
 """Where each eval file's criteria come from, and whether they are usable.
 
-Resolution: ``--config`` if given; else ``test_config.json`` in the file's folder; else the nearest
-one in a parent folder up to the repository root; else ADK's defaults. The source is always reported.
+Resolution: ``--config`` if given; else ``test_config.json`` (or ``eval_config.json``, the name agents-cli's
+scaffolds give ADK's EvalConfig) in the file's folder; else the nearest one in a parent folder up to the repository
+root; else ADK's defaults. The source is always reported. Both names in one folder must say the same.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from adk_eval_gate.support.jsonpos import JsonPositions, format_path
 from adk_eval_gate.support.pydantic_errors import best_error, every_error, locate
 
 CONFIG_NAME = "test_config.json"
+CONFIG_NAMES = (CONFIG_NAME, "eval_config.json")  # ADK's pytest and adk eval name; agents-cli's scaffolds before 0.3
 SourceKind = Literal["option", "folder", "parent", "default"]
 
 
@@ -34,6 +36,7 @@ SourceKind = Literal["option", "folder", "parent", "default"]
 class ConfigSource:
     kind: SourceKind
     path: Path | None
+    twin: Path | None = None  # the other name in the same folder: it must give the same criteria
 
     def describe(self, root: Path) -> str:
         if self.path is None:
@@ -65,14 +68,14 @@ def find_config(eval_file: Path, *, root: Path, option: Path | None) -> ConfigSo
     if option is not None:
         return ConfigSource("option", option)
     folder = eval_file.resolve().parent
-    if (folder / CONFIG_NAME).is_file():
-        return ConfigSource("folder", folder / CONFIG_NAME)
     root = root.resolve()
-    for parent in folder.parents:
-        if root != parent and root not in parent.parents:
+    levels: list[tuple[SourceKind, Path]] = [("folder", folder), *(("parent", parent) for parent in folder.parents)]
+    for kind, candidate in levels:
+        if kind == "parent" and root != candidate and root not in candidate.parents:
             break
-        if (parent / CONFIG_NAME).is_file():
-            return ConfigSource("parent", parent / CONFIG_NAME)
+        present = [candidate / name for name in CONFIG_NAMES if (candidate / name).is_file()]
+        if present:
+            return ConfigSource(kind, present[0], present[1] if len(present) > 1 else None)
     return ConfigSource("default", None)
 
 
@@ -131,6 +134,8 @@ def load_config(source: ConfigSource, *, root: Path, import_functions: bool = Tr
         raise ConfigError(f"cannot be used: {error}", file=display, line=error.line) from None
     if not isinstance(data, dict):
         raise ConfigError('must be a JSON object with a "criteria" object', file=display, line=1)
+    if source.twin is not None:
+        _same_as_twin(data, twin=source.twin, display=display, root=root)
     positions = JsonPositions(text)
     try:
         config = eval_config.EvalConfig.model_validate(data)
@@ -152,6 +157,21 @@ def load_config(source: ConfigSource, *, root: Path, import_functions: bool = Tr
         raise dataclasses.replace(problems[0], also=tuple(problems[1:]), unlisted=unlisted) from None
     warnings = check_config(config, data=data, display=display, positions=positions, import_functions=import_functions)
     return LoadedConfig(source, config, registry.configured_metrics(config), warnings)
+
+
+def _same_as_twin(data: dict[str, Any], *, twin: Path, display: str, root: Path) -> None:
+    """Two config files in one folder (test_config.json and eval_config.json) must give the same criteria."""
+    twin_display = display_path(twin, root)
+    try:
+        twin_data = sanitize.loads(twin.read_bytes().decode("utf-8-sig"), max_depth=sanitize.MAX_EVAL_FILE_DEPTH)
+    except (OSError, UnicodeDecodeError, ValueError, sanitize.UnsafeJson):
+        twin_data = None
+    if twin_data != data:
+        raise ConfigError(
+            f"{twin_display} is beside it with different content, so it is not clear which criteria to use",
+            file=display,
+            hint=f"keep one of {Path(display).name} and {twin.name}, or give them the same content",
+        )
 
 
 def _criterion_hint(path: list[str | int]) -> str | None:

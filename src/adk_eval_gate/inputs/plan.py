@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from adk_eval_gate.config.shard import Shard
+from adk_eval_gate.inputs.agent_sources import AgentChoice, NoAgent
 from adk_eval_gate.inputs.configs import LoadedConfig
 from adk_eval_gate.inputs.load import LoadedEvalSet
 from adk_eval_gate.model.evalset import EvalCase
@@ -19,6 +20,8 @@ class PlannedFile:
     loaded: LoadedEvalSet
     config: LoadedConfig
     case_ids: tuple[str, ...]  # the selection given on the command line; empty: all
+    agent: AgentChoice | NoAgent | None = None  # None: not looked for (a runner that needs none, or a test's file)
+    num_runs: int | None = None  # the runs of the AgentEvaluator call that names the file, unless --num-runs is given
 
 
 @dataclass(frozen=True)
@@ -68,7 +71,8 @@ RunCount = Callable[[PlannedFile, EvalCase], "int | None"]
 
 
 def selection_digest(files: list[PlannedFile], *, num_runs: int) -> str:
-    """What every shard of one run has in common: the selected cases, their criteria and ``--num-runs``."""
+    """What every shard of one run has in common: the selected cases, their criteria, each file's runs and
+    ``--num-runs``."""
     selection = [
         [
             planned.loaded.display,
@@ -77,6 +81,7 @@ def selection_digest(files: list[PlannedFile], *, num_runs: int) -> str:
                 [metric.name, metric.criterion.model_dump(mode="json") if metric.criterion else None]
                 for metric in planned.config.metrics
             ],
+            *([planned.num_runs] if planned.num_runs else []),
         ]
         for planned in files
     ]
@@ -90,13 +95,13 @@ def plan(
     """Work items in file order, then case order, then run order.
 
     ``run_count`` overrides ``num_runs`` for the cases it gives a number (the recorded runner has as many runs
-    as were recorded).
+    as were recorded); a file's own ``num_runs`` (its AgentEvaluator call's) overrides it for the file's cases.
     """
     items: list[WorkItem] = []
     for planned in files:
         for index, case in select_cases(planned):
             if shard and not shard.owns(case_id(planned.loaded.display, case.eval_id)):
                 continue
-            runs = (run_count(planned, case) if run_count else None) or num_runs
+            runs = (run_count(planned, case) if run_count else None) or planned.num_runs or num_runs
             items.extend(WorkItem(planned, case, index, run) for run in range(1, runs + 1))
     return items

@@ -242,6 +242,10 @@ class FileResult(ResultModel):
     format: str | None = None
     eval_set_id: str | None = None
     config: str | None = Field(default=None, description="Where this file's criteria came from.")
+    agent: str | None = Field(default=None, description="The file's agent and how it was found (adk runner).")
+    num_runs: int | None = Field(
+        default=None, description="The file's own runs per case, from the AgentEvaluator call that names it."
+    )
     cases: int = 0
     error: str | None = None
     line: int | None = None

@@ -21,6 +21,7 @@ from typing import Any
 
 from adk_eval_gate.config.settings import build_settings
 from adk_eval_gate.inputs import legacy, load
+from adk_eval_gate.inputs.agent_sources import AgentRef
 from adk_eval_gate.inputs.configs import CONFIG_NAME, ConfigSource, find_repository_root
 from adk_eval_gate.inputs.plan import PlannedFile
 from adk_eval_gate.model.evalset import SessionInput
@@ -28,7 +29,6 @@ from adk_eval_gate.model.results import CaseResult
 from adk_eval_gate.pytest.report import case_report
 from adk_eval_gate.pytest.session import CaseSession
 from adk_eval_gate.report import views
-from adk_eval_gate.runners.agents import AgentRef
 from adk_eval_gate.support.errors import GateError
 
 NUM_RUNS = 2

@@ -81,9 +81,9 @@ class _Engine:
 
     def __init__(self, config: pytest.Config) -> None:
         from adk_eval_gate.config.settings import build_settings
+        from adk_eval_gate.inputs.agent_sources import parse_agent_value
         from adk_eval_gate.inputs.configs import find_repository_root
         from adk_eval_gate.pytest.session import CaseSession
-        from adk_eval_gate.runners.agents import parse_agent_option
         from adk_eval_gate.support.errors import GateError
 
         options = {
@@ -96,7 +96,7 @@ class _Engine:
         try:
             settings = build_settings("run", options, environment)
             if settings.agent:
-                parse_agent_option(settings.agent, root=root)
+                parse_agent_value(settings.agent, root=root, field="--agent")
         except GateError as error:  # named as the gate's option: --num-runs is --adk-num-runs here
             raise pytest.UsageError(error.one_line().replace("--", "--adk-", 1)) from None
         self.session: CaseSession = CaseSession(settings, root=root)

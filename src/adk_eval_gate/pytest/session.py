@@ -18,16 +18,18 @@ from typing import TYPE_CHECKING, TextIO, cast
 
 from adk_eval_gate.commands.run import case_results
 from adk_eval_gate.config.settings import Settings
+from adk_eval_gate.inputs.agent_sources import AgentChoice, AgentRef, NoAgent
 from adk_eval_gate.inputs.configs import ConfigCache, ConfigSource, find_config
 from adk_eval_gate.inputs.dataset import load_dataset
 from adk_eval_gate.inputs.discover import DATASET_SUFFIXES, display_path, file_problem
 from adk_eval_gate.inputs.load import load_eval_file
 from adk_eval_gate.inputs.plan import PlannedFile, WorkItem, case_id, plan
+from adk_eval_gate.inputs.prepare import agent_locator, needs_agent
 from adk_eval_gate.metrics.base import MetricServices
 from adk_eval_gate.model.evalset import EvalCase
 from adk_eval_gate.model.results import CaseResult
 from adk_eval_gate.runners import runlog
-from adk_eval_gate.runners.agents import AgentRef, import_problems_in_worker
+from adk_eval_gate.runners.agents import import_problems_in_worker
 from adk_eval_gate.runners.base import Inference, Runner
 from adk_eval_gate.runners.dataset import DatasetRunner
 from adk_eval_gate.runners.execute import MetricBuilder, execute
@@ -103,6 +105,7 @@ class CaseSession:
         self._find_config = config_finder or (lambda path: find_config(path, root=root, option=settings.config))
         self._configs = ConfigCache(root)
         self._agent = agent
+        self._locator = agent_locator(settings, root) if agent is None else None
         self.runner = DatasetRunner(self._chosen_runner, name=settings.runner)
         self._services: MetricServices | None = None
         self._started: dict[str, list[WorkItem]] = {}  # case id -> its work items, served by the started runner
@@ -160,10 +163,18 @@ class CaseSession:
         config = self._configs.get(self._find_config(path))
         try:
             if path.name.endswith(DATASET_SUFFIXES):
-                return PlannedFile(load_dataset(path, display=display), config, ())
-            return PlannedFile(load_eval_file(path, display=display), config, ())
+                loaded = load_dataset(path, display=display)
+            else:
+                loaded = load_eval_file(path, display=display)
         except (RecursionError, MemoryError, OSError, ValueError) as unexpected:  # as run's prepare reports them
             raise EvalFileError(f"cannot be loaded ({type(unexpected).__name__}: {unexpected})", file=display) from None
+        if self._agent is not None or self._locator is None:
+            return PlannedFile(loaded, config, ())
+        agent = self._locator.choose(path)  # each file's own agent, as run finds it
+        if isinstance(agent, NoAgent) and self.settings.runner == "adk" and needs_agent(loaded):
+            raise EvalFileError(agent.reason, file=display)
+        runs = agent.num_runs if isinstance(agent, AgentChoice) and self._locator.runs_wanted else None
+        return PlannedFile(loaded, config, (), agent, runs)
 
     def _services_for(self, planned: PlannedFile) -> MetricServices:
         if self._services is None or (self._services.judge is None and judge_metric_names([planned])):

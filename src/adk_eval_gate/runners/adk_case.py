@@ -18,9 +18,10 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from adk_eval_gate.inputs.agent_sources import AgentRef
 from adk_eval_gate.metrics.efficiency import UNKNOWN_MODEL
 from adk_eval_gate.model.evalset import AgentDetails, AppDetails, EvalCase, Invocation
-from adk_eval_gate.runners.agents import AgentRef, LoadedAgent
+from adk_eval_gate.runners.agents import LoadedAgent
 from adk_eval_gate.runners.invocations import AgentEvent, TurnTiming, from_adk_event, user_event
 from adk_eval_gate.runners.simulation import UserTurns
 

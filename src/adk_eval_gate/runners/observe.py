@@ -26,8 +26,8 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
+from adk_eval_gate.inputs.agent_sources import AgentRef
 from adk_eval_gate.inputs.discover import SKIPPED_DIRS
-from adk_eval_gate.runners.agents import AgentRef
 
 _LISTINGS = frozenset({"os.listdir", "os.scandir"})
 _SINK: ContextVar[set[str] | None] = ContextVar("adk_eval_gate_observed", default=None)
