@@ -74,6 +74,8 @@ def test_an_agent_given_by_the_user_is_a_folder_or_a_module_that_exists(
         parse_agent_value("not_agent", root=tmp_path, field="--agent")
     with pytest.raises(UsageError, match="neither an existing folder nor a dotted module"):
         parse_agent_value("no/such/folder", root=tmp_path, field="--agent")
+    with pytest.raises(UsageError, match=r"did you mean 'bots/echo'\?"):
+        parse_agent_value("bots/ecoh", root=tmp_path, field="--agent")
 
 
 def test_a_typo_in_agent_stops_the_run_with_exit_code_2_and_did_you_mean(

@@ -160,7 +160,7 @@ def parse_agent_value(value: str, *, root: Path, field: str, inside: bool = Fals
     if _DOTTED.fullmatch(value):
         found = module_ref(value, bases=[Path.cwd(), root, root / "src"], root=root)
         if found is not None:
-            return found if found.kind == "module" or "." in value else AgentRef("module", value, value)
+            return found if found.kind == "module" else AgentRef("module", value, value)  # imported by name
         if importlib.util.find_spec(value.split(".", maxsplit=1)[0]) is not None:
             return AgentRef("module", value, value)  # installed
         close = difflib.get_close_matches(value.split(".", maxsplit=1)[0], _top_level_names(root), n=1, cutoff=0.6)
@@ -173,8 +173,22 @@ def parse_agent_value(value: str, *, root: Path, field: str, inside: bool = Fals
     raise UsageError(
         f"{value!r} is neither an existing folder nor a dotted module name",
         field=field,
-        hint="give an agent folder (e.g. agents/weather) or a module (e.g. my_pkg.weather_agent)",
+        hint=_close_folder(value, root) or "give an agent folder (e.g. agents/weather) or a module (e.g. my_pkg.agent)",
     )
+
+
+def _close_folder(value: str, root: Path) -> str | None:
+    """ "did you mean" for a folder path with a typo in its last part."""
+    path = Path(value)
+    for base in (Path.cwd(), root):
+        try:
+            siblings = [entry.name for entry in (base / path.parent).iterdir() if entry.is_dir()]
+        except OSError:
+            continue
+        close = difflib.get_close_matches(path.name, siblings, n=1, cutoff=0.6)
+        if close:
+            return f"did you mean {(path.parent / close[0]).as_posix()!r}?"
+    return None
 
 
 def _top_level_names(root: Path) -> list[str]:
