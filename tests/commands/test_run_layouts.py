@@ -156,6 +156,12 @@ def test_adks_documentation_pytest_layout_needs_no_options(tmp_path: Path, cli_i
     write_replay_agent(repo / "weather_agent", name="weather_agent", eval_files=[data / "paris.test.json"])
     (repo / "helpers" / "other_agent").mkdir(parents=True)  # a second package: the only-agent rule would not do
     write_replay_agent(repo / "helpers" / "other_agent", name="other_agent", eval_files=[])
+    checked = cli_in_process("validate", cwd=repo)
+    assert checked.returncode == 0, checked.stdout
+    assert (
+        "ok   tests/eval_data/paris.test.json: 1 case (legacy_query_list), criteria from tests/eval_data/"
+        "test_config.json (folder), agent weather_agent (AgentEvaluator.evaluate at tests/test_agent.py:8, 2 runs)"
+    ) in checked.stdout
     result = cli_in_process("run", cwd=repo)
     assert result.returncode == 0, result.stdout
     [case] = _results(repo)["cases"]
