@@ -160,7 +160,7 @@ def document(
         totals=Totals(),
         cases=cases,
         files=files,
-        metrics=aggregate.metric_summaries(cases),
+        metrics=verdict.metric_summaries(cases),
         judge=judge,
         run=RunInfo(
             tool_version="0.1.0",
@@ -212,7 +212,7 @@ def priced_document(*, calls: list[int], runs: int, jitter: float = 0.01) -> Res
                 intermediate_data=InvocationEvents(invocation_events=events),
                 duration=0.4 * count + jitter * ((number + index) % 3),
             )
-            outcome = MetricOutcome(1.0, MetricStatus.PASSED)
+            outcome = MetricOutcome(1.0)
             finished.append(
                 aggregate.FinishedRun(number, Inference(invocations=[turn]), [ScoredMetric(configured, outcome)])
             )

@@ -11,7 +11,7 @@ from adk_eval_gate.metrics.registry import BUILT_IN, ConfiguredMetric
 from adk_eval_gate.metrics.score import ScoredMetric
 from adk_eval_gate.model.eval_config import BaseCriterion
 from adk_eval_gate.model.evalset import EvalCase, Invocation
-from adk_eval_gate.model.results import CaseResult, Confirmation, FileResult, MetricStatus, PassRule, RunInfo
+from adk_eval_gate.model.results import CaseResult, Confirmation, FileResult, PassRule, RunInfo
 from adk_eval_gate.runners.base import Inference
 
 RESPONSE = "response_match_score"
@@ -31,11 +31,7 @@ CONFIGURED = ConfiguredMetric(spec=BUILT_IN[RESPONSE], criterion=BaseCriterion(t
 def _finished(run: int, score: float | None, *, error: str | None = None) -> aggregate.FinishedRun:
     if error:
         return aggregate.FinishedRun(run, Inference(error=error), [])
-    if score is None:
-        status = MetricStatus.NOT_EVALUATED
-    else:
-        status = MetricStatus.PASSED if score >= 0.5 else MetricStatus.FAILED
-    outcome = MetricOutcome(score, status)
+    outcome = MetricOutcome(score)
     return aggregate.FinishedRun(
         run, Inference(invocations=[_turn("weather in Paris?", "sunny")]), [ScoredMetric(CONFIGURED, outcome)]
     )

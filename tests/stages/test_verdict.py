@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from adk_eval_gate import verdict
 from adk_eval_gate.compare.changes import compare
 from adk_eval_gate.model.results import FileResult, RunRecord
@@ -28,13 +30,6 @@ def test_a_case_is_an_error_then_failed_then_not_evaluated_then_passed() -> None
         "ValueError: boom",
         ["error"],
     )
-
-
-def test_the_threshold_rule_is_the_mean_at_least_the_threshold_with_every_run_scored() -> None:
-    assert rules.metric_status(informational=False, score=0.8, threshold=0.8, complete=True) == "passed"
-    assert rules.metric_status(informational=False, score=0.79, threshold=0.8, complete=True) == "failed"
-    assert rules.metric_status(informational=False, score=0.9, threshold=0.8, complete=False) == "not_evaluated"
-    assert rules.metric_status(informational=True, score=0.1, threshold=None, complete=True) == "informational"
 
 
 def test_the_pass_rules_count_runs() -> None:
@@ -101,13 +96,10 @@ def test_a_case_that_failed_on_the_base_branch_too_is_marked() -> None:
 def test_redecide_trusts_the_cases_evidence_not_the_files_claims() -> None:
     honest = document([case("a", [metric(RESPONSE, 0.1)]), case("b", [metric(RESPONSE, 0.9)])])
     forged_cases = [c.model_copy(update={"status": "passed", "findings": []}) for c in honest.cases]
-    forged_runs = [
-        c.model_copy(update={"runs": [RunRecord(run=1, status="passed")], "metrics": c.metrics}) for c in forged_cases
-    ]
     forged = honest.model_copy(
         update={
             "status": "passed",
-            "cases": forged_runs,
+            "cases": forged_cases,
             "totals": honest.totals.model_copy(update={"passed": 2, "failed": 0}),
         }
     )
@@ -120,3 +112,23 @@ def test_redecide_trusts_the_cases_evidence_not_the_files_claims() -> None:
         "1 case statuses differ from their runs and metrics",
     ]
     assert verdict.redecide(honest)[1] == []
+
+
+def test_redecide_scores_each_metric_again_from_its_runs_not_from_the_files_score() -> None:
+    """A file whose metric claims a passing score and status while its runs scored 0.1 and 0.3 fails: the score
+    is the mean of the runs' turns again, whatever the file says."""
+    honest = document([case("a", [metric(RESPONSE, [0.1, 0.3])])])
+    claimed = honest.cases[0].metrics[0].model_copy(update={"score": 0.9, "status": "passed", "run_scores": [0.9]})
+    forged_case = honest.cases[0].model_copy(update={"metrics": [claimed], "status": "passed", "findings": []})
+    forged = honest.model_copy(update={"cases": [forged_case], "status": "passed"})
+    decided, claims = verdict.redecide(forged)
+    scored = decided.cases[0].metrics[0]
+    assert (scored.score, scored.run_scores, scored.status) == (pytest.approx(0.2), [0.1, 0.3], "failed")
+    assert decided.status == "failed" and "1 case statuses differ from their runs and metrics" in claims
+
+
+def test_a_case_whose_runs_lost_their_metrics_is_not_evaluated_whatever_its_metrics_say() -> None:
+    honest = document([case("a", [metric(RESPONSE, 0.9)])])
+    stripped = honest.cases[0].model_copy(update={"runs": [RunRecord(run=1, status="passed")]})
+    decided, _ = verdict.redecide(honest.model_copy(update={"cases": [stripped]}))
+    assert (decided.cases[0].status, decided.cases[0].metrics[0].score) == ("not_evaluated", None)

@@ -84,8 +84,13 @@ def _name(case: CaseResult, context: Context) -> list[Piece]:
     return [Piece(case.label, "eval-id"), Piece(where, "where")]
 
 
+def _threshold(metric: MetricResult) -> str:
+    """``0.5``, or ``0.5 (lower is better)`` for a metric that passes at or below it."""
+    return number(metric.threshold) + (" (lower is better)" if metric.lower_is_better else "")
+
+
 def _metric_chip(metric: MetricResult) -> Piece:
-    threshold = f" / {number(metric.threshold)}" if metric.threshold is not None else ""
+    threshold = f" / {_threshold(metric)}" if metric.threshold is not None else ""
     return Piece(f"{metric.name} {number(metric.score)}{threshold}", f"chip s-{metric.status}", str(metric.status))
 
 
@@ -149,7 +154,7 @@ def _metric_table(case: CaseResult, context: Context) -> str:
             text(m.kind),
             badge(str(m.status)),
             text(number(m.score)),
-            text(number(m.threshold)),
+            text(_threshold(m)),
             text(", ".join(number(score) for score in m.run_scores)),
             text(number(m.stdev)),
             text(m.reason or ""),
