@@ -108,8 +108,9 @@ def _run_metric(scored: ScoredMetric) -> RunMetric:
         evaluator_status=outcome.evaluator_status,
         invocation_statuses=[item.evaluator_status for item in outcome.per_invocation] if own else [],
     )
-    status = run_metric_status(metric, threshold=configured.threshold, informational=configured.spec.informational)
-    return metric.model_copy(update={"status": status})
+    informational = configured.spec.informational
+    metric.status = run_metric_status(metric, threshold=configured.threshold, informational=informational)
+    return metric
 
 
 def run_metrics(finished: FinishedRun) -> list[RunMetric]:

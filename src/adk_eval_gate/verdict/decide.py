@@ -11,6 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
+
+import pydantic
 
 from adk_eval_gate.model.results import (
     CaseResult,
@@ -37,6 +40,8 @@ from adk_eval_gate.verdict.aggregation import ScoreRule, decide_metric, run_metr
 from adk_eval_gate.verdict.budgets import run_checks
 from adk_eval_gate.verdict.regressions import counted
 from adk_eval_gate.verdict.stability import stability, suite_stability
+
+ModelT = TypeVar("ModelT", bound=pydantic.BaseModel)
 
 
 @dataclass(frozen=True)
@@ -94,6 +99,13 @@ def _informational_by_kind(metric: MetricResult) -> bool:
     return metric.kind == "informational" or (metric.threshold is None and metric.status == MetricStatus.INFORMATIONAL)
 
 
+def _with(model: ModelT, **fields: object) -> ModelT:
+    """``model`` with ``fields``: itself when it has them already (most records decided again are unchanged)."""
+    if all(getattr(model, name) == value for name, value in fields.items()):
+        return model
+    return model.model_copy(update=fields)
+
+
 def decided_run(run: RunRecord, metrics: Sequence[MetricResult]) -> RunRecord:
     """The run with each of its metrics' status decided as ``adk eval`` decides one run, then its own status."""
     by_name = {metric.name: metric for metric in metrics}
@@ -105,9 +117,9 @@ def decided_run(run: RunRecord, metrics: Sequence[MetricResult]) -> RunRecord:
             threshold=case_metric.threshold if case_metric else None,
             informational=case_metric is not None and _informational_by_kind(case_metric),
         )
-        decided.append(metric if metric.status == status else metric.model_copy(update={"status": status}))
-    run = run.model_copy(update={"metrics": decided})
-    return run.model_copy(update={"status": rules.run_status(run)})
+        decided.append(_with(metric, status=status))
+    run = _with(run, metrics=decided)
+    return _with(run, status=rules.run_status(run))
 
 
 def decided_metric(metric: MetricResult, runs: Sequence[RunRecord], *, rule: ScoreRule) -> MetricResult:
@@ -124,16 +136,15 @@ def decided_metric(metric: MetricResult, runs: Sequence[RunRecord], *, rule: Sco
     if decision.status == MetricStatus.NOT_EVALUATED:
         reasons = [m.reason for m in per_run if m and m.status == MetricStatus.NOT_EVALUATED and m.reason]
         reason = reasons[0] if reasons else metric.reason or "no run could be scored"
-    return metric.model_copy(
-        update={
-            "score": decision.score,
-            "status": decision.status,
-            "lower_is_better": decision.lower_is_better,
-            "run_scores": run_scores,
-            "passed_runs": passed_runs,
-            "stdev": stats.spread(present) if len(present) > 1 else None,
-            "reason": reason,
-        }
+    return _with(
+        metric,
+        score=decision.score,
+        status=decision.status,
+        lower_is_better=decision.lower_is_better,
+        run_scores=run_scores,
+        passed_runs=passed_runs,
+        stdev=stats.spread(present) if len(present) > 1 else None,
+        reason=reason,
     )
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from adk_eval_gate.model.results import CaseResult, MetricChange, MetricResult, ResultsDocument
-from adk_eval_gate.model.results_base import CaseStatus, Effect, MetricStatus
+from adk_eval_gate.model.results_base import Effect, MetricStatus
 from adk_eval_gate.report.html.parts import (
     STATUS_LABELS,
     badge,
@@ -99,11 +99,10 @@ def _metrics(case: CaseResult, context: Context) -> list[Piece]:
 
 
 def _runs(case: CaseResult, context: Context) -> list[Piece]:
+    """``3/5 passed flaky``: the runs the verdict counted as passed (``runs_passed``), and its stability."""
     if len(case.runs) < 2:
         return []
-    passed = (
-        case.runs_passed if case.runs_passed is not None else sum(run.status == CaseStatus.PASSED for run in case.runs)
-    )
+    passed = case.runs_passed or 0
     stability = f" {case.stability}" if case.stability else ""
     return [Piece(f"{passed}/{len(case.runs)} passed{stability}")]
 
