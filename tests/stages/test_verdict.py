@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from adk_eval_gate import verdict
 from adk_eval_gate.compare.changes import compare
-from adk_eval_gate.model.results import FileResult, RunRecord
+from adk_eval_gate.model.results import FileResult, InvalidResults, ResultsDocument, RunRecord, parse_document
+from adk_eval_gate.model.results_json import dump_json as results_json
 from adk_eval_gate.model.results_usage import BudgetCheck
-from adk_eval_gate.verdict import Policy, rules
+from adk_eval_gate.verdict import Policy
 from tests.report.builders import baseline_info, case, document, metric
 
 RESPONSE = "response_match_score"
@@ -132,3 +135,50 @@ def test_a_case_whose_runs_lost_their_metrics_is_not_evaluated_whatever_its_metr
     stripped = honest.cases[0].model_copy(update={"runs": [RunRecord(run=1, status="passed")]})
     decided, _ = verdict.redecide(honest.model_copy(update={"cases": [stripped]}))
     assert (decided.cases[0].status, decided.cases[0].metrics[0].score) == ("not_evaluated", None)
+
+
+def _forged(doc: ResultsDocument, **case_fields: object) -> ResultsDocument:
+    return doc.model_copy(update={"cases": [c.model_copy(update=case_fields) for c in doc.cases]})
+
+
+def test_statuses_a_file_gives_a_built_in_metric_are_not_its_functions_and_change_nothing() -> None:
+    """Only a custom metric's function returns statuses: a file that gives a failing built-in metric a passing
+    status of its own, and turn statuses that would say lower is better, is decided on the score."""
+    honest = document([case("a", [metric(RESPONSE, 0.1)])])
+    run = honest.cases[0].runs[0]
+    claimed = run.metrics[0].model_copy(
+        update={"evaluator_status": "passed", "invocation_statuses": ["passed"], "invocation_scores": [0.1]}
+    )
+    forged = _forged(honest, runs=[run.model_copy(update={"metrics": [claimed]})])
+    decided, _ = verdict.redecide(forged)
+    scored = decided.cases[0].metrics[0]
+    assert (decided.cases[0].status, scored.status, scored.lower_is_better) == ("failed", "failed", False)
+    assert decided.cases[0].runs[0].metrics[0].evaluator_status is None
+
+
+def test_what_a_file_claims_of_the_direction_the_gate_and_the_quarantine_is_decided_again() -> None:
+    honest = document([case("a", [metric(RESPONSE, 0.1)]), case("b", [metric(RESPONSE, 0.2)])])
+    parked = honest.cases[1].model_copy(update={"quarantined": True})
+    honest = verdict.decide(honest.model_copy(update={"cases": [honest.cases[0], parked]}), None, Policy())
+    assert [c.fails_gate for c in honest.cases] == [True, False] and honest.totals.quarantined_not_passing == 1
+    lying = [m.model_copy(update={"lower_is_better": True}) for m in honest.cases[0].metrics]
+    forged = _forged(honest, fails_gate=False, metrics=lying).model_copy(
+        update={"totals": honest.totals.model_copy(update={"quarantined_not_passing": 0})}
+    )
+    decided, _ = verdict.redecide(forged)
+    assert [c.fails_gate for c in decided.cases] == [True, False]
+    assert decided.totals.quarantined_not_passing == 1
+    assert decided.cases[0].metrics[0].lower_is_better is False
+    assert decided.cases[0].findings[0].reason == f"{RESPONSE}: 0.1 < 0.8"
+
+
+def test_a_turn_status_that_is_not_a_status_is_one_line_naming_the_field() -> None:
+    data = json.loads(results_json(document([case("a", [metric(RESPONSE, 0.1)])])))
+    data["cases"][0]["runs"][0]["metrics"][0]["invocation_statuses"] = ["::error::maybe"]
+    with pytest.raises(InvalidResults) as raised:
+        parse_document(data, shown="results.json")
+    message = str(raised.value)
+    assert message.startswith(
+        "results.json is not a valid results.json: cases.0.runs.0.metrics.0.invocation_statuses.0"
+    )
+    assert "\n" not in message

@@ -107,11 +107,14 @@ def _with(model: ModelT, **fields: object) -> ModelT:
 
 
 def decided_run(run: RunRecord, metrics: Sequence[MetricResult]) -> RunRecord:
-    """The run with each of its metrics' status decided as ``adk eval`` decides one run, then its own status."""
+    """The run with each of its metrics' status decided as ``adk eval`` decides one run, then its own status. Only
+    a custom metric's function returns statuses: those a record gives any other metric are left out."""
     by_name = {metric.name: metric for metric in metrics}
     decided = []
-    for metric in run.metrics:
-        case_metric = by_name.get(metric.name)
+    for recorded in run.metrics:
+        case_metric = by_name.get(recorded.name)
+        own = case_metric is not None and case_metric.kind == "custom"
+        metric = recorded if own else _with(recorded, evaluator_status=None, invocation_statuses=[])
         status = run_metric_status(
             metric,
             threshold=case_metric.threshold if case_metric else None,
