@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import statistics
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -42,6 +43,18 @@ def _results(workspace: Path) -> dict:
     data = json.loads((workspace / "adk-eval-results" / "results.json").read_text())
     validate_results(data)
     return data
+
+
+def _adk_turn_scores(history: Path) -> dict[tuple[str, str], list[float]]:
+    """Every turn's score of each case and metric in ADK's result files, pooled across them (the runs)."""
+    scores: dict[tuple[str, str], list[float]] = {}
+    for path in sorted(history.glob("*.evalset_result.json")):
+        for case in json.loads(path.read_text())["eval_case_results"]:
+            for turn in case["eval_metric_result_per_invocation"]:
+                for metric in turn["eval_metric_results"]:
+                    if metric["score"] is not None:
+                        scores.setdefault((case["eval_id"], metric["metric_name"]), []).append(metric["score"])
+    return scores
 
 
 def _adk_scores(history: Path) -> dict[tuple[str, str], list[float]]:
@@ -88,12 +101,14 @@ def test_scores_equal_adks_and_reports_are_valid(workspace: Path, history: Path)
         "carried": 0,
     }
     adk = _adk_scores(history)
+    turns = _adk_turn_scores(history)
     for case in parse_document(data, shown="results.json").cases:  # run scores may be the runs' (left out)
         assert len(case.runs) == 2  # two ADK result files: two runs
         for metric in case.metrics:
             expected = adk[(case.eval_id, metric.name)]
             assert metric.run_scores == expected
-            assert metric.score == pytest.approx(sum(expected) / len(expected), abs=1e-12)
+            # several runs: every turn's score pooled across the runs, as AgentEvaluator computes it
+            assert metric.score == statistics.mean(turns[(case.eval_id, metric.name)])
     junit = (workspace / "adk-eval-results" / "junit.xml").read_text()
     JUNIT.validate(junit)
     assert junit.count("<testcase ") == 3  # one per case, its runs inside
