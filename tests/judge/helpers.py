@@ -26,6 +26,7 @@ from adk_eval_gate.model import eval_config
 from adk_eval_gate.model.evalset import EvalCase, Invocation
 from adk_eval_gate.support.retry import Backoff
 from tests.fakes.gemini_server import FakeGemini, Reply, SeenRequest
+from tests.metrics.decided import Decided
 
 API_KEY = "test-key-123456"
 FAST = JudgeRetry(Backoff(attempts=3, initial=0.01, maximum=0.05, jitter=(0.5, 1.0)))
@@ -100,8 +101,8 @@ def score(
     criterion: eval_config.BaseCriterion,
     run: CaseRun,
     service: JudgeService | None = None,
-) -> MetricOutcome:
-    """Scores one run with a fresh judge service (closed in the same event loop)."""
+) -> Decided:
+    """Scores one run with a fresh judge service (closed in the same event loop), with the verdict's statuses."""
     services = MetricServices(judge=service if service is not None else judge_service())
     metric = metric_class(name=name, criterion=criterion, services=services)
 
@@ -111,7 +112,7 @@ def score(
         finally:
             await services.aclose()
 
-    return asyncio.run(go())
+    return Decided(asyncio.run(go()), threshold=criterion.threshold)
 
 
 def text(value: str, role: str = "model") -> types.Content:

@@ -20,6 +20,7 @@ from adk_eval_gate.pytest.evaluator import adk_failures, append_csv, csv_cell, e
 from adk_eval_gate.pytest.report import case_report
 from adk_eval_gate.pytest.session import CaseSession
 from tests.conftest import write_json
+from tests.report.builders import lower_is_better_case
 from tests.test_dataset import call, write_jsonl
 
 ROWS = [
@@ -196,3 +197,22 @@ def test_ids_of_evaluated_files_are_repository_relative(cases: list[CaseResult])
         "rows.evalset.jsonl::broken",
     ]
     assert json.loads(cases[0].model_dump_json())["status"] == "not_evaluated"  # final_response_match_v2
+
+
+def test_a_lower_is_better_custom_metric_passes_in_the_report_the_failure_lines_and_the_csv(tmp_path: Path) -> None:
+    """Its function passes a turn at or below 0.5: 0, 0 and 1 pass as AgentEvaluator passes them (1/3, lower is
+    better); each CSV row has the function's own status, as AgentEvaluator writes them."""
+    fine = lower_is_better_case("mostly_fine", [0.0, 0.0, 1.0], rule="agent_evaluator")
+    bad = lower_is_better_case("mostly_bad", [1.0, 1.0, 0.0], [1.0], rule="agent_evaluator")
+    assert adk_failures([fine], "agent") == []
+    assert adk_failures([bad], "agent") == ["bad_turns for agent Failed. Expected 0.5, but got 0.75."]
+    assert "  bad_turns: score 0.3333 <= threshold 0.5 (lower is better)" in case_report(fine, every_metric=True)
+    assert "  bad_turns: score 0.75 > threshold 0.5 (lower is better) (runs: 0.6667, 1)" in case_report(bad)
+    target = tmp_path / "rows.csv"
+    append_csv(str(target), [fine])
+    rows = list(csv.DictReader(target.open(encoding="utf-8")))
+    assert [(row["score"], row["eval_status"]) for row in rows] == [
+        ("0.0", "PASSED"),
+        ("0.0", "PASSED"),
+        ("1.0", "FAILED"),
+    ]

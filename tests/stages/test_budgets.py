@@ -16,7 +16,6 @@ from adk_eval_gate.inputs.configs import ConfigSource, load_config
 from adk_eval_gate.metrics.base import MetricOutcome
 from adk_eval_gate.metrics.score import ScoredMetric
 from adk_eval_gate.model.eval_config import Budgets
-from adk_eval_gate.model.results import MetricStatus
 from adk_eval_gate.model.results_usage import BudgetLimits
 from adk_eval_gate.report import costs
 from adk_eval_gate.runners.base import Inference
@@ -33,7 +32,7 @@ def _run(number: int, *tokens_per_turn: int, model: str = "gemini-2.5-flash", se
     turns = [turn(call(model, count - 10, 10), seconds=seconds) for count in tokens_per_turn]
     for invocation in turns:
         invocation.user_content = _turn("weather in Paris?", "sunny").user_content
-    outcome = MetricOutcome(1.0, MetricStatus.PASSED)
+    outcome = MetricOutcome(1.0)
     return aggregate.FinishedRun(number, Inference(invocations=turns), [ScoredMetric(CONFIGURED, outcome)])
 
 
@@ -92,7 +91,7 @@ def test_a_budget_whose_figure_was_not_reported_leaves_the_case_not_evaluated() 
     silent = aggregate.FinishedRun(
         1,
         Inference(invocations=[_turn("weather in Paris?", "sunny")]),
-        [ScoredMetric(CONFIGURED, MetricOutcome(1.0, MetricStatus.PASSED))],
+        [ScoredMetric(CONFIGURED, MetricOutcome(1.0))],
     )
     case = _case(silent, budgets=Budgets(max_model_calls_per_turn=3, max_seconds_per_turn=10))
     assert case.status == "not_evaluated"

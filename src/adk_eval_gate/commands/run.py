@@ -37,6 +37,7 @@ from adk_eval_gate.runners.worker_starter import Starter
 from adk_eval_gate.support import collector
 from adk_eval_gate.support.console import Console, relayed_output
 from adk_eval_gate.support.words import plural
+from adk_eval_gate.verdict.aggregation import ScoreRule
 from adk_eval_gate.verdict.rules import PASS_RULES
 
 
@@ -50,9 +51,10 @@ def case_record(
     confirmation: Confirmation | None = None,
     prices: Prices | None = None,
     apps: AppTable | None = None,
+    score_rule: ScoreRule = "adk_eval",
 ) -> CaseResult:
     """The case's record, decided on its finished runs (the same whether made as its last run finished or after
-    every run)."""
+    every run); ``score_rule``: whose rules score its metrics over its runs (``verdict.aggregation``)."""
     loaded = planned_file.loaded
     return aggregate.case_result(
         display=loaded.display,
@@ -63,6 +65,7 @@ def case_record(
         metrics=planned_file.config.metrics,
         finished=finished,
         pass_rule=settings.pass_rule,
+        score_rule=score_rule,
         confirmation=confirmation,
         prices=prices,
         budgets=planned_file.config.config.budgets,
@@ -115,13 +118,15 @@ def case_results(
     inputs: Inputs | None = None,
     release: bool = False,
     early: EarlyRecords | None = None,
+    score_rule: ScoreRule = "adk_eval",
 ) -> list[CaseResult]:
     """Every case that ran, decided on its runs (with its ``inputs`` when given), and every case ``carried`` from
     the baseline (``--only-affected``), in file and case order, with ``--quarantine`` applied.
 
     ``early``: the records already made as the cases' last runs finished (taken from it). ``release``: each
     case's finished runs leave ``execution`` once its record is made (what they held beyond the record, their
-    scores' objects, is freed as the cases are made, not after all of them)."""
+    scores' objects, is freed as the cases are made, not after all of them). ``score_rule``: whose rules score the
+    metrics over a case's runs (``verdict.aggregation``: ``adk eval``'s, or AgentEvaluator's for its drop-in)."""
     made = early.made if early else {}
     cases: list[CaseResult] = []
     for planned_file in planned:
@@ -144,6 +149,7 @@ def case_results(
                     confirmation=confirmation,
                     prices=prices,
                     apps=execution.apps,
+                    score_rule=score_rule,
                 )
                 used = observed(finished)
             else:
@@ -293,7 +299,7 @@ async def run_items(
     progress = Progress.for_console(console, total=len(items), env=settings.environment)
 
     def finished(item: WorkItem, run: FinishedRun) -> None:
-        progress.finished(item, run)
+        progress.finished(item, run, aggregate.run_outcome(run))
         if early is not None:
             early.finished(item, run)
 

@@ -318,8 +318,8 @@ OPTIONS: tuple[Option, ...] = (
     Option(
         "pass_rule",
         "--pass-rule",
-        "how a case with several runs passes: mean (ADK's: each metric's mean over the runs meets its threshold), "
-        "all (every run passes) or majority (more than half of the runs pass)",
+        "how a case with several runs passes: mean (ADK's: each metric's mean over every turn of the runs meets its "
+        "threshold), all (every run passes) or majority (more than half of the runs pass)",
         "str",
         "pass-rule",
         choices=("mean", "all", "majority"),

@@ -132,9 +132,17 @@ class Finding(ResultModel):
 class MetricResult(ResultModel):
     name: str
     kind: MetricKind = "deterministic"
-    score: float | None = Field(description="Mean of the run scores that exist.")
+    score: float | None = Field(
+        description="The case's score, as the verdict computes it from its runs: with one run, the run's; with "
+        "several, the mean of every invocation's score pooled across the runs (ADK's AgentEvaluator)."
+    )
     threshold: float | None = Field(default=None, description="None: the metric has no threshold (informational).")
     status: MetricStatus
+    lower_is_better: bool = Field(
+        default=False,
+        description="The metric passes at or below its threshold: its custom function's own statuses say so (as "
+        "ADK infers it).",
+    )
     run_scores: list[float | None] = Field(default_factory=list)
     invocation_scores: list[list[float | None]] = Field(default_factory=list)
     passed_runs: int = 0
@@ -181,6 +189,11 @@ class CaseResult(ResultModel):
     budgets: list[BudgetCheck] = Field(default_factory=list, description="test_config.json budgets, checked.")
     findings: list[Finding] = Field(
         default_factory=list, description="Why the case has its status (the verdict's findings; none when it passed)."
+    )
+    fails_gate: bool = Field(
+        default=False,
+        description="The case fails the run: gated (not quarantined) and failed, an error, or not evaluated without "
+        "--allow-not-evaluated (the verdict's, for the outputs).",
     )
     failing_on_base: bool = Field(
         default=False, description="It did not pass on the base branch either: not a failure new in this change."
@@ -271,6 +284,7 @@ class Totals(ResultModel):
     quarantined: int = Field(
         default=0, description="Cases under --quarantine, whatever their status (not in the above)."
     )
+    quarantined_not_passing: int = Field(default=0, description="Of the quarantined cases, those that did not pass.")
     files: int = 0
     file_errors: int = 0
     infrastructure_errors: int = Field(
@@ -315,6 +329,7 @@ class MetricSummary(ResultModel):
     failed: int = 0
     not_evaluated: int = 0
     pass_rate: float | None = None
+    lower_is_better: bool = Field(default=False, description="In some case the metric passes at or below its limit.")
 
 
 class JudgeStats(ResultModel):

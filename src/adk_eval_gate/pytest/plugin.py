@@ -57,8 +57,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         type=int,
         default=2,
         metavar="N",
-        help="runs of every eval case; each metric's mean over them must meet its threshold (default: 2, as "
-        "ADK's AgentEvaluator)",
+        help="runs of every eval case; each metric's mean over every turn of them must meet its threshold "
+        "(default: 2, as ADK's AgentEvaluator)",
     )
     group.addoption(
         "--adk-agent",

@@ -7,7 +7,8 @@ import re
 from adk_eval_gate.model.results import CaseResult, MetricResult
 from adk_eval_gate.model.results_base import CaseStatus, MetricStatus
 from adk_eval_gate.report import views
-from adk_eval_gate.verdict.rules import failure_reason
+from adk_eval_gate.verdict.aggregation import comparison_text
+from adk_eval_gate.verdict.rules import failure_reason, run_scores_text
 
 _TEXT = 500  # characters of an answer shown
 
@@ -17,14 +18,14 @@ def _number(value: float | None) -> str:
 
 
 def metric_line(metric: MetricResult) -> str:
-    """``name: score S < threshold T`` (its run scores when there are several), or why it was not evaluated."""
-    runs = f" (runs: {', '.join(map(_number, metric.run_scores))})" if len(metric.run_scores) > 1 else ""
+    """``name: score S < threshold T`` as the verdict compared them (``<=`` and said when lower is better), its run
+    scores when there are several, or why it was not evaluated."""
     if metric.status == MetricStatus.NOT_EVALUATED:
-        return f"{failure_reason(metric)}{runs}"
-    if metric.threshold is None:
+        return failure_reason(metric)
+    runs = run_scores_text(metric)
+    if metric.status == MetricStatus.INFORMATIONAL or metric.threshold is None:
         return f"{metric.name}: {_number(metric.score)} (informational){runs}"
-    relation = "<" if metric.status == MetricStatus.FAILED else ">="
-    return f"{metric.name}: score {_number(metric.score)} {relation} threshold {_number(metric.threshold)}{runs}"
+    return f"{metric.name}: {comparison_text(metric, labelled=True)}{runs}"
 
 
 def _clip(text: str) -> str:

@@ -39,6 +39,7 @@ from adk_eval_gate.support.collector import unsettle_heap
 from adk_eval_gate.support.console import Console
 from adk_eval_gate.support.errors import EvalFileError
 from adk_eval_gate.support.masking import mask_model, secrets_in_env
+from adk_eval_gate.verdict.aggregation import ScoreRule
 
 if TYPE_CHECKING:
     from adk_eval_gate.runners.adk import AdkRunner
@@ -94,9 +95,12 @@ class CaseSession:
         console: Console | None = None,
         config_finder: ConfigFinder | None = None,
         agent: AgentRef | None = None,
+        score_rule: ScoreRule = "adk_eval",
     ) -> None:
         """``config_finder``: where a file's criteria come from (default: the gate's resolution, ``--config``
-        first); ``agent``: the agent of every file (default: ``settings.agent``, else the one above each file)."""
+        first); ``agent``: the agent of every file (default: ``settings.agent``, else the one above each file);
+        ``score_rule``: whose rules score a metric over a case's runs (``verdict.aggregation``: ``run``'s, or
+        AgentEvaluator's for its drop-in)."""
         self.settings = settings
         self.root = root
         self.console = console or Console(
@@ -106,6 +110,7 @@ class CaseSession:
         self._configs = ConfigCache(root)
         self._agent = agent
         self._locator = agent_locator(settings, root) if agent is None else None
+        self.score_rule = score_rule
         self.runner = DatasetRunner(self._chosen_runner, name=settings.runner)
         self._services: MetricServices | None = None
         self._started: dict[str, list[WorkItem]] = {}  # case id -> its work items, served by the started runner
@@ -219,7 +224,7 @@ class CaseSession:
             unsettle_heap()  # execute settles the heap for a gate run to its end; a test process goes on
             if runner is self.runner:
                 await self.runner.aclose()  # the workers started for this call
-        return case_results(settings=self.settings, planned=[chosen], execution=execution)
+        return case_results(settings=self.settings, planned=[chosen], execution=execution, score_rule=self.score_rule)
 
     async def aclose(self) -> None:
         await self.runner.aclose()

@@ -186,6 +186,8 @@ def quarantined_cases(doc: ResultsDocument, *, limit: int | None = None) -> str:
     ]
     if len(cases) > len(shown):
         lines.append(f"- … and {len(cases) - len(shown)} more")
-    not_passing = sum(1 for c in cases if c.status != CaseStatus.PASSED)
-    heading = f"<strong>Quarantined</strong>: {len(cases)} · {not_passing} not passing, none fail the gate"
+    heading = (
+        f"<strong>Quarantined</strong>: {doc.totals.quarantined} · {doc.totals.quarantined_not_passing} not passing, "
+        "none fail the gate"
+    )
     return md.details(heading, "\n".join(lines))

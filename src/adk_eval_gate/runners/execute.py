@@ -15,7 +15,6 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Literal
 
 from adk_eval_gate.inputs.plan import PlannedFile, WorkItem
 from adk_eval_gate.judge.service import SCORED_RUN
@@ -23,7 +22,6 @@ from adk_eval_gate.metrics.base import Metric, MetricServices
 from adk_eval_gate.metrics.registry import ConfiguredMetric
 from adk_eval_gate.metrics.score import MetricEscaped, ScoredMetric, score_run
 from adk_eval_gate.model.compact import AppTable
-from adk_eval_gate.model.results import ErrorKind, MetricStatus
 from adk_eval_gate.runners.base import Inference, Runner, contain_exits, describe_escape
 from adk_eval_gate.runners.capture import actual_invocations, capture
 from adk_eval_gate.support.collector import settle_heap
@@ -43,33 +41,6 @@ class FinishedRun:
     def infrastructure_failure(self) -> str | None:
         """Why a metric could not be scored because a service around the agent failed (a judge outage)."""
         return next((f"{s.configured.name}: {s.outcome.reason}" for s in self.scored if s.outcome.infrastructure), None)
-
-    @property
-    def error(self) -> str | None:
-        """Why the run is an error: inference failed, or a metric could not be scored because a service was down
-        (unless another metric failed: a failure that is certain is not hidden behind an outage)."""
-        if self.inference.error is not None:
-            return self.inference.error
-        failed = any(scored.outcome.status is MetricStatus.FAILED for scored in self.scored)
-        return None if failed else self.infrastructure_failure
-
-    @property
-    def error_kind(self) -> ErrorKind | None:
-        if self.inference.error is not None:
-            return "infrastructure" if self.inference.infrastructure else "agent"
-        return "infrastructure" if self.error else None
-
-    @property
-    def outcome(self) -> Literal["error", "failing", "ok"]:
-        """What the progress shows of the run (never a verdict: budgets, re-runs and the baseline decide that):
-        an error, a metric below its threshold or not evaluated, or neither."""
-        if self.error is not None:
-            return "error"
-        return (
-            "ok"
-            if all(s.outcome.status in (MetricStatus.PASSED, MetricStatus.INFORMATIONAL) for s in self.scored)
-            else "failing"
-        )
 
 
 @dataclass(repr=False)
