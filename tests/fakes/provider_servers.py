@@ -2,10 +2,11 @@
 
 ``FakeOpenAI`` speaks Chat Completions (``POST /v1/chat/completions``, the key in ``Authorization: Bearer``): what
 ADK's OpenAI integration (``gpt-*``) and LiteLLM (``openai/...``) send once ``OPENAI_BASE_URL`` points at
-``url + "/v1"``. ``FakeAnthropic`` speaks the Messages API (``POST /v1/messages``, the key in ``x-api-key``): what
-the Anthropic SDK and LiteLLM (``anthropic/...``) send once ``ANTHROPIC_BASE_URL`` points at ``url``. Replies come
-from the same queue and script as the fake Gemini server's (``Reply``: a text, an error with ``Retry-After``, a
-delay); errors have each API's own error body, and usage is reported in each API's own fields.
+``url + "/v1"``. ``FakeAnthropic`` speaks the Messages API (``POST /v1/messages``, the key in ``x-api-key`` or as a
+bearer token): what the Anthropic SDK and LiteLLM (``anthropic/...``) send once ``ANTHROPIC_BASE_URL`` points at
+``url``. Replies come from the same queue and script as the fake Gemini server's (``Reply``: a text, an error with
+``Retry-After``, a redirect, a raw body, an endless answer, a delay); errors have each API's own error body, and usage
+is reported in each API's own fields.
 """
 
 from __future__ import annotations
@@ -66,6 +67,7 @@ class _ProviderFake(FakeGemini):
 class FakeOpenAI(_ProviderFake):
     path = "/v1/chat/completions"
     api_key_header = "Authorization"
+    endless_prefix = b'{"id": "chatcmpl-1", "object": "chat.completion", "choices": [{"message": {"content": "'
 
     def error_body(self, status: int, message: str) -> dict[str, Any]:
         kind = "rate_limit_exceeded" if status == 429 else "invalid_request_error" if status < 500 else "server_error"
@@ -90,6 +92,12 @@ class FakeOpenAI(_ProviderFake):
 class FakeAnthropic(_ProviderFake):
     path = "/v1/messages"
     api_key_header = "x-api-key"
+    endless_prefix = b'{"id": "msg_1", "type": "message", "role": "assistant", "content": [{"type": "text", "text": "'
+
+    def key_of(self, headers: Any) -> str | None:
+        """``x-api-key`` (LiteLLM), or ``Authorization: Bearer`` (the Anthropic SDK since its 2.x versions)."""
+        bearer = headers.get("Authorization")
+        return headers.get("x-api-key") or (bearer.removeprefix("Bearer ") if bearer else None)
 
     def error_body(self, status: int, message: str) -> dict[str, Any]:
         kind = _ANTHROPIC_ERRORS.get(status, "api_error")
@@ -123,7 +131,7 @@ def _handler(fake: _ProviderFake) -> type[BaseHTTPRequestHandler]:
                 self._send(400, fake.error_body(400, "request body is not JSON"))
                 return
             api_key = fake.key_of(self.headers)
-            request = fake._record(str(body.get("model", "")), api_key, body)
+            request = fake._record(str(body.get("model", "")), api_key, body, self.headers)
             try:
                 self._answer(request, api_key)
             finally:
@@ -138,6 +146,8 @@ def _handler(fake: _ProviderFake) -> type[BaseHTTPRequestHandler]:
                 fake._stopping.wait(reply.delay)
                 if fake._stopping.is_set():
                     return
+            if self._send_special(reply, fake):
+                return
             if reply.status != 200:
                 message = reply.text or f"scripted {reply.status}"
                 self._send(reply.status, fake.error_body(reply.status, message), reply.headers)

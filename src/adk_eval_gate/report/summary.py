@@ -13,6 +13,7 @@ from adk_eval_gate.report import carried, cases, changes, charts, costs, limits,
 from adk_eval_gate.report import markdown as md
 from adk_eval_gate.report.comment import header
 from adk_eval_gate.report.headline import change_counts
+from adk_eval_gate.support.words import plural
 
 SUMMARY_LIMIT = limits.STEP_SUMMARY_BYTES
 _MARGIN = 16_384
@@ -45,6 +46,9 @@ def judge_stats(doc: ResultsDocument) -> str:
     if judge.failed:
         parts.append(f"{judge.failed:,} failed")
     parts.append(f"{judge.input_tokens:,} input and {judge.output_tokens:,} output tokens")
+    if judge.implausible_counts:
+        answers = plural(judge.implausible_counts, "answer")
+        parts.append(f"{answers} with impossible token counts (negative or beyond any model's, clamped)")
     return "**LLM judge:** " + ", ".join(parts) + "."
 
 
