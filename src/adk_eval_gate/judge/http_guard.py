@@ -27,7 +27,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from adk_eval_gate.support import http_body
+from adk_eval_gate.support import http_body, sanitize
 from adk_eval_gate.support.http_body import MIB
 
 # A judge's answer is a few KB (tens of thousands of tokens at most), and the cache keeps entries of up to 8 MiB
@@ -87,19 +87,38 @@ def _article(api: str) -> str:
     return "an" if api[:1].lower() in "aeiou" else "a"
 
 
+class _NotANumber(ValueError):
+    pass
+
+
+def _finite(literal: str) -> float:
+    """A JSON number with a fraction or an exponent; ``1e400`` would reach the SDKs as infinity, a token count as one.
+    (A huge integer is a number: its count is clamped later.)"""
+    value = float(literal)
+    if not sanitize.is_finite_number(value):
+        raise _NotANumber(f"{literal[:24]} is too large for a number")
+    return value
+
+
+def _not_a_number(name: str) -> Any:
+    raise _NotANumber(f"{name} is not a number")
+
+
 def _not_an_answer(body: bytes, api: str) -> str | None:
     """What ``body`` is when it is not a successful answer of ``api`` (``HTML``, ``empty``, ...); None when it is."""
     head = body[:_SNIFFED].lstrip()
     if not head:
         return "empty"
     if head.startswith(b"<"):
-        return "HTML"
+        return "HTML" if b"html" in head.lower() else "markup"
     try:
         text = body.decode("utf-8")
     except UnicodeDecodeError:
         return "bytes that are not UTF-8 text"
     try:
-        data = json.loads(text)
+        data = json.loads(text, parse_constant=_not_a_number, parse_float=_finite)
+    except _NotANumber as number:
+        return f"JSON: {number}"
     except (ValueError, RecursionError):
         return "text that is not JSON"
     field = _ANSWER_FIELDS.get(api)
@@ -108,6 +127,20 @@ def _not_an_answer(body: bytes, api: str) -> str | None:
     if field is not None and field not in data:
         return f"JSON without {field!r}"
     return None
+
+
+def _readable(response: Any) -> Any:
+    """An error answer whose body is not UTF-8, with each byte that is not replaced (U+FFFD): every SDK then reads
+    its status and text (google-genai took such a body for UTF-16 and failed on it, status unsaid)."""
+    try:
+        response.content.decode("utf-8")
+    except UnicodeDecodeError:
+        text = response.content.decode("utf-8", "replace").encode("utf-8")
+        headers = [(name, value) for name, value in response.headers.multi_items() if name.lower() != "content-length"]
+        return type(response)(
+            response.status_code, headers=headers, content=text, request=response.request, history=response.history
+        )
+    return response
 
 
 class _Guard:
@@ -146,9 +179,13 @@ class _Guard:
             )
         finally:
             await response.aclose()
+        if not read.is_success:
+            read = _readable(read)
         read.elapsed = response.elapsed
+        if not read.is_success:
+            return read
         event_stream = "text/event-stream" in read.headers.get("content-type", "")
-        if read.is_success and not event_stream and (kind := _not_an_answer(read.content, self.api)) is not None:
+        if not event_stream and (kind := _not_an_answer(read.content, self.api)) is not None:
             raise _refuse(
                 f"the judge at {where(request.url)} answered {read.status_code} with a body that is not "
                 f"{_article(self.api)} {self.api} answer ({kind})"

@@ -170,6 +170,9 @@ def server_delay(error: BaseException) -> float | None:
     return None
 
 
+_TRACEBACK = "Traceback (most recent call last):"
+
+
 def describe_error(error: BaseException) -> str:
     """One line about a failed call, without the request (which could carry the key)."""
     if isinstance(error, JudgeAnswerRefused):  # says what the server did, and which one
@@ -184,6 +187,7 @@ def describe_error(error: BaseException) -> str:
         return text
     if is_timeout(error):
         return "timed out"
-    detail = " ".join(str(error).split())[:200]
+    # LiteLLM puts the traceback of an unexpected error in its message: the paths of this machine, no news
+    detail = " ".join(str(error).split(_TRACEBACK, 1)[0].split())[:200]
     name = type(error).__name__ if status_of(error) is None else f"HTTP {status_of(error)} {type(error).__name__}"
     return f"{name}: {detail}" if detail else name

@@ -8,6 +8,8 @@ from typing import Any
 import pydantic
 from google.genai import types as genai_types
 
+from adk_eval_gate.support.sanitize import is_finite_number, shown_number
+
 MAX_CALL_TOKENS = 100_000_000  # ten times the largest context window of any model: one call's count beyond is not one
 _COUNTS = {  # the counts of a usage metadata, as messages name them
     "prompt_token_count": "input",
@@ -36,10 +38,7 @@ def token_count(value: Any) -> int:
 def _shown(value: Any) -> str:
     if not isinstance(value, int) or isinstance(value, bool):
         return repr(value)[:40]
-    digits = str(abs(value))
-    if len(digits) <= 15:
-        return f"{value:,}"
-    return f"{'-' if value < 0 else ''}{digits[0]}.{digits[1:3]}e{len(digits) - 1}"
+    return f"{value:,}" if is_finite_number(value) else shown_number(value)
 
 
 def plausible_usage(
