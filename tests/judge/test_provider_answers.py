@@ -248,3 +248,49 @@ def test_a_wait_within_the_cap_is_waited_through_the_services_sleep(route: Route
     service = service_for(route, retry=JUDGE_RETRY, sleep=time.sleep, clock=time.clock)
     assert ask(service, route.model, "q") == ["after the wait"]
     assert time.slept == [100.0] and fake.count == 2
+
+
+def test_claude_on_vertex_ai_asks_through_the_judges_client(
+    provider_servers: dict[str, FakeGemini], elsewhere: dict[str, FakeGemini], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ADK's ``Claude`` (``claude-*``) as the judge makes it: the project and region ADK reads, the SDK's retries off,
+    and the judge's client under it (the access token, which google-auth would give, is set by hand: no Google
+    credentials here)."""
+    from google.adk.models.anthropic_llm import Claude
+    from google.adk.models.llm_request import LlmRequest
+    from google.genai import types
+
+    from adk_eval_gate.judge.http_guard import JudgeAnswerRefused, surfacing_refusals
+    from adk_eval_gate.judge.provider_clients import make_model
+
+    fake, target = provider_servers["anthropic"], elsewhere["anthropic"]
+    fake.api_key = "vertex-access-token"
+    for name, value in (("PROJECT", "proj"), ("LOCATION", "us-east5")):
+        monkeypatch.setenv(f"GOOGLE_CLOUD_{name}", value)
+    monkeypatch.setenv("ANTHROPIC_VERTEX_BASE_URL", f"{fake.url}/v1")
+    vertex_path = "/v1/projects/proj/locations/us-east5/publishers/anthropic/models/claude-haiku-4-5:rawPredict"
+    fake.enqueue("from Vertex AI", Reply.redirect(target.url + vertex_path))
+    model, clients = make_model(ModelRoute("claude-haiku-4-5", "Claude", Claude), timeout_seconds=10.0)
+    assert (model.client.project_id, model.client.region, model.client.max_retries) == ("proj", "us-east5", 0)
+    model.client.access_token = "vertex-access-token"
+    request = LlmRequest(model="claude-haiku-4-5", contents=[types.Content(role="user", parts=[types.Part(text="q")])])
+
+    async def first_answer() -> str:
+        async for response in model.generate_content_async(request):
+            return str(response.content.parts[0].text)
+        raise AssertionError("no answer")
+
+    async def go() -> tuple[str, str]:
+        try:
+            answered = await first_answer()
+            with pytest.raises(JudgeAnswerRefused) as refused, surfacing_refusals():
+                await first_answer()
+            return answered, str(refused.value)
+        finally:
+            for client in clients:
+                await client.aclose()
+
+    answered, refusal = asyncio.run(go())
+    assert answered == "from Vertex AI" and fake.requests[0].api_key == "vertex-access-token"
+    assert f"answered 307 with a redirect to {host(target)}, another host: not followed" in refusal
+    assert fake.count == 2 and target.count == 0
