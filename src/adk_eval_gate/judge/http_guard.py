@@ -156,7 +156,7 @@ class _Guard:
         origin = response.request.url
         try:
             target = origin.join(response.headers["Location"])
-        except Exception:
+        except Exception:  # a Location the URL parser refuses: a redirect to nowhere it could name
             target = None
         if target is not None and _origin(target) == _origin(origin):
             return

@@ -26,18 +26,6 @@ from adk_eval_gate.judge.models import ModelRoute
 _LITELLM_OPENAI_BASE = "https://api.openai.com/v1"
 
 
-def api_name(route: ModelRoute) -> str:
-    """The API a route's answers come from, as messages name it."""
-    if route.provider in ("OpenAILlm",):
-        return "OpenAI"
-    if route.provider in ("AnthropicLlm", "Claude"):
-        return "Anthropic"
-    if route.provider == "LiteLlm":
-        provider = route.name.split("/", 1)[0]
-        return {"openai": "OpenAI", "anthropic": "Anthropic"}.get(provider, provider)
-    return route.provider
-
-
 class _Made:
     """The HTTP clients made for one model, to close with it."""
 

@@ -192,8 +192,9 @@ class JudgeService:
             if self.warn is not None and model not in self._implausible_said:
                 self._implausible_said.add(model)
                 self.warn(
-                    f"the judge {model} reported {', '.join(implausible)} tokens for an answer: not token counts, "
-                    f"so each was counted from 0 to {MAX_CALL_TOKENS:,} (results.json counts such answers)"
+                    f"the judge {model} reported {', '.join(implausible)} tokens for an answer: impossible for one "
+                    f"call (0 to {MAX_CALL_TOKENS:,}), so clamped to that; results.json counts such answers "
+                    "(judge.implausible_counts)"
                 )
             input_tokens, output_tokens = call_counts(usage)
             answer = replace(answer, input_tokens=input_tokens, output_tokens=output_tokens, usage=usage)

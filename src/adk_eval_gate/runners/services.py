@@ -138,7 +138,7 @@ def finish_judge(services: MetricServices, console: Console) -> JudgeStats | Non
         console.line(f"LLM judge: not available ({judge.unavailable})")
     else:
         implausible = (
-            f", {counters.implausible_counts} answers with token counts that were not counts"
+            f", {counters.implausible_counts} answers with impossible token counts (clamped)"
             if counters.implausible_counts
             else ""
         )
