@@ -82,6 +82,11 @@ HOSTILE_BODIES = {
     ),
     "json without the answer's shape": (Reply.body(b"[1, 2, 3]", content_type="application/json"), "(JSON list"),
     "empty": (Reply.body(b"", content_type="application/json"), "(empty)"),
+    "json nested 200,000 deep": (
+        Reply.body(b'{"a": ' * 200_000 + b"1" + b"}" * 200_000, content_type="application/json"),
+        "(JSON nested too deep to read)",
+    ),
+    "plain text": (Reply.body(b"Service temporarily moved", content_type="text/plain"), "(text that is not JSON)"),
 }
 
 

@@ -119,7 +119,9 @@ def _not_an_answer(body: bytes, api: str) -> str | None:
         data = json.loads(text, parse_constant=_not_a_number, parse_float=_finite)
     except _NotANumber as number:
         return f"JSON: {number}"
-    except (ValueError, RecursionError):
+    except RecursionError:
+        return "JSON nested too deep to read"
+    except ValueError:
         return "text that is not JSON"
     field = _ANSWER_FIELDS.get(api)
     if not isinstance(data, dict):
