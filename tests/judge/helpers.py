@@ -61,16 +61,13 @@ def _shared_tls() -> ssl.SSLContext:
 
 class SharedTlsGeminiJudge(GeminiJudge):
     """The gate's Gemini judge with one TLS context for every client of the test session: google-genai loads the CA
-    bundle into three new contexts for each client it makes (a fifth of the fast tier's time), and the fake
-    server speaks plain HTTP anyway. Everything else is the judge's own ``_http_options``."""
+    bundle into new contexts for each client it makes (its requests go through the judge's own client, whose
+    context is made once, but it makes a synchronous client too), and the fake server speaks plain HTTP anyway.
+    Everything else is the judge's own ``_http_options``."""
 
-    def _http_options(self) -> types.HttpOptions:
+    def _http_options(self, http_client: Any = None) -> types.HttpOptions:
         tls = _shared_tls()
-        return (
-            super()
-            ._http_options()
-            .model_copy(update={"client_args": {"verify": tls}, "async_client_args": {"verify": tls, "ssl": tls}})
-        )
+        return super()._http_options(http_client).model_copy(update={"client_args": {"verify": tls}})
 
 
 def judge_service(
@@ -80,13 +77,16 @@ def judge_service(
     timeout: float = 5.0,
     retry: JudgeRetry = FAST,
     api_key: str = API_KEY,
+    **options: Any,
 ) -> JudgeService:
+    """``options``: the service's other settings (``mask``, ``warn``, ``sleep``, ``clock``)."""
     backend = SharedTlsGeminiJudge(JudgeCredentials(vertexai=False, api_key=api_key), timeout_seconds=timeout)
     return JudgeService(
         backend=backend,
         parallelism=parallelism,
         cache=JudgeCache(cache_dir) if cache_dir else None,
         retry=retry,
+        **options,
     )
 
 

@@ -338,6 +338,11 @@ class JudgeStats(ResultModel):
     failed: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
+    implausible_counts: int = Field(
+        default=0,
+        description="Answers whose token counts were not counts (negative, or beyond any model's): each such count "
+        "was counted as 0, or as the most one call can use.",
+    )
 
 
 class JudgeSetting(ResultModel):

@@ -63,6 +63,9 @@ def judge_stats(doc: ResultsDocument) -> str:
     if judge.failed:
         parts.append(f"{judge.failed:,} failed")
     parts.append(f"{judge.input_tokens:,} input and {judge.output_tokens:,} output tokens")
+    if judge.implausible_counts:
+        answers = plural(judge.implausible_counts, "answer")
+        parts.append(f"{answers} with impossible token counts (negative or beyond any model's, clamped)")
     return "**LLM judge:** " + ", ".join(parts) + "."
 
 

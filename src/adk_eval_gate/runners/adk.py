@@ -30,7 +30,7 @@ from adk_eval_gate.runners.agents import AgentError, LoadedAgent, load_agent, lo
 from adk_eval_gate.runners.base import Inference, escaped, plain_state
 from adk_eval_gate.runners.errors import describe_agent_error, transient_failure
 from adk_eval_gate.runners.invocations import to_invocations
-from adk_eval_gate.runners.simulation import user_turns
+from adk_eval_gate.runners.simulation import UserSimulatorFailed, user_turns
 from adk_eval_gate.runners.worker_starter import Starter
 from adk_eval_gate.runners.workers import WorkerPool, default_worker_count
 from adk_eval_gate.support.console import Console
@@ -289,8 +289,10 @@ class AdkRunner:
             retryable, retry_after = transient_failure(error)
             if not app_name and isinstance(error, ValueError) and "app_name is required" in str(error):
                 return Inference(error=EMPTY_APP_NAME, session_id=session_id)
-            return Inference(
-                error=describe_agent_error(escaped(error), agent.ref),
+            return Inference(  # a failing user simulator is the user's side of the run, not the agent
+                error=error.one_line()
+                if isinstance(error, UserSimulatorFailed)
+                else describe_agent_error(escaped(error), agent.ref),
                 session_id=session_id,
                 retryable=retryable,
                 retry_after=retry_after,
