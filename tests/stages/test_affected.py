@@ -93,44 +93,6 @@ def test_a_carried_case_keeps_the_base_result_and_names_the_run_it_first_came_fr
     assert again.carried == older and not again.quarantined  # quarantine is this run's to decide
 
 
-def test_the_environment_s_dependency_files_and_always_affected_globs_change_every_case() -> None:
-    changed = frozenset(
-        {
-            "agents/requirements-dev.txt",
-            "uv.lock",
-            "pyproject.toml",
-            ".github/workflows/evals.yml",
-            "deps/pinned.in.txt",
-            "data/menu.csv",
-            ".venv/lib/python3.11/site-packages/x/requirements.txt",
-            "a_agent/agent.py",
-        }
-    )
-    assert affected.changes_to_everything(changed, environment=["deps/pinned.in.txt"], always=["data/**"]) == [
-        ".github/workflows/evals.yml",
-        "agents/requirements-dev.txt",
-        "data/menu.csv",
-        "deps/pinned.in.txt",
-        "pyproject.toml",
-        "uv.lock",
-    ]
-    assert affected.changes_to_everything(frozenset({"a_agent/agent.py"}), environment=[], always=[]) == []
-
-
-def test_the_environment_inputs_are_the_dependency_files_and_the_requirements_input(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.chdir(tmp_path)
-    tracked = ["requirements.txt", "a_agent/agent.py", "poetry.lock", "tools/setup.cfg", "README.md"]
-    found = affected.environment_inputs(tracked, "deps/agent.reqs", tmp_path)
-    assert found == ["deps/agent.reqs", "poetry.lock", "requirements.txt", "tools/setup.cfg"]
-    assert affected.environment_inputs(tracked, "pyproject", tmp_path) == [
-        "poetry.lock",
-        "requirements.txt",
-        "tools/setup.cfg",
-    ]
-
-
 def test_a_baseline_of_another_gate_or_adk_version_is_not_carried_from() -> None:
     base = _base()
     assert affected.version_difference(base, adk_version="2.13.0") is None

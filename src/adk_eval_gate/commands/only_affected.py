@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from adk_eval_gate.aggregate.pricing import Prices
-from adk_eval_gate.compare import affected, git_changes, likeforlike
+from adk_eval_gate.compare import affected, environment, git_changes, likeforlike
 from adk_eval_gate.config.settings import Settings
 from adk_eval_gate.github.baseline import Baseline, NoBaseline
 from adk_eval_gate.inputs.discover import display_path
@@ -33,11 +33,13 @@ class Inputs:
     files: dict[str, list[str]] = field(default_factory=dict)  # eval file -> its file, config, initial session
     functions: dict[str, list[str]] = field(default_factory=dict)  # eval file -> its custom metric functions
     environment: list[str] = field(default_factory=list)
+    environment_unknown: str | None = None  # why the environment's inputs are not all known (every case runs)
     commit: str | None = None  # GITHUB_SHA, else git's HEAD
 
     @classmethod
     def of(cls, settings: Settings, *, planned: list[PlannedFile], root: Path, prices: Prices) -> Inputs:
         run = affected.run_settings(settings, prices=prices.table.model_dump(mode="json"))
+        found = environment.environment_inputs(git_changes.tracked_files(root), settings.requirements, root)
         return cls(
             root=root,
             digests={file.loaded.display: affected.settings_digest(file, run) for file in planned},
@@ -48,7 +50,8 @@ class Inputs:
                 ]
                 for file in planned
             },
-            environment=affected.environment_inputs(git_changes.tracked_files(root), settings.requirements, root),
+            environment=found.files,
+            environment_unknown=found.unknown,
             commit=settings.github.sha or git_changes.head_commit(root),
         )
 
@@ -139,8 +142,10 @@ def _changes(settings: Settings, *, inputs: Inputs, found: Baseline | NoBaseline
         return changes.reason
     outputs = display_path(settings.output_dir.resolve(), inputs.root) + "/"  # this gate's own reports
     changed = frozenset(path for path in changes.files if not path.startswith(outputs))
-    environment = sorted({*inputs.environment, *base.run.environment_inputs})
-    everything = affected.changes_to_everything(changed, environment=environment, always=settings.always_affected)
+    if inputs.environment_unknown:
+        return f"what the environment depends on is not known: {inputs.environment_unknown}"
+    every = sorted({*inputs.environment, *base.run.environment_inputs})
+    everything = environment.changes_to_everything(changed, environment=every, always=settings.always_affected)
     if everything:
         named = ", ".join(everything[:FILES_NAMED]) + (
             f" and {len(everything) - FILES_NAMED} more" if len(everything) > FILES_NAMED else ""

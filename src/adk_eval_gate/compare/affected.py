@@ -3,19 +3,18 @@ that recorded them, which cases a change can touch. Pure: the changed files come
 
 A case's inputs are its eval file, its config, the files its agent used (``runners/observe.py``: the modules it
 imported and the files it opened or listed inside the repository, while it loaded and ran) and a digest of the
-gate's settings that change its scores or status. The environment's dependency files (requirements, pyproject.toml,
-lock files, the workflows, the action's ``requirements`` input) and ``--always-affected`` globs are inputs of every
-case. A case runs when one of its base inputs changed, its settings differ, it is new, the baseline has no inputs
-for it or could not evaluate it (an error); every other case is carried from the baseline, as it was decided there.
+gate's settings that change its scores or status. The environment's dependency files and ``--always-affected`` globs
+are inputs of every case (``environment``). A case runs when one of its base inputs changed, its settings differ, it
+is new, the baseline has no inputs for it or could not evaluate it (an error); every other case is carried from the
+baseline, as it was decided there.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import re
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,17 +23,10 @@ from adk_eval_gate.compare import likeforlike
 from adk_eval_gate.config.settings import Settings
 from adk_eval_gate.inputs.agent_sources import AgentChoice
 from adk_eval_gate.inputs.configs import ConfigSource
-from adk_eval_gate.inputs.discover import SKIPPED_DIRS, display_path, glob_to_regex
+from adk_eval_gate.inputs.discover import display_path
 from adk_eval_gate.inputs.plan import PlannedFile
 from adk_eval_gate.model.results import BaselineInfo, Carried, CaseInputs, CaseResult, ResultsDocument
 from adk_eval_gate.runners.observe import ModuleIndex, repository_files
-
-ENVIRONMENT_FILES = re.compile(
-    r"(?:^|/)(?:requirements[^/]*\.(?:txt|in)|constraints[^/]*\.txt|pyproject\.toml|setup\.(?:py|cfg)|Pipfile"
-    r"|Pipfile\.lock|poetry\.lock|uv\.lock|pdm\.lock|pylock[^/]*\.toml|environment\.ya?ml)\Z"
-    r"|\A\.github/workflows/[^/]+\.ya?ml\Z"
-)
-"""The environment's dependency files, anywhere in the repository, and the workflows that set it up."""
 
 
 def digest(data: object) -> str:
@@ -115,29 +107,6 @@ def case_inputs(
         settings=settings,
         observed=complete and bool(observed) and all(paths is not None for paths in observed),
     )
-
-
-def environment_inputs(tracked: Iterable[str], requirements: str | None, root: Path) -> list[str]:
-    """The dependency files of the environment among ``tracked``, with the action's ``requirements`` file."""
-    found = {path for path in tracked if ENVIRONMENT_FILES.search(path)}
-    if requirements and requirements != "pyproject":
-        path = display_path(Path(requirements).resolve(), root)
-        if not path.startswith(("/", "..")):
-            found.add(path)
-    return sorted(found)
-
-
-def changes_to_everything(changed: frozenset[str], *, environment: list[str], always: list[str]) -> list[str]:
-    """The changed files that are inputs of every case: dependency files (``environment``, and any file named
-    like one), and the files ``--always-affected`` globs match."""
-    patterns = [glob_to_regex(glob.strip().removeprefix("./")) for glob in always]
-    found = []
-    for path in sorted(changed):
-        if SKIPPED_DIRS.intersection(path.split("/")[:-1]):
-            continue  # a virtualenv or tool folder inside the checkout
-        if path in environment or ENVIRONMENT_FILES.search(path) or any(p.match(path) for p in patterns):
-            found.append(path)
-    return found
 
 
 def touches(inputs: list[str], changed: frozenset[str]) -> bool:

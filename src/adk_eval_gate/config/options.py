@@ -56,7 +56,7 @@ OPTIONS: tuple[Option, ...] = (
     Option(
         "include",
         "--include",
-        "only files matching this glob (repeatable; ** matches folders)",
+        "only files matching this glob, by path or by name at any depth (repeatable; ** matches folders)",
         "list",
         "include",
         ("run", "validate"),
@@ -66,7 +66,7 @@ OPTIONS: tuple[Option, ...] = (
     Option(
         "exclude",
         "--exclude",
-        "skip files matching this glob (repeatable)",
+        "skip files matching this glob, by path or by name at any depth (repeatable)",
         "list",
         "exclude",
         ("run", "validate"),
@@ -346,8 +346,9 @@ OPTIONS: tuple[Option, ...] = (
     Option(
         "always_affected",
         "--always-affected",
-        "with --only-affected: files matching this glob are inputs of every case, so a change to one runs everything "
-        "(repeatable; the input takes one per line)",
+        "with --only-affected: files matching this glob, by path or by name at any depth (*.csv matches "
+        "data/rates.csv), are inputs of every case, so a change to one runs everything (repeatable; the input takes "
+        "one per line)",
         "lines",
         "always-affected",
         repeatable=True,
