@@ -1,6 +1,7 @@
 """``--only-affected``'s pure part (``compare/affected.py``): which cases a change can touch, given the inputs the
-baseline recorded; and a carried case in the verdict, counted as the base decided it. The whole flow, with git and
-real agents, is ``tests/test_only_affected.py``."""
+baseline recorded, what git says changed and what the checkout holds of those inputs (``compare/checkout.py``);
+and a carried case in the verdict, counted as the base decided it. The whole flow, with git and real agents, is
+``tests/test_only_affected.py`` (and ``tests/test_only_affected_inputs.py``, each kind of input)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import pytest
 
 from adk_eval_gate import __version__, verdict
 from adk_eval_gate.commands.only_affected import Affected, Inputs, choose
-from adk_eval_gate.compare import affected
+from adk_eval_gate.compare import affected, checkout
 from adk_eval_gate.config.settings import build_settings
 from adk_eval_gate.github.baseline import Baseline, NoBaseline
 from adk_eval_gate.model.results import Carried, CaseInputs, CaseResult, ResultsDocument
@@ -25,10 +26,20 @@ A = "a_agent/a.evalset.json"
 B = "b_agent/b.evalset.json"
 A_FILES = [A, "a_agent/__init__.py", "a_agent/agent.py", "a_agent/test_config.json", "prompts/"]
 B_FILES = [B, "b_agent/__init__.py", "b_agent/agent.py", "b_agent/tools.py", "b_agent/test_config.json"]
+PROMPTS = "0123456789abcdef"  # the digest of the names in prompts/ as the base run ended
 
 
 def _with_inputs(built: CaseResult, files: list[str], *, settings: str = "s1", observed: bool = True) -> CaseResult:
-    return built.model_copy(update={"inputs": CaseInputs(files=files, settings=settings, observed=observed)})
+    listings = {path: PROMPTS for path in files if path.endswith("/")}
+    inputs = CaseInputs(files=files, listings=listings, settings=settings, observed=observed)
+    return built.model_copy(update={"inputs": inputs})
+
+
+def _checkout(changed: set[str], states: dict[str, str] | None = None) -> affected.Checkout:
+    """Git names ``changed``; every input is as the base run left it, tracked, except ``states`` (path: state)."""
+    now = {path: PROMPTS if path.endswith("/") else checkout.FILE for path in [*A_FILES, *B_FILES]}
+    now.update(states or {})
+    return affected.Checkout(changed=frozenset(changed), states=now, tracked=frozenset([*A_FILES, *B_FILES]))
 
 
 def _base() -> ResultsDocument:
@@ -43,22 +54,66 @@ def _base() -> ResultsDocument:
 
 
 def _select(
-    changed: set[str], *, cases: dict[str, str] | None = None, base: ResultsDocument | None = None
+    changed: set[str] | affected.Checkout, *, cases: dict[str, str] | None = None, base: ResultsDocument | None = None
 ) -> affected.Selection:
     base = base or _base()
     wanted = cases if cases is not None else {c.id: "s1" for c in base.cases}
-    return affected.select(wanted, base=base, info=baseline_info(), changed=frozenset(changed))
+    now = changed if isinstance(changed, affected.Checkout) else _checkout(changed)
+    return affected.select(wanted, base=base, info=baseline_info(), checkout=now)
 
 
 def test_a_change_to_one_agent_s_tool_runs_its_cases_and_carries_the_other_agent_s() -> None:
     selection = _select({"b_agent/tools.py"})
-    assert selection.reasons == {f"{B}::b1": "an input changed", f"{B}::b2": "an input changed"}
+    reason = "b_agent/tools.py changed"
+    assert selection.reasons == {f"{B}::b1": reason, f"{B}::b2": reason}
     assert sorted(selection.carried) == [f"{A}::a1", f"{A}::a2"]
 
 
-def test_a_file_added_to_a_folder_the_agent_listed_touches_it_and_nothing_else_does() -> None:
-    assert sorted(_select({"prompts/new.txt"}).reasons) == [f"{A}::a1", f"{A}::a2"]
+def test_a_folder_the_agent_listed_touches_it_when_it_holds_other_names_and_only_then() -> None:
+    other_names = _checkout({"prompts/new.txt"}, {"prompts/": "fedcba9876543210"})
+    assert _select(other_names).reasons == {
+        f"{A}::a1": "the folder prompts/ holds other names",
+        f"{A}::a2": "the folder prompts/ holds other names",
+    }
     assert _select({"prompts/deeper/new.txt", "README.md", "docs/index.md"}).reasons == {}
+
+
+def test_a_changed_path_above_an_input_touches_it_a_submodule_or_a_symbolic_link() -> None:
+    """Git names a submodule (or a link to a folder) as one path: every input under it changed."""
+    assert _select({"a_agent"}).reasons[f"{A}::a1"] == f"{A} is under a_agent, which changed"
+    assert _select({"prompts"}).reasons[f"{A}::a1"] == "prompts/ changed"
+    assert _select({"a_agent/agent.py/x", "b_agent/tool"}).reasons == {}
+
+
+def test_an_input_that_appeared_or_disappeared_or_that_git_does_not_track_touches_its_cases() -> None:
+    base = _base()
+    looked_for = [
+        c.model_copy(update={"inputs": c.inputs.model_copy(update={"absent": ["b_agent/tools.py"]})})
+        if c.inputs is not None and c.eval_id == "b1"
+        else c
+        for c in base.cases
+    ]
+    base = base.model_copy(update={"cases": looked_for})
+    assert _select(set(), base=base).reasons == {f"{B}::b1": "b_agent/tools.py appeared"}
+    gone = _select(_checkout(set(), {"b_agent/tools.py": checkout.ABSENT}), base=base).reasons
+    assert gone == {f"{B}::b2": "b_agent/tools.py disappeared"}  # b1 looked for it and did not find it
+    untracked = affected.Checkout(changed=frozenset(), states=_checkout(set()).states, tracked=frozenset(B_FILES))
+    reason = f"{A} is not tracked by git (ignored, or not added), so whether it changed cannot be known"
+    assert _select(untracked).reasons == {f"{A}::a1": reason, f"{A}::a2": reason}
+
+
+def test_a_base_input_that_leaves_the_repository_is_never_looked_at_and_runs_its_case(tmp_path: Path) -> None:
+    """A baseline is untrusted: ``../`` or an absolute path is not surveyed, and the case runs."""
+    outside = tmp_path / "secret.txt"
+    outside.write_text("x", encoding="utf-8")
+    (tmp_path / "repo").mkdir()
+    paths = ["../secret.txt", str(outside), "../", "a\x00b"]
+    states = checkout.survey(paths, root=tmp_path / "repo")
+    assert states == dict.fromkeys(paths, checkout.OUTSIDE)
+    base = _base()
+    base.cases[0] = _with_inputs(base.cases[0], ["../secret.txt"])
+    now = affected.Checkout(changed=frozenset(), states=states, tracked=frozenset())
+    assert _select(now, base=base).reasons[f"{A}::a1"] == "../secret.txt is not a path of the repository"
 
 
 def test_new_cases_cases_without_inputs_errors_and_other_settings_run() -> None:
@@ -107,11 +162,19 @@ def test_a_baseline_of_another_gate_or_adk_version_is_not_carried_from() -> None
 
 
 def test_a_case_is_observed_only_when_every_run_reported_what_its_agent_used() -> None:
-    ran = affected.case_inputs([A, "a_agent/test_config.json"], [["a_agent/agent.py"]], settings="s1")
+    states = {A: checkout.FILE, "a_agent/agent.py": checkout.FILE, "a_agent/test_config.json": checkout.FILE}
+    ran = affected.case_inputs([A, "a_agent/test_config.json"], [["a_agent/agent.py"]], settings="s1", states=states)
     assert ran == CaseInputs(files=[A, "a_agent/agent.py", "a_agent/test_config.json"], settings="s1", observed=True)
-    partly = affected.case_inputs([A], [["a_agent/agent.py"], None], settings="s1")
+    partly = affected.case_inputs([A], [["a_agent/agent.py"], None], settings="s1", states=states)
     assert not partly.observed and partly.files == [A, "a_agent/agent.py"]
-    assert not affected.case_inputs([A], [], settings="s1").observed
+    assert not affected.case_inputs([A], [], settings="s1", states=states).observed
+
+
+def test_a_case_s_inputs_keep_which_files_were_absent_and_the_names_in_each_folder_it_listed() -> None:
+    states = {A: checkout.FILE, "a_agent/.env": checkout.ABSENT, "prompts/": PROMPTS, "./": checkout.ABSENT}
+    inputs = affected.case_inputs([A], [["a_agent/.env", "prompts/", "./"]], settings="s1", states=states)
+    assert inputs.absent == ["a_agent/.env"]
+    assert inputs.listings == {"./": checkout.ABSENT, "prompts/": PROMPTS}
 
 
 def test_carried_cases_count_in_the_verdict_as_the_base_decided_them() -> None:
