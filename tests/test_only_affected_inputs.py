@@ -213,13 +213,14 @@ def _commit(repo: Path, message: str) -> None:
     git(repo, "commit", "--quiet", "--message", message)
 
 
-def _pull_request(repo: Path, baseline: Path, *, fails: set[str], runs: set[str] | None = None) -> None:
+def _pull_request(repo: Path, baseline: Path, *, fails: set[str], runs: set[str] | None = None) -> str:
     """The full run of the checkout fails the cases of the agents ``fails``; with --only-affected they run (with
-    the cases of ``runs``, and the one that reads git-ignored files) and fail, and every other case is carried."""
+    the cases of ``runs``, and the one that reads git-ignored files) and fail, and every other case is carried.
+    What the --only-affected run printed (with --verbose: why each case runs)."""
     full_code, full, out = _gate(repo, "--baseline", str(baseline))
     failed = {case["eval_id"] for case in full["cases"] if case["status"] != "passed"}
     assert full_code == 1 and failed == {f"{name}_case" for name in fails}, out
-    code, only, out = _gate(repo, "--baseline", str(baseline), *PULL_REQUEST)
+    code, only, out = _gate(repo, "--baseline", str(baseline), *PULL_REQUEST, "--verbose")
     ran = {case["eval_id"] for case in only["cases"] if not case.get("carried")}
     expected = runs if runs is not None else {*fails, UNTRACKED}
     assert ran == {f"{name}_case" for name in expected}, out
@@ -227,6 +228,7 @@ def _pull_request(repo: Path, baseline: Path, *, fails: set[str], runs: set[str]
     assert {case["eval_id"]: case["status"] for case in only["cases"]} == {
         case["eval_id"]: case["status"] for case in full["cases"]
     }
+    return out
 
 
 def test_a_submodule_bumped_to_a_commit_that_changes_a_file_the_agent_reads(
@@ -238,7 +240,8 @@ def test_a_submodule_bumped_to_a_commit_that_changes_a_file_the_agent_reads(
     _commit(sub, "new data")
     _commit(checkout, "bump the submodule")
     assert git(checkout, "diff", "--name-only", "HEAD~1") == "vendor/sub"
-    _pull_request(checkout, base[1], fails={"sub_agent"})
+    out = _pull_request(checkout, base[1], fails={"sub_agent"})
+    assert "  sub_agent/sub_agent.evalset.json::sub_agent_case runs: vendor/sub/data.txt is under vendor/sub" in out
 
 
 def test_a_changed_target_of_a_symbolic_link_to_a_folder(checkout: Path, base: tuple[Path, Path]) -> None:
@@ -260,7 +263,11 @@ def test_a_generated_git_ignored_file_the_agent_reads(checkout: Path, base: tupl
 
 def test_a_git_ignored_env_file_the_agent_reads(checkout: Path, base: tuple[Path, Path]) -> None:
     _generated(checkout, env="changed")
-    _pull_request(checkout, base[1], fails={"ignored_agent"})
+    out = _pull_request(checkout, base[1], fails={"ignored_agent"})
+    assert (
+        "  ignored_agent/ignored_agent.evalset.json::ignored_agent_case runs: generated/answer.txt is not tracked by "
+        "git (ignored, or not added), so whether it changed cannot be known"
+    ) in out
 
 
 def test_a_new_file_a_glob_of_the_root_finds(checkout: Path, base: tuple[Path, Path]) -> None:

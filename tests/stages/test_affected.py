@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib
 import io
+import os
 import sys
 from pathlib import Path
 
@@ -286,3 +287,33 @@ def test_what_named_a_files_agent_and_its_runs_are_inputs_of_its_cases(tmp_path:
         for file in (planned, PlannedFile(loaded, config, (), choice, 2), other_agent)
     }
     assert len(digests) == 3
+
+
+@pytest.mark.timeout(60)
+def test_the_checkout_is_surveyed_without_blocking_following_loops_or_losing_odd_names(tmp_path: Path) -> None:
+    """A FIFO is looked at, never opened; a folder input that is a FIFO or a link loop is "not listed"; a name that
+    is not UTF-8 is found again from its spelling in results.json; the gate's own reports are not a folder's
+    names; a folder of many names is one digest."""
+    repo = tmp_path / "repo"
+    (repo / "odd").mkdir(parents=True)
+    os.mkfifo(repo / "pipe")
+    (repo / "loop").symlink_to("loop")
+    odd = repo / "odd" / os.fsdecode(b"r\xe9sum\xe9.txt")
+    odd.write_text("x", encoding="utf-8")
+    (repo / "many").mkdir()
+    for index in range(5000):
+        (repo / "many" / f"{index}.txt").touch()
+    spelled = "odd/r\\xe9sum\\xe9.txt"
+    paths = ["pipe", "pipe/", "loop", "loop/", spelled, "odd/", "./", "many/", "gone.txt", "gone/"]
+    before = checkout.survey(paths, root=repo, skipped=["adk-eval-results"])
+    assert before["pipe"] == checkout.FILE and before[spelled] == checkout.FILE and before["loop"] == checkout.FILE
+    assert before["pipe/"].startswith("not listed: ") and before["loop/"].startswith("not listed: ")
+    assert before["gone.txt"] == checkout.ABSENT and before["gone/"] == checkout.ABSENT
+    (repo / "adk-eval-results").mkdir()  # made by the run
+    (repo / "adk-eval-results" / "results.json").write_text("{}", encoding="utf-8")
+    (repo / "odd" / "__pycache__").mkdir()
+    assert checkout.survey(paths, root=repo, skipped=["adk-eval-results"]) == before
+    (repo / "many" / "5000.txt").touch()
+    odd.rename(repo / "odd" / "other.txt")
+    after = checkout.survey(paths, root=repo, skipped=["adk-eval-results"])
+    assert after["many/"] != before["many/"] and after["odd/"] != before["odd/"] and after[spelled] == checkout.ABSENT

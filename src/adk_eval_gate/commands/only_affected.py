@@ -117,6 +117,9 @@ def choose(
         f"Only affected: {ran} of {plural(len(cases), 'case')} run, the others depend on nothing changed since "
         f"{base_sha[:7]} ({plural(len(changed), 'file')} changed); carried from {found.info.description}"
     )
+    if settings.verbose:
+        for case_id, reason in selection.reasons.items():
+            console.line(f"  {case_id} runs: {reason}")
     return Affected(
         [item for item in items if item.case_id not in selection.carried],
         selection.carried,

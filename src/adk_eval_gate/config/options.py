@@ -302,7 +302,8 @@ OPTIONS: tuple[Option, ...] = (
     Option(
         "verbose",
         "--verbose",
-        "print what ADK and the agents log as it happens (it is always kept with each case run in results.json)",
+        "print what ADK and the agents log as it happens (it is always kept with each case run in results.json), and "
+        "with --only-affected why each case runs",
         "bool",
     ),
     Option(

@@ -110,7 +110,10 @@ def _resolved(path: str, root: str, given_root: str) -> tuple[tuple[str, ...], s
         if candidate in links or len(links) >= LINKS_FOLLOWED:
             return tuple(links), os.path.join(candidate, *pending)
         links.append(candidate)
-        target = os.readlink(candidate)
+        try:
+            target = os.readlink(candidate)
+        except (OSError, ValueError):  # replaced meanwhile
+            return tuple(links), os.path.join(candidate, *pending)
         if os.path.isabs(target):
             inside = _under(target, root, given_root)
             if inside is None:

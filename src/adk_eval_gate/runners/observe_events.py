@@ -30,6 +30,7 @@ import threading
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from typing import Any
+from urllib.parse import unquote
 
 _LISTINGS = frozenset({"os.listdir", "os.scandir"})
 _FILES = frozenset({"sqlite3.connect", "ctypes.dlopen"})  # their first argument names a file they read
@@ -66,10 +67,6 @@ def install(root: str) -> None:
             sys.path_importer_cache[folder] = _ProbingFinder(finder, folder or os.getcwd())
 
 
-def roots() -> tuple[str, ...]:
-    return _roots
-
-
 @contextlib.contextmanager
 def recording() -> Iterator[set[str]]:
     """The absolute paths used under the root meanwhile by this task, its callbacks, and other threads."""
@@ -90,8 +87,9 @@ def recording() -> Iterator[set[str]]:
             _SINK.reset(token)
 
 
-def _inside(path: str) -> bool:
-    return os.path.join(os.path.abspath(path), "").startswith(_roots) if _roots else False
+def _inside(path: object) -> bool:
+    """Whether a folder (a ``sys.path`` entry: it may be anything) is the repository's."""
+    return isinstance(path, str) and bool(_roots) and os.path.join(os.path.abspath(path), "").startswith(_roots)
 
 
 def _audit(event: str, args: tuple[Any, ...]) -> None:
@@ -119,8 +117,6 @@ def _database_file(database: Any) -> Any:
     if text in ("", ":memory:"):
         return None
     if text.startswith("file:"):
-        from urllib.parse import unquote
-
         path = unquote(text.removeprefix("file:").split("?", 1)[0].split("#", 1)[0])
         if path.startswith("//"):  # file://host/path
             path = "/" + path[2:].partition("/")[2]
