@@ -307,9 +307,10 @@ def test_a_deleted_file_the_agent_checks_the_existence_of(checkout: Path, base: 
 
 
 def test_a_changed_sqlite_database_the_agent_connects_to(checkout: Path, base: tuple[Path, Path]) -> None:
+    """db.sqlite is at the root, which the glob agent listed: it runs too (a listing tells each file's size)."""
     _answer_db(checkout / "db.sqlite", "changed")
     _commit(checkout, "new answers")
-    _pull_request(checkout, base[1], fails={"db_agent"})
+    _pull_request(checkout, base[1], fails={"db_agent"}, runs={"db_agent", "glob_agent", UNTRACKED})
 
 
 def test_a_csv_file_named_by_an_always_affected_glob_at_any_depth_runs_every_case(

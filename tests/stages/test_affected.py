@@ -70,12 +70,15 @@ def test_a_change_to_one_agent_s_tool_runs_its_cases_and_carries_the_other_agent
     assert sorted(selection.carried) == [f"{A}::a1", f"{A}::a2"]
 
 
-def test_a_folder_the_agent_listed_touches_it_when_it_holds_other_names_and_only_then() -> None:
+def test_a_folder_the_agent_listed_touches_it_when_it_holds_other_names_or_a_file_in_it_changed() -> None:
+    """A listing tells the names, and each file's size and time (``DirEntry.stat``): a file directly in the folder
+    that changed counts too; one in a folder below, or elsewhere, does not."""
     other_names = _checkout({"prompts/new.txt"}, {"prompts/": "fedcba9876543210"})
     assert _select(other_names).reasons == {
         f"{A}::a1": "the folder prompts/ holds other names",
         f"{A}::a2": "the folder prompts/ holds other names",
     }
+    assert _select({"prompts/a.txt"}).reasons[f"{A}::a1"] == "a file in the folder prompts/ changed"
     assert _select({"prompts/deeper/new.txt", "README.md", "docs/index.md"}).reasons == {}
 
 

@@ -13,6 +13,7 @@ it (an error); every other case is carried from the baseline, as it was decided 
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import sys
@@ -129,15 +130,20 @@ class Checkout:
     states: Mapping[str, str]
     tracked: frozenset[str]
 
+    @functools.cached_property
+    def changed_in(self) -> frozenset[str]:
+        """The folders (``a/b/``, the root's ``./``) that directly hold a changed path."""
+        return frozenset(path.rpartition("/")[0] + "/" if "/" in path else "./" for path in self.changed)
+
 
 def touched(inputs: CaseInputs, checkout: Checkout) -> str | None:
     """Why a change touches a case with these base inputs (its first input that changed, in words), or None.
 
     An input changed when git names it or a path above it (a submodule, a symbolic link, a file that became a
     folder: every path under it changed); when it exists now and did not when the base run ended, or the other way
-    round; when a folder the case listed holds other names; when it is a file git does not track (ignored, or not
-    added yet), which git cannot compare (a file reached through a tracked symbolic link is compared through the
-    link and what it leads to, both inputs)."""
+    round; when a folder the case listed holds other names, or a file directly in it changed; when it is a file git
+    does not track (ignored, or not added yet), which git cannot compare (a file reached through a tracked symbolic
+    link is compared through the link and what it leads to, both inputs)."""
     absent = set(inputs.absent)
     for path in inputs.files:
         above = _changed_above(path, checkout.changed)
@@ -147,6 +153,8 @@ def touched(inputs: CaseInputs, checkout: Checkout) -> str | None:
         if path.endswith("/"):
             if now != inputs.listings.get(path):
                 return f"the folder {path} holds other names"
+            if path in checkout.changed_in:  # a listing also tells each file's size and time (DirEntry.stat)
+                return f"a file in the folder {path} changed"
         elif now == checkout_states.OUTSIDE:
             return f"{path} is not a path of the repository"
         elif (now == checkout_states.ABSENT) != (path in absent):
