@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from adk_eval_gate import __version__, verdict
-from adk_eval_gate.commands.only_affected import Affected, Inputs, choose
+from adk_eval_gate.commands.only_affected import Affected, Inputs, choose, outputs_of
 from adk_eval_gate.compare import affected, checkout
 from adk_eval_gate.config.settings import build_settings
 from adk_eval_gate.github.baseline import Baseline, NoBaseline
@@ -320,3 +320,22 @@ def test_the_checkout_is_surveyed_without_blocking_following_loops_or_losing_odd
     odd.rename(repo / "odd" / "other.txt")
     after = checkout.survey(paths, root=repo, skipped=["adk-eval-results"])
     assert after["many/"] != before["many/"] and after["odd/"] != before["odd/"] and after[spelled] == checkout.ABSENT
+
+
+def test_the_gate_s_reports_and_cache_folder_are_never_among_a_listed_folder_s_names(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """They appear during the base run (and the cache is restored before a pull request's): not the agent's."""
+    monkeypatch.chdir(tmp_path)
+    settings = build_settings("run", {"cache_dir": "cache/judge", "html": "reports/page.html"}, env={})
+    outputs = outputs_of(settings, tmp_path)
+    reports = ["adk-eval-results/junit.xml", "adk-eval-results/results.json", "adk-eval-results/summary.md"]
+    assert outputs == ["adk-eval-results", *reports, "cache/judge", "reports/page.html"]
+    (tmp_path / "README.md").write_text("# repo", encoding="utf-8")
+    before = checkout.survey(["./"], root=tmp_path, skipped=outputs)
+    for path in ("cache/judge/entry.json", "reports/page.html", "adk-eval-results/results.json"):
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text("{}", encoding="utf-8")
+    assert checkout.survey(["./"], root=tmp_path, skipped=outputs) == before
+    (tmp_path / "NOTES.md").write_text("# notes", encoding="utf-8")
+    assert checkout.survey(["./"], root=tmp_path, skipped=outputs) != before

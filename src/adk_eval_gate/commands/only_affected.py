@@ -36,7 +36,7 @@ class Inputs:
     environment: list[str] = field(default_factory=list)
     environment_unknown: str | None = None  # why the environment's inputs are not all known (every case runs)
     commit: str | None = None  # GITHUB_SHA, else git's HEAD
-    outputs: list[str] = field(default_factory=list)  # this gate's reports: a listed folder's names without them
+    outputs: list[str] = field(default_factory=list)  # the gate's reports and cache: never among a listing's names
     states: dict[str, str] = field(default_factory=dict)  # each input's state as the run ended (checkout.survey)
 
     @classmethod
@@ -81,8 +81,9 @@ class Inputs:
 
 
 def outputs_of(settings: Settings, root: Path) -> list[str]:
-    """This gate's own reports, as repository paths (those inside the repository)."""
+    """This gate's own reports and cache folder, as repository paths (those inside the repository)."""
     paths = [settings.output_dir, settings.results_path, settings.junit_path, settings.summary_path, settings.html_path]
+    paths += [settings.cache_dir] if settings.cache_dir is not None else []
     found = [display_path(path.resolve(), root) for path in paths]
     return sorted({path for path in found if not path.startswith(("/", "..")) and path != "."})
 
