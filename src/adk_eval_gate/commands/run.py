@@ -31,6 +31,7 @@ from adk_eval_gate.runners import runlog
 from adk_eval_gate.runners.base import Runner
 from adk_eval_gate.runners.execute import Execution, FinishedRun, MetricBuilder, StopOnSignals, execute
 from adk_eval_gate.runners.factory import make_runner
+from adk_eval_gate.runners.metric_reads import MetricReads
 from adk_eval_gate.runners.progress import Progress
 from adk_eval_gate.runners.services import build_services, finish_judge
 from adk_eval_gate.runners.worker_starter import Starter
@@ -291,10 +292,12 @@ async def run_items(
     console: Console,
     confirming: Confirming | None = None,
     early: EarlyRecords | None = None,
+    metric_reads: MetricReads | None = None,
 ) -> Execution:
     """Runs the items with progress output; SIGINT/SIGTERM stop it cleanly (``Execution.interrupted``).
 
-    ``early``: makes each case's record as its last run finishes (its execution is the one returned)."""
+    ``early``: makes each case's record as its last run finishes (its execution is the one returned);
+    ``metric_reads``: custom metrics record what they read, for their cases' inputs."""
     execution = early.execution if early else Execution()
     progress = Progress.for_console(console, total=len(items), env=settings.environment)
 
@@ -308,7 +311,7 @@ async def run_items(
         execute(
             items,
             runner=runner,
-            metrics=MetricBuilder(services),
+            metrics=MetricBuilder(services, reads=metric_reads),
             parallelism=settings.parallelism,
             timeout=settings.timeout,
             execution=execution,
@@ -405,6 +408,7 @@ def _run(settings: Settings, console: Console, *, starter: Starter | None) -> in
                 console=console,
                 confirming=confirming,
                 early=early,
+                metric_reads=MetricReads(prepared.root) if settings.runner == "adk" else None,
             )
         )
         collector.hold()  # the runs are over: what the document and the reports build lives until the end

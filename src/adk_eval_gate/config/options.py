@@ -56,7 +56,7 @@ OPTIONS: tuple[Option, ...] = (
     Option(
         "include",
         "--include",
-        "only files matching this glob (repeatable; ** matches folders)",
+        "only files matching this glob, by path or by name at any depth (repeatable; ** matches folders)",
         "list",
         "include",
         ("run", "validate"),
@@ -66,7 +66,7 @@ OPTIONS: tuple[Option, ...] = (
     Option(
         "exclude",
         "--exclude",
-        "skip files matching this glob (repeatable)",
+        "skip files matching this glob, by path or by name at any depth (repeatable)",
         "list",
         "exclude",
         ("run", "validate"),
@@ -302,7 +302,8 @@ OPTIONS: tuple[Option, ...] = (
     Option(
         "verbose",
         "--verbose",
-        "print what ADK and the agents log as it happens (it is always kept with each case run in results.json)",
+        "print what ADK and the agents log as it happens (it is always kept with each case run in results.json), and "
+        "with --only-affected why each case runs",
         "bool",
     ),
     Option(
@@ -346,8 +347,9 @@ OPTIONS: tuple[Option, ...] = (
     Option(
         "always_affected",
         "--always-affected",
-        "with --only-affected: files matching this glob are inputs of every case, so a change to one runs everything "
-        "(repeatable; the input takes one per line)",
+        "with --only-affected: files matching this glob, by path or by name at any depth (*.csv matches "
+        "data/rates.csv), are inputs of every case, so a change to one runs everything (repeatable; the input takes "
+        "one per line)",
         "lines",
         "always-affected",
         repeatable=True,

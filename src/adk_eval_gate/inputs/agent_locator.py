@@ -21,7 +21,7 @@ from adk_eval_gate.inputs.agent_sources import (
     parse_agent_value,
     same_agent,
 )
-from adk_eval_gate.inputs.discover import display_path, glob_to_regex
+from adk_eval_gate.inputs.discover import display_path
 from adk_eval_gate.inputs.projects import (
     GATE_TABLE,
     PYPROJECT,
@@ -33,6 +33,7 @@ from adk_eval_gate.inputs.projects import (
 )
 from adk_eval_gate.inputs.test_modules import EvaluatorCall, SkippedCall, read_calls
 from adk_eval_gate.support.errors import UsageError
+from adk_eval_gate.support.globs import PathGlob
 from adk_eval_gate.support.words import plural
 
 TABLE_SOURCE = f"[tool.{GATE_TABLE}.agents] in {PYPROJECT}"
@@ -48,10 +49,10 @@ class AgentMapping:
 
     def matches(self, display: str) -> bool:
         pattern = _compiled(self.glob)
-        return bool(pattern.match(display) or ("/" not in self.glob and pattern.match(display.rsplit("/", 1)[-1])))
+        return pattern.matches(display) or ("/" not in self.glob and pattern.matches(display.rsplit("/", 1)[-1]))
 
 
-_compiled = functools.cache(glob_to_regex)
+_compiled = functools.cache(PathGlob)
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ from adk_eval_gate.metrics.score import MetricEscaped, ScoredMetric, score_run
 from adk_eval_gate.model.compact import AppTable
 from adk_eval_gate.runners.base import Inference, Runner, contain_exits, describe_escape
 from adk_eval_gate.runners.capture import actual_invocations, capture
+from adk_eval_gate.runners.metric_reads import MetricReads
 from adk_eval_gate.support.collector import settle_heap
 from adk_eval_gate.support.retry import Backoff
 
@@ -76,16 +77,18 @@ class Execution:
 
 
 class MetricBuilder:
-    """Builds each file's metric evaluators once."""
+    """Builds each file's metric evaluators once; with ``reads``, custom metrics record what they read."""
 
-    def __init__(self, services: MetricServices) -> None:
+    def __init__(self, services: MetricServices, *, reads: MetricReads | None = None) -> None:
         self.services = services
+        self.reads = reads
         self._built: dict[int, BuiltMetrics] = {}
 
     def for_file(self, planned: PlannedFile) -> BuiltMetrics:
         key = id(planned.config)
         if key not in self._built:
-            self._built[key] = [(c, c.build(self.services)) for c in planned.config.metrics]
+            built = [(c, c.build(self.services)) for c in planned.config.metrics]
+            self._built[key] = [(c, self.reads.wrap(c, metric)) for c, metric in built] if self.reads else built
         return self._built[key]
 
 
@@ -218,6 +221,8 @@ async def run_one(
             inference.error = str(escaped)
         finally:
             SCORED_RUN.reset(token)
+        if metrics.reads is not None and inference.observed is not None:  # the case's inputs: the metrics' reads too
+            inference.observed = sorted({*inference.observed, *metrics.reads.files(item.file)})
     inference.invocations = []
     return FinishedRun(run=item.run, inference=inference, scored=scored, confirmation=item.confirmation)
 

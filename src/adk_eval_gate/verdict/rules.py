@@ -5,11 +5,8 @@ the run's budgets. ``verdict.decide`` applies them in this order; nothing else d
 
 from __future__ import annotations
 
-import fnmatch
-import re
 from collections.abc import Iterable
 
-from adk_eval_gate.inputs.discover import glob_to_regex
 from adk_eval_gate.model.results import (
     CaseResult,
     CaseStatus,
@@ -26,6 +23,7 @@ from adk_eval_gate.model.results import (
     RunRecord,
 )
 from adk_eval_gate.model.results_usage import BudgetCheck, BudgetStatus
+from adk_eval_gate.support.globs import NameGlob, PathGlob
 from adk_eval_gate.support.words import plural
 from adk_eval_gate.verdict.aggregation import comparison_text
 
@@ -214,12 +212,12 @@ def quarantined(case: CaseResult, selectors: list[str]) -> bool:
 def selects(selector: str, file: str, eval_id: str | None) -> bool:
     """Whether the ``--quarantine`` selector takes the case ``eval_id`` of ``file`` (None: any case of it)."""
     pattern, case_pattern = _selector(selector)
-    return bool(pattern.fullmatch(file)) and (eval_id is None or fnmatch.fnmatchcase(eval_id, case_pattern))
+    return pattern.matches(file) and (eval_id is None or case_pattern.matches(eval_id))
 
 
-def _selector(text: str) -> tuple[re.Pattern[str], str]:
+def _selector(text: str) -> tuple[PathGlob, NameGlob]:
     file, _, eval_id = text.strip().partition(":")  # a repository path holds no ':'
-    return glob_to_regex(file.strip()), eval_id.strip() or "*"
+    return PathGlob(file.strip()), NameGlob(eval_id.strip() or "*")
 
 
 # --- the run ------------------------------------------------------------------------------------------------
