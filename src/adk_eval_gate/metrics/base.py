@@ -13,13 +13,16 @@ import abc
 import math
 from collections.abc import Awaitable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from adk_eval_gate.judge.service import JudgeService
 from adk_eval_gate.model.eval_config import BaseCriterion
 from adk_eval_gate.model.evalset import ConversationScenario, EvalCase, Invocation, RubricScore
 from adk_eval_gate.model.results import MetricStatus
 from adk_eval_gate.support.stats import mean
+
+if TYPE_CHECKING:
+    from adk_eval_gate.metrics.agents_cli_functions import FunctionRunner
 
 
 class NotEvaluated(Exception):
@@ -69,9 +72,11 @@ class CaseRun:
 
 @dataclass
 class MetricServices:
-    """Shared services of a run that some metrics need (the judge client, its cache and rate limit)."""
+    """Shared services of a run that some metrics need (the judge client, its cache and rate limit; where agents-cli's
+    metric code runs: ``runners/function_process.py``)."""
 
     judge: JudgeService | None = None
+    functions: FunctionRunner | None = None
 
     async def aclose(self) -> None:
         """Releases what the services hold (the judge's HTTP client); call it in the loop that used them."""

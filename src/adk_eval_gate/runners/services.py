@@ -38,12 +38,16 @@ def _judge_model(criterion: Any) -> str:
 
 
 def judge_models(planned: list[PlannedFile]) -> dict[str, list[str]]:
-    """Each judge model of the run, with the judge metrics that use it."""
+    """Each judge model of the run, with the judge metrics that use it (not those Google's evaluation service
+    judges for an agents-cli config)."""
     models: dict[str, dict[str, None]] = {}
     for planned_file in planned:
         for configured in planned_file.config.metrics:
-            if configured.spec.kind == "judge":
-                models.setdefault(_judge_model(configured.criterion), {})[configured.name] = None
+            options = configured.judge_options
+            if configured.spec.kind != "judge" or (configured.definition is not None and options is None):
+                continue
+            model = options.judge_model if options is not None else _judge_model(configured.criterion)
+            models.setdefault(model, {})[configured.name] = None
     return {model: list(names) for model, names in models.items()}
 
 
@@ -63,9 +67,31 @@ def build_services(settings: Settings, planned: list[PlannedFile], console: Cons
     if problems:
         raise UsageError(problems[0], hint=f"and {len(problems) - 1} more" if len(problems) > 1 else None)
     models = judge_models(planned)
+    functions = _function_processes(settings, planned, console)
     if not models:
-        return MetricServices()
-    return MetricServices(judge=_judge_service(settings, models, console))
+        return MetricServices(functions=functions)
+    return MetricServices(judge=_judge_service(settings, models, console), functions=functions)
+
+
+def _function_processes(settings: Settings, planned: list[PlannedFile], console: Console) -> Any:
+    """Where agents-cli's metric code runs (``runners/function_process.py``), when a file has such a metric; the
+    secrets of the ``.env`` files it loads are masked."""
+    from adk_eval_gate.model.agents_cli_config import FunctionDefinition
+
+    definitions = [
+        configured.definition
+        for planned_file in planned
+        for configured in planned_file.config.metrics
+        if isinstance(configured.definition, FunctionDefinition)
+    ]
+    if not definitions:
+        return None
+    from adk_eval_gate.runners.function_process import FunctionProcesses, env_secrets
+
+    for env_file in {definition.env_file for definition in definitions if definition.env_file}:
+        for secret in env_secrets(env_file):
+            console.add_secret(secret)
+    return FunctionProcesses(timeout=settings.timeout, parallelism=settings.parallelism, on_output=console.line)
 
 
 def _gemini_backend(settings: Settings, gemini_metrics: list[str], console: Console) -> tuple[Any, str | None]:
