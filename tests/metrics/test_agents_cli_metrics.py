@@ -59,7 +59,8 @@ def _function(body: str) -> acli.FunctionDefinition:
     ("body", "score", "explanation"),
     [
         (
-            "def evaluate(instance):\n    return {'score': len(instance['agent_data']['turns']), 'explanation': 'ok'}\n",
+            "def evaluate(instance):\n"
+            "    return {'score': len(instance['agent_data']['turns']), 'explanation': 'ok'}\n",
             1.0,
             "ok",
         ),
