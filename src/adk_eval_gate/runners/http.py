@@ -18,6 +18,7 @@ import json
 import re
 import time
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
@@ -26,6 +27,7 @@ from google.genai import types as genai_types
 
 from adk_eval_gate import __version__
 from adk_eval_gate.config.settings import Settings
+from adk_eval_gate.inputs.agent_sources import AgentChoice
 from adk_eval_gate.inputs.plan import PlannedFile, WorkItem
 from adk_eval_gate.model.evalset import EvalCase
 from adk_eval_gate.runners.adk import session_identity
@@ -190,6 +192,9 @@ class HttpRunner:
         apps = await self.list_apps()
         if len(apps) == 1:
             return apps[0]
+        found = item.file.agent
+        if isinstance(found, AgentChoice) and found.ref.kind == "folder" and Path(found.ref.location).name in apps:
+            return Path(found.ref.location).name  # the file's agent folder, as agents-cli's --app-name defaults to it
         if not apps:
             raise AgentServerError(f"{self.base_url}/list-apps names no apps, so there is no agent to run")
         raise AgentServerError(
