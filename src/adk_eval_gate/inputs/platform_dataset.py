@@ -201,7 +201,9 @@ def _add_case(
             shape if user is not None or shape not in ("prompt", "continued", "recorded") else "has no user message"
         )
         error = EvalFileError(problem, file=loaded.display, line=line, field=field)
-        loaded.eval_set.eval_cases.append(EvalCase(eval_id=eval_id, conversation=[]))
+        loaded.eval_set.eval_cases.append(
+            EvalCase(eval_id=eval_id, conversation=[], **{platform_cases.CASE_KEY: stored})
+        )
         loaded.row_errors[eval_id] = error.one_line()
     else:
         extra = {platform_cases.CASE_KEY: stored}

@@ -197,6 +197,11 @@ def case_shape(case: PlatformEvalCase) -> CaseShape | str:
         return "has both prompt and agent_data.turns, so it is not clear which to send: keep one of them"
     if case.prompt is not None:
         return "prompt"
+    if not events and case.user_scenario is not None:
+        return (
+            "has only a user_scenario, which agents-cli's eval generate does not run either: give a prompt, or migrate "
+            "the file to an eval set, where the gate simulates the user"
+        )
     if not events:
         return "has neither a prompt nor agent_data.turns: give the user's message as prompt"
     if events[-1].author == USER_AUTHOR:
