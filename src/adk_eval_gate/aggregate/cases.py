@@ -81,6 +81,7 @@ def run_record(
             reason=scored.outcome.reason,
             rubric_scores=_rubric_scores(scored),
             details=scored.outcome.details,
+            computed_by=scored.outcome.computed_by,
         )
         for scored in finished.scored
     ]
@@ -128,6 +129,7 @@ def metric_result(configured: ConfiguredMetric, runs: list[RunRecord]) -> Metric
         passed_runs=passed_runs,
         stdev=stats.spread(present) if len(present) > 1 else None,
         reason=(reasons[0] if reasons else "no run could be scored") if status == MetricStatus.NOT_EVALUATED else None,
+        computed_by=next((m.computed_by for m in per_run if m and m.computed_by), None),
     )
 
 
@@ -199,6 +201,7 @@ def metric_summaries(cases: list[CaseResult]) -> list[MetricSummary]:
                 failed=sum(1 for m in graded if m.status == MetricStatus.FAILED),
                 not_evaluated=sum(1 for m in graded if m.status == MetricStatus.NOT_EVALUATED),
                 pass_rate=passed / len(graded) if graded else None,
+                computed_by=next((m.computed_by for m in results if m.computed_by), None),
             )
         )
     informational = [s for s in summaries if s.kind == "informational"]

@@ -57,6 +57,12 @@ def attach_rubrics(case: EvalCase, actual: list[Invocation]) -> list[Invocation]
 
 
 async def evaluate_metric(metric: Metric, run: CaseRun) -> MetricOutcome:
+    outcome = await _outcome(metric, run)
+    outcome.computed_by = metric.computed_by
+    return outcome
+
+
+async def _outcome(metric: Metric, run: CaseRun) -> MetricOutcome:
     try:
         result = metric.evaluate(run)
         outcome = await result if inspect.isawaitable(result) else result

@@ -10,7 +10,7 @@ from pydantic import Field, PrivateAttr
 
 from adk_eval_gate.model import compact
 from adk_eval_gate.model.evalset import Invocation
-from adk_eval_gate.model.results_base import CaseStatus, MetricStatus, ResultModel
+from adk_eval_gate.model.results_base import CaseStatus, ComputedBy, MetricStatus, ResultModel
 from adk_eval_gate.model.results_usage import RunUsage
 
 ErrorKind = Literal["agent", "infrastructure"]
@@ -87,6 +87,11 @@ class RunMetric(ResultModel):
     reason: str | None = None
     rubric_scores: list[RubricScoreRecord] | None = None
     details: dict[str, Any] | None = None
+    computed_by: ComputedBy | None = Field(
+        default=None,
+        description="For the metrics ADK computes through Google's evaluation service: whether that service computed "
+        "it (agent-platform) or the gate's own judge (gate-judge).",
+    )
 
 
 class RunRecord(ResultModel):
