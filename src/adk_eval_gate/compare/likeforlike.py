@@ -77,17 +77,6 @@ def _computed_by(name: str, *, service: bool) -> ComputedBy | None:
     return platform_access.AGENT_PLATFORM if service else platform_access.GATE_JUDGE
 
 
-def implementation(name: str, setting: JudgeSetting) -> ComputedBy | None:
-    """Who computed a service-backed metric; a result that does not say was the gate's judge's (every version
-    before the service was used judged them itself)."""
-    if setting.computed_by is not None or name not in platform_access.SERVICE_METRICS:
-        return setting.computed_by
-    return platform_access.GATE_JUDGE
-
-
-COMPUTED_BY_WORDS = {"agent-platform": "Google's evaluation service", "gate-judge": "the gate's own judge"}
-
-
 def judge_provider(model: str) -> str | None:
     """How the judge model is reached here (``judge.models``); None when it cannot be (the run says why)."""
     from adk_eval_gate.judge.models import ModelUnavailable, resolve_model
@@ -135,7 +124,7 @@ def _judge_differences(head: ResultsDocument, base: ResultsDocument) -> list[Dif
         before = base.run.judges.get(name)
         if before is None:
             continue
-        was, now = implementation(name, before), implementation(name, after)
+        was, now = platform_access.recorded(name, before.computed_by), platform_access.recorded(name, after.computed_by)
         if was != now and was is not None and now is not None:
             found.append(
                 Difference(
@@ -144,8 +133,8 @@ def _judge_differences(head: ResultsDocument, base: ResultsDocument) -> list[Dif
                     base=was,
                     head=now,
                     incomparable=[name],
-                    message=f"{name} was computed by {COMPUTED_BY_WORDS[was]} on the base branch and by "
-                    f"{COMPUTED_BY_WORDS[now]} here: its scores are not comparable",
+                    message=f"{name} was computed by {platform_access.WORDS[was]} on the base branch and by "
+                    f"{platform_access.WORDS[now]} here: its scores are not comparable",
                 )
             )
             continue

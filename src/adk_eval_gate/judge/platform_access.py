@@ -108,6 +108,14 @@ def choose(env: Mapping[str, str], *, installed: bool | None = None) -> Choice:
     return Choice(AGENT_PLATFORM, "a Google Cloud project is configured", access_of(env))
 
 
-def computed_by(name: str, choice: Choice) -> ComputedBy | None:
-    """Who computes metric ``name`` in a run with this choice; None for every other metric."""
-    return choice.computed_by if name in SERVICE_METRICS else None
+def recorded(name: str, computed_by: ComputedBy | None) -> ComputedBy | None:
+    """Who computed metric ``name`` of a result: as recorded, else, for a service-backed metric, the gate's judge
+    (results of the versions before the service was used do not say, and they always used the judge); None for
+    every other metric."""
+    if computed_by is not None or name not in SERVICE_METRICS:
+        return computed_by
+    return GATE_JUDGE
+
+
+SHORT_WORDS: dict[ComputedBy, str] = {AGENT_PLATFORM: "evaluation service", GATE_JUDGE: "gate's judge"}
+WORDS: dict[ComputedBy, str] = {AGENT_PLATFORM: "Google's evaluation service", GATE_JUDGE: "the gate's own judge"}

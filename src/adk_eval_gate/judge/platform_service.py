@@ -20,10 +20,11 @@ import asyncio
 import importlib
 import json
 import random
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import httpx
 import pydantic
 
 from adk_eval_gate.judge.limiter import JudgeLimiter
@@ -143,6 +144,7 @@ class PlatformService:
         max_answer_bytes: int = MAX_ANSWER_BYTES,
         rng: random.Random | None = None,
         breaker_limit: int = 3,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     ) -> None:
         self.access = access
         self.limiter = JudgeLimiter(parallelism)
@@ -151,8 +153,10 @@ class PlatformService:
         self.max_answer_bytes = max_answer_bytes
         self.rng = rng or random.Random()
         self.breaker_limit = breaker_limit
+        self.sleep = sleep  # between tries (tests record the waits)
         self.counters = PlatformCounters()
-        self._clients: dict[asyncio.AbstractEventLoop, Any] = {}
+        self._clients: dict[asyncio.AbstractEventLoop, tuple[Any, httpx.AsyncClient]] = {}
+        self._locks: dict[asyncio.AbstractEventLoop, asyncio.Lock] = {}
         self._metrics: dict[ServiceMetric, Any] = {}
         self._failures_in_a_row = 0
         self._last_failure = PlatformFailed("")
@@ -165,7 +169,7 @@ class PlatformService:
         ``platform_instances.MissingInput`` for an instance the SDK refuses before asking."""
         if self.access.problem:
             raise PlatformFailed(self.access.problem)
-        client = self._client()
+        client = await self._client()
         resolved = await self._resolve(client, metric)
         types = client_types()
         template = getattr(resolved, "prompt_template", None)
@@ -176,32 +180,36 @@ class PlatformService:
             raise failure
         return [answer for answer in answers if isinstance(answer, InstanceResult)]
 
-    def make_client(self) -> Any:
-        import httpx
-
+    def make_client(self) -> tuple[Any, httpx.AsyncClient]:
+        """The SDK's client as ADK's facade makes it (an API key, else the project and location), on our HTTP client
+        (returned too: the SDK leaves a client it was given open)."""
         sdk = _sdk()
-        timeout = httpx.Timeout(self.timeout_seconds)
         transport = CappedTransport(httpx.AsyncHTTPTransport(), max_bytes=self.max_answer_bytes)
-        http_options = {
+        http = httpx.AsyncClient(transport=transport, timeout=httpx.Timeout(self.timeout_seconds))
+        http_options: dict[str, Any] = {
             "timeout": max(1, round(self.timeout_seconds * 1000)),
-            "httpx_async_client": httpx.AsyncClient(transport=transport, timeout=timeout),
+            "httpx_async_client": http,
         }
         if self.access.base_url:
             http_options["base_url"] = self.access.base_url
         try:
             if self.access.api_key:
-                return sdk.Client(api_key=self.access.api_key, http_options=http_options)
-            return sdk.Client(project=self.access.project, location=self.access.location, http_options=http_options)
-        except Exception as error:  # the SDK checks its arguments (and finds ADC) here
+                return sdk.Client(api_key=self.access.api_key, http_options=http_options), http
+            client = sdk.Client(project=self.access.project, location=self.access.location, http_options=http_options)
+            return client, http
+        except Exception as error:  # the SDK checks its arguments here
             reason = self._masked(describe_error(error))
             raise PlatformFailed(f"the evaluation client could not be set up: {reason}") from None
 
-    def _client(self) -> Any:
+    async def _client(self) -> Any:
+        """This loop's client (the SDK's async HTTP client belongs to one loop); the first one is made in a thread,
+        as importing the SDK takes seconds the loop's other work should not wait for."""
         loop = asyncio.get_running_loop()
-        client = self._clients.get(loop)
-        if client is None:
-            client = self._clients[loop] = self.make_client()
-        return client
+        lock = self._locks.setdefault(loop, asyncio.Lock())
+        async with lock:
+            if loop not in self._clients:
+                self._clients[loop] = await asyncio.to_thread(self.make_client)
+        return self._clients[loop][0]
 
     async def _resolve(self, client: Any, metric: ServiceMetric) -> Any:
         """The SDK's metric for ``metric`` (a published definition is read from Cloud Storage once, in a thread)."""
@@ -246,7 +254,7 @@ class PlatformService:
                 if server_delay(error) is not None or status_of(error) == 429:
                     self.limiter.pause(delay)  # the quota is shared: every request waits it out
                 self.counters.retries += 1
-                await asyncio.sleep(delay)
+                await self.sleep(delay)
                 continue
             self._failures_in_a_row = 0
             return read_answer(response)
@@ -271,11 +279,15 @@ class PlatformService:
         return text.replace(secret, "***") if secret and len(secret) >= 4 else text
 
     async def aclose(self) -> None:
+        """Closes the client of the running loop (and forgets the clients of loops that are gone)."""
         loop = asyncio.get_running_loop()
         client = self._clients.pop(loop, None)
+        self._locks.pop(loop, None)
         self._clients = {other: c for other, c in self._clients.items() if not other.is_closed()}
         if client is not None:
-            await client.aio.aclose()
+            sdk_client, http = client
+            await sdk_client.aio.aclose()
+            await http.aclose()
 
 
 def client_types() -> Any:

@@ -87,9 +87,7 @@ async def _ask(
     try:
         return await service.evaluate(metric=metric, instances=instances)
     except MissingInput as refused:
-        raise NotEvaluated(
-            f"the evaluation SDK refuses the turn ({refused}); ADK does not evaluate it either"
-        ) from None
+        raise NotEvaluated(f"the evaluation SDK refuses a turn ({refused}); ADK does not evaluate it either") from None
     except PlatformFailed as failed:
         outcome = MetricOutcome.not_evaluated(str(failed), turns, infrastructure=failed.infrastructure)
         outcome.details = {"service_metric": str(metric)}
