@@ -18,7 +18,10 @@ def test_without_a_project_the_gate_judges_them_and_says_why() -> None:
 def test_without_the_sdk_the_gate_judges_them_and_says_what_to_install() -> None:
     choice = choose({"GOOGLE_CLOUD_PROJECT": "p", "GOOGLE_CLOUD_LOCATION": "us-central1"}, installed=False)
     assert choice.computed_by == "gate-judge"
-    assert "pip install 'adk-eval-gate[agent-platform]'" in choice.reason
+    assert choice.reason == (
+        "Google's evaluation SDK is not installed (install adk-eval-gate's agent-platform extra, or "
+        "google-cloud-aiplatform, pandas and tqdm)"
+    )
 
 
 def test_a_project_and_the_sdk_choose_the_service() -> None:

@@ -14,6 +14,7 @@ Storage (``STORAGE_EMULATOR_HOST``), from which the published ``coherence`` defi
 from __future__ import annotations
 
 import math
+import os
 import types as pytypes
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -32,6 +33,8 @@ from google.adk.evaluation.response_evaluator import ResponseEvaluator
 from google.adk.evaluation.safety_evaluator import SafetyEvaluatorV1
 from google.genai import types as genai_types
 
+from adk_eval_gate.judge.platform_access import choose
+from adk_eval_gate.judge.platform_service import PlatformService
 from adk_eval_gate.metrics.base import Metric, MetricOutcome
 from adk_eval_gate.metrics.vertex_style import (
     MultiTurnTaskSuccess,
@@ -57,9 +60,8 @@ STATUS = {
 NE = MetricStatus.NOT_EVALUATED
 
 
-@pytest.fixture
-def adk_facade(platform: FakeAgentPlatform, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """ADK's facade pointed at the fake, with the environment ADK's evaluate loop needs."""
+def point_adk_at(platform: FakeAgentPlatform, monkeypatch: pytest.MonkeyPatch) -> None:
+    """ADK's facade gets the SDK's Client with the fake's base URL (the one seam), and ADK's API key."""
 
     class Client(agentplatform.Client):  # type: ignore[misc]
         def __init__(self, **arguments: Any) -> None:
@@ -67,6 +69,12 @@ def adk_facade(platform: FakeAgentPlatform, tmp_path: Path, monkeypatch: pytest.
 
     monkeypatch.setattr(vertex_ai_eval_facade, "agentplatform", pytypes.SimpleNamespace(Client=Client))
     monkeypatch.setenv("GOOGLE_API_KEY", API_KEY)
+
+
+@pytest.fixture
+def adk_facade(platform: FakeAgentPlatform, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """ADK's facade pointed at the fake, with the environment ADK's evaluate loop needs."""
+    point_adk_at(platform, monkeypatch)
     monkeypatch.setenv("GOOGLE_CLOUD_PROJECT", platform.project)
     monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(platform.service_account_file(tmp_path)))
     yield
@@ -297,3 +305,75 @@ def test_the_content_roles_and_text_parts_reach_the_service_as_adk_sends_them(
         score(gate_class, name, 0.5, run_of([turn]), service_for(platform))
         assert canonical(platform.bodies()[before + len(adk_requests) :]) == canonical(adk_requests)
     assert platform.schema_errors == []
+
+
+def test_adks_express_mode_needs_default_credentials_where_the_gates_needs_the_key_only(
+    platform: FakeAgentPlatform, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ADK's evaluate loop builds BigQuery and Cloud Storage clients before asking anything: without Application
+    Default Credentials it raises (ADK's eval service then reports the metric not evaluated). The gate asks the
+    service with the key alone."""
+    point_adk_at(platform, monkeypatch)
+    monkeypatch.setenv("NO_GCE_CHECK", "true")  # google-auth: no metadata server to look for credentials on
+    monkeypatch.setenv("GOOGLE_CLOUD_PROJECT", platform.project)
+    case = Case(
+        SafetyV1, "safety_v1", SafetyEvaluatorV1, 0.5, [invocation("q1", "a1")], None, {"q1": Answer(score=1.0)}
+    )
+    platform.script = ByPrompt(case.answers)
+    with pytest.raises(Exception, match="default credentials were not found"):
+        adk_result(case)
+    assert platform.requests == []
+    outcome = score(SafetyV1, "safety_v1", 0.5, run_of(case.actual), service_for(platform))
+    assert (outcome.score, outcome.status) == (1.0, MetricStatus.PASSED)
+    assert choose(dict(os.environ)).service
+
+
+def test_a_project_named_only_by_the_credentials_file_is_enough_for_adk_and_not_for_the_gate(
+    platform: FakeAgentPlatform, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The documented difference: with GOOGLE_API_KEY and a service account's credentials (whose file names the
+    project) ADK computes the metrics without GOOGLE_CLOUD_PROJECT; the gate needs the variable to choose the
+    service, and judges them itself without it."""
+    point_adk_at(platform, monkeypatch)
+    monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(platform.service_account_file(tmp_path)))
+    case = Case(
+        SafetyV1, "safety_v1", SafetyEvaluatorV1, 0.5, [invocation("q1", "a1")], None, {"q1": Answer(score=1.0)}
+    )
+    platform.script = ByPrompt(case.answers)
+    assert adk_result(case).overall_score == 1.0
+    assert choose(dict(os.environ)).computed_by == "gate-judge"
+
+
+def test_a_turn_whose_request_fails_leaves_the_whole_metric_not_evaluated_where_adk_averages_the_others(
+    platform: FakeAgentPlatform, adk_facade: None
+) -> None:
+    """The documented difference: a request that fails for good (a 400, not retried by either) is, in ADK, that
+    turn not evaluated with the error as a rubric, the case scored from the other turns; the gate leaves the metric
+    not evaluated, as for a judge call that fails for good, so a failure never passes or fails a gate."""
+    refused = Raw(400, b'{"error": {"code": 400, "message": "bad instance", "status": "INVALID_ARGUMENT"}}')
+    answers: dict[str, Answer | Raw] = {"q1": Answer(score=1.0), "q2": refused}
+    case = Case(
+        SafetyV1, "safety_v1", SafetyEvaluatorV1, 0.5, [invocation("q1", "a1"), invocation("q2", "a2")], None, answers
+    )
+    platform.script = ByPrompt(answers)
+    adk = adk_result(case)
+    assert (adk.overall_score, adk.overall_eval_status) == (1.0, EvalStatus.PASSED)
+    assert adk.per_invocation_results[1].eval_status == EvalStatus.NOT_EVALUATED
+    assert adk.per_invocation_results[1].rubric_scores[0].rubric_id == "error"
+    outcome = score(SafetyV1, "safety_v1", 0.5, run_of(case.actual), service_for(platform))
+    assert outcome.status is NE and not outcome.infrastructure
+    assert outcome.reason == "the evaluation service failed after 1 try: HTTP 400 INVALID_ARGUMENT: bad instance"
+
+
+def test_a_project_without_a_location_or_key_is_refused_by_adks_facade_and_not_evaluated_here(
+    platform: FakeAgentPlatform, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GOOGLE_CLOUD_PROJECT", platform.project)
+    case = Case(SafetyV1, "safety_v1", SafetyEvaluatorV1, 0.5, [invocation("q1", "a1")], None, {})
+    with pytest.raises(ValueError, match="Missing location"):  # ADK's eval service records NOT_EVALUATED
+        adk_result(case)
+    choice = choose(dict(os.environ))
+    assert choice.service and choice.access is not None
+    outcome = score(SafetyV1, "safety_v1", 0.5, run_of(case.actual), PlatformService(access=choice.access))
+    assert outcome.status is NE and "GOOGLE_CLOUD_LOCATION is not set" in (outcome.reason or "")
+    assert platform.requests == []

@@ -32,7 +32,7 @@ SERVICE_METRICS = frozenset(
 AGENT_PLATFORM: ComputedBy = "agent-platform"
 GATE_JUDGE: ComputedBy = "gate-judge"
 SDK_PACKAGE = "agentplatform"  # google-cloud-aiplatform's module, the one ADK 2.13 imports for these metrics
-INSTALL_HINT = "pip install 'adk-eval-gate[agent-platform]'"
+INSTALL_HINT = "install adk-eval-gate's agent-platform extra, or google-cloud-aiplatform, pandas and tqdm"
 
 
 @dataclass(frozen=True)

@@ -288,6 +288,8 @@ class PlatformService:
             sdk_client, http = client
             await sdk_client.aio.aclose()
             await http.aclose()
+            del client, sdk_client  # google-genai's client closes itself again when collected, in a task of the
+            await asyncio.sleep(0)  # running loop: let that task run in this loop rather than be left pending
 
 
 def client_types() -> Any:
