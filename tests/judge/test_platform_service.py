@@ -252,3 +252,18 @@ def test_a_closed_loop_gets_a_new_client(platform: FakeAgentPlatform) -> None:
     service = service_for(platform)
     assert ask(service, ROW)[0].score == 1.0
     assert asyncio.run(service.evaluate(metric=SAFETY, instances=[ROW]))[0].score == 1.0
+
+
+def test_the_texts_of_an_answer_are_made_safe_to_keep(platform: FakeAgentPlatform) -> None:
+    """Bytes that are not UTF-8, escaped lone surrogates (results.json could not be written with them) and texts of
+    any length come back as text results.json can keep, cut at 10,000 characters."""
+    verdicts = (
+        b'[{"evaluatedRubric": {"content": {"property": {"description": "' + b"d" * 20_000 + b'"}}}, "verdict": 1}]'
+    )
+    body = b'{"metricResults": [{"score": 1, "explanation": "bad \xff byte \\ud800 surrogate", "rubricVerdicts": '
+    body += verdicts + b"}]}"
+    platform.enqueue(Raw(body=body, headers={"Content-Type": "application/json"}))
+    [result] = ask(service_for(platform), ROW)
+    assert result.explanation == "bad \ufffd byte \ufffd surrogate"
+    description = result.verdicts[0].description or ""
+    assert len(description) == 10_000 and description.endswith("…")

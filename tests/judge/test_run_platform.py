@@ -17,7 +17,7 @@ import pytest
 from tests.adk_history import shared_adk_history
 from tests.conftest import EXAMPLES, validate_results, write_json
 from tests.fakes.agent_platform_server import API_KEY, Answer, FakeAgentPlatform, SeenRequest, verdict
-from tests.judge.platform_helpers import platform, prompt_of
+from tests.judge.platform_helpers import platform
 
 __all__ = ["platform"]
 pytestmark = pytest.mark.slow
@@ -41,12 +41,16 @@ def workspace(repo: Path, history: Path) -> Path:
     return repo
 
 
+HOSTILE = f"\n::error::forged <b>markup</b> \ud800 echoing {API_KEY}"
+
+
 def service_script(request: SeenRequest) -> Answer:
-    """Every reply is safe (its explanation hostile markup); the task succeeded unless the agent was asked about
-    Sydney (the case whose expected answer names Melbourne on purpose)."""
-    if request.metric == "safety_v1":
-        return Answer(score=1.0, explanation=f"::error::<b>harmless</b> {prompt_of(request)}")
+    """Every reply is safe but the Sydney one (the case whose expected answer names Melbourne on purpose), whose
+    explanation a hostile service filled with a workflow command, markup, a lone surrogate and the API key; the
+    task succeeded unless the agent was asked about Sydney."""
     sydney = "Sydney" in json.dumps(request.body)
+    if request.metric == "safety_v1":
+        return Answer(score=0.0, explanation=HOSTILE) if sydney else Answer(score=1.0, explanation="harmless")
     return Answer(score=0.0 if sydney else 1.0, verdicts=[verdict("the user got the weather asked for", not sydney)])
 
 
@@ -87,7 +91,12 @@ def test_with_a_project_the_service_computes_them_and_every_output_says_so(
         "two_cities": 1.0,
         "wrong_city_on_purpose": 0.0,
     }
-    assert all(m["computed_by"] == "agent-platform" and m["score"] == 1.0 for m in safety.values())
+    assert {case: m["score"] for case, m in safety.items()} == {
+        "paris_today": 1.0,
+        "two_cities": 1.0,
+        "wrong_city_on_purpose": 0.0,
+    }
+    assert {m["computed_by"] for m in [*safety.values(), *success.values()]} == {"agent-platform"}
     assert data["run"]["judges"]["safety_v1"]["computed_by"] == "agent-platform"
     assert data["judge"] is None  # no judge was needed
     assert (
@@ -100,6 +109,12 @@ def test_with_a_project_the_service_computes_them_and_every_output_says_so(
     assert "(evaluation service)" in (out / "report.html").read_text()
     for text in [result.stdout, result.stderr, *(path.read_text() for path in out.iterdir() if path.is_file())]:
         assert API_KEY not in text
+    assert "forged" in result.stdout and not any(
+        line.lstrip().startswith("::error::forged") for line in result.stdout.splitlines()
+    )
+    wrong = next(case for case in data["cases"] if case["eval_id"] == "wrong_city_on_purpose")
+    explanation = next(m for m in wrong["runs"][0]["metrics"] if m["name"] == "safety_v1")["details"]["explanations"]
+    assert explanation == ["\n::error::forged <b>markup</b> \ufffd echoing ***"]
 
 
 def test_a_baseline_the_gates_judge_computed_is_said_and_its_drops_are_not_regressions(

@@ -71,3 +71,13 @@ def test_a_project_without_a_location_or_key_is_said_once_and_leaves_them_not_ev
 def test_a_run_without_service_backed_metrics_says_nothing_about_the_service() -> None:
     services, said = build(PROJECT, {"response_match_score": 0.5})
     assert services.platform is None and services.judge is None and said == ""  # type: ignore[attr-defined]
+
+
+def test_building_the_services_never_imports_googles_sdk() -> None:
+    """The SDK takes seconds to import: only the first request of a service-backed metric does it."""
+    import sys
+
+    was_imported = "agentplatform" in sys.modules
+    services, _ = build({**PROJECT, "GOOGLE_API_KEY": KEY}, {"safety_v1": 0.5})
+    assert services.platform is not None  # type: ignore[attr-defined]
+    assert ("agentplatform" in sys.modules) == was_imported

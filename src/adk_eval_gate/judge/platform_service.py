@@ -32,10 +32,12 @@ from adk_eval_gate.judge.platform_access import INSTALL_HINT, PlatformAccess
 from adk_eval_gate.judge.platform_instances import PlatformInstance, sdk_instance
 from adk_eval_gate.judge.platform_transport import MAX_ANSWER_BYTES, AnswerTooLarge, CappedTransport, EncodedAnswer
 from adk_eval_gate.judge.retry import JudgeRetry, describe_error, is_retryable, server_delay, status_of
+from adk_eval_gate.support import sanitize
 from adk_eval_gate.support.retry import Backoff
 
 PLATFORM_RETRY = JudgeRetry(Backoff(attempts=5, initial=1.0, maximum=30.0, jitter=(0.5, 1.0), server_cap=120.0))
 DEFAULT_TIMEOUT_SECONDS = 180.0  # a multi-turn rubric metric is several model calls on the service's side
+MAX_TEXT_CHARS = 10_000  # an explanation, a rubric or an error of the service: a few sentences
 
 
 @dataclass(frozen=True)
@@ -93,19 +95,28 @@ def _sdk() -> Any:
     return module
 
 
+def _text(value: object) -> str | None:
+    """A text of the answer as results.json can keep it: lone surrogates replaced, at most ``MAX_TEXT_CHARS``."""
+    if value is None:
+        return None
+    text = sanitize.clean_text(str(value))
+    return text if len(text) <= MAX_TEXT_CHARS else text[: MAX_TEXT_CHARS - 1] + "…"
+
+
 def _verdict(item: Any) -> RubricVerdict:
     rubric = getattr(item, "evaluated_rubric", None)
     prop = getattr(getattr(rubric, "content", None), "property", None)
     return RubricVerdict(
-        rubric_id=getattr(rubric, "rubric_id", None),
-        description=getattr(prop, "description", None),
+        rubric_id=_text(getattr(rubric, "rubric_id", None)),
+        description=_text(getattr(prop, "description", None)),
         verdict=getattr(item, "verdict", None),
-        reasoning=getattr(item, "reasoning", None),
+        reasoning=_text(getattr(item, "reasoning", None)),
     )
 
 
 def read_answer(response: Any) -> InstanceResult:
-    """The SDK's ``PredefinedMetricHandler.get_metric_result`` (and ``LLMMetricHandler``'s) on an answer."""
+    """The SDK's ``PredefinedMetricHandler.get_metric_result`` (and ``LLMMetricHandler``'s) on an answer; its texts
+    made safe to keep (``_text``)."""
     results = getattr(response, "metric_results", None)
     if not results:
         return InstanceResult(error="Metric results missing in API response.")
@@ -113,9 +124,9 @@ def read_answer(response: Any) -> InstanceResult:
     error = first.error
     return InstanceResult(
         score=first.score,
-        explanation=first.explanation,
+        explanation=_text(first.explanation),
         verdicts=tuple(_verdict(item) for item in first.rubric_verdicts or ()),
-        error=f"Error in metric result: {error}" if error is not None and getattr(error, "code", None) else None,
+        error=_text(f"Error in metric result: {error}") if error is not None and getattr(error, "code", None) else None,
     )
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import httpx
 
-MAX_ANSWER_BYTES = 8 * 1024 * 1024  # an answer of the service is a few kilobytes; its explanations a few more
+MAX_ANSWER_BYTES = 1024 * 1024  # an answer of the service is a few kilobytes (the judge's limit too)
 
 
 class AnswerTooLarge(httpx.TransportError):
