@@ -16,6 +16,7 @@ import pytest
 from adk_eval_gate.judge.platform_access import PlatformAccess
 from adk_eval_gate.judge.platform_instances import ConversationInstance, MissingInput, RowInstance
 from adk_eval_gate.judge.platform_service import InstanceResult, PlatformFailed, PlatformService, ServiceMetric
+from adk_eval_gate.model.evalset import AgentDetails, AppDetails
 from tests.fakes.agent_platform_server import (
     ACCESS_TOKEN,
     API_KEY,
@@ -267,3 +268,14 @@ def test_the_texts_of_an_answer_are_made_safe_to_keep(platform: FakeAgentPlatfor
     assert result.explanation == "bad \ufffd byte \ufffd surrogate"
     description = result.verdicts[0].description or ""
     assert len(description) == 10_000 and description.endswith("…")
+
+
+def test_recorded_tool_declarations_the_sdk_does_not_take_fail_in_one_line_without_asking(
+    platform: FakeAgentPlatform,
+) -> None:
+    details = AppDetails(agent_details={"a": AgentDetails(name="a", tool_declarations=[{"function_declarations": 7}])})
+    turn = invocation("Hi", "Hello", app_details=details)
+    with pytest.raises(PlatformFailed) as failed:
+        ask(service_for(platform), ConversationInstance((turn,)), metric=ServiceMetric("MULTI_TURN_TASK_SUCCESS"))
+    assert str(failed.value).startswith("the request could not be made from the turns: ")
+    assert "\n" not in str(failed.value) and platform.requests == []

@@ -10,6 +10,7 @@ import io
 from adk_eval_gate.config.settings import build_settings
 from adk_eval_gate.inputs.configs import LoadedConfig
 from adk_eval_gate.inputs.plan import PlannedFile
+from adk_eval_gate.metrics.base import MetricServices
 from adk_eval_gate.metrics.registry import configured_metrics
 from adk_eval_gate.model.eval_config import EvalConfig
 from adk_eval_gate.runners.services import build_services, judge_metric_names
@@ -68,9 +69,11 @@ def test_a_project_without_a_location_or_key_is_said_once_and_leaves_them_not_ev
     assert said.startswith("warning: safety_v1 will not be evaluated: GOOGLE_CLOUD_LOCATION is not set")
 
 
-def test_a_run_without_service_backed_metrics_says_nothing_about_the_service() -> None:
+def test_a_run_without_service_backed_metrics_says_nothing_about_the_service_and_keeps_it_for_later_files() -> None:
+    """pytest plans its files one at a time: a later file's service-backed metrics get the service too."""
     services, said = build(PROJECT, {"response_match_score": 0.5})
-    assert services.platform is None and services.judge is None and said == ""  # type: ignore[attr-defined]
+    assert services.platform is not None and services.judge is None and said == ""  # type: ignore[attr-defined]
+    assert build({}, {"response_match_score": 0.5}) == (MetricServices(), "")
 
 
 def test_building_the_services_never_imports_googles_sdk() -> None:

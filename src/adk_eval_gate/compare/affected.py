@@ -25,6 +25,7 @@ from adk_eval_gate.config.settings import Settings
 from adk_eval_gate.inputs.configs import ConfigSource
 from adk_eval_gate.inputs.discover import SKIPPED_DIRS, display_path, glob_to_regex
 from adk_eval_gate.inputs.plan import PlannedFile
+from adk_eval_gate.judge import platform_access
 from adk_eval_gate.model.results import BaselineInfo, Carried, CaseInputs, CaseResult, JudgeSetting, ResultsDocument
 from adk_eval_gate.runners.observe import ModuleIndex, repository_files
 
@@ -74,7 +75,10 @@ def settings_digest(planned: PlannedFile, run: dict[str, object], *, service: bo
 def _judge_digest(judge: JudgeSetting) -> dict[str, object]:
     """A judge as the digest sees it; the gate's judge as before ``computed_by`` was recorded, so that the
     digests of earlier baselines still match."""
-    return judge.model_dump(exclude=None if judge.computed_by == "agent-platform" else {"computed_by"})
+    dumped: dict[str, object] = judge.model_dump()
+    if judge.computed_by != platform_access.AGENT_PLATFORM:
+        dumped.pop("computed_by", None)
+    return dumped
 
 
 def file_inputs(planned: PlannedFile, root: Path) -> list[str]:

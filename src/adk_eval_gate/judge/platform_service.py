@@ -33,6 +33,7 @@ from adk_eval_gate.judge.platform_instances import PlatformInstance, sdk_instanc
 from adk_eval_gate.judge.platform_transport import MAX_ANSWER_BYTES, AnswerTooLarge, CappedTransport, EncodedAnswer
 from adk_eval_gate.judge.retry import JudgeRetry, describe_error, is_retryable, server_delay, status_of
 from adk_eval_gate.support import sanitize
+from adk_eval_gate.support.pydantic_errors import first_error
 from adk_eval_gate.support.retry import Backoff
 
 PLATFORM_RETRY = JudgeRetry(Backoff(attempts=5, initial=1.0, maximum=30.0, jitter=(0.5, 1.0), server_cap=120.0))
@@ -184,7 +185,11 @@ class PlatformService:
         resolved = await self._resolve(client, metric)
         types = client_types()
         template = getattr(resolved, "prompt_template", None)
-        built = [sdk_instance(types, instance, prompt_template=template) for instance in instances]
+        try:
+            built = [sdk_instance(types, instance, prompt_template=template) for instance in instances]
+        except pydantic.ValidationError as error:  # recorded app details the SDK's types do not take
+            where, message = first_error(error)
+            raise PlatformFailed(f"the request could not be made from the turns: {where}: {message}") from None
         answers = await asyncio.gather(*(self._ask(client, resolved, item) for item in built), return_exceptions=True)
         failure = next((answer for answer in answers if isinstance(answer, BaseException)), None)
         if failure is not None:
@@ -314,8 +319,6 @@ def _what(error: BaseException) -> str:
     if isinstance(error, json.JSONDecodeError):
         return f"its answer is not JSON ({error.msg} at character {error.pos})"
     if isinstance(error, pydantic.ValidationError):
-        problems = error.errors()
-        where = ".".join(str(part) for part in problems[0]["loc"]) if problems else ""
-        message = problems[0]["msg"] if problems else "invalid"
+        where, message = first_error(error)
         return f"its answer does not have the service's shape ({where}: {message})"
     return describe_error(error)

@@ -347,6 +347,14 @@ class JudgeSetting(ResultModel):
         "or the gate's own judge (gate-judge). Absent in results of versions that always used the gate's judge.",
     )
 
+    @pydantic.model_serializer(mode="wrap")
+    def _computed_by_only_when_said(self, handler: pydantic.SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """Other judges' settings are written as before (no ``computed_by: null``), so their digests stay too."""
+        data: dict[str, Any] = handler(self)
+        if data.get("computed_by") is None:
+            data.pop("computed_by", None)
+        return data
+
 
 class RunInfo(ResultModel):
     tool_version: str = ""

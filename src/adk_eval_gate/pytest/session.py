@@ -166,7 +166,9 @@ class CaseSession:
             raise EvalFileError(f"cannot be loaded ({type(unexpected).__name__}: {unexpected})", file=display) from None
 
     def _services_for(self, planned: PlannedFile) -> MetricServices:
-        if self._services is None or (self._services.judge is None and judge_metric_names([planned])):
+        if self._services is None or (
+            self._services.judge is None and judge_metric_names([planned], service=self._services.platform is not None)
+        ):
             self._services = build_services(self.settings, [planned], self.console)
         return self._services
 

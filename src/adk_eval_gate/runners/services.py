@@ -84,15 +84,15 @@ def build_services(settings: Settings, planned: list[PlannedFile], console: Cons
 
 
 def _platform_service(settings: Settings, names: list[str], choice: platform_access.Choice, console: Console) -> Any:
-    """Google's evaluation service for ADK's service-backed metrics of the run, or None (then the gate's judge
-    scores them); one line says which, and why."""
-    if not names:
-        return None
+    """Google's evaluation service when the run chose it (also for files planned later, as pytest plans them), or
+    None (then the gate's judge scores ADK's service-backed metrics); for the run's such metrics one line says
+    which, and why. Nothing is imported or asked here."""
     if not choice.service or choice.access is None:
-        console.line(
-            f"{', '.join(names)}: computed by the gate's own judge, not by Google's evaluation service as ADK "
-            f"does: {choice.reason}"
-        )
+        if names:
+            console.line(
+                f"{', '.join(names)}: computed by the gate's own judge, not by Google's evaluation service as ADK "
+                f"does: {choice.reason}"
+            )
         return None
     from adk_eval_gate.judge.platform_service import PlatformService
 
@@ -100,9 +100,9 @@ def _platform_service(settings: Settings, names: list[str], choice: platform_acc
     if access.api_key:
         console.add_secret(access.api_key)
     service = PlatformService(access=access, parallelism=settings.judge_parallelism)
-    if access.problem:
+    if names and access.problem:
         console.warning(f"{', '.join(names)} will not be evaluated: {access.problem}")
-    else:
+    elif names:
         console.line(f"{', '.join(names)}: computed by {service.describe()}, as ADK computes them")
     return service
 
@@ -164,7 +164,7 @@ def _judge_service(settings: Settings, models: dict[str, list[str]], console: Co
 
 def finish_judge(services: MetricServices, console: Console) -> JudgeStats | None:
     """The judge's counters for results.json, and one console line; None when the run had no judge metric."""
-    if services.platform is not None:
+    if services.platform is not None and (services.platform.counters.calls or services.platform.counters.failed):
         sent = services.platform.counters
         console.line(
             f"Google's evaluation service: {sent.calls} requests, {sent.retries} retries, {sent.failed} failed"
