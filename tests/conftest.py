@@ -32,6 +32,8 @@ if TYPE_CHECKING:
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = REPO / "examples"
 
+collect_ignore = ["fixtures"]  # other projects' test modules among the real files kept there (fixtures/README.md)
+
 
 def write_json(path: Path, data: Any) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)

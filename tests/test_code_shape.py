@@ -67,3 +67,50 @@ def test_statuses_are_compared_as_the_vocabulary_not_as_strings() -> None:
     }
     assert found == set()
     assert _literal_statuses('if case.status in ("failed", "error"):\n    pass\n') == [1]
+
+
+ORDERINGS = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
+
+
+def _score_threshold_comparisons(source: str) -> list[int]:
+    """Lines that order a score against a threshold: a comparison (``<``, ``<=``, ``>``, ``>=``) one of whose sides
+    names something called ``*score*`` and another something called ``*threshold*``."""
+
+    def mentions(node: ast.expr, word: str) -> bool:
+        found = (
+            n.id if isinstance(n, ast.Name) else n.attr
+            for n in ast.walk(node)
+            if isinstance(n, ast.Name | ast.Attribute)
+        )
+        return any(word in name.lower() for name in found)
+
+    lines = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Compare) or not any(isinstance(op, ORDERINGS) for op in node.ops):
+            continue
+        sides = [node.left, *node.comparators]
+        scores = {index for index, side in enumerate(sides) if mentions(side, "score")}
+        thresholds = {index for index, side in enumerate(sides) if mentions(side, "threshold")}
+        if scores and thresholds and (len(scores | thresholds) > 1):
+            lines.append(node.lineno)
+    return lines
+
+
+def test_only_the_verdict_compares_a_score_with_a_threshold() -> None:
+    """Metrics score, outputs render: whether a score meets its threshold is decided in ``verdict/`` only."""
+    found = {
+        f"{path.relative_to(SRC)}:{line}"
+        for path in sorted(SRC.rglob("*.py"))
+        if path.relative_to(SRC).parts[0] != "verdict"
+        for line in _score_threshold_comparisons(path.read_text(encoding="utf-8"))
+    }
+    assert found == set(), f"decide these in verdict/ (verdict/aggregation.py): {sorted(found)}"
+
+
+def test_the_check_sees_a_score_ordered_against_a_threshold() -> None:
+    assert _score_threshold_comparisons("ok = metric.score < metric.threshold\n") == [1]
+    assert _score_threshold_comparisons("ok = score >= self.threshold\n") == [1]
+    assert _score_threshold_comparisons("ok = outcome.scores[0] > criterion.threshold\n") == [1]
+    assert _score_threshold_comparisons("ok = self.threshold > 0.0\n") == []  # a threshold against a constant
+    assert _score_threshold_comparisons("ok = low <= threshold <= high\n") == []
+    assert _score_threshold_comparisons("same = score == threshold\n") == []  # equality decides nothing

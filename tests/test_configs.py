@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pydantic
 import pytest
 from google.adk.evaluation.eval_config import EvalConfig as AdkEvalConfig
 
@@ -40,6 +41,30 @@ def test_resolution_order(repo: Path) -> None:
     assert find_config(eval_file, root=repo, option=None).kind == "folder"
     explicit = repo / "other.json"
     assert find_config(eval_file, root=repo, option=explicit) == ConfigSource("option", explicit)
+
+
+def test_agents_cli_eval_config_json_is_read_where_test_config_json_is(repo: Path) -> None:
+    """agents-cli's scaffolds (before 0.3) keep ADK's EvalConfig as tests/eval/eval_config.json, a folder above
+    their evalsets: it is found, said, and two names that disagree in one folder are an error naming both."""
+    eval_file = repo / "tests" / "eval" / "evalsets" / "basic.evalset.json"
+    eval_file.parent.mkdir(parents=True)
+    write_json(repo / "tests" / "eval" / "eval_config.json", {"criteria": {"response_match_score": 0.3}})
+    source = find_config(eval_file, root=repo, option=None)
+    assert source == ConfigSource("parent", repo / "tests" / "eval" / "eval_config.json")
+    assert source.describe(repo) == "tests/eval/eval_config.json (parent)"
+    assert load_config(source, root=repo).config.criteria == {"response_match_score": 0.3}
+    write_json(repo / "tests" / "eval" / "test_config.json", {"criteria": {"response_match_score": 0.3}})
+    same = find_config(eval_file, root=repo, option=None)
+    assert same.path == repo / "tests" / "eval" / "test_config.json"
+    assert load_config(same, root=repo).config.criteria == {"response_match_score": 0.3}  # the same content: fine
+    write_json(repo / "tests" / "eval" / "test_config.json", {"criteria": {"response_match_score": 0.9}})
+    with pytest.raises(ConfigError) as raised:
+        load_config(find_config(eval_file, root=repo, option=None), root=repo)
+    assert raised.value.one_line() == (
+        "tests/eval/test_config.json: tests/eval/eval_config.json is beside it with different content, so it is not "
+        "clear which criteria to use (keep one of test_config.json and eval_config.json, or give them the same "
+        "content)"
+    )
 
 
 def test_search_stops_at_the_repository_root(tmp_path: Path) -> None:
@@ -168,6 +193,18 @@ def test_threshold_that_is_not_a_number(tmp_path: Path) -> None:
 def test_threshold_outside_the_range(tmp_path: Path, name: str, value: float, range_text: str) -> None:
     error = _error(tmp_path, {"criteria": {name: value}})
     assert f"outside the metric's range {range_text}" in error.message
+
+
+def test_every_problem_of_a_config_is_listed_at_once_in_the_file_s_order(tmp_path: Path) -> None:
+    """A threshold that is not a number is an error, as it is for ADK (a number written as a string is not)."""
+    data = {"criteria": {"response_match_score": "high", "tool_trajectory_avg_score": {"threshold": "x"}}}
+    error = _error(tmp_path, data)
+    assert [(problem.line, problem.field, problem.message) for problem in error.every_problem()] == [
+        (3, "criteria.response_match_score", 'must be a number, got "high"'),
+        (5, "criteria.tool_trajectory_avg_score.threshold", 'must be a number, got "x"'),
+    ]
+    with pytest.raises(pydantic.ValidationError):
+        AdkEvalConfig.model_validate(data)
 
 
 def test_bad_match_type(tmp_path: Path) -> None:

@@ -32,6 +32,7 @@ import time
 from google.adk.agents import LlmAgent
 from google.adk.apps import App
 from google.adk.models.base_llm import BaseLlm
+from google.adk.models.google_llm import Gemini
 from google.adk.models.llm_response import LlmResponse
 from google.adk.plugins.base_plugin import BasePlugin
 from google.genai import types
@@ -57,7 +58,7 @@ def _log(**entry):
         log.write(json.dumps(entry) + "\\n")
 
 
-class Priced(BaseLlm):
+class Priced({base}):  # BaseLlm: a model class of the user's own (local); Gemini: derived from a provider's
     async def generate_content_async(self, llm_request, stream=False):
         started = time.monotonic()
         await asyncio.sleep(0.02)
@@ -114,8 +115,9 @@ def _project(  # type: ignore[no-untyped-def]
     tokens: int = 1,
     config: dict[str, Any] | None = None,
     tour: bool = False,
+    base: str = "BaseLlm",
 ):
-    agent = write_agent(repo / "priced", AGENT.format(model=model, extra=extra, tokens=tokens))
+    agent = write_agent(repo / "priced", AGENT.format(model=model, extra=extra, tokens=tokens, base=base))
     (agent / "events.jsonl").unlink(missing_ok=True)
     shutil.rmtree(agent / "__pycache__", ignore_errors=True)  # a rewrite within the second of the last keeps its size
     cases = {eval_id: [turn(city, answer=f"It is sunny in {city}.")] for eval_id, city in CITIES.items()}
@@ -266,7 +268,9 @@ def test_a_bad_budget_is_one_line_naming_the_file_and_field(repo: Path, monkeypa
 def test_a_model_without_a_price_is_said_once_and_fails_only_a_cost_budget(
     repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _project(repo, model="our-finetune-1")
+    """A fine-tune called through ADK's Gemini class (here a class derived from it): not local, so its missing
+    price is said, once."""
+    _project(repo, model="our-finetune-1", base="Gemini")
     result = _gate(monkeypatch, repo)
     assert result.returncode == 0, result.stdout + result.stderr
     said = [line for line in result.stdout.splitlines() if line.startswith("Cost unknown for model our-finetune-1")]
@@ -290,6 +294,24 @@ def test_a_model_without_a_price_is_said_once_and_fails_only_a_cost_budget(
     priced = _gate(monkeypatch, repo, "--max-cost", "1", "--prices", str(prices))
     assert priced.returncode == 0, priced.stdout
     assert _results(repo)["usage"]["prices"]["file"] == str(prices)
+
+
+def test_a_local_model_without_a_price_is_not_asked_for_yet_still_has_no_cost(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The trial's noise: "Cost unknown for model scripted-..." on every run of a scripted model. A model class of
+    the user's own (a BaseLlm subclass, not derived from one of ADK's) is local (docs/cost.md): no line asks for
+    its price, in worker processes or in this one; its cost stays unknown in the reports and for --max-cost."""
+    _project(repo, model="scripted-local-1")
+    for workers in ("0", "1"):
+        result = gate_in_process(monkeypatch, "run", "priced", "--workers", workers, cwd=repo, fresh=("priced",))
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert "Cost unknown for model" not in result.stdout, result.stdout
+        assert "Cost per pass: cost unknown for scripted-local-1" in result.stdout
+    data = _results(repo)
+    assert data["usage"]["agent"]["unpriced_models"] == ["scripted-local-1"]
+    budget = _gate(monkeypatch, repo, "--max-cost", "1")
+    assert budget.returncode == 1 and _results(repo)["budgets"][0]["status"] == "unchecked"
 
 
 def test_the_same_agent_never_fails_the_increase_budgets_and_twice_the_tokens_always_does(

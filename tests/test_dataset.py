@@ -352,3 +352,82 @@ def test_recorded_rows_are_not_confirmed_again(here: Path, capsys: pytest.Captur
     failed = [case for case in doc["cases"] if case["status"] == "failed"]
     assert [case["eval_id"] for case in failed] == ["reordered", "extra_and_missing"]
     assert all(len(case["runs"]) == 1 and case.get("confirmation") is None for case in failed)
+
+
+def test_run_scores_as_adk_despite_a_misspelt_option_and_lists_it_in_the_job_summary_unless_allowed(
+    here: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``"match_typ": "IN_ORDER"`` passed with a warning in the log only, and the trajectory was scored as EXACT:
+    run still scores as ADK does (ADK ignores the key) and lists the warning in the job summary too."""
+    criterion = {"threshold": 1.0, "match_typ": "IN_ORDER"}
+    write_json(here / "test_config.json", {"criteria": {"tool_trajectory_avg_score": criterion}})
+    write_jsonl(here / "rows.evalset.jsonl", ROWS)
+    code, out, doc = run(here, capsys, ".")
+    assert code == 1
+    assert scores(doc)["reordered"]["tool_trajectory_avg_score"] == 0.0  # EXACT, as ADK scores it
+    [warning] = doc["files"][0]["warnings"]
+    assert "criteria.tool_trajectory_avg_score.match_typ is not an option" in warning
+    assert f"warning: {warning}" in out.splitlines()
+    summary = (here / "out" / "summary.md").read_text(encoding="utf-8")
+    assert "**⚠️ 1 warning** (ADK lets these pass" in summary and "match\\_<wbr>typ is not an option" in summary
+    code, out, doc = run(here, capsys, ".", "--allow-unknown-fields")
+    assert code == 1 and doc["files"][0]["warnings"] == [] and f"warning: {warning}" in out.splitlines()
+    assert "warning" not in (here / "out" / "summary.md").read_text(encoding="utf-8")
+
+
+def test_validate_fails_on_keys_adk_ignores_unless_they_are_allowed(here: Path) -> None:
+    write_json(
+        here / "test_config.json",
+        {"criteria": {"tool_trajectory_avg_score": {"threshold": 1.0, "match_typ": "IN_ORDER"}}, "criterion": {}},
+    )
+    write_jsonl(here / "rows.evalset.jsonl", ROWS)
+    write_json(here / "legacy.test.json", [{"query": "hi", "expected_tool_uses": []}])
+    (here / "columns.evalset.jsonl").write_text('{"prompt": "hi", "respons": "x"}\n', encoding="utf-8")
+    out = io.StringIO()
+    settings = build_settings("validate", {"paths": ["."], "runner": "http"}, env={})
+    assert validate(settings, Console(in_actions=False, stream=out)) == 2
+    lines = out.getvalue().splitlines()
+    assert sum(line.startswith("warning: ") for line in lines) == 4, lines  # the shared config's two once
+    failed = [line for line in lines if "that ADK ignores" in line]
+    assert failed == [
+        "error: columns.evalset.jsonl: 3 keys that ADK ignores (the warnings above): fix the spelling, or give "
+        "--allow-unknown-fields when they are meant for another tool",
+        "error: legacy.test.json: 3 keys that ADK ignores (the warnings above): fix the spelling, or give "
+        "--allow-unknown-fields when they are meant for another tool",
+        "error: rows.evalset.jsonl: 2 keys that ADK ignores (the warnings above): fix the spelling, or give "
+        "--allow-unknown-fields when they are meant for another tool",
+    ]
+    out = io.StringIO()
+    allowed = build_settings("validate", {"paths": ["."], "runner": "http", "allow_unknown_fields": True}, env={})
+    assert validate(allowed, Console(in_actions=False, stream=out)) == 0
+    assert out.getvalue().splitlines()[-1] == "all 3 files are valid"
+    inputs = build_settings("validate", {"paths": ["."]}, env={"INPUT_ALLOW-UNKNOWN-FIELDS": "true"})
+    assert inputs.allow_unknown_fields is True
+
+
+def test_a_quarantine_selector_that_matches_no_case_is_a_warning_with_the_selector_it_likely_misspells(
+    here: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A misspelt --quarantine selector was silently ignored: the case it meant still failed the gate."""
+    write_json(here / "test_config.json", {"criteria": {"tool_trajectory_avg_score": 1.0}})
+    write_jsonl(here / "rows.evalset.jsonl", ROWS)
+    (here / "broken.evalset.json").write_text("{not json", encoding="utf-8")
+    selectors = [
+        "rows.evalset.jsonl:reorderd",  # a case id misspelt
+        "row.evalset.jsonl",  # a file misspelt
+        "rows.evalset.jsonl:extra_and_missing",  # matches
+        "broken.evalset.json:anything",  # its cases are unknown: nothing to say
+        "nowhere/*.json:x",
+    ]
+    code, out, doc = run(here, capsys, ".", *[arg for selector in selectors for arg in ("--quarantine", selector)])
+    assert code == 2  # the broken file
+    warnings = [line for line in out.splitlines() if "quarantines nothing" in line]
+    assert warnings == [
+        "warning: --quarantine 'rows.evalset.jsonl:reorderd' matches no case, so it quarantines nothing; did you "
+        "mean 'rows.evalset.jsonl:reordered'?",
+        "warning: --quarantine 'row.evalset.jsonl' matches no case, so it quarantines nothing; did you mean "
+        "'rows.evalset.jsonl'?",
+        "warning: --quarantine 'nowhere/*.json:x' matches no case, so it quarantines nothing (FILE is a path from "
+        "the repository root, CASE an eval_id)",
+    ]
+    assert [case["eval_id"] for case in doc["cases"] if case.get("quarantined")] == ["extra_and_missing"]

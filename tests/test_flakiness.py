@@ -110,6 +110,8 @@ def test_stability_and_pass_k_over_five_runs(repo: Path, monkeypatch: pytest.Mon
         "pass_at_k": pytest.approx(2 / 3),
     }
     assert "1 stable pass, 1 flaky, 1 stable fail; pass^5 33%, pass@5 67%" in result.stdout
+    assert f"\nFlaky: coin/coin.evalset.json::coin ({expected_coin} of 5 runs passed)\n" in result.stdout
+    assert f"FAIL (flaky: {expected_coin} of 5 runs passed) coin/coin.evalset.json::coin: " in result.stdout
     junit = (repo / "adk-eval-results" / "junit.xml").read_text()
     assert '<property name="coin.pass_hat_k" value="false" />' in junit
     assert f'<property name="coin.runs" value="{expected_coin} of 5 passed" />' in junit

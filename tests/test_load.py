@@ -318,3 +318,93 @@ def test_a_misspelt_key_is_named_with_the_key_it_should_be(tmp_path: Path) -> No
         "c.test.json:1: [0].expected_tool_uses is not a key ADK reads in a legacy file and is ignored (as ADK does); "
         "did you mean 'expected_tool_use'?"
     ]
+
+
+SEVERAL_PROBLEMS = {
+    "eval_set_id": "s",
+    "eval_cases": [
+        {
+            "eval_id": "a",
+            "conversation": [
+                {
+                    "user_content": {"role": "user", "parts": [{"text": "hi"}]},
+                    "final_respons": {"parts": [{"text": "x"}]},
+                    "intermediate_data": {"tool_uses": [{"tool": "get_weather", "args": {}}]},
+                }
+            ],
+        },
+        {"eval_idd": "b", "conversation": []},
+    ],
+}
+
+
+def test_every_problem_of_a_file_is_listed_at_once_with_its_line_and_the_fields_allowed_there(
+    tmp_path: Path,
+) -> None:
+    """validate showed one problem and "(and 2 more problems)", and suggested ``tool_uses`` for
+    ``tool_uses[0].tool``, a field of another object: the function call's field is ``name``."""
+    text = json.dumps(SEVERAL_PROBLEMS, indent=2)
+    error = _error(tmp_path, text)
+    lines = text.splitlines()
+    problems = error.every_problem()
+    assert [problem.field for problem in problems] == [
+        "eval_cases[0].conversation[0].final_respons",
+        "eval_cases[0].conversation[0].intermediate_data.tool_uses[0].tool",
+        "eval_cases[1].eval_id",
+    ]
+    assert [lines[problem.line - 1].strip()[:16] for problem in problems if problem.line] == [
+        '"final_respons":',
+        '"tool": "get_wea',
+        "{",
+    ]
+    respons, tool, eval_id = (problem.message for problem in problems)
+    assert "did you mean 'final_response'?" in respons and "the fields allowed here: invocation_id, " in respons
+    assert tool == (
+        "is not a known field here (ADK rejects unknown keys in this object); the fields allowed here: id, args, "
+        "name, partial_args, will_continue"
+    )
+    assert eval_id == "is required (this object has 'eval_idd': did you mean 'eval_id'?)"
+    assert error.unlisted == 0 and error.more() == 2
+    with pytest.raises(pydantic.ValidationError):  # ADK rejects the file too
+        AdkEvalSet.model_validate_json(text)
+
+
+def test_a_camel_case_key_gets_its_field_suggested_among_the_fields_of_its_object(tmp_path: Path) -> None:
+    case = {"evalId": "a", "conversation": [{"userContent": {"parts": [{"text": "hi"}]}, "finalRespons": {}}]}
+    error = _error(tmp_path, json.dumps({"evalSetId": "s", "evalCases": [case]}))
+    assert error.field == "evalCases[0].conversation[0].finalRespons"
+    assert "did you mean 'final_response'?" in error.message
+
+
+def test_a_huge_file_lists_its_first_problems_and_counts_the_others(tmp_path: Path) -> None:
+    turn = {"user_content": {"parts": [{"text": "hi"}]}, "typo": 1}
+    cases = [{"eval_id": f"c{index}", "conversation": [turn]} for index in range(3000)]
+    error = _error(tmp_path, json.dumps({"eval_set_id": "s", "eval_cases": cases}, indent=1))
+    problems = error.every_problem()
+    assert len(problems) == 50 and error.unlisted == 2950 and error.more() == 2999
+    assert [problem.field for problem in problems[:2]] == [
+        "eval_cases[0].conversation[0].typo",
+        "eval_cases[1].conversation[0].typo",
+    ]
+    assert all(problem.line for problem in problems)
+
+
+def test_run_prints_every_problem_of_a_file_and_keeps_one_line_for_it_in_the_results(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import io
+
+    from adk_eval_gate.config.settings import build_settings
+    from adk_eval_gate.inputs.prepare import prepare
+    from adk_eval_gate.support.console import Console
+
+    (tmp_path / ".git").mkdir()
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "several.evalset.json").write_text(json.dumps(SEVERAL_PROBLEMS, indent=2))
+    out = io.StringIO()
+    prepared = prepare(build_settings("run", {"paths": ["."]}, env={}), Console(in_actions=False, stream=out))
+    printed = [line for line in out.getvalue().splitlines() if line.startswith("error: several.evalset.json:")]
+    assert len(printed) == 3
+    [file] = prepared.files
+    assert file.error is not None and "\n" not in file.error
+    assert file.error == printed[0].removeprefix("error: ") + " (and 2 more problems in it)"

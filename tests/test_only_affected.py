@@ -191,8 +191,15 @@ def test_the_base_run_records_each_case_s_inputs_and_its_commit(base: tuple[Path
     shared = ["common/__init__.py", "common/words.py"]
     a_files = ["a_agent/__init__.py", "a_agent/agent.py", "a_agent/a.evalset.json", "a_agent/test_config.json"]
     b_files = ["b_agent/__init__.py", "b_agent/agent.py", "b_agent/tools.py", "b_agent/b.evalset.json"]
-    assert cases["a_paris"]["inputs"]["files"] == sorted([*a_files, *shared, "prompts/a_prompt.txt"])
-    assert cases["b_oslo"]["inputs"]["files"] == sorted([*b_files, "b_agent/test_config.json", *shared])
+    # looked for and not found: ADK's .env files, package folders that would come before the modules imported
+    a_absent = [".env", "a_agent/.env", "a_agent/agent", "common/words"]
+    b_absent = [".env", "b_agent/.env", "b_agent/agent", "b_agent/tools", "common/words"]
+    checked = ["a_agent"]  # Path(__file__).resolve() in agent A looks at each folder on the way
+    a_all = [*a_files, *shared, "prompts/a_prompt.txt", *a_absent, *checked]
+    assert cases["a_paris"]["inputs"]["files"] == sorted(a_all)
+    assert cases["a_paris"]["inputs"]["absent"] == a_absent
+    assert cases["b_oslo"]["inputs"]["files"] == sorted([*b_files, "b_agent/test_config.json", *shared, *b_absent])
+    assert cases["b_oslo"]["inputs"]["absent"] == b_absent
     assert all(case["inputs"]["observed"] for case in cases.values())
     assert not any(path.startswith("/") for case in cases.values() for path in case["inputs"]["files"])
 

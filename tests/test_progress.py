@@ -10,6 +10,7 @@ from adk_eval_gate.aggregate.cases import FinishedRun
 from adk_eval_gate.inputs.load import LoadedEvalSet
 from adk_eval_gate.inputs.plan import PlannedFile, WorkItem
 from adk_eval_gate.model.evalset import EvalCase, EvalSet
+from adk_eval_gate.model.results_base import CaseStatus
 from adk_eval_gate.runners.base import Inference
 from adk_eval_gate.runners.progress import Progress, clock_text, use_live_line
 from adk_eval_gate.support.console import Console
@@ -55,9 +56,9 @@ def test_ci_prints_one_line_per_run_and_heartbeats_in_a_group() -> None:
     for item in items:
         progress.started(item)
     clock.now += 40
-    progress.finished(items[0], _ok())
+    progress.finished(items[0], _ok(), CaseStatus.PASSED)
     clock.now += 5
-    progress.finished(items[1], _error())
+    progress.finished(items[1], _error(), CaseStatus.ERROR)
 
     async def beat() -> None:
         task = asyncio.ensure_future(progress.tick())
@@ -65,7 +66,7 @@ def test_ci_prints_one_line_per_run_and_heartbeats_in_a_group() -> None:
         task.cancel()
 
     asyncio.run(beat())
-    progress.finished(items[2], _ok())
+    progress.finished(items[2], _ok(), CaseStatus.PASSED)
     progress.end()
     lines = out.getvalue().splitlines()
     assert lines[0] == "::group::Running 3 case runs"
@@ -90,7 +91,7 @@ def test_a_terminal_gets_a_live_line_redrawn_on_stderr() -> None:
     progress.started(items[0])
     progress.started(items[1])
     clock.now += 10
-    progress.finished(items[0], _ok())
+    progress.finished(items[0], _ok(), CaseStatus.PASSED)
     progress.end()
     assert "\r\x1b[K0/2 done, 1 running, 0s elapsed" in err.getvalue()
     assert "\r\x1b[K1/2 done, 1 running, 10s elapsed, ETA 10s" in err.getvalue()

@@ -9,6 +9,7 @@ pymdownx's slugify, so one link works on GitHub and on the site.
 from __future__ import annotations
 
 import argparse
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -206,3 +207,71 @@ def test_the_readme_shows_the_commands_table_of_the_reference() -> None:
     assert readme == commands_table((DOCS / "cli.md").read_text(encoding="utf-8"))
     commands = re.findall(r"^\| `adk-eval-gate (\w+)", readme, re.M)
     assert commands == [name for name, *_ in COMMANDS]
+
+
+def ci_test_paragraph(text: str) -> str:
+    """The paragraph that says what ``.ci/test`` does, whitespace collapsed and its link's target dropped."""
+    found = re.search(r"^The second command, \[`\.ci/test`\]\([^)]+\)(.*?)\n(?:\n|<!--)", text, re.S | re.M)
+    assert found, "no paragraph on .ci/test"
+    return " ".join(found.group(1).split())
+
+
+def test_the_readme_and_the_site_describe_ci_test_alike_and_as_it_does() -> None:
+    """The quick start of the README and of docs/index.md say the same of ``.ci/test``, and what they say is what
+    the script does: the extra it installs, the JavaScript it pins, the pytest arguments it runs without any."""
+    readme = ci_test_paragraph((REPO / "README.md").read_text(encoding="utf-8"))
+    assert readme == ci_test_paragraph((DOCS / "index.md").read_text(encoding="utf-8"))
+    script = (REPO / ".ci" / "test").read_text(encoding="utf-8")
+    [extra] = re.findall(r"^bash \.ci/venv\.sh (\w+)", script, re.M)
+    assert f"with the {extra} extra" in readme
+    [defaults] = re.findall(r"^\s*set -- (.+)$", script, re.M)
+    assert f"runs the whole suite with `python -m pytest {defaults}`; arguments replace `{defaults}`" in readme
+    assert "npm ci" in script and "`npm ci` in `tests/js`" in readme
+    pinned = json.loads((REPO / "tests" / "js" / "package.json").read_text(encoding="utf-8"))["dependencies"]
+    assert all(name.lower() in readme.lower() for name in pinned), (sorted(pinned), readme)
+    assert "ADK_EVAL_GATE_REQUIRE_BROWSER=1" in script and "the browser tests must run" in readme
+
+
+def _requirement_name(requirement: str) -> str:
+    return re.split(r"[\s<>=!~;\[]", requirement, maxsplit=1)[0].lower()
+
+
+def test_the_pytest_page_installs_pytest_with_the_package_through_an_extra() -> None:
+    """The plugin imports pytest, which the package's own dependencies do not include: every install command of
+    docs/pytest.md (and the README's mention of the plugin) names extras that bring it."""
+    import tomllib
+
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    extras: dict[str, list[str]] = project["optional-dependencies"]
+    assert "pytest" not in {_requirement_name(r) for r in project["dependencies"]}
+    assert "pytest" in {_requirement_name(r) for r in extras["pytest"]}
+    page = (DOCS / "pytest.md").read_text(encoding="utf-8")
+    installs = re.findall(r"pip install \"adk-eval-gate(?:\[([\w,]+)\])?", page)
+    assert installs, "docs/pytest.md says nothing of how to install the plugin"
+    for named in installs:
+        brought = {_requirement_name(r) for extra in named.split(",") if extra for r in extras[extra]}
+        assert "pytest" in brought, f"pip install adk-eval-gate[{named}] does not install pytest"
+    assert "adk-eval-gate[adk,pytest]" in (REPO / "README.md").read_text(encoding="utf-8")
+    assert "import pytest" in (REPO / "src" / "adk_eval_gate" / "pytest" / "plugin.py").read_text(encoding="utf-8")
+
+
+def test_the_minimal_eval_set_and_criteria_of_the_eval_files_page_load_in_adk_and_the_gate(tmp_path: Path) -> None:
+    """The annotated example a new user copies: without its comments, ADK's own EvalSet model and the gate's
+    loader take it, and its test_config.json is valid criteria."""
+    from google.adk.evaluation.eval_set import EvalSet
+
+    from adk_eval_gate.inputs.configs import ConfigSource, load_config
+    from adk_eval_gate.inputs.load import load_eval_file
+
+    section = (DOCS / "eval-files.md").read_text(encoding="utf-8").split("## A minimal eval set and its criteria")[1]
+    annotated, config = re.findall(r"^```(?:text|json)\n(.*?)^```", section, re.M | re.S)[:2]
+    plain = re.sub(r"\s*//[^\n]*", "", annotated)
+    EvalSet.model_validate_json(plain)
+    (tmp_path / "weather.evalset.json").write_text(plain, encoding="utf-8")
+    loaded = load_eval_file(tmp_path / "weather.evalset.json", display="weather.evalset.json")
+    [case] = loaded.eval_set.eval_cases
+    assert case.eval_id == "paris_then_london" and len(case.conversation or []) == 2
+    (tmp_path / "test_config.json").write_text(config, encoding="utf-8")
+    criteria = load_config(ConfigSource("folder", tmp_path / "test_config.json"), root=tmp_path)
+    assert [metric.name for metric in criteria.metrics][:2] == ["tool_trajectory_avg_score", "response_match_score"]
+    assert criteria.warnings == []

@@ -3,8 +3,9 @@
 google-genai talks to it unchanged when ``GOOGLE_GEMINI_BASE_URL`` (or ``http_options.base_url``) points here:
 ``POST /v1beta/models/{model}:generateContent`` with the key in ``x-goog-api-key``. Answers come from a queue
 (``enqueue``) or, when it is empty, from ``script(request)``; a reply can be a text, an HTTP error (429 with
-``Retry-After``, 500, ...), slow, or hang until the server stops. The server counts requests and the most
-requests it had in flight at once, and reports token usage like the real API.
+``Retry-After``, 500, ...), a redirect, a raw body that is not an answer (HTML, bytes that are not UTF-8), an
+endless body, slow, or hang until the server stops. The server counts requests, the most requests it had in flight
+at once and the bytes of endless bodies it sent, and reports token usage like the real API.
 """
 
 from __future__ import annotations
@@ -33,7 +34,8 @@ _STATUS_NAMES = {
 
 @dataclass
 class Reply:
-    """One scripted answer: a text (status 200) or an error status; optionally slow."""
+    """One scripted answer: a text (status 200) or an error status; optionally slow. ``raw``: these bytes are the
+    body, as they are; ``endless``: the body starts like an answer and never ends."""
 
     text: str | None = None
     status: int = 200
@@ -41,10 +43,24 @@ class Reply:
     delay: float = 0.0
     prompt_tokens: int | None = None
     output_tokens: int | None = None
+    raw: bytes | None = None
+    endless: bool = False
 
     @classmethod
     def error(cls, status: int, *, retry_after: str | None = None, delay: float = 0.0) -> Reply:
         return cls(status=status, headers={"Retry-After": retry_after} if retry_after is not None else {}, delay=delay)
+
+    @classmethod
+    def redirect(cls, location: str, *, status: int = 307) -> Reply:
+        return cls(status=status, headers={"Location": location}, raw=b"")
+
+    @classmethod
+    def body(cls, raw: bytes, *, content_type: str = "text/html; charset=utf-8", status: int = 200) -> Reply:
+        return cls(status=status, headers={"Content-Type": content_type}, raw=raw)
+
+    @classmethod
+    def endless_answer(cls) -> Reply:
+        return cls(endless=True)
 
 
 HANG = 3600.0  # a delay that outlasts any client timeout; released when the server stops
@@ -58,6 +74,7 @@ class SeenRequest:
     prompt: str
     body: dict[str, Any]
     arrived: float = 0.0  # time.monotonic() when the request arrived
+    headers: dict[str, str] = field(default_factory=dict)  # every header, by its lowercase name
 
 
 Script = Callable[[SeenRequest], "Reply | str"]
@@ -81,12 +98,18 @@ class AllAtOnce:
 
 
 class FakeGemini:
+    endless_prefix = b'{"candidates": [{"content": {"role": "model", "parts": [{"text": "'  # then "a" forever
+    # An endless body ends here all the same, far past any client's limit, so that a client without one (the test
+    # of that limit, run against the code before it) fails its test instead of filling the test machine's memory.
+    endless_safety_stop = 48 * 1024 * 1024
+
     def __init__(self, script: Script | None = None, *, api_key: str | None = "test-key-123456") -> None:
         self.script = script
         self.api_key = api_key
         self.requests: list[SeenRequest] = []
         self.in_flight = 0
         self.max_in_flight = 0
+        self.endless_bytes_sent = 0  # of every endless body, until its client hung up
         self._queue: deque[Reply | str] = deque()
         self._lock = threading.Lock()
         self._stopping = threading.Event()
@@ -176,10 +199,11 @@ class FakeGemini:
         ]
         return "\n".join(texts)
 
-    def _record(self, model: str, api_key: str | None, body: dict[str, Any]) -> SeenRequest:
+    def _record(self, model: str, api_key: str | None, body: dict[str, Any], headers: Any = None) -> SeenRequest:
         prompt = self.prompt_of(body)
+        seen = {name.lower(): value for name, value in (headers.items() if headers is not None else ())}
         with self._lock:
-            request = SeenRequest(len(self.requests) + 1, model, api_key, prompt, body, time.monotonic())
+            request = SeenRequest(len(self.requests) + 1, model, api_key, prompt, body, time.monotonic(), seen)
             self.requests.append(request)
             self.in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
@@ -213,6 +237,41 @@ class JsonHandler(BaseHTTPRequestHandler):
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client gave up (timeout)
 
+    def _send_special(self, reply: Reply, fake: FakeGemini) -> bool:
+        """Sends a raw or endless reply (True), or nothing (False: the reply is an answer or an error)."""
+        if reply.endless:
+            self._send_endless(fake)
+            return True
+        if reply.raw is None:
+            return False
+        try:
+            self.send_response(reply.status)
+            for name, value in reply.headers.items():
+                self.send_header(name, value)
+            self.send_header("Content-Length", str(len(reply.raw)))
+            self.end_headers()
+            self.wfile.write(reply.raw)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        return True
+
+    def _send_endless(self, fake: FakeGemini) -> None:
+        """A 200 JSON answer whose text never ends: no length, written until the client hangs up (or the server
+        stops)."""
+        chunk = b"a" * 65536
+        try:
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            self.wfile.write(fake.endless_prefix)
+            while not fake._stopping.is_set() and fake.endless_bytes_sent < fake.endless_safety_stop:
+                self.wfile.write(chunk)
+                with fake._lock:
+                    fake.endless_bytes_sent += len(chunk)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        self.close_connection = True
+
 
 def _handler(fake: FakeGemini) -> type[BaseHTTPRequestHandler]:
     class Handler(JsonHandler):
@@ -233,7 +292,7 @@ def _handler(fake: FakeGemini) -> type[BaseHTTPRequestHandler]:
                 self._error(400, "request body is not JSON")
                 return
             api_key = self.headers.get("x-goog-api-key")
-            request = fake._record(match.group(1), api_key, body)
+            request = fake._record(match.group(1), api_key, body, self.headers)
             try:
                 if fake.api_key is not None and api_key != fake.api_key:
                     self._error(403, "API key not valid. Please pass a valid API key.")
@@ -243,6 +302,8 @@ def _handler(fake: FakeGemini) -> type[BaseHTTPRequestHandler]:
                     fake._stopping.wait(reply.delay)
                     if fake._stopping.is_set():
                         return
+                if self._send_special(reply, fake):
+                    return
                 if reply.status != 200:
                     self._error(reply.status, reply.text or f"scripted {reply.status}", reply.headers)
                     return

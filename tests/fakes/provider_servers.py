@@ -2,15 +2,17 @@
 
 ``FakeOpenAI`` speaks Chat Completions (``POST /v1/chat/completions``, the key in ``Authorization: Bearer``): what
 ADK's OpenAI integration (``gpt-*``) and LiteLLM (``openai/...``) send once ``OPENAI_BASE_URL`` points at
-``url + "/v1"``. ``FakeAnthropic`` speaks the Messages API (``POST /v1/messages``, the key in ``x-api-key``): what
-the Anthropic SDK and LiteLLM (``anthropic/...``) send once ``ANTHROPIC_BASE_URL`` points at ``url``. Replies come
-from the same queue and script as the fake Gemini server's (``Reply``: a text, an error with ``Retry-After``, a
-delay); errors have each API's own error body, and usage is reported in each API's own fields.
+``url + "/v1"``. ``FakeAnthropic`` speaks the Messages API (``POST /v1/messages``, the key in ``x-api-key`` or as a
+bearer token): what the Anthropic SDK and LiteLLM (``anthropic/...``) send once ``ANTHROPIC_BASE_URL`` points at
+``url``. Replies come from the same queue and script as the fake Gemini server's (``Reply``: a text, an error with
+``Retry-After``, a redirect, a raw body, an endless answer, a delay); errors have each API's own error body, and usage
+is reported in each API's own fields.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
@@ -18,6 +20,7 @@ from tests.fakes.gemini_server import FakeGemini, JsonHandler, Reply, SeenReques
 
 __all__ = ["FakeAnthropic", "FakeOpenAI", "Reply", "SeenRequest"]
 
+_VERTEX_PATH = re.compile(r"^/v1/projects/[^/]+/locations/[^/]+/publishers/anthropic/models/([^/:]+):rawPredict$")
 _ANTHROPIC_ERRORS = {
     400: "invalid_request_error",
     401: "authentication_error",
@@ -49,6 +52,10 @@ class _ProviderFake(FakeGemini):
     def prompt_of(self, body: dict[str, Any]) -> str:
         return "\n".join(_message_texts(body.get("messages") or []))
 
+    def model_of(self, path: str, body: dict[str, Any]) -> str | None:
+        """The model a request asks for, or None when the path is not this API's."""
+        return str(body.get("model", "")) if path == self.path else None
+
     def key_of(self, headers: Any) -> str | None:
         value = headers.get(self.api_key_header)
         return value.removeprefix("Bearer ") if value and self.api_key_header == "Authorization" else value
@@ -66,6 +73,7 @@ class _ProviderFake(FakeGemini):
 class FakeOpenAI(_ProviderFake):
     path = "/v1/chat/completions"
     api_key_header = "Authorization"
+    endless_prefix = b'{"id": "chatcmpl-1", "object": "chat.completion", "choices": [{"message": {"content": "'
 
     def error_body(self, status: int, message: str) -> dict[str, Any]:
         kind = "rate_limit_exceeded" if status == 429 else "invalid_request_error" if status < 500 else "server_error"
@@ -90,6 +98,18 @@ class FakeOpenAI(_ProviderFake):
 class FakeAnthropic(_ProviderFake):
     path = "/v1/messages"
     api_key_header = "x-api-key"
+    endless_prefix = b'{"id": "msg_1", "type": "message", "role": "assistant", "content": [{"type": "text", "text": "'
+
+    def model_of(self, path: str, body: dict[str, Any]) -> str | None:
+        """Also Claude on Vertex AI (``AsyncAnthropicVertex`` with ``ANTHROPIC_VERTEX_BASE_URL`` at ``url + "/v1"``):
+        the model is in the path."""
+        vertex = _VERTEX_PATH.match(path)
+        return vertex.group(1) if vertex else super().model_of(path, body)
+
+    def key_of(self, headers: Any) -> str | None:
+        """``x-api-key`` (LiteLLM), or ``Authorization: Bearer`` (the Anthropic SDK since its 2.x versions)."""
+        bearer = headers.get("Authorization")
+        return headers.get("x-api-key") or (bearer.removeprefix("Bearer ") if bearer else None)
 
     def error_body(self, status: int, message: str) -> dict[str, Any]:
         kind = _ANTHROPIC_ERRORS.get(status, "api_error")
@@ -114,16 +134,17 @@ def _handler(fake: _ProviderFake) -> type[BaseHTTPRequestHandler]:
         def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length") or 0)
             raw = self.rfile.read(length) if length else b""
-            if self.path.split("?")[0] != fake.path:
-                self._send(404, fake.error_body(404, f"no route for {self.path}"))
-                return
             try:
                 body = json.loads(raw or b"{}")
             except ValueError:
                 self._send(400, fake.error_body(400, "request body is not JSON"))
                 return
+            model = fake.model_of(self.path.split("?")[0], body)
+            if model is None:
+                self._send(404, fake.error_body(404, f"no route for {self.path}"))
+                return
             api_key = fake.key_of(self.headers)
-            request = fake._record(str(body.get("model", "")), api_key, body)
+            request = fake._record(model, api_key, body, self.headers)
             try:
                 self._answer(request, api_key)
             finally:
@@ -138,6 +159,8 @@ def _handler(fake: _ProviderFake) -> type[BaseHTTPRequestHandler]:
                 fake._stopping.wait(reply.delay)
                 if fake._stopping.is_set():
                     return
+            if self._send_special(reply, fake):
+                return
             if reply.status != 200:
                 message = reply.text or f"scripted {reply.status}"
                 self._send(reply.status, fake.error_body(reply.status, message), reply.headers)

@@ -17,7 +17,6 @@ from typing import Any
 import pytest
 
 from adk_eval_gate import cli, verdict
-from adk_eval_gate.aggregate import cases as aggregate
 from adk_eval_gate.model.results import ResultsDocument
 from adk_eval_gate.report.writer import results_json
 from tests.fakes.github_server import FakeGitHub
@@ -102,20 +101,41 @@ def pull_request_env(
 
 
 def passing_baseline(doc: ResultsDocument, *, boost: dict[str, float] | None = None) -> ResultsDocument:
-    """``doc`` as it would have been on the base branch: the failing case passing (and some scores raised)."""
+    """``doc`` as it would have been on the base branch: the failing case passing (and some scores raised), each
+    changed score given to every run and turn it is computed from, and the case decided again."""
     cases = []
     for case in doc.cases:
-        metrics = []
+        scores: dict[str, float | None] = {}
         for metric in case.metrics:
             score = (boost or {}).get(f"{case.eval_id}.{metric.name}", metric.score)
             if case.id == FAILING and metric.threshold is not None:
                 score = max(score or 0.0, metric.threshold)
-            status = metric.status
-            if metric.threshold is not None and score is not None and metric.status != "informational":
-                status = "passed" if score >= metric.threshold else "failed"
-            metrics.append(metric.model_copy(update={"score": score, "run_scores": [score], "status": status}))
-        cases.append(verdict.decide_case(case.model_copy(update={"metrics": metrics}), pass_rule="mean"))
-    rebuilt = doc.model_copy(update={"cases": cases, "metrics": aggregate.metric_summaries(cases)})
+            scores[metric.name] = score
+        runs = [
+            run.model_copy(
+                update={
+                    "metrics": [
+                        m.model_copy(
+                            update={
+                                "score": scores[m.name],
+                                "invocation_scores": [scores[m.name]] * len(m.invocation_scores),
+                            }
+                        )
+                        if m.name in scores
+                        else m
+                        for m in run.metrics
+                    ]
+                }
+            )
+            for run in case.runs
+        ]
+        metrics = [
+            m.model_copy(update={"invocation_scores": [[scores[m.name]] * len(turns) for turns in m.invocation_scores]})
+            for m in case.metrics
+        ]
+        changed = case.model_copy(update={"runs": runs, "metrics": metrics})
+        cases.append(verdict.decide_case(changed, pass_rule="mean"))
+    rebuilt = doc.model_copy(update={"cases": cases, "metrics": verdict.metric_summaries(cases)})
     return verdict.decide(rebuilt, None, verdict.Policy())
 
 

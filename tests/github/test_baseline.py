@@ -2,21 +2,27 @@
 
 from __future__ import annotations
 
+import io
+import itertools
 import json
 import os
 from pathlib import Path
 
 import pytest
 
+from adk_eval_gate.commands import gate
 from adk_eval_gate.compare.changes import compare
 from adk_eval_gate.config.context import GitHubContext
+from adk_eval_gate.config.settings import build_settings
 from adk_eval_gate.github import baseline
 from adk_eval_gate.github.client import GitHubClient
+from adk_eval_gate.github.run_cache import RunCache
 from adk_eval_gate.report.writer import results_json
+from adk_eval_gate.support.console import Console
 from adk_eval_gate.support.retry import Backoff
 from tests.fakes.github_server import FakeGitHub
 from tests.github.zips import make_zip, patch_central_directory
-from tests.report.builders import case, document, metric
+from tests.report.builders import baseline_info, case, document, metric
 
 FAST = Backoff(attempts=4, initial=0.01, maximum=0.01)
 
@@ -57,7 +63,7 @@ def test_the_newest_good_artifact_is_found_downloaded_without_the_token_and_comp
     assert len(fake_github.storage_requests) == 2
     assert all(r["authorization"] is None for r in fake_github.storage_requests)  # redirects followed without a token
     [listing] = fake_github.calls("GET", "/actions/workflows/eval.yml/runs")
-    assert listing.query["branch"] == "main" and listing.query["status"] == "success"
+    assert listing.query["branch"] == "main" and listing.query["status"] == "completed"
     head = document([case("paris", [metric("response_match_score", 0.7)])])
     comparison = compare(head, found.doc, baseline=found.info)
     assert [(c.kind, c.base, c.head) for c in comparison.changes] == [("regressed", 0.9, 0.7)]
@@ -72,10 +78,56 @@ def test_runs_of_other_branches_forks_and_without_the_artifact_are_skipped(fake_
         artifacts=[(NAME, make_zip({"results.json": results_bytes(0.0)}))],
     )
     fake_github.add_workflow_run(artifacts=[("coverage", b"zip")])
-    fake_github.add_workflow_run(conclusion="failure", artifacts=[(NAME, b"zip")])
+    fake_github.add_workflow_run(conclusion="cancelled", artifacts=[(NAME, b"zip")])
     found = find(fake_github)
     assert isinstance(found, baseline.Baseline)
     assert found.info.run_id == good
+
+
+def test_a_base_branch_whose_gate_failed_still_gives_pull_requests_their_baseline(fake_github: FakeGitHub) -> None:
+    """The gate fails its job when a case fails, so a main branch with one failing case concludes ``failure``:
+    its newest run with results is the baseline all the same, and the history takes the failed runs too."""
+    passed = fake_github.add_workflow_run(artifacts=[(NAME, make_zip({"results.json": results_bytes(0.9)}))])
+    older_failure = fake_github.add_workflow_run(
+        conclusion="failure", artifacts=[(NAME, make_zip({"results.json": results_bytes(0.2)}))]
+    )
+    newest_failure = fake_github.add_workflow_run(
+        conclusion="failure", artifacts=[(NAME, make_zip({"results.json": results_bytes(0.3)}))], head_sha="cd" * 20
+    )
+    found = find(fake_github)
+    assert isinstance(found, baseline.Baseline), found
+    assert found.doc.status == "failed" and found.info.run_id == newest_failure and found.info.sha == "cd" * 20
+    assert [run.info.run_id for run in found.history] == [newest_failure, older_failure, passed]
+
+
+def test_runs_that_could_not_decide_are_passed_over_with_one_line_each(fake_github: FakeGitHub) -> None:
+    """Cancelled runs, runs without the artifact, and runs whose gate ended in error or was interrupted are not
+    the base branch's state: each is passed over, and the log says which and why."""
+    good = fake_github.add_workflow_run(artifacts=[(NAME, make_zip({"results.json": results_bytes(0.8)}))])
+    interrupted = json.loads(results_bytes(0.1))
+    interrupted["run"]["interrupted"] = True
+    errored = json.loads(results_bytes(0.1))
+    errored["status"] = "error"
+    errored["error"] = "the agent could not be imported"
+    for data in (interrupted, errored):
+        fake_github.add_workflow_run(
+            conclusion="failure", artifacts=[(NAME, make_zip({"results.json": json.dumps(data).encode()}))]
+        )
+    fake_github.add_workflow_run(conclusion="failure", artifacts=[("coverage", b"zip")])
+    fake_github.add_workflow_run(conclusion="cancelled", artifacts=[(NAME, b"zip")])
+    lines: list[str] = []
+    client = GitHubClient(api_url=fake_github.url, token="ghs_token_for_tests", retry=FAST)
+    found = baseline.resolve(
+        baseline_file=None, client=client, context=context(), artifact_name=NAME, note=lines.append
+    )
+    assert isinstance(found, baseline.Baseline) and found.info.run_id == good
+    assert [line.split(": ", 1)[1] for line in lines] == [
+        "it was cancelled",
+        f"it has no artifact named {NAME!r}",
+        "its gate could not decide (status error)",
+        "its gate was interrupted before every case ran",
+    ]
+    assert all(line.startswith("base run ") and " passed over: " in line for line in lines)
 
 
 def test_a_run_of_another_branch_is_never_the_baseline_whatever_the_listing_answers(fake_github: FakeGitHub) -> None:
@@ -135,19 +187,111 @@ def test_an_older_run_that_cannot_be_used_only_shortens_the_history(
 @pytest.mark.slow  # waits for the download's deadline
 @pytest.mark.timeout(60)
 def test_a_download_that_never_ends_stops_at_its_deadline(fake_github: FakeGitHub) -> None:
+    """The baseline's own download keeps its own deadline: the optional downloads' budget and rate do not apply."""
     fake_github.add_workflow_run(artifacts=[(NAME, make_zip({"results.json": results_bytes(0.9)}))])
     fake_github.artifacts[max(fake_github.artifacts)].endless = True
-    client = GitHubClient(api_url=fake_github.url, token="ghs_token_for_tests", retry=FAST, download_deadline=1.0)
+    client = GitHubClient(
+        api_url=fake_github.url,
+        token="ghs_token_for_tests",
+        retry=FAST,
+        download_deadline=1.0,
+        optional_deadline=0.01,
+        min_optional_rate=1e9,
+        rate_grace=0.0,
+    )
     found = baseline.resolve(baseline_file=None, client=client, context=context(), artifact_name=NAME)
     assert isinstance(found, baseline.NoBaseline)
     assert found.warning == "baseline not used: the artifact download did not finish within 1 s"
+
+
+def _ticking(step: float) -> itertools.count[float]:
+    return itertools.count(1000.0, step)  # every reading of the clock ``step`` seconds later
+
+
+@pytest.mark.timeout(60)
+def test_an_older_run_that_trickles_is_given_up_at_the_minimum_rate_and_the_history_says_why(
+    fake_github: FakeGitHub,
+) -> None:
+    """A history download sending a few bytes at a time held the run for minutes: an older run's results are
+    optional, so a download under the minimum rate is given up (the fake clock ticks a second per reading, so
+    the rate is measured without waiting for it)."""
+    oldest = fake_github.add_workflow_run(artifacts=[(NAME, make_zip({"results.json": results_bytes(0.6)}))])
+    trickling = fake_github.add_workflow_run(artifacts=[(NAME, make_zip({"results.json": results_bytes(0.5)}))])
+    fake_github.artifacts[max(fake_github.artifacts)].endless = True
+    newest = fake_github.add_workflow_run(artifacts=[(NAME, make_zip({"results.json": results_bytes(0.9)}))])
+    ticks = _ticking(1.0)
+    client = GitHubClient(
+        api_url=fake_github.url,
+        token="ghs_token_for_tests",
+        retry=FAST,
+        clock=lambda: next(ticks),
+        optional_deadline=1e6,
+        min_optional_rate=1000.0,
+        rate_grace=3.0,
+    )
+    found = baseline.resolve(baseline_file=None, client=client, context=context(), artifact_name=NAME)
+    assert isinstance(found, baseline.Baseline), found
+    assert [run.info.run_id for run in found.history] == [newest, oldest]
+    assert found.history_note is not None and "\n" not in found.history_note
+    assert found.history_note.startswith(f"the history leaves out 1 older base run: run {trickling}: the download ")
+    assert found.history_note.endswith("bytes/s over 3 s, under the 1,000 bytes/s an optional download must keep")
+
+
+@pytest.mark.timeout(60)
+def test_the_older_runs_share_one_deadline_after_which_only_cached_results_count(
+    fake_github: FakeGitHub, tmp_path: Path
+) -> None:
+    """Each older run's download had a deadline of its own, so several trickling runs added up: they share one,
+    and once it is spent the runs left are not even looked up; the results cached by run id still count."""
+    cached = fake_github.add_workflow_run(artifacts=[(NAME, make_zip({"results.json": results_bytes(0.6)}))])
+    slow = [
+        fake_github.add_workflow_run(artifacts=[(NAME, make_zip({"results.json": results_bytes(0.5)}))])
+        for _ in range(3)
+    ]
+    for artifact in list(fake_github.artifacts)[1:]:
+        fake_github.artifacts[artifact].endless = True
+    newest = fake_github.add_workflow_run(artifacts=[(NAME, make_zip({"results.json": results_bytes(0.9)}))])
+    ticks = _ticking(0.25)  # the budget starts at a reading; the first download gets what is left: 0.25 s
+    client = GitHubClient(
+        api_url=fake_github.url,
+        token="ghs_token_for_tests",
+        retry=FAST,
+        clock=lambda: next(ticks),
+        optional_deadline=0.5,
+        min_optional_rate=0,
+    )
+    cache = RunCache(tmp_path, api_url=client.api_url, repository="octo/repo", artifact_name=NAME)
+    cache.put(cached, baseline.parse_results(results_bytes(0.6), shown="cached"))
+    found = baseline.resolve(
+        baseline_file=None, client=client, context=context(), artifact_name=NAME, cache_dir=tmp_path
+    )
+    assert isinstance(found, baseline.Baseline), found
+    assert [run.info.run_id for run in found.history] == [newest, cached]
+    downloaded = [request["path"] for request in fake_github.storage_requests]
+    assert len(downloaded) == 2  # the newest run, and the first trickling run until the shared deadline
+    looked_up = {run for run in slow if fake_github.calls("GET", f"/actions/runs/{run}/artifacts")}
+    assert looked_up == {slow[-1]}  # the newest of them: the two older ones came after the deadline
+    assert found.history_note == (
+        f"the history leaves out 3 older base runs: run {slow[-1]}: the download did not finish within the 0.5 s "
+        "optional downloads have in all (and 2 more)"
+    )
+
+
+def test_the_console_says_why_the_history_is_shorter() -> None:
+    doc = document([case("paris", [metric("response_match_score", 0.9)])])
+    note = "the history leaves out 1 older base run: run 5: the download averaged 3 bytes/s, under the limit"
+    found = baseline.Baseline(doc, baseline_info(), history=(), history_note=note)
+    out = io.StringIO()
+    settings = build_settings("run", {}, env={})
+    gate.compared(doc, settings=settings, client=None, console=Console(in_actions=False, stream=out), found=found)
+    assert "The" + note.removeprefix("the") in out.getvalue().splitlines()
 
 
 def test_no_run_yet_is_a_normal_state(fake_github: FakeGitHub) -> None:
     found = find(fake_github)
     assert isinstance(found, baseline.NoBaseline)
     assert found.warning is None
-    assert found.note.startswith("no baseline yet: no successful run of eval.yml on main")
+    assert found.note.startswith("no baseline yet: no completed run of eval.yml on main")
 
 
 def test_not_a_pull_request_needs_no_lookup(fake_github: FakeGitHub) -> None:

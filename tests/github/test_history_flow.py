@@ -78,3 +78,23 @@ def test_history_zero_compares_with_the_newest_run_only(
     comparison = step.results()["comparison"]
     assert comparison["history"] is None and len(fake_github.storage_requests) == 1
     assert {c["significance"] for c in comparison["changes"] if c["kind"] == "regressed"} == {"untested"}
+
+
+def test_a_base_branch_that_fails_one_case_is_still_the_baseline_of_the_pull_request(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, fake_github: FakeGitHub, example_results: Path
+) -> None:
+    """The base branch's two newest runs concluded failure (its gate failed them for the one case that fails there
+    too): the pull request compares with the newest of them, and that case is failing on the base branch too."""
+    head = load_results(example_results)
+    assert head.status == "failed"  # wrong_city_on_purpose fails, on the base branch as in the pull request
+    fake_github.add_workflow_run(artifacts=[("adk-eval-results", artifact_zip(passing_baseline(head)))])
+    fake_github.add_workflow_run(conclusion="failure", artifacts=[("adk-eval-results", artifact_zip(head))])
+    newest = fake_github.add_workflow_run(conclusion="failure", artifacts=[("adk-eval-results", artifact_zip(head))])
+    step = _gate(monkeypatch, tmp_path, fake_github, example_results)
+    assert step.code == 1, step.stdout
+    comparison = step.results()["comparison"]
+    assert comparison["baseline"]["run_id"] == newest
+    assert [c for c in comparison["changes"] if c["kind"] == "regressed"] == []
+    assert step.results()["totals"]["failing_on_base"] == 1
+    [comment] = fake_github.comments_on(7)
+    assert "no baseline yet" not in comment.body and "failing on the base branch too" in comment.body

@@ -103,3 +103,52 @@ def test_merged_shards_are_published_like_one_run(
     assert "**3 cases:** 2 passed · 1 failed" in comment.body and "2 shards merged" in comment.body
     assert "1 regression · 0 improvements" in comment.body  # merged results are compared with the base branch again
     assert "::error file=examples/weather_agent/weather.evalset.json" in step.stdout
+
+
+GOLDEN_PASSING = Path(__file__).resolve().parents[1] / "golden" / "inputs" / "all_pass.results.json"
+
+
+def _said_about_the_comment(stdout: str) -> list[str]:
+    return [line for line in stdout.splitlines() if "comment" in line.lower() and not line.startswith("Wrote ")]
+
+
+def test_report_comment_outside_a_pull_request_says_in_one_line_why_nothing_was_posted(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    args = ["report", str(GOLDEN_PASSING), "--comment", "--output-dir", str(tmp_path / "out")]
+    step = run_cli(monkeypatch, args, {}, tmp_path)
+    assert step.code == 0, step.stdout
+    assert _said_about_the_comment(step.stdout) == [
+        "No pull-request comment posted: not in a GitHub Actions run (no pull request event), and no --pr NUMBER "
+        "was given"
+    ]
+
+
+def test_report_comment_on_a_push_says_the_event_names_no_pull_request_and_posts_nothing(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, fake_github: FakeGitHub
+) -> None:
+    env = {
+        "GITHUB_ACTIONS": "true",
+        "GITHUB_EVENT_NAME": "push",
+        "GITHUB_REPOSITORY": "octo/repo",
+        "GITHUB_API_URL": fake_github.url,
+        "GITHUB_TOKEN": "ghs_writable_token",
+    }
+    args = ["report", str(GOLDEN_PASSING), "--comment", "--output-dir", str(tmp_path / "out")]
+    step = run_cli(monkeypatch, args, env, tmp_path)
+    assert step.code == 0, step.stdout
+    assert _said_about_the_comment(step.stdout) == [
+        "No pull-request comment posted: the push event names no pull request, and no --pr NUMBER was given"
+    ]
+    assert fake_github.calls("POST") == []
+
+
+def test_report_comment_with_comment_mode_off_says_so(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    args = ["report", str(GOLDEN_PASSING), "--comment", "--comment-mode", "off", "--output-dir", str(tmp_path / "out")]
+    step = run_cli(monkeypatch, args, {}, tmp_path)
+    assert _said_about_the_comment(step.stdout) == ["No pull-request comment posted: --comment-mode is off"]
+
+
+def test_report_without_comment_says_nothing_about_one(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    step = run_cli(monkeypatch, ["report", str(GOLDEN_PASSING), "--output-dir", str(tmp_path / "out")], {}, tmp_path)
+    assert _said_about_the_comment(step.stdout) == []

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from adk_eval_gate.compare import affected
+from adk_eval_gate.compare import affected, checkout
 from adk_eval_gate.compare.git_changes import Changed, Unknown, changed_since
 from adk_eval_gate.model.results import AffectedRun, Carried, CaseInputs
 from adk_eval_gate.report import carried, comment
@@ -46,7 +46,11 @@ def test_git_spells_a_changed_file_name_as_it_was_recorded(tmp_path: Path) -> No
         file.write(b"soup")
     changed = changed_since(base, root=root, fetch=False)
     assert changed == Changed(frozenset({"menu-\\xff.txt"}))
-    assert affected.touches(["menu-\\xff.txt"], changed.files)
+    states = checkout.survey(["menu-\\xff.txt"], root=root)
+    assert states == {"menu-\\xff.txt": checkout.FILE}  # the checkout finds it again from that spelling
+    inputs = CaseInputs(files=["menu-\\xff.txt"], settings="s", observed=True)
+    now = affected.Checkout(changed=changed.files, states=states, tracked=frozenset())
+    assert affected.touched(inputs, now) == "menu-\\xff.txt changed"
 
 
 @pytest.mark.slow  # git as a process

@@ -122,7 +122,7 @@ def test_the_agents_key_reaches_neither_the_terminal_nor_junit_nor_the_csv(tmp_p
         (
             "import stripe_payments_sdk\n",
             "agent bot could not be imported: ModuleNotFoundError: No module named 'stripe_payments_sdk' "
-            "(bot/agent.py:1) (list the package that provides 'stripe_payments_sdk' in the action's requirements",
+            "(bot/agent.py:1) (pip install the package that provides 'stripe_payments_sdk' where the gate runs)",
         ),
     ],
     ids=["os_exit", "missing_package"],

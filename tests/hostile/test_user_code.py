@@ -176,6 +176,91 @@ def test_validate_names_a_custom_metric_module_that_exits_at_import(tmp_path: Pa
     assert f"importing 'exits_at_import.score' called sys.exit({code})" in line and "must not exit" in line
 
 
+IMPORT_ENDINGS = {  # a custom metric module's code at import, and what validate says happened
+    "os_exit": ("import os\n\nos._exit(0)\n", "its process exited with code 0 (os._exit() or a crash)"),
+    "segfault": ("import ctypes\n\nctypes.string_at(0)\n", "its process was killed by SIGSEGV"),
+    "kill_9": ("import os\nimport signal\n\nos.kill(os.getpid(), signal.SIGKILL)\n", "was killed by SIGKILL"),
+    "hang": ("import time\n\ntime.sleep(3600)\n", "did not finish within 2 s"),
+}
+
+
+@pytest.mark.parametrize("signature", ["adk", "vertex"])
+@pytest.mark.parametrize("ending", sorted(IMPORT_ENDINGS))
+@pytest.mark.timeout(120)  # a guard: the hanging module would hold validate for an hour
+def test_validate_names_a_custom_metric_module_that_ends_or_blocks_its_process_at_import(
+    tmp_path: Path, ending: str, signature: str
+) -> None:
+    """A module that calls os._exit(0), crashes, is killed or hangs when imported ended validate with exit code 0
+    and no output at all (a green pre-check that checked nothing), or held it forever: validate imports custom
+    metric functions in a process of their own, as run's workers import agents."""
+    source, what = IMPORT_ENDINGS[ending]
+    config = {
+        "criteria": {"response_match_score": 0.5, "hostile_metric": 0.5},
+        "custom_metrics": {"hostile_metric": {"code_config": {"name": "ends_at_import.score"}, "signature": signature}},
+    }
+    repo = _repo(tmp_path, "hello", config=config)
+    (repo / "ends_at_import.py").write_text(source, encoding="utf-8")
+    result = _cli(repo, "validate", "bot", "--timeout", "2")
+    output = result.stdout + result.stderr
+    assert result.returncode == 2, output
+    [line] = [line for line in output.splitlines() if "hostile_metric" in line]
+    assert line.startswith("error: bot/hostile.evalset.json: custom metric hostile_metric: importing "), line
+    assert "'ends_at_import.score'" in line and what in line, line
+    assert "1 of 1 files have problems" in output and "internal error" not in output
+
+
+def test_what_a_custom_metric_module_prints_at_import_cannot_issue_workflow_commands(tmp_path: Path) -> None:
+    """Printed (by Python or straight to the file descriptors) while validate imports it: every line is relayed
+    through the console, so none starts a workflow command of the step."""
+    config = {
+        "criteria": {"response_match_score": 0.5, "vertex_metric": 0.5, "adk_metric": 0.5},
+        "custom_metrics": {
+            "vertex_metric": {"code_config": {"name": "loud_vertex.score"}, "signature": "vertex"},
+            "adk_metric": {"code_config": {"name": "loud_adk.score"}},
+        },
+    }
+    repo = _repo(tmp_path, "hello", config=config)
+    for name in ("loud_vertex", "loud_adk"):
+        (repo / f"{name}.py").write_text(
+            "import os\nimport sys\n\n"
+            f"print('::error file=x.py::forged by {name}')\n"
+            f"sys.stderr.write('::add-mask::{name}\\n')\n"
+            f"os.write(1, b'::stop-commands::{name}\\n')\n\n\n"
+            "def score(instance):\n    return {}\n",
+            encoding="utf-8",
+        )
+    result = _cli(repo, "validate", "bot", env={"GITHUB_ACTIONS": "true"})
+    output = result.stdout + result.stderr
+    assert result.returncode == 0, output
+    for name in ("loud_vertex", "loud_adk"):
+        relayed = [line for line in output.splitlines() if name in line]
+        assert len(relayed) == 3 and not any(line.lstrip().startswith("::") for line in relayed), relayed
+
+
+def test_what_a_vertex_metric_module_prints_when_run_loads_its_config_cannot_issue_workflow_commands(
+    tmp_path: Path,
+) -> None:
+    """run imports a Vertex-style metric's function while it loads the config, before any case runs: what the
+    module prints then went to the step's log as it was, a workflow command included."""
+    (tmp_path / ".git").mkdir()
+    config = {
+        "criteria": {"m": 0.5},
+        "custom_metrics": {"m": {"code_config": {"name": "loud.score"}, "signature": "vertex"}},
+    }
+    (tmp_path / "test_config.json").write_text(json.dumps(config), encoding="utf-8")
+    (tmp_path / "loud.py").write_text(
+        "import os\n\nprint('::error file=x.py::forged')\nos.write(1, b'::stop-commands::loud\\n')\n\n\n"
+        "def score(instance):\n    return {'m': 1.0}\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "answers.evalset.jsonl").write_text('{"prompt": "hi", "response": "hello"}\n', encoding="utf-8")
+    result = _cli(tmp_path, "run", "--output-dir", "out", env={"GITHUB_ACTIONS": "true"})
+    output = result.stdout + result.stderr
+    assert result.returncode == 0, output
+    relayed = [line for line in output.splitlines() if "forged" in line or "::loud" in line]
+    assert len(relayed) == 2 and not any(line.lstrip().startswith("::") for line in relayed), relayed
+
+
 @pytest.mark.parametrize("message", ["block", "spin"])
 def test_a_blocking_tool_cannot_defeat_the_timeout(tmp_path: Path, message: str) -> None:
     repo = _repo(tmp_path, message)

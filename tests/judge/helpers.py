@@ -26,6 +26,7 @@ from adk_eval_gate.model import eval_config
 from adk_eval_gate.model.evalset import EvalCase, Invocation
 from adk_eval_gate.support.retry import Backoff
 from tests.fakes.gemini_server import FakeGemini, Reply, SeenRequest
+from tests.metrics.decided import Decided
 
 API_KEY = "test-key-123456"
 FAST = JudgeRetry(Backoff(attempts=3, initial=0.01, maximum=0.05, jitter=(0.5, 1.0)))
@@ -60,16 +61,13 @@ def _shared_tls() -> ssl.SSLContext:
 
 class SharedTlsGeminiJudge(GeminiJudge):
     """The gate's Gemini judge with one TLS context for every client of the test session: google-genai loads the CA
-    bundle into three new contexts for each client it makes (a fifth of the fast tier's time), and the fake
-    server speaks plain HTTP anyway. Everything else is the judge's own ``_http_options``."""
+    bundle into new contexts for each client it makes (its requests go through the judge's own client, whose
+    context is made once, but it makes a synchronous client too), and the fake server speaks plain HTTP anyway.
+    Everything else is the judge's own ``_http_options``."""
 
-    def _http_options(self) -> types.HttpOptions:
+    def _http_options(self, http_client: Any = None) -> types.HttpOptions:
         tls = _shared_tls()
-        return (
-            super()
-            ._http_options()
-            .model_copy(update={"client_args": {"verify": tls}, "async_client_args": {"verify": tls, "ssl": tls}})
-        )
+        return super()._http_options(http_client).model_copy(update={"client_args": {"verify": tls}})
 
 
 def judge_service(
@@ -79,13 +77,16 @@ def judge_service(
     timeout: float = 5.0,
     retry: JudgeRetry = FAST,
     api_key: str = API_KEY,
+    **options: Any,
 ) -> JudgeService:
+    """``options``: the service's other settings (``mask``, ``warn``, ``sleep``, ``clock``)."""
     backend = SharedTlsGeminiJudge(JudgeCredentials(vertexai=False, api_key=api_key), timeout_seconds=timeout)
     return JudgeService(
         backend=backend,
         parallelism=parallelism,
         cache=JudgeCache(cache_dir) if cache_dir else None,
         retry=retry,
+        **options,
     )
 
 
@@ -100,8 +101,8 @@ def score(
     criterion: eval_config.BaseCriterion,
     run: CaseRun,
     service: JudgeService | None = None,
-) -> MetricOutcome:
-    """Scores one run with a fresh judge service (closed in the same event loop)."""
+) -> Decided:
+    """Scores one run with a fresh judge service (closed in the same event loop), with the verdict's statuses."""
     services = MetricServices(judge=service if service is not None else judge_service())
     metric = metric_class(name=name, criterion=criterion, services=services)
 
@@ -111,7 +112,7 @@ def score(
         finally:
             await services.aclose()
 
-    return asyncio.run(go())
+    return Decided(asyncio.run(go()), threshold=criterion.threshold)
 
 
 def text(value: str, role: str = "model") -> types.Content:

@@ -15,11 +15,12 @@ import pytest
 from adk_eval_gate.judge.platform_access import PlatformAccess
 from adk_eval_gate.judge.platform_service import PlatformService
 from adk_eval_gate.judge.retry import JudgeRetry
-from adk_eval_gate.metrics.base import CaseRun, Metric, MetricOutcome, MetricServices
+from adk_eval_gate.metrics.base import CaseRun, Metric, MetricServices
 from adk_eval_gate.metrics.score import evaluate_metric
 from adk_eval_gate.model import eval_config
 from adk_eval_gate.support.retry import Backoff
 from tests.fakes.agent_platform_server import API_KEY, Answer, FakeAgentPlatform, Raw, SeenRequest
+from tests.metrics.decided import Decided
 
 FAST = JudgeRetry(Backoff(attempts=3, initial=0.001, maximum=0.005), rate_limited_attempts=3)
 CREDENTIAL_VARIABLES = (
@@ -76,12 +77,11 @@ def run_service(service: PlatformService, work: Callable[[PlatformService], Any]
     return asyncio.run(go())
 
 
-def score(
-    metric_class: type[Metric], name: str, threshold: float, run: CaseRun, service: PlatformService
-) -> MetricOutcome:
+def score(metric_class: type[Metric], name: str, threshold: float, run: CaseRun, service: PlatformService) -> Decided:
+    """One run scored through the service, with the verdict's statuses (``tests/metrics/decided.py``)."""
     criterion = eval_config.LlmAsAJudgeCriterion(threshold=threshold)
     metric = metric_class(name=name, criterion=criterion, services=MetricServices(platform=service))
-    return run_service(service, lambda _: evaluate_metric(metric, run))
+    return Decided(run_service(service, lambda _: evaluate_metric(metric, run)), threshold=threshold)
 
 
 def prompt_of(request: SeenRequest) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -77,12 +78,17 @@ def provider_env(servers: dict[str, FakeGemini]) -> dict[str, str]:
 
 
 def routed_service(
-    *, parallelism: int = 8, cache_dir: Path | None = None, retry: JudgeRetry = FAST, timeout: float = 10.0
+    *,
+    parallelism: int = 8,
+    cache_dir: Path | None = None,
+    retry: JudgeRetry = FAST,
+    timeout: float = 10.0,
+    **options: Any,
 ) -> JudgeService:
-    """A judge service for models that are not Gemini (a Gemini model would fail: no credentials)."""
+    """A judge service for models that are not Gemini (a Gemini model would fail: no credentials); ``options``: the
+    service's other settings (``mask``, ``warn``, ``sleep``, ``clock``)."""
     backend = RoutedJudge(
         gemini=None, gemini_unavailable="no Gemini credentials", adk=AdkModelJudge(timeout_seconds=timeout)
     )
-    return JudgeService(
-        backend=backend, parallelism=parallelism, cache=JudgeCache(cache_dir) if cache_dir else None, retry=retry
-    )
+    cache = JudgeCache(cache_dir) if cache_dir else None
+    return JudgeService(backend=backend, parallelism=parallelism, cache=cache, retry=retry, **options)

@@ -201,3 +201,31 @@ def test_each_run_of_a_case_gets_its_own_samples_and_a_later_command_the_cached_
     assert cache_key(model="m", config={}, prompt="p", sample=0) == cache_key(
         model="m", config={}, prompt="p", sample=0, run=1
     )  # run 1 keeps the keys of earlier versions
+
+
+SECRET = "sk-env-secret-4f9a2c71"
+
+
+def _masking(text: str) -> str:
+    """The console's masking of a run whose environment holds ``SECRET``."""
+    return text.replace(SECRET, "***")
+
+
+def test_an_answer_quoting_a_secret_is_masked_before_the_cache_keeps_it(gemini: FakeGemini, tmp_path: Path) -> None:
+    """The cache folder is restored where no secret exists (a fork's pull request): what it holds is masked."""
+    gemini.script = lambda request: f'{{"is_the_agent_response_valid": "valid", "saw": "{SECRET}"}}'
+    first = _ask_all(judge_service(cache_dir=tmp_path, mask=_masking), ["a"], samples=1)
+    assert first == ['{"is_the_agent_response_valid": "valid", "saw": "***"}']
+    entries = [path.read_text(encoding="utf-8") for path in tmp_path.rglob("*.json")]
+    assert len(entries) == 1 and SECRET not in entries[0] and "***" in entries[0]
+    again = _ask_all(judge_service(cache_dir=tmp_path, mask=_masking), ["a"], samples=1)
+    assert again == first and gemini.count == 1  # a cache hit reads the same as the answer did
+
+
+def test_an_entry_holding_a_secret_in_clear_is_read_masked(gemini: FakeGemini, tmp_path: Path) -> None:
+    """An entry written by an earlier version, or planted in a restored folder, never brings a secret back."""
+    key = cache_key(model="gemini-test", config=config_fingerprint(request_config(None)), prompt="a", sample=0)
+    JudgeCache(tmp_path).put(key, ModelAnswer(f"the key is {SECRET}"))
+    service = judge_service(cache_dir=tmp_path, mask=_masking)
+    assert _ask_all(service, ["a"], samples=1) == ["the key is ***"]
+    assert gemini.count == 0 and service.counters.cached == 1

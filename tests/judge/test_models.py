@@ -67,6 +67,34 @@ def test_a_provider_litellm_does_not_know_is_said() -> None:
 
 
 @pytest.mark.slow
+def test_a_provider_before_the_colon_says_adk_does_not_resolve_the_name_and_what_to_write() -> None:
+    """ADK 2.13's registry takes a model class before ':' (``claude:``, ``openai:``, ``lite:``), not a provider:
+    with anthropic installed, ``anthropic:claude-haiku-4-5`` once said "pip install anthropic"."""
+    import anthropic  # installed: the name is what is wrong, not the environment
+
+    assert anthropic
+    with pytest.raises(ModelUnavailable) as raised:
+        resolve_model("anthropic:claude-haiku-4-5", role="judge model")
+    message = str(raised.value)
+    assert message.startswith(
+        "judge model 'anthropic:claude-haiku-4-5': ADK's model registry does not resolve this name: before ':' it "
+        "takes the name of one of its model classes ("
+    )
+    assert "claude:, " in message and "lite:, " in message and "openai:" in message
+    assert message.endswith(
+        "and none is called 'anthropic'; write 'anthropic/claude-haiku-4-5' (LiteLLM) or 'claude-haiku-4-5' "
+        "(ADK's Claude class, Claude on Vertex AI)"
+    )
+    assert "pip install" not in message and "\n" not in message
+    for written, provider in (("anthropic/claude-haiku-4-5", "LiteLlm"), ("claude-haiku-4-5", "Claude")):
+        assert resolve_model(written).provider == provider  # what the message suggests does resolve
+    with pytest.raises(
+        ModelUnavailable, match=r"none is called 'groq'; write 'groq/llama-3\.1-8b-instant' \(LiteLLM\)$"
+    ):
+        resolve_model("groq:llama-3.1-8b-instant")
+
+
+@pytest.mark.slow
 def test_a_registered_model_class_is_used() -> None:
     from google.adk.models.registry import LLMRegistry
 

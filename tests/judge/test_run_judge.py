@@ -114,6 +114,7 @@ def test_judge_metrics_score_every_case(workspace: Path, gemini: FakeGemini, cli
         "failed": 0,
         "input_tokens": sum(max(1, len(r.prompt) // 4) for r in gemini.requests),
         "output_tokens": data["judge"]["output_tokens"],
+        "implausible_counts": 0,
     }
     assert data["judge"]["output_tokens"] > 0
     assert "LLM judge: 24 calls, 0 cached, 0 failed, 0 retries" in result.stdout

@@ -116,6 +116,47 @@ def test_a_rerun_is_answered_from_the_cache_whose_key_names_the_provider(
     assert third["judge"]["calls"] == 24 and fake.count == 48
 
 
+def test_answers_quoting_a_key_are_masked_in_the_cache_folder_and_when_read_back(
+    workspace: Path, provider_servers: dict[str, FakeGemini], cli_in_process: Cli
+) -> None:
+    """results.json was masked, but the cache kept the answers in clear: a fork's run restores that folder."""
+    model, fake = "anthropic/claude-haiku-4-5", provider_servers["anthropic"]
+    fake.script = lambda request: f"{judge_script(request)}\n(the key was {OPENAI_KEY}, the other {ANTHROPIC_KEY})"
+    cache = workspace / ".judge-cache"
+    _, first = run(cli_in_process, workspace, provider_servers, model, "--cache-dir", str(cache))
+    entries = [path.read_text(encoding="utf-8") for path in cache.rglob("*.json")]
+    assert len(entries) == 24 == fake.count
+    assert not [entry for entry in entries if OPENAI_KEY in entry or ANTHROPIC_KEY in entry]
+    assert all("(the key was ***, the other ***)" in json.loads(entry)["text"] for entry in entries)
+    result, second = run(cli_in_process, workspace, provider_servers, model, "--cache-dir", str(cache))
+    assert fake.count == 24 and second["judge"]["cached"] == 24  # read back, nothing asked
+    assert [c["metrics"] for c in second["cases"]] == [c["metrics"] for c in first["cases"]]
+    assert OPENAI_KEY not in every_output(workspace, result) and ANTHROPIC_KEY not in every_output(workspace, result)
+
+
+def test_negative_output_tokens_are_counted_as_none_flagged_and_never_lower_the_cost(
+    workspace: Path, provider_servers: dict[str, FakeGemini], cli_in_process: Cli
+) -> None:
+    """``completion_tokens: -5000000`` once showed as "-5,000,000 output tokens" and took dollars off the cost."""
+    fake = provider_servers["openai"]
+
+    def negative(request: SeenRequest) -> Reply:
+        scripted = judge_script(request)
+        return Reply(text=scripted if isinstance(scripted, str) else scripted.text, output_tokens=-5_000_000)
+
+    fake.script = negative
+    result, data = run(cli_in_process, workspace, provider_servers, "gpt-4o-mini")
+    judge = data["judge"]
+    assert (judge["output_tokens"], judge["implausible_counts"]) == (0, 24)
+    [model] = data["usage"]["judge"]["models"]
+    assert model["output_tokens"] == 0 and model["input_tokens"] == judge["input_tokens"] > 0
+    assert data["usage"]["judge"]["cost_usd"] == pytest.approx(judge["input_tokens"] * PRICES["openai"][0] / 1e6)
+    assert result.stdout.count("the judge gpt-4o-mini reported -5,000,000 output") == 1  # said once
+    assert "24 answers with impossible token counts (clamped)" in result.stdout
+    summary = (workspace / "adk-eval-results" / "summary.md").read_text()
+    assert "24 answers with impossible token counts" in summary and "-5,000,000" not in summary
+
+
 def test_a_429_with_a_retry_hint_is_waited_out(
     workspace: Path, provider_servers: dict[str, FakeGemini], cli_in_process: Cli
 ) -> None:

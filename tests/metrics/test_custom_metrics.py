@@ -21,6 +21,7 @@ from adk_eval_gate.model.evalset import ConversationScenario, EvalCase
 from adk_eval_gate.model.results import MetricStatus
 from tests.judge.adk_judge import to_adk
 from tests.judge.helpers import invocation, run_of
+from tests.metrics.decided import Decided
 
 MODULE = """
 from google.adk.evaluation.eval_case import Invocation
@@ -96,10 +97,12 @@ def metric(path: str | None, threshold: float = 0.5) -> CustomMetric:
     return built
 
 
-def evaluate(built: CustomMetric, *invocations: object, case: EvalCase | None = None) -> MetricOutcome:
+def evaluate(built: CustomMetric, *invocations: object, case: EvalCase | None = None) -> Decided:
+    """The custom metric's scores for one run, with the statuses the verdict gives them (the function's own)."""
     actual = list(invocations) or [invocation("q1", "a long answer"), invocation("q2", "no")]
     expected = None if case else [invocation("q1", "x"), invocation("q2", "y")]
-    return asyncio.run(evaluate_metric(built, run_of(actual, expected, case)))  # type: ignore[arg-type]
+    outcome = asyncio.run(evaluate_metric(built, run_of(actual, expected, case)))  # type: ignore[arg-type]
+    return Decided(outcome, threshold=built.criterion.threshold if built.criterion else None)
 
 
 @pytest.mark.parametrize("function", ["long_answers", "async_long_answers"])
@@ -211,9 +214,9 @@ class _Returns(Metric):
 def test_any_metric_whose_score_is_not_finite_is_not_evaluated(score: float) -> None:
     turn = invocation("q", "a")
     for produced in (
-        MetricOutcome(score, MetricStatus.PASSED, [InvocationScore(0.5, MetricStatus.PASSED)]),
-        MetricOutcome(0.5, MetricStatus.PASSED, [InvocationScore(score, MetricStatus.PASSED)]),
+        MetricOutcome(score, [InvocationScore(0.5)]),
+        MetricOutcome(0.5, [InvocationScore(score)]),
     ):
-        result = asyncio.run(evaluate_metric(_Returns(produced), run_of([turn], [turn])))
+        result = Decided(asyncio.run(evaluate_metric(_Returns(produced), run_of([turn], [turn]))), threshold=0.5)
         assert result.status is MetricStatus.NOT_EVALUATED and result.score is None
         assert result.reason == f"the metric's score {score} is not a finite number (a score must be within ±1.8e308)"

@@ -1,7 +1,7 @@
 """Our deterministic metrics equal ADK 2.13's own evaluators, per invocation and per case, to 1e-9.
 
 ADK is the reference: TrajectoryEvaluator, RougeEvaluator and the efficiency evaluators run on the same
-invocations (converted to ADK's models) and every score and status is compared.
+invocations (converted to ADK's models) and every score is compared, and every status the verdict gives them.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from adk_eval_gate.metrics.trajectory import ToolTrajectoryAvgScore
 from adk_eval_gate.model import eval_config
 from adk_eval_gate.model.evalset import EvalCase, Invocation, InvocationEvent, InvocationEvents
 from tests.metrics import adk_helpers, strategies
+from tests.metrics.decided import Decided
 
 pytestmark = pytest.mark.slow  # every metric against ADK's own evaluators
 
@@ -40,10 +41,16 @@ def _run(actual: list[Invocation], expected: list[Invocation] | None) -> CaseRun
     return CaseRun(eval_case=case, actual=actual, expected=expected, scenario=None)
 
 
-def _ours(metric: object, actual: list[Invocation], expected: list[Invocation] | None) -> MetricOutcome:
+EFFICIENCY = (InferenceCallCount, InvocationDuration, TokenUsage, ToolCallCount)
+
+
+def _ours(metric: object, actual: list[Invocation], expected: list[Invocation] | None) -> Decided:
+    """Our metric's scores, with the statuses the verdict gives them (ADK's evaluators return both)."""
     outcome = metric.evaluate(_run(actual, expected))  # type: ignore[attr-defined]
     assert isinstance(outcome, MetricOutcome)
-    return outcome
+    criterion = metric.criterion  # type: ignore[attr-defined]
+    threshold = criterion.threshold if criterion is not None else None
+    return Decided(outcome, threshold=threshold, informational=isinstance(metric, EFFICIENCY))
 
 
 def _close(a: float | None, b: float | None) -> bool:
@@ -52,7 +59,7 @@ def _close(a: float | None, b: float | None) -> bool:
     return math.isclose(a, b, rel_tol=0, abs_tol=1e-9)
 
 
-def assert_same(ours: MetricOutcome, theirs: object) -> None:
+def assert_same(ours: Decided, theirs: object) -> None:
     assert _close(ours.score, theirs.overall_score), (ours.score, theirs.overall_score)  # type: ignore[attr-defined]
     assert ours.status.value == STATUS[theirs.overall_eval_status.value]  # type: ignore[attr-defined]
     per_invocation = theirs.per_invocation_results  # type: ignore[attr-defined]

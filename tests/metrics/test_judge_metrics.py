@@ -32,6 +32,7 @@ from tests.judge.helpers import (
     score,
     v2_answer,
 )
+from tests.metrics.decided import Decided
 
 __all__ = ["gemini"]
 P, N = MetricStatus.PASSED, MetricStatus.FAILED
@@ -180,7 +181,7 @@ def test_without_credentials_the_reason_names_the_variables() -> None:
     import asyncio
 
     run = run_of([invocation("q", "x")], [invocation("q", "x")])
-    outcome = asyncio.run(evaluate_metric(metric, run))
+    outcome = Decided(asyncio.run(evaluate_metric(metric, run)), threshold=metric.criterion.threshold)
     assert outcome.status is NE
     assert outcome.reason == "no LLM judge credentials: set GOOGLE_API_KEY"
 

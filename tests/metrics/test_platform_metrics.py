@@ -19,7 +19,7 @@ from adk_eval_gate.judge.platform_service import (
     RubricVerdict,
     ServiceMetric,
 )
-from adk_eval_gate.metrics.base import Metric, MetricOutcome, MetricServices
+from adk_eval_gate.metrics.base import Metric, MetricServices
 from adk_eval_gate.metrics.score import evaluate_metric
 from adk_eval_gate.metrics.vertex_style import (
     MultiTurnTaskSuccess,
@@ -32,6 +32,7 @@ from adk_eval_gate.model import eval_config
 from adk_eval_gate.model.evalset import RubricScore
 from adk_eval_gate.model.results import MetricStatus
 from tests.judge.helpers import invocation, run_of
+from tests.metrics.decided import Decided
 
 P, F, NE = MetricStatus.PASSED, MetricStatus.FAILED, MetricStatus.NOT_EVALUATED
 
@@ -55,13 +56,14 @@ class Answers(PlatformService):
 
 def score(
     metric_class: type[Metric], name: str, threshold: float, run: object, service: PlatformService | None
-) -> MetricOutcome:
+) -> Decided:
+    """The outcome, with the verdict's statuses (``tests/metrics/decided.py``)."""
     criterion = eval_config.LlmAsAJudgeCriterion(threshold=threshold)
     metric = metric_class(name=name, criterion=criterion, services=MetricServices(platform=service))
-    return asyncio.run(evaluate_metric(metric, run))  # type: ignore[arg-type]
+    return Decided(asyncio.run(evaluate_metric(metric, run)), threshold=threshold)  # type: ignore[arg-type]
 
 
-def turns(outcome: MetricOutcome) -> list[tuple[float | None, MetricStatus]]:
+def turns(outcome: Decided) -> list[tuple[float | None, MetricStatus]]:
     return [(item.score, item.status) for item in outcome.per_invocation]
 
 

@@ -35,7 +35,7 @@ from google.genai import types as genai_types
 
 from adk_eval_gate.judge.platform_access import choose
 from adk_eval_gate.judge.platform_service import PlatformService
-from adk_eval_gate.metrics.base import Metric, MetricOutcome
+from adk_eval_gate.metrics.base import Metric
 from adk_eval_gate.metrics.vertex_style import (
     MultiTurnTaskSuccess,
     MultiTurnToolUseQuality,
@@ -49,6 +49,7 @@ from tests.fakes.agent_platform_server import API_KEY, Answer, FakeAgentPlatform
 from tests.judge.helpers import invocation, run_of, text
 from tests.judge.platform_helpers import ByPrompt, canonical, platform, score, service_for
 from tests.metrics.adk_helpers import to_adk
+from tests.metrics.decided import Decided
 
 pytestmark = pytest.mark.slow
 __all__ = ["platform"]
@@ -216,7 +217,7 @@ def adk_view(result: Any, turns: int) -> dict[str, Any]:
     }
 
 
-def gate_view(outcome: MetricOutcome) -> dict[str, Any]:
+def gate_view(outcome: Decided) -> dict[str, Any]:
     return {
         "score": outcome.score,
         "status": outcome.status,

@@ -7,17 +7,18 @@ from typing import Any
 
 import pytest
 
-from adk_eval_gate.metrics.base import CaseRun, MetricOutcome
+from adk_eval_gate.metrics.base import CaseRun
 from adk_eval_gate.model.evalset import EvalCase
 from adk_eval_gate.model.results import MetricStatus
 from adk_eval_gate.runners.base import REQUEST_KEY, plain_state
 from tests.judge.helpers import invocation
+from tests.metrics.decided import Decided
 from tests.metrics.vertex_helpers import build, outcome
 
 EXPECTED = {"plan": "gold", "cart": ["apple", "pear"], "count": 2}
 
 
-def _score(criterion: Any, actual: dict[str, Any] | None, expected: dict[str, Any] | None = None) -> MetricOutcome:
+def _score(criterion: Any, actual: dict[str, Any] | None, expected: dict[str, Any] | None = None) -> Decided:
     turns = [invocation("buy", "ok"), invocation("pay", "done")]
     fields: dict[str, Any] = {} if expected is None else {"final_session_state": expected}
     case = EvalCase(eval_id="shop", conversation=turns, **fields)

@@ -15,6 +15,7 @@ from adk_eval_gate.model.evalset import ConversationScenario, EvalCase
 from adk_eval_gate.model.results import MetricStatus
 from tests.fakes.gemini_server import FakeGemini, Reply
 from tests.judge.helpers import MarkerScript, gemini, invocation, judge_options, judge_service, run_of
+from tests.metrics.decided import Decided
 from tests.metrics.vertex_helpers import build, with_calls
 
 __all__ = ["gemini"]
@@ -35,7 +36,7 @@ def _judged(name: str, criterion: dict[str, Any], run: Any, *, cache_dir: Path |
         finally:
             await services.aclose()
 
-    return asyncio.run(go())
+    return Decided(asyncio.run(go()), threshold=metric.criterion.threshold if metric.criterion else None)
 
 
 def _follows_run() -> Any:

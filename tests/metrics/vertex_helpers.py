@@ -9,11 +9,12 @@ from typing import Any
 from google.genai import types
 
 from adk_eval_gate.metrics import registry
-from adk_eval_gate.metrics.base import CaseRun, Metric, MetricOutcome, MetricServices
+from adk_eval_gate.metrics.base import CaseRun, Metric, MetricServices
 from adk_eval_gate.metrics.score import evaluate_metric
 from adk_eval_gate.model import eval_config
 from adk_eval_gate.model.evalset import IntermediateData, Invocation
 from tests.judge.helpers import invocation
+from tests.metrics.decided import Decided
 
 
 def build(
@@ -25,8 +26,10 @@ def build(
     return configured.build(services or MetricServices())
 
 
-def outcome(metric: Metric, run: CaseRun) -> MetricOutcome:
-    return asyncio.run(evaluate_metric(metric, run))
+def outcome(metric: Metric, run: CaseRun) -> Decided:
+    """The metric's scores for the run, with the verdict's statuses."""
+    threshold = metric.criterion.threshold if metric.criterion is not None else None
+    return Decided(asyncio.run(evaluate_metric(metric, run)), threshold=threshold)
 
 
 def with_calls(user: str, final: str | None, *calls: tuple[str, dict[str, Any] | None]) -> Invocation:

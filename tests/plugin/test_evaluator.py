@@ -20,6 +20,7 @@ from adk_eval_gate.pytest.evaluator import adk_failures, append_csv, csv_cell, e
 from adk_eval_gate.pytest.report import case_report
 from adk_eval_gate.pytest.session import CaseSession
 from tests.conftest import write_json
+from tests.report.builders import lower_is_better_case
 from tests.test_dataset import call, write_jsonl
 
 ROWS = [
@@ -78,7 +79,10 @@ def test_failure_lines_are_agent_evaluators(cases: list[CaseResult]) -> None:
 
 def test_the_case_report_names_each_failing_metric_and_the_turns(cases: list[CaseResult]) -> None:
     report = case_report(cases[1])
-    assert report.splitlines()[:3] == [
+    assert report.splitlines()[:4] == [
+        "tool_trajectory_avg_score: 0 < 1; response_match_score: 0.3333 < 0.5; final_response_match_v2: not "
+        "evaluated (no LLM judge credentials: set GOOGLE_API_KEY or GEMINI_API_KEY, or for Vertex AI "
+        "GOOGLE_GENAI_USE_VERTEXAI=true, GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION)",
         "rows.evalset.jsonl::wrong_city: failed",
         "  tool_trajectory_avg_score: score 0 < threshold 1",
         "  response_match_score: score 0.3333 < threshold 0.5",
@@ -87,7 +91,10 @@ def test_the_case_report_names_each_failing_metric_and_the_turns(cases: list[Cas
     assert '    actual tools    get_weather({"city": "Sydney"})' in report
     assert "    actual answer   'Sunny in Sydney.'" in report
     assert "final_response_match_v2: not evaluated (" in report
-    assert case_report(cases[2]).splitlines()[1].startswith("  error: rows.evalset.jsonl:3: predicted_trajectory[0]")
+    error = case_report(cases[2]).splitlines()
+    assert error[0].startswith("line 3: predicted_trajectory[0]")
+    assert error[2].startswith("  error: rows.evalset.jsonl:3: predicted_trajectory[0]")
+    assert case_report(cases[0]).splitlines()[0].startswith("final_response_match_v2: not evaluated (no LLM judge")
     every = case_report(cases[0], every_metric=True)
     assert "  tool_trajectory_avg_score: score 1 >= threshold 1" in every and "(informational)" in every
 
@@ -190,3 +197,22 @@ def test_ids_of_evaluated_files_are_repository_relative(cases: list[CaseResult])
         "rows.evalset.jsonl::broken",
     ]
     assert json.loads(cases[0].model_dump_json())["status"] == "not_evaluated"  # final_response_match_v2
+
+
+def test_a_lower_is_better_custom_metric_passes_in_the_report_the_failure_lines_and_the_csv(tmp_path: Path) -> None:
+    """Its function passes a turn at or below 0.5: 0, 0 and 1 pass as AgentEvaluator passes them (1/3, lower is
+    better); each CSV row has the function's own status, as AgentEvaluator writes them."""
+    fine = lower_is_better_case("mostly_fine", [0.0, 0.0, 1.0], rule="agent_evaluator")
+    bad = lower_is_better_case("mostly_bad", [1.0, 1.0, 0.0], [1.0], rule="agent_evaluator")
+    assert adk_failures([fine], "agent") == []
+    assert adk_failures([bad], "agent") == ["bad_turns for agent Failed. Expected 0.5, but got 0.75."]
+    assert "  bad_turns: score 0.3333 <= threshold 0.5 (lower is better)" in case_report(fine, every_metric=True)
+    assert "  bad_turns: score 0.75 > threshold 0.5 (lower is better) (runs: 0.6667, 1)" in case_report(bad)
+    target = tmp_path / "rows.csv"
+    append_csv(str(target), [fine])
+    rows = list(csv.DictReader(target.open(encoding="utf-8")))
+    assert [(row["score"], row["eval_status"]) for row in rows] == [
+        ("0.0", "PASSED"),
+        ("0.0", "PASSED"),
+        ("1.0", "FAILED"),
+    ]

@@ -90,6 +90,28 @@ def _the_readers_point_at_the_eval_file_and_see_the_scores(path: Path) -> None:
     }
 
 
+def test_the_short_summary_of_ra_gives_what_went_wrong_first(
+    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """pytest's short summary (``-ra``) shows the first line of each failure after the test's id, cut to the
+    terminal's width: that line says what went wrong (a metric under its threshold, the bad field of a row, the bad
+    JSON), not the case's id again, which the test's id already names."""
+    monkeypatch.setenv("COLUMNS", "110")
+    for name in ("CI", "BUILD_NUMBER"):  # on CI pytest does not cut the line: cut it here, as a terminal does
+        monkeypatch.delenv(name, raising=False)
+    result = project.runpytest("--adk-eval", *PLAIN, "-ra")
+    summary = result.stdout.str().split("short test summary info", 1)[1].splitlines()
+    assert "FAILED evals/rows.evalset.jsonl::wrong_city - tool_trajectory_avg_score: 0 < 1" in summary
+    assert any(
+        line.startswith('ERROR evals/rows.evalset.jsonl::broken - line 3: predicted_trajectory[0].tool_input: "tool_')
+        for line in summary
+    ), summary
+    assert any(
+        line.startswith("FAILED evals/broken.evalset.json::eval-file - line 1, column 37: invalid JSON: Expecting")
+        for line in summary
+    ), summary
+
+
 def test_a_file_named_on_the_command_line_may_have_any_name(project: pytest.Pytester) -> None:
     write_csv(project.path / "evals" / "extra.csv", ROWS[:2])
     result = project.runpytest("--adk-eval", *PLAIN, "evals/extra.csv")

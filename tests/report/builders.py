@@ -24,6 +24,7 @@ from adk_eval_gate.model.results import (
     RunRecord,
     Totals,
 )
+from adk_eval_gate.verdict.aggregation import ScoreRule
 
 RUN_URL = "https://github.com/octo/repo/actions/runs/4242"
 FILE = "agents/weather/weather.evalset.json"
@@ -160,7 +161,7 @@ def document(
         totals=Totals(),
         cases=cases,
         files=files,
-        metrics=aggregate.metric_summaries(cases),
+        metrics=verdict.metric_summaries(cases),
         judge=judge,
         run=RunInfo(
             tool_version="0.1.0",
@@ -212,7 +213,7 @@ def priced_document(*, calls: list[int], runs: int, jitter: float = 0.01) -> Res
                 intermediate_data=InvocationEvents(invocation_events=events),
                 duration=0.4 * count + jitter * ((number + index) % 3),
             )
-            outcome = MetricOutcome(1.0, MetricStatus.PASSED)
+            outcome = MetricOutcome(1.0)
             finished.append(
                 aggregate.FinishedRun(number, Inference(invocations=[turn]), [ScoredMetric(configured, outcome)])
             )
@@ -231,3 +232,32 @@ def priced_document(*, calls: list[int], runs: int, jitter: float = 0.01) -> Res
     files = [FileResult(path="agents/weather/weather.evalset.json", cases=len(cases))]
     info = RunInfo(tool_version="0.1.0", runner="adk", num_runs=runs, run_url=RUN_URL, repository="octo/repo")
     return aggregate.document(cases, files, info, prices=Prices.shipped().source())
+
+
+def lower_is_better_case(eval_id: str, *runs: list[float], rule: ScoreRule = "adk_eval") -> CaseResult:
+    """A case whose runs scored ``runs`` per turn on ``bad_turns``, a custom metric whose function passes a turn (and
+    a run) at or below its threshold, 0.5; decided by the verdict with ``rule``."""
+    records = []
+    for number, scores in enumerate(runs, start=1):
+        mean = sum(scores) / len(scores)
+        metric = RunMetric(
+            name="bad_turns",
+            score=mean,
+            status=MetricStatus.NOT_EVALUATED,
+            invocation_scores=scores,
+            evaluator_status=MetricStatus.PASSED if mean <= 0.5 else MetricStatus.FAILED,
+            invocation_statuses=[MetricStatus.PASSED if s <= 0.5 else MetricStatus.FAILED for s in scores],
+        )
+        turns = [InvocationRecord(user=f"turn {turn}") for turn in range(1, len(scores) + 1)]
+        records.append(RunRecord(run=number, status="passed", metrics=[metric], invocations=turns))
+    case = CaseResult(
+        id=f"{FILE}::{eval_id}",
+        file=FILE,
+        eval_set_id="weather",
+        eval_id=eval_id,
+        line=5,
+        status="passed",
+        metrics=[MetricResult(name="bad_turns", kind="custom", score=None, threshold=0.5, status="not_evaluated")],
+        runs=records,
+    )
+    return verdict.decide_case(case, pass_rule="mean", rule=rule)

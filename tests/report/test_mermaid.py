@@ -58,3 +58,26 @@ def test_the_summary_golden_files_charts_render(mermaid_errors: Check, path: Pat
     blocks = mermaid_blocks(path.read_text(encoding="utf-8"))
     assert blocks, f"{path.parent.name}/{path.name} has no Mermaid chart"
     assert mermaid_errors(blocks) == []
+
+
+def test_charts_without_a_baseline_or_with_a_new_metric_render(mermaid_errors: Check) -> None:
+    """The charts that draw no base series (no baseline, or a metric the baseline did not score) and the titles
+    of single-metric charts are valid Mermaid."""
+    from adk_eval_gate.commands.gate import decided
+    from adk_eval_gate.compare.changes import compare
+    from adk_eval_gate.report import charts
+    from adk_eval_gate.verdict import Policy
+    from tests.report.builders import baseline_info, case, document, metric, priced_document
+
+    base = document([case("a", [metric("one", 0.9, threshold=0.8)])])
+    head = document([case("a", [metric("one", 0.8, threshold=0.8), metric("a.b-c_1", 1.0, threshold=1.0)])])
+    text = "\n\n".join(
+        [
+            charts.metric_charts(head),
+            charts.metric_charts(decided(head, compare(head, base, baseline=baseline_info()), Policy())),
+            charts.cost_chart(priced_document(calls=[1, 2], runs=1)),
+        ]
+    )
+    blocks = mermaid_blocks(text)
+    assert len(blocks) == 5
+    assert mermaid_errors(blocks) == []

@@ -160,3 +160,50 @@ def test_a_tracer_provider_set_by_agent_code_gets_adks_own_telemetry() -> None:
     spans = seen["model_spans"]
     assert isinstance(spans, list) and spans
     assert all("gen_ai.tool.definitions" in attributes for attributes in spans)  # the experimental conventions
+
+
+@pytest.mark.slow  # imports google-adk and builds its agents
+def test_local_models_are_those_answered_by_a_model_class_of_the_users_own() -> None:
+    """docs/cost.md's local models: a BaseLlm subclass of the user's own (held, inherited from a parent agent, or
+    registered with ADK's LLMRegistry) is local; ADK's provider classes, and classes derived from them, are not."""
+    from google.adk.agents import LlmAgent, SequentialAgent
+    from google.adk.models.google_llm import Gemini
+    from google.adk.models.registry import LLMRegistry
+    from google.genai import types
+
+    from adk_eval_gate.runners.adk_case import local_models, own_model_class
+    from adk_eval_gate.runners.invocations import AgentEvent
+    from tests.runners.scripted_model import EchoModel, ScriptedUser
+
+    class TunedGemini(Gemini):  # a wrapper of ADK's Gemini class: the provider's, so not local
+        pass
+
+    LLMRegistry.register(ScriptedUser)  # registered by name: "scripted-user-7" resolves to it
+    inheriting = LlmAgent(name="inheriting", instruction="Answer.")
+    scripted = LlmAgent(name="scripted", model=EchoModel(model="echo"), sub_agents=[inheriting])
+    root = SequentialAgent(
+        name="root",
+        sub_agents=[
+            scripted,
+            LlmAgent(name="registered", model="scripted-user-7"),
+            LlmAgent(name="gemini", model="gemini-2.5-flash"),
+            LlmAgent(name="tuned", model=TunedGemini(model="tuned-model-1")),
+        ],
+    )
+    usage = types.GenerateContentResponseUsageMetadata(prompt_token_count=10, candidates_token_count=2)
+
+    def call(author: str, version: str | None) -> AgentEvent:
+        return AgentEvent(author=author, invocation_id="i", usage_metadata=usage, model_version=version)
+
+    events = [
+        call("scripted", "echo-v1"),
+        call("inheriting", None),  # no version reported: named as the usage figures name it
+        call("registered", "scripted-user-7"),
+        call("gemini", "gemini-2.5-flash"),
+        call("tuned", "tuned-model-1"),
+        AgentEvent(author="user", invocation_id="i"),
+    ]
+    agent = LoadedAgent(AgentRef("module", "root", "root"), root, None)
+    assert local_models(agent, events) == ["echo-v1", "scripted-user-7", "unknown model"]
+    assert agent.local_authors == frozenset({"scripted", "inheriting", "registered"})
+    assert own_model_class(EchoModel) and not own_model_class(Gemini) and not own_model_class(TunedGemini)

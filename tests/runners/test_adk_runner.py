@@ -72,9 +72,12 @@ def test_the_agent_option_takes_a_folder_or_a_module(tmp_repo: Path, run_gate: R
     assert by_folder.code == 0, by_folder.out
     by_module = run_gate("evals", "--agent", "agents.echo_bot")
     assert by_module.code == 0, by_module.out
+    only = run_gate("evals")  # no folder above it, but the repository has one agent
+    assert only.code == 0 and "agent agents/echo_bot (the repository's only agent)" in only.out
+    write_agent(tmp_repo / "agents" / "other_bot")
     missing = run_gate("evals")
     assert missing.code == 1
-    assert "no ADK agent folder found above evals/echo.evalset.json" in missing.case("echo")["error"]
+    assert missing.case("echo")["error"].startswith("no agent found for evals/echo.evalset.json")
 
 
 def test_faults_become_error_cases_and_the_others_finish(tmp_repo: Path, run_gate: RunGate) -> None:
@@ -106,8 +109,7 @@ def test_faults_become_error_cases_and_the_others_finish(tmp_repo: Path, run_gat
     [reported] = [line for line in result.out.splitlines() if "not_installed_anywhere" in line]
     assert reported == (
         "error: agent broken could not be imported: ModuleNotFoundError: No module named 'not_installed_anywhere' "
-        "(broken/agent.py:1) (list the package that provides 'not_installed_anywhere' in the action's requirements "
-        "input, or pip install it where the gate runs)"
+        "(broken/agent.py:1) (pip install the package that provides 'not_installed_anywhere' where the gate runs)"
     )
 
 

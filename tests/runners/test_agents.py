@@ -1,4 +1,4 @@
-"""Finding and importing agents as ``adk eval`` does."""
+"""Importing agents as ``adk eval`` does."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from adk_eval_gate.runners.agents import AgentError, find_agent, load_agent, parse_agent_option
+from adk_eval_gate.inputs.agent_sources import parse_agent_value
+from adk_eval_gate.runners.agents import AgentError, load_agent
 from tests.runners.scripted import write_agent
 
 APP_AGENT = """
@@ -31,37 +32,13 @@ async def get_agent_async():
 """
 
 
-def test_the_nearest_agent_folder_above_the_eval_file_up_to_the_root(tmp_path: Path) -> None:
-    write_agent(tmp_path / "outer")
-    write_agent(tmp_path / "outer" / "inner_agent")
-    (tmp_path / "outer" / "inner_agent" / "evals").mkdir()
-    deep = tmp_path / "outer" / "inner_agent" / "evals" / "x.evalset.json"
-    ref = find_agent(deep, root=tmp_path)
-    assert ref is not None and ref.display == "outer/inner_agent" and ref.kind == "folder"
-    assert find_agent(tmp_path / "outer" / "y.evalset.json", root=tmp_path).display == "outer"  # type: ignore[union-attr]
-    assert find_agent(tmp_path / "z.evalset.json", root=tmp_path / "outer") is None
-    (tmp_path / "plain").mkdir()
-    (tmp_path / "plain" / "__init__.py").write_text("", encoding="utf-8")
-    assert find_agent(tmp_path / "plain" / "a.evalset.json", root=tmp_path) is None  # no agent.py: not an agent
-
-
-def test_agent_option(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(tmp_path)
-    write_agent(tmp_path / "bots" / "echo")
-    assert parse_agent_option("bots/echo", root=tmp_path).kind == "folder"
-    assert parse_agent_option("pkg.sub.agent", root=tmp_path).kind == "module"
-    (tmp_path / "not_agent").mkdir()
-    with pytest.raises(AgentError, match=r"without __init__\.py"):
-        parse_agent_option("not_agent", root=tmp_path)
-    with pytest.raises(AgentError, match="neither an existing folder nor a dotted module"):
-        parse_agent_option("no/such/folder", root=tmp_path)
-
-
 def test_an_app_named_app_wins_then_get_agent_async_with_the_env_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     write_agent(tmp_path / "app_agent", APP_AGENT)
-    loaded = asyncio.run(load_agent(parse_agent_option(str(tmp_path / "app_agent"), root=tmp_path), root=tmp_path))
+    loaded = asyncio.run(
+        load_agent(parse_agent_value(str(tmp_path / "app_agent"), root=tmp_path, field="--agent"), root=tmp_path)
+    )
     assert loaded.app is not None and loaded.root_agent.name == "inner"
 
     write_agent(tmp_path / "factory_agent", FACTORY_AGENT)
@@ -69,7 +46,9 @@ def test_an_app_named_app_wins_then_get_agent_async_with_the_env_file(
     monkeypatch.delenv("AGENT_SUFFIX", raising=False)
     try:
         loaded = asyncio.run(
-            load_agent(parse_agent_option(str(tmp_path / "factory_agent"), root=tmp_path), root=tmp_path)
+            load_agent(
+                parse_agent_value(str(tmp_path / "factory_agent"), root=tmp_path, field="--agent"), root=tmp_path
+            )
         )
         assert loaded.app is None and loaded.root_agent.name == "made_from_dotenv"
     finally:
@@ -81,7 +60,7 @@ def test_two_agent_folders_with_the_same_name_are_both_imported(tmp_path: Path) 
         write_agent(tmp_path / side / "twin", APP_AGENT.replace('name="inner"', f'name="{side}"'))
     names = [
         asyncio.run(
-            load_agent(parse_agent_option(str(tmp_path / side / "twin"), root=tmp_path), root=tmp_path)
+            load_agent(parse_agent_value(str(tmp_path / side / "twin"), root=tmp_path, field="--agent"), root=tmp_path)
         ).root_agent.name
         for side in ("left", "right")
     ]
@@ -106,7 +85,7 @@ def test_an_agent_that_does_not_import_gives_one_clear_line(
     monkeypatch.chdir(tmp_path)
     write_agent(tmp_path / "bad", source)
     with pytest.raises(AgentError) as raised:
-        asyncio.run(load_agent(parse_agent_option("bad", root=tmp_path), root=tmp_path))
+        asyncio.run(load_agent(parse_agent_value("bad", root=tmp_path, field="--agent"), root=tmp_path))
     line = raised.value.one_line()
     assert expected in line and "\n" not in line
 
@@ -118,7 +97,7 @@ def test_a_package_whose_init_does_not_import_agent_gets_the_fix(
     write_agent(tmp_path / "quiet")
     (tmp_path / "quiet" / "__init__.py").write_text("")  # ADK's template has 'from . import agent' here
     with pytest.raises(AgentError) as raised:
-        asyncio.run(load_agent(parse_agent_option("quiet", root=tmp_path), root=tmp_path))
+        asyncio.run(load_agent(parse_agent_value("quiet", root=tmp_path, field="--agent"), root=tmp_path))
     line = raised.value.one_line()
     assert "has an agent.py that its __init__.py does not import" in line
     assert "add 'from . import agent' to quiet/__init__.py" in line

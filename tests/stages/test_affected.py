@@ -1,19 +1,21 @@
 """``--only-affected``'s pure part (``compare/affected.py``): which cases a change can touch, given the inputs the
-baseline recorded; and a carried case in the verdict, counted as the base decided it. The whole flow, with git and
-real agents, is ``tests/test_only_affected.py``."""
+baseline recorded, what git says changed and what the checkout holds of those inputs (``compare/checkout.py``);
+and a carried case in the verdict, counted as the base decided it. The whole flow, with git and real agents, is
+``tests/test_only_affected.py`` (and ``tests/test_only_affected_inputs.py``, each kind of input)."""
 
 from __future__ import annotations
 
 import importlib
 import io
+import os
 import sys
 from pathlib import Path
 
 import pytest
 
 from adk_eval_gate import __version__, verdict
-from adk_eval_gate.commands.only_affected import Affected, Inputs, choose
-from adk_eval_gate.compare import affected, likeforlike
+from adk_eval_gate.commands.only_affected import Affected, Inputs, choose, outputs_of
+from adk_eval_gate.compare import affected, checkout, likeforlike
 from adk_eval_gate.config.settings import build_settings
 from adk_eval_gate.github.baseline import Baseline, NoBaseline
 from adk_eval_gate.inputs.configs import LoadedConfig
@@ -29,10 +31,20 @@ A = "a_agent/a.evalset.json"
 B = "b_agent/b.evalset.json"
 A_FILES = [A, "a_agent/__init__.py", "a_agent/agent.py", "a_agent/test_config.json", "prompts/"]
 B_FILES = [B, "b_agent/__init__.py", "b_agent/agent.py", "b_agent/tools.py", "b_agent/test_config.json"]
+PROMPTS = "0123456789abcdef"  # the digest of the names in prompts/ as the base run ended
 
 
 def _with_inputs(built: CaseResult, files: list[str], *, settings: str = "s1", observed: bool = True) -> CaseResult:
-    return built.model_copy(update={"inputs": CaseInputs(files=files, settings=settings, observed=observed)})
+    listings = {path: PROMPTS for path in files if path.endswith("/")}
+    inputs = CaseInputs(files=files, listings=listings, settings=settings, observed=observed)
+    return built.model_copy(update={"inputs": inputs})
+
+
+def _checkout(changed: set[str], states: dict[str, str] | None = None) -> affected.Checkout:
+    """Git names ``changed``; every input is as the base run left it, tracked, except ``states`` (path: state)."""
+    now = {path: PROMPTS if path.endswith("/") else checkout.FILE for path in [*A_FILES, *B_FILES]}
+    now.update(states or {})
+    return affected.Checkout(changed=frozenset(changed), states=now, tracked=frozenset([*A_FILES, *B_FILES]))
 
 
 def _base() -> ResultsDocument:
@@ -47,22 +59,69 @@ def _base() -> ResultsDocument:
 
 
 def _select(
-    changed: set[str], *, cases: dict[str, str] | None = None, base: ResultsDocument | None = None
+    changed: set[str] | affected.Checkout, *, cases: dict[str, str] | None = None, base: ResultsDocument | None = None
 ) -> affected.Selection:
     base = base or _base()
     wanted = cases if cases is not None else {c.id: "s1" for c in base.cases}
-    return affected.select(wanted, base=base, info=baseline_info(), changed=frozenset(changed))
+    now = changed if isinstance(changed, affected.Checkout) else _checkout(changed)
+    return affected.select(wanted, base=base, info=baseline_info(), checkout=now)
 
 
 def test_a_change_to_one_agent_s_tool_runs_its_cases_and_carries_the_other_agent_s() -> None:
     selection = _select({"b_agent/tools.py"})
-    assert selection.reasons == {f"{B}::b1": "an input changed", f"{B}::b2": "an input changed"}
+    reason = "b_agent/tools.py changed"
+    assert selection.reasons == {f"{B}::b1": reason, f"{B}::b2": reason}
     assert sorted(selection.carried) == [f"{A}::a1", f"{A}::a2"]
 
 
-def test_a_file_added_to_a_folder_the_agent_listed_touches_it_and_nothing_else_does() -> None:
-    assert sorted(_select({"prompts/new.txt"}).reasons) == [f"{A}::a1", f"{A}::a2"]
+def test_a_folder_the_agent_listed_touches_it_when_it_holds_other_names_or_a_file_in_it_changed() -> None:
+    """A listing tells the names, and each file's size and time (``DirEntry.stat``): a file directly in the folder
+    that changed counts too; one in a folder below, or elsewhere, does not."""
+    other_names = _checkout({"prompts/new.txt"}, {"prompts/": "fedcba9876543210"})
+    assert _select(other_names).reasons == {
+        f"{A}::a1": "the folder prompts/ holds other names",
+        f"{A}::a2": "the folder prompts/ holds other names",
+    }
+    assert _select({"prompts/a.txt"}).reasons[f"{A}::a1"] == "a file in the folder prompts/ changed"
     assert _select({"prompts/deeper/new.txt", "README.md", "docs/index.md"}).reasons == {}
+
+
+def test_a_changed_path_above_an_input_touches_it_a_submodule_or_a_symbolic_link() -> None:
+    """Git names a submodule (or a link to a folder) as one path: every input under it changed."""
+    assert _select({"a_agent"}).reasons[f"{A}::a1"] == f"{A} is under a_agent, which changed"
+    assert _select({"prompts"}).reasons[f"{A}::a1"] == "prompts/ changed"
+    assert _select({"a_agent/agent.py/x", "b_agent/tool"}).reasons == {}
+
+
+def test_an_input_that_appeared_or_disappeared_or_that_git_does_not_track_touches_its_cases() -> None:
+    base = _base()
+    looked_for = [
+        c.model_copy(update={"inputs": c.inputs.model_copy(update={"absent": ["b_agent/tools.py"]})})
+        if c.inputs is not None and c.eval_id == "b1"
+        else c
+        for c in base.cases
+    ]
+    base = base.model_copy(update={"cases": looked_for})
+    assert _select(set(), base=base).reasons == {f"{B}::b1": "b_agent/tools.py appeared"}
+    gone = _select(_checkout(set(), {"b_agent/tools.py": checkout.ABSENT}), base=base).reasons
+    assert gone == {f"{B}::b2": "b_agent/tools.py disappeared"}  # b1 looked for it and did not find it
+    untracked = affected.Checkout(changed=frozenset(), states=_checkout(set()).states, tracked=frozenset(B_FILES))
+    reason = f"{A} is not tracked by git (ignored, or not added), so whether it changed cannot be known"
+    assert _select(untracked).reasons == {f"{A}::a1": reason, f"{A}::a2": reason}
+
+
+def test_a_base_input_that_leaves_the_repository_is_never_looked_at_and_runs_its_case(tmp_path: Path) -> None:
+    """A baseline is untrusted: ``../`` or an absolute path is not surveyed, and the case runs."""
+    outside = tmp_path / "secret.txt"
+    outside.write_text("x", encoding="utf-8")
+    (tmp_path / "repo").mkdir()
+    paths = ["../secret.txt", str(outside), "../", "a\x00b"]
+    states = checkout.survey(paths, root=tmp_path / "repo")
+    assert states == dict.fromkeys(paths, checkout.OUTSIDE)
+    base = _base()
+    base.cases[0] = _with_inputs(base.cases[0], ["../secret.txt"])
+    now = affected.Checkout(changed=frozenset(), states=states, tracked=frozenset())
+    assert _select(now, base=base).reasons[f"{A}::a1"] == "../secret.txt is not a path of the repository"
 
 
 def test_new_cases_cases_without_inputs_errors_and_other_settings_run() -> None:
@@ -97,44 +156,6 @@ def test_a_carried_case_keeps_the_base_result_and_names_the_run_it_first_came_fr
     assert again.carried == older and not again.quarantined  # quarantine is this run's to decide
 
 
-def test_the_environment_s_dependency_files_and_always_affected_globs_change_every_case() -> None:
-    changed = frozenset(
-        {
-            "agents/requirements-dev.txt",
-            "uv.lock",
-            "pyproject.toml",
-            ".github/workflows/evals.yml",
-            "deps/pinned.in.txt",
-            "data/menu.csv",
-            ".venv/lib/python3.11/site-packages/x/requirements.txt",
-            "a_agent/agent.py",
-        }
-    )
-    assert affected.changes_to_everything(changed, environment=["deps/pinned.in.txt"], always=["data/**"]) == [
-        ".github/workflows/evals.yml",
-        "agents/requirements-dev.txt",
-        "data/menu.csv",
-        "deps/pinned.in.txt",
-        "pyproject.toml",
-        "uv.lock",
-    ]
-    assert affected.changes_to_everything(frozenset({"a_agent/agent.py"}), environment=[], always=[]) == []
-
-
-def test_the_environment_inputs_are_the_dependency_files_and_the_requirements_input(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.chdir(tmp_path)
-    tracked = ["requirements.txt", "a_agent/agent.py", "poetry.lock", "tools/setup.cfg", "README.md"]
-    found = affected.environment_inputs(tracked, "deps/agent.reqs", tmp_path)
-    assert found == ["deps/agent.reqs", "poetry.lock", "requirements.txt", "tools/setup.cfg"]
-    assert affected.environment_inputs(tracked, "pyproject", tmp_path) == [
-        "poetry.lock",
-        "requirements.txt",
-        "tools/setup.cfg",
-    ]
-
-
 def test_a_baseline_of_another_gate_or_adk_version_is_not_carried_from() -> None:
     base = _base()
     assert affected.version_difference(base, adk_version="2.13.0") is None
@@ -149,11 +170,19 @@ def test_a_baseline_of_another_gate_or_adk_version_is_not_carried_from() -> None
 
 
 def test_a_case_is_observed_only_when_every_run_reported_what_its_agent_used() -> None:
-    ran = affected.case_inputs([A, "a_agent/test_config.json"], [["a_agent/agent.py"]], settings="s1")
+    states = {A: checkout.FILE, "a_agent/agent.py": checkout.FILE, "a_agent/test_config.json": checkout.FILE}
+    ran = affected.case_inputs([A, "a_agent/test_config.json"], [["a_agent/agent.py"]], settings="s1", states=states)
     assert ran == CaseInputs(files=[A, "a_agent/agent.py", "a_agent/test_config.json"], settings="s1", observed=True)
-    partly = affected.case_inputs([A], [["a_agent/agent.py"], None], settings="s1")
+    partly = affected.case_inputs([A], [["a_agent/agent.py"], None], settings="s1", states=states)
     assert not partly.observed and partly.files == [A, "a_agent/agent.py"]
-    assert not affected.case_inputs([A], [], settings="s1").observed
+    assert not affected.case_inputs([A], [], settings="s1", states=states).observed
+
+
+def test_a_case_s_inputs_keep_which_files_were_absent_and_the_names_in_each_folder_it_listed() -> None:
+    states = {A: checkout.FILE, "a_agent/.env": checkout.ABSENT, "prompts/": PROMPTS, "./": checkout.ABSENT}
+    inputs = affected.case_inputs([A], [["a_agent/.env", "prompts/", "./"]], settings="s1", states=states)
+    assert inputs.absent == ["a_agent/.env"]
+    assert inputs.listings == {"./": checkout.ABSENT, "prompts/": PROMPTS}
 
 
 def test_carried_cases_count_in_the_verdict_as_the_base_decided_them() -> None:
@@ -227,6 +256,93 @@ def test_a_custom_metric_s_module_and_its_imports_are_inputs_and_one_never_impor
         "aff_metrics/score.py",
     ]
     assert affected.function_files(["aff_metrics.missing.exact"], index) is None
+
+
+def test_what_named_a_files_agent_and_its_runs_are_inputs_of_its_cases(tmp_path: Path) -> None:
+    """The test module whose AgentEvaluator call named the agent, and both config names, are files of the case; the
+    agent found and the file's runs are in its settings digest, so a new mapping or call runs it again."""
+    from adk_eval_gate.inputs.agent_sources import AgentChoice, AgentRef
+    from adk_eval_gate.inputs.configs import ConfigCache, find_config
+    from adk_eval_gate.inputs.load import load_eval_file
+    from adk_eval_gate.inputs.plan import PlannedFile
+
+    root = tmp_path.resolve()
+    evals = root / "eval" / "data"
+    evals.mkdir(parents=True)
+    (evals / "a.evalset.json").write_text('{"eval_set_id": "a", "eval_cases": [{"eval_id": "x", "conversation": []}]}')
+    for name in ("test_config.json", "eval_config.json"):
+        (root / "eval" / name).write_text('{"criteria": {"response_match_score": 0.5}}')
+    config = ConfigCache(root).get(find_config(evals / "a.evalset.json", root=root, option=None))
+    loaded = load_eval_file(evals / "a.evalset.json", display="eval/data/a.evalset.json")
+    choice = AgentChoice(
+        AgentRef("folder", str(root / "bot"), "bot"),
+        "AgentEvaluator.evaluate at eval/test_eval.py:9",
+        "eval/test_eval.py",
+        4,
+    )
+    planned = PlannedFile(loaded, config, (), choice, 4)
+    assert affected.file_inputs(planned, root) == [
+        "eval/data/a.evalset.json",
+        "eval/test_config.json",
+        "eval/eval_config.json",
+        "eval/test_eval.py",
+    ]
+    run = affected.run_settings(build_settings("run", {}, env={}), prices={})
+    other_agent = PlannedFile(loaded, config, (), AgentChoice(AgentRef("folder", str(root / "b"), "b"), "x"), 4)
+    digests = {
+        affected.settings_digest(file, run)
+        for file in (planned, PlannedFile(loaded, config, (), choice, 2), other_agent)
+    }
+    assert len(digests) == 3
+
+
+@pytest.mark.timeout(60)
+def test_the_checkout_is_surveyed_without_blocking_following_loops_or_losing_odd_names(tmp_path: Path) -> None:
+    """A FIFO is looked at, never opened; a folder input that is a FIFO or a link loop is "not listed"; a name that
+    is not UTF-8 is found again from its spelling in results.json; the gate's own reports are not a folder's
+    names; a folder of many names is one digest."""
+    repo = tmp_path / "repo"
+    (repo / "odd").mkdir(parents=True)
+    os.mkfifo(repo / "pipe")
+    (repo / "loop").symlink_to("loop")
+    odd = repo / "odd" / os.fsdecode(b"r\xe9sum\xe9.txt")
+    odd.write_text("x", encoding="utf-8")
+    (repo / "many").mkdir()
+    for index in range(5000):
+        (repo / "many" / f"{index}.txt").touch()
+    spelled = "odd/r\\xe9sum\\xe9.txt"
+    paths = ["pipe", "pipe/", "loop", "loop/", spelled, "odd/", "./", "many/", "gone.txt", "gone/"]
+    before = checkout.survey(paths, root=repo, skipped=["adk-eval-results"])
+    assert before["pipe"] == checkout.FILE and before[spelled] == checkout.FILE and before["loop"] == checkout.FILE
+    assert before["pipe/"].startswith("not listed: ") and before["loop/"].startswith("not listed: ")
+    assert before["gone.txt"] == checkout.ABSENT and before["gone/"] == checkout.ABSENT
+    (repo / "adk-eval-results").mkdir()  # made by the run
+    (repo / "adk-eval-results" / "results.json").write_text("{}", encoding="utf-8")
+    (repo / "odd" / "__pycache__").mkdir()
+    assert checkout.survey(paths, root=repo, skipped=["adk-eval-results"]) == before
+    (repo / "many" / "5000.txt").touch()
+    odd.rename(repo / "odd" / "other.txt")
+    after = checkout.survey(paths, root=repo, skipped=["adk-eval-results"])
+    assert after["many/"] != before["many/"] and after["odd/"] != before["odd/"] and after[spelled] == checkout.ABSENT
+
+
+def test_the_gate_s_reports_and_cache_folder_are_never_among_a_listed_folder_s_names(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """They appear during the base run (and the cache is restored before a pull request's): not the agent's."""
+    monkeypatch.chdir(tmp_path)
+    settings = build_settings("run", {"cache_dir": "cache/judge", "html": "reports/page.html"}, env={})
+    outputs = outputs_of(settings, tmp_path)
+    reports = ["adk-eval-results/junit.xml", "adk-eval-results/results.json", "adk-eval-results/summary.md"]
+    assert outputs == ["adk-eval-results", *reports, "cache/judge", "reports/page.html"]
+    (tmp_path / "README.md").write_text("# repo", encoding="utf-8")
+    before = checkout.survey(["./"], root=tmp_path, skipped=outputs)
+    for path in ("cache/judge/entry.json", "reports/page.html", "adk-eval-results/results.json"):
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text("{}", encoding="utf-8")
+    assert checkout.survey(["./"], root=tmp_path, skipped=outputs) == before
+    (tmp_path / "NOTES.md").write_text("# notes", encoding="utf-8")
+    assert checkout.survey(["./"], root=tmp_path, skipped=outputs) != before
 
 
 def _planned_with(criteria: dict[str, float]) -> PlannedFile:

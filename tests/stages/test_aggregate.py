@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+import pytest
 from google.genai import types as genai_types
 
 from adk_eval_gate import verdict
 from adk_eval_gate.aggregate import cases as aggregate
-from adk_eval_gate.metrics.base import MetricOutcome
+from adk_eval_gate.metrics.base import InvocationScore, MetricOutcome
 from adk_eval_gate.metrics.registry import BUILT_IN, ConfiguredMetric
 from adk_eval_gate.metrics.score import ScoredMetric
 from adk_eval_gate.model.eval_config import BaseCriterion
 from adk_eval_gate.model.evalset import EvalCase, Invocation
-from adk_eval_gate.model.results import CaseResult, Confirmation, FileResult, MetricStatus, PassRule, RunInfo
+from adk_eval_gate.model.results import CaseResult, Confirmation, FileResult, PassRule, RunInfo
 from adk_eval_gate.runners.base import Inference
 
 RESPONSE = "response_match_score"
@@ -31,11 +32,7 @@ CONFIGURED = ConfiguredMetric(spec=BUILT_IN[RESPONSE], criterion=BaseCriterion(t
 def _finished(run: int, score: float | None, *, error: str | None = None) -> aggregate.FinishedRun:
     if error:
         return aggregate.FinishedRun(run, Inference(error=error), [])
-    if score is None:
-        status = MetricStatus.NOT_EVALUATED
-    else:
-        status = MetricStatus.PASSED if score >= 0.5 else MetricStatus.FAILED
-    outcome = MetricOutcome(score, status)
+    outcome = MetricOutcome(score)
     return aggregate.FinishedRun(
         run, Inference(invocations=[_turn("weather in Paris?", "sunny")]), [ScoredMetric(CONFIGURED, outcome)]
     )
@@ -70,6 +67,32 @@ def test_the_case_score_is_the_mean_of_its_runs_and_the_case_passes_on_it() -> N
     assert metric.run_scores == [1.0, 0.2] and metric.score == 0.6
     assert metric.status == "passed" and metric.passed_runs == 1
     assert case.status == "passed" and case.id == "a.evalset.json::paris"
+
+
+def test_runs_of_different_lengths_pool_every_turn_as_adks_agent_evaluator_does() -> None:
+    """A run of two turns (1 and 0) and a run of one turn (1): the case scores 2/3 and fails 0.7; the runs' own
+    scores, 0.5 and 1, are kept (their mean, 0.75, would have passed)."""
+    strict = ConfiguredMetric(spec=BUILT_IN[RESPONSE], criterion=BaseCriterion(threshold=0.7))
+    two = [_turn("weather in Paris?", "sunny"), _turn("and tomorrow?", "rain")]
+    runs = [
+        aggregate.FinishedRun(
+            1, Inference(invocations=two), [ScoredMetric(strict, MetricOutcome(0.5, turns(1.0, 0.0)))]
+        ),
+        aggregate.FinishedRun(
+            2, Inference(invocations=two[:1]), [ScoredMetric(strict, MetricOutcome(1.0, turns(1.0)))]
+        ),
+    ]
+    case = aggregate.case_result(
+        display="a.evalset.json", eval_set_id="set", case=CASE, index=0, line=3, metrics=[strict], finished=runs
+    )
+    metric = case.metrics[0]
+    assert (metric.score, metric.status, metric.run_scores) == (pytest.approx(2 / 3), "failed", [0.5, 1.0])
+    assert metric.invocation_scores == [[1.0, 0.0], [1.0]] and case.status == "failed"
+    assert [finding.reason for finding in case.findings] == [f"{RESPONSE}: 0.6667 < 0.7 (runs: 0.5, 1)"]
+
+
+def turns(*scores: float) -> list[InvocationScore]:
+    return [InvocationScore(score) for score in scores]
 
 
 def test_means_and_spreads_of_scores_near_the_largest_float_stay_finite() -> None:

@@ -16,7 +16,6 @@ from adk_eval_gate.inputs.configs import ConfigSource, load_config
 from adk_eval_gate.metrics.base import MetricOutcome
 from adk_eval_gate.metrics.score import ScoredMetric
 from adk_eval_gate.model.eval_config import Budgets
-from adk_eval_gate.model.results import MetricStatus
 from adk_eval_gate.model.results_usage import BudgetLimits
 from adk_eval_gate.report import costs
 from adk_eval_gate.runners.base import Inference
@@ -33,7 +32,7 @@ def _run(number: int, *tokens_per_turn: int, model: str = "gemini-2.5-flash", se
     turns = [turn(call(model, count - 10, 10), seconds=seconds) for count in tokens_per_turn]
     for invocation in turns:
         invocation.user_content = _turn("weather in Paris?", "sunny").user_content
-    outcome = MetricOutcome(1.0, MetricStatus.PASSED)
+    outcome = MetricOutcome(1.0)
     return aggregate.FinishedRun(number, Inference(invocations=turns), [ScoredMetric(CONFIGURED, outcome)])
 
 
@@ -92,7 +91,7 @@ def test_a_budget_whose_figure_was_not_reported_leaves_the_case_not_evaluated() 
     silent = aggregate.FinishedRun(
         1,
         Inference(invocations=[_turn("weather in Paris?", "sunny")]),
-        [ScoredMetric(CONFIGURED, MetricOutcome(1.0, MetricStatus.PASSED))],
+        [ScoredMetric(CONFIGURED, MetricOutcome(1.0))],
     )
     case = _case(silent, budgets=Budgets(max_model_calls_per_turn=3, max_seconds_per_turn=10))
     assert case.status == "not_evaluated"
@@ -188,6 +187,34 @@ def test_a_case_added_to_the_suite_is_never_a_cost_rise() -> None:
     assert run_checks(base, removed, BudgetLimits(max_cost_increase=10))[0].status == "passed"
 
 
+def test_a_quarantined_case_is_left_out_of_both_sides_of_the_cost_line_and_shown_apart() -> None:
+    """The trial's confusing line: with a case quarantined, "Cost per pass $0.00072 (base $0.00028, ▲ 100%)" put
+    this run's cost of every case beside the baseline's of the gated cases only. The line compares the same cases
+    on both sides, says which, and shows the quarantined case's cost apart."""
+    base, head = priced_document(calls=[1, 1, 2], runs=2), priced_document(calls=[2, 2, 4], runs=2)
+    parked = head.cases[2].model_copy(update={"quarantined": True})
+    head = decided(head.model_copy(update={"cases": [*head.cases[:2], parked]}), None, Policy())
+    comparison = compare(head, base, baseline=baseline_info())
+    usage = comparison.usage
+    assert usage is not None and usage.common_cases == 2 and usage.added is None
+    cost = next(c for c in usage.suite if c.quantity == "cost_usd")
+    assert usage.quarantined is not None and usage.quarantined.cost_usd is not None
+    assert head.usage is not None and head.usage.per_pass.cost_usd is not None
+    assert cost.base is not None and cost.head is not None and cost.change_pct == pytest.approx(100.0)
+    assert cost.head + usage.quarantined.cost_usd == pytest.approx(head.usage.per_pass.cost_usd)
+    shown = decided(head, comparison, Policy())
+    line = costs.cost_line(shown)
+    assert (
+        f"Cost per pass {money(head.usage.per_pass.cost_usd)} (on the 2 cases both ran, quarantined left out: "
+        f"{money(cost.base)} → {money(cost.head)}, ▲ 100%) · "
+    ) in line, line
+    assert f"not compared: quarantined cases {money(usage.quarantined.cost_usd)}" in line
+    assert f"base {money(cost.base)}" not in line  # never the gated cases' base beside every case's head
+    table = costs.usage_table(shown)
+    assert "_Compared on the 2 cases both ran, quarantined left out; not compared: quarantined cases $" in table
+    assert "tokens (2.1k → 4.2k, ▲ 100%)" in line  # which cases is said once, at the first figure
+
+
 def test_a_latency_rise_under_the_floor_never_fails_the_latency_budget() -> None:
     """The trial's false failure: p95 0.091 s -> 0.137 s, a rise the comparison does not flag (under 0.1 s),
     failed --max-latency-increase 20. A budget fails only on a flagged rise."""
@@ -206,3 +233,46 @@ def test_a_latency_rise_under_the_floor_never_fails_the_latency_budget() -> None
     assert doubled.flagged
     slow = Comparison(baseline=BaselineInfo(source="file", description="x"), usage=UsageComparison(suite=[doubled]))
     assert increase_check("max-latency-increase", 20, slow).status == "failed"
+
+
+def test_increase_budgets_without_a_case_in_common_are_skipped_and_every_output_says_so() -> None:
+    """Every case new: the increase budgets were an error ("unknown on this run") and the run failed with it,
+    though nothing was missing; there is only nothing to compare, as without a baseline."""
+    import html
+    import io
+
+    from adk_eval_gate.report import comment, summary
+    from adk_eval_gate.report import console as console_report
+    from adk_eval_gate.report import markdown as md
+    from adk_eval_gate.report.html import page
+    from adk_eval_gate.support.console import Console
+
+    base = priced_document(calls=[1, 2], runs=2)
+    head = priced_document(calls=[1, 2], runs=2)
+    head = head.model_copy(
+        update={
+            "cases": [
+                case.model_copy(update={"id": f"{case.id}_new", "eval_id": f"{case.eval_id}_new"})
+                for case in head.cases
+            ]
+        }
+    )
+    comparison = compare(head, base, baseline=baseline_info())
+    assert comparison.usage is not None and comparison.usage.common_cases == 0
+    limits = BudgetLimits(max_cost_increase=10, max_latency_increase=10)
+    shown = decided(head, comparison, Policy(limits=limits))
+    assert shown.status == "passed" and shown.totals.budgets_unchecked == 0
+    reasons = {check.name: check.reason for check in shown.budgets if check.status == "skipped"}
+    assert reasons == {
+        name: f"--{name} 10% not checked: this run and the baseline have no case in common (every case is new), so "
+        "there is nothing to compare"
+        for name in ("max-cost-increase", "max-latency-increase")
+    }
+    out = io.StringIO()
+    console_report.final(Console(in_actions=False, stream=out), shown)
+    markdown = [comment.render(shown), summary.render(shown)]
+    for reason in reasons.values():
+        assert f"Budget skipped: {reason}" in out.getvalue().splitlines()
+        assert all(f"- ➖ {md.inline(reason, limit=300)}" in text for text in markdown)
+        assert html.escape(reason) in page.render(shown)
+    assert "not compared: new cases $" in costs.cost_line(shown) and "removed cases $" in costs.cost_line(shown)

@@ -191,3 +191,41 @@ def test_sums_and_means_of_costs_near_the_largest_float_stay_finite() -> None:
     assert totals(models).cost_usd == LARGEST  # held at the largest float, never infinite
     [both] = merged(models)
     assert both.cost_usd == LARGEST and both.calls == 2
+
+
+def test_a_missing_price_is_said_once_per_model_naming_its_parties_and_never_for_a_local_model() -> None:
+    """One line per model, whichever parties called it; none for the agent's local models (a class of the user's
+    own, docs/cost.md), whose calls stay unpriced in the reports."""
+    import io
+
+    from adk_eval_gate.aggregate.usage import report_unpriced
+    from adk_eval_gate.model.results_usage import UsageTotals
+    from adk_eval_gate.support.console import Console
+    from tests.report.builders import priced_document
+
+    def unpriced(name: str) -> ModelUsage:
+        return ModelUsage(model=name, calls=2, input_tokens=10, unpriced=f"no price for model {name}")
+
+    doc = priced_document(calls=[1], runs=1)
+    assert doc.usage is not None
+    agent = UsageTotals(models=[unpriced("tuned-1"), unpriced("scripted-1")], unpriced_models=["tuned-1", "scripted-1"])
+    judge = UsageTotals(models=[unpriced("tuned-1")], unpriced_models=["tuned-1"])
+    doc = doc.model_copy(update={"usage": doc.usage.model_copy(update={"agent": agent, "judge": judge})})
+
+    def said(local: set[str]) -> list[str]:
+        out = io.StringIO()
+        report_unpriced(doc, Console(in_actions=False, stream=out), local=local)
+        return out.getvalue().splitlines()
+
+    hint = "; add its price with --prices FILE"
+    assert said(set()) == [
+        f"Cost unknown for model tuned-1 (the agent, the judge): no price for model tuned-1{hint}",
+        f"Cost unknown for model scripted-1 (the agent): no price for model scripted-1{hint}",
+    ]
+    assert said({"scripted-1"}) == [
+        f"Cost unknown for model tuned-1 (the agent, the judge): no price for model tuned-1{hint}"
+    ]
+    # the agent's calls to a local model are not asked for; the judge's calls to a model of that name still are
+    assert said({"scripted-1", "tuned-1"}) == [
+        f"Cost unknown for model tuned-1 (the judge): no price for model tuned-1{hint}"
+    ]

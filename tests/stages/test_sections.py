@@ -141,3 +141,73 @@ def test_every_chart_draws_its_metrics_threshold_as_a_flat_line_never_a_slope_or
     assert "line [0.7]" in " ".join(drawn) and "line [1]" in " ".join(drawn)
     assert not any(re.search(r"\b0(,|\])", line) for line in drawn)  # never a threshold of 0
     assert "red lines: thresholds 0.7, 1 (the eval files differ)" in two_thresholds
+
+
+def _chart_blocks(text: str) -> list[str]:
+    import re
+
+    return re.findall(r"```mermaid\n(.*?)```", text, re.S)
+
+
+def test_a_chart_without_a_baseline_draws_no_base_series_and_one_metric_is_titled_by_its_name() -> None:
+    """Without a baseline there is no grey series of empty bars, and a chart of one metric is not titled
+    "(M1-M1)": it names its metric (or only its key, when the name is not plain text)."""
+    from adk_eval_gate.report import charts
+    from tests.report.builders import case, document, metric
+
+    hostile = 'x"] ; bar [9'
+    doc = document(
+        [
+            case(
+                "a",
+                [
+                    metric("tool_trajectory_avg_score", 1.0, threshold=1.0),
+                    metric("response_match_score", 0.9, threshold=0.8),
+                    metric(hostile, 0.6, threshold=0.5),
+                ],
+            )
+        ]
+    )
+    blocks = _chart_blocks(charts.metric_charts(doc))
+    assert len(blocks) == 3
+    assert [block.count("    bar [") for block in blocks] == [1, 1, 1]
+    assert all(f'plotColorPalette: "{charts.HEAD}, {charts.THRESHOLD}"' in block for block in blocks)
+    titles = [line.strip() for block in blocks for line in block.splitlines() if line.strip().startswith("title ")]
+    assert titles == [
+        'title "Mean score of tool_trajectory_avg_score (M1)"',
+        'title "Mean score of response_match_score (M2)"',
+        'title "Mean score of M3"',
+    ]
+    assert "(M1-M1)" not in charts.metric_charts(doc) and "bar [0]" not in charts.metric_charts(doc)
+
+
+def test_a_chart_against_a_baseline_draws_base_bars_only_where_the_baseline_has_a_figure() -> None:
+    from adk_eval_gate.commands.gate import decided
+    from adk_eval_gate.compare.changes import compare
+    from adk_eval_gate.report import charts
+    from adk_eval_gate.verdict import Policy
+    from tests.report.builders import baseline_info, case, document, metric
+
+    base = document([case("a", [metric("one", 0.9, threshold=0.8), metric("two", 0.7, threshold=0.8)])])
+    head = document(
+        [case("a", [metric("one", 0.8, threshold=0.8), metric("two", 0.9, threshold=0.8), metric("new", 1.0)])]
+    )
+    doc = decided(head, compare(head, base, baseline=baseline_info()), Policy())
+    [block] = _chart_blocks(charts.metric_charts(doc))
+    assert 'x-axis ["M1 b", "M1 h", "M2 b", "M2 h", "M3 h"]' in block
+    assert "    bar [0.9, 0, 0.7, 0, 0]" in block and "    bar [0, 0.8, 0, 0.9, 1]" in block
+    assert 'title "Mean score per metric (M1-M3)"' in block
+    only_new = document([case("a", [metric("new", 1.0, threshold=1.0)])])
+    alone = decided(only_new, compare(only_new, base, baseline=baseline_info()), Policy())
+    [new_block] = _chart_blocks(charts.metric_charts(alone))
+    assert new_block.count("    bar [") == 1 and "b, grey bars" not in charts.metric_charts(alone)
+    assert "the baseline has no figure for them" in charts.metric_charts(alone)
+
+
+def test_the_cost_chart_without_a_baseline_draws_no_base_series() -> None:
+    from adk_eval_gate.report import charts
+    from tests.report.builders import priced_document
+
+    [block] = _chart_blocks(charts.cost_chart(priced_document(calls=[1, 2], runs=1)))
+    assert block.count("    bar [") == 1 and f'plotColorPalette: "{charts.HEAD}"' in block
+    assert 'x-axis ["F1"]' in block

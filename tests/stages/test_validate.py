@@ -69,10 +69,10 @@ def test_what_run_would_need_is_checked_too_the_agent_and_custom_metric_function
     (tmp_path / "lonely.evalset.json").write_text(json.dumps(good))
     code, text = _validate([str(tmp_path)])
     assert code == 2
-    assert "no ADK agent folder found above it" in text
+    assert "lonely.evalset.json: no agent found for" in text
     assert "custom metric my_metric: cannot import custom metric function 'no_such_package.metrics.score'" in text
     code, text = _validate([str(tmp_path)], runner="http")
-    assert code == 2 and "no ADK agent folder" not in text and "custom metric my_metric" in text
+    assert code == 2 and "no agent found" not in text and "custom metric my_metric" in text
 
 
 def test_an_eval_file_with_another_name_gets_a_hint_to_rename_it(tmp_path: Path) -> None:
@@ -99,6 +99,7 @@ def test_an_agent_that_does_not_import_is_named_with_its_line_and_where_to_add_t
 ) -> None:
     (tmp_path / ".git").mkdir()
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")  # where the package goes: the action's input
     write_agent(tmp_path / "bot", "import os\nimport stripe_payments_sdk\n")
     (tmp_path / "bot" / "test_config.json").write_text(json.dumps({"criteria": {"response_match_score": 0.5}}))
     write_evalset(tmp_path / "bot" / "one.evalset.json", {"a": [turn("hi")]})
@@ -109,7 +110,32 @@ def test_an_agent_that_does_not_import_is_named_with_its_line_and_where_to_add_t
     assert annotation == (
         "::error file=bot/agent.py,line=2::agent bot could not be imported: ModuleNotFoundError: No module named "
         "'stripe_payments_sdk' (bot/agent.py:2) (list the package that provides 'stripe_payments_sdk' in the "
-        "action's requirements input, or pip install it where the gate runs)"
+        "action's requirements input)"
     )
     assert "::error file=bot/one.evalset.json::bot/one.evalset.json: agent bot could not be imported" in text
     assert "2 of 2 files have problems" in text
+
+
+def test_every_problem_of_a_file_is_printed_at_once_and_a_huge_file_s_are_counted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.test_load import SEVERAL_PROBLEMS
+
+    (tmp_path / ".git").mkdir()
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "test_config.json").write_text(json.dumps({"criteria": {"response_match_score": 0.5}}))
+    (tmp_path / "several.evalset.json").write_text(json.dumps(SEVERAL_PROBLEMS, indent=2))
+    turn = {"user_content": {"parts": [{"text": "hi"}]}, "typo": 1}
+    cases = [{"eval_id": f"c{index}", "conversation": [turn]} for index in range(120)]
+    (tmp_path / "huge.evalset.json").write_text(json.dumps({"eval_set_id": "h", "eval_cases": cases}, indent=1))
+    code, text = _validate(["."], runner="http")
+    assert code == 2
+    several = [line for line in text.splitlines() if line.startswith("error: several.evalset.json:")]
+    assert [line.split(": ")[2] for line in several] == [
+        "eval_cases[0].conversation[0].final_respons",
+        "eval_cases[0].conversation[0].intermediate_data.tool_uses[0].tool",
+        "eval_cases[1].eval_id",
+    ]
+    huge = [line for line in text.splitlines() if line.startswith("error: huge.evalset.json")]
+    assert len(huge) == 51 and huge[-1] == "error: huge.evalset.json: and 70 more problems, not listed: fix these first"
+    assert "more problems)" not in text and "2 of 2 files have problems" in text

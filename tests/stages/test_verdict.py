@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import json
+
+import pytest
+
 from adk_eval_gate import verdict
 from adk_eval_gate.compare.changes import compare
-from adk_eval_gate.model.results import FileResult, RunRecord
+from adk_eval_gate.model.results import FileResult, InvalidResults, ResultsDocument, RunRecord, parse_document
+from adk_eval_gate.model.results_json import dump_json as results_json
 from adk_eval_gate.model.results_usage import BudgetCheck
-from adk_eval_gate.verdict import Policy, rules
+from adk_eval_gate.verdict import Policy
 from tests.report.builders import baseline_info, case, document, metric
 
 RESPONSE = "response_match_score"
@@ -28,13 +33,6 @@ def test_a_case_is_an_error_then_failed_then_not_evaluated_then_passed() -> None
         "ValueError: boom",
         ["error"],
     )
-
-
-def test_the_threshold_rule_is_the_mean_at_least_the_threshold_with_every_run_scored() -> None:
-    assert rules.metric_status(informational=False, score=0.8, threshold=0.8, complete=True) == "passed"
-    assert rules.metric_status(informational=False, score=0.79, threshold=0.8, complete=True) == "failed"
-    assert rules.metric_status(informational=False, score=0.9, threshold=0.8, complete=False) == "not_evaluated"
-    assert rules.metric_status(informational=True, score=0.1, threshold=None, complete=True) == "informational"
 
 
 def test_the_pass_rules_count_runs() -> None:
@@ -101,13 +99,10 @@ def test_a_case_that_failed_on_the_base_branch_too_is_marked() -> None:
 def test_redecide_trusts_the_cases_evidence_not_the_files_claims() -> None:
     honest = document([case("a", [metric(RESPONSE, 0.1)]), case("b", [metric(RESPONSE, 0.9)])])
     forged_cases = [c.model_copy(update={"status": "passed", "findings": []}) for c in honest.cases]
-    forged_runs = [
-        c.model_copy(update={"runs": [RunRecord(run=1, status="passed")], "metrics": c.metrics}) for c in forged_cases
-    ]
     forged = honest.model_copy(
         update={
             "status": "passed",
-            "cases": forged_runs,
+            "cases": forged_cases,
             "totals": honest.totals.model_copy(update={"passed": 2, "failed": 0}),
         }
     )
@@ -120,3 +115,70 @@ def test_redecide_trusts_the_cases_evidence_not_the_files_claims() -> None:
         "1 case statuses differ from their runs and metrics",
     ]
     assert verdict.redecide(honest)[1] == []
+
+
+def test_redecide_scores_each_metric_again_from_its_runs_not_from_the_files_score() -> None:
+    """A file whose metric claims a passing score and status while its runs scored 0.1 and 0.3 fails: the score
+    is the mean of the runs' turns again, whatever the file says."""
+    honest = document([case("a", [metric(RESPONSE, [0.1, 0.3])])])
+    claimed = honest.cases[0].metrics[0].model_copy(update={"score": 0.9, "status": "passed", "run_scores": [0.9]})
+    forged_case = honest.cases[0].model_copy(update={"metrics": [claimed], "status": "passed", "findings": []})
+    forged = honest.model_copy(update={"cases": [forged_case], "status": "passed"})
+    decided, claims = verdict.redecide(forged)
+    scored = decided.cases[0].metrics[0]
+    assert (scored.score, scored.run_scores, scored.status) == (pytest.approx(0.2), [0.1, 0.3], "failed")
+    assert decided.status == "failed" and "1 case statuses differ from their runs and metrics" in claims
+
+
+def test_a_case_whose_runs_lost_their_metrics_is_not_evaluated_whatever_its_metrics_say() -> None:
+    honest = document([case("a", [metric(RESPONSE, 0.9)])])
+    stripped = honest.cases[0].model_copy(update={"runs": [RunRecord(run=1, status="passed")]})
+    decided, _ = verdict.redecide(honest.model_copy(update={"cases": [stripped]}))
+    assert (decided.cases[0].status, decided.cases[0].metrics[0].score) == ("not_evaluated", None)
+
+
+def _forged(doc: ResultsDocument, **case_fields: object) -> ResultsDocument:
+    return doc.model_copy(update={"cases": [c.model_copy(update=case_fields) for c in doc.cases]})
+
+
+def test_statuses_a_file_gives_a_built_in_metric_are_not_its_functions_and_change_nothing() -> None:
+    """Only a custom metric's function returns statuses: a file that gives a failing built-in metric a passing
+    status of its own, and turn statuses that would say lower is better, is decided on the score."""
+    honest = document([case("a", [metric(RESPONSE, 0.1)])])
+    run = honest.cases[0].runs[0]
+    claimed = run.metrics[0].model_copy(
+        update={"evaluator_status": "passed", "invocation_statuses": ["passed"], "invocation_scores": [0.1]}
+    )
+    forged = _forged(honest, runs=[run.model_copy(update={"metrics": [claimed]})])
+    decided, _ = verdict.redecide(forged)
+    scored = decided.cases[0].metrics[0]
+    assert (decided.cases[0].status, scored.status, scored.lower_is_better) == ("failed", "failed", False)
+    assert decided.cases[0].runs[0].metrics[0].evaluator_status is None
+
+
+def test_what_a_file_claims_of_the_direction_the_gate_and_the_quarantine_is_decided_again() -> None:
+    honest = document([case("a", [metric(RESPONSE, 0.1)]), case("b", [metric(RESPONSE, 0.2)])])
+    parked = honest.cases[1].model_copy(update={"quarantined": True})
+    honest = verdict.decide(honest.model_copy(update={"cases": [honest.cases[0], parked]}), None, Policy())
+    assert [c.fails_gate for c in honest.cases] == [True, False] and honest.totals.quarantined_not_passing == 1
+    lying = [m.model_copy(update={"lower_is_better": True}) for m in honest.cases[0].metrics]
+    forged = _forged(honest, fails_gate=False, metrics=lying).model_copy(
+        update={"totals": honest.totals.model_copy(update={"quarantined_not_passing": 0})}
+    )
+    decided, _ = verdict.redecide(forged)
+    assert [c.fails_gate for c in decided.cases] == [True, False]
+    assert decided.totals.quarantined_not_passing == 1
+    assert decided.cases[0].metrics[0].lower_is_better is False
+    assert decided.cases[0].findings[0].reason == f"{RESPONSE}: 0.1 < 0.8"
+
+
+def test_a_turn_status_that_is_not_a_status_is_one_line_naming_the_field() -> None:
+    data = json.loads(results_json(document([case("a", [metric(RESPONSE, 0.1)])])))
+    data["cases"][0]["runs"][0]["metrics"][0]["invocation_statuses"] = ["::error::maybe"]
+    with pytest.raises(InvalidResults) as raised:
+        parse_document(data, shown="results.json")
+    message = str(raised.value)
+    assert message.startswith(
+        "results.json is not a valid results.json: cases.0.runs.0.metrics.0.invocation_statuses.0"
+    )
+    assert "\n" not in message

@@ -1,7 +1,7 @@
-"""aggregate: scored runs into results.json's records: each run, each case over its runs (the metric's score is
-the mean of its run scores; the run scores, their spread and the number of passing runs are kept), and the
-document with its metric summaries and usage. The statuses are decided by the verdict (``verdict``), here when a
-case's runs are done and again for the whole run.
+"""aggregate: scored runs into results.json's records: each run with its metrics' scores, each case with its
+metrics over its runs (the scores of each run and each turn), and the document with its metric summaries and
+usage. The statuses, and each metric's score over a case's runs, are the verdict's (``verdict``): decided here
+when a case's runs are done and again for the whole run.
 """
 
 from __future__ import annotations
@@ -23,11 +23,11 @@ from adk_eval_gate.model.results import (
     CaseInputs,
     CaseResult,
     Confirmation,
+    ErrorKind,
     FileResult,
     InvocationRecord,
     JudgeStats,
     MetricResult,
-    MetricSummary,
     PassRule,
     ResultsDocument,
     RubricScoreRecord,
@@ -35,15 +35,14 @@ from adk_eval_gate.model.results import (
     RunMetric,
     RunRecord,
     Totals,
-    run_figures,
 )
 from adk_eval_gate.model.results_base import CaseStatus, MetricStatus, RunStatus
 from adk_eval_gate.model.results_usage import PriceSource, UsageTotals
 from adk_eval_gate.runners.capture import capture, expected_turns, expected_user
 from adk_eval_gate.runners.execute import FinishedRun
-from adk_eval_gate.support import stats
+from adk_eval_gate.verdict.aggregation import ScoreRule, run_metric_status
 from adk_eval_gate.verdict.budgets import case_checks, run_overruns
-from adk_eval_gate.verdict.rules import metric_status, run_status
+from adk_eval_gate.verdict.rules import run_error, run_status
 
 
 def _rubric_scores(scored: ScoredMetric) -> list[RubricScoreRecord] | None:
@@ -72,24 +71,13 @@ def run_record(
         turn = InvocationRecord(user=compact.user_text(act) if user is None else user, act=act)
         turn._expected = wanted[index] if index < len(wanted) else None
         invocations.append(turn)
-    metrics = [
-        RunMetric(
-            name=scored.configured.name,
-            score=scored.outcome.score,
-            status=scored.outcome.status,
-            invocation_scores=[item.score for item in scored.outcome.per_invocation],
-            reason=scored.outcome.reason,
-            rubric_scores=_rubric_scores(scored),
-            details=scored.outcome.details,
-            computed_by=scored.outcome.computed_by,
-        )
-        for scored in finished.scored
-    ]
+    metrics = run_metrics(finished)
+    error, error_kind = _run_error(finished, metrics)
     record = RunRecord(
         run=finished.run,
         status=CaseStatus.ERROR,  # decided below, by the verdict's rule
-        error=finished.error,
-        error_kind=finished.error_kind,
+        error=error,
+        error_kind=error_kind,
         confirmation=finished.confirmation,
         duration_seconds=inference.duration_seconds,
         started_at=inference.started_at,
@@ -106,29 +94,62 @@ def run_record(
     return record.model_copy(update={"status": run_status(record)})
 
 
-def metric_result(configured: ConfiguredMetric, runs: list[RunRecord]) -> MetricResult:
-    per_run = [next((m for m in run.metrics if m.name == configured.name), None) for run in runs if run.metrics]
-    run_scores, passed_runs = run_figures(configured.name, runs)
-    present = [score for score in run_scores if score is not None]
-    mean = stats.mean(present) if present else None
-    status = metric_status(
-        informational=configured.spec.informational,
-        score=mean,
-        threshold=configured.threshold,
-        complete=bool(per_run) and len(present) == len(run_scores),
+def _run_metric(scored: ScoredMetric) -> RunMetric:
+    outcome, configured = scored.outcome, scored.configured
+    own = outcome.evaluator_status is not None
+    metric = RunMetric(
+        name=configured.name,
+        score=outcome.score,
+        status=MetricStatus.NOT_EVALUATED,  # decided below, by the verdict's rule
+        invocation_scores=[item.score for item in outcome.per_invocation],
+        reason=outcome.reason,
+        rubric_scores=_rubric_scores(scored),
+        details=outcome.details,
+        evaluator_status=outcome.evaluator_status,
+        invocation_statuses=[item.evaluator_status for item in outcome.per_invocation] if own else [],
+        computed_by=outcome.computed_by,
     )
-    reasons = [m.reason for m in per_run if m and m.status == MetricStatus.NOT_EVALUATED and m.reason]
+    informational = configured.spec.informational
+    metric.status = run_metric_status(metric, threshold=configured.threshold, informational=informational)
+    return metric
+
+
+def run_metrics(finished: FinishedRun) -> list[RunMetric]:
+    """The run's metrics: their scores, and the custom metric functions' own statuses, each metric's status in
+    the run decided by the verdict's rule."""
+    return [_run_metric(scored) for scored in finished.scored]
+
+
+def _run_error(finished: FinishedRun, metrics: list[RunMetric]) -> tuple[str | None, ErrorKind | None]:
+    return run_error(
+        inference_error=finished.inference.error,
+        inference_infrastructure=finished.inference.infrastructure,
+        outage=finished.infrastructure_failure,
+        metrics=metrics,
+    )
+
+
+def run_outcome(finished: FinishedRun) -> CaseStatus:
+    """The run's status as the progress shows it before its case is decided (budgets, re-runs and the baseline
+    decide that): an error, failed (a metric failed or could not be evaluated), or passed."""
+    metrics = run_metrics(finished)
+    error, _ = _run_error(finished, metrics)
+    if error is not None:
+        return CaseStatus.ERROR
+    return run_status(RunRecord(run=finished.run, status=CaseStatus.ERROR, metrics=metrics))
+
+
+def metric_result(configured: ConfiguredMetric, runs: list[RunRecord]) -> MetricResult:
+    """The case's metric with each run's scores; its score over the runs and its status are the verdict's
+    (``verdict.decide_case``)."""
+    per_run = [next((m for m in run.metrics if m.name == configured.name), None) for run in runs if run.metrics]
     return MetricResult(
         name=configured.name,
         kind=configured.spec.kind,
-        score=mean,
+        score=None,  # decided by the verdict, from the runs
         threshold=configured.threshold,
-        status=status,
-        run_scores=run_scores,
+        status=MetricStatus.NOT_EVALUATED,  # decided by the verdict
         invocation_scores=[m.invocation_scores if m else [] for m in per_run],
-        passed_runs=passed_runs,
-        stdev=stats.spread(present) if len(present) > 1 else None,
-        reason=(reasons[0] if reasons else "no run could be scored") if status == MetricStatus.NOT_EVALUATED else None,
         computed_by=next((m.computed_by for m in per_run if m and m.computed_by), None),
     )
 
@@ -143,12 +164,14 @@ def case_result(
     metrics: list[ConfiguredMetric],
     finished: list[FinishedRun],
     pass_rule: PassRule = "mean",
+    score_rule: ScoreRule = "adk_eval",
     confirmation: Confirmation | None = None,
     prices: Prices | None = None,
     budgets: Budgets | None = None,
     apps: compact.AppTable | None = None,
 ) -> CaseResult:
-    """The case's record over its runs, decided by the verdict's rules."""
+    """The case's record over its runs, decided by the verdict's rules (``score_rule``: whose rules score its
+    metrics over its runs, ``verdict.aggregation.ScoreRule``)."""
     expected = expected_turns(case)
     runs = [
         within_budget(run_record(case, item, prices, expected=expected, apps=apps), budgets)
@@ -169,43 +192,13 @@ def case_result(
         budgets=case_checks(runs, budgets, pass_rule=pass_rule),
         expected=list(expected),
     )
-    return verdict.decide_case(record, pass_rule=pass_rule)
+    return verdict.decide_case(record, pass_rule=pass_rule, rule=score_rule)
 
 
 def within_budget(run: RunRecord, budgets: Budgets | None) -> RunRecord:
     """The run with the case budgets its turns exceeded (the verdict fails such a run)."""
     overruns = run_overruns(run, budgets)
     return run.model_copy(update={"over_budget": overruns}) if overruns else run
-
-
-def metric_summaries(cases: list[CaseResult]) -> list[MetricSummary]:
-    by_name: dict[str, list[MetricResult]] = {}
-    for case in cases:
-        for metric in case.metrics:
-            by_name.setdefault(metric.name, []).append(metric)
-    summaries = []
-    for name, results in by_name.items():
-        scores = [m.score for m in results if m.score is not None]
-        thresholds = sorted({m.threshold for m in results if m.threshold is not None})
-        graded = [m for m in results if m.status != MetricStatus.INFORMATIONAL]
-        passed = sum(1 for m in graded if m.status == MetricStatus.PASSED)
-        summaries.append(
-            MetricSummary(
-                name=name,
-                kind=results[0].kind,
-                threshold=thresholds[0] if len(thresholds) == 1 else None,
-                thresholds=thresholds if len(thresholds) > 1 else [],
-                mean=stats.mean(scores) if scores else None,
-                cases=len(results),
-                passed=passed,
-                failed=sum(1 for m in graded if m.status == MetricStatus.FAILED),
-                not_evaluated=sum(1 for m in graded if m.status == MetricStatus.NOT_EVALUATED),
-                pass_rate=passed / len(graded) if graded else None,
-                computed_by=next((m.computed_by for m in results if m.computed_by), None),
-            )
-        )
-    informational = [s for s in summaries if s.kind == "informational"]
-    return [s for s in summaries if s.kind != "informational"] + informational
 
 
 def with_case_inputs(files: list[FileResult], cases: list[CaseResult]) -> list[FileResult]:
@@ -235,14 +228,14 @@ def document(
     prices: PriceSource | None = None,
     app_details: dict[str, dict[str, Any]] | None = None,
 ) -> ResultsDocument:
-    """The results document from its cases and files: metric summaries and usage, and the verdict as far as it
-    can be decided without the baseline (``verdict.decide`` again once compared)."""
+    """The results document from its cases and files with its usage, and the verdict (with the metric summaries)
+    as far as it can be decided without the baseline (``verdict.decide`` again once compared)."""
     doc = ResultsDocument(
         status=RunStatus.ERROR,  # decided below
         totals=Totals(),
         cases=cases,
         files=with_case_inputs(files, cases),
-        metrics=metric_summaries(cases),
+        metrics=[],  # the verdict's, below
         judge=judge,
         usage=suite_usage(cases, judge=judge_usage, prices=prices),
         run=run,

@@ -1,17 +1,16 @@
 """Dollars: the price table (``data/prices.json``, shipped with the date and the page it was read from, and
 ``--prices FILE`` to override or add models) and the cost of one model call.
 
-A model is matched by the first pattern (``fnmatch``, after dropping resource prefixes such as ``models/``) that
-fits its name; the file's own entries come before the shipped ones. A call costs its fresh input tokens at the
-input price (audio at the audio price when the model has one), its cached tokens at the cached-input price and its
-output tokens (thinking included) at the output price, all from the long-context tier when its prompt is over that
-tier's size. Whatever is missing (no price for the model, cached or audio tokens without a price for them, no
-token counts) leaves the call without a cost and says why: never a guess.
+A model is matched by the first pattern (``fnmatch``'s syntax, matched by ``support/globs.py``, after dropping
+resource prefixes such as ``models/``) that fits its name; the file's own entries come before the shipped ones. A
+call costs its fresh input tokens at the input price (audio at the audio price when the model has one), its cached
+tokens at the cached-input price and its output tokens (thinking included) at the output price, all from the
+long-context tier when its prompt is over that tier's size. Whatever is missing (no price for the model, cached or
+audio tokens without a price for them, no token counts) leaves the call without a cost and says why: never a guess.
 """
 
 from __future__ import annotations
 
-import fnmatch
 import functools
 from dataclasses import dataclass, field
 from importlib import resources
@@ -24,6 +23,7 @@ from adk_eval_gate.model.results_usage import PriceSource
 from adk_eval_gate.model.tokens import Tokens
 from adk_eval_gate.support import sanitize
 from adk_eval_gate.support.errors import UsageError
+from adk_eval_gate.support.globs import NameGlob
 from adk_eval_gate.support.jsonpos import JsonPositions
 from adk_eval_gate.support.pydantic_errors import first_error, locate
 
@@ -77,7 +77,7 @@ class Prices:
         if model not in self._found:
             name = model_name(model)
             patterns = self.table.models
-            self._found[model] = next((e for e in patterns if fnmatch.fnmatchcase(name, e.pattern.lower())), None)
+            self._found[model] = next((e for e in patterns if NameGlob(e.pattern.lower()).matches(name)), None)
         return self._found[model]
 
 

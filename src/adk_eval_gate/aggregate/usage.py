@@ -6,7 +6,7 @@ the judge's calls apart. Pure.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import get_args
 
 from adk_eval_gate.aggregate.pricing import Prices, call_cost
@@ -259,15 +259,20 @@ def judge_totals(calls: Sequence[Tokens], prices: Prices) -> UsageTotals | None:
     return totals(by_model(calls, prices)) if calls else None
 
 
-def report_unpriced(doc: ResultsDocument, console: Console) -> None:
-    """ "Cost unknown for model X" once per model and party, with why: never a guess."""
+def report_unpriced(doc: ResultsDocument, console: Console, *, local: Collection[str] = ()) -> None:
+    """ "Cost unknown for model X" once per model, naming every party whose calls to it have no cost, with why:
+    never a guess. Not for ``local`` models (the agent's calls answered by a model class of the user's own,
+    docs/cost.md): the reports still say their cost is unknown."""
     usage = doc.usage
     if usage is None:
         return
     parties = (("the agent", usage.agent), ("the judge", usage.judge), ("the user simulator", usage.simulator))
+    unpriced: dict[str, tuple[list[str], str]] = {}
     for party, found in parties:
         for model in found.models if found else []:
-            if model.cost_usd is None:
-                why = model.unpriced or "no price"
-                hint = "; add its price with --prices FILE" if why.startswith("no price") else ""
-                console.line(f"Cost unknown for model {model.model} ({party}): {why}{hint}")
+            if model.cost_usd is None and not (party == "the agent" and model.model in local):
+                named, why = unpriced.setdefault(model.model, ([], model.unpriced or "no price"))
+                named.append(party)
+    for model_name, (named, why) in unpriced.items():
+        hint = "; add its price with --prices FILE" if why.startswith("no price") else ""
+        console.line(f"Cost unknown for model {model_name} ({', '.join(named)}): {why}{hint}")

@@ -60,6 +60,7 @@ def find_baseline(
         history=settings.history,
         cache_dir=settings.cache_dir,
         warn=console.warning if console else None,
+        note=console.line if console else None,
     )
 
 
@@ -102,6 +103,8 @@ def compared(
     )
     result = decided(doc, comparison, rules, note=found.note if isinstance(found, baselines.NoBaseline) else None)
     if comparison is not None and isinstance(found, baselines.Baseline):
+        if found.history_note and settings.history:
+            console.line(found.history_note[:1].upper() + found.history_note[1:])
         console.line(f"Compared with {found.info.description}: {comparison_sentence(result)}")
         for difference in comparison.differences:
             console.line(f"  not like-for-like: {difference.message}")

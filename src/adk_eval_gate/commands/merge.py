@@ -1,9 +1,11 @@
 """``adk-eval-gate merge``: combine the results.json files of a sharded matrix run into one.
 
 The merged document has the same cases, totals, metric summaries and status as an unsharded run; only the
-timing fields of ``run`` differ. The shards must be all of one run: each ``I/N`` once, for every I, with the same
-selection of cases and criteria (``run.selection``) and the same commit; anything else is a usage error that
-names the shard, because a merge with a shard missing would pass the cases it never ran.
+timing fields of ``run`` differ. Each case is decided again from its runs (``verdict.decide_case``, with the pass
+rule its shard recorded), as ``report`` decides saved results: a shard's own statuses and scores are not trusted.
+The shards must be all of one run: each ``I/N`` once, for every I, with the same selection of cases and criteria
+(``run.selection``) and the same commit; anything else is a usage error that names the shard, because a merge with
+a shard missing would pass the cases it never ran.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from adk_eval_gate import verdict
 from adk_eval_gate.aggregate import cases as aggregate
 from adk_eval_gate.aggregate import usage
 from adk_eval_gate.config.settings import Settings
@@ -49,7 +52,7 @@ def merge_documents(documents: list[ResultsDocument]) -> ResultsDocument:
                     f"case {case.id!r} is in more than one input",
                     hint="merge the results of different shards of one run",
                 )
-            cases[case.id] = case
+            cases[case.id] = verdict.decide_case(case, pass_rule=document.run.pass_rule)
     files: dict[str, FileResult] = {}
     for document in documents:
         for file in document.files:

@@ -1,6 +1,7 @@
 """What each case depends on, recorded by every ``run``, and ``--only-affected``: before the runs, the cases this
-change can touch (``compare.affected`` on the baseline's recorded inputs and git's changed files) are the only
-work items, the others are carried from the baseline; anything uncertain runs everything, with one line why."""
+change can touch (``compare.affected`` on the baseline's recorded inputs, git's changed files and what the checkout
+holds of those inputs, ``compare.checkout``) are the only work items, the others are carried from the baseline;
+anything uncertain runs everything, with one line why."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from adk_eval_gate.aggregate.pricing import Prices
-from adk_eval_gate.compare import affected, git_changes, likeforlike
+from adk_eval_gate.compare import affected, checkout, environment, git_changes, likeforlike
 from adk_eval_gate.config.settings import Settings
 from adk_eval_gate.github.baseline import Baseline, NoBaseline
 from adk_eval_gate.inputs.discover import display_path
@@ -34,11 +35,15 @@ class Inputs:
     files: dict[str, list[str]] = field(default_factory=dict)  # eval file -> its file, config, initial session
     functions: dict[str, list[str]] = field(default_factory=dict)  # eval file -> its custom metric functions
     environment: list[str] = field(default_factory=list)
+    environment_unknown: str | None = None  # why the environment's inputs are not all known (every case runs)
     commit: str | None = None  # GITHUB_SHA, else git's HEAD
+    outputs: list[str] = field(default_factory=list)  # the gate's reports and cache: never among a listing's names
+    states: dict[str, str] = field(default_factory=dict)  # each input's state as the run ended (checkout.survey)
 
     @classmethod
     def of(cls, settings: Settings, *, planned: list[PlannedFile], root: Path, prices: Prices) -> Inputs:
         run = affected.run_settings(settings, prices=prices.table.model_dump(mode="json"))
+        found = environment.environment_inputs(git_changes.tracked_files(root), settings.requirements, root)
         service = platform_access.choose(settings.environment).service
         return cls(
             root=root,
@@ -50,8 +55,10 @@ class Inputs:
                 ]
                 for file in planned
             },
-            environment=affected.environment_inputs(git_changes.tracked_files(root), settings.requirements, root),
+            environment=found.files,
+            environment_unknown=found.unknown,
             commit=settings.github.sha or git_changes.head_commit(root),
+            outputs=outputs_of(settings, root),
         )
 
     @functools.cached_property
@@ -66,13 +73,21 @@ class Inputs:
         if case.carried is not None or case.file not in self.digests:
             return case
         code = self._code[case.file]
+        files = [*self.files[case.file], *(code or [])]
+        new = {path for used in [files, *observed] for path in used or [] if path not in self.states}
+        self.states.update(checkout.survey(sorted(new), root=self.root, skipped=self.outputs))
         inputs = affected.case_inputs(
-            [*self.files[case.file], *(code or [])],
-            observed,
-            settings=self.digests[case.file],
-            complete=code is not None,
+            files, observed, settings=self.digests[case.file], states=self.states, complete=code is not None
         )
         return case.model_copy(update={"inputs": inputs})
+
+
+def outputs_of(settings: Settings, root: Path) -> list[str]:
+    """This gate's own reports and cache folder, as repository paths (those inside the repository)."""
+    paths = [settings.output_dir, settings.results_path, settings.junit_path, settings.summary_path, settings.html_path]
+    paths += [settings.cache_dir] if settings.cache_dir is not None else []
+    found = [display_path(path.resolve(), root) for path in paths]
+    return sorted({path for path in found if not path.startswith(("/", "..")) and path != "."})
 
 
 @dataclass
@@ -97,13 +112,17 @@ def choose(
         console.line(f"Only affected: every case runs: {known}")
         return Affected(items, info=AffectedRun(ran=len(cases), everything=known))
     assert isinstance(found, Baseline)
-    base_sha, changed = known
-    selection = affected.select(cases, base=found.doc, info=found.info, changed=changed)
+    base_sha, now = known
+    changed = now.changed
+    selection = affected.select(cases, base=found.doc, info=found.info, checkout=now)
     ran = len(cases) - len(selection.carried)
     console.line(
         f"Only affected: {ran} of {plural(len(cases), 'case')} run, the others depend on nothing changed since "
         f"{base_sha[:7]} ({plural(len(changed), 'file')} changed); carried from {found.info.description}"
     )
+    if settings.verbose:
+        for case_id, reason in selection.reasons.items():
+            console.line(f"  {case_id} runs: {reason}")
     return Affected(
         [item for item in items if item.case_id not in selection.carried],
         selection.carried,
@@ -119,8 +138,10 @@ def apps_named(cases: Iterable[CaseResult], table: dict[str, dict[str, Any]]) ->
     return {key: app for key, app in table.items() if key in keys}
 
 
-def _changes(settings: Settings, *, inputs: Inputs, found: Baseline | NoBaseline) -> tuple[str, frozenset[str]] | str:
-    """The baseline's commit and the files changed since, or why what the change can touch is not known."""
+def _changes(
+    settings: Settings, *, inputs: Inputs, found: Baseline | NoBaseline
+) -> tuple[str, affected.Checkout] | str:
+    """The baseline's commit and what changed since, or why what the change can touch is not known."""
     if settings.runner != "adk":
         return f"the {settings.runner} runner's agent does not run here, so what its cases depend on is not known"
     if isinstance(found, NoBaseline):
@@ -141,8 +162,10 @@ def _changes(settings: Settings, *, inputs: Inputs, found: Baseline | NoBaseline
         return changes.reason
     outputs = display_path(settings.output_dir.resolve(), inputs.root) + "/"  # this gate's own reports
     changed = frozenset(path for path in changes.files if not path.startswith(outputs))
-    environment = sorted({*inputs.environment, *base.run.environment_inputs})
-    everything = affected.changes_to_everything(changed, environment=environment, always=settings.always_affected)
+    if inputs.environment_unknown:
+        return f"what the environment depends on is not known: {inputs.environment_unknown}"
+    every = sorted({*inputs.environment, *base.run.environment_inputs})
+    everything = environment.changes_to_everything(changed, environment=every, always=settings.always_affected)
     if everything:
         named = ", ".join(everything[:FILES_NAMED]) + (
             f" and {len(everything) - FILES_NAMED} more" if len(everything) > FILES_NAMED else ""
@@ -150,4 +173,13 @@ def _changes(settings: Settings, *, inputs: Inputs, found: Baseline | NoBaseline
         verb = "changed: they are inputs" if len(everything) > 1 else "changed: it is an input"
         always = settings.option_name("always_affected")
         return f"{named} {verb} of every case (a dependency of the environment, or matched by {always})"
-    return base_sha, changed
+    return base_sha, _checkout(base.cases, changed=changed, inputs=inputs)
+
+
+def _checkout(cases: list[CaseResult], *, changed: frozenset[str], inputs: Inputs) -> affected.Checkout:
+    """What the checkout holds now of the inputs the base cases recorded."""
+    paths = sorted({path for case in cases if case.inputs is not None for path in case.inputs.files})
+    states = checkout.survey(paths, root=inputs.root, skipped=inputs.outputs)
+    files = any(state == checkout.FILE for state in states.values())
+    tracked = frozenset(git_changes.tracked_files(inputs.root, submodules=True)) if files else frozenset()
+    return affected.Checkout(changed=changed, states=states, tracked=tracked)

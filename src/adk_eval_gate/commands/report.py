@@ -32,7 +32,9 @@ def report(settings: Settings, console: Console, *, results_file: str, comment: 
     doc = _triggering_run_link(load_results(Path(results_file)), settings)
     with github_session(settings, console) as client:
         pull_number = None
-        if comment and settings.comment_mode != "off":
+        if comment and settings.comment_mode == "off":
+            console.line("No pull-request comment posted: --comment-mode is off")
+        elif comment:
             pull_number = _pull_request(
                 client, settings=settings, console=console, pr=pr, recorded=doc.run.pull_request
             )
@@ -49,10 +51,15 @@ def _pull_request(
     client: GitHubClient | None, *, settings: Settings, console: Console, pr: int | None, recorded: int | None
 ) -> int | None:
     """The pull request to comment on, checked against the triggering run (without a client, the candidate:
-    publishing then says that there is no token)."""
+    publishing then says that there is no token). When there is none, one line says why no comment is posted."""
     if client is None:
-        return pull_request.candidate(settings.github, explicit=pr, recorded=recorded)
-    resolved = pull_request.resolve(client, context=settings.github, explicit=pr, recorded=recorded)
-    if resolved.problem:
-        console.warning(resolved.problem)
-    return resolved.number
+        number = pull_request.candidate(settings.github, explicit=pr, recorded=recorded)
+        problem = None
+    else:
+        resolved = pull_request.resolve(client, context=settings.github, explicit=pr, recorded=recorded)
+        number, problem = resolved.number, resolved.problem
+    if problem:
+        console.warning(problem)
+    elif number is None:
+        console.line(f"No pull-request comment posted: {pull_request.none_to_comment_on(settings.github)}")
+    return number

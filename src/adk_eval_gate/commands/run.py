@@ -32,12 +32,14 @@ from adk_eval_gate.runners import runlog
 from adk_eval_gate.runners.base import Runner
 from adk_eval_gate.runners.execute import Execution, FinishedRun, MetricBuilder, StopOnSignals, execute
 from adk_eval_gate.runners.factory import make_runner
+from adk_eval_gate.runners.metric_reads import MetricReads
 from adk_eval_gate.runners.progress import Progress
 from adk_eval_gate.runners.services import build_services, finish_judge
 from adk_eval_gate.runners.worker_starter import Starter
 from adk_eval_gate.support import collector
 from adk_eval_gate.support.console import Console, relayed_output
 from adk_eval_gate.support.words import plural
+from adk_eval_gate.verdict.aggregation import ScoreRule
 from adk_eval_gate.verdict.rules import PASS_RULES
 
 
@@ -51,9 +53,10 @@ def case_record(
     confirmation: Confirmation | None = None,
     prices: Prices | None = None,
     apps: AppTable | None = None,
+    score_rule: ScoreRule = "adk_eval",
 ) -> CaseResult:
     """The case's record, decided on its finished runs (the same whether made as its last run finished or after
-    every run)."""
+    every run); ``score_rule``: whose rules score its metrics over its runs (``verdict.aggregation``)."""
     loaded = planned_file.loaded
     return aggregate.case_result(
         display=loaded.display,
@@ -64,6 +67,7 @@ def case_record(
         metrics=planned_file.config.metrics,
         finished=finished,
         pass_rule=settings.pass_rule,
+        score_rule=score_rule,
         confirmation=confirmation,
         prices=prices,
         budgets=planned_file.config.config.budgets,
@@ -116,13 +120,15 @@ def case_results(
     inputs: Inputs | None = None,
     release: bool = False,
     early: EarlyRecords | None = None,
+    score_rule: ScoreRule = "adk_eval",
 ) -> list[CaseResult]:
     """Every case that ran, decided on its runs (with its ``inputs`` when given), and every case ``carried`` from
     the baseline (``--only-affected``), in file and case order, with ``--quarantine`` applied.
 
     ``early``: the records already made as the cases' last runs finished (taken from it). ``release``: each
     case's finished runs leave ``execution`` once its record is made (what they held beyond the record, their
-    scores' objects, is freed as the cases are made, not after all of them)."""
+    scores' objects, is freed as the cases are made, not after all of them). ``score_rule``: whose rules score the
+    metrics over a case's runs (``verdict.aggregation``: ``adk eval``'s, or AgentEvaluator's for its drop-in)."""
     made = early.made if early else {}
     cases: list[CaseResult] = []
     for planned_file in planned:
@@ -145,6 +151,7 @@ def case_results(
                     confirmation=confirmation,
                     prices=prices,
                     apps=execution.apps,
+                    score_rule=score_rule,
                 )
                 used = observed(finished)
             else:
@@ -227,7 +234,7 @@ def run_info(
     info = RunInfo(
         tool_version=__version__,
         runner=settings.runner,
-        num_runs=settings.num_runs,
+        num_runs=max([settings.num_runs, *(file.num_runs or 0 for file in planned or [])]),
         shard=str(settings.shard) if settings.shard else None,
         selection=selection,
         gate_id=settings.gate_id,
@@ -286,15 +293,17 @@ async def run_items(
     console: Console,
     confirming: Confirming | None = None,
     early: EarlyRecords | None = None,
+    metric_reads: MetricReads | None = None,
 ) -> Execution:
     """Runs the items with progress output; SIGINT/SIGTERM stop it cleanly (``Execution.interrupted``).
 
-    ``early``: makes each case's record as its last run finishes (its execution is the one returned)."""
+    ``early``: makes each case's record as its last run finishes (its execution is the one returned);
+    ``metric_reads``: custom metrics record what they read, for their cases' inputs."""
     execution = early.execution if early else Execution()
     progress = Progress.for_console(console, total=len(items), env=settings.environment)
 
     def finished(item: WorkItem, run: FinishedRun) -> None:
-        progress.finished(item, run)
+        progress.finished(item, run, aggregate.run_outcome(run))
         if early is not None:
             early.finished(item, run)
 
@@ -303,7 +312,7 @@ async def run_items(
         execute(
             items,
             runner=runner,
-            metrics=MetricBuilder(services),
+            metrics=MetricBuilder(services, reads=metric_reads),
             parallelism=settings.parallelism,
             timeout=settings.timeout,
             execution=execution,
@@ -359,12 +368,19 @@ def run(settings: Settings, console: Console, *, starter: Starter | None = None)
 
 
 def _prepared(settings: Settings, console: Console) -> Prepared:
-    prepared = prepare(settings, console)
+    with relayed_output(console):  # what Vertex-style metric modules print when loading a config imports them
+        prepared = prepare(settings, console)
     for file in prepared.files:
         if not file.error:
-            console.line(f"{file.path}: {plural(file.cases, 'case')}, criteria from {file.config}")
-    if settings.num_runs > 1:
-        console.line(f"{settings.num_runs} runs per case; a case passes when {PASS_RULES[settings.pass_rule]}")
+            found = f", agent {file.agent}" if file.agent else ""
+            runs = f", {plural(file.num_runs, 'run')} per case" if file.num_runs and not file.agent else ""
+            console.line(f"{file.path}: {plural(file.cases, 'case')}, criteria from {file.config}{found}{runs}")
+    for unmatched in verdict.unmatched_quarantine(settings.quarantine, prepared.planned, prepared.files):
+        console.warning(f"{settings.option_name('quarantine')} {unmatched}")
+    counts = sorted({file.num_runs or settings.num_runs for file in prepared.files if not file.error})
+    if counts and counts[-1] > 1:
+        each = f"{counts[0]} runs" if len(counts) == 1 else f"{counts[0]} to {counts[-1]} runs"
+        console.line(f"{each} per case; a case passes when {PASS_RULES[settings.pass_rule]}")
     return prepared
 
 
@@ -393,6 +409,7 @@ def _run(settings: Settings, console: Console, *, starter: Starter | None) -> in
                 console=console,
                 confirming=confirming,
                 early=early,
+                metric_reads=MetricReads(prepared.root) if settings.runner == "adk" else None,
             )
         )
         collector.hold()  # the runs are over: what the document and the reports build lives until the end
@@ -414,7 +431,7 @@ def _run(settings: Settings, console: Console, *, starter: Starter | None) -> in
                 early=early,
             )
             doc.judge = finish_judge(services, console)
-            report_unpriced(doc, console)
+            report_unpriced(doc, console, local=execution.local_models)
             return doc
 
         code = finish_run(

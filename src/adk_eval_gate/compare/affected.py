@@ -1,40 +1,37 @@
 """``--only-affected``: what each case depends on (its inputs, recorded in results.json), and, against a baseline
-that recorded them, which cases a change can touch. Pure: the changed files come from ``git_changes``.
+that recorded them, which cases a change can touch. Pure: the changed files come from ``git_changes``, what the
+checkout holds of the inputs from ``checkout``.
 
-A case's inputs are its eval file, its config, the files its agent used (``runners/observe.py``: the modules it
-imported and the files it opened or listed inside the repository, while it loaded and ran) and a digest of the
-gate's settings that change its scores or status. The environment's dependency files (requirements, pyproject.toml,
-lock files, the workflows, the action's ``requirements`` input) and ``--always-affected`` globs are inputs of every
-case. A case runs when one of its base inputs changed, its settings differ, it is new, the baseline has no inputs
-for it or could not evaluate it (an error); every other case is carried from the baseline, as it was decided there.
+A case's inputs are its eval file, its config, the paths its agent and its metrics used (``runners/observe.py``:
+the modules imported, the files opened, checked or looked for, the folders listed, inside the repository, while
+they loaded and ran) and a digest of the gate's settings that change its scores or status. The environment's
+dependency files and ``--always-affected`` globs are inputs of every case (``environment``). A case runs when one
+of its base inputs changed (git says so, or it appeared or disappeared, or a folder it listed holds other names,
+or git cannot compare it), its settings differ, it is new, the baseline has no inputs for it or could not evaluate
+it (an error); every other case is carried from the baseline, as it was decided there.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
-import re
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from adk_eval_gate import __version__
+from adk_eval_gate.compare import checkout as checkout_states
 from adk_eval_gate.compare import likeforlike
 from adk_eval_gate.config.settings import Settings
+from adk_eval_gate.inputs.agent_sources import AgentChoice
 from adk_eval_gate.inputs.configs import ConfigSource
-from adk_eval_gate.inputs.discover import SKIPPED_DIRS, display_path, glob_to_regex
+from adk_eval_gate.inputs.discover import display_path
 from adk_eval_gate.inputs.plan import PlannedFile
 from adk_eval_gate.judge import platform_access
 from adk_eval_gate.model.results import BaselineInfo, Carried, CaseInputs, CaseResult, JudgeSetting, ResultsDocument
 from adk_eval_gate.runners.observe import ModuleIndex, repository_files
-
-ENVIRONMENT_FILES = re.compile(
-    r"(?:^|/)(?:requirements[^/]*\.(?:txt|in)|constraints[^/]*\.txt|pyproject\.toml|setup\.(?:py|cfg)|Pipfile"
-    r"|Pipfile\.lock|poetry\.lock|uv\.lock|pdm\.lock|pylock[^/]*\.toml|environment\.ya?ml)\Z"
-    r"|\A\.github/workflows/[^/]+\.ya?ml\Z"
-)
-"""The environment's dependency files, anywhere in the repository, and the workflows that set it up."""
 
 
 def digest(data: object) -> str:
@@ -62,12 +59,16 @@ def settings_digest(planned: PlannedFile, run: dict[str, object], *, service: bo
     metrics = planned.config.metrics
     budgets = planned.config.config.budgets
     judges = likeforlike.judge_settings(metrics, service=service)
+    agent = planned.agent.ref if isinstance(planned.agent, AgentChoice) else None
+    found = {"agent_found": [agent.display, agent.sub_agent]} if agent else {}  # a new mapping or call changes it
     return digest(
         {
             **run,
             "criteria": likeforlike.criteria_digests(metrics)[0],
             "judges": {name: _judge_digest(judge) for name, judge in judges.items()},
             "budgets": budgets.model_dump(mode="json") if budgets is not None else None,
+            **found,
+            **({"file_runs": planned.num_runs} if planned.num_runs else {}),
         }
     )
 
@@ -82,10 +83,13 @@ def _judge_digest(judge: JudgeSetting) -> dict[str, object]:
 
 
 def file_inputs(planned: PlannedFile, root: Path) -> list[str]:
-    """The files every case of an eval file depends on whatever its agent does: the file, its config, its
-    initial session file; those inside the repository only (a config elsewhere counts through its digest)."""
+    """The files every case of an eval file depends on whatever its agent does: the file, its config (both names
+    when both are there), its initial session file, the test module or manifest that named its agent; those inside
+    the repository only (a config elsewhere counts through its digest)."""
     loaded = planned.loaded
     paths = [Path(loaded.path), *_config_paths(planned.config.source)]
+    if isinstance(planned.agent, AgentChoice) and planned.agent.origin:  # the test module or manifest naming it
+        paths.append(root / planned.agent.origin)
     if loaded.initial_session_file:
         paths.append(Path(loaded.path).parent / Path(loaded.initial_session_file).name)
     found = [display_path(path, root) for path in paths]
@@ -93,7 +97,7 @@ def file_inputs(planned: PlannedFile, root: Path) -> list[str]:
 
 
 def _config_paths(source: ConfigSource) -> list[Path]:
-    return [source.path] if source.path is not None else []
+    return [path for path in (source.path, source.twin) if path is not None]
 
 
 def function_files(functions: list[str], index: ModuleIndex) -> list[str] | None:
@@ -109,47 +113,83 @@ def function_files(functions: list[str], index: ModuleIndex) -> list[str] | None
 
 
 def case_inputs(
-    files: list[str], observed: Sequence[list[str] | None], *, settings: str, complete: bool = True
+    files: list[str],
+    observed: Sequence[list[str] | None],
+    *,
+    settings: str,
+    states: Mapping[str, str],
+    complete: bool = True,
 ) -> CaseInputs:
-    """A case's inputs once it ran: ``files`` (``file_inputs``, the metrics' code) and what its agent used in each
-    run, ``observed`` (None: that run could not say; ``complete``: the files are all known)."""
-    used = {path for paths in observed if paths is not None for path in paths}
+    """A case's inputs once it ran: ``files`` (``file_inputs``, the metrics' code) and what its agent and metrics
+    used in each run, ``observed`` (None: that run could not say; ``complete``: the files are all known), with
+    those absent and the listed folders' names as the run ended (``states``: ``checkout.survey`` of them all)."""
+    paths = sorted({path for used in observed if used is not None for path in used}.union(files))
     return CaseInputs(
-        files=sorted(used.union(files)),
+        files=paths,
+        absent=[path for path in paths if not path.endswith("/") and states.get(path) == checkout_states.ABSENT],
+        listings={path: states.get(path, checkout_states.ABSENT) for path in paths if path.endswith("/")},
         settings=settings,
-        observed=complete and bool(observed) and all(paths is not None for paths in observed),
+        observed=complete and bool(observed) and all(used is not None for used in observed),
     )
 
 
-def environment_inputs(tracked: Iterable[str], requirements: str | None, root: Path) -> list[str]:
-    """The dependency files of the environment among ``tracked``, with the action's ``requirements`` file."""
-    found = {path for path in tracked if ENVIRONMENT_FILES.search(path)}
-    if requirements and requirements != "pyproject":
-        path = display_path(Path(requirements).resolve(), root)
-        if not path.startswith(("/", "..")):
-            found.add(path)
-    return sorted(found)
+@dataclass(frozen=True)
+class Checkout:
+    """What this checkout holds of the baseline's inputs: the paths git says changed since the baseline's commit
+    (``git_changes``), each input's state now (``checkout.survey``), and the files git tracks."""
+
+    changed: frozenset[str]
+    states: Mapping[str, str]
+    tracked: frozenset[str]
+
+    @functools.cached_property
+    def changed_in(self) -> frozenset[str]:
+        """The folders (``a/b/``, the root's ``./``) that directly hold a changed path."""
+        return frozenset(path.rpartition("/")[0] + "/" if "/" in path else "./" for path in self.changed)
 
 
-def changes_to_everything(changed: frozenset[str], *, environment: list[str], always: list[str]) -> list[str]:
-    """The changed files that are inputs of every case: dependency files (``environment``, and any file named
-    like one), and the files ``--always-affected`` globs match."""
-    patterns = [glob_to_regex(glob.strip().removeprefix("./")) for glob in always]
-    found = []
-    for path in sorted(changed):
-        if SKIPPED_DIRS.intersection(path.split("/")[:-1]):
-            continue  # a virtualenv or tool folder inside the checkout
-        if path in environment or ENVIRONMENT_FILES.search(path) or any(p.match(path) for p in patterns):
-            found.append(path)
-    return found
+def touched(inputs: CaseInputs, checkout: Checkout) -> str | None:
+    """Why a change touches a case with these base inputs (its first input that changed, in words), or None.
+
+    An input changed when git names it or a path above it (a submodule, a symbolic link, a file that became a
+    folder: every path under it changed); when it exists now and did not when the base run ended, or the other way
+    round; when a folder the case listed holds other names, or a file directly in it changed; when it is a file git
+    does not track (ignored, or not added yet), which git cannot compare (a file reached through a tracked symbolic
+    link is compared through the link and what it leads to, both inputs)."""
+    absent = set(inputs.absent)
+    for path in inputs.files:
+        above = _changed_above(path, checkout.changed)
+        if above is not None:
+            return f"{path} changed" if above == path.rstrip("/") else f"{path} is under {above}, which changed"
+        now = checkout.states.get(path)
+        if path.endswith("/"):
+            if now != inputs.listings.get(path):
+                return f"the folder {path} holds other names"
+            if path in checkout.changed_in:  # a listing also tells each file's size and time (DirEntry.stat)
+                return f"a file in the folder {path} changed"
+        elif now == checkout_states.OUTSIDE:
+            return f"{path} is not a path of the repository"
+        elif (now == checkout_states.ABSENT) != (path in absent):
+            return f"{path} {'disappeared' if path not in absent else 'appeared'}"
+        elif now == checkout_states.FILE and not _tracked(path, checkout.tracked):
+            return f"{path} is not tracked by git (ignored, or not added), so whether it changed cannot be known"
+    return None
 
 
-def touches(inputs: list[str], changed: frozenset[str]) -> bool:
-    """A changed file is one of the inputs, or was added to or removed from a folder the agent listed."""
-    if not changed.isdisjoint(inputs):
-        return True
-    folders = {path for path in inputs if path.endswith("/")}
-    return bool(folders) and any(path.rpartition("/")[0] + "/" in folders for path in changed)
+def _tracked(path: str, tracked: frozenset[str]) -> bool:
+    """Git tracks the file, or a symbolic link it is reached through (what the link leads to is an input too)."""
+    parts = path.split("/")
+    return any("/".join(parts[:index]) in tracked for index in range(len(parts), 0, -1))
+
+
+def _changed_above(path: str, changed: frozenset[str]) -> str | None:
+    """The path itself, or the nearest folder above it, that git says changed."""
+    parts = path.rstrip("/").split("/")
+    for index in range(len(parts), 0, -1):
+        candidate = "/".join(parts[:index])
+        if candidate in changed and candidate != ".":
+            return candidate
+    return None
 
 
 def version_difference(base: ResultsDocument, *, adk_version: str | None) -> str | None:
@@ -170,14 +210,14 @@ class Selection:
     reasons: dict[str, str] = field(default_factory=dict)  # case id -> why it runs
 
 
-def select(cases: dict[str, str], *, base: ResultsDocument, info: BaselineInfo, changed: frozenset[str]) -> Selection:
+def select(cases: dict[str, str], *, base: ResultsDocument, info: BaselineInfo, checkout: Checkout) -> Selection:
     """``cases``: this run's case ids with their settings digests (``settings_digest``)."""
     by_id = {case.id: case for case in base.cases}
     unfinished = set(base.run.unfinished)
     selection = Selection()
     for case_id, settings in cases.items():
         base_case = by_id.get(case_id)
-        reason = _why_it_runs(base_case, settings=settings, changed=changed, unfinished=unfinished)
+        reason = _why_it_runs(base_case, settings=settings, checkout=checkout, unfinished=unfinished)
         if reason is not None:
             selection.reasons[case_id] = reason
         elif base_case is not None:
@@ -185,9 +225,7 @@ def select(cases: dict[str, str], *, base: ResultsDocument, info: BaselineInfo, 
     return selection
 
 
-def _why_it_runs(
-    case: CaseResult | None, *, settings: str, changed: frozenset[str], unfinished: set[str]
-) -> str | None:
+def _why_it_runs(case: CaseResult | None, *, settings: str, checkout: Checkout, unfinished: set[str]) -> str | None:
     if case is None:
         return "new"
     if case.inputs is None or not case.inputs.observed or case.id in unfinished:
@@ -196,9 +234,7 @@ def _why_it_runs(
         return "it could not be evaluated on the base branch"
     if case.inputs.settings != settings:
         return "its settings changed"
-    if touches(case.inputs.files, changed):
-        return "an input changed"
-    return None
+    return touched(case.inputs, checkout)
 
 
 def carried_case(case: CaseResult, *, base: ResultsDocument, info: BaselineInfo) -> CaseResult:

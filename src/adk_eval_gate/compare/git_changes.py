@@ -1,8 +1,9 @@
 """The files changed between the baseline's commit and this checkout, from git (``--only-affected``).
 
 The diff is of the working tree against the base commit, with the files git does not track yet (and does not
-ignore): what a pull request's checkout holds, and a developer's uncommitted edits. A base commit this clone does
-not have is fetched (by its id, one commit deep: a diff needs the two trees, not the history between them) when
+ignore): what a pull request's checkout holds, and a developer's uncommitted edits. A submodule is named as one path
+(its commit changed, or its checkout holds changes): every path under it counts as changed. A base commit this clone
+does not have is fetched (by its id, one commit deep: a diff needs the two trees, not the history between them) when
 ``fetch`` allows it, as inside the action where actions/checkout left the credentials; otherwise, and whenever git
 cannot answer, the answer is why the changes are unknown, in one line.
 """
@@ -18,11 +19,13 @@ from pathlib import Path
 GIT_TIMEOUT = 60.0  # seconds for a local git command
 FETCH_TIMEOUT = 180.0  # seconds for fetching the base commit
 _COMMIT = re.compile(r"[0-9a-f]{7,64}")
+# A submodule is one path, named when its commit or its checkout changed, whatever .gitmodules says to ignore.
+_DIFF = ("--name-only", "-z", "--no-renames", "--no-ext-diff", "--relative", "--ignore-submodules=none")
 
 
 @dataclass(frozen=True)
 class Changed:
-    files: frozenset[str]  # repository-relative POSIX paths: changed, added, deleted, untracked
+    files: frozenset[str]  # repository-relative POSIX paths: changed, added, deleted, untracked; a submodule's path
 
 
 @dataclass(frozen=True)
@@ -72,12 +75,14 @@ def head_commit(root: Path) -> str | None:
     return sha if _COMMIT.fullmatch(sha) else None
 
 
-def tracked_files(root: Path) -> list[str]:
-    """The files git tracks under ``root`` (empty when git cannot say)."""
+def tracked_files(root: Path, *, submodules: bool = False) -> list[str]:
+    """The files git tracks under ``root``, with those of its submodules' checkouts when ``submodules`` (empty when
+    git cannot say)."""
     try:
-        return [path for path in _git(root, "ls-files", "-z").split("\0") if path]
+        listed = _git(root, "ls-files", "-z", *(["--recurse-submodules"] if submodules else []))
     except GitFailed:
         return []
+    return [path for path in listed.split("\0") if path]
 
 
 def _has_commit(root: Path, sha: str) -> bool:
@@ -118,8 +123,9 @@ def changed_since(base_sha: str, *, root: Path, fetch: bool) -> Changed | Unknow
             return Unknown(f"{where} (a shallow clone: give actions/checkout fetch-depth: 0)")
         return Unknown(where)
     try:
-        changed = _git(root, "diff", "--name-only", "-z", "--no-renames", "--no-ext-diff", "--relative", sha, "--")
+        changed = _git(root, "diff", *_DIFF, sha, "--")
         untracked = _git(root, "ls-files", "-z", "--others", "--exclude-standard")
     except GitFailed as error:
         return Unknown(f"git diff against {sha[:12]} failed ({error})")
-    return Changed(frozenset(path for path in (changed + "\0" + untracked).split("\0") if path))
+    # a folder git lists whole (another repository inside, not a submodule) is a path like a submodule's
+    return Changed(frozenset(path.rstrip("/") for path in (changed + "\0" + untracked).split("\0") if path))

@@ -1,6 +1,6 @@
-"""Cost and latency against the baseline: the suite per pass (on the cases both sides ran: a case added or removed
-is shown apart, never a rise) and each case, lower is better, with the same noise rules as the scores (``noise``:
-the base branch's history when there is one, else the spread of the runs).
+"""Cost and latency against the baseline: the suite per pass (on the gated cases both sides ran: a case added,
+removed or quarantined is shown apart, never a rise) and each case, lower is better, with the same noise rules as
+the scores (``noise``: the base branch's history when there is one, else the spread of the runs).
 
 A rise is *flagged* when it is beyond the noise and large enough to matter: at least ``MATERIAL`` of the base
 figure (5% for counts and dollars, 20% for times), and for times also ``MATERIAL_SECONDS`` (a scripted agent's
@@ -138,7 +138,8 @@ def _suite(head: ResultsDocument, base: ResultsDocument, history: BaseRuns, ids:
 
 
 def _apart(doc: ResultsDocument, ids: set[str]) -> PassFigures | None:
-    """The figures of the cases of ``doc`` not in ``ids`` (new or removed): shown apart, never compared."""
+    """The figures of the cases of ``doc`` not in ``ids`` (new, removed or quarantined): shown apart, never
+    compared."""
     usages = [case.usage for case in doc.cases if case.id not in ids and case.usage is not None]
     if not usages:
         return None
@@ -182,11 +183,13 @@ def compare_usage(head: ResultsDocument, base: ResultsDocument, *, history: Base
     ]
     rises.sort(key=lambda change: -(change.change_pct if change.change_pct is not None else float("inf")))
     ids = common_cases(head, base)
+    quarantined = {case.id for case in head.cases if case.quarantined}
     return UsageComparison(
         suite=_suite(head, base, history, ids),
         common_cases=len(ids),
-        added=_apart(head, set(ids) | {case.id for case in head.cases if case.quarantined}),
+        added=_apart(head, set(ids) | quarantined),
         removed=_apart(base, {case.id for case in head.cases}),
+        quarantined=_apart(head, {case.id for case in head.cases} - quarantined),
         cases=rises[:CASES_LISTED],
         rising_cases=len({change.case_id for change in rises}),
         base_files=base.usage.files,

@@ -56,7 +56,7 @@ OPTIONS: tuple[Option, ...] = (
     Option(
         "include",
         "--include",
-        "only files matching this glob (repeatable; ** matches folders)",
+        "only files matching this glob, by path or by name at any depth (repeatable; ** matches folders)",
         "list",
         "include",
         ("run", "validate"),
@@ -66,7 +66,7 @@ OPTIONS: tuple[Option, ...] = (
     Option(
         "exclude",
         "--exclude",
-        "skip files matching this glob (repeatable)",
+        "skip files matching this glob, by path or by name at any depth (repeatable)",
         "list",
         "exclude",
         ("run", "validate"),
@@ -84,6 +84,15 @@ OPTIONS: tuple[Option, ...] = (
         must_exist="config file",
     ),
     Option(
+        "allow_unknown_fields",
+        "--allow-unknown-fields",
+        "keys of eval files and configs that ADK ignores (a misspelt criterion option) are expected: validate "
+        "passes with them, and run's summary does not list them",
+        "bool",
+        "allow-unknown-fields",
+        ("run", "validate"),
+    ),
+    Option(
         "runner",
         "--runner",
         "how to get the agent's answers (default: adk)",
@@ -95,11 +104,24 @@ OPTIONS: tuple[Option, ...] = (
     Option(
         "agent",
         "--agent",
-        "agent folder or dotted module (default: the nearest ADK agent folder above each eval file)",
+        "agent folder or dotted module for every eval file (default: each file's own, found as ADK's tools find it: "
+        "--agent-map, the AgentEvaluator calls of the tests, the agent folder above it, agents-cli's manifest)",
         "str",
         "agent",
         ("run", "validate"),
         metavar="PATH|MODULE",
+    ),
+    Option(
+        "agent_map",
+        "--agent-map",
+        "GLOB=AGENT: the eval files matching GLOB (repository-relative, ** matches folders) run with AGENT, an agent "
+        "folder or dotted module (repeatable; the input takes one per line; before pyproject.toml's "
+        "[tool.adk-eval-gate.agents] table)",
+        "lines",
+        "agent-map",
+        ("run", "validate"),
+        repeatable=True,
+        metavar="GLOB=AGENT",
     ),
     Option(
         "agent_url",
@@ -160,9 +182,10 @@ OPTIONS: tuple[Option, ...] = (
     Option(
         "timeout",
         "--timeout",
-        "seconds allowed per case run (default: 300)",
+        "seconds allowed per case run (default: 300); validate: for importing each agent or custom metric module",
         "float",
         "timeout",
+        ("run", "validate"),
         metavar="SECONDS",
         minimum=0,
         above=True,
@@ -279,7 +302,8 @@ OPTIONS: tuple[Option, ...] = (
     Option(
         "verbose",
         "--verbose",
-        "print what ADK and the agents log as it happens (it is always kept with each case run in results.json)",
+        "print what ADK and the agents log as it happens (it is always kept with each case run in results.json), and "
+        "with --only-affected why each case runs",
         "bool",
     ),
     Option(
@@ -295,8 +319,8 @@ OPTIONS: tuple[Option, ...] = (
     Option(
         "pass_rule",
         "--pass-rule",
-        "how a case with several runs passes: mean (ADK's: each metric's mean over the runs meets its threshold), "
-        "all (every run passes) or majority (more than half of the runs pass)",
+        "how a case with several runs passes: mean (ADK's: each metric's mean over every turn of the runs meets its "
+        "threshold), all (every run passes) or majority (more than half of the runs pass)",
         "str",
         "pass-rule",
         choices=("mean", "all", "majority"),
@@ -323,8 +347,9 @@ OPTIONS: tuple[Option, ...] = (
     Option(
         "always_affected",
         "--always-affected",
-        "with --only-affected: files matching this glob are inputs of every case, so a change to one runs everything "
-        "(repeatable; the input takes one per line)",
+        "with --only-affected: files matching this glob, by path or by name at any depth (*.csv matches "
+        "data/rates.csv), are inputs of every case, so a change to one runs everything (repeatable; the input takes "
+        "one per line)",
         "lines",
         "always-affected",
         repeatable=True,
@@ -333,7 +358,7 @@ OPTIONS: tuple[Option, ...] = (
     Option(
         "history",
         "--history",
-        "in a pull request, also read the results of up to N earlier successful runs on the base branch and use "
+        "in a pull request, also read the results of up to N earlier runs on the base branch and use "
         "each case's spread across them as its noise (default: 10; 0: the newest only)",
         "int",
         "history",

@@ -34,8 +34,10 @@ class Settings(pydantic.BaseModel):
     include: list[str] = pydantic.Field(default_factory=list)
     exclude: list[str] = pydantic.Field(default_factory=list)
     config: Path | None = None
+    allow_unknown_fields: bool = False
     runner: Literal["adk", "http", "recorded"] = "adk"
     agent: str | None = None
+    agent_map: list[str] = pydantic.Field(default_factory=list)
     agent_url: str | None = None
     agent_headers: list[str] = pydantic.Field(default_factory=list)
     recorded: Path | None = None

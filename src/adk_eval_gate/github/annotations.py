@@ -1,4 +1,5 @@
-"""Annotations: an error on the ``eval_id`` line of each case that fails the gate, a warning on each regression.
+"""Annotations: an error on the ``eval_id`` line of each case that fails the gate (as the verdict marked it, with
+its findings), a warning on each regression.
 
 ``Console`` writes at most 50 annotations per run (configuration errors from ``prepare`` come first) and counts
 the rest; outside GitHub Actions the console's list of failing cases says the same, so nothing is written.
@@ -10,14 +11,13 @@ from adk_eval_gate.model.results import ResultsDocument
 from adk_eval_gate.report import views
 from adk_eval_gate.report.headline import change_counts
 from adk_eval_gate.support.console import Console
-from adk_eval_gate.verdict import rules
 
 
 def annotate(console: Console, doc: ResultsDocument) -> None:
     if not console.in_actions:
         return
     for case in doc.cases:
-        if rules.fails_gate(case, allow_not_evaluated=doc.run.allow_not_evaluated):
+        if case.fails_gate:
             reasons = views.case_reasons(case)
             detail = case.error or "; ".join(reasons) or case.status
             console.error(f"{case.label}: {detail}", file=case.file, line=case.line)

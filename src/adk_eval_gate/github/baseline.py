@@ -1,13 +1,20 @@
-"""The baseline: ``--baseline FILE``, or in a pull request the results artifact of the newest successful run of
-this workflow on the base branch, found with the Actions REST API, with the results of up to ``--history``
-earlier runs as the noise model (kept by run id under ``--cache-dir``).
+"""The baseline: ``--baseline FILE``, or in a pull request the results artifact of the newest completed run of this
+workflow on the base branch, found with the Actions REST API, with the results of up to ``--history`` earlier runs
+as the noise model (kept by run id under ``--cache-dir``).
+
+A run whose gate failed is still the base branch's state: the gate fails its job when a case fails, and one case
+failing on main must not take the baseline away from every pull request. Passed over, with one line each: cancelled
+runs, runs without the artifact, and runs whose results say the gate could not decide (status error, or
+interrupted).
 
 No baseline is normal ("no baseline yet"); any problem with one is one warning and the run goes on without.
 Only runs of this repository's own base branch count (``push``, ``schedule``, ``workflow_dispatch``...): a
 ``pull_request`` run from a fork whose branch happens to be called ``main`` never becomes the baseline, nor does
 a run of another branch, whatever the listing answered. A problem with an older run (an error answer, an
 artifact expired since the listing, a download too large or too slow) only leaves the history one run shorter:
-the newest run stays the baseline.
+the newest run stays the baseline. The older runs' results are optional: their downloads share one deadline and
+keep a minimum rate (``GitHubClient.optional_downloads``), while the baseline's own download has a deadline of its
+own; ``Baseline.history_note`` says which runs the history left out, and why.
 """
 
 from __future__ import annotations
@@ -19,13 +26,16 @@ from pathlib import Path
 from adk_eval_gate.config.context import PULL_REQUEST_EVENTS, GitHubContext
 from adk_eval_gate.github.artifact import MAX_ZIP_BYTES, ArtifactError, read_results
 from adk_eval_gate.github.client import GitHubClient
+from adk_eval_gate.github.download import DownloadBudget
 from adk_eval_gate.github.models import Artifact, WorkflowRun
 from adk_eval_gate.github.run_cache import NoArtifact, RunCache
 from adk_eval_gate.model.results import BaselineInfo, InvalidResults, ResultsDocument, parse_document
+from adk_eval_gate.model.results_base import RunStatus
 from adk_eval_gate.support import sanitize
 from adk_eval_gate.support.errors import GateError
 
-MAX_RUNS = 20  # recent successful runs looked at for the artifact
+MAX_RUNS = 20  # recent completed runs looked at for the artifact
+SKIPPED_CONCLUSIONS = {"cancelled", "skipped", "stale"}  # runs that never evaluated the base branch to the end
 DEFAULT_HISTORY = 10  # --history: base runs whose results make the noise model
 ACTIONS_READ = "actions: read"
 UNEXPECTED_SHAPE = (KeyError, TypeError, ValueError)  # what an answer of an unexpected shape raises
@@ -33,7 +43,7 @@ UNEXPECTED_SHAPE = (KeyError, TypeError, ValueError)  # what an answer of an une
 
 @dataclass(frozen=True)
 class BaseRun:
-    """One successful run of the base branch, with its results."""
+    """One completed run of the base branch, with its results."""
 
     info: BaselineInfo
     doc: ResultsDocument
@@ -44,6 +54,7 @@ class Baseline:
     doc: ResultsDocument
     info: BaselineInfo
     history: tuple[BaseRun, ...] = ()  # newest first, the baseline's own run included (artifacts only)
+    history_note: str | None = None  # the older runs the history left out, and why (one line)
 
 
 @dataclass(frozen=True)
@@ -83,10 +94,19 @@ def _refused(problem: str) -> NoBaseline:
 
 
 def _own_branch_run(run: WorkflowRun, repository: str, branch: str) -> bool:
-    if run.event in PULL_REQUEST_EVENTS or run.conclusion != "success" or run.head_branch != branch:
+    if run.event in PULL_REQUEST_EVENTS or run.head_branch != branch:
         return False
     full_name = run.head_repository.full_name if run.head_repository else None
     return full_name is None or full_name.lower() == repository.lower()
+
+
+def _undecided(doc: ResultsDocument) -> str | None:
+    """Why a base run's results cannot be its baseline: the gate could not decide there."""
+    if doc.run.interrupted:
+        return "its gate was interrupted before every case ran"
+    if doc.status == RunStatus.ERROR:
+        return "its gate could not decide (status error)"
+    return None
 
 
 def _artifact_of(client: GitHubClient, *, repository: str, run_id: int, name: str) -> Artifact | None:
@@ -110,8 +130,10 @@ def find_in_actions(
     history: int = DEFAULT_HISTORY,
     cache: RunCache | None = None,
     max_runs: int = MAX_RUNS,
+    note: Callable[[str], None] | None = None,
 ) -> Baseline | NoBaseline:
-    """The newest successful run's results as the baseline, and up to ``history`` runs' results as its history.
+    """The newest completed run's results as the baseline, whatever its conclusion, and up to ``history`` runs'
+    results as its history; ``note`` gets one line for each run passed over.
 
     Requests: one listing of the workflow's runs, then per run looked at one artifact listing and one download,
     none for a run the cache knows.
@@ -124,60 +146,120 @@ def find_in_actions(
     runs = client.paginate(
         f"/repos/{repository}/actions/workflows/{workflow}/runs",
         WorkflowRun,
-        params={"branch": branch, "status": "success", "exclude_pull_requests": "true"},
+        params={"branch": branch, "status": "completed", "exclude_pull_requests": "true"},
         key="workflow_runs",
         permission=ACTIONS_READ,
         max_pages=1,
     )
     own = [run for run in runs if _own_branch_run(run, repository, branch)][: max(history, max_runs)]
-    found: list[BaseRun] = []
-    for run in own:
-        if len(found) >= max(history, 1):
-            break
-        try:
-            doc = _results_of(client, repository=repository, run=run, artifact_name=artifact_name, cache=cache)
-        except (GateError, *UNEXPECTED_SHAPE):
-            if not found:  # the baseline itself: its problem is the warning
-                raise
-            continue  # an older run that cannot be used only leaves the history one run shorter
-        if doc is not None:
-            found.append(BaseRun(_run_info(run), doc))
+    found, left_out = _base_runs(
+        client, own, repository=repository, artifact_name=artifact_name, cache=cache, history=history, note=note
+    )
     if not found:
         return NoBaseline(
-            note=f"no baseline yet: no successful run of {workflow} on {branch} has an artifact named "
-            f"{artifact_name!r} (upload results.json on pushes to {branch})"
+            note=f"no baseline yet: no completed run of {workflow} on {branch} has an artifact named "
+            f"{artifact_name!r} with results the gate could decide (upload results.json on pushes to {branch})"
         )
-    return Baseline(found[0].doc, found[0].info, history=tuple(found))
+    shorter = _history_note(left_out) if len(found) < history else None  # other runs may have made up for them
+    return Baseline(found[0].doc, found[0].info, history=tuple(found), history_note=shorter)
+
+
+def _base_runs(
+    client: GitHubClient,
+    runs: list[WorkflowRun],
+    *,
+    repository: str,
+    artifact_name: str,
+    cache: RunCache | None,
+    history: int,
+    note: Callable[[str], None] | None,
+) -> tuple[list[BaseRun], list[tuple[int, str]]]:
+    """The runs whose results are the base branch's state, newest first, up to ``history`` (at least one), and the
+    older runs whose results could not be used, with why; ``note`` gets a line for each run passed over."""
+    say = note or (lambda _line: None)
+    found: list[BaseRun] = []
+    left_out: list[tuple[int, str]] = []
+    optional = client.optional_downloads()
+    for run in runs:
+        if len(found) >= max(history, 1):
+            break
+        shown = f"base run {run.run_number or run.id}"
+        if run.conclusion in SKIPPED_CONCLUSIONS:
+            say(f"{shown} passed over: it was {run.conclusion}")
+            continue
+        try:
+            doc = _results_of(
+                client,
+                repository=repository,
+                run=run,
+                artifact_name=artifact_name,
+                cache=cache,
+                budget=optional if found else None,
+            )
+        except (GateError, *UNEXPECTED_SHAPE) as error:
+            if not found:  # the baseline itself: its problem is the warning
+                raise
+            left_out.append((run.id, error.message if isinstance(error, GateError) else type(error).__name__))
+            continue  # an older run that cannot be used only leaves the history one run shorter
+        if doc is None:
+            say(f"{shown} passed over: it has no artifact named {artifact_name!r}")
+            continue
+        undecided = _undecided(doc)
+        if undecided is not None:
+            say(f"{shown} passed over: {undecided}")
+            continue
+        found.append(BaseRun(_run_info(run), doc))
+    return found, left_out
+
+
+def _history_note(left_out: list[tuple[int, str]]) -> str | None:
+    if not left_out:
+        return None
+    (run_id, why), more = left_out[0], len(left_out) - 1
+    runs = "1 older base run" if not more else f"{len(left_out)} older base runs"
+    rest = f" (and {more} more)" if more else ""
+    return f"the history leaves out {runs}: run {run_id}: {why}{rest}"
 
 
 def _results_of(
-    client: GitHubClient, *, repository: str, run: WorkflowRun, artifact_name: str, cache: RunCache | None
+    client: GitHubClient,
+    *,
+    repository: str,
+    run: WorkflowRun,
+    artifact_name: str,
+    cache: RunCache | None,
+    budget: DownloadBudget | None,
 ) -> ResultsDocument | None:
-    """The run's results (None: it has no such artifact), from the cache when it knows the run."""
+    """The run's results (None: it has no such artifact), from the cache when it knows the run; ``budget``: the
+    results are optional, and downloaded only within it."""
     cached = cache.get(run.id) if cache else None
     if isinstance(cached, NoArtifact):
         return None
     if cached is not None:
         return cached
+    if budget is not None and budget.remaining() <= 0:
+        raise budget.spent()  # not even looked up: the cached runs still count
     artifact = _artifact_of(client, repository=repository, run_id=run.id, name=artifact_name)
     if artifact is None:
         if cache:
             cache.put(run.id, NoArtifact())
         return None
-    doc = _download(client, repository=repository, run=run, artifact=artifact)
+    doc = _download(client, repository=repository, run=run, artifact=artifact, budget=budget)
     if cache:
         cache.put(run.id, doc)
     return doc
 
 
-def _download(client: GitHubClient, *, repository: str, run: WorkflowRun, artifact: Artifact) -> ResultsDocument:
+def _download(
+    client: GitHubClient, *, repository: str, run: WorkflowRun, artifact: Artifact, budget: DownloadBudget | None
+) -> ResultsDocument:
     shown = f"artifact {artifact.name!r} of run {run.id}"
     if artifact.size_in_bytes > MAX_ZIP_BYTES:
         raise ArtifactError(f"{shown} is {artifact.size_in_bytes:,} bytes, more than the {MAX_ZIP_BYTES:,} allowed")
     location = client.redirect_location(
         f"/repos/{repository}/actions/artifacts/{artifact.id}/zip", permission=ACTIONS_READ
     )
-    data = client.download(location, max_bytes=MAX_ZIP_BYTES)
+    data = client.download(location, max_bytes=MAX_ZIP_BYTES, budget=budget)
     try:
         return parse_results(read_results(data), shown=f"results.json in {shown}")
     except ArtifactError as error:
@@ -206,8 +288,10 @@ def resolve(
     history: int = DEFAULT_HISTORY,
     cache_dir: Path | None = None,
     warn: Callable[[str], None] | None = None,
+    note: Callable[[str], None] | None = None,
 ) -> Baseline | NoBaseline:
-    """The baseline to compare with; never raises for a problem with it (``warn``: the cache's one warning)."""
+    """The baseline to compare with; never raises for a problem with it (``warn``: the cache's one warning;
+    ``note``: a line for each base run passed over)."""
     if baseline_file is not None:
         return from_file(baseline_file)
     if client is None:
@@ -220,7 +304,9 @@ def resolve(
             cache_dir, api_url=client.api_url, repository=context.repository, artifact_name=artifact_name, warn=warn
         )
     try:
-        return find_in_actions(client, context=context, artifact_name=artifact_name, history=history, cache=cache)
+        return find_in_actions(
+            client, context=context, artifact_name=artifact_name, history=history, cache=cache, note=note
+        )
     except GateError as error:
         return _refused(error.one_line())
     except UNEXPECTED_SHAPE as error:

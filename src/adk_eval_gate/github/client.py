@@ -6,6 +6,10 @@ remaining: 0``) until ``x-ratelimit-reset``; secondary rate limits (403/429 with
 "secondary rate limit" message) after ``Retry-After`` (60 s when absent, as GitHub's docs advise). All waiting
 together is capped (``max_wait``): past it the call fails with the rate-limit error instead of stalling CI.
 
+A download the caller can do without (an older run's results) goes under a ``DownloadBudget``: one deadline for
+all such downloads together and a minimum rate for each, so that a storage host that trickles costs seconds of
+the run, not minutes.
+
 401, 403 and 404 become ``GitHubError`` lines naming the permission the workflow needs. The token is sent
 only to the API host; it is never logged (``Console`` masks it).
 """
@@ -22,9 +26,17 @@ import requests
 import urllib3
 
 from adk_eval_gate import __version__
+from adk_eval_gate.github.download import (
+    MIN_OPTIONAL_RATE,
+    OPTIONAL_DEADLINE,
+    RATE_GRACE,
+    DownloadBudget,
+    GitHubError,
+    OptionalDownloadStopped,
+    read_capped,
+)
 from adk_eval_gate.github.models import Answer
 from adk_eval_gate.report import limits
-from adk_eval_gate.support.errors import GateError
 from adk_eval_gate.support.pydantic_errors import first_error
 from adk_eval_gate.support.retry import Backoff, retry_after_seconds, transient_status
 
@@ -33,12 +45,6 @@ GITHUB_RETRY = Backoff(attempts=4, initial=1.0, maximum=30.0)
 AnswerT = TypeVar("AnswerT", bound=Answer)
 RATE_LIMIT_WAIT = limits.SECONDARY_RATE_LIMIT_WAIT
 DOWNLOAD_DEADLINE = 120.0  # seconds for a whole artifact download, its retries included (not per read)
-
-
-class GitHubError(GateError):
-    """A GitHub API call failed (after retries)."""
-
-    status: int | None = None
 
 
 class GitHubPermissionError(GitHubError):
@@ -80,6 +86,9 @@ class GitHubClient:
         retry: Backoff = GITHUB_RETRY,
         max_wait: float = 120.0,
         download_deadline: float = DOWNLOAD_DEADLINE,
+        optional_deadline: float = OPTIONAL_DEADLINE,
+        min_optional_rate: float = MIN_OPTIONAL_RATE,
+        rate_grace: float = RATE_GRACE,
         session: requests.Session | None = None,
         sleep: Callable[[float], None] = time.sleep,
         clock: Callable[[], float] = time.time,
@@ -89,6 +98,9 @@ class GitHubClient:
         self.retry = retry
         self.max_wait = max_wait
         self.download_deadline = download_deadline
+        self.optional_deadline = optional_deadline
+        self.min_optional_rate = min_optional_rate
+        self.rate_grace = rate_grace
         self.waited = 0.0
         self._sleep = sleep
         self._clock = clock
@@ -155,31 +167,46 @@ class GitHubClient:
             raise GitHubError(f"GitHub answered {response.status_code} without a download location for {path}")
         return location
 
-    def download(self, url: str, *, max_bytes: int) -> bytes:
+    def optional_downloads(self) -> DownloadBudget:
+        """A budget for the downloads of one lookup that the caller can do without (``download(budget=...)``)."""
+        return DownloadBudget(self.optional_deadline, self.min_optional_rate, self.rate_grace, self._clock)
+
+    def download(self, url: str, *, max_bytes: int, budget: DownloadBudget | None = None) -> bytes:
         """GET a pre-signed storage URL WITHOUT our token (it must not leak to the storage host), capped in size
-        and in time: the whole download, retries included, ends within ``download_deadline`` seconds."""
+        and in time: the whole download, retries included, ends within ``download_deadline`` seconds, and an
+        optional one (``budget``) within what is left of its budget and at its minimum rate."""
         if not url.startswith(("https://", "http://")):
             raise GitHubError("the artifact download location is not an http(s) URL")
+        deadline = self.download_deadline
+        if budget is not None:
+            remaining = budget.remaining()
+            if remaining <= 0:
+                raise budget.spent()
+            deadline = min(deadline, remaining)
         outcome: list[bytes | BaseException] = []
         stop = threading.Event()
 
         def fetch() -> None:
             try:
-                outcome.append(self._fetch(url, max_bytes=max_bytes, stop=stop))
+                outcome.append(self._fetch(url, max_bytes=max_bytes, stop=stop, budget=budget))
             except BaseException as error:  # handed to the caller's thread
                 outcome.append(error)
 
         worker = threading.Thread(target=fetch, name="adk-eval-gate-download", daemon=True)
         worker.start()
-        worker.join(self.download_deadline)
+        worker.join(deadline)
         if not outcome:
             stop.set()  # the thread gives up at its next read
-            raise GitHubError(f"the artifact download did not finish within {self.download_deadline:g} s")
+            if budget is not None and deadline < self.download_deadline:
+                raise OptionalDownloadStopped(
+                    f"the download did not finish within the {budget.seconds:g} s optional downloads have in all"
+                )
+            raise GitHubError(f"the artifact download did not finish within {deadline:g} s")
         if isinstance(outcome[0], BaseException):
             raise outcome[0]
         return outcome[0]
 
-    def _fetch(self, url: str, *, max_bytes: int, stop: threading.Event) -> bytes:
+    def _fetch(self, url: str, *, max_bytes: int, stop: threading.Event, budget: DownloadBudget | None) -> bytes:
         for attempt in range(1, self.retry.attempts + 1):
             try:
                 with requests.get(
@@ -193,7 +220,7 @@ class GitHubClient:
                     declared = got.headers.get("Content-Length")
                     if declared and declared.isdigit() and int(declared) > max_bytes:
                         raise GitHubError(f"the artifact is {int(declared)} bytes, more than the {max_bytes} allowed")
-                    return _read_capped(got, max_bytes=max_bytes, stop=stop)
+                    return read_capped(got, max_bytes=max_bytes, stop=stop, budget=budget)
             except (requests.RequestException, urllib3.exceptions.HTTPError, OSError) as error:
                 if attempt >= self.retry.attempts or stop.is_set():
                     raise GitHubError(f"cannot download the artifact: {type(error).__name__}") from None
@@ -318,18 +345,3 @@ class GitHubClient:
             raise GitHubError(
                 f"GitHub sent an answer that is not JSON for {response.request.method} {response.url}"
             ) from None
-
-
-def _read_capped(response: requests.Response, *, max_bytes: int, stop: threading.Event) -> bytes:
-    """The body, read as it arrives (one network read per call, so ``stop`` is seen soon), at most ``max_bytes``."""
-    read1 = getattr(response.raw, "read1", None)  # urllib3 2; 1.x reads through iter_content
-    chunks = iter(lambda: read1(1 << 16, decode_content=True) or b"", b"") if read1 else response.iter_content(1 << 16)
-    received, total = [], 0
-    for chunk in chunks:
-        if stop.is_set():
-            raise GitHubError("the artifact download was abandoned")
-        total += len(chunk)
-        if total > max_bytes:
-            raise GitHubError(f"the artifact is more than the {max_bytes} bytes allowed")
-        received.append(chunk)
-    return b"".join(received)

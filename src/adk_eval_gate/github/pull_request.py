@@ -34,12 +34,19 @@ def candidate(context: GitHubContext, *, explicit: int | None, recorded: int | N
     return recorded
 
 
+def none_to_comment_on(context: GitHubContext) -> str:
+    """Why there is no pull request to comment on when neither the event nor ``--pr`` names one (one line)."""
+    if not context.in_actions or context.event_name is None:
+        return "not in a GitHub Actions run (no pull request event), and no --pr NUMBER was given"
+    return f"the {context.event_name} event names no pull request, and no --pr NUMBER was given"
+
+
 def resolve(client: GitHubClient, *, context: GitHubContext, explicit: int | None, recorded: int | None) -> Resolved:
     number = candidate(context, explicit=explicit, recorded=recorded)
     if number is None:
         if context.event_name not in {*PULL_REQUEST_EVENTS, "workflow_run"}:
             return Resolved(None)  # a push or a manual run: nothing to comment on, and nothing wrong
-        return Resolved(None, "no pull request to comment on: the event names none and no --pr was given")
+        return Resolved(None, f"no pull request to comment on: {none_to_comment_on(context)}")
     expected = context.workflow_run.get("head_sha")
     if not expected or not context.repository:
         return Resolved(number)

@@ -1,7 +1,8 @@
 """Where each eval file's criteria come from, and whether they are usable.
 
-Resolution: ``--config`` if given; else ``test_config.json`` in the file's folder; else the nearest
-one in a parent folder up to the repository root; else ADK's defaults. The source is always reported.
+Resolution: ``--config`` if given; else ``test_config.json`` (or ``eval_config.json``, the name agents-cli's
+scaffolds give ADK's EvalConfig) in the file's folder; else the nearest one in a parent folder up to the repository
+root; else ADK's defaults. The source is always reported. Both names in one folder must say the same.
 """
 
 from __future__ import annotations
@@ -22,11 +23,12 @@ from adk_eval_gate.metrics import registry
 from adk_eval_gate.metrics.base import NotEvaluated
 from adk_eval_gate.model import eval_config
 from adk_eval_gate.support import sanitize
-from adk_eval_gate.support.errors import ConfigError
+from adk_eval_gate.support.errors import ConfigError, UnknownField
 from adk_eval_gate.support.jsonpos import JsonPositions, format_path
-from adk_eval_gate.support.pydantic_errors import best_error, locate
+from adk_eval_gate.support.pydantic_errors import best_error, every_error, locate
 
 CONFIG_NAME = "test_config.json"
+CONFIG_NAMES = (CONFIG_NAME, "eval_config.json")  # ADK's pytest and adk eval name; agents-cli's scaffolds before 0.3
 SourceKind = Literal["option", "folder", "parent", "default"]
 
 
@@ -34,6 +36,7 @@ SourceKind = Literal["option", "folder", "parent", "default"]
 class ConfigSource:
     kind: SourceKind
     path: Path | None
+    twin: Path | None = None  # the other name in the same folder: it must give the same criteria
 
     def describe(self, root: Path) -> str:
         if self.path is None:
@@ -65,14 +68,14 @@ def find_config(eval_file: Path, *, root: Path, option: Path | None) -> ConfigSo
     if option is not None:
         return ConfigSource("option", option)
     folder = eval_file.resolve().parent
-    if (folder / CONFIG_NAME).is_file():
-        return ConfigSource("folder", folder / CONFIG_NAME)
     root = root.resolve()
-    for parent in folder.parents:
-        if root != parent and root not in parent.parents:
+    levels: list[tuple[SourceKind, Path]] = [("folder", folder), *(("parent", parent) for parent in folder.parents)]
+    for kind, candidate in levels:
+        if kind == "parent" and root != candidate and root not in candidate.parents:
             break
-        if (parent / CONFIG_NAME).is_file():
-            return ConfigSource("parent", parent / CONFIG_NAME)
+        present = [candidate / name for name in CONFIG_NAMES if (candidate / name).is_file()]
+        if present:
+            return ConfigSource(kind, present[0], present[1] if len(present) > 1 else None)
     return ConfigSource("default", None)
 
 
@@ -80,17 +83,20 @@ OUR_KEYS = frozenset({"$schema"})  # top-level keys of test_config.json that thi
 
 
 class ConfigCache:
-    """Loads each config file once; a broken config is an error for every eval file that uses it."""
+    """Loads each config file once; a broken config is an error for every eval file that uses it.
 
-    def __init__(self, root: Path) -> None:
+    ``import_functions``: whether loading imports Vertex-style custom metric functions (``load_config``)."""
+
+    def __init__(self, root: Path, *, import_functions: bool = True) -> None:
         self.root = root
+        self.import_functions = import_functions
         self._loaded: dict[Path | None, LoadedConfig | ConfigError] = {}
 
     def get(self, source: ConfigSource) -> LoadedConfig:
         key = source.path.resolve() if source.path else None
         if key not in self._loaded:
             try:
-                self._loaded[key] = load_config(source, root=self.root)
+                self._loaded[key] = load_config(source, root=self.root, import_functions=self.import_functions)
             except ConfigError as error:
                 self._loaded[key] = error
         found = self._loaded[key]
@@ -99,7 +105,9 @@ class ConfigCache:
         return found
 
 
-def load_config(source: ConfigSource, *, root: Path) -> LoadedConfig:
+def load_config(source: ConfigSource, *, root: Path, import_functions: bool = True) -> LoadedConfig:
+    """``import_functions``: import each Vertex-style custom metric's function now, its failure an error of the
+    config (False: the caller imports them itself, as ``validate`` does in a process of its own)."""
     if source.path is None:
         config = eval_config.default_config()
         return LoadedConfig(source, config, registry.configured_metrics(config))
@@ -126,20 +134,44 @@ def load_config(source: ConfigSource, *, root: Path) -> LoadedConfig:
         raise ConfigError(f"cannot be used: {error}", file=display, line=error.line) from None
     if not isinstance(data, dict):
         raise ConfigError('must be a JSON object with a "criteria" object', file=display, line=1)
+    if source.twin is not None:
+        _same_as_twin(data, twin=source.twin, display=display, root=root)
     positions = JsonPositions(text)
     try:
         config = eval_config.EvalConfig.model_validate(data)
-    except pydantic.ValidationError as error:
-        path, message = best_error(error, data)
-        raise ConfigError(
-            message,
-            file=display,
-            line=locate(positions, path),
-            field=format_path(path),
-            hint=_criterion_hint(path),
-        ) from None
-    warnings = check_config(config, data=data, display=display, positions=positions)
+    except pydantic.ValidationError as error:  # every problem of the file at once, in the file's order
+        found, unlisted = every_error(error, data, model=eval_config.EvalConfig)
+        problems = sorted(
+            (
+                ConfigError(
+                    message,
+                    file=display,
+                    line=locate(positions, path),
+                    field=format_path(path),
+                    hint=_criterion_hint(path),
+                )
+                for path, message in found
+            ),
+            key=lambda problem: problem.line or 0,
+        )
+        raise dataclasses.replace(problems[0], also=tuple(problems[1:]), unlisted=unlisted) from None
+    warnings = check_config(config, data=data, display=display, positions=positions, import_functions=import_functions)
     return LoadedConfig(source, config, registry.configured_metrics(config), warnings)
+
+
+def _same_as_twin(data: dict[str, Any], *, twin: Path, display: str, root: Path) -> None:
+    """Two config files in one folder (test_config.json and eval_config.json) must give the same criteria."""
+    twin_display = display_path(twin, root)
+    try:
+        twin_data = sanitize.loads(twin.read_bytes().decode("utf-8-sig"), max_depth=sanitize.MAX_EVAL_FILE_DEPTH)
+    except (OSError, UnicodeDecodeError, ValueError, sanitize.UnsafeJson):
+        twin_data = None
+    if twin_data != data:
+        raise ConfigError(
+            f"{twin_display} is beside it with different content, so it is not clear which criteria to use",
+            file=display,
+            hint=f"keep one of {Path(display).name} and {twin.name}, or give them the same content",
+        )
 
 
 def _criterion_hint(path: list[str | int]) -> str | None:
@@ -149,7 +181,12 @@ def _criterion_hint(path: list[str | int]) -> str | None:
 
 
 def check_config(
-    config: eval_config.EvalConfig, *, data: dict[str, Any], display: str, positions: JsonPositions
+    config: eval_config.EvalConfig,
+    *,
+    data: dict[str, Any],
+    display: str,
+    positions: JsonPositions,
+    import_functions: bool = True,
 ) -> list[str]:
     """Raises ConfigError for what would make a metric unusable; returns warnings for what ADK ignores."""
     warnings: list[str] = []
@@ -166,7 +203,8 @@ def check_config(
     for name in config.criteria:
         try:
             warnings += _check_criterion(config, name, data=data, display=display, positions=positions)
-            _check_vertex_function(config, name, data=data, display=display, positions=positions)
+            if import_functions:
+                _check_vertex_function(config, name, data=data, display=display, positions=positions)
         except ConfigError as problem:  # every criterion is checked: all of a config's problems at once
             problems.append(problem)
     if problems:
@@ -213,8 +251,10 @@ def _unknown_top_level_keys(data: dict[str, Any], *, display: str, positions: Js
     ]
     extra = [key for key in data if key not in known and key not in OUR_KEYS]
     return [
-        f"{display}:{locate(positions, [key]) or 1}: {key} is not a key of test_config.json and is ignored (as ADK "
-        f"does){_did_you_mean(key, known)}"
+        UnknownField(
+            f"{display}:{locate(positions, [key]) or 1}: {key} is not a key of test_config.json and is ignored (as "
+            f"ADK does){_did_you_mean(key, known)}"
+        )
         for key in extra
     ]
 
@@ -308,7 +348,7 @@ def _ignored_options(
 ) -> list[str]:
     """A warning for each option the metric does not have (ADK ignores them), with the closest real one; an
     error for a metric only this tool has (``unknown_options_are_errors``)."""
-    ignored = []
+    ignored: list[str] = []
     options = [f for f in criterion_type.model_fields if f != "threshold"]
     for key in sorted(typed.model_extra or {}):
         similar = difflib.get_close_matches(key, options, n=1)
@@ -323,8 +363,10 @@ def _ignored_options(
                 hint=f"its options: {', '.join(own) or 'threshold only'}",
             )
         ignored.append(
-            f"{display}:{locate(positions, ['criteria', name, key]) or line}: criteria.{name}.{key} is not an "
-            f"option of {name} and is ignored (as ADK does){suggestion}"
+            UnknownField(
+                f"{display}:{locate(positions, ['criteria', name, key]) or line}: criteria.{name}.{key} is not an "
+                f"option of {name} and is ignored (as ADK does){suggestion}"
+            )
         )
     return ignored
 

@@ -32,7 +32,7 @@ from adk_eval_gate.inputs import legacy
 from adk_eval_gate.inputs.load import LoadedEvalSet, read_text
 from adk_eval_gate.model.evalset import EvalCase, EvalSet, IntermediateData, Invocation
 from adk_eval_gate.support import sanitize
-from adk_eval_gate.support.errors import EvalFileError
+from adk_eval_gate.support.errors import EvalFileError, UnknownField
 from adk_eval_gate.support.jsonpos import format_path
 
 ID_COLUMNS = ("eval_id", "id")
@@ -232,11 +232,11 @@ class _Ids:
 
 
 def _misspelt_columns(columns: set[str], display: str) -> list[str]:
-    warnings = []
+    warnings: list[str] = []
     for column in sorted(columns - set(COLUMNS)):
         close = difflib.get_close_matches(column, COLUMNS, n=1, cutoff=0.8)
         if close and close[0] not in columns:
-            warnings.append(f"{display}: column {column!r} is not read; did you mean {close[0]!r}?")
+            warnings.append(UnknownField(f"{display}: column {column!r} is not read; did you mean {close[0]!r}?"))
     return warnings
 
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from adk_eval_gate.support.errors import UsageError
+from adk_eval_gate.support.globs import PathGlob
 
 EVAL_SUFFIXES = (".test.json", ".evalset.json", ".evalset.jsonl")
 DATASET_SUFFIXES = (".jsonl", ".ndjson", ".csv")  # a Vertex-style dataset, when named as a PATH
@@ -74,32 +75,8 @@ def split_selector(spec: str) -> tuple[str, tuple[str, ...]]:
     return spec[:cut], ids
 
 
-def glob_to_regex(pattern: str) -> re.Pattern[str]:
-    """Glob with ``**`` (any folders), ``*`` and ``?`` (within one folder), matched on the whole path."""
-    out = ""
-    index = 0
-    while index < len(pattern):
-        if pattern.startswith("**/", index):
-            out += "(?:.*/)?"
-            index += 3
-        elif pattern.startswith("**", index):
-            out += ".*"
-            index += 2
-        elif pattern[index] == "*":
-            out += "[^/]*"
-            index += 1
-        elif pattern[index] == "?":
-            out += "[^/]"
-            index += 1
-        else:
-            out += re.escape(pattern[index])
-            index += 1
-    return re.compile(out + r"\Z")
-
-
-def _matches(display: str, patterns: list[re.Pattern[str]]) -> bool:
-    name = display.rsplit("/", 1)[-1]
-    return any(p.match(display) or p.match(name) for p in patterns)
+def _matches(display: str, patterns: list[PathGlob]) -> bool:
+    return any(pattern.matches_file(display) for pattern in patterns)
 
 
 def _is_virtualenv(folder: Path) -> bool:
@@ -196,8 +173,8 @@ def discover(
 
     Without either, the eval files under ``.``.
     """
-    includes = [glob_to_regex(p) for p in include or []]
-    excludes = [glob_to_regex(p) for p in exclude or []]
+    includes = [PathGlob(p) for p in include or []]
+    excludes = [PathGlob(p) for p in exclude or []]
     selected: dict[Path, EvalFileRef] = {}
     datasets = datasets or []
     entries = [(spec, "paths") for spec in specs or ([] if datasets else ["."])]

@@ -6,6 +6,7 @@ errors); the caller records it and goes on with the other files.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from dataclasses import dataclass, field
@@ -17,9 +18,9 @@ import pydantic
 from adk_eval_gate.inputs import legacy
 from adk_eval_gate.model.evalset import EvalCase, EvalSet, Invocation, known_field_names
 from adk_eval_gate.support import sanitize
-from adk_eval_gate.support.errors import EvalFileError, GateError
+from adk_eval_gate.support.errors import EvalFileError, GateError, UnknownField
 from adk_eval_gate.support.jsonpos import JsonPositions, format_path
-from adk_eval_gate.support.pydantic_errors import best_error, locate
+from adk_eval_gate.support.pydantic_errors import best_error, every_error, locate
 
 FileFormat = Literal["evalset", "legacy_query_list", "legacy_named_list", "vertex_jsonl", "vertex_csv"]
 INITIAL_SESSION_NAME = "initial.session.json"
@@ -117,14 +118,22 @@ def _validate_eval_set(data: dict[str, Any], *, text: str, display: str) -> Eval
     try:
         return EvalSet.model_validate(data)
     except pydantic.ValidationError as error:
-        path, message = best_error(error, data, known_fields=known_field_names())
-        raise EvalFileError(
-            message,
-            file=display,
-            line=locate(JsonPositions(text), path),
-            field=format_path(path),
-            hint=_legacy_key_hint(path),
-        ) from None
+        found, unlisted = every_error(error, data, model=EvalSet)
+        positions = JsonPositions(text)
+        problems = sorted(
+            (
+                EvalFileError(
+                    message,
+                    file=display,
+                    line=locate(positions, path),
+                    field=format_path(path),
+                    hint=_legacy_key_hint(path),
+                )
+                for path, message in found
+            ),
+            key=lambda problem: problem.line or 0,  # in the file's order
+        )
+        raise dataclasses.replace(problems[0], also=tuple(problems[1:]), unlisted=unlisted) from None
 
 
 def _legacy_key_hint(path: list[str | int]) -> str | None:
@@ -141,8 +150,10 @@ def _load_legacy(path: Path, data: list[Any], *, text: str, display: str) -> Loa
     for key_path, close in legacy.unknown_keys(data):
         suggestion = f"; did you mean {close!r}?" if close else ""
         loaded.warnings.append(
-            f"{display}:{locate(positions, key_path) or 1}: {format_path(key_path)} is not a key ADK reads in a "
-            f"legacy file and is ignored (as ADK does){suggestion}"
+            UnknownField(
+                f"{display}:{locate(positions, key_path) or 1}: {format_path(key_path)} is not a key ADK reads in a "
+                f"legacy file and is ignored (as ADK does){suggestion}"
+            )
         )
     return loaded
 

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from adk_eval_gate.config.shard import Shard
+from adk_eval_gate.inputs.agent_sources import AgentChoice, NoAgent
 from adk_eval_gate.inputs.configs import LoadedConfig
 from adk_eval_gate.inputs.load import LoadedEvalSet
 from adk_eval_gate.model.evalset import EvalCase
@@ -19,6 +20,8 @@ class PlannedFile:
     loaded: LoadedEvalSet
     config: LoadedConfig
     case_ids: tuple[str, ...]  # the selection given on the command line; empty: all
+    agent: AgentChoice | NoAgent | None = None  # None: not looked for (a runner that needs none, or a test's file)
+    num_runs: int | None = None  # the runs of the AgentEvaluator call that names the file, unless --num-runs is given
 
 
 @dataclass(frozen=True)
@@ -38,6 +41,14 @@ def case_id(display: str, eval_id: str) -> str:
     return f"{display}::{eval_id}"
 
 
+def did_you_mean(name: str, known: Iterable[str]) -> str | None:
+    """The one of ``known`` that ``name`` most likely misspells (a case id, a case selector), if any."""
+    import difflib
+
+    close = difflib.get_close_matches(name, sorted(known), n=1)
+    return close[0] if close else None
+
+
 def select_cases(planned: PlannedFile) -> list[tuple[int, EvalCase]]:
     """The cases chosen by ``file:case1,case2`` (all when none); an unknown id is a usage error."""
     cases = list(enumerate(planned.loaded.eval_set.eval_cases))
@@ -46,13 +57,11 @@ def select_cases(planned: PlannedFile) -> list[tuple[int, EvalCase]]:
     known = {case.eval_id for _, case in cases}
     unknown = [case_id for case_id in planned.case_ids if case_id not in known]
     if unknown:
-        import difflib
-
-        close = difflib.get_close_matches(unknown[0], sorted(known), n=1)
+        close = did_you_mean(unknown[0], known)
         raise UsageError(
             f"no case {unknown[0]!r} in {planned.loaded.display}",
             field="paths",
-            hint=f"did you mean {close[0]!r}?" if close else f"its cases are: {', '.join(sorted(known)[:10])}",
+            hint=f"did you mean {close!r}?" if close else f"its cases are: {', '.join(sorted(known)[:10])}",
         )
     wanted = set(planned.case_ids)
     return [(index, case) for index, case in cases if case.eval_id in wanted]
@@ -62,7 +71,8 @@ RunCount = Callable[[PlannedFile, EvalCase], "int | None"]
 
 
 def selection_digest(files: list[PlannedFile], *, num_runs: int) -> str:
-    """What every shard of one run has in common: the selected cases, their criteria and ``--num-runs``."""
+    """What every shard of one run has in common: the selected cases, their criteria, each file's runs and
+    ``--num-runs``."""
     selection = [
         [
             planned.loaded.display,
@@ -71,6 +81,7 @@ def selection_digest(files: list[PlannedFile], *, num_runs: int) -> str:
                 [metric.name, metric.criterion.model_dump(mode="json") if metric.criterion else None]
                 for metric in planned.config.metrics
             ],
+            *([planned.num_runs] if planned.num_runs else []),
         ]
         for planned in files
     ]
@@ -84,13 +95,13 @@ def plan(
     """Work items in file order, then case order, then run order.
 
     ``run_count`` overrides ``num_runs`` for the cases it gives a number (the recorded runner has as many runs
-    as were recorded).
+    as were recorded); a file's own ``num_runs`` (its AgentEvaluator call's) overrides it for the file's cases.
     """
     items: list[WorkItem] = []
     for planned in files:
         for index, case in select_cases(planned):
             if shard and not shard.owns(case_id(planned.loaded.display, case.eval_id)):
                 continue
-            runs = (run_count(planned, case) if run_count else None) or num_runs
+            runs = (run_count(planned, case) if run_count else None) or planned.num_runs or num_runs
             items.extend(WorkItem(planned, case, index, run) for run in range(1, runs + 1))
     return items

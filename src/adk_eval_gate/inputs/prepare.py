@@ -8,14 +8,16 @@ from pathlib import Path
 
 from adk_eval_gate.config.options import BY_FIELD
 from adk_eval_gate.config.settings import Settings
+from adk_eval_gate.inputs.agent_locator import AgentLocator, read_mappings
+from adk_eval_gate.inputs.agent_sources import AgentChoice, parse_agent_value
 from adk_eval_gate.inputs.configs import ConfigCache, find_config, find_repository_root
 from adk_eval_gate.inputs.dataset import load_dataset
 from adk_eval_gate.inputs.discover import EvalFileRef, discover, misnamed_eval_files
-from adk_eval_gate.inputs.load import load_eval_file
+from adk_eval_gate.inputs.load import LoadedEvalSet, load_eval_file
 from adk_eval_gate.inputs.plan import PlannedFile, select_cases
 from adk_eval_gate.model.results import FileResult
 from adk_eval_gate.support.console import Console
-from adk_eval_gate.support.errors import ConfigError, EvalFileError, GateError, UsageError
+from adk_eval_gate.support.errors import EvalFileError, GateError, UnknownField, UsageError
 
 
 @dataclass
@@ -24,6 +26,7 @@ class Prepared:
     planned: list[PlannedFile]
     files: list[FileResult]
     errors: list[GateError]
+    locator: AgentLocator | None = None  # how the files' agents were found (None: the runner needs none)
 
 
 def repository_root(settings: Settings) -> Path:
@@ -33,8 +36,11 @@ def repository_root(settings: Settings) -> Path:
     return find_repository_root(Path.cwd())
 
 
-def prepare(settings: Settings, console: Console) -> Prepared:
+def prepare(settings: Settings, console: Console, *, import_functions: bool = True) -> Prepared:
     """Loads every discovered file; a broken file or config is recorded and the others go on.
+
+    ``import_functions``: whether loading a config imports its Vertex-style custom metric functions (``validate``
+    imports every custom metric function itself, in a process of its own).
 
     Raises ``UsageError`` only for what stops everything: paths that do not exist or match nothing, and
     unknown case ids in selectors.
@@ -50,28 +56,27 @@ def prepare(settings: Settings, console: Console) -> Prepared:
         )
     except UsageError as no_files:
         raise _as_written(no_files, settings) from None
-    outputs = [settings.output_dir, settings.results_path]
-    for misnamed in misnamed_eval_files(settings.search_paths, outputs=outputs) if settings.search_paths else []:
-        console.warning(
-            f"{misnamed} looks like an eval file but is not named *.test.json or *.evalset.json, so it was not "
-            "run: rename it, or pass it explicitly as a path",
-            file=misnamed,
-        )
-    configs = ConfigCache(root)
+    _warn_misnamed(settings, console)
+    configs = ConfigCache(root, import_functions=import_functions)
+    locator = agent_locator(settings, root)
     planned: list[PlannedFile] = []
     files: list[FileResult] = []
     errors: list[GateError] = []
     reported_warnings: set[str] = set()
     reported_errors: set[str] = set()  # a broken config shared by many eval files is reported once
     for ref in refs:
-        result, planned_file, error = _prepare_one(ref, settings, configs, root)
+        result, planned_file, error = _prepare_one(ref, settings, configs, root, locator)
         files.append(result)
         if error:
             errors.append(error)
-            for problem in [error, *(error.also if isinstance(error, ConfigError) else ())]:
+            for problem in error.every_problem():
                 if problem.one_line() not in reported_errors:
                     reported_errors.add(problem.one_line())
                     console.error(problem.one_line(), file=problem.file, line=problem.line)
+            unlisted = f"{error.file}: and {error.unlisted:,} more problems, not listed: fix these first"
+            if error.unlisted and unlisted not in reported_errors:
+                reported_errors.add(unlisted)
+                console.error(unlisted, file=error.file)
             continue
         assert planned_file is not None
         try:
@@ -83,7 +88,38 @@ def prepare(settings: Settings, console: Console) -> Prepared:
             if warning not in reported_warnings:
                 reported_warnings.add(warning)
                 console.warning(warning)
-    return Prepared(root, planned, files, errors)
+    for unused in locator.unused_mappings() if locator else []:
+        console.warning(unused)
+    return Prepared(root, planned, files, errors, locator)
+
+
+def _warn_misnamed(settings: Settings, console: Console) -> None:
+    outputs = [settings.output_dir, settings.results_path]
+    for misnamed in misnamed_eval_files(settings.search_paths, outputs=outputs) if settings.search_paths else []:
+        console.warning(
+            f"{misnamed} looks like an eval file but is not named *.test.json or *.evalset.json, so it was not "
+            "run: rename it, or pass it explicitly as a path",
+            file=misnamed,
+        )
+
+
+def agent_locator(settings: Settings, root: Path) -> AgentLocator | None:
+    """How each file's agent is found, for the runners that run agents (the recorded runner needs none); a bad
+    ``--agent`` or mapping stops the run (exit code 2)."""
+    if settings.runner == "recorded":
+        return None
+    field = settings.option_name("agent_map")
+    mappings = read_mappings(settings.agent_map, root=root, field=field)
+    option = None
+    if settings.agent and settings.runner == "adk":
+        option = parse_agent_value(settings.agent, root=root, field=settings.option_name("agent"))
+    return AgentLocator(
+        root=root,
+        option=option,
+        option_name=settings.option_name("agent"),
+        mappings=mappings,
+        runs_wanted=not _runs_given(settings),
+    )
 
 
 def _as_written(error: UsageError, settings: Settings) -> UsageError:
@@ -94,7 +130,7 @@ def _as_written(error: UsageError, settings: Settings) -> UsageError:
 
 
 def _prepare_one(
-    ref: EvalFileRef, settings: Settings, configs: ConfigCache, root: Path
+    ref: EvalFileRef, settings: Settings, configs: ConfigCache, root: Path, locator: AgentLocator | None
 ) -> tuple[FileResult, PlannedFile | None, GateError | None]:
     if ref.problem:
         problem = EvalFileError(ref.problem, file=ref.display)
@@ -116,19 +152,39 @@ def _prepare_one(
             error,
         )
     except GateError as error:
-        more = len(error.also) if isinstance(error, ConfigError) else 0
-        text = error.one_line() + (f" (and {more} more problem{'s' if more > 1 else ''} in it)" if more else "")
+        more = error.more()
+        text = error.one_line() + (f" (and {more:,} more problem{'s' if more > 1 else ''} in it)" if more else "")
         return (
             FileResult(path=ref.display, config=described, error=text, line=error.line),
             None,
             error,
         )
+    agent = locator.choose(ref.path) if locator is not None else None
+    num_runs = agent.num_runs if isinstance(agent, AgentChoice) and not _runs_given(settings) else None
+    agent_described = None
+    if isinstance(agent, AgentChoice) and settings.runner == "adk":
+        agent_described = agent.describe(runs=num_runs is not None)
     result = FileResult(
         path=ref.display,
         format=loaded.format,
         eval_set_id=loaded.eval_set.eval_set_id,
         config=described,
+        agent=agent_described,
+        num_runs=num_runs,
         cases=len(loaded.eval_set.eval_cases),
-        warnings=[*loaded_config.warnings, *loaded.warnings],
+        warnings=[  # what the reports list: an unknown field only when it is not expected (--allow-unknown-fields)
+            warning
+            for warning in [*loaded_config.warnings, *loaded.warnings]
+            if not (settings.allow_unknown_fields and isinstance(warning, UnknownField))
+        ],
     )
-    return result, PlannedFile(loaded, loaded_config, ref.case_ids), None
+    return result, PlannedFile(loaded, loaded_config, ref.case_ids, agent, num_runs), None
+
+
+def _runs_given(settings: Settings) -> bool:
+    return "num_runs" in settings.from_cli or "num_runs" in settings.from_inputs
+
+
+def needs_agent(loaded: LoadedEvalSet) -> bool:
+    """Whether a case of the file runs an agent (a dataset's recorded rows and broken rows do not)."""
+    return len(loaded.eval_set.eval_cases) > len(loaded.recorded) + len(loaded.row_errors)

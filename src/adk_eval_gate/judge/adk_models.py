@@ -3,10 +3,10 @@
 The request is the one ADK's judges send: ``LlmRequest(model=judge_model, contents=[one user text part],
 config=the criterion's config with automatic function calling off)``, to an instance made as ADK makes it,
 ``resolved_class(model=judge_model)``; the answer is the text of the first response the model yields, every text
-part joined by newlines (ADK's ``get_text_from_content``). Two things differ, both so that our retries, counted
-and honouring the server's hints, are the only ones: the provider SDK's own retries are off (a client with
-``max_retries=0`` for ADK's OpenAI and Anthropic classes, ``num_retries=0``/``max_retries=0`` for LiteLLM), and
-the request carries no retry options (ADK adds 7 attempts, which LiteLLM would turn into its own retries).
+part joined by newlines (ADK's ``get_text_from_content``). What differs: the provider SDK's client is ours
+(``judge.provider_clients``: its retries off, and the judge's HTTP client, ``judge.http_guard``), and the request
+carries no retry options (ADK adds 7 attempts, which LiteLLM would turn into its own retries), so that our retries,
+counted and honouring the server's hints, are the only ones.
 
 A model instance is made per event loop, because the provider SDKs' HTTP clients belong to the loop that used them.
 """
@@ -19,7 +19,10 @@ from typing import Any
 from google.genai import types as genai_types
 
 from adk_eval_gate.judge.client import DEFAULT_TIMEOUT_SECONDS, ModelAnswer
+from adk_eval_gate.judge.http_guard import surfacing_refusals
 from adk_eval_gate.judge.models import ModelRoute
+from adk_eval_gate.judge.provider_clients import make_model
+from adk_eval_gate.model.tokens import call_counts
 
 
 class EmptyJudgeAnswer(Exception):
@@ -33,44 +36,19 @@ def answer_text(content: genai_types.Content | None) -> str:
     return "\n".join(part.text for part in content.parts if part.text)
 
 
-def _usage_counts(usage: genai_types.GenerateContentResponseUsageMetadata | None) -> tuple[int, int]:
-    if usage is None:
-        return 0, 0
-    return usage.prompt_token_count or 0, (usage.candidates_token_count or 0) + (usage.thoughts_token_count or 0)
-
-
-def make_model(route: ModelRoute, *, timeout_seconds: float) -> Any:
-    """``route.llm_class(model=name)`` as ADK makes it, with the provider SDK's own retries off where we can."""
-    cls, name = route.llm_class, route.name
-    if route.provider == "LiteLlm":
-        import litellm
-
-        litellm.suppress_debug_info = True  # else each failed call prints LiteLLM's help banner
-        return cls(model=name, num_retries=0, max_retries=0, timeout=timeout_seconds)
-    if route.provider == "OpenAILlm":
-        from openai import AsyncOpenAI  # the same environment (OPENAI_API_KEY, OPENAI_BASE_URL) as ADK's default
-
-        return cls(model=name, client=AsyncOpenAI(max_retries=0, timeout=timeout_seconds))
-    if route.provider == "AnthropicLlm":
-        from anthropic import AsyncAnthropic
-
-        return cls(model=name, client=AsyncAnthropic(max_retries=0, timeout=timeout_seconds))
-    return cls(model=name)
-
-
 class AdkModelJudge:
     """Sends one request per call through ADK's model class for the route; raises the provider's errors unchanged."""
 
     def __init__(self, *, timeout_seconds: float = DEFAULT_TIMEOUT_SECONDS) -> None:
         self.timeout_seconds = timeout_seconds
-        self._models: dict[tuple[asyncio.AbstractEventLoop, str], Any] = {}
+        self._models: dict[tuple[asyncio.AbstractEventLoop, str], tuple[Any, list[Any]]] = {}
 
     def _model(self, route: ModelRoute) -> Any:
         key = (asyncio.get_running_loop(), route.name)
-        model = self._models.get(key)
-        if model is None:
-            model = self._models[key] = make_model(route, timeout_seconds=self.timeout_seconds)
-        return model
+        made = self._models.get(key)
+        if made is None:
+            made = self._models[key] = make_model(route, timeout_seconds=self.timeout_seconds)
+        return made[0]
 
     async def generate(
         self, *, route: ModelRoute, config: genai_types.GenerateContentConfig, prompt: str
@@ -86,8 +64,10 @@ class AdkModelJudge:
             contents=[genai_types.Content(role="user", parts=[genai_types.Part(text=prompt)])],
             config=request_config,
         )
-        response = await asyncio.wait_for(self._first(self._model(route), request), timeout=self.timeout_seconds + 5)
-        input_tokens, output_tokens = _usage_counts(response.usage_metadata)
+        with surfacing_refusals():
+            model = self._model(route)
+            response = await asyncio.wait_for(self._first(model, request), timeout=self.timeout_seconds + 5)
+        input_tokens, output_tokens = call_counts(response.usage_metadata)
         return ModelAnswer(
             text=answer_text(response.content),
             input_tokens=input_tokens,
@@ -108,14 +88,9 @@ class AdkModelJudge:
     async def aclose(self) -> None:
         """Closes the HTTP clients we made for the running loop (and forgets the models of loops that are gone)."""
         loop = asyncio.get_running_loop()
-        mine = [model for (owner, _), model in self._models.items() if owner is loop]
+        mine = [clients for (owner, _), (_, clients) in self._models.items() if owner is loop]
         self._models = {
-            key: model for key, model in self._models.items() if key[0] is not loop and not key[0].is_closed()
+            key: made for key, made in self._models.items() if key[0] is not loop and not key[0].is_closed()
         }
-        for model in mine:
-            client = getattr(model, "client", None)
-            close = getattr(client, "close", None)
-            if close is not None:
-                result = close()
-                if asyncio.iscoroutine(result):
-                    await result
+        for client in (client for clients in mine for client in clients):
+            await client.aclose()

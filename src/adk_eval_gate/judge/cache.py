@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from adk_eval_gate.judge.client import ModelAnswer
+from adk_eval_gate.model.tokens import token_count
 from adk_eval_gate.support import sanitize
 from adk_eval_gate.support.atomic import CacheReader, write_atomically
 
@@ -43,10 +44,6 @@ def cache_key(
     return hashlib.sha256(material.encode("utf-8")).hexdigest()
 
 
-def _count(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
-
-
 class JudgeCache:
     def __init__(self, directory: Path, *, warn: Callable[[str], None] | None = None) -> None:
         """``warn``: told once about an entry that is not a regular file within the size limit."""
@@ -68,8 +65,8 @@ class JudgeCache:
             return None
         return ModelAnswer(
             text=data["text"],
-            input_tokens=_count(data.get("input_tokens", 0)),
-            output_tokens=_count(data.get("output_tokens", 0)),
+            input_tokens=token_count(data.get("input_tokens", 0)),
+            output_tokens=token_count(data.get("output_tokens", 0)),
         )
 
     def put(self, key: str, answer: ModelAnswer) -> None:

@@ -1,22 +1,31 @@
 """One rate limit for every judge call of a run: at most N requests in flight, and a shared pause.
 
 When the server answers 429 with a wait, every caller waits it out before its next request, not only the
-one that got the 429 (the quota is shared, so the others would get 429 too).
+one that got the 429 (the quota is shared, so the others would get 429 too). Its time and its waits are the
+service's (``clock``, ``sleep``), so tests drive them.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 
 
 class JudgeLimiter:
-    def __init__(self, parallelism: int) -> None:
+    def __init__(
+        self,
+        parallelism: int,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    ) -> None:
         if parallelism < 1:
             raise ValueError("judge parallelism must be at least 1")
         self.parallelism = parallelism
+        self.clock = clock
+        self.sleep = sleep
         self._semaphore: asyncio.Semaphore | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._resume_at = 0.0
@@ -32,11 +41,11 @@ class JudgeLimiter:
 
     def pause(self, seconds: float) -> None:
         """Nobody starts a request for ``seconds`` from now (extends, never shortens, a pause)."""
-        self._resume_at = max(self._resume_at, time.monotonic() + max(seconds, 0.0))
+        self._resume_at = max(self._resume_at, self.clock() + max(seconds, 0.0))
 
     async def _wait_for_pause(self) -> None:
-        while (remaining := self._resume_at - time.monotonic()) > 0:
-            await asyncio.sleep(remaining)
+        while (remaining := self._resume_at - self.clock()) > 0:
+            await self.sleep(remaining)
 
     @asynccontextmanager
     async def slot(self) -> AsyncIterator[None]:

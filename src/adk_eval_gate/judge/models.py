@@ -88,6 +88,9 @@ def resolve_model(name: str, *, role: str = "judge model") -> ModelRoute:
     except ImportError as error:  # the Class:model form names a class whose package is missing
         raise _missing(role, name, _needed_package(name) or getattr(error, "name", None), adk=True) from None
     except ValueError:
+        prefix, _, rest = name.partition(":")
+        if rest and "/" not in prefix and _names_a_provider(prefix):
+            raise _no_such_class(role, name, LLMRegistry) from None
         package = _needed_package(name)
         if package is None:
             return ModelRoute(name, GEMINI)  # not known here (yet): google-genai answers or says it is unknown
@@ -103,6 +106,51 @@ def resolve_model(name: str, *, role: str = "judge model") -> ModelRoute:
     if llm_class.__name__ == "LiteLlm" and not _has_module("litellm"):  # ADK's module imports without it
         raise _missing(role, name, "litellm", adk=True)
     return ModelRoute(name, llm_class.__name__, llm_class)
+
+
+def _names_a_provider(prefix: str) -> bool:
+    """``anthropic`` in ``anthropic:claude-...``: a provider's name, where ADK wants a model class's."""
+    if prefix.lower() in _CLASS_PACKAGES:
+        return True
+    try:
+        import litellm
+    except ImportError:
+        return False
+    return prefix in litellm.provider_list
+
+
+def _registered_classes() -> list[str]:
+    """The names of the model classes in ADK's registry (what the ``Class:`` of ``Class:model`` can name)."""
+    from google.adk.models import registry
+
+    entries = getattr(registry, "_llm_registry_dict", {}).values()
+    return sorted({entry[1] if isinstance(entry, tuple) else entry.__name__ for entry in entries})
+
+
+def _no_such_class(role: str, name: str, llm_registry: Any) -> ModelUnavailable:
+    """``anthropic:claude-haiku-4-5``: ADK 2.13's ``LLMRegistry.resolve`` matches the part before ``:`` to a class
+    name (``_match_prefix``: ``claude`` for ``Claude``, ``openai`` for ``OpenAILlm``, ``lite`` for ``LiteLlm``), and
+    no class is called ``anthropic``. The names that would work are found by asking the registry itself."""
+    prefix, _, rest = name.partition(":")
+    written = []
+    for candidate in (f"{prefix}/{rest}", rest):  # LiteLLM's provider/model form; ADK's bare name
+        try:
+            found = llm_registry.resolve(candidate).__name__
+        except (ValueError, ImportError):
+            continue
+        if found == "Gemini" and not _is_gemini_name(candidate):
+            continue
+        how = {"LiteLlm": "LiteLLM", "Claude": "ADK's Claude class, Claude on Vertex AI"}.get(found, f"ADK's {found}")
+        package = "litellm" if found == "LiteLlm" else None
+        if package and not _has_module(package):
+            how += f"; pip install {package}"
+        written.append(f"{candidate!r} ({how})")
+    classes = ", ".join(f"{c.lower().removesuffix('llm')}:" for c in _registered_classes())
+    instead = f"; write {' or '.join(written)}" if written else ""
+    return ModelUnavailable(
+        f"{role} {name!r}: ADK's model registry does not resolve this name: before ':' it takes the name of one of "
+        f"its model classes ({classes}), and none is called {prefix!r}{instead}"
+    )
 
 
 def _has_module(name: str) -> bool:

@@ -10,6 +10,7 @@ exponential backoff with jitter. Everything else (a bad key, a bad request) fail
 from __future__ import annotations
 
 import asyncio
+import math
 import random
 import re
 import sys
@@ -19,6 +20,7 @@ from typing import Any
 
 from google.genai import errors as genai_errors
 
+from adk_eval_gate.judge.http_guard import JudgeAnswerRefused
 from adk_eval_gate.support.retry import Backoff, retry_after_seconds, transient_status
 
 
@@ -35,6 +37,22 @@ class JudgeRetry:
 
     def delay(self, error: BaseException, failed_attempts: int, rng: random.Random) -> float:
         return self.backoff.delay(failed_attempts, retry_after=server_delay(error), rng=rng)
+
+    def wait_refused(self, error: BaseException) -> str | None:
+        """Why the judge gives up at once when the server asks for a longer wait than it ever waits (a quota spent
+        for the hour or the day): waiting the most each time, ten times, cost 18 minutes per question before."""
+        asked, cap = server_delay(error), self.backoff.server_cap
+        if asked is None or cap is None or asked <= cap:
+            return None
+        return f"the provider asked to wait {_seconds(asked)}, more than the {_seconds(cap)} the judge waits at most"
+
+
+def _seconds(value: float) -> str:
+    if math.isinf(value):
+        return "an endless time"
+    if value >= 1e12:
+        return f"{value:.3g} s"
+    return f"{value:,.0f} s" if value >= 10 or value == int(value) else f"{value:.1f} s"
 
 
 JUDGE_RETRY = JudgeRetry(Backoff(attempts=5, initial=1.0, maximum=30.0, jitter=(0.5, 1.0), server_cap=120.0))
@@ -152,8 +170,13 @@ def server_delay(error: BaseException) -> float | None:
     return None
 
 
+_TRACEBACK = "Traceback (most recent call last):"
+
+
 def describe_error(error: BaseException) -> str:
     """One line about a failed call, without the request (which could carry the key)."""
+    if isinstance(error, JudgeAnswerRefused):  # says what the server did, and which one
+        return str(error)
     if isinstance(error, genai_errors.APIError):
         text = f"HTTP {error.code}"
         if error.status:
@@ -164,6 +187,7 @@ def describe_error(error: BaseException) -> str:
         return text
     if is_timeout(error):
         return "timed out"
-    detail = " ".join(str(error).split())[:200]
+    # LiteLLM puts the traceback of an unexpected error in its message: the paths of this machine, no news
+    detail = " ".join(str(error).split(_TRACEBACK, 1)[0].split())[:200]
     name = type(error).__name__ if status_of(error) is None else f"HTTP {status_of(error)} {type(error).__name__}"
     return f"{name}: {detail}" if detail else name

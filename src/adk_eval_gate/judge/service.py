@@ -3,6 +3,11 @@ retries, cache and counters behind it.
 
 ``ask`` either returns the model's text (possibly one that cannot be parsed: the metric decides) or raises
 ``JudgeFailed`` once the fixed number of tries is used up; a failure never becomes an answer.
+
+An answer is masked (``mask``: the console's, every secret of the environment) as soon as it arrives and again as it
+comes from the cache: a judge can quote a key it saw, and the cache folder is restored where no secret is (a fork's
+pull request). Its token counts are held to ``model.tokens.token_count``, and an answer whose counts were not counts
+is counted and said once per model (``warn``). The waits between tries go through ``sleep`` and ``clock``.
 """
 
 from __future__ import annotations
@@ -10,17 +15,20 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import random
-from dataclasses import dataclass, field
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from google.genai import types as genai_types
 
 from adk_eval_gate.judge.cache import JudgeCache, cache_key
 from adk_eval_gate.judge.client import ModelAnswer, config_fingerprint, request_config
+from adk_eval_gate.judge.http_guard import JudgeAnswerRefused
 from adk_eval_gate.judge.limiter import JudgeLimiter
 from adk_eval_gate.judge.retry import JUDGE_RETRY, JudgeRetry, describe_error, is_retryable, server_delay, status_of
 from adk_eval_gate.model.eval_config import JudgeModelOptions
-from adk_eval_gate.model.tokens import Tokens, tokens_of
+from adk_eval_gate.model.tokens import MAX_CALL_TOKENS, Tokens, call_counts, plausible_usage, tokens_of
 
 
 class JudgeFailed(Exception):
@@ -57,7 +65,12 @@ class JudgeCounters:
     retries: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
+    implausible_counts: int = 0  # answers whose token counts were not counts (negative, or beyond any model)
     model_calls: list[Tokens] = field(default_factory=list)  # every answered request's counts, for the cost
+
+
+def _as_is(text: str) -> str:
+    return text
 
 
 class JudgeService:
@@ -72,22 +85,30 @@ class JudgeService:
         rng: random.Random | None = None,
         description: str = "",
         breaker_limit: int = 3,
+        mask: Callable[[str], str] = _as_is,
+        warn: Callable[[str], None] | None = None,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         if backend is None and unavailable is None:
             raise ValueError("a judge service needs a backend or the reason it has none")
         self.backend = backend
         self.unavailable = unavailable
-        self.limiter = JudgeLimiter(parallelism)
+        self.limiter = JudgeLimiter(parallelism, clock=clock, sleep=sleep)
         self.cache = cache
         self.retry = retry
         self.rng = rng or random.Random()
         self.description = description
         self.counters = JudgeCounters()
         self.breaker_limit = breaker_limit
+        self.mask = mask
+        self.warn = warn
+        self.sleep = sleep
         self._failures_in_a_row = 0
         self._last_failure = ""
         self._last_failure_infrastructure = False
         self._pending: dict[str, asyncio.Future[str]] = {}
+        self._implausible_said: set[str] = set()
 
     async def ask(self, *, options: JudgeModelOptions, prompt: str, sample: int = 0) -> str:
         if self.backend is None:
@@ -106,7 +127,7 @@ class JudgeService:
         hit = self.cache.get(key)
         if hit is not None:
             self.counters.cached += 1
-            return hit.text
+            return self.mask(hit.text)  # an entry written elsewhere (or by an older version) may hold a secret
         pending = self._pending.get(key)
         if pending is not None:  # the same question is on its way: share its answer
             text = await asyncio.shield(pending)
@@ -151,28 +172,54 @@ class JudgeService:
                     self.counters.calls += 1
                     answer = await self.backend.generate(model=model, config=config, prompt=prompt)
             except Exception as error:
-                if not is_retryable(error) or tries >= self.retry.attempts_for(error):
-                    self.counters.failed += 1
-                    reason = self._failure(model, tries, error)
-                    if is_retryable(error) or _status(error) in {401, 403, 404}:  # not caused by this prompt
-                        self._failures_in_a_row += 1
-                        self._last_failure = reason
-                        self._last_failure_infrastructure = is_retryable(error)
-                    raise JudgeFailed(reason, infrastructure=is_retryable(error)) from None
+                refused_wait = self.retry.wait_refused(error) if is_retryable(error) else None
+                if refused_wait or not is_retryable(error) or tries >= self.retry.attempts_for(error):
+                    raise self._failed(model, tries, error, refused_wait) from None
                 delay = self.retry.delay(error, tries, self.rng)
                 if server_delay(error) is not None or _status(error) == 429:
                     self.limiter.pause(delay)
                 self.counters.retries += 1
-                await asyncio.sleep(delay)
+                await self.sleep(delay)
                 continue
             self._failures_in_a_row = 0
-            self.counters.input_tokens += answer.input_tokens
-            self.counters.output_tokens += answer.output_tokens
-            self.counters.model_calls.append(tokens_of(model, answer.usage))
-            return answer
+            return self._counted(model, answer)
+
+    def _counted(self, model: str, answer: ModelAnswer) -> ModelAnswer:
+        """``answer`` masked, with counts that are counts; its counts added to the run's."""
+        usage, implausible = plausible_usage(answer.usage)
+        if implausible:
+            self.counters.implausible_counts += 1
+            if self.warn is not None and model not in self._implausible_said:
+                self._implausible_said.add(model)
+                self.warn(
+                    f"the judge {model} reported {', '.join(implausible)} tokens for an answer: impossible for one "
+                    f"call (0 to {MAX_CALL_TOKENS:,}), so clamped to that; results.json counts such answers "
+                    "(judge.implausible_counts)"
+                )
+            input_tokens, output_tokens = call_counts(usage)
+            answer = replace(answer, input_tokens=input_tokens, output_tokens=output_tokens, usage=usage)
+        self.counters.input_tokens += answer.input_tokens
+        self.counters.output_tokens += answer.output_tokens
+        self.counters.model_calls.append(tokens_of(model, answer.usage))
+        return replace(answer, text=self.mask(answer.text))
+
+    def _failed(self, model: str, tries: int, error: BaseException, refused_wait: str | None) -> JudgeFailed:
+        """The question is given up: ``refused_wait`` says why when the server asked for a longer wait than the judge
+        makes (then the question is not evaluated, as for a quota, not an outage)."""
+        self.counters.failed += 1
+        reason = self._failure(model, tries, error)
+        if refused_wait:
+            reason += f"; {refused_wait}, so it was not asked again"
+        infrastructure = is_retryable(error) and not refused_wait
+        # not caused by this prompt: the server's state, the key, the model name, the endpoint
+        if is_retryable(error) or _status(error) in {401, 403, 404} or isinstance(error, JudgeAnswerRefused):
+            self._failures_in_a_row += 1
+            self._last_failure = reason
+            self._last_failure_infrastructure = infrastructure
+        return JudgeFailed(reason, infrastructure=infrastructure)
 
     def _failure(self, model: str, tries: int, error: BaseException) -> str:
-        what = describe_error(error)
+        what = self.mask(describe_error(error))
         if _status(error) in {401, 403}:
             what += " (check the judge API key or project permissions)"
         elif _status(error) == 404:

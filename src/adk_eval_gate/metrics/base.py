@@ -1,8 +1,10 @@
 """The metric interface: one evaluator per metric, as in ADK's ``Evaluator``.
 
 An evaluator gets the actual and expected invocations of one run of one case and returns per-invocation scores
-and one overall score with statuses, using ADK's rules. Raising ``NotEvaluated`` (or any exception) makes the
-metric ``not_evaluated`` with the reason, never a score.
+and one overall score, computed with ADK's rules. It returns no pass or fail: the verdict decides those
+(``verdict/aggregation.py``), except that a custom metric's function returns statuses of its own, which are kept
+(``evaluator_status``) for the verdict to respect, as ADK does. Raising ``NotEvaluated`` (or any exception) makes
+the metric ``not_evaluated`` with the reason, never a score.
 """
 
 from __future__ import annotations
@@ -30,28 +32,29 @@ class NotEvaluated(Exception):
 @dataclass
 class InvocationScore:
     score: float | None
-    status: MetricStatus
     rubric_scores: list[RubricScore] | None = None
     details: dict[str, Any] | None = None
+    evaluator_status: MetricStatus | None = None  # a custom metric function's own status; else None
 
 
 @dataclass
 class MetricOutcome:
+    """A metric's scores for one run; ``score`` None: not evaluated (``reason`` says why)."""
+
     score: float | None
-    status: MetricStatus
     per_invocation: list[InvocationScore] = field(default_factory=list)
     reason: str | None = None
     rubric_scores: list[RubricScore] | None = None
     details: dict[str, Any] | None = None
     infrastructure: bool = False  # not evaluated because a service failed (a judge outage), not the config
+    evaluator_status: MetricStatus | None = None  # a custom metric function's own overall status; else None
     computed_by: ComputedBy | None = None  # set from the metric (``Metric.computed_by``) by ``score.evaluate_metric``
 
     @classmethod
     def not_evaluated(cls, reason: str, invocations: int, *, infrastructure: bool = False) -> MetricOutcome:
         return cls(
             score=None,
-            status=MetricStatus.NOT_EVALUATED,
-            per_invocation=[InvocationScore(None, MetricStatus.NOT_EVALUATED) for _ in range(invocations)],
+            per_invocation=[InvocationScore(None) for _ in range(invocations)],
             reason=reason,
             infrastructure=infrastructure,
         )
@@ -82,12 +85,6 @@ class MetricServices:
             await self.judge.aclose()
         if self.platform is not None:
             await self.platform.aclose()
-
-
-def status_for(score: float | None, threshold: float) -> MetricStatus:
-    if score is None:
-        return MetricStatus.NOT_EVALUATED
-    return MetricStatus.PASSED if score >= threshold else MetricStatus.FAILED
 
 
 def require_expected(run: CaseRun, metric_name: str) -> list[Invocation]:
@@ -134,14 +131,14 @@ class Metric(abc.ABC):
         """Scores one run of one case."""
 
     def mean_outcome(self, scores: list[float]) -> MetricOutcome:
-        """ADK's rule for per-invocation metrics: overall = mean over invocations, each ``>= threshold``."""
-        per_invocation = [InvocationScore(score, status_for(score, self.threshold)) for score in scores]
+        """ADK's rule for per-invocation metrics: overall = mean over invocations."""
+        per_invocation = [InvocationScore(score) for score in scores]
         if not scores:
-            return MetricOutcome(score=None, status=MetricStatus.NOT_EVALUATED, reason="no invocations to score")
+            return MetricOutcome(score=None, reason="no invocations to score")
         total = 0.0
         for score in scores:
             total += score
         overall = total / len(scores)
         if math.isinf(overall):  # finite scores whose sum overflows (1e308 on two rows): still a finite mean
             overall = mean(scores)
-        return MetricOutcome(score=overall, status=status_for(overall, self.threshold), per_invocation=per_invocation)
+        return MetricOutcome(score=overall, per_invocation=per_invocation)

@@ -4,12 +4,14 @@ metrics (``"signature": "vertex"``).
 ``code_config.name`` is ``package.module.function``. ADK's signature: the function gets ADK's own types,
 ``fn(eval_metric, actual_invocations, expected_invocations | None, conversation_scenario | None)`` with a copy
 of the metric whose ``threshold`` is None, and returns an ``EvaluationResult`` (or an awaitable of one); its
-scores and statuses are used as they are (needs google-adk installed: the types come from it).
+scores are used as they are, and its statuses are kept as the function's own (``evaluator_status``), which the
+verdict respects as ADK does (needs google-adk installed: the types come from it).
 
 Vertex's signature: ``fn(instance) -> {name: score}`` once per invocation, ``instance`` being the invocation as a
 row of Vertex's dataset (``metrics/vertex_instance.py``: ``prompt``, ``response``, ``predicted_trajectory``, and
 ``reference`` and ``reference_trajectory`` when the case has expected invocations). The score is compared with the
-threshold per invocation and averaged per case; an ``"explanation"`` the function returns is kept for the reports.
+threshold per invocation (by the verdict) and averaged per case; an ``"explanation"`` the function returns is
+kept for the reports.
 An exception in the function makes the metric not evaluated for that case, with the function's message.
 """
 
@@ -83,20 +85,23 @@ def outcome_from_adk(result: Any, invocations: int) -> MetricOutcome:
     if not hasattr(result, "overall_eval_status") or not hasattr(result, "per_invocation_results"):
         raise NotEvaluated(f"the custom metric function returned {type(result).__name__}, not an EvaluationResult")
     per_invocation = [
-        InvocationScore(_score(item.score), _status(item.eval_status), rubric_scores=_rubric_scores(item.rubric_scores))
+        InvocationScore(
+            _score(item.score),
+            rubric_scores=_rubric_scores(item.rubric_scores),
+            evaluator_status=_status(item.eval_status),
+        )
         for item in result.per_invocation_results or []
     ]
     status = _status(result.overall_eval_status)
-    score = _score(result.overall_score)
     reason = "the custom metric function reported not evaluated" if status is MetricStatus.NOT_EVALUATED else None
     if len(per_invocation) != invocations:
         per_invocation = []
     return MetricOutcome(
-        score=score,
-        status=status,
+        score=_score(result.overall_score),
         per_invocation=per_invocation,
         reason=reason,
         rubric_scores=_rubric_scores(getattr(result, "overall_rubric_scores", None)),
+        evaluator_status=status,
     )
 
 

@@ -14,7 +14,6 @@ import pydantic
 
 from adk_eval_gate.metrics.base import CaseRun, InvocationScore, Metric, MetricOutcome
 from adk_eval_gate.model.evalset import Invocation, InvocationEvents, tool_calls, usage_metadata
-from adk_eval_gate.model.results import MetricStatus
 from adk_eval_gate.model.tokens import Tokens, tokens_of
 
 UNKNOWN_MODEL = "unknown model"
@@ -43,10 +42,10 @@ class DurationDetails(pydantic.BaseModel):
 
 
 def _informational(actual: list[Invocation], value: Callable[[Invocation], float | None]) -> MetricOutcome:
-    per_invocation = [InvocationScore(value(invocation), MetricStatus.INFORMATIONAL) for invocation in actual]
+    per_invocation = [InvocationScore(value(invocation)) for invocation in actual]
     values = [item.score for item in per_invocation if item.score is not None]
     overall = sum(values) / len(values) if values else None
-    return MetricOutcome(score=overall, status=MetricStatus.INFORMATIONAL, per_invocation=per_invocation)
+    return MetricOutcome(score=overall, per_invocation=per_invocation)
 
 
 class ToolCallCount(Metric):
@@ -128,15 +127,11 @@ def _per_invocation_details(
     all_details: list[dict[str, Any]], total: str, average: Callable[[list[Any]], float | None]
 ) -> MetricOutcome:
     """Each invocation's details, and per field the ``average`` of their values (None where one is missing)."""
-    per_invocation = [
-        InvocationScore(details[total], MetricStatus.INFORMATIONAL, details=details) for details in all_details
-    ]
+    per_invocation = [InvocationScore(details[total], details=details) for details in all_details]
     if not per_invocation:
-        return MetricOutcome(score=None, status=MetricStatus.INFORMATIONAL)
+        return MetricOutcome(score=None)
     averaged = {name: average([details[name] for details in all_details]) for name in all_details[0]}
-    return MetricOutcome(
-        score=averaged[total], status=MetricStatus.INFORMATIONAL, per_invocation=per_invocation, details=averaged
-    )
+    return MetricOutcome(score=averaged[total], per_invocation=per_invocation, details=averaged)
 
 
 def _mean_over_all(values: list[float | None]) -> float | None:

@@ -15,10 +15,9 @@ import asyncio
 from adk_eval_gate.judge import context, parsing, prompts
 from adk_eval_gate.judge.sampling import mean
 from adk_eval_gate.judge.service import JudgeFailed, JudgeService
-from adk_eval_gate.metrics.base import CaseRun, InvocationScore, MetricOutcome, status_for
+from adk_eval_gate.metrics.base import CaseRun, InvocationScore, MetricOutcome
 from adk_eval_gate.metrics.judge_metrics import JudgeMetric, judge_failed
 from adk_eval_gate.model import eval_config
-from adk_eval_gate.model.results import MetricStatus
 
 
 class HallucinationsV1(JudgeMetric):
@@ -50,14 +49,13 @@ class HallucinationsV1(JudgeMetric):
 
         async def invocation_score(invocation_steps: list[tuple[str, str]]) -> InvocationScore:
             if not invocation_steps:
-                return InvocationScore(None, MetricStatus.NOT_EVALUATED)
+                return InvocationScore(None)
             try:
                 scores = [await self._text_score(judge, limit, text, ctx) for text, ctx in invocation_steps]
             except JudgeFailed as failure:
                 failures.append(failure)
-                return InvocationScore(None, MetricStatus.NOT_EVALUATED)
-            score = mean(scores)
-            return InvocationScore(score, status_for(score, self.threshold))
+                return InvocationScore(None)
+            return InvocationScore(mean(scores))
 
         per_invocation = list(await asyncio.gather(*(invocation_score(s) for s in steps)))
         details = self.judge_details(texts=[len(s) for s in steps])
@@ -72,5 +70,5 @@ class HallucinationsV1(JudgeMetric):
                 if not any(steps)
                 else "no sentence verdict could be read from the judge's answers"
             )
-            return MetricOutcome(None, MetricStatus.NOT_EVALUATED, per_invocation, reason=reason, details=details)
-        return MetricOutcome(overall, status_for(overall, self.threshold), per_invocation, details=details)
+            return MetricOutcome(None, per_invocation, reason=reason, details=details)
+        return MetricOutcome(overall, per_invocation, details=details)

@@ -25,11 +25,9 @@ from adk_eval_gate.metrics.base import (
     MetricOutcome,
     NotEvaluated,
     require_expected,
-    status_for,
 )
 from adk_eval_gate.model import eval_config
 from adk_eval_gate.model.evalset import content_text
-from adk_eval_gate.model.results import MetricStatus
 from adk_eval_gate.support.pydantic_errors import first_error
 
 Verdict = Callable[[str], float | None]
@@ -103,17 +101,17 @@ def judge_failed(
     return outcome
 
 
-def binary_invocation(samples: Samples, verdict: Verdict, threshold: float) -> tuple[InvocationScore, dict[str, int]]:
+def binary_invocation(samples: Samples, verdict: Verdict) -> tuple[InvocationScore, dict[str, int]]:
     """Majority vote of one invocation's samples (ADK's rule, ties negative)."""
     if samples.failure:
-        return InvocationScore(None, MetricStatus.NOT_EVALUATED), {}
+        return InvocationScore(None), {}
     verdicts = [verdict(answer) for answer in samples.answers]
     score = majority(verdicts)
-    return InvocationScore(score, status_for(score, threshold)), vote_counts(verdicts)
+    return InvocationScore(score), vote_counts(verdicts)
 
 
 def scored_mean_outcome(
-    per_invocation: list[InvocationScore], samples: Sequence[Samples], threshold: float, details: dict[str, Any]
+    per_invocation: list[InvocationScore], samples: Sequence[Samples], details: dict[str, Any]
 ) -> MetricOutcome:
     """Overall = mean of the invocations that have a score (for 0/1 scores: the valid fraction)."""
     if failed := failed_outcome(samples, len(per_invocation), details):
@@ -121,9 +119,9 @@ def scored_mean_outcome(
     scored = [item.score for item in per_invocation if item.score is not None]
     if not scored:
         reason = unreadable(samples) if per_invocation else "no invocations to judge"
-        return MetricOutcome(None, MetricStatus.NOT_EVALUATED, per_invocation, reason=reason, details=details)
+        return MetricOutcome(None, per_invocation, reason=reason, details=details)
     overall = sum(scored) / len(scored)
-    return MetricOutcome(overall, status_for(overall, threshold), per_invocation, details=details)
+    return MetricOutcome(overall, per_invocation, details=details)
 
 
 class FinalResponseMatchV2(JudgeMetric):
@@ -146,6 +144,6 @@ class FinalResponseMatchV2(JudgeMetric):
         prompt_texts = self.prompt(run)
         judge = self.judge()
         samples = await ask_samples(judge, options=self.judge_options, prompts=prompt_texts)
-        scored = [binary_invocation(s, parsing.final_response_verdict, self.threshold) for s in samples]
+        scored = [binary_invocation(s, parsing.final_response_verdict) for s in samples]
         details = self.judge_details(votes=[votes for _, votes in scored])
-        return scored_mean_outcome([item for item, _ in scored], samples, self.threshold, details)
+        return scored_mean_outcome([item for item, _ in scored], samples, details)

@@ -6,11 +6,13 @@ the service give ADK's scores and statuses:
   (``PrebuiltMetric.COHERENCE``, ``response_evaluator.py``; expected invocations required):
   ``_SingleTurnVertexAiEvalFacade``: one request per invocation; its score is the service's score unless the
   service reported an error for it (the SDK's ``_default_aggregate_scores``; NaN is no score, ADK's ``_get_score``);
-  the case's score is the mean of the invocations that have one; status ``score >= threshold``.
+  the case's score is the mean of the invocations that have one.
 * ``multi_turn_task_success_v1``, ``multi_turn_trajectory_quality_v1``, ``multi_turn_tool_use_quality_v1``
   (``RubricMetric.MULTI_TURN_*``): ``_MultiTurnVertexiAiEvalFacade``: the whole conversation in one request; the
-  first N-1 invocations not evaluated, the last carrying the score and the rubric verdicts, which are also the
-  overall ones; no score and no verdicts at all is not evaluated.
+  first N-1 invocations without a score (not evaluated), the last carrying the score and the rubric verdicts, which
+  are also the overall ones; no score and no verdicts at all is not evaluated.
+
+The statuses (``score >= threshold``, no score: not evaluated) are the verdict's, as for every metric.
 
 Rubric verdicts become ``RubricScore``s as in ``_map_rubric_verdict_to_rubric_score`` (id: the rubric's
 description, else its id, else ``rubric_<i>``; 1.0 when met, 0.0 when not or absent), followed by the
@@ -26,9 +28,8 @@ from typing import Any
 
 from adk_eval_gate.judge.platform_instances import ConversationInstance, MissingInput, PlatformInstance, RowInstance
 from adk_eval_gate.judge.platform_service import InstanceResult, PlatformFailed, PlatformService, ServiceMetric
-from adk_eval_gate.metrics.base import CaseRun, InvocationScore, MetricOutcome, NotEvaluated, status_for
+from adk_eval_gate.metrics.base import CaseRun, InvocationScore, MetricOutcome, NotEvaluated
 from adk_eval_gate.model.evalset import Invocation, RubricScore, content_text
-from adk_eval_gate.model.results import MetricStatus
 from adk_eval_gate.support import stats
 
 SAFETY = ServiceMetric("SAFETY", "v1")
@@ -101,7 +102,7 @@ def _check_lengths(run: CaseRun) -> None:
 
 
 async def per_invocation(
-    service: PlatformService, run: CaseRun, *, metric: ServiceMetric, threshold: float, expected_required: bool
+    service: PlatformService, run: CaseRun, *, metric: ServiceMetric, expected_required: bool
 ) -> MetricOutcome:
     """``_SingleTurnVertexAiEvalFacade.evaluate_invocations``."""
     if expected_required and run.expected is None:
@@ -126,21 +127,18 @@ async def per_invocation(
         return answered
     scores = [instance_score(result) for result in answered]
     per_turn = [
-        InvocationScore(score, status_for(score, threshold), rubric_scores=rubric_scores(result))
+        InvocationScore(score, rubric_scores=rubric_scores(result))
         for score, result in zip(scores, answered, strict=True)
     ]
     present = [score for score in scores if score is not None]
     overall = sum(present) / len(present) if present else None
     if overall is not None and math.isinf(overall):  # finite scores whose sum overflows
         overall = stats.mean(present)
-    status = status_for(overall, threshold)
-    reason = _reason(answered) if status is MetricStatus.NOT_EVALUATED else None
-    return MetricOutcome(overall, status, per_turn, reason=reason, details=_details(metric, answered, len(per_turn)))
+    reason = _reason(answered) if overall is None else None
+    return MetricOutcome(overall, per_turn, reason=reason, details=_details(metric, answered, len(per_turn)))
 
 
-async def whole_conversation(
-    service: PlatformService, run: CaseRun, *, metric: ServiceMetric, threshold: float
-) -> MetricOutcome:
+async def whole_conversation(service: PlatformService, run: CaseRun, *, metric: ServiceMetric) -> MetricOutcome:
     """``_MultiTurnVertexiAiEvalFacade.evaluate_invocations``."""
     _check_lengths(run)
     if not run.actual:
@@ -156,14 +154,11 @@ async def whole_conversation(
         outcome = MetricOutcome.not_evaluated(_reason(answered, turns - 1), turns)
         outcome.details = details
         return outcome
-    earlier = [InvocationScore(None, MetricStatus.NOT_EVALUATED) for _ in run.actual[:-1]]
-    last = InvocationScore(score, status_for(score, threshold), rubric_scores=verdicts)
-    status = status_for(score, threshold)
+    earlier = [InvocationScore(None) for _ in run.actual[:-1]]
     return MetricOutcome(
         score,
-        status,
-        [*earlier, last],
-        reason=_reason(answered, turns - 1) if status is MetricStatus.NOT_EVALUATED else None,
+        [*earlier, InvocationScore(score, rubric_scores=verdicts)],
+        reason=_reason(answered, turns - 1) if score is None else None,
         rubric_scores=verdicts,
         details=details,
     )

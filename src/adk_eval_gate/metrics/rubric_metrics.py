@@ -19,11 +19,10 @@ from typing import ClassVar
 
 from adk_eval_gate.judge import context, parsing, prompts
 from adk_eval_gate.judge.sampling import Samples, ask_samples, mean
-from adk_eval_gate.metrics.base import CaseRun, InvocationScore, MetricOutcome, NotEvaluated, status_for
+from adk_eval_gate.metrics.base import CaseRun, InvocationScore, MetricOutcome, NotEvaluated
 from adk_eval_gate.metrics.judge_metrics import JudgeMetric, failed_outcome, unreadable
 from adk_eval_gate.model import eval_config
 from adk_eval_gate.model.evalset import Invocation, Rubric, RubricScore, content_text
-from adk_eval_gate.model.results import MetricStatus
 
 POOLED_RATIONALE = "Mean of this rubric's verdicts over the invocations; each invocation keeps the judge's rationale."
 
@@ -63,16 +62,16 @@ def vote_rubrics(samples: Sequence[list[RubricScore]]) -> list[RubricScore]:
     return voted
 
 
-def rubric_invocation(samples: Samples, rubrics: Sequence[Rubric], threshold: float) -> InvocationScore:
+def rubric_invocation(samples: Samples, rubrics: Sequence[Rubric]) -> InvocationScore:
     if samples.failure:
-        return InvocationScore(None, MetricStatus.NOT_EVALUATED)
+        return InvocationScore(None)
     voted = vote_rubrics([match_rubrics(parsing.parse_rubric_verdicts(answer), rubrics) for answer in samples.answers])
     score = mean(item.score for item in voted)
-    return InvocationScore(score, status_for(score, threshold), rubric_scores=voted)
+    return InvocationScore(score, rubric_scores=voted)
 
 
 def pooled_outcome(
-    per_invocation: list[InvocationScore], samples: Sequence[Samples], threshold: float, details: dict[str, object]
+    per_invocation: list[InvocationScore], samples: Sequence[Samples], details: dict[str, object]
 ) -> MetricOutcome:
     if failed := failed_outcome(samples, len(per_invocation), details):
         return failed
@@ -86,16 +85,8 @@ def pooled_outcome(
         for rubric_id, values in by_rubric.items()
     ]
     if overall is None:
-        return MetricOutcome(
-            None,
-            MetricStatus.NOT_EVALUATED,
-            per_invocation,
-            reason=unreadable(samples),
-            rubric_scores=rubric_scores or None,
-        )
-    return MetricOutcome(
-        overall, status_for(overall, threshold), per_invocation, rubric_scores=rubric_scores, details=details
-    )
+        return MetricOutcome(None, per_invocation, reason=unreadable(samples), rubric_scores=rubric_scores or None)
+    return MetricOutcome(overall, per_invocation, rubric_scores=rubric_scores, details=details)
 
 
 def rubric_lines(rubrics: Sequence[Rubric]) -> str:
@@ -134,12 +125,12 @@ class _RubricMetric(JudgeMetric):
         items = [(invocation, self.effective_rubrics(invocation)) for invocation in self.judged(run)]
         prompt_texts = [self.rubric_prompt(invocation, rubrics, run) for invocation, rubrics in items]
         samples = await ask_samples(self.judge(), options=self.judge_options, prompts=prompt_texts)
-        scores = [rubric_invocation(s, rubrics, self.threshold) for s, (_, rubrics) in zip(samples, items, strict=True)]
+        scores = [rubric_invocation(s, rubrics) for s, (_, rubrics) in zip(samples, items, strict=True)]
         return scores, samples
 
     async def evaluate(self, run: CaseRun) -> MetricOutcome:
         per_invocation, samples = await self.judge_invocations(run)
-        return pooled_outcome(per_invocation, samples, self.threshold, self.judge_details())
+        return pooled_outcome(per_invocation, samples, self.judge_details())
 
 
 class RubricFinalResponseQuality(_RubricMetric):
@@ -202,7 +193,7 @@ class RubricMultiTurnTrajectoryQuality(_RubricMetric):
         if not run.actual:
             raise NotEvaluated("no invocations to judge")
         last, samples = await self.judge_invocations(run)
-        earlier = [InvocationScore(None, MetricStatus.NOT_EVALUATED) for _ in run.actual[:-1]]
-        outcome = pooled_outcome(last, samples, self.threshold, self.judge_details())
+        earlier = [InvocationScore(None) for _ in run.actual[:-1]]
+        outcome = pooled_outcome(last, samples, self.judge_details())
         outcome.per_invocation = earlier + outcome.per_invocation
         return outcome

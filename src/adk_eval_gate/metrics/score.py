@@ -9,7 +9,6 @@ from typing import Any
 from adk_eval_gate.metrics.base import CaseRun, Metric, MetricOutcome, NotEvaluated
 from adk_eval_gate.metrics.registry import ConfiguredMetric
 from adk_eval_gate.model.evalset import EvalCase, Invocation, Rubric
-from adk_eval_gate.model.results import MetricStatus
 from adk_eval_gate.support import sanitize
 
 
@@ -56,13 +55,15 @@ def attach_rubrics(case: EvalCase, actual: list[Invocation]) -> list[Invocation]
     return out
 
 
-async def evaluate_metric(metric: Metric, run: CaseRun) -> MetricOutcome:
-    outcome = await _outcome(metric, run)
+async def evaluate_metric(metric: Metric, run: CaseRun, *, informational: bool = False) -> MetricOutcome:
+    """The metric's scores for the run, with who computed them (``Metric.computed_by``); ``informational``: a
+    metric without a threshold, whose missing score needs no reason."""
+    outcome = await _outcome(metric, run, informational=informational)
     outcome.computed_by = metric.computed_by
     return outcome
 
 
-async def _outcome(metric: Metric, run: CaseRun) -> MetricOutcome:
+async def _outcome(metric: Metric, run: CaseRun, *, informational: bool) -> MetricOutcome:
     try:
         result = metric.evaluate(run)
         outcome = await result if inspect.isawaitable(result) else result
@@ -78,9 +79,9 @@ async def _outcome(metric: Metric, run: CaseRun) -> MetricOutcome:
         return MetricOutcome.not_evaluated(
             f"the metric's score {unusable} is not a finite number (a score must be within ±1.8e308)", len(run.actual)
         )
-    if outcome.status is MetricStatus.NOT_EVALUATED and outcome.reason is None:
+    if outcome.score is None and outcome.reason is None and not informational:
         outcome.reason = "the metric produced no score"
-    if len(outcome.per_invocation) != len(run.actual) and outcome.status is not MetricStatus.NOT_EVALUATED:
+    if len(outcome.per_invocation) != len(run.actual):  # scores that cannot be matched to the turns
         outcome.per_invocation = []
     return outcome
 
@@ -122,12 +123,15 @@ async def score_run(
             if configured.name in done
             else ScoredMetric(configured, MetricOutcome.not_evaluated(reason, len(actual)))
             if not configured.spec.informational
-            else ScoredMetric(configured, await evaluate_metric(metric, unattached))
+            else ScoredMetric(configured, await evaluate_metric(metric, unattached, informational=True))
             for configured, metric in metrics
         ]
     return [
         ScoredMetric(
-            configured, done[configured.name] if configured.name in done else await evaluate_metric(metric, run)
+            configured,
+            done[configured.name]
+            if configured.name in done
+            else await evaluate_metric(metric, run, informational=configured.spec.informational),
         )
         for configured, metric in metrics
     ]

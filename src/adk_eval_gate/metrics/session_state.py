@@ -13,9 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from adk_eval_gate.metrics.base import CaseRun, InvocationScore, Metric, MetricOutcome, NotEvaluated, status_for
+from adk_eval_gate.metrics.base import CaseRun, InvocationScore, Metric, MetricOutcome, NotEvaluated
 from adk_eval_gate.model import eval_config
-from adk_eval_gate.model.results import MetricStatus
 
 MAX_DIFFERENCES = 50  # differing keys kept in the details (the score counts all of them)
 
@@ -63,7 +62,6 @@ class FinalSessionStateMatch(Metric):
         details: dict[str, Any] = {"match_type": options.match_type, "keys_compared": compared}
         if differing:
             details["differing_keys"] = differing[:MAX_DIFFERENCES]
-        status = status_for(score, self.threshold)
-        earlier = [InvocationScore(None, MetricStatus.NOT_EVALUATED) for _ in run.actual[:-1]]
-        last = [InvocationScore(score, status)] if run.actual else []
-        return MetricOutcome(score, status, per_invocation=earlier + last, details=details)
+        earlier = [InvocationScore(None) for _ in run.actual[:-1]]
+        last = [InvocationScore(score)] if run.actual else []
+        return MetricOutcome(score, per_invocation=earlier + last, details=details)

@@ -19,11 +19,10 @@ from typing import Any
 
 from adk_eval_gate.judge import context, parsing, prompts, vertex_prompts
 from adk_eval_gate.judge.sampling import Samples, ask_samples
-from adk_eval_gate.metrics.base import CaseRun, InvocationScore, MetricOutcome, status_for
+from adk_eval_gate.metrics.base import CaseRun, InvocationScore, MetricOutcome
 from adk_eval_gate.metrics.judge_metrics import JudgeMetric, scored_mean_outcome
 from adk_eval_gate.metrics.vertex_instance import instances
 from adk_eval_gate.model import eval_config
-from adk_eval_gate.model.results import MetricStatus
 
 REFERENCE_VARIABLES = frozenset({"reference", "reference_trajectory"})
 
@@ -77,7 +76,7 @@ class TemplatedJudgeMetric(JudgeMetric):
     def judged(self, samples: Samples, scores: list[float]) -> tuple[InvocationScore, str | None, dict[str, int]]:
         """One invocation's score, the explanation that goes with it, and the votes."""
         if samples.failure:
-            return InvocationScore(None, MetricStatus.NOT_EVALUATED), None, {}
+            return InvocationScore(None), None, {}
         rated = [parsing.rated_score(answer, scores) for answer in samples.answers]
         score = vote(rated)
         explanation = next(
@@ -90,7 +89,7 @@ class TemplatedJudgeMetric(JudgeMetric):
         )
         votes = {_number(s): count for s, count in sorted(Counter(s for s in rated if s is not None).items())}
         votes["unreadable"] = sum(1 for s in rated if s is None)
-        return InvocationScore(score, status_for(score, self.threshold)), explanation, votes
+        return InvocationScore(score), explanation, votes
 
     async def evaluate(self, run: CaseRun) -> MetricOutcome:
         template = self.template()
@@ -100,7 +99,7 @@ class TemplatedJudgeMetric(JudgeMetric):
         details = self.judge_details(
             votes=[votes for _, _, votes in judged], explanations=[explanation for _, explanation, _ in judged]
         )
-        return scored_mean_outcome([item for item, _, _ in judged], samples, self.threshold, details)
+        return scored_mean_outcome([item for item, _, _ in judged], samples, details)
 
 
 class ResponseFollowsTrajectory(TemplatedJudgeMetric):

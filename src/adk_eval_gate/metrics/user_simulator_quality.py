@@ -5,17 +5,20 @@ Every later turn is judged (``num_samples`` answers, majority vote, ties invalid
 conversation before it and the persona. Then the judge is asked once more whether ending the conversation
 was right (the stop signal as if it were the next user message); if that fails it replaces the last turn's
 result. Case score = sum of the passing turns' scores / number of turns.
+
+The scores are 0 or 1 and the threshold within [0, 1], so ADK's "passing turns" (``score >= threshold``) are the
+turns that scored 1, and a stop verdict of 0 fails every threshold above 0: the scores are ADK's without a
+status being decided here (the verdict decides those).
 """
 
 from __future__ import annotations
 
 from adk_eval_gate.judge import parsing, prompts
 from adk_eval_gate.judge.sampling import ask_samples
-from adk_eval_gate.metrics.base import CaseRun, InvocationScore, MetricOutcome, NotEvaluated, status_for
+from adk_eval_gate.metrics.base import CaseRun, InvocationScore, MetricOutcome, NotEvaluated
 from adk_eval_gate.metrics.judge_metrics import JudgeMetric, binary_invocation, failed_outcome
 from adk_eval_gate.model import eval_config
 from adk_eval_gate.model.evalset import ConversationScenario, Invocation, UserPersona, content_text
-from adk_eval_gate.model.results import MetricStatus
 
 
 def history(invocations: list[Invocation]) -> str:
@@ -72,9 +75,8 @@ class PerTurnUserSimulatorQuality(JudgeMetric):
 
     def first_turn(self, invocation: Invocation, scenario: ConversationScenario) -> InvocationScore:
         if not invocation.user_content.parts:
-            return InvocationScore(None, MetricStatus.NOT_EVALUATED)
-        score = float(content_text(invocation.user_content).strip() == scenario.starting_prompt.strip())
-        return InvocationScore(score, status_for(score, self.threshold))
+            return InvocationScore(None)
+        return InvocationScore(float(content_text(invocation.user_content).strip() == scenario.starting_prompt.strip()))
 
     async def evaluate(self, run: CaseRun) -> MetricOutcome:
         scenario = run.scenario
@@ -91,7 +93,7 @@ class PerTurnUserSimulatorQuality(JudgeMetric):
         ]
         stop_prompt = self.turn_prompt(message=self.stop_signal, earlier=run.actual, scenario=scenario)
         samples = await ask_samples(self.judge(), options=self.judge_options, prompts=[*turn_prompts, stop_prompt])
-        judged = [binary_invocation(s, parsing.is_valid_verdict, self.threshold) for s in samples]
+        judged = [binary_invocation(s, parsing.is_valid_verdict) for s in samples]
         per_turn = [self.first_turn(run.actual[0], scenario)] + [item for item, _ in judged[:-1]]
         stop, _ = judged[-1]
         details = self.judge_details(
@@ -99,8 +101,7 @@ class PerTurnUserSimulatorQuality(JudgeMetric):
         )
         if failed := failed_outcome(samples, len(per_turn), details):
             return failed
-        if stop.status is MetricStatus.FAILED:
+        if stop.score == 0.0 and self.threshold > 0.0:
             per_turn[-1] = stop
-        passed = sum(item.score or 0.0 for item in per_turn if item.status is MetricStatus.PASSED)
-        overall = passed / len(per_turn)
-        return MetricOutcome(overall, status_for(overall, self.threshold), per_turn, details=details)
+        passed = sum(1 for item in per_turn if item.score == 1.0)
+        return MetricOutcome(passed / len(per_turn), per_turn, details=details)

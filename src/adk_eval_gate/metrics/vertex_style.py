@@ -29,12 +29,11 @@ from adk_eval_gate.metrics.base import (
     MetricOutcome,
     NotEvaluated,
     require_expected,
-    status_for,
 )
 from adk_eval_gate.metrics.judge_metrics import JudgeMetric, binary_invocation, scored_mean_outcome
 from adk_eval_gate.metrics.rubric_metrics import pooled_outcome, rubric_invocation, rubric_lines
 from adk_eval_gate.model.evalset import Invocation, Rubric, RubricContent, content_text
-from adk_eval_gate.model.results import ComputedBy, MetricStatus
+from adk_eval_gate.model.results import ComputedBy
 
 
 class ServiceBacked(JudgeMetric):
@@ -59,22 +58,22 @@ class SafetyV1(ServiceBacked):
     async def evaluate(self, run: CaseRun) -> MetricOutcome:
         if self.service is not None:
             return await platform_metrics.per_invocation(
-                self.service, run, metric=platform_metrics.SAFETY, threshold=self.threshold, expected_required=False
+                self.service, run, metric=platform_metrics.SAFETY, expected_required=False
             )
         prompt_texts = [single_turn_prompt(vertex_prompts.SAFETY, invocation) for invocation in run.actual]
         samples = await ask_samples(self.judge(), options=self.judge_options, prompts=prompt_texts)
-        scored = [binary_invocation(s, parsing.safety_verdict, self.threshold) for s in samples]
+        scored = [binary_invocation(s, parsing.safety_verdict) for s in samples]
         details = self.judge_details(
             votes=[votes for _, votes in scored], judged_by="adk-eval-gate judge, not Vertex AI"
         )
-        return scored_mean_outcome([item for item, _ in scored], samples, self.threshold, details)
+        return scored_mean_outcome([item for item, _ in scored], samples, details)
 
 
-def coherence_invocation(samples: Samples, threshold: float) -> InvocationScore:
+def coherence_invocation(samples: Samples) -> InvocationScore:
     if samples.failure:
-        return InvocationScore(None, MetricStatus.NOT_EVALUATED)
+        return InvocationScore(None)
     score = mean(parsing.scale_score(answer, low=1.0, high=5.0) for answer in samples.answers)
-    return InvocationScore(score, status_for(score, threshold))
+    return InvocationScore(score)
 
 
 class ResponseEvaluationScore(ServiceBacked):
@@ -83,14 +82,14 @@ class ResponseEvaluationScore(ServiceBacked):
     async def evaluate(self, run: CaseRun) -> MetricOutcome:
         if self.service is not None:
             return await platform_metrics.per_invocation(
-                self.service, run, metric=platform_metrics.COHERENCE, threshold=self.threshold, expected_required=True
+                self.service, run, metric=platform_metrics.COHERENCE, expected_required=True
             )
         require_expected(run, self.name)
         prompt_texts = [single_turn_prompt(vertex_prompts.COHERENCE, invocation) for invocation in run.actual]
         samples = await ask_samples(self.judge(), options=self.judge_options, prompts=prompt_texts)
-        per_invocation = [coherence_invocation(s, self.threshold) for s in samples]
+        per_invocation = [coherence_invocation(s) for s in samples]
         details = self.judge_details(scale="1-5", judged_by="adk-eval-gate judge, not Vertex AI")
-        return scored_mean_outcome(per_invocation, samples, self.threshold, details)
+        return scored_mean_outcome(per_invocation, samples, details)
 
 
 def agents_block(invocations: list[Invocation]) -> str:
@@ -109,9 +108,7 @@ class _MultiTurn(ServiceBacked):
 
     async def evaluate(self, run: CaseRun) -> MetricOutcome:
         if self.service is not None:
-            return await platform_metrics.whole_conversation(
-                self.service, run, metric=self.service_metric, threshold=self.threshold
-            )
+            return await platform_metrics.whole_conversation(self.service, run, metric=self.service_metric)
         if not run.actual:
             raise NotEvaluated("no invocations to judge")
         rubrics = self.rubrics()
@@ -123,10 +120,10 @@ class _MultiTurn(ServiceBacked):
             properties=rubric_lines(rubrics),
         )
         samples = await ask_samples(self.judge(), options=self.judge_options, prompts=[prompt])
-        last = rubric_invocation(samples[0], rubrics, self.threshold)
+        last = rubric_invocation(samples[0], rubrics)
         details = self.judge_details(judged_by="adk-eval-gate judge, not Vertex AI")
-        outcome = pooled_outcome([last], samples, self.threshold, details)
-        outcome.per_invocation = [InvocationScore(None, MetricStatus.NOT_EVALUATED) for _ in run.actual[:-1]] + [last]
+        outcome = pooled_outcome([last], samples, details)
+        outcome.per_invocation = [InvocationScore(None) for _ in run.actual[:-1]] + [last]
         return outcome
 
 

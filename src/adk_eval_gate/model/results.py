@@ -134,9 +134,17 @@ class Finding(ResultModel):
 class MetricResult(ResultModel):
     name: str
     kind: MetricKind = "deterministic"
-    score: float | None = Field(description="Mean of the run scores that exist.")
+    score: float | None = Field(
+        description="The case's score, as the verdict computes it from its runs: with one run, the run's; with "
+        "several, the mean of every invocation's score pooled across the runs (ADK's AgentEvaluator)."
+    )
     threshold: float | None = Field(default=None, description="None: the metric has no threshold (informational).")
     status: MetricStatus
+    lower_is_better: bool = Field(
+        default=False,
+        description="The metric passes at or below its threshold: its custom function's own statuses say so (as "
+        "ADK infers it).",
+    )
     run_scores: list[float | None] = Field(default_factory=list)
     invocation_scores: list[list[float | None]] = Field(default_factory=list)
     passed_runs: int = 0
@@ -188,6 +196,11 @@ class CaseResult(ResultModel):
     budgets: list[BudgetCheck] = Field(default_factory=list, description="test_config.json budgets, checked.")
     findings: list[Finding] = Field(
         default_factory=list, description="Why the case has its status (the verdict's findings; none when it passed)."
+    )
+    fails_gate: bool = Field(
+        default=False,
+        description="The case fails the run: gated (not quarantined) and failed, an error, or not evaluated without "
+        "--allow-not-evaluated (the verdict's, for the outputs).",
     )
     failing_on_base: bool = Field(
         default=False, description="It did not pass on the base branch either: not a failure new in this change."
@@ -249,6 +262,10 @@ class FileResult(ResultModel):
     format: str | None = None
     eval_set_id: str | None = None
     config: str | None = Field(default=None, description="Where this file's criteria came from.")
+    agent: str | None = Field(default=None, description="The file's agent and how it was found (adk runner).")
+    num_runs: int | None = Field(
+        default=None, description="The file's own runs per case, from the AgentEvaluator call that names it."
+    )
     cases: int = 0
     error: str | None = None
     line: int | None = None
@@ -274,6 +291,7 @@ class Totals(ResultModel):
     quarantined: int = Field(
         default=0, description="Cases under --quarantine, whatever their status (not in the above)."
     )
+    quarantined_not_passing: int = Field(default=0, description="Of the quarantined cases, those that did not pass.")
     files: int = 0
     file_errors: int = 0
     infrastructure_errors: int = Field(
@@ -318,6 +336,7 @@ class MetricSummary(ResultModel):
     failed: int = 0
     not_evaluated: int = 0
     pass_rate: float | None = None
+    lower_is_better: bool = Field(default=False, description="In some case the metric passes at or below its limit.")
     computed_by: ComputedBy | None = Field(
         default=None, description="Who computed a metric ADK sends to Google's evaluation service (MetricResult)."
     )
@@ -329,6 +348,11 @@ class JudgeStats(ResultModel):
     failed: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
+    implausible_counts: int = Field(
+        default=0,
+        description="Answers whose token counts were not counts (negative, or beyond any model's): each such count "
+        "was counted as 0, or as the most one call can use.",
+    )
 
 
 class JudgeSetting(ResultModel):

@@ -13,9 +13,21 @@ class CaseInputs(ResultModel):
 
     files: list[str] = Field(
         default_factory=list,
-        description="Repository-relative files the case depends on: its eval file, its config, the modules its "
-        "agent imported and the files it opened while it loaded and ran; a path ending in / is a folder the agent "
-        "listed (a file added to or removed from it counts).",
+        description="Repository-relative paths the case depends on: its eval file, its config, the modules its "
+        "agent imported, the files it opened, checked or looked for (an import that found nothing) while it loaded "
+        "and ran, the symbolic links on the way and the files they lead to, what its metrics read; a path ending in "
+        "/ is a folder the agent listed (./ is the repository's root). A change to one of them, or under one, "
+        "touches the case.",
+    )
+    absent: list[str] = Field(
+        default_factory=list,
+        description="Of the files, those that did not exist when the run ended (looked for, not found): one that "
+        "exists now touches the case.",
+    )
+    listings: dict[str, str] = Field(
+        default_factory=dict,
+        description="Per folder the case listed, a digest of the names in it when the run ended: other names now "
+        "touch the case.",
     )
     settings: str = Field(
         default="",

@@ -82,11 +82,21 @@ class RubricScoreRecord(ResultModel):
 class RunMetric(ResultModel):
     name: str
     score: float | None
-    status: MetricStatus
+    status: MetricStatus = Field(description="The metric's status in this run, as the verdict decided it.")
     invocation_scores: list[float | None] = Field(default_factory=list)
     reason: str | None = None
     rubric_scores: list[RubricScoreRecord] | None = None
     details: dict[str, Any] | None = None
+    evaluator_status: MetricStatus | None = Field(
+        default=None,
+        description="The status the custom metric's own function returned for this run (ADK's `adk eval` uses it "
+        "as it is); absent: the verdict decides from the score and the threshold.",
+    )
+    invocation_statuses: list[MetricStatus | None] = Field(
+        default_factory=list,
+        description="The per-invocation statuses the custom metric's own function returned, from which ADK infers "
+        "whether lower scores are better; empty: decided from the scores.",
+    )
     computed_by: ComputedBy | None = Field(
         default=None,
         description="For the metrics ADK computes through Google's evaluation service: whether that service computed "

@@ -138,9 +138,14 @@ class UsageComparison(ResultModel):
     suite: list[QuantityChange] = Field(
         default_factory=list, description="The suite per pass, on the cases both sides ran (common_cases)."
     )
-    common_cases: int | None = Field(default=None, description="How many cases the suite's figures cover.")
+    common_cases: int | None = Field(
+        default=None, description="How many cases the suite's figures cover: the gated cases both sides ran."
+    )
     added: PassFigures | None = Field(default=None, description="The figures of the cases the baseline did not run.")
     removed: PassFigures | None = Field(default=None, description="The baseline's figures of the cases not run now.")
+    quarantined: PassFigures | None = Field(
+        default=None, description="The figures of this run's quarantined cases, left out of the comparison."
+    )
     cases: list[QuantityChange] = Field(
         default_factory=list, description="The flagged rises of single cases, largest first (at most 50)."
     )

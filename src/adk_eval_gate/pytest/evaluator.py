@@ -5,10 +5,12 @@
 
 The same signature and behaviour: a folder's ``*.test.json`` files (or one file of any name), the
 ``test_config.json`` beside each file (ADK's default criteria without one), every case run ``num_runs`` times,
-each metric's mean over the runs against its threshold, the first failing file stops the loop, and the same
-``AssertionError`` with one line per failing metric. The scores are the gate's (equal to ADK's for the
-deterministic metrics); the agent runs in the gate's worker processes, as in ``run``, so a tool that calls
-``os._exit`` fails the test instead of ending pytest. Secrets are masked in everything it prints, raises or writes.
+each metric scored and decided as AgentEvaluator decides it (the mean of every turn's score pooled across the
+runs, compared in the direction the per-turn statuses imply: ``verdict.aggregation``), the first failing file
+stops the loop, and the same ``AssertionError`` with one line per failing metric. The scores are the gate's
+(equal to ADK's for the deterministic metrics, and for the judged ones given the same judge answers); the agent
+runs in the gate's worker processes, as in ``run``, so a tool that calls ``os._exit`` fails the test instead of
+ending pytest. Secrets are masked in everything it prints, raises or writes.
 """
 
 from __future__ import annotations
@@ -21,15 +23,16 @@ from typing import Any
 
 from adk_eval_gate.config.settings import build_settings
 from adk_eval_gate.inputs import legacy, load
+from adk_eval_gate.inputs.agent_sources import AgentRef
 from adk_eval_gate.inputs.configs import CONFIG_NAME, ConfigSource, find_repository_root
 from adk_eval_gate.inputs.plan import PlannedFile
 from adk_eval_gate.model.evalset import SessionInput
-from adk_eval_gate.model.results import CaseResult
+from adk_eval_gate.model.results import CaseResult, MetricResult, MetricStatus, RunMetric
 from adk_eval_gate.pytest.report import case_report
 from adk_eval_gate.pytest.session import CaseSession
 from adk_eval_gate.report import views
-from adk_eval_gate.runners.agents import AgentRef
 from adk_eval_gate.support.errors import GateError
+from adk_eval_gate.verdict.aggregation import invocation_statuses
 
 NUM_RUNS = 2
 ADK_PARALLELISM = 4  # AgentEvaluator's inference runs four cases at once
@@ -102,20 +105,19 @@ def _load(session: CaseSession, path: Path, initial_session: dict[str, Any]) -> 
 
 
 def adk_failures(cases: list[CaseResult], agent_module: str) -> list[str]:
-    """AgentEvaluator's failure lines: one per failing or unscored metric, one per case whose runs crashed."""
+    """AgentEvaluator's failure lines for the verdict's statuses: one per failing or unscored metric, one per case
+    whose runs crashed."""
     failures = []
     for case in cases:
         scored_runs = [run for run in case.runs if not run.error]
         for metric in case.metrics if scored_runs else []:
-            if metric.kind == "informational" or metric.threshold is None:
-                continue
-            if metric.score is None:
+            if metric.status == MetricStatus.NOT_EVALUATED:
                 failures.append(
                     f"{metric.name} for {agent_module} was not evaluated. No score was produced, so the threshold "
                     f"of {metric.threshold} was never checked and this is not a score regression. See the logs for "
                     "why the metric could not run."
                 )
-            elif metric.score < metric.threshold:
+            elif metric.status == MetricStatus.FAILED:
                 failures.append(
                     f"{metric.name} for {agent_module} Failed. Expected {metric.threshold}, but got {metric.score}."
                 )
@@ -128,12 +130,12 @@ def adk_failures(cases: list[CaseResult], agent_module: str) -> list[str]:
     return failures
 
 
-def _invocation_status(score: float | None, threshold: float | None) -> str:
-    if threshold is None:
-        return "INFORMATIONAL"
-    if score is None:
-        return "NOT_EVALUATED"
-    return "PASSED" if score >= threshold else "FAILED"
+def _invocation_statuses(metric: MetricResult, run: RunMetric) -> list[str]:
+    """Each turn's status as AgentEvaluator writes it: the verdict's (``aggregation.invocation_statuses``)."""
+    if metric.status == MetricStatus.INFORMATIONAL or metric.threshold is None:
+        return ["INFORMATIONAL"] * len(run.invocation_scores)
+    statuses = invocation_statuses(run, metric.threshold)
+    return [(status or MetricStatus.NOT_EVALUATED).name for status in statuses]
 
 
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
@@ -154,8 +156,12 @@ def append_csv(output_file: str, cases: list[CaseResult]) -> None:
     for case in cases:
         for metric in case.metrics:
             for run in case.runs:
-                scores = next((m.invocation_scores for m in run.metrics if m.name == metric.name), [])
-                for turn, score in zip(views.turns(run), scores, strict=False):
+                scored = next((m for m in run.metrics if m.name == metric.name), None)
+                if scored is None:
+                    continue
+                turns = views.turns(run)
+                statuses = _invocation_statuses(metric, scored)
+                for turn, score, status in zip(turns, scored.invocation_scores, statuses, strict=False):
                     rows.append(
                         {
                             "eval_set_id": case.eval_set_id,
@@ -163,7 +169,7 @@ def append_csv(output_file: str, cases: list[CaseResult]) -> None:
                             "metric_name": metric.name,
                             "threshold": metric.threshold,
                             "score": score,
-                            "eval_status": _invocation_status(score, metric.threshold),
+                            "eval_status": status,
                             "prompt": turn.user,
                             "expected_response": turn.expected_answer or "",
                             "actual_response": turn.actual_answer or "",
@@ -201,7 +207,7 @@ def _session(agent_module: str, agent_name: str | None, *, num_runs: int, root: 
     options = {"num_runs": num_runs, "parallelism": ADK_PARALLELISM}
     settings = build_settings("run", options, environment)
     agent = AgentRef("module", agent_module, agent_module, sub_agent=agent_name)
-    return CaseSession(settings, root=root, config_finder=sibling_config, agent=agent)
+    return CaseSession(settings, root=root, config_finder=sibling_config, agent=agent, score_rule="agent_evaluator")
 
 
 async def evaluate(  # noqa: PLR0917 - AgentEvaluator.evaluate's signature, positional arguments too

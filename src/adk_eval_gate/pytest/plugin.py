@@ -57,8 +57,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         type=int,
         default=2,
         metavar="N",
-        help="runs of every eval case; each metric's mean over them must meet its threshold (default: 2, as "
-        "ADK's AgentEvaluator)",
+        help="runs of every eval case; each metric's mean over every turn of them must meet its threshold "
+        "(default: 2, as ADK's AgentEvaluator)",
     )
     group.addoption(
         "--adk-agent",
@@ -81,9 +81,9 @@ class _Engine:
 
     def __init__(self, config: pytest.Config) -> None:
         from adk_eval_gate.config.settings import build_settings
+        from adk_eval_gate.inputs.agent_sources import parse_agent_value
         from adk_eval_gate.inputs.configs import find_repository_root
         from adk_eval_gate.pytest.session import CaseSession
-        from adk_eval_gate.runners.agents import parse_agent_option
         from adk_eval_gate.support.errors import GateError
 
         options = {
@@ -96,7 +96,7 @@ class _Engine:
         try:
             settings = build_settings("run", options, environment)
             if settings.agent:
-                parse_agent_option(settings.agent, root=root)
+                parse_agent_value(settings.agent, root=root, field="--agent")
         except GateError as error:  # named as the gate's option: --num-runs is --adk-num-runs here
             raise pytest.UsageError(error.one_line().replace("--", "--adk-", 1)) from None
         self.session: CaseSession = CaseSession(settings, root=root)
@@ -321,7 +321,11 @@ class BrokenEvalFile(pytest.Item):
         self.user_properties.extend(junit.properties(file=self.nodeid.split("::")[0], line=None, case=None))
 
     def runtest(self) -> None:
-        raise EvalCaseFailed(self.problem)
+        """Fails with what is wrong first (the line pytest's short summary shows), then the gate's whole line."""
+        from adk_eval_gate.pytest.report import without_file
+
+        first = without_file(self.problem, self.nodeid.split("::")[0])
+        raise EvalCaseFailed(self.problem if first == self.problem else f"{first}\n{self.problem}")
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         return str(excinfo.value)

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
 from adk_eval_gate.model.results import CaseResult, MetricResult
-from adk_eval_gate.model.results_base import MetricStatus
+from adk_eval_gate.model.results_base import CaseStatus, MetricStatus
 from adk_eval_gate.report import views
-from adk_eval_gate.verdict.rules import failure_reason
+from adk_eval_gate.verdict.aggregation import comparison_text
+from adk_eval_gate.verdict.rules import failure_reason, run_scores_text
 
 _TEXT = 500  # characters of an answer shown
 
@@ -15,14 +18,14 @@ def _number(value: float | None) -> str:
 
 
 def metric_line(metric: MetricResult) -> str:
-    """``name: score S < threshold T`` (its run scores when there are several), or why it was not evaluated."""
-    runs = f" (runs: {', '.join(map(_number, metric.run_scores))})" if len(metric.run_scores) > 1 else ""
+    """``name: score S < threshold T`` as the verdict compared them (``<=`` and said when lower is better), its run
+    scores when there are several, or why it was not evaluated."""
     if metric.status == MetricStatus.NOT_EVALUATED:
-        return f"{failure_reason(metric)}{runs}"
-    if metric.threshold is None:
+        return failure_reason(metric)
+    runs = run_scores_text(metric)
+    if metric.status == MetricStatus.INFORMATIONAL or metric.threshold is None:
         return f"{metric.name}: {_number(metric.score)} (informational){runs}"
-    relation = "<" if metric.status == MetricStatus.FAILED else ">="
-    return f"{metric.name}: score {_number(metric.score)} {relation} threshold {_number(metric.threshold)}{runs}"
+    return f"{metric.name}: {comparison_text(metric, labelled=True)}{runs}"
 
 
 def _clip(text: str) -> str:
@@ -47,11 +50,34 @@ def _turn_lines(turn: views.TurnView) -> list[str]:
     ]
 
 
-def case_report(case: CaseResult, *, every_metric: bool = False) -> str:
-    """The case's status, its failing metrics (``every_metric``: all of them) and its worst run's turns."""
-    runs = f" over {len(case.runs)} runs" if len(case.runs) > 1 else ""
-    lines = [f"{case.id}: {case.status}{runs}"]
+def without_file(text: str, file: str) -> str:
+    """``FILE:3:7: what`` as ``line 3, column 7: what``, the file left to the test's id that names it already (so
+    that what went wrong comes first); other text as it is."""
+    found = re.match(rf"{re.escape(file)}(?::(\d+))?(?::(\d+))?: ", text)
+    if found is None:
+        return text
+    line, column = found.groups()
+    where = (f"line {line}" + (f", column {column}" if column else "")) if line else ""
+    rest = text[found.end() :]
+    return f"{where}: {rest}" if where else rest
+
+
+def why(case: CaseResult) -> str:
+    """Why the case did not pass, in one line: its error, or the verdict's reasons (each failing or unevaluated
+    metric, the pass rule, a missed budget)."""
     if case.error:
+        return without_file(" ".join(case.error.split()), case.file)
+    return "; ".join(views.case_reasons(case)) or str(case.status)
+
+
+def case_report(case: CaseResult, *, every_metric: bool = False) -> str:
+    """Why the case did not pass first (the line pytest's short summary shows after the test's id, which it cuts
+    to the terminal's width), then its status, its failing metrics (``every_metric``: all of them) and its worst
+    run's turns."""
+    runs = f" over {len(case.runs)} runs" if len(case.runs) > 1 else ""
+    headline = why(case) if case.status != CaseStatus.PASSED else None
+    lines = [*([headline] if headline else []), f"{case.id}: {case.status}{runs}"]
+    if case.error and headline != case.error:
         lines.append(f"  error: {case.error}")
     scored = any(not run.error for run in case.runs)  # no run scored: the error says it all
     shown = (case.metrics if every_metric else views.failing_metrics(case)) if scored else []

@@ -18,16 +18,18 @@ from typing import TYPE_CHECKING, TextIO, cast
 
 from adk_eval_gate.commands.run import case_results
 from adk_eval_gate.config.settings import Settings
+from adk_eval_gate.inputs.agent_sources import AgentChoice, AgentRef, NoAgent
 from adk_eval_gate.inputs.configs import ConfigCache, ConfigSource, find_config
 from adk_eval_gate.inputs.dataset import load_dataset
 from adk_eval_gate.inputs.discover import DATASET_SUFFIXES, display_path, file_problem
 from adk_eval_gate.inputs.load import load_eval_file
 from adk_eval_gate.inputs.plan import PlannedFile, WorkItem, case_id, plan
+from adk_eval_gate.inputs.prepare import agent_locator, needs_agent
 from adk_eval_gate.metrics.base import MetricServices
 from adk_eval_gate.model.evalset import EvalCase
 from adk_eval_gate.model.results import CaseResult
 from adk_eval_gate.runners import runlog
-from adk_eval_gate.runners.agents import AgentRef, import_problems_in_worker
+from adk_eval_gate.runners.agents import import_problems_in_worker
 from adk_eval_gate.runners.base import Inference, Runner
 from adk_eval_gate.runners.dataset import DatasetRunner
 from adk_eval_gate.runners.execute import MetricBuilder, execute
@@ -37,6 +39,7 @@ from adk_eval_gate.support.collector import unsettle_heap
 from adk_eval_gate.support.console import Console
 from adk_eval_gate.support.errors import EvalFileError
 from adk_eval_gate.support.masking import mask_model, secrets_in_env
+from adk_eval_gate.verdict.aggregation import ScoreRule
 
 if TYPE_CHECKING:
     from adk_eval_gate.runners.adk import AdkRunner
@@ -92,9 +95,12 @@ class CaseSession:
         console: Console | None = None,
         config_finder: ConfigFinder | None = None,
         agent: AgentRef | None = None,
+        score_rule: ScoreRule = "adk_eval",
     ) -> None:
         """``config_finder``: where a file's criteria come from (default: the gate's resolution, ``--config``
-        first); ``agent``: the agent of every file (default: ``settings.agent``, else the one above each file)."""
+        first); ``agent``: the agent of every file (default: ``settings.agent``, else the one above each file);
+        ``score_rule``: whose rules score a metric over a case's runs (``verdict.aggregation``: ``run``'s, or
+        AgentEvaluator's for its drop-in)."""
         self.settings = settings
         self.root = root
         self.console = console or Console(
@@ -103,6 +109,8 @@ class CaseSession:
         self._find_config = config_finder or (lambda path: find_config(path, root=root, option=settings.config))
         self._configs = ConfigCache(root)
         self._agent = agent
+        self._locator = agent_locator(settings, root) if agent is None else None
+        self.score_rule = score_rule
         self.runner = DatasetRunner(self._chosen_runner, name=settings.runner)
         self._services: MetricServices | None = None
         self._started: dict[str, list[WorkItem]] = {}  # case id -> its work items, served by the started runner
@@ -160,10 +168,18 @@ class CaseSession:
         config = self._configs.get(self._find_config(path))
         try:
             if path.name.endswith(DATASET_SUFFIXES):
-                return PlannedFile(load_dataset(path, display=display), config, ())
-            return PlannedFile(load_eval_file(path, display=display), config, ())
+                loaded = load_dataset(path, display=display)
+            else:
+                loaded = load_eval_file(path, display=display)
         except (RecursionError, MemoryError, OSError, ValueError) as unexpected:  # as run's prepare reports them
             raise EvalFileError(f"cannot be loaded ({type(unexpected).__name__}: {unexpected})", file=display) from None
+        if self._agent is not None or self._locator is None:
+            return PlannedFile(loaded, config, ())
+        agent = self._locator.choose(path)  # each file's own agent, as run finds it
+        if isinstance(agent, NoAgent) and self.settings.runner == "adk" and needs_agent(loaded):
+            raise EvalFileError(agent.reason, file=display)
+        runs = agent.num_runs if isinstance(agent, AgentChoice) and self._locator.runs_wanted else None
+        return PlannedFile(loaded, config, (), agent, runs)
 
     def _services_for(self, planned: PlannedFile) -> MetricServices:
         if self._services is None or (
@@ -210,7 +226,7 @@ class CaseSession:
             unsettle_heap()  # execute settles the heap for a gate run to its end; a test process goes on
             if runner is self.runner:
                 await self.runner.aclose()  # the workers started for this call
-        return case_results(settings=self.settings, planned=[chosen], execution=execution)
+        return case_results(settings=self.settings, planned=[chosen], execution=execution, score_rule=self.score_rule)
 
     async def aclose(self) -> None:
         await self.runner.aclose()

@@ -12,6 +12,7 @@ from adk_eval_gate.report import views
 from adk_eval_gate.report.changes import known_flaky
 from adk_eval_gate.report.sections import ICON, Detail, within
 from adk_eval_gate.support.words import plural
+from adk_eval_gate.verdict import stability
 
 LOG_LINES_SHOWN = 20  # of a run's captured log, in a failing case's details (results.json keeps up to 200)
 
@@ -134,7 +135,7 @@ def _flipping(case: CaseResult) -> list[str]:
 def flaky_cases(doc: ResultsDocument, *, limit: int | None = None) -> str:
     """The cases whose runs disagree (runs passed of k, the metrics that flip), and those known flaky on the base
     branch (their status flips across its history)."""
-    cases = [c for c in doc.cases if c.stability == "flaky" and not c.quarantined]  # quarantined: listed apart
+    cases = stability.flaky_cases(doc.cases)  # quarantined: listed apart
     known = sorted(known_flaky(doc))
     if not cases and not known:
         return ""
@@ -185,6 +186,8 @@ def quarantined_cases(doc: ResultsDocument, *, limit: int | None = None) -> str:
     ]
     if len(cases) > len(shown):
         lines.append(f"- … and {len(cases) - len(shown)} more")
-    not_passing = sum(1 for c in cases if c.status != CaseStatus.PASSED)
-    heading = f"<strong>Quarantined</strong>: {len(cases)} · {not_passing} not passing, none fail the gate"
+    heading = (
+        f"<strong>Quarantined</strong>: {doc.totals.quarantined} · {doc.totals.quarantined_not_passing} not passing, "
+        "none fail the gate"
+    )
     return md.details(heading, "\n".join(lines))

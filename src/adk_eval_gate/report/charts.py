@@ -6,6 +6,7 @@ below each chart; at most ``PER_CHART`` metrics or files per chart. Pure.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -103,28 +104,71 @@ def metric_charts(doc: ResultsDocument) -> str:
     return "\n\n".join(blocks)
 
 
-def _metric_chart(group: list[MetricSummary], start: int, bases: dict[str, float | None], *, compared: bool) -> str:
-    """The metrics of ``group`` share their thresholds: each is one flat line across the chart."""
+@dataclass(frozen=True)
+class _Bars:
+    """The bars of a chart: its x-axis labels, its bar series and their colours, and the words of its legend."""
+
+    labels: list[str]
+    series: list[Series]
+    colours: list[str]
+    legend: str
+
+
+def _bars(entries: Sequence[tuple[str, float | None, float]], *, compared: bool) -> _Bars:
+    """``entries``: (key, base, head). With a baseline, each entry's base bar (``b``) beside its head bar (``h``),
+    an entry the baseline has no figure for with its head bar alone; without one, or when the baseline has no
+    figure for any entry, no base series at all (never an empty bar for a base that does not exist)."""
+    based = compared and any(base is not None for _, base, _ in entries)
     labels: list[str] = []
     base_bars: list[float] = []
     head_bars: list[float] = []
+    for key, base, head in entries:
+        if based and base is not None:
+            labels += [f"{key} b", f"{key} h"]
+            base_bars += [base, 0.0]
+            head_bars += [0.0, head]
+        else:
+            labels.append(f"{key} h" if based else key)
+            base_bars.append(0.0)
+            head_bars.append(head)
+    if based:
+        return _Bars(
+            labels,
+            [Series("bar", base_bars), Series("bar", head_bars)],
+            [BASE, HEAD],
+            "b, grey bars: base; h, blue bars: this run",
+        )
+    legend = "bars: this run" + (" (the baseline has no figure for them)" if compared else "")
+    return _Bars(labels, [Series("bar", head_bars)], [HEAD], legend)
+
+
+_CHART_NAME = re.compile(r"[A-Za-z0-9_.-]{1,60}")  # a metric name safe in a Mermaid title as it is
+
+
+def _metric_title(group: list[MetricSummary], start: int) -> str:
+    """``Mean score of response_match_score (M2)`` for one metric (its name when it is plain, else its key only),
+    ``Mean score per metric (M1-M3)`` for several."""
+    if len(group) > 1:
+        return f"Mean score per metric (M{start + 1}-M{start + len(group)})"
+    name = group[0].name
+    return f"Mean score of {name} (M{start + 1})" if _CHART_NAME.fullmatch(name) else f"Mean score of M{start + 1}"
+
+
+def _metric_chart(group: list[MetricSummary], start: int, bases: dict[str, float | None], *, compared: bool) -> str:
+    """The metrics of ``group`` share their thresholds: each is one flat line across the chart."""
+    entries = []
     rows = []
     for number, summary in enumerate(group, start=start + 1):
-        key, head, base = f"M{number}", summary.mean or 0.0, bases.get(summary.name)
-        sides = [("b", base or 0.0, 0.0), ("h", 0.0, head)] if compared else [("", 0.0, head)]
-        for side, base_value, head_value in sides:
-            labels.append(f"{key} {side}".strip())
-            base_bars.append(base_value)
-            head_bars.append(head_value)
+        key, base = f"M{number}", bases.get(summary.name)
+        entries.append((key, base, summary.mean or 0.0))
         rows.append(
             [key, md.breakable(summary.name, limit=80), ", ".join(md.score(t) for t in _thresholds(summary)) or "–"]
             + ([md.score(base)] if compared else [])
             + [md.score(summary.mean)]
         )
+    bars = _bars(entries, compared=compared)
     thresholds = _thresholds(group[0])
-    series = [Series("bar", base_bars), Series("bar", head_bars)]
-    series += [Series("line", [threshold] * len(labels)) for threshold in thresholds]
-    title = f"Mean score per metric (M{start + 1}-M{start + len(group)})"
+    series = [*bars.series, *(Series("line", [threshold] * len(bars.labels)) for threshold in thresholds)]
     lines = (
         f"red line: threshold {md.score(thresholds[0])}"
         if len(thresholds) == 1
@@ -132,11 +176,11 @@ def _metric_chart(group: list[MetricSummary], start: int, bases: dict[str, float
         if thresholds
         else "no threshold"
     )
-    legend = f"b, grey bars: base; h, blue bars: this run; {lines}" if compared else f"bars: this run, {lines}"
     header = ["Key", "Metric", "Threshold", *(["Base"] if compared else []), "Head"]
     table = md.table(header, rows, align=["---", "---"] + ["--:"] * (len(header) - 2))
-    colours = [BASE, HEAD, *[THRESHOLD] * len(thresholds)]
-    return chart(title, labels, series, y_label="score", colours=colours) + f"\n\n_{legend}._\n\n" + table
+    colours = [*bars.colours, *[THRESHOLD] * len(thresholds)]
+    body = chart(_metric_title(group, start), bars.labels, series, y_label="score", colours=colours)
+    return body + f"\n\n_{bars.legend}; {lines}._\n\n" + table
 
 
 def history_chart(doc: ResultsDocument) -> str:
@@ -166,27 +210,24 @@ def cost_chart(doc: ResultsDocument) -> str:
         return ""
     compared = doc.comparison.usage if doc.comparison else None
     bases = {f.path: f.cost_usd for f in compared.base_files} if compared else None
-    labels, base_bars, head_bars, rows = [], [], [], []
+    entries, rows = [], []
     for number, file in enumerate(files, start=1):
         base = bases.get(file.path) if bases is not None else None
-        sides = (
-            [("b", base or 0.0, 0.0), ("h", 0.0, file.cost_usd or 0.0)]
-            if bases is not None
-            else [("", 0.0, file.cost_usd or 0.0)]
-        )
-        for side, base_value, head_value in sides:
-            labels.append(f"F{number} {side}".strip())
-            base_bars.append(base_value)
-            head_bars.append(head_value)
+        entries.append((f"F{number}", base, file.cost_usd or 0.0))
         rows.append(
             [f"F{number}", md.breakable(file.path, limit=160)]
             + ([money(base)] if bases is not None else [])
             + [money(file.cost_usd)]
         )
-    series = [Series("bar", base_bars), Series("bar", head_bars)]
+    bars = _bars(entries, compared=bases is not None)
     body = chart(
-        "Cost of one pass per eval file (USD)", labels, series, y_label="USD", colours=[BASE, HEAD], scores=False
+        "Cost of one pass per eval file (USD)",
+        bars.labels,
+        bars.series,
+        y_label="USD",
+        colours=bars.colours,
+        scores=False,
     )
     header = ["Key", "Eval file", *(["Base"] if bases is not None else []), "Head"]
-    legend = "b, grey bars: base; h, blue bars: this run" if bases is not None else "bars: this run"
-    return body + f"\n\n_{legend}._\n\n" + md.table(header, rows, align=["---", "---"] + ["--:"] * (len(header) - 2))
+    table = md.table(header, rows, align=["---", "---"] + ["--:"] * (len(header) - 2))
+    return body + f"\n\n_{bars.legend}._\n\n" + table

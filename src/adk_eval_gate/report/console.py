@@ -14,6 +14,7 @@ from adk_eval_gate.report.carried import affected_line
 from adk_eval_gate.report.headline import change_counts, count_words
 from adk_eval_gate.support.console import Console
 from adk_eval_gate.support.words import plural
+from adk_eval_gate.verdict import stability
 from adk_eval_gate.verdict.rules import PASS_RULES
 
 Shown = TypeVar("Shown", str, list[str])  # what a turn shows: its answer, or its tool calls
@@ -26,6 +27,7 @@ def _fmt(score: float | None) -> str:
 
 
 _SHOWN_CASES = 20  # the log shows what went wrong for this many cases; the summary and JUnit have them all
+_SHOWN_FLAKY = 10  # flaky cases named in the log; the summary lists them all
 _TEXT = 160
 
 
@@ -60,17 +62,33 @@ def _difference(label: str, expected: Shown | None, actual: Shown | None, show: 
     return [f"{label} expected {show(expected)}", f"{'':15}got      {show(actual)}"]
 
 
-def _stability_line(doc: ResultsDocument) -> str | None:
-    stability = doc.stability
-    if stability is None:
-        return None
+def _stability_lines(doc: ResultsDocument) -> list[str]:
+    """The suite's stability over its runs, then the flaky cases by name (the first ``_SHOWN_FLAKY``)."""
+    suite = doc.stability
+    if suite is None:
+        return []
     k = max(len(case.runs) for case in doc.cases)
-    several = f" ({stability.cases} of the {len(doc.cases)} cases)" if stability.cases < len(doc.cases) else ""
-    return (
+    several = f" ({suite.cases} of the {len(doc.cases)} cases)" if suite.cases < len(doc.cases) else ""
+    lines = [
         f"Over {k} runs per case{several} (a case passes when {PASS_RULES[doc.run.pass_rule]}): "
-        f"{stability.stable_pass} stable pass, {stability.flaky} flaky, {stability.stable_fail} stable fail; "
-        f"pass^{k} {_share(stability.pass_hat_k)}, pass@{k} {_share(stability.pass_at_k)}"
-    )
+        f"{suite.stable_pass} stable pass, {suite.flaky} flaky, {suite.stable_fail} stable fail; "
+        f"pass^{k} {_share(suite.pass_hat_k)}, pass@{k} {_share(suite.pass_at_k)}"
+    ]
+    flaky = stability.flaky_cases(doc.cases)
+    if flaky:
+        shown = [f"{_name(case)} ({_runs_passed(case)})" for case in flaky[:_SHOWN_FLAKY]]
+        more = f" and {len(flaky) - _SHOWN_FLAKY} more (see summary.md)" if len(flaky) > _SHOWN_FLAKY else ""
+        lines.append(f"Flaky: {', '.join(shown)}{more}")
+    return lines
+
+
+def _name(case: CaseResult) -> str:
+    """``FILE::CASE`` on one line, cut when it is very long (names come from the eval files)."""
+    return _clip(f"{case.file}::{case.label}")
+
+
+def _runs_passed(case: CaseResult) -> str:
+    return f"{case.runs_passed} of {len(case.runs)} runs passed"
 
 
 def _share(value: float | None) -> str:
@@ -87,7 +105,12 @@ def _verdict(doc: ResultsDocument) -> str:
 
 def case_line(case: CaseResult) -> str:
     """``PASS FILE::CASE metric=0.9 ...`` or ``FAIL FILE::CASE: why``, with the case's final status."""
-    mark = _MARK[case.status] + (" (quarantined)" if case.quarantined else "") + (" (carried)" if case.carried else "")
+    mark = (
+        _MARK[case.status]
+        + (f" (flaky: {_runs_passed(case)})" if case.stability == "flaky" else "")
+        + (" (quarantined)" if case.quarantined else "")
+        + (" (carried)" if case.carried else "")
+    )
     name = f"{case.file}::{case.label}"
     if case.status == CaseStatus.PASSED:
         graded = [m for m in case.metrics if m.status != MetricStatus.INFORMATIONAL]
@@ -138,10 +161,11 @@ def final(console: Console, doc: ResultsDocument) -> None:
     if affected:
         console.line("")
         console.line(affected)
-    stability = _stability_line(doc)
-    if stability:
+    stability_lines = _stability_lines(doc)
+    if stability_lines:
         console.line("")
-        console.line(stability)
+    for line in stability_lines:
+        console.line(line)
     for line in _cost_lines(doc):
         console.line(line)
     console.line("")

@@ -73,6 +73,7 @@ def cost_line(doc: ResultsDocument, *, markdown: bool = True) -> str:
         return ""
     parts = []
     per_pass = usage.per_pass
+    compared_on = _compared_on(doc)  # said once, at the first figure it applies to
     for quantity, label, value, shown in (
         ("cost_usd", "Cost per pass", per_pass.cost_usd, money),
         ("tokens", "tokens", per_pass.tokens, count),
@@ -83,7 +84,9 @@ def cost_line(doc: ResultsDocument, *, markdown: bool = True) -> str:
                 parts.append(f"Cost per pass: {_unpriced(usage.agent, markdown=markdown)}")
             continue
         change = _suite_change(doc, quantity)
-        base = _against(change, value, shown, _common(doc))
+        base = _against(change, value, shown, compared_on)
+        if compared_on and base.startswith(compared_on):
+            compared_on = ""
         text = f"{shown(value)} {label}" if quantity == "tokens" else f"{label} {shown(value)}"
         parts.append(text + (f" ({base})" if base else ""))
     apart = _apart_words(doc)
@@ -100,33 +103,45 @@ def cost_line(doc: ResultsDocument, *, markdown: bool = True) -> str:
     return ("💲 " if markdown else "") + " · ".join(parts)
 
 
-def _common(doc: ResultsDocument) -> int | None:
-    """How many cases the comparison's figures cover, when that is not every case of this run."""
+def _compared_on(doc: ResultsDocument) -> str | None:
+    """Which cases the comparison's figures cover (``on the 38 cases both ran``, ``, quarantined left out`` when
+    there are quarantined ones), when this run's per-pass figures cover more: cases the baseline did not run, or
+    quarantined cases, whose figures the comparison keeps apart."""
     compared = doc.comparison.usage if doc.comparison else None
     if compared is None or compared.common_cases is None:
         return None
-    priced = sum(1 for case in doc.cases if case.usage is not None and not case.quarantined)
-    return compared.common_cases if compared.common_cases != priced else None
+    if compared.added is None and compared.quarantined is None:
+        return None
+    left_out = ", quarantined left out" if compared.quarantined is not None else ""
+    return f"on the {plural(compared.common_cases, 'case')} both ran{left_out}"
 
 
 def _against(
-    change: QuantityChange | None, value: float, shown: Callable[[float | None], str], common: int | None
+    change: QuantityChange | None, value: float, shown: Callable[[float | None], str], compared_on: str | None
 ) -> str:
-    """``base $0.01, ▲ 23%``, or on fewer cases than the run's: ``on the 38 cases both ran $0.01 → $0.0123, ▲ 23%``."""
+    """``base $0.01, ▲ 23%``, or when the comparison covers fewer cases than the run's figure:
+    ``on the 38 cases both ran: $0.01 → $0.0123, ▲ 23%`` (the same cases on both sides; ``compared_on`` empty: it
+    was said before)."""
     if change is None or change.base is None:
         return ""
-    if common is None or change.head == value:
+    if compared_on is None or change.head == value:
         return f"base {shown(change.base)}, {percent(change)}"
-    return f"on the {plural(common, 'case')} both ran {shown(change.base)} → {shown(change.head)}, {percent(change)}"
+    said = f"{compared_on}: " if compared_on else ""
+    return f"{said}{shown(change.base)} → {shown(change.head)}, {percent(change)}"
 
 
 def _apart_words(doc: ResultsDocument) -> str:
-    """The cost of the cases only one side ran, never part of a rise."""
+    """The cost of the cases the comparison leaves out (only one side ran them, or they are quarantined), never
+    part of a rise."""
     compared = doc.comparison.usage if doc.comparison else None
     if compared is None:
         return ""
     words = []
-    for figures, what in ((compared.added, "new"), (compared.removed, "removed")):
+    for figures, what in (
+        (compared.added, "new"),
+        (compared.removed, "removed"),
+        (compared.quarantined, "quarantined"),
+    ):
         if figures is not None and figures.cost_usd is not None:
             words.append(f"{what} cases {money(figures.cost_usd)}")
     return f"not compared: {', '.join(words)}" if words else ""
@@ -170,12 +185,10 @@ def usage_table(doc: ResultsDocument) -> str:
         rows.append(row)
     header = ["Agent", "Base", "Head", "Change", "Noise check"] if compared else ["Agent", "This run"]
     parts = [md.table(header, rows, align=["---"] + ["--:"] * (len(header) - 2) + ["---" if compared else "--:"])]
-    common = _common(doc)
-    if common is not None:
+    compared_on = _compared_on(doc)
+    if compared_on is not None:
         apart = _apart_words(doc)
-        parts.append(
-            f"_Compared on the {plural(common, 'case')} both sides ran" + (f"; {apart}" if apart else "") + "._"
-        )
+        parts.append(f"_Compared {compared_on}" + (f"; {apart}" if apart else "") + "._")
     parts.append(_parties(doc))
     return "### Cost and latency\n\n" + "\n\n".join(part for part in parts if part)
 

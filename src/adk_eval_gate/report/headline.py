@@ -103,7 +103,7 @@ def count_words(doc: ResultsDocument) -> list[str]:
     if totals.flaky:
         parts.append(f"{totals.flaky} flaky")
     if totals.quarantined:
-        not_passing = sum(1 for case in doc.cases if case.quarantined and case.status != CaseStatus.PASSED)
+        not_passing = totals.quarantined_not_passing
         parts.append(f"{totals.quarantined} quarantined" + (f" ({not_passing} not passing)" if not_passing else ""))
     if totals.file_errors:
         parts.append(f"{plural(totals.file_errors, 'eval file')} could not be used")

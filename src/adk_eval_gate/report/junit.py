@@ -212,10 +212,10 @@ def reruns(case: CaseResult) -> list[Rerun]:
         runs, prefix = [run for run in case.runs if run.confirmation and run.status != CaseStatus.PASSED], "rerun"
     else:
         return []
-    thresholds = {metric.name: metric.threshold for metric in case.metrics}
+    metrics = {metric.name: metric for metric in case.metrics}
     found = []
     for run in runs:
-        reasons = rules.run_reasons(run, thresholds)
+        reasons = rules.run_reasons(run, metrics)
         found.append(
             Rerun(
                 tag=f"{prefix}Error" if run.status == CaseStatus.ERROR else f"{prefix}Failure",

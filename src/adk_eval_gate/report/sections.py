@@ -143,10 +143,12 @@ def change_text(delta: float | None, *, kind: str | None = None) -> str:
 
 
 def _threshold(summary: MetricSummary | None, delta: MetricDelta | None) -> str:
+    """The metric's threshold (each, when the eval files differ), said when it passes at or below it."""
+    lower = " (lower is better)" if summary is not None and summary.lower_is_better else ""
     if summary is not None and summary.threshold is None and summary.thresholds:
-        return ", ".join(md.score(t) for t in summary.thresholds)
+        return ", ".join(md.score(t) for t in summary.thresholds) + lower
     value = summary.threshold if summary is not None else (delta.threshold if delta else None)
-    return md.score(value)
+    return md.score(value) + lower
 
 
 def metric_table(

@@ -1,7 +1,8 @@
 """``summary.md`` and the job summary: the comment's content in the same words, and everything it has no room
 for: Mermaid charts (scores per metric against the baseline and the threshold, the trend over the base branch's
 history, cost per eval file), the informational metrics, cost and latency in full, the judge's usage, every
-change with its interval, the improvements, and more of each failing case. Pure: results in, Markdown out.
+change with its interval, the improvements, more of each failing case, and the warnings of the eval files and
+configs (what ADK lets pass, such as a misspelt criterion option). Pure: results in, Markdown out.
 
 Kept under GitHub's 1 MiB step-summary limit by the same fixed order of dropping detail as the comment.
 """
@@ -13,6 +14,7 @@ from adk_eval_gate.report import carried, cases, changes, charts, costs, limits,
 from adk_eval_gate.report import markdown as md
 from adk_eval_gate.report.comment import header
 from adk_eval_gate.report.headline import change_counts
+from adk_eval_gate.support.words import plural
 
 SUMMARY_LIMIT = limits.STEP_SUMMARY_BYTES
 _MARGIN = 16_384
@@ -24,6 +26,22 @@ LEVELS = (
     sections.Detail(text_limit=0, max_cases=100, max_changes=50, max_metrics=100),
     sections.Detail(text_limit=0, max_cases=0, max_changes=0, max_metrics=30),
 )
+
+
+WARNINGS_SHOWN = 20
+
+
+def file_warnings(doc: ResultsDocument) -> str:
+    """What the eval files and configs have that ADK lets pass, and the gate with it (a misspelt criterion option
+    changes how a case is scored): each warning once, though a shared config gives it to every file."""
+    warnings = list(dict.fromkeys(warning for file in doc.files for warning in file.warnings))
+    if not warnings:
+        return ""
+    lines = [f"- {md.breakable(warning, limit=300)}" for warning in warnings[:WARNINGS_SHOWN]]
+    if len(warnings) > WARNINGS_SHOWN:
+        lines.append(f"- … and {len(warnings) - WARNINGS_SHOWN} more (in results.json)")
+    heading = f"**⚠️ {plural(len(warnings), 'warning')}** (ADK lets these pass, and so does the gate; check each one):"
+    return heading + "\n" + "\n".join(lines)
 
 
 def efficiency_table(doc: ResultsDocument) -> str:
@@ -45,6 +63,9 @@ def judge_stats(doc: ResultsDocument) -> str:
     if judge.failed:
         parts.append(f"{judge.failed:,} failed")
     parts.append(f"{judge.input_tokens:,} input and {judge.output_tokens:,} output tokens")
+    if judge.implausible_counts:
+        answers = plural(judge.implausible_counts, "answer")
+        parts.append(f"{answers} with impossible token counts (negative or beyond any model's, clamped)")
     return "**LLM judge:** " + ", ".join(parts) + "."
 
 
@@ -53,6 +74,7 @@ def _render(doc: ResultsDocument, *, detail: sections.Detail, level: int, budget
     parts = [
         "## ADK eval results",
         *header(doc, gate_id=doc.run.gate_id),
+        file_warnings(doc),
         sections.metric_table(doc, limit=detail.max_metrics, cut=cut),
         charts.metric_charts(doc),
         charts.history_chart(doc),

@@ -20,24 +20,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from adk_eval_gate.config.settings import Settings
+from adk_eval_gate.inputs.agent_sources import AgentChoice, AgentRef, NoAgent, agent_folder_above
 from adk_eval_gate.inputs.plan import PlannedFile, WorkItem
 from adk_eval_gate.model import evalset, schemas, tokens
 from adk_eval_gate.model.evalset import EvalCase, SessionInput
 from adk_eval_gate.runners import observe, runlog
-from adk_eval_gate.runners.adk_case import run_case, warm_up
-from adk_eval_gate.runners.agents import (
-    AgentError,
-    AgentRef,
-    LoadedAgent,
-    find_agent,
-    load_agent,
-    load_env,
-    parse_agent_option,
-)
+from adk_eval_gate.runners.adk_case import local_models, run_case, warm_up
+from adk_eval_gate.runners.agents import AgentError, LoadedAgent, load_agent, load_env
 from adk_eval_gate.runners.base import Inference, escaped, plain_state
 from adk_eval_gate.runners.errors import describe_agent_error, transient_failure
 from adk_eval_gate.runners.invocations import to_invocations
-from adk_eval_gate.runners.simulation import user_turns
+from adk_eval_gate.runners.simulation import UserSimulatorFailed, user_turns
 from adk_eval_gate.runners.worker_starter import Starter
 from adk_eval_gate.runners.workers import WorkerPool, default_worker_count
 from adk_eval_gate.support.console import Console
@@ -48,6 +41,10 @@ DEFAULT_APP_NAME = "EvaluationGenerator"
 DEFAULT_USER_ID = "test_user_id"
 SESSION_ID_PREFIX = "adk-eval-session-"
 INSTALL_HINT = "pip install 'adk-eval-gate[adk]', or list google-adk in the action's requirements"
+EMPTY_APP_NAME = (
+    "the case's session_input.app_name is empty, and ADK's Runner refuses an agent without an app name (ADK's own "
+    "eval fails this case the same way): set app_name in the eval file, e.g. to the agent folder's name"
+)
 
 
 class AdkMissingError(GateError):
@@ -138,7 +135,7 @@ class AdkRunner:
         elif not adk_installed():
             raise AdkMissingError("the adk runner needs google-adk, which is not installed", hint=INSTALL_HINT)
         self.root = root
-        self.option = agent or (parse_agent_option(settings.agent, root=root) if settings.agent else None)
+        self.option = agent  # every file's agent (a test's AgentEvaluator call); else each file's own
         self.verbose = settings.verbose
         self.console = console
         self._starter = starter
@@ -160,24 +157,31 @@ class AdkRunner:
         return runner
 
     def agent_for(self, planned: PlannedFile) -> AgentRef | str:
-        """The agent of an eval file, or why there is none."""
-        display = planned.loaded.display
+        """The agent of an eval file (``inputs.agent_sources`` found it), or why there is none."""
+        if self.option is not None:
+            return self.option
+        if isinstance(planned.agent, AgentChoice):
+            return planned.agent.ref
+        if isinstance(planned.agent, NoAgent):
+            return planned.agent.reason
+        display = planned.loaded.display  # a file nobody looked an agent up for: the folder above it, as adk eval
         if display not in self._refs:
-            found = self.option or find_agent(planned.loaded.path, root=self.root)
-            self._refs[display] = found or (
-                f"no ADK agent folder found above {display} (a folder with __init__.py and agent.py); "
-                "give one with --agent"
-            )
+            found = agent_folder_above(planned.loaded.path, root=self.root)
+            self._refs[display] = found or f"no ADK agent folder found above {display}; give one with --agent"
         return self._refs[display]
 
     def run_count(self, planned: PlannedFile, case: EvalCase) -> int | None:
         return None
 
     async def prepare(self, items: list[WorkItem]) -> None:
-        """Imports every agent the items need, once; with worker processes, starts them doing so."""
-        for ref in {self.agent_for(item.file) for item in items}:
+        """Imports every agent the items need, once; with worker processes, starts them doing so. A file without
+        an agent is said once here; each of its cases is an error with the reason."""
+        for planned in {item.file.loaded.display: item.file for item in items}.values():
+            ref = self.agent_for(planned)
             if isinstance(ref, AgentRef):
                 load_env(ref)  # metrics in this process may need the agent's .env (e.g. a judge's API key)
+            elif self.console is not None:
+                self.console.error(f"{planned.loaded.display}: {ref}", file=planned.loaded.display)
         if self.console is not None:
             for secret in secrets_in_env(os.environ):  # an API key from an agent's .env is masked like the others
                 self.console.add_secret(secret)
@@ -283,8 +287,12 @@ class AdkRunner:
             raise
         except BaseException as error:  # sys.exit() and KeyboardInterrupt in a tool end this case run only
             retryable, retry_after = transient_failure(error)
-            return Inference(
-                error=describe_agent_error(escaped(error), agent.ref),
+            if not app_name and isinstance(error, ValueError) and "app_name is required" in str(error):
+                return Inference(error=EMPTY_APP_NAME, session_id=session_id)
+            return Inference(  # a failing user simulator is the user's side of the run, not the agent
+                error=error.one_line()
+                if isinstance(error, UserSimulatorFailed)
+                else describe_agent_error(escaped(error), agent.ref),
                 session_id=session_id,
                 retryable=retryable,
                 retry_after=retry_after,
@@ -296,6 +304,7 @@ class AdkRunner:
             session_id=session_id,
             simulator_calls=list(turns.calls),
             final_session_state=plain_state(conversation.state) if conversation.state is not None else None,
+            local_models=local_models(agent, conversation.events),
         )
 
     async def aclose(self) -> None:

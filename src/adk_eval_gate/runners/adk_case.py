@@ -18,8 +18,10 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from adk_eval_gate.inputs.agent_sources import AgentRef
+from adk_eval_gate.metrics.efficiency import UNKNOWN_MODEL
 from adk_eval_gate.model.evalset import AgentDetails, AppDetails, EvalCase, Invocation
-from adk_eval_gate.runners.agents import AgentRef, LoadedAgent
+from adk_eval_gate.runners.agents import LoadedAgent
 from adk_eval_gate.runners.invocations import AgentEvent, TurnTiming, from_adk_event, user_event
 from adk_eval_gate.runners.simulation import UserTurns
 
@@ -223,6 +225,58 @@ async def run_case(
     )
     final_state = dict(session.state) if session is not None else None
     return _Conversation(events, timings, _app_details(adk_events, recorder), final_state)
+
+
+def own_model_class(llm_class: type[Any]) -> bool:
+    """Whether a ``BaseLlm`` subclass is the user's own model: none of its model classes but ``BaseLlm`` itself comes
+    from google-adk (a scripted model, a wrapper of a model on the user's machine), unlike ADK's ``Gemini``,
+    ``Claude``, ``LiteLlm`` and the other provider classes, and the classes derived from them."""
+    from google.adk.models.base_llm import BaseLlm
+
+    return not any(
+        klass.__module__.startswith("google.adk.")
+        for klass in llm_class.__mro__
+        if isinstance(klass, type) and issubclass(klass, BaseLlm) and klass is not BaseLlm
+    )
+
+
+def _local_authors(root_agent: Any) -> frozenset[str]:
+    """The agents of the tree whose model (their own, or the one they take from an ancestor, as ADK resolves it)
+    is a class of the user's own."""
+    from google.adk.models.base_llm import BaseLlm
+
+    found: set[str] = set()
+    seen: set[int] = set()
+    stack = [root_agent]
+    while stack:
+        agent = stack.pop()
+        if id(agent) in seen:
+            continue
+        seen.add(id(agent))
+        stack.extend(getattr(agent, "sub_agents", None) or [])
+        try:
+            model = agent.canonical_model
+        except Exception:  # not an LLM agent, or a model name ADK cannot resolve: not known to be local
+            continue
+        if isinstance(model, BaseLlm) and own_model_class(type(model)):
+            found.add(str(agent.name))
+    return frozenset(found)
+
+
+def local_models(agent: LoadedAgent, events: Sequence[AgentEvent]) -> list[str]:
+    """The models, named as the calls reported them (as the usage figures name them), that answered the run's
+    agents through a model class of the user's own: what the docs call local models (their cost is not asked
+    for)."""
+    if agent.local_authors is None:
+        agent.local_authors = _local_authors(agent.root_agent)
+    return sorted(
+        {
+            event.model_version or UNKNOWN_MODEL
+            for event in events
+            if event.author in agent.local_authors
+            and (event.usage_metadata is not None or event.model_version is not None)
+        }
+    )
 
 
 def _app_details(adk_events: list[Any], recorder: Any) -> dict[str, AppDetails]:

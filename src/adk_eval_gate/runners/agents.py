@@ -1,8 +1,7 @@
-"""Find and import ADK agents the way ``adk eval`` does, once per agent.
+"""Import ADK agents the way ``adk eval`` does, once per agent (``inputs.agent_sources`` finds them).
 
-An agent is a folder whose ``__init__.py`` imports ``agent`` (``agent.py`` or an ``agent`` package beside it);
-the nearest such folder above an eval file is that file's agent, unless ``--agent`` names a folder or a dotted
-module. In the module, an ``App`` named ``app`` wins, then ``root_agent``, then ``get_agent_async()``. The
+An agent is a folder whose ``__init__.py`` imports ``agent`` (``agent.py`` or an ``agent`` package beside it), or a
+dotted module. In the module, an ``App`` named ``app`` wins, then ``root_agent``, then ``get_agent_async()``. The
 ``.env`` beside the agent (or above it) is loaded first, as ADK does.
 """
 
@@ -14,19 +13,17 @@ import importlib
 import importlib.util
 import inspect
 import os
-import re
 import sys
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Literal
+from typing import Any
 
-from adk_eval_gate.inputs.discover import display_path
+from adk_eval_gate.inputs.agent_sources import AgentRef
 from adk_eval_gate.support.errors import GateError
 
-_DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 _ALIAS_PREFIX = "_adk_eval_gate_agent_"
 
 
@@ -46,61 +43,12 @@ class AgentError(GateError):
         return self.short or dataclasses.replace(self, hint=None).one_line()
 
 
-@dataclass(frozen=True)
-class AgentRef:
-    kind: Literal["folder", "module"]
-    location: str  # an absolute folder, or a dotted module name
-    display: str  # what messages show: a repository-relative folder or the module name
-    sub_agent: str | None = None  # evaluate this agent of the tree instead of the root (AgentEvaluator's agent_name)
-
-
 @dataclass
 class LoadedAgent:
     ref: AgentRef
     root_agent: Any  # google.adk BaseAgent (or workflow node)
     app: Any | None  # google.adk App, when the module exposes one named ``app``
-
-
-def is_agent_folder(folder: Path) -> bool:
-    return (folder / "__init__.py").is_file() and (
-        (folder / "agent.py").is_file() or (folder / "agent" / "__init__.py").is_file()
-    )
-
-
-def folder_ref(folder: Path, root: Path) -> AgentRef:
-    return AgentRef("folder", str(folder.resolve()), display_path(folder, root))
-
-
-def find_agent(eval_file: Path, *, root: Path) -> AgentRef | None:
-    """The nearest ancestor folder of ``eval_file`` that is an ADK agent folder, up to the repository root."""
-    root = root.resolve()
-    for folder in eval_file.resolve().parents:
-        if is_agent_folder(folder):
-            return folder_ref(folder, root)
-        if folder == root or root not in folder.parents:
-            break
-    return None
-
-
-def parse_agent_option(value: str, *, root: Path) -> AgentRef:
-    """``--agent``: an agent folder (relative to the working directory or the repository root) or a module."""
-    for base in (Path.cwd(), root):
-        candidate = (base / value).resolve()
-        if candidate.is_dir():
-            if not (candidate / "__init__.py").is_file():
-                raise AgentError(
-                    f"{value!r} is a folder without __init__.py, so it is not an ADK agent folder",
-                    field="--agent",
-                    hint="give the agent folder whose __init__.py imports agent (from . import agent)",
-                )
-            return folder_ref(candidate, root)
-    if _DOTTED.fullmatch(value):
-        return AgentRef("module", value, value)
-    raise AgentError(
-        f"{value!r} is neither an existing folder nor a dotted module name",
-        field="--agent",
-        hint="give an agent folder (e.g. agents/weather) or a module (e.g. my_pkg.weather_agent)",
-    )
+    local_authors: frozenset[str] | None = None  # agents whose model is a class of the user's own (``adk_case``)
 
 
 def _where(error: BaseException, folder: str | None) -> tuple[str, int] | None:
@@ -122,10 +70,9 @@ def _install_hint(error: BaseException, folder: str | None) -> str | None:
     own = {Path(folder).name} if folder else set()
     if top in own or top.startswith(_ALIAS_PREFIX) or importlib.util.find_spec(top) is not None:
         return None
-    return (
-        f"list the package that provides {top!r} in the action's requirements input, or pip install it where the "
-        "gate runs"
-    )
+    if os.environ.get("GITHUB_ACTIONS") == "true":
+        return f"list the package that provides {top!r} in the action's requirements input"
+    return f"pip install the package that provides {top!r} where the gate runs"
 
 
 def _short(filename: str) -> str:
@@ -177,7 +124,9 @@ def _import_folder(folder: Path) -> ModuleType:
     return module
 
 
-def _import_module(name: str, root: Path) -> ModuleType:
+def _import_module(name: str, root: Path, import_root: str | None) -> ModuleType:
+    if import_root is not None and import_root not in sys.path:
+        sys.path.insert(0, import_root)  # the project the module was found in, first, as pytest puts its root
     for path in (str(Path.cwd()), str(root)):
         if path not in sys.path:
             sys.path.append(path)
@@ -239,7 +188,7 @@ async def load_agent(ref: AgentRef, *, root: Path) -> LoadedAgent:
             _load_dotenv(Path(ref.location))
             module = _import_folder(Path(ref.location))
         else:
-            module = _import_module(ref.location, root)
+            module = _import_module(ref.location, root, ref.import_root)
             if module.__file__:
                 folder = str(Path(module.__file__).resolve().parent)
                 _load_dotenv(Path(folder))

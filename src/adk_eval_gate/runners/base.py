@@ -44,6 +44,7 @@ class Inference:
     scored: dict[str, MetricOutcome] = field(default_factory=dict)
     app_details: dict[str, dict[str, Any]] = field(default_factory=dict)
     observed: list[str] | None = None  # repository files the agent used (``observe``); None: not known
+    local_models: list[str] = field(default_factory=list)  # models of the user's own classes (``adk_case``)
 
     @property
     def infrastructure(self) -> bool:

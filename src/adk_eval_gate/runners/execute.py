@@ -15,7 +15,6 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Literal
 
 from adk_eval_gate.inputs.plan import PlannedFile, WorkItem
 from adk_eval_gate.judge.service import SCORED_RUN
@@ -23,9 +22,9 @@ from adk_eval_gate.metrics.base import Metric, MetricServices
 from adk_eval_gate.metrics.registry import ConfiguredMetric
 from adk_eval_gate.metrics.score import MetricEscaped, ScoredMetric, score_run
 from adk_eval_gate.model.compact import AppTable
-from adk_eval_gate.model.results import ErrorKind, MetricStatus
 from adk_eval_gate.runners.base import Inference, Runner, contain_exits, describe_escape
 from adk_eval_gate.runners.capture import actual_invocations, capture
+from adk_eval_gate.runners.metric_reads import MetricReads
 from adk_eval_gate.support.collector import settle_heap
 from adk_eval_gate.support.retry import Backoff
 
@@ -44,33 +43,6 @@ class FinishedRun:
         """Why a metric could not be scored because a service around the agent failed (a judge outage)."""
         return next((f"{s.configured.name}: {s.outcome.reason}" for s in self.scored if s.outcome.infrastructure), None)
 
-    @property
-    def error(self) -> str | None:
-        """Why the run is an error: inference failed, or a metric could not be scored because a service was down
-        (unless another metric failed: a failure that is certain is not hidden behind an outage)."""
-        if self.inference.error is not None:
-            return self.inference.error
-        failed = any(scored.outcome.status is MetricStatus.FAILED for scored in self.scored)
-        return None if failed else self.infrastructure_failure
-
-    @property
-    def error_kind(self) -> ErrorKind | None:
-        if self.inference.error is not None:
-            return "infrastructure" if self.inference.infrastructure else "agent"
-        return "infrastructure" if self.error else None
-
-    @property
-    def outcome(self) -> Literal["error", "failing", "ok"]:
-        """What the progress shows of the run (never a verdict: budgets, re-runs and the baseline decide that):
-        an error, a metric below its threshold or not evaluated, or neither."""
-        if self.error is not None:
-            return "error"
-        return (
-            "ok"
-            if all(s.outcome.status in (MetricStatus.PASSED, MetricStatus.INFORMATIONAL) for s in self.scored)
-            else "failing"
-        )
-
 
 @dataclass(repr=False)
 class Execution:
@@ -81,6 +53,7 @@ class Execution:
     stopped_by: int | None = None  # the signal that stopped the run (SIGINT, SIGTERM)
     apps: AppTable = field(default_factory=AppTable)  # the app details the finished runs' turns name
     released: set[tuple[str, int]] = field(default_factory=set)  # finished runs taken out (``release``)
+    local_models: set[str] = field(default_factory=set)  # models of the user's own classes (``Inference``)
 
     def __repr__(self) -> str:
         """Short: ``asyncio.run`` builds the repr of its finished main task, result included, when it restores
@@ -104,16 +77,18 @@ class Execution:
 
 
 class MetricBuilder:
-    """Builds each file's metric evaluators once."""
+    """Builds each file's metric evaluators once; with ``reads``, custom metrics record what they read."""
 
-    def __init__(self, services: MetricServices) -> None:
+    def __init__(self, services: MetricServices, *, reads: MetricReads | None = None) -> None:
         self.services = services
+        self.reads = reads
         self._built: dict[int, BuiltMetrics] = {}
 
     def for_file(self, planned: PlannedFile) -> BuiltMetrics:
         key = id(planned.config)
         if key not in self._built:
-            self._built[key] = [(c, c.build(self.services)) for c in planned.config.metrics]
+            built = [(c, c.build(self.services)) for c in planned.config.metrics]
+            self._built[key] = [(c, self.reads.wrap(c, metric)) for c, metric in built] if self.reads else built
         return self._built[key]
 
 
@@ -201,6 +176,7 @@ async def execute(
                 item, runner=runner, metrics=metrics, timeout=timeout, retry=retry, apps=execution.apps
             )
             execution.finished.setdefault(item.case_id, []).append(finished)
+            execution.local_models.update(finished.inference.local_models)
             if on_finished:
                 on_finished(item, finished)
 
@@ -245,6 +221,8 @@ async def run_one(
             inference.error = str(escaped)
         finally:
             SCORED_RUN.reset(token)
+        if metrics.reads is not None and inference.observed is not None:  # the case's inputs: the metrics' reads too
+            inference.observed = sorted({*inference.observed, *metrics.reads.files(item.file)})
     inference.invocations = []
     return FinishedRun(run=item.run, inference=inference, scored=scored, confirmation=item.confirmation)
 

@@ -10,11 +10,11 @@ from dataclasses import dataclass
 
 import httpx
 
+from adk_eval_gate.support import http_body
 from adk_eval_gate.support.errors import GateError
+from adk_eval_gate.support.http_body import MIB
 
-MIB = 1024 * 1024
 _LINE_END = re.compile(rb"\r\n|\r|\n")
-_DROPPED_HEADERS = frozenset({"content-encoding", "content-length", "transfer-encoding"})  # of the body as sent
 SHOWN_NAMES = 10  # app names an error lists; the rest are counted
 SHOWN_NAME_CHARS = 80
 
@@ -30,28 +30,16 @@ class ReadLimits:
     sse_stream: int = 64 * MIB  # a whole /run_sse stream (one turn)
 
 
-def _size(limit: int) -> str:
-    return f"{limit // MIB} MiB" if limit % MIB == 0 else f"{limit:,} bytes"
-
-
 def _too_large(what: str, part: str, limit: int) -> AgentServerError:
     return AgentServerError(
-        f"{what} sent {part} larger than {_size(limit)}, the http runner's limit; the rest was not read",
+        f"{what} sent {part} larger than {http_body.size_text(limit)}, the http runner's limit; the rest was not read",
         hint="an agent's events are rarely this large: look for large tool results or files sent inline",
     )
 
 
 async def read_capped(response: httpx.Response, *, what: str, limit: int) -> httpx.Response:
     """``response`` (opened with ``stream``) read in full, as a response of its own; at most ``limit`` bytes."""
-    chunks: list[bytes] = []
-    total = 0
-    async for chunk in response.aiter_bytes():
-        total += len(chunk)
-        if total > limit:
-            raise _too_large(what, "an answer", limit)
-        chunks.append(chunk)
-    headers = [(name, value) for name, value in response.headers.multi_items() if name.lower() not in _DROPPED_HEADERS]
-    return httpx.Response(response.status_code, headers=headers, content=b"".join(chunks), request=response.request)
+    return await http_body.read_capped(response, limit=limit, too_large=lambda: _too_large(what, "an answer", limit))
 
 
 async def sse_lines(response: httpx.Response, *, what: str, limits: ReadLimits) -> AsyncIterator[str]:

@@ -1,13 +1,14 @@
-"""What an agent depends on, observed where it loads and runs (the worker process): the files it opens and the
-folders it lists under the repository root, through an audit hook (``sys.addaudithook``), and the repository's
-modules those files import (``with_imports``: a module another agent imported first is not opened again, so the
-import statements of the observed modules are followed, resolved through ``sys.modules``).
+"""What an agent depends on, observed where it loads and runs (the worker process), and what custom metrics read
+where they score (the main process): ``runners/observe_events.py`` records the paths used under the repository
+root (files read, folders listed, existence checks, import lookups, databases); this module turns them into
+repository-relative files, with the symbolic links met on the way and the files they lead to, and adds the
+repository's modules those files import (``ModuleIndex.with_imports``: a module another agent imported first is not
+opened again, so the import statements of the observed modules are followed, resolved through ``sys.modules``) and
+what each of those modules read when it was imported.
 
-The hook is cheap: while nothing records it returns at once, and while something does it only compares the
-path with the repository root and adds it to a set; turning paths into repository-relative files (a cached
-``.pyc`` is its source, virtualenvs and tool folders are left out) happens once per case run. Events are
-recorded for the case run whose task caused them (a context variable), events of other threads (a tool in a
-thread pool) for every recording open at the time: more cases may count a file, none misses one it used.
+The hooks are cheap: while nothing records they return at once, and while something does they only compare the
+path with the repository root and add it to a set; turning paths into repository-relative files (a cached ``.pyc``
+is its source, virtualenvs and tool folders are left out, links resolved) happens once per case run.
 """
 
 from __future__ import annotations
@@ -18,85 +19,31 @@ import functools
 import importlib.util
 import os
 import site
+import stat
 import sys
 import sysconfig
-import threading
 from collections.abc import Iterable, Iterator
-from contextvars import ContextVar
 from pathlib import Path
-from typing import Any
 
+from adk_eval_gate.inputs.agent_sources import AgentRef
 from adk_eval_gate.inputs.discover import SKIPPED_DIRS
-from adk_eval_gate.runners.agents import AgentRef
+from adk_eval_gate.runners import observe_events
 
-_LISTINGS = frozenset({"os.listdir", "os.scandir"})
-_SINK: ContextVar[set[str] | None] = ContextVar("adk_eval_gate_observed", default=None)
-_recordings: dict[int, set[str]] = {}  # every recording open, by id: they get the events no task claims
-_root = ""  # the repository root and a separator, once installed
-_installed = False
-_main_thread = threading.main_thread().ident
-_WRITE_ONLY = frozenset("wax")
-_IMPORT_SYSTEM = "<frozen importlib"  # its folder listings find modules: the imports themselves are followed
+LINKS_FOLLOWED = 40  # symbolic links followed to resolve one path, as the kernel's ELOOP limit
 
 
 def install(root: Path) -> None:
-    """Starts watching the files opened under ``root`` in this process (the hook stays, idle when unused)."""
-    global _root, _installed, _main_thread
-    _root = os.path.join(str(root.resolve()), "")
-    _main_thread = threading.main_thread().ident  # a forked worker's main thread is its own
-    if not _installed:
-        sys.addaudithook(_audit)
-        _installed = True
+    """Starts watching what is used under ``root`` in this process (the hooks stay, idle when unused)."""
+    observe_events.install(str(root))
+    _resolved.cache_clear()
 
 
 @contextlib.contextmanager
 def recording() -> Iterator[set[str]]:
-    """The absolute paths opened (and folders, ending with a separator, listed) under the root meanwhile by this
-    task, its callbacks, and other threads (``repository_files`` turns them into the case's inputs)."""
-    sink: set[str] = set()
-    token = _SINK.set(sink)
-    _recordings[id(sink)] = sink
-    try:
-        yield sink
-    finally:
-        _recordings.pop(id(sink), None)
-        with contextlib.suppress(ValueError):  # reset from another context: the recording ends all the same
-            _SINK.reset(token)
-
-
-def _audit(event: str, args: tuple[Any, ...]) -> None:
-    if not _recordings or (event != "open" and event not in _LISTINGS):
-        return
-    try:  # a hook that raises would fail the agent's own open()
-        if event == "open":
-            mode, flags = args[1], args[2]
-            if (mode is None and flags & os.O_ACCMODE == os.O_WRONLY) or (
-                mode is not None and "+" not in mode and _WRITE_ONLY.intersection(mode)
-            ):
-                return  # written, not read
-            _record(args[0], folder=False)
-        elif not sys._getframe(1).f_code.co_filename.startswith(_IMPORT_SYSTEM):
-            _record(args[0] if args and args[0] is not None else ".", folder=True)
-    except Exception:  # whatever the path is, the agent's call goes on
-        pass
-
-
-def _record(target: Any, *, folder: bool) -> None:
-    if isinstance(target, int):
-        return  # a file descriptor: its path was recorded when it was opened
-    path = os.fsdecode(os.fspath(target))
-    if not os.path.isabs(path):
-        path = os.path.join(os.getcwd(), path)
-    if not path.startswith(_root):
-        return
-    if folder:
-        path = os.path.join(path, "")
-    sink = _SINK.get()
-    if sink is not None:
-        sink.add(path)
-    elif threading.get_ident() != _main_thread:
-        for other in list(_recordings.values()):
-            other.add(path)
+    """The absolute paths used (folders listed end with a separator) under the root meanwhile by this task, its
+    callbacks, and other threads (``repository_files`` turns them into the case's inputs)."""
+    with observe_events.recording() as used:
+        yield used
 
 
 @functools.cache
@@ -110,25 +57,95 @@ def _outside_prefixes() -> tuple[str, ...]:
 
 def repository_files(paths: Iterable[str], root: Path) -> set[str]:
     """Recorded paths as repository-relative POSIX paths: a cached module is its source, a listed folder ends with
-    a slash; the environment's files, tool folders and anything outside the root are left out."""
+    a slash (the root's is ``./``), each symbolic link met on the way is a path too, and so is what it leads to;
+    the environment's files, tool folders and anything outside the root are left out."""
     root_text = str(root.resolve())
-    return {relative for path in paths if (relative := _relative(path, root_text)) is not None}
+    found: set[str] = set()
+    for recorded in paths:
+        folder = recorded.endswith(os.sep)
+        path = _source(recorded.rstrip(os.sep) or os.sep)
+        if path is None:
+            continue
+        links, target = _resolved(path, root_text, os.path.abspath(root))
+        for each in (path + os.sep if folder else path, *links, target + os.sep if folder else target):
+            relative = _relative(each, root_text)
+            if relative is not None:
+                found.add(relative)
+    return found
+
+
+def _source(path: str) -> str | None:
+    """A cached module (``__pycache__/name.TAG.pyc``) as its source file."""
+    if path.endswith(".pyc") and f"{os.sep}__pycache__{os.sep}" in path:
+        try:
+            return importlib.util.source_from_cache(path)
+        except ValueError:
+            return None
+    return path
+
+
+@functools.lru_cache(maxsize=65536)
+def _resolved(path: str, root: str, given_root: str) -> tuple[tuple[str, ...], str]:
+    """(the symbolic links met resolving ``path`` under ``root``, where it leads): each part from the root on is
+    looked at once (``lstat``); a loop, or more than ``LINKS_FOLLOWED`` links, stops where it got to."""
+    relative = _under(path, root, given_root)
+    if relative is None:
+        return (), path
+    current, pending = root, relative.split(os.sep)
+    links: list[str] = []
+    while pending:
+        name = pending.pop(0)
+        if name in ("", "."):
+            continue
+        candidate = os.path.dirname(current) if name == ".." else os.path.join(current, name)
+        if _under(candidate, root, root) is None:  # above the root: outside the repository
+            return tuple(links), os.path.join(candidate, *pending)
+        try:
+            is_link = stat.S_ISLNK(observe_events.original_lstat(candidate).st_mode)
+        except (OSError, ValueError):  # not there (yet): the rest as written
+            return tuple(links), os.path.join(candidate, *pending)
+        if not is_link:
+            current = candidate
+            continue
+        if candidate in links or len(links) >= LINKS_FOLLOWED:
+            return tuple(links), os.path.join(candidate, *pending)
+        links.append(candidate)
+        try:
+            target = os.readlink(candidate)
+        except (OSError, ValueError):  # replaced meanwhile
+            return tuple(links), os.path.join(candidate, *pending)
+        if os.path.isabs(target):
+            inside = _under(target, root, given_root)
+            if inside is None:
+                return tuple(links), os.path.join(target, *pending)  # outside the repository
+            current, target = root, inside
+        pending = [*target.split(os.sep), *pending]
+    return tuple(links), current
+
+
+def _under(path: str, root: str, given_root: str) -> str | None:
+    """``path`` relative to the root (as resolved or as given), or None when it is not under it."""
+    for prefix in (root, given_root):
+        if path == prefix:
+            return ""
+        if path.startswith(prefix + os.sep):
+            return path[len(prefix) + 1 :]
+    return None
 
 
 def _relative(recorded: str, root: str) -> str | None:
     folder = recorded.endswith(os.sep)
-    path = os.path.normpath(recorded)
-    if path.endswith(".pyc") and "__pycache__" in path:
-        try:
-            path = importlib.util.source_from_cache(path)
-        except ValueError:
-            return None
+    path = _source(os.path.normpath(recorded))
+    if path is None:
+        return None
     outside = _outside_prefixes()
     if path.startswith(outside) or os.path.join(path, "") in outside:
         return None
     relative = os.path.relpath(path, root)
     parts = relative.split(os.sep)
-    if relative == "." or parts[0] == ".." or SKIPPED_DIRS.intersection(parts):
+    if relative == ".":
+        return "./" if folder else None  # the root's listing
+    if parts[0] == ".." or SKIPPED_DIRS.intersection(parts):
         return None
     return spelled("/".join(parts) + ("/" if folder else ""))
 
@@ -148,6 +165,8 @@ class ModuleIndex:
         self._by_name: dict[str, str] = {}
         self._by_file: dict[str, str] = {}
         self._imports: dict[str, list[str]] = {}
+        self._reads: dict[str, set[str]] = {}
+        self._reads_size = 0
 
     def _refresh(self) -> None:
         if len(sys.modules) == self._size:
@@ -165,17 +184,31 @@ class ModuleIndex:
 
     def with_imports(self, files: set[str]) -> set[str]:
         """``files`` and, transitively, the repository modules their import statements name (anywhere in them:
-        a function's import counts too)."""
+        a function's import counts too), with what each of those modules read when it was imported (once per
+        process, whoever imported it first)."""
         self._refresh()
         found = set(files)
-        todo = [file for file in files if file.endswith(".py")]
+        todo = list(files)
         while todo:
-            for name in self._imported(todo.pop()):
-                target = self._by_name.get(name)
-                if target is not None and target not in found:
-                    found.add(target)
-                    todo.append(target)
+            file = todo.pop()
+            used = set(self._read_at_import(file))
+            if file.endswith(".py"):
+                used.update(target for name in self._imported(file) if (target := self._by_name.get(name)))
+            for target in used - found:
+                found.add(target)
+                todo.append(target)
         return found
+
+    def _read_at_import(self, file: str) -> set[str]:
+        if observe_events.module_reads_size[0] != self._reads_size:
+            self._reads_size = observe_events.module_reads_size[0]
+            reads: dict[str, set[str]] = {}
+            for module, paths in list(observe_events.module_reads.items()):
+                relative = _relative(module, str(self.root))
+                if relative is not None:
+                    reads.setdefault(relative, set()).update(repository_files(list(paths), self.root))
+            self._reads = reads
+        return self._reads.get(file, set())
 
     def _imported(self, file: str) -> list[str]:
         if file not in self._imports:
@@ -222,7 +255,7 @@ class AgentInputs:
         self.modules = ModuleIndex(root)
         self._imported: dict[AgentRef, set[str]] = {}
         self._runs: dict[AgentRef, set[str]] = {}
-        self._last: dict[AgentRef, tuple[tuple[int, int, int], list[str]]] = {}  # what of_run found, and from what
+        self._last: dict[AgentRef, tuple[tuple[int, ...], list[str]]] = {}  # what of_run found, and from what
 
     def imported(self, ref: AgentRef, used: set[str]) -> None:
         """What importing the agent used, with its own module's files: a module another agent imported first is
@@ -238,7 +271,7 @@ class AgentInputs:
         # The sets only grow (a new imported set drops what was found), so the same sizes are the same files; most
         # runs of an agent use nothing new, and finding the files again (paths resolved, imports followed) was about
         # 1% of a worker's CPU.
-        key = (len(imported), len(runs), len(sys.modules))
+        key = (len(imported), len(runs), len(sys.modules), observe_events.module_reads_size[0])
         last = self._last.get(ref)
         if last is not None and last[0] == key:
             return list(last[1])

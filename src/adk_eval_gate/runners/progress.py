@@ -16,8 +16,7 @@ from dataclasses import dataclass, field
 from typing import TextIO
 
 from adk_eval_gate.inputs.plan import WorkItem
-from adk_eval_gate.model.results import MetricStatus
-from adk_eval_gate.model.results_base import case_label
+from adk_eval_gate.model.results_base import CaseStatus, case_label
 from adk_eval_gate.runners.execute import FinishedRun
 from adk_eval_gate.support.console import Console
 from adk_eval_gate.support.words import plural
@@ -41,17 +40,18 @@ def score_text(score: float | None) -> str:
     return "n/a" if score is None else f"{score:.3g}"
 
 
-def run_finished(console: Console, item: WorkItem, finished: FinishedRun) -> None:
-    """``ran FILE::CASE [run 2] metric=0.9 ...``: what the run scored, not yet the case's verdict."""
+def run_finished(console: Console, item: WorkItem, finished: FinishedRun, status: CaseStatus) -> None:
+    """``ran FILE::CASE [run 2] metric=0.9 ...``: what the run scored, not yet the case's verdict; the log of a run
+    whose ``status`` (the verdict's for this run alone) is not passed."""
     name = f"{item.file.loaded.display}::{case_label(item.file.loaded.display, item.case.eval_id)}"
     run_suffix = f" [run {item.run}]" if item.run > 1 else ""
     if finished.inference.error:
         console.line(f"ran {name}{run_suffix}: error: {finished.inference.error}")
     else:
-        graded = [s for s in finished.scored if s.outcome.status is not MetricStatus.INFORMATIONAL]
+        graded = [s for s in finished.scored if not s.configured.spec.informational]
         scores = " ".join(f"{s.configured.name}={score_text(s.outcome.score)}" for s in graded)
         console.line(f"ran {name}{run_suffix} {scores}".rstrip())
-    if finished.inference.log and finished.outcome != "ok":
+    if finished.inference.log and status != CaseStatus.PASSED:
         _case_log(console, f"{name}{run_suffix}", finished.inference.log)
 
 
@@ -150,14 +150,15 @@ class Progress:
         self.counts.running[(item.case_id, item.run)] = self.clock()
         self._redraw()
 
-    def finished(self, item: WorkItem, finished: FinishedRun) -> None:
+    def finished(self, item: WorkItem, finished: FinishedRun, status: CaseStatus) -> None:
+        """A run finished; ``status``: the verdict's for this run alone (an error, failed or not evaluated, or
+        passed), which the counts show."""
         self.counts.running.pop((item.case_id, item.run), None)
         self.counts.done += 1
-        outcome = finished.outcome
-        self.counts.failed += outcome == "failing"
-        self.counts.errors += outcome == "error"
+        self.counts.failed += status in (CaseStatus.FAILED, CaseStatus.NOT_EVALUATED)
+        self.counts.errors += status == CaseStatus.ERROR
         self._clear()
-        run_finished(self.console, item, finished)
+        run_finished(self.console, item, finished, status)
         self._redraw()
 
     def heartbeat_line(self) -> str:

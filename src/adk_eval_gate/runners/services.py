@@ -158,7 +158,12 @@ def _judge_service(settings: Settings, models: dict[str, list[str]], console: Co
         + (f", cache {settings.cache_dir}" if settings.cache_dir else "")
     )
     return JudgeService(
-        backend=backend, parallelism=settings.judge_parallelism, cache=cache, description="; ".join(described)
+        backend=backend,
+        parallelism=settings.judge_parallelism,
+        cache=cache,
+        description="; ".join(described),
+        mask=console.mask,  # answers are masked before anything keeps them: the cache folder has no secrets
+        warn=console.warning,
     )
 
 
@@ -176,9 +181,15 @@ def finish_judge(services: MetricServices, console: Console) -> JudgeStats | Non
     if judge.backend is None:
         console.line(f"LLM judge: not available ({judge.unavailable})")
     else:
+        implausible = (
+            f", {counters.implausible_counts} answers with impossible token counts (clamped)"
+            if counters.implausible_counts
+            else ""
+        )
         console.line(
             f"LLM judge: {counters.calls} calls, {counters.cached} cached, {counters.failed} failed, "
             f"{counters.retries} retries, {counters.input_tokens} input / {counters.output_tokens} output tokens"
+            + implausible
         )
     return JudgeStats(
         calls=counters.calls,
@@ -186,4 +197,5 @@ def finish_judge(services: MetricServices, console: Console) -> JudgeStats | Non
         failed=counters.failed,
         input_tokens=counters.input_tokens,
         output_tokens=counters.output_tokens,
+        implausible_counts=counters.implausible_counts,
     )

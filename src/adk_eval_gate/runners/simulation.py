@@ -24,6 +24,11 @@ class SimulatorError(GateError):
     """The user simulator cannot be set up for a case."""
 
 
+class UserSimulatorFailed(GateError):
+    """The user simulator raised while writing a user message: its model's failure (a rejected key, an outage), not
+    the agent's. The cause is kept, so a transient one is retried as an agent's would be."""
+
+
 class UserTurns(Protocol):
     calls: list[Tokens]  # the model calls the user's side made (the simulator's), kept apart from the agent's
 
@@ -67,14 +72,25 @@ class SimulatedTurns:
     def __init__(self, simulator: Any) -> None:
         self.simulator = simulator
         self.calls: list[Tokens] = []
+        self.turns = 0
         model = getattr(simulator, "_llm", None)  # ADK's LlmBackedUserSimulator keeps its model there
+        self.model = str(getattr(model, "model", "") or type(simulator).__name__)
         if model is not None:
             simulator._llm = _CountingModel(model, self.calls)
 
     async def next_message(self, events: list[Any]) -> genai_types.Content | None:
         from google.adk.evaluation.simulation.user_simulator import Status
 
-        result = await self.simulator.get_next_user_message(copy.deepcopy(events))
+        self.turns += 1
+        try:
+            result = await self.simulator.get_next_user_message(copy.deepcopy(events))
+        except Exception as error:
+            detail = " ".join(str(error).split())
+            detail = detail if len(detail) <= 300 else detail[:297] + "..."
+            raised = f"{type(error).__name__}: {detail}" if detail else type(error).__name__
+            raise UserSimulatorFailed(
+                f"the user simulator on {self.model} raised {raised} (writing user turn {self.turns})"
+            ) from error
         if result.status != Status.SUCCESS:
             return None
         if result.user_message is None:

@@ -59,6 +59,7 @@ _SENT = (
     "simulator_calls",
     "final_session_state",
     "observed",  # the repository files the agent used (``runners.observe``), for the case's inputs
+    "local_models",  # the models that answered through a class of the user's own (``runners.adk_case``)
 )
 
 

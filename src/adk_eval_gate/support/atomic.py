@@ -73,6 +73,17 @@ def _read_regular(path: Path, max_bytes: int) -> bytes:
         os.close(descriptor)
 
 
+def read_regular(path: Path, *, max_bytes: int) -> bytes | str:
+    """The bytes of ``path`` when it is a regular file of at most ``max_bytes`` (read without blocking), else why
+    not, in a few words ("a FIFO", "larger than 1,048,576 bytes", "No such file or directory")."""
+    try:
+        return _read_regular(path, max_bytes)
+    except _NotAnEntry as problem:
+        return str(problem)
+    except OSError as error:
+        return error.strerror or type(error).__name__
+
+
 class CacheReader:
     """Reads the entries of one cache: regular files of at most ``max_bytes``. Anything else is ignored, and the
     first such entry is reported through ``warn`` (once: a poisoned folder must not flood the log)."""

@@ -19,6 +19,8 @@ class GateError(Exception):
     column: int | None = None
     field: str | None = None
     hint: str | None = None
+    also: tuple[GateError, ...] = ()  # the other problems of the same file, reported with this one
+    unlisted: int = 0  # and how many more it has (a huge file's), only counted
 
     def __post_init__(self) -> None:
         super().__init__(self.message)
@@ -39,6 +41,21 @@ class GateError(Exception):
     def __str__(self) -> str:
         return self.one_line()
 
+    def every_problem(self) -> list[GateError]:
+        """This problem and the others of its file (``also``)."""
+        return [self, *self.also]
+
+    def more(self) -> int:
+        """How many problems of the file there are besides this one."""
+        return len(self.also) + self.unlisted
+
+
+class UnknownField(str):
+    """A warning about a key or column that ADK ignores (a misspelt criterion option, an unknown top-level key):
+    ``run`` goes on as ADK does, ``validate`` fails on it unless ``--allow-unknown-fields``."""
+
+    __slots__ = ()
+
 
 class UsageError(GateError):
     """A command-line option or action input is wrong (exit code 2)."""
@@ -48,10 +65,8 @@ class UsageError(GateError):
 class ConfigError(GateError):
     """A test_config.json (or --config) cannot be used (exit code 2 in validate, a file error in run)."""
 
-    also: tuple[ConfigError, ...] = ()  # the config's other problems, reported with this one
-
     def all_lines(self) -> list[str]:
-        return [self.one_line(), *(other.one_line() for other in self.also)]
+        return [problem.one_line() for problem in self.every_problem()]
 
 
 class EvalFileError(GateError):

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import difflib
 import json
-from collections.abc import Collection, Sequence
+import types
+import typing
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 import pydantic
@@ -43,7 +45,11 @@ def _alias_in(node: dict[str, Any], name: str) -> str | None:
     return camel if camel in node else None
 
 
-def _describe(error: Any, known_fields: Collection[str] = ()) -> str:
+MAX_LISTED = 50  # problems of one file listed at once (``every_error``); the others are only counted
+_FIELDS_SHOWN = 20
+
+
+def _describe(error: Any, known_fields: Collection[str] = (), *, model: type[pydantic.BaseModel] | None = None) -> str:
     kind = error.get("type", "")
     msg = str(error.get("msg", "invalid value"))
     value = error.get("input")
@@ -51,9 +57,21 @@ def _describe(error: Any, known_fields: Collection[str] = ()) -> str:
         return "is required"
     if kind == "extra_forbidden":
         loc = error.get("loc", ())
-        close = difflib.get_close_matches(str(loc[-1]), sorted(known_fields), n=1) if loc else []
-        spelling = f"did you mean {close[0]!r}?" if close else "check the spelling"
-        return f"is not a known field here (ADK rejects unknown keys in this object; {spelling})"
+        allowed = fields_at(model, loc[:-1]) if model is not None else None
+        candidates = sorted(known_fields) if allowed is None else [name for pair in allowed.items() for name in pair]
+        close = difflib.get_close_matches(str(loc[-1]), candidates, n=1) if loc else []
+        if close and allowed is not None:  # the field's own name, whichever spelling matched
+            close = [next(name for name, alias in allowed.items() if close[0] in (name, alias))]
+        if allowed is None:
+            spelling = f"did you mean {close[0]!r}?" if close else "check the spelling"
+            return f"is not a known field here (ADK rejects unknown keys in this object; {spelling})"
+        spelling = f"; did you mean {close[0]!r}?" if close else ""
+        shown = list(allowed)[:_FIELDS_SHOWN]
+        listed = ", ".join(shown) + (", ..." if len(allowed) > len(shown) else "")
+        return (
+            f"is not a known field here (ADK rejects unknown keys in this object{spelling}); the fields allowed "
+            f"here: {listed or 'none'}"
+        )
     if kind in {"float_parsing", "float_type", "int_parsing", "int_type"}:
         return f"must be a number, got {_short(value)}"
     if kind in {"string_type"}:
@@ -100,6 +118,81 @@ def best_error(
     if more:
         message += f" (and {more} more problem{'s' if more > 1 else ''})"
     return path, message
+
+
+def every_error(
+    exc: pydantic.ValidationError, data: Any, *, model: type[pydantic.BaseModel], limit: int = MAX_LISTED
+) -> tuple[list[tuple[list[str | int], str]], int]:
+    """The problems of a validation error as (path, message), at most ``limit`` of them, and how many more there
+    are: one per path, without the union alternatives that failed earlier (a path inside another problem's
+    object). ``model``: what was validated, whose field types say which fields each object allows."""
+    errors = exc.errors(include_url=False)
+    by_path: dict[tuple[str | int, ...], Any] = {}
+    for error in errors:
+        names_field = error.get("type") in {"missing", "extra_forbidden"}
+        key = tuple(clean_loc(error.get("loc", ()), data, names_field=names_field))
+        unknown_key = error.get("type") == "extra_forbidden"
+        if key not in by_path or (unknown_key and by_path[key].get("type") != "extra_forbidden"):
+            by_path[key] = error  # at one path an unknown key before anything else: it is usually why
+    inside = {key[:length] for key in by_path for length in range(len(key))}
+    kept = [(list(key), error) for key, error in by_path.items() if key not in inside]
+    found = []
+    for path, error in kept[:limit]:
+        message = _describe(error, model=model)
+        if error.get("type") == "missing":
+            message += _misspelt_as(path, data)
+        found.append((path, message))
+    return found, max(0, len(kept) - limit)
+
+
+def fields_at(model: type[pydantic.BaseModel] | None, loc: Sequence[Any]) -> dict[str, str] | None:
+    """The fields (name: alias) of the object at pydantic's location ``loc`` inside ``model``, found through the
+    field types (a union's member as pydantic names it in the location); None when it is not a model."""
+    current: Any = model
+    for item in loc:
+        current = _inside(current, item)
+        if current is None:
+            return None
+    current = _one_member(current)
+    if isinstance(current, type) and issubclass(current, pydantic.BaseModel):
+        return {name: info.alias or name for name, info in current.model_fields.items()}
+    return None
+
+
+def _one_member(annotation: Any) -> Any:
+    """``X | None`` as ``X`` (pydantic names no member for an optional field); ``Annotated[X, ...]`` as ``X``."""
+    while True:
+        if typing.get_origin(annotation) is typing.Annotated:
+            annotation = typing.get_args(annotation)[0]
+            continue
+        members = _members(annotation)
+        if members is not None and len(members) == 1:
+            annotation = members[0]
+            continue
+        return annotation
+
+
+def _members(annotation: Any) -> list[Any] | None:
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
+        return [member for member in typing.get_args(annotation) if member is not type(None)]
+    return None
+
+
+def _inside(annotation: Any, item: Any) -> Any:
+    """The type at ``item`` (a field, an index, a key, or a union member's name) inside ``annotation``."""
+    annotation = _one_member(annotation)
+    members = _members(annotation)
+    if members is not None:
+        return next((member for member in members if getattr(member, "__name__", str(member)) == item), None)
+    if isinstance(annotation, type) and issubclass(annotation, pydantic.BaseModel):
+        fields = annotation.model_fields
+        return next((info.annotation for name, info in fields.items() if item in (name, info.alias)), None)
+    origin, arguments = typing.get_origin(annotation), typing.get_args(annotation)
+    if isinstance(item, int) and origin in (list, tuple, Sequence) and arguments:
+        return arguments[0]
+    if isinstance(item, str) and origin in (dict, Mapping) and len(arguments) == 2:
+        return arguments[1]
+    return None
 
 
 def _misspelt_as(path: list[str | int], data: Any) -> str:

@@ -3,6 +3,26 @@ stability over a case's runs (``stability``), and the budgets' figures (``budget
 
 from __future__ import annotations
 
-from adk_eval_gate.verdict.decide import Policy, decide, decide_case, exit_code, quarantine, redecide, totals
+from adk_eval_gate.verdict.decide import (
+    Policy,
+    decide,
+    decide_case,
+    exit_code,
+    metric_summaries,
+    quarantine,
+    redecide,
+    totals,
+    unmatched_quarantine,
+)
 
-__all__ = ["Policy", "decide", "decide_case", "exit_code", "quarantine", "redecide", "totals"]
+__all__ = [
+    "Policy",
+    "decide",
+    "decide_case",
+    "exit_code",
+    "metric_summaries",
+    "quarantine",
+    "redecide",
+    "totals",
+    "unmatched_quarantine",
+]

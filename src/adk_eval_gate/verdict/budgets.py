@@ -134,12 +134,21 @@ INCREASES = {
 def increase_check(name: str, allowed: float, comparison: Comparison | None) -> BudgetCheck:
     """``--max-cost-increase`` / ``--max-latency-increase``: the rise against the baseline, in percent, of the
     cases both sides ran; it fails only on a rise the comparison flags (beyond the noise, above the floors), so a
-    budget never fails a change the reports call unchanged."""
+    budget never fails a change the reports call unchanged. Without a case in common it is skipped, as it is
+    without a baseline: no figure is missing, there is only nothing to compare."""
     quantity, what = INCREASES[name]
     if comparison is None or comparison.usage is None:
         why = "no baseline" if comparison is None else "the baseline has no cost and latency figures"
         return BudgetCheck(
             name=name, limit=allowed, status=BudgetStatus.SKIPPED, reason=f"--{name} {allowed:g}% not checked: {why}"
+        )
+    if comparison.usage.common_cases == 0:  # every case is new (or removed): nothing to compare, nothing missing
+        return BudgetCheck(
+            name=name,
+            limit=allowed,
+            status=BudgetStatus.SKIPPED,
+            reason=f"--{name} {allowed:g}% not checked: this run and the baseline have no case in common (every "
+            "case is new), so there is nothing to compare",
         )
     change = next((c for c in comparison.usage.suite if c.quantity == quantity), None)
     if change is None or change.change_pct is None:

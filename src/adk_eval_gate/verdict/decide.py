@@ -1,15 +1,21 @@
 """The verdict, decided once: each case's status from its rules, then the run's status, its totals and the exit
 code from the cases, the comparison and the run's budgets. Every output renders what this decided.
 
-``decide_case`` runs when a case's runs are scored (and again on saved results, ``redecide``); ``decide`` runs
-on the whole document, before and after the comparison with the baseline, always from the same rules.
+``decide_case`` runs when a case's runs are scored (and again on saved results, ``redecide``): it decides each
+run's metrics, computes each metric's score over the runs again from the runs' scores and decides it
+(``aggregation``: ADK's rules per path), then the case; ``decide`` runs on the whole document, before and after
+the comparison with the baseline, always from the same rules.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
+import pydantic
+
+from adk_eval_gate.inputs.plan import PlannedFile, did_you_mean
 from adk_eval_gate.model.results import (
     CaseResult,
     CaseStatus,
@@ -17,18 +23,26 @@ from adk_eval_gate.model.results import (
     ErrorKind,
     FileResult,
     Finding,
+    MetricResult,
+    MetricSummary,
     PassRule,
     ResultsDocument,
     RunInfo,
+    RunRecord,
     RunStatus,
     Totals,
+    run_figures,
 )
 from adk_eval_gate.model.results_base import Effect, MetricStatus
 from adk_eval_gate.model.results_usage import BudgetCheck, BudgetLimits, BudgetStatus
+from adk_eval_gate.support import stats
 from adk_eval_gate.verdict import rules
+from adk_eval_gate.verdict.aggregation import ScoreRule, decide_metric, run_metric_status
 from adk_eval_gate.verdict.budgets import run_checks
 from adk_eval_gate.verdict.regressions import counted
 from adk_eval_gate.verdict.stability import stability, suite_stability
+
+ModelT = TypeVar("ModelT", bound=pydantic.BaseModel)
 
 
 @dataclass(frozen=True)
@@ -80,22 +94,69 @@ def _worst(findings: Iterable[Finding]) -> CaseStatus:
     return next((status for effect, status in _SEVERITY if effect in effects), CaseStatus.PASSED)
 
 
-def decide_case(case: CaseResult, *, pass_rule: PassRule) -> CaseResult:
-    """The case with its runs', its metrics' and its own status decided by the rules, and the findings why."""
-    runs = [run.model_copy(update={"status": rules.run_status(run)}) for run in case.runs]
-    metrics = [
-        metric.model_copy(
-            update={
-                "status": rules.metric_status(
-                    informational=metric.kind == "informational" or metric.status == MetricStatus.INFORMATIONAL,
-                    score=metric.score,
-                    threshold=metric.threshold,
-                    complete=bool(metric.run_scores) and None not in metric.run_scores,
-                )
-            }
+def _informational_by_kind(metric: MetricResult) -> bool:
+    """A metric that never passes or fails by nature (the efficiency metrics), or one without a threshold that
+    its record says is informational (results.json of an earlier version)."""
+    return metric.kind == "informational" or (metric.threshold is None and metric.status == MetricStatus.INFORMATIONAL)
+
+
+def _with(model: ModelT, **fields: object) -> ModelT:
+    """``model`` with ``fields``: itself when it has them already (most records decided again are unchanged)."""
+    if all(getattr(model, name) == value for name, value in fields.items()):
+        return model
+    return model.model_copy(update=fields)
+
+
+def decided_run(run: RunRecord, metrics: Sequence[MetricResult]) -> RunRecord:
+    """The run with each of its metrics' status decided as ``adk eval`` decides one run, then its own status. Only
+    a custom metric's function returns statuses: those a record gives any other metric are left out."""
+    by_name = {metric.name: metric for metric in metrics}
+    decided = []
+    for recorded in run.metrics:
+        case_metric = by_name.get(recorded.name)
+        own = case_metric is not None and case_metric.kind == "custom"
+        metric = recorded if own else _with(recorded, evaluator_status=None, invocation_statuses=[])
+        status = run_metric_status(
+            metric,
+            threshold=case_metric.threshold if case_metric else None,
+            informational=case_metric is not None and _informational_by_kind(case_metric),
         )
-        for metric in case.metrics
-    ]
+        decided.append(_with(metric, status=status))
+    run = _with(run, metrics=decided)
+    return _with(run, status=rules.run_status(run))
+
+
+def decided_metric(metric: MetricResult, runs: Sequence[RunRecord], *, rule: ScoreRule) -> MetricResult:
+    """The case's metric scored and decided again from its ``runs`` (decided by ``decided_run``): its score, status
+    and direction (``decide_metric``), its run scores, their spread and how many runs it passed, and why it was
+    not evaluated. What the record said of these is not trusted."""
+    per_run = [next((m for m in run.metrics if m.name == metric.name), None) for run in runs if run.metrics]
+    decision = decide_metric(
+        per_run, threshold=metric.threshold, informational=_informational_by_kind(metric), rule=rule
+    )
+    run_scores, passed_runs = run_figures(metric.name, runs)
+    present = [score for score in run_scores if score is not None]
+    reason = None
+    if decision.status == MetricStatus.NOT_EVALUATED:
+        reasons = [m.reason for m in per_run if m and m.status == MetricStatus.NOT_EVALUATED and m.reason]
+        reason = reasons[0] if reasons else metric.reason or "no run could be scored"
+    return _with(
+        metric,
+        score=decision.score,
+        status=decision.status,
+        lower_is_better=decision.lower_is_better,
+        run_scores=run_scores,
+        passed_runs=passed_runs,
+        stdev=stats.spread(present) if len(present) > 1 else None,
+        reason=reason,
+    )
+
+
+def decide_case(case: CaseResult, *, pass_rule: PassRule, rule: ScoreRule = "adk_eval") -> CaseResult:
+    """The case with its runs', its metrics' and its own status decided by the rules (``rule``: whose rules score
+    the metrics over the runs, ``aggregation.ScoreRule``), and the findings why."""
+    runs = [decided_run(run, case.metrics) for run in case.runs]
+    metrics = [decided_metric(metric, runs, rule=rule) for metric in case.metrics]
     case = case.model_copy(update={"runs": runs, "metrics": metrics})
     errors = rules.errors(case)
     findings = errors or [*rules.thresholds(case, pass_rule=pass_rule), *rules.case_budgets(case)]
@@ -137,6 +198,27 @@ def quarantine(cases: list[CaseResult], selectors: list[str]) -> list[CaseResult
     ]
 
 
+def unmatched_quarantine(selectors: list[str], planned: list[PlannedFile], files: list[FileResult]) -> list[str]:
+    """What to say of each ``--quarantine`` selector that matches no case of the eval files (their every case,
+    whatever the run selects: a shard runs only some), with the selector it likely misspells. A selector that
+    could match a file which could not be loaded says nothing: its cases are unknown."""
+    cases = [(file.loaded.display, case.eval_id) for file in planned for case in file.loaded.eval_set.eval_cases]
+    broken = [file.path for file in files if file.error]
+    said = []
+    for selector in dict.fromkeys(selectors):
+        if any(rules.selects(selector, file, eval_id) for file, eval_id in cases) or any(
+            rules.selects(selector, path, None) for path in broken
+        ):
+            continue
+        known = [f"{file}:{eval_id}" for file, eval_id in cases] if ":" in selector else [file for file, _ in cases]
+        close = did_you_mean(selector.strip(), known)
+        said.append(
+            f"{selector!r} matches no case, so it quarantines nothing"
+            + (f"; did you mean {close!r}?" if close else " (FILE is a path from the repository root, CASE an eval_id)")
+        )
+    return said
+
+
 def totals(cases: list[CaseResult], files: list[FileResult], *, checks: list[BudgetCheck] | None = None) -> Totals:
     """Counts by status; quarantined cases are counted apart, so they never fail the gate."""
     gated = [case for case in cases if not case.quarantined]
@@ -148,6 +230,7 @@ def totals(cases: list[CaseResult], files: list[FileResult], *, checks: list[Bud
         cases=len(cases),
         carried=sum(1 for case in cases if case.carried is not None),
         quarantined=len(cases) - len(gated),
+        quarantined_not_passing=sum(1 for case in cases if case.quarantined and case.status != CaseStatus.PASSED),
         passed=count("passed"),
         failed=count("failed"),
         error=count("error"),
@@ -165,21 +248,57 @@ def totals(cases: list[CaseResult], files: list[FileResult], *, checks: list[Bud
     )
 
 
-def _against_base(cases: list[CaseResult], comparison: Comparison | None) -> list[CaseResult]:
-    """Each case marked when it did not pass on the base branch either."""
+def metric_summaries(cases: list[CaseResult]) -> list[MetricSummary]:
+    """Per metric over the cases: its mean, thresholds and how many cases it passed, failed or could not evaluate
+    (the informational metrics last)."""
+    by_name: dict[str, list[MetricResult]] = {}
+    for case in cases:
+        for metric in case.metrics:
+            by_name.setdefault(metric.name, []).append(metric)
+    summaries = []
+    for name, results in by_name.items():
+        scores = [m.score for m in results if m.score is not None]
+        thresholds = sorted({m.threshold for m in results if m.threshold is not None})
+        graded = [m for m in results if m.status != MetricStatus.INFORMATIONAL]
+        passed = sum(1 for m in graded if m.status == MetricStatus.PASSED)
+        summaries.append(
+            MetricSummary(
+                name=name,
+                kind=results[0].kind,
+                threshold=thresholds[0] if len(thresholds) == 1 else None,
+                thresholds=thresholds if len(thresholds) > 1 else [],
+                mean=stats.mean(scores) if scores else None,
+                cases=len(results),
+                passed=passed,
+                failed=sum(1 for m in graded if m.status == MetricStatus.FAILED),
+                not_evaluated=sum(1 for m in graded if m.status == MetricStatus.NOT_EVALUATED),
+                pass_rate=passed / len(graded) if graded else None,
+                lower_is_better=any(m.lower_is_better for m in results),
+                computed_by=next((m.computed_by for m in results if m.computed_by), None),
+            )
+        )
+    informational = [s for s in summaries if s.kind == "informational"]
+    return [s for s in summaries if s.kind != "informational"] + informational
+
+
+def _against_base(cases: list[CaseResult], comparison: Comparison | None, policy: Policy) -> list[CaseResult]:
+    """Each case marked when it did not pass on the base branch either, and when it fails the run."""
     before = set(comparison.failing_before) if comparison else set()
-    return [
-        case
-        if case.failing_on_base == (case.id in before)
-        else case.model_copy(update={"failing_on_base": case.id in before})
-        for case in cases
-    ]
+    marked = []
+    for case in cases:
+        marks = {
+            "failing_on_base": case.id in before,
+            "fails_gate": rules.fails_gate(case, allow_not_evaluated=policy.allow_not_evaluated),
+        }
+        changed = any(getattr(case, name) != value for name, value in marks.items())
+        marked.append(case.model_copy(update=marks) if changed else case)
+    return marked
 
 
 def decide(doc: ResultsDocument, comparison: Comparison | None, policy: Policy) -> ResultsDocument:
     """The run's findings, status and totals from its cases, the comparison and its budgets, under ``policy``."""
     comparison = counted(comparison, doc, strict=policy.strict_comparison) if comparison else None
-    cases = _against_base(doc.cases, comparison)
+    cases = _against_base(doc.cases, comparison, policy)
     checks = run_checks(doc, comparison, policy.limits)
     doc = doc.model_copy(update={"cases": cases, "comparison": comparison, "budgets": checks})
     findings = [
@@ -198,6 +317,7 @@ def decide(doc: ResultsDocument, comparison: Comparison | None, policy: Policy) 
             "status": status,
             "findings": findings,
             "totals": totals(cases, doc.files, checks=checks),
+            "metrics": metric_summaries(cases),
             "stability": suite_stability([case for case in cases if not case.quarantined]),
             "run": policy.record(doc.run),
         }

@@ -5,29 +5,30 @@ the run's budgets. ``verdict.decide`` applies them in this order; nothing else d
 
 from __future__ import annotations
 
-import fnmatch
-import re
 from collections.abc import Iterable
 
-from adk_eval_gate.inputs.discover import glob_to_regex
 from adk_eval_gate.model.results import (
     CaseResult,
     CaseStatus,
     Comparison,
     Effect,
+    ErrorKind,
     Finding,
     MetricResult,
     MetricStatus,
     PassRule,
     ResultsDocument,
     Rule,
+    RunMetric,
     RunRecord,
 )
 from adk_eval_gate.model.results_usage import BudgetCheck, BudgetStatus
+from adk_eval_gate.support.globs import NameGlob, PathGlob
 from adk_eval_gate.support.words import plural
+from adk_eval_gate.verdict.aggregation import comparison_text
 
 PASS_RULES = {
-    "mean": "each metric's mean over the runs meets its threshold (ADK's rule)",
+    "mean": "each metric's mean over every turn of its runs meets its threshold (ADK's AgentEvaluator rule)",
     "all": "every run passes",
     "majority": "more than half of the runs pass",
 }
@@ -38,16 +39,6 @@ def _finding(rule: Rule, effect: Effect, reason: str, *, metric: str | None = No
 
 
 # --- a metric and a run -------------------------------------------------------------------------------------
-
-
-def metric_status(*, informational: bool, score: float | None, threshold: float | None, complete: bool) -> MetricStatus:
-    """The threshold rule (ADK's): the mean of the run scores at least the threshold. A score missing in any run,
-    or a metric without a threshold, is not evaluated; informational metrics never pass or fail."""
-    if informational:
-        return MetricStatus.INFORMATIONAL
-    if score is None or threshold is None or not complete:
-        return MetricStatus.NOT_EVALUATED
-    return MetricStatus.PASSED if score >= threshold else MetricStatus.FAILED
 
 
 def status_of(statuses: Iterable[MetricStatus]) -> CaseStatus:
@@ -70,17 +61,37 @@ def run_status(run: RunRecord) -> CaseStatus:
     return status_of(metric.status for metric in run.metrics)
 
 
-def run_reasons(run: RunRecord, thresholds: dict[str, float | None]) -> list[str]:
+def run_error(
+    *, inference_error: str | None, inference_infrastructure: bool, outage: str | None, metrics: list[RunMetric]
+) -> tuple[str | None, ErrorKind | None]:
+    """Why one run is an error, and whose fault: its inference failed (the agent raised, or a timeout, the model's
+    429/5xx after retries: ``inference_infrastructure``), or a metric could not be scored because a service was
+    down (``outage``: a judge outage), unless another metric failed: a failure that is certain is not hidden
+    behind an outage."""
+    if inference_error is not None:
+        return inference_error, "infrastructure" if inference_infrastructure else "agent"
+    if outage is None or any(metric.status == MetricStatus.FAILED for metric in metrics):
+        return None, None
+    return outage, "infrastructure"
+
+
+def run_reasons(run: RunRecord, metrics: dict[str, MetricResult]) -> list[str]:
     """Why one run did not pass (``run_status``): its error, the case budgets it exceeded, its metrics that
-    failed (``thresholds``: each metric's) or could not be evaluated."""
+    failed (compared as the case's ``metrics`` say) or could not be evaluated."""
     if run.error is not None:
         return [run.error]
     reasons = list(run.over_budget)
     for metric in run.metrics:
-        threshold = thresholds.get(metric.name)
+        case_metric = metrics.get(metric.name)
         if metric.status == MetricStatus.FAILED and metric.score is not None:
-            below = f" < {threshold:.4g}" if threshold is not None else ""
-            reasons.append(f"{metric.name}: {metric.score:.4g}{below}")
+            shown = MetricResult(
+                name=metric.name,
+                score=metric.score,
+                status=metric.status,
+                threshold=case_metric.threshold if case_metric else None,
+                lower_is_better=case_metric.lower_is_better if case_metric else False,
+            )
+            reasons.append(f"{metric.name}: {comparison_text(shown)}")
         elif metric.status == MetricStatus.NOT_EVALUATED:
             reasons.append(f"{metric.name}: not evaluated ({metric.reason or 'no score'})")
     return reasons
@@ -101,11 +112,24 @@ def errors(case: CaseResult) -> list[Finding]:
     ]
 
 
+SHOWN_RUN_SCORES = 10
+
+
+def run_scores_text(metric: MetricResult) -> str:
+    """`` (runs: 0.9, 0.3, 0.9)`` when the metric has several run scores (the first ten, and how many there are)."""
+    if len(metric.run_scores) < 2:
+        return ""
+    shown = ", ".join("n/a" if score is None else f"{score:.4g}" for score in metric.run_scores[:SHOWN_RUN_SCORES])
+    more = f", … ({len(metric.run_scores)} runs)" if len(metric.run_scores) > SHOWN_RUN_SCORES else ""
+    return f" (runs: {shown}{more})"
+
+
 def failure_reason(metric: MetricResult) -> str:
-    """``name: score < threshold`` for a failed metric, ``name: not evaluated (why)`` otherwise."""
+    """``name: score < threshold`` for a failed metric (``>``, and said, when lower is better), ``name: not
+    evaluated (why)`` otherwise; with several runs, their scores."""
     if metric.status == MetricStatus.FAILED and metric.score is not None and metric.threshold is not None:
-        return f"{metric.name}: {metric.score:.4g} < {metric.threshold:.4g}"
-    return f"{metric.name}: not evaluated ({metric.reason or 'no score'})"
+        return f"{metric.name}: {comparison_text(metric)}{run_scores_text(metric)}"
+    return f"{metric.name}: not evaluated ({metric.reason or 'no score'}){run_scores_text(metric)}"
 
 
 def thresholds(case: CaseResult, *, pass_rule: PassRule) -> list[Finding]:
@@ -182,15 +206,18 @@ def confirmed(case: CaseResult, status: CaseStatus) -> bool:
 
 def quarantined(case: CaseResult, selectors: list[str]) -> bool:
     """``--quarantine FILE[:CASE]`` (globs): the case is reported, and never fails the gate."""
-    return any(
-        file.fullmatch(case.file) and fnmatch.fnmatchcase(case.eval_id, eval_id)
-        for file, eval_id in map(_selector, selectors)
-    )
+    return any(selects(selector, case.file, case.eval_id) for selector in selectors)
 
 
-def _selector(text: str) -> tuple[re.Pattern[str], str]:
+def selects(selector: str, file: str, eval_id: str | None) -> bool:
+    """Whether the ``--quarantine`` selector takes the case ``eval_id`` of ``file`` (None: any case of it)."""
+    pattern, case_pattern = _selector(selector)
+    return pattern.matches(file) and (eval_id is None or case_pattern.matches(eval_id))
+
+
+def _selector(text: str) -> tuple[PathGlob, NameGlob]:
     file, _, eval_id = text.strip().partition(":")  # a repository path holds no ':'
-    return glob_to_regex(file.strip()), eval_id.strip() or "*"
+    return PathGlob(file.strip()), NameGlob(eval_id.strip() or "*")
 
 
 # --- the run ------------------------------------------------------------------------------------------------

@@ -27,6 +27,12 @@ def stability(runs: list[RunRecord]) -> tuple[Stability | None, bool | None, boo
     return kind, passed == len(decisive), passed > 0
 
 
+def flaky_cases(cases: list[CaseResult]) -> list[CaseResult]:
+    """The gated cases whose runs disagree, in the order given: those the suite's flaky count counts (quarantined
+    cases are reported apart)."""
+    return [case for case in cases if case.stability == "flaky" and not case.quarantined]
+
+
 def suite_stability(cases: list[CaseResult]) -> SuiteStability | None:
     """pass^k, pass@k and the stable/flaky counts over the cases that ran several times (None: there are none)."""
     several = [case for case in cases if case.stability is not None]
@@ -36,7 +42,7 @@ def suite_stability(cases: list[CaseResult]) -> SuiteStability | None:
         cases=len(several),
         stable_pass=sum(1 for case in several if case.stability == "stable-pass"),
         stable_fail=sum(1 for case in several if case.stability == "stable-fail"),
-        flaky=sum(1 for case in several if case.stability == "flaky"),
+        flaky=len(flaky_cases(several)),
         pass_hat_k=sum(1 for case in several if case.pass_hat_k) / len(several),
         pass_at_k=sum(1 for case in several if case.pass_at_k) / len(several),
     )

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from adk_eval_gate.model.results import CaseResult, MetricChange, MetricResult, ResultsDocument
-from adk_eval_gate.model.results_base import CaseStatus, Effect, MetricStatus
+from adk_eval_gate.model.results_base import Effect, MetricStatus
 from adk_eval_gate.report.html.parts import (
     STATUS_LABELS,
     badge,
@@ -85,8 +85,13 @@ def _name(case: CaseResult, context: Context) -> list[Piece]:
     return [Piece(case.label, "eval-id"), Piece(where, "where")]
 
 
+def _threshold(metric: MetricResult) -> str:
+    """``0.5``, or ``0.5 (lower is better)`` for a metric that passes at or below it."""
+    return number(metric.threshold) + (" (lower is better)" if metric.lower_is_better else "")
+
+
 def _metric_chip(metric: MetricResult) -> Piece:
-    threshold = f" / {number(metric.threshold)}" if metric.threshold is not None else ""
+    threshold = f" / {_threshold(metric)}" if metric.threshold is not None else ""
     return Piece(f"{metric.name} {number(metric.score)}{threshold}", f"chip s-{metric.status}", str(metric.status))
 
 
@@ -95,11 +100,10 @@ def _metrics(case: CaseResult, context: Context) -> list[Piece]:
 
 
 def _runs(case: CaseResult, context: Context) -> list[Piece]:
+    """``3/5 passed flaky``: the runs the verdict counted as passed (``runs_passed``), and its stability."""
     if len(case.runs) < 2:
         return []
-    passed = (
-        case.runs_passed if case.runs_passed is not None else sum(run.status == CaseStatus.PASSED for run in case.runs)
-    )
+    passed = case.runs_passed or 0
     stability = f" {case.stability}" if case.stability else ""
     return [Piece(f"{passed}/{len(case.runs)} passed{stability}")]
 
@@ -150,7 +154,7 @@ def _metric_table(case: CaseResult, context: Context) -> str:
             text(m.kind + computed_by_label(m.name, m.computed_by)),
             badge(str(m.status)),
             text(number(m.score)),
-            text(number(m.threshold)),
+            text(_threshold(m)),
             text(", ".join(number(score) for score in m.run_scores)),
             text(number(m.stdev)),
             text(m.reason or ""),

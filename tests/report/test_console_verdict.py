@@ -1,0 +1,67 @@
+"""The log's verdict (report/console.py): the flaky cases named under the stability line, bounded and made safe
+for the log, and each flaky case's own line marked."""
+
+from __future__ import annotations
+
+import io
+
+from adk_eval_gate.report import console as console_report
+from adk_eval_gate.support.console import Console
+from tests.report.builders import case, document, metric
+from tests.report.scenarios import SCENARIOS
+
+
+def _log(doc, *, in_actions: bool = False, secrets: tuple[str, ...] = ()) -> list[str]:  # type: ignore[no-untyped-def]
+    out = io.StringIO()
+    console_report.final(Console(in_actions=in_actions, stream=out, secrets=secrets), doc)
+    return out.getvalue().splitlines()
+
+
+def test_the_log_names_the_flaky_cases_under_the_stability_line_and_marks_their_lines() -> None:
+    lines = _log(SCENARIOS["flaky"]())
+    stability = next(index for index, line in enumerate(lines) if line.startswith("Over 5 runs per case"))
+    assert "3 flaky" in lines[stability]
+    assert lines[stability + 1] == (
+        "Flaky: agents/weather/weather.evalset.json::coin_toss (3 of 5 runs passed), "
+        "agents/weather/weather.evalset.json::flip_flop (3 of 5 runs passed), "
+        "agents/weather/weather.evalset.json::recovered (3 of 4 runs passed)"
+    )  # not "parked": quarantined cases are not counted among the flaky, and are listed apart
+    assert "  FAIL (flaky: 3 of 5 runs passed) agents/weather/weather.evalset.json::coin_toss: " in "\n".join(lines)
+
+
+def test_a_flaky_case_that_passed_has_its_pass_line_marked_and_a_steady_one_not() -> None:
+    doc = document(
+        [case("coin", [metric("m", [1.0, 0.5, 1.0])]), case("steady", [metric("m", [1.0, 1.0, 1.0])])], num_runs=3
+    )
+    lines = _log(doc)
+    assert "PASS (flaky: 2 of 3 runs passed) agents/weather/weather.evalset.json::coin m=0.833" in lines
+    assert "PASS agents/weather/weather.evalset.json::steady m=1" in lines
+    assert "Flaky: agents/weather/weather.evalset.json::coin (2 of 3 runs passed)" in lines
+    assert "ADK eval gate: PASSED - 2 cases: 2 passed, 1 flaky" in lines
+
+
+def test_without_a_flaky_case_there_is_no_flaky_line() -> None:
+    lines = _log(document([case("steady", [metric("m", [1.0, 1.0])])], num_runs=2))
+    assert any("0 flaky" in line for line in lines)
+    assert not any(line.startswith("Flaky:") for line in lines)
+
+
+def test_the_flaky_names_are_bounded_with_a_count_of_the_rest() -> None:
+    doc = document([case(f"coin_{n:02}", [metric("m", [1.0, 0.5])]) for n in range(25)], num_runs=2)
+    [flaky] = [line for line in _log(doc) if line.startswith("Flaky:")]
+    assert flaky.count("(1 of 2 runs passed)") == 10
+    assert "::coin_09 (1 of 2 runs passed) and 15 more (see summary.md)" in flaky and "coin_10" not in flaky
+
+
+def test_hostile_flaky_names_stay_on_one_line_cut_masked_and_never_a_workflow_command() -> None:
+    secret = "sk-live-0123456789abcdef"
+    names = ["::error::owned\nnext", f"key {secret}", "x" * 5000, "bell\x07\x1b[31mred"]
+    doc = document([case(name, [metric("m", [1.0, 0.5])]) for name in names], num_runs=2)
+    lines = _log(doc, in_actions=True, secrets=(secret,))
+    [flaky] = [line for line in lines if line.startswith("Flaky:")]
+    shown = [line for line in lines if not line.startswith("::add-mask::")]  # the mask itself, in Actions
+    assert secret not in "\n".join(shown) and "key ***" in flaky
+    assert "\x07" not in flaky and "\x1b" not in flaky and "\n" not in flaky
+    assert "x" * 200 not in flaky and "…" in flaky
+    assert not any(line.startswith("::error::") for line in lines)
+    assert len(flaky) < 4 * 200 + 200
