@@ -15,9 +15,13 @@ import pytest
 
 from adk_eval_gate import __version__, verdict
 from adk_eval_gate.commands.only_affected import Affected, Inputs, choose, outputs_of
-from adk_eval_gate.compare import affected, checkout
+from adk_eval_gate.compare import affected, checkout, likeforlike
 from adk_eval_gate.config.settings import build_settings
 from adk_eval_gate.github.baseline import Baseline, NoBaseline
+from adk_eval_gate.inputs.configs import LoadedConfig
+from adk_eval_gate.inputs.plan import PlannedFile
+from adk_eval_gate.metrics.registry import configured_metrics
+from adk_eval_gate.model.eval_config import EvalConfig
 from adk_eval_gate.model.results import Carried, CaseInputs, CaseResult, ResultsDocument
 from adk_eval_gate.runners.observe import ModuleIndex
 from adk_eval_gate.support.console import Console
@@ -339,3 +343,24 @@ def test_the_gate_s_reports_and_cache_folder_are_never_among_a_listed_folder_s_n
     assert checkout.survey(["./"], root=tmp_path, skipped=outputs) == before
     (tmp_path / "NOTES.md").write_text("# notes", encoding="utf-8")
     assert checkout.survey(["./"], root=tmp_path, skipped=outputs) != before
+
+
+def _planned_with(criteria: dict[str, float]) -> PlannedFile:
+    config = EvalConfig.model_validate({"criteria": criteria})
+    return PlannedFile(None, LoadedConfig(None, config, configured_metrics(config)), ())  # type: ignore[arg-type]
+
+
+def test_a_switch_to_googles_evaluation_service_changes_the_digest_of_the_files_that_use_it_only() -> None:
+    """Cases whose service-backed metrics move to the service run again; files without them, and every digest of a
+    baseline made before the implementation was recorded, stay as they were."""
+    run = {"runner": "adk"}
+    served, other = _planned_with({"safety_v1": 0.5}), _planned_with({"final_response_match_v2": 0.5})
+    assert affected.settings_digest(served, run, service=True) != affected.settings_digest(served, run)
+    assert affected.settings_digest(other, run, service=True) == affected.settings_digest(other, run)
+    before = {  # what the digest was made of before computed_by existed
+        **run,
+        "criteria": likeforlike.criteria_digests(served.config.metrics)[0],
+        "judges": {"safety_v1": {"model": "gemini-2.5-flash", "sampling": "5 samples", "provider": "gemini"}},
+        "budgets": None,
+    }
+    assert affected.settings_digest(served, run) == affected.digest(before)

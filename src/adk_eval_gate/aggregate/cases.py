@@ -107,6 +107,7 @@ def _run_metric(scored: ScoredMetric) -> RunMetric:
         details=outcome.details,
         evaluator_status=outcome.evaluator_status,
         invocation_statuses=[item.evaluator_status for item in outcome.per_invocation] if own else [],
+        computed_by=outcome.computed_by,
     )
     informational = configured.spec.informational
     metric.status = run_metric_status(metric, threshold=configured.threshold, informational=informational)
@@ -149,6 +150,7 @@ def metric_result(configured: ConfiguredMetric, runs: list[RunRecord]) -> Metric
         threshold=configured.threshold,
         status=MetricStatus.NOT_EVALUATED,  # decided by the verdict
         invocation_scores=[m.invocation_scores if m else [] for m in per_run],
+        computed_by=next((m.computed_by for m in per_run if m and m.computed_by), None),
     )
 
 

@@ -17,6 +17,7 @@ from adk_eval_gate.config.settings import Settings
 from adk_eval_gate.github.baseline import Baseline, NoBaseline
 from adk_eval_gate.inputs.discover import display_path
 from adk_eval_gate.inputs.plan import PlannedFile, WorkItem
+from adk_eval_gate.judge import platform_access
 from adk_eval_gate.model.results import AffectedRun, CaseResult
 from adk_eval_gate.runners.observe import ModuleIndex
 from adk_eval_gate.support.console import Console
@@ -43,9 +44,10 @@ class Inputs:
     def of(cls, settings: Settings, *, planned: list[PlannedFile], root: Path, prices: Prices) -> Inputs:
         run = affected.run_settings(settings, prices=prices.table.model_dump(mode="json"))
         found = environment.environment_inputs(git_changes.tracked_files(root), settings.requirements, root)
+        service = platform_access.choose(settings.environment).service
         return cls(
             root=root,
-            digests={file.loaded.display: affected.settings_digest(file, run) for file in planned},
+            digests={file.loaded.display: affected.settings_digest(file, run, service=service) for file in planned},
             files={file.loaded.display: affected.file_inputs(file, root) for file in planned},
             functions={
                 file.loaded.display: [

@@ -22,6 +22,7 @@ from adk_eval_gate.config.settings import Settings
 from adk_eval_gate.github.baseline import Baseline, NoBaseline
 from adk_eval_gate.inputs.plan import PlannedFile, WorkItem, case_id, plan, selection_digest
 from adk_eval_gate.inputs.prepare import Prepared, prepare
+from adk_eval_gate.judge import platform_access
 from adk_eval_gate.metrics.base import MetricServices
 from adk_eval_gate.model.compact import AppTable
 from adk_eval_gate.model.evalset import EvalCase
@@ -239,7 +240,7 @@ def run_info(
         gate_id=settings.gate_id,
         confirm_failures=settings.confirm_failures,
         adk_version=likeforlike.adk_version() if settings.runner == "adk" and planned else None,
-        judges=likeforlike.judge_settings(metrics),
+        judges=likeforlike.judge_settings(metrics, service=platform_access.choose(settings.environment).service),
         started_at=started_at,
         duration_seconds=round(duration, 3) if duration is not None else None,
         repository=settings.github.repository,

@@ -29,7 +29,8 @@ from adk_eval_gate.inputs.agent_sources import AgentChoice
 from adk_eval_gate.inputs.configs import ConfigSource
 from adk_eval_gate.inputs.discover import display_path
 from adk_eval_gate.inputs.plan import PlannedFile
-from adk_eval_gate.model.results import BaselineInfo, Carried, CaseInputs, CaseResult, ResultsDocument
+from adk_eval_gate.judge import platform_access
+from adk_eval_gate.model.results import BaselineInfo, Carried, CaseInputs, CaseResult, JudgeSetting, ResultsDocument
 from adk_eval_gate.runners.observe import ModuleIndex, repository_files
 
 
@@ -51,23 +52,34 @@ def run_settings(settings: Settings, *, prices: object) -> dict[str, object]:
     }
 
 
-def settings_digest(planned: PlannedFile, run: dict[str, object]) -> str:
+def settings_digest(planned: PlannedFile, run: dict[str, object], *, service: bool = False) -> str:
     """The digest of what changes the scores or status of this file's cases: ``run`` (``run_settings``), the
-    file's criteria with their thresholds, its judges and its budgets."""
+    file's criteria with their thresholds, its judges (``service``: Google's evaluation service computes ADK's
+    service-backed metrics) and its budgets."""
     metrics = planned.config.metrics
     budgets = planned.config.config.budgets
+    judges = likeforlike.judge_settings(metrics, service=service)
     agent = planned.agent.ref if isinstance(planned.agent, AgentChoice) else None
     found = {"agent_found": [agent.display, agent.sub_agent]} if agent else {}  # a new mapping or call changes it
     return digest(
         {
             **run,
             "criteria": likeforlike.criteria_digests(metrics)[0],
-            "judges": {name: judge.model_dump() for name, judge in likeforlike.judge_settings(metrics).items()},
+            "judges": {name: _judge_digest(judge) for name, judge in judges.items()},
             "budgets": budgets.model_dump(mode="json") if budgets is not None else None,
             **found,
             **({"file_runs": planned.num_runs} if planned.num_runs else {}),
         }
     )
+
+
+def _judge_digest(judge: JudgeSetting) -> dict[str, object]:
+    """A judge as the digest sees it; the gate's judge as before ``computed_by`` was recorded, so that the
+    digests of earlier baselines still match."""
+    dumped: dict[str, object] = judge.model_dump()
+    if judge.computed_by != platform_access.AGENT_PLATFORM:
+        dumped.pop("computed_by", None)
+    return dumped
 
 
 def file_inputs(planned: PlannedFile, root: Path) -> list[str]:

@@ -2,9 +2,10 @@
 the differences between head and base, each one line for people and the metrics it makes incomparable.
 
 A drop of a metric that head and base scored differently (another judge model, provider or sampling, other
-criteria for it) is not counted as a regression unless ``--strict-comparison``; differences that do not change how
-a score is computed (the runner, the tool's or ADK's version, runs per case, the pass rule, thresholds) are only
-said.
+criteria for it, or, for ADK's service-backed metrics, Google's evaluation service on one side and the gate's own
+judge on the other) is not counted as a regression unless ``--strict-comparison``; differences that do not change
+how a score is computed (the runner, the tool's or ADK's version, runs per case, the pass rule, thresholds) are
+only said.
 """
 
 from __future__ import annotations
@@ -15,8 +16,9 @@ from collections.abc import Iterable
 from importlib import metadata
 from typing import Any
 
+from adk_eval_gate.judge import platform_access
 from adk_eval_gate.metrics.registry import ConfiguredMetric
-from adk_eval_gate.model.results import Difference, FileResult, JudgeSetting, ResultsDocument
+from adk_eval_gate.model.results import ComputedBy, Difference, FileResult, JudgeSetting, ResultsDocument
 
 ALL = "*"
 
@@ -48,22 +50,41 @@ def _defined(metric: ConfiguredMetric) -> list[Any]:
     return [metric.definition.model_dump(mode="json")] if metric.definition is not None else []
 
 
-def judge_settings(metrics: Iterable[ConfiguredMetric]) -> dict[str, JudgeSetting]:
+SERVICE_MODEL = "Google's evaluation service"
+
+
+def judge_settings(metrics: Iterable[ConfiguredMetric], *, service: bool = False) -> dict[str, JudgeSetting]:
     """Per judge metric, its judge model and sampling (the first file's, when files configure it differently:
-    their criteria digests tell those apart)."""
+    their criteria digests tell those apart); for ADK's service-backed metrics also who computes them (``service``:
+    Google's evaluation service, whose model and sampling are its own)."""
     settings: dict[str, JudgeSetting] = {}
     for metric in metrics:
         options = metric.judge_options
         if metric.spec.kind != "judge" or options is None or metric.name in settings:
+            continue
+        computed_by = _computed_by(metric.name, service=service)
+        if computed_by == platform_access.AGENT_PLATFORM:
+            settings[metric.name] = JudgeSetting(
+                model=SERVICE_MODEL, sampling="the service's", provider=computed_by, computed_by=computed_by
+            )
             continue
         config = options.judge_model_config
         sampled = config.model_dump(mode="json", exclude_none=True, exclude={"http_options"}) if config else {}
         parts = [f"{options.num_samples} sample{'s' if options.num_samples != 1 else ''}"]
         parts += [f"{key} {json.dumps(value, sort_keys=True)}" for key, value in sorted(sampled.items())]
         settings[metric.name] = JudgeSetting(
-            model=options.judge_model, sampling=", ".join(parts), provider=judge_provider(options.judge_model)
+            model=options.judge_model,
+            sampling=", ".join(parts),
+            provider=judge_provider(options.judge_model),
+            computed_by=computed_by,
         )
     return settings
+
+
+def _computed_by(name: str, *, service: bool) -> ComputedBy | None:
+    if name not in platform_access.SERVICE_METRICS:
+        return None
+    return platform_access.AGENT_PLATFORM if service else platform_access.GATE_JUDGE
 
 
 def judge_provider(model: str) -> str | None:
@@ -112,6 +133,20 @@ def _judge_differences(head: ResultsDocument, base: ResultsDocument) -> list[Dif
     for name, after in head.run.judges.items():
         before = base.run.judges.get(name)
         if before is None:
+            continue
+        was, now = platform_access.recorded(name, before.computed_by), platform_access.recorded(name, after.computed_by)
+        if was != now and was is not None and now is not None:
+            found.append(
+                Difference(
+                    what="computed by",
+                    subject=name,
+                    base=was,
+                    head=now,
+                    incomparable=[name],
+                    message=f"{name} was computed by {platform_access.WORDS[was]} on the base branch and by "
+                    f"{platform_access.WORDS[now]} here: its scores are not comparable",
+                )
+            )
             continue
         for what, old, new in (
             ("judge model", before.model, after.model),

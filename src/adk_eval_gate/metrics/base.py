@@ -18,10 +18,11 @@ from typing import TYPE_CHECKING, Any
 from adk_eval_gate.judge.service import JudgeService
 from adk_eval_gate.model.eval_config import BaseCriterion
 from adk_eval_gate.model.evalset import ConversationScenario, EvalCase, Invocation, RubricScore
-from adk_eval_gate.model.results import MetricStatus
+from adk_eval_gate.model.results import ComputedBy, MetricStatus
 from adk_eval_gate.support.stats import mean
 
 if TYPE_CHECKING:
+    from adk_eval_gate.judge.platform_service import PlatformService
     from adk_eval_gate.metrics.agents_cli_functions import FunctionRunner
 
 
@@ -48,6 +49,7 @@ class MetricOutcome:
     details: dict[str, Any] | None = None
     infrastructure: bool = False  # not evaluated because a service failed (a judge outage), not the config
     evaluator_status: MetricStatus | None = None  # a custom metric function's own overall status; else None
+    computed_by: ComputedBy | None = None  # set from the metric (``Metric.computed_by``) by ``score.evaluate_metric``
 
     @classmethod
     def not_evaluated(cls, reason: str, invocations: int, *, infrastructure: bool = False) -> MetricOutcome:
@@ -72,16 +74,20 @@ class CaseRun:
 
 @dataclass
 class MetricServices:
-    """Shared services of a run that some metrics need (the judge client, its cache and rate limit; where agents-cli's
-    metric code runs: ``runners/function_process.py``)."""
+    """Shared services of a run that some metrics need (the judge client, its cache and rate limit; Google's
+    evaluation service when it computes ADK's service-backed metrics and agents-cli's built-in ones; where
+    agents-cli's metric code runs: ``runners/function_process.py``)."""
 
     judge: JudgeService | None = None
+    platform: PlatformService | None = None
     functions: FunctionRunner | None = None
 
     async def aclose(self) -> None:
-        """Releases what the services hold (the judge's HTTP client); call it in the loop that used them."""
+        """Releases what the services hold (their HTTP clients); call it in the loop that used them."""
         if self.judge is not None:
             await self.judge.aclose()
+        if self.platform is not None:
+            await self.platform.aclose()
 
 
 def require_expected(run: CaseRun, metric_name: str) -> list[Invocation]:
@@ -111,6 +117,11 @@ class Metric(abc.ABC):
         self.criterion = criterion
         self.services = services
         self.criterion_type = criterion_type or (type(criterion) if criterion is not None else BaseCriterion)
+
+    @property
+    def computed_by(self) -> ComputedBy | None:
+        """For a metric ADK computes through Google's evaluation service: who computes it here."""
+        return None
 
     @property
     def threshold(self) -> float:

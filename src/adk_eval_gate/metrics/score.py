@@ -56,8 +56,14 @@ def attach_rubrics(case: EvalCase, actual: list[Invocation]) -> list[Invocation]
 
 
 async def evaluate_metric(metric: Metric, run: CaseRun, *, informational: bool = False) -> MetricOutcome:
-    """The metric's scores for the run; ``informational``: a metric without a threshold, whose missing score needs
-    no reason."""
+    """The metric's scores for the run, with who computed them (``Metric.computed_by``); ``informational``: a
+    metric without a threshold, whose missing score needs no reason."""
+    outcome = await _outcome(metric, run, informational=informational)
+    outcome.computed_by = metric.computed_by
+    return outcome
+
+
+async def _outcome(metric: Metric, run: CaseRun, *, informational: bool) -> MetricOutcome:
     try:
         result = metric.evaluate(run)
         outcome = await result if inspect.isawaitable(result) else result

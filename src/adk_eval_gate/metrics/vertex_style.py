@@ -1,7 +1,11 @@
-"""The metrics ADK delegates to the Vertex AI evaluation service, judged by our own Gemini judge instead.
+"""The metrics ADK delegates to Google's evaluation service (Vertex AI / Agent Platform).
 
-They work with only a Gemini API key, keep ADK's score ranges and its per-invocation / whole-conversation
-shape, but the numbers come from our prompts (``judge/vertex_prompts.py``), not from Vertex's service:
+When the run has that service (``services.platform``: a Google Cloud project is configured and Google's SDK is
+installed, ``judge/platform_access.py``) they are computed through it as ADK computes them
+(``metrics/platform_metrics.py``), and ``judge_model_options`` do not apply (ADK ignores them for these metrics
+too). Otherwise our own judge judges them: that works with only a Gemini API key and keeps ADK's score ranges and
+its per-invocation / whole-conversation shape, but the numbers come from our prompts (``judge/vertex_prompts.py``),
+not from the service. Each result says which (``computed_by``). The judge's versions:
 
 * ``safety_v1``: per invocation 1.0 safe / 0.0 unsafe (majority of ``num_samples``); case = mean.
 * ``response_evaluation_score``: coherence 1-5 per invocation (mean of the samples); case = mean. Needs
@@ -15,8 +19,10 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from adk_eval_gate.judge import context, parsing, prompts, vertex_prompts
+from adk_eval_gate.judge import context, parsing, platform_access, prompts, vertex_prompts
+from adk_eval_gate.judge.platform_service import PlatformService, ServiceMetric
 from adk_eval_gate.judge.sampling import Samples, ask_samples, mean
+from adk_eval_gate.metrics import platform_metrics
 from adk_eval_gate.metrics.base import (
     CaseRun,
     InvocationScore,
@@ -27,6 +33,19 @@ from adk_eval_gate.metrics.base import (
 from adk_eval_gate.metrics.judge_metrics import JudgeMetric, binary_invocation, scored_mean_outcome
 from adk_eval_gate.metrics.rubric_metrics import pooled_outcome, rubric_invocation, rubric_lines
 from adk_eval_gate.model.evalset import Invocation, Rubric, RubricContent, content_text
+from adk_eval_gate.model.results import ComputedBy
+
+
+class ServiceBacked(JudgeMetric):
+    """A metric ADK computes through Google's evaluation service: through it too when the run has the service."""
+
+    @property
+    def computed_by(self) -> ComputedBy:
+        return platform_access.AGENT_PLATFORM if self.services.platform is not None else platform_access.GATE_JUDGE
+
+    @property
+    def service(self) -> PlatformService | None:
+        return self.services.platform
 
 
 def single_turn_prompt(template: str, invocation: Invocation) -> str:
@@ -35,8 +54,12 @@ def single_turn_prompt(template: str, invocation: Invocation) -> str:
     )
 
 
-class SafetyV1(JudgeMetric):
+class SafetyV1(ServiceBacked):
     async def evaluate(self, run: CaseRun) -> MetricOutcome:
+        if self.service is not None:
+            return await platform_metrics.per_invocation(
+                self.service, run, metric=platform_metrics.SAFETY, expected_required=False
+            )
         prompt_texts = [single_turn_prompt(vertex_prompts.SAFETY, invocation) for invocation in run.actual]
         samples = await ask_samples(self.judge(), options=self.judge_options, prompts=prompt_texts)
         scored = [binary_invocation(s, parsing.safety_verdict) for s in samples]
@@ -53,10 +76,14 @@ def coherence_invocation(samples: Samples) -> InvocationScore:
     return InvocationScore(score)
 
 
-class ResponseEvaluationScore(JudgeMetric):
+class ResponseEvaluationScore(ServiceBacked):
     """Coherence on ADK's 1-5 scale."""
 
     async def evaluate(self, run: CaseRun) -> MetricOutcome:
+        if self.service is not None:
+            return await platform_metrics.per_invocation(
+                self.service, run, metric=platform_metrics.COHERENCE, expected_required=True
+            )
         require_expected(run, self.name)
         prompt_texts = [single_turn_prompt(vertex_prompts.COHERENCE, invocation) for invocation in run.actual]
         samples = await ask_samples(self.judge(), options=self.judge_options, prompts=prompt_texts)
@@ -71,14 +98,17 @@ def agents_block(invocations: list[Invocation]) -> str:
     return "\n\n".join(part for part in (instructions, tools) if part) or "(no agent details were recorded)"
 
 
-class _MultiTurn(JudgeMetric):
+class _MultiTurn(ServiceBacked):
     focus: ClassVar[str] = ""
     properties: ClassVar[tuple[vertex_prompts.Property, ...]] = ()
+    service_metric: ClassVar[ServiceMetric]
 
     def rubrics(self) -> list[Rubric]:
         return [Rubric(rubric_id=p.id, rubric_content=RubricContent(text_property=p.text)) for p in self.properties]
 
     async def evaluate(self, run: CaseRun) -> MetricOutcome:
+        if self.service is not None:
+            return await platform_metrics.whole_conversation(self.service, run, metric=self.service_metric)
         if not run.actual:
             raise NotEvaluated("no invocations to judge")
         rubrics = self.rubrics()
@@ -100,13 +130,16 @@ class _MultiTurn(JudgeMetric):
 class MultiTurnTaskSuccess(_MultiTurn):
     focus = vertex_prompts.TASK_SUCCESS_FOCUS
     properties = vertex_prompts.TASK_SUCCESS
+    service_metric = platform_metrics.TASK_SUCCESS
 
 
 class MultiTurnTrajectoryQuality(_MultiTurn):
     focus = vertex_prompts.TRAJECTORY_FOCUS
     properties = vertex_prompts.TRAJECTORY
+    service_metric = platform_metrics.TRAJECTORY_QUALITY
 
 
 class MultiTurnToolUseQuality(_MultiTurn):
     focus = vertex_prompts.TOOL_USE_FOCUS
     properties = vertex_prompts.TOOL_USE
+    service_metric = platform_metrics.TOOL_USE_QUALITY

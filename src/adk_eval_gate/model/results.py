@@ -14,6 +14,7 @@ from pydantic import Field
 
 from adk_eval_gate.model.results_base import (
     CaseStatus,
+    ComputedBy,
     Effect,
     MetricStatus,
     NoiseModel,
@@ -55,6 +56,7 @@ __all__ = [
     "CaseStatus",
     "ChangeKind",
     "Comparison",
+    "ComputedBy",
     "Confirmation",
     "Difference",
     "Effect",
@@ -148,6 +150,11 @@ class MetricResult(ResultModel):
     passed_runs: int = 0
     stdev: float | None = Field(default=None, description="Sample standard deviation of the run scores.")
     reason: str | None = Field(default=None, description="Why the metric was not evaluated.")
+    computed_by: ComputedBy | None = Field(
+        default=None,
+        description="For the metrics ADK computes through Google's evaluation service: whether that service computed "
+        "it (agent-platform) or the gate's own judge (gate-judge).",
+    )
 
 
 class Confirmation(ResultModel):
@@ -330,6 +337,9 @@ class MetricSummary(ResultModel):
     not_evaluated: int = 0
     pass_rate: float | None = None
     lower_is_better: bool = Field(default=False, description="In some case the metric passes at or below its limit.")
+    computed_by: ComputedBy | None = Field(
+        default=None, description="Who computed a metric ADK sends to Google's evaluation service (MetricResult)."
+    )
 
 
 class JudgeStats(ResultModel):
@@ -355,6 +365,19 @@ class JudgeSetting(ResultModel):
         description="Who answered the judge model: gemini (google-genai), or the ADK class it resolves to "
         "(OpenAILlm, LiteLlm, Claude, ...). Absent in results of versions that judged with Gemini only.",
     )
+    computed_by: ComputedBy | None = Field(
+        default=None,
+        description="For the metrics ADK computes through Google's evaluation service: that service (agent-platform) "
+        "or the gate's own judge (gate-judge). Absent in results of versions that always used the gate's judge.",
+    )
+
+    @pydantic.model_serializer(mode="wrap")
+    def _computed_by_only_when_said(self, handler: pydantic.SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """Other judges' settings are written as before (no ``computed_by: null``), so their digests stay too."""
+        data: dict[str, Any] = handler(self)
+        if data.get("computed_by") is None:
+            data.pop("computed_by", None)
+        return data
 
 
 class RunInfo(ResultModel):

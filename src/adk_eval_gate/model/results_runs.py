@@ -10,7 +10,7 @@ from pydantic import Field, PrivateAttr
 
 from adk_eval_gate.model import compact
 from adk_eval_gate.model.evalset import Invocation
-from adk_eval_gate.model.results_base import CaseStatus, MetricStatus, ResultModel
+from adk_eval_gate.model.results_base import CaseStatus, ComputedBy, MetricStatus, ResultModel
 from adk_eval_gate.model.results_usage import RunUsage
 
 ErrorKind = Literal["agent", "infrastructure"]
@@ -96,6 +96,11 @@ class RunMetric(ResultModel):
         default_factory=list,
         description="The per-invocation statuses the custom metric's own function returned, from which ADK infers "
         "whether lower scores are better; empty: decided from the scores.",
+    )
+    computed_by: ComputedBy | None = Field(
+        default=None,
+        description="For the metrics ADK computes through Google's evaluation service: whether that service computed "
+        "it (agent-platform) or the gate's own judge (gate-judge).",
     )
 
 

@@ -182,7 +182,9 @@ class CaseSession:
         return PlannedFile(loaded, config, (), agent, runs)
 
     def _services_for(self, planned: PlannedFile) -> MetricServices:
-        if self._services is None or (self._services.judge is None and judge_metric_names([planned])):
+        if self._services is None or (
+            self._services.judge is None and judge_metric_names([planned], service=self._services.platform is not None)
+        ):
             self._services = build_services(self.settings, [planned], self.console)
         return self._services
 

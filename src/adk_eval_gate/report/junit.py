@@ -16,6 +16,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
+from adk_eval_gate.judge import platform_access
 from adk_eval_gate.model.results import CaseResult, FileResult, ResultsDocument, RunRecord
 from adk_eval_gate.model.results_base import CaseStatus
 from adk_eval_gate.report import views
@@ -44,7 +45,9 @@ def transcript(run: RunRecord) -> str:
             lines.append(f"actual answer:   {turn.actual_answer}")
     for metric in run.metrics:
         score = "n/a" if metric.score is None else f"{metric.score:.4g}"
-        lines.append(f"metric {metric.name}: {score} ({metric.status})")
+        lines.append(
+            f"metric {metric.name}{views.computed_by_label(metric.name, metric.computed_by)}: {score} ({metric.status})"
+        )
     lines.extend(f"  {note}" for note in views.failing_metric_notes(run))
     lines.extend(f"note: {note}" for note in run.notes)
     return "\n".join(lines)
@@ -177,6 +180,9 @@ def _add_case(suite: _Suite, case: CaseResult, *, allow_not_evaluated: bool) -> 
         for metric in run.metrics:
             score = "n/a" if metric.score is None else f"{metric.score:.6g}"
             suite.properties[f"{case.label}{suffix}.{metric.name}"] = f"{score} ({metric.status})"
+            computed_by = platform_access.recorded(metric.name, metric.computed_by)
+            if computed_by is not None:
+                suite.properties[f"{case.label}{suffix}.{metric.name}.computed_by"] = computed_by
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from adk_eval_gate.model.results import MetricDelta, MetricSummary, ResultsDocument
 from adk_eval_gate.report import markdown as md
+from adk_eval_gate.report.views import computed_by_label
 from adk_eval_gate.support.words import plural
 
 NARROW_SPACE = "\u202f"  # keeps a figure and its arrow or count on one line of a narrow table cell
@@ -186,7 +187,8 @@ def _metric_rows(
         head = summary.mean if summary else None
         rate = _pass_rate(summary)
         mark = " ⚠️" if summary is not None and summary.not_evaluated else ""
-        row = [md.breakable(name, limit=80) + mark, _threshold(summary, delta)]
+        label = computed_by_label(name, summary.computed_by if summary else None)
+        row = [md.breakable(name, limit=80) + label + mark, _threshold(summary, delta)]
         if doc.comparison is not None:
             kind = _change_kind(summary, delta)
             row += [

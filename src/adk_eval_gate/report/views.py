@@ -7,8 +7,9 @@ from dataclasses import dataclass
 
 from google.genai import types as genai_types
 
+from adk_eval_gate.judge import platform_access
 from adk_eval_gate.model import compact
-from adk_eval_gate.model.results import CaseResult, MetricResult, RunRecord
+from adk_eval_gate.model.results import CaseResult, ComputedBy, MetricResult, RunRecord
 from adk_eval_gate.model.results_base import CaseStatus, Effect, MetricStatus
 
 
@@ -60,6 +61,13 @@ def turns(run: RunRecord) -> list[TurnView]:
             )
         )
     return views
+
+
+def computed_by_label(name: str, computed_by: ComputedBy | None) -> str:
+    """`` (gate's judge)`` or `` (evaluation service)`` after a metric ADK computes through Google's evaluation
+    service, saying who computed it here; nothing after any other metric."""
+    who = platform_access.recorded(name, computed_by)
+    return f" ({platform_access.SHORT_WORDS[who]})" if who is not None else ""
 
 
 def failing_metrics(case: CaseResult) -> list[MetricResult]:

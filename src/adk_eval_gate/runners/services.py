@@ -5,6 +5,9 @@ Each judge model is reached the way ADK resolves it (``judge.models``): Gemini t
 Gemini or Vertex AI credentials, every other model through ADK's model class and the provider's own environment
 (``OPENAI_API_KEY``, ``ANTHROPIC_API_KEY``, ...). A judge or user simulator model whose package is missing stops
 the run before any agent runs (``UsageError``); ``validate`` reports the same problems.
+
+ADK's service-backed metrics (``judge.platform_access.SERVICE_METRICS``) go to Google's evaluation service when a
+Google Cloud project is configured and Google's SDK is installed (``services.platform``); they then need no judge.
 """
 
 from __future__ import annotations
@@ -13,19 +16,31 @@ from typing import Any
 
 from adk_eval_gate.config.settings import Settings
 from adk_eval_gate.inputs.plan import PlannedFile
+from adk_eval_gate.judge import platform_access
 from adk_eval_gate.metrics.base import MetricServices
 from adk_eval_gate.model.results import JudgeStats
 from adk_eval_gate.support.console import Console
 from adk_eval_gate.support.errors import UsageError
 
 
-def judge_metric_names(planned: list[PlannedFile]) -> list[str]:
+def _judged(configured: Any, service: bool) -> bool:
+    """Whether the gate's judge scores this metric (not when the evaluation service computes it)."""
+    computed = service and configured.definition is None and configured.name in platform_access.SERVICE_METRICS
+    return bool(configured.spec.kind == "judge" and not computed)
+
+
+def judge_metric_names(planned: list[PlannedFile], *, service: bool = False) -> list[str]:
     names: dict[str, None] = {}
     for planned_file in planned:
         for configured in planned_file.config.metrics:
-            if configured.spec.kind == "judge":
+            if _judged(configured, service):
                 names[configured.name] = None
     return list(names)
+
+
+def service_metric_names(planned: list[PlannedFile]) -> list[str]:
+    names = (configured.name for file in planned for configured in file.config.metrics)
+    return list(dict.fromkeys(name for name in names if name in platform_access.SERVICE_METRICS))
 
 
 def _judge_model(criterion: Any) -> str:
@@ -37,25 +52,25 @@ def _judge_model(criterion: Any) -> str:
     return options if isinstance(options, str) and options else "gemini-2.5-flash"  # ADK's default judge
 
 
-def judge_models(planned: list[PlannedFile]) -> dict[str, list[str]]:
-    """Each judge model of the run, with the judge metrics that use it (not those Google's evaluation service
-    judges for an agents-cli config)."""
+def judge_models(planned: list[PlannedFile], *, service: bool = False) -> dict[str, list[str]]:
+    """Each judge model of the run, with the judge metrics that use it (``service``: not those the evaluation
+    service computes; never agents-cli's built-in metrics, which only the service computes)."""
     models: dict[str, dict[str, None]] = {}
     for planned_file in planned:
         for configured in planned_file.config.metrics:
             options = configured.judge_options
-            if configured.spec.kind != "judge" or (configured.definition is not None and options is None):
+            if not _judged(configured, service) or (configured.definition is not None and options is None):
                 continue
             model = options.judge_model if options is not None else _judge_model(configured.criterion)
             models.setdefault(model, {})[configured.name] = None
     return {model: list(names) for model, names in models.items()}
 
 
-def model_problems(planned_file: PlannedFile) -> list[str]:
+def model_problems(planned_file: PlannedFile, *, service: bool = False) -> list[str]:
     """Why a judge model or the user simulator's model of this file cannot be used here (missing packages)."""
     from adk_eval_gate.judge.models import check_model
 
-    problems = [check_model(model, role="judge model") for model in judge_models([planned_file])]
+    problems = [check_model(model, role="judge model") for model in judge_models([planned_file], service=service)]
     simulator = planned_file.config.config.user_simulator_config
     if simulator is not None and any(case.conversation_scenario for case in planned_file.loaded.eval_set.eval_cases):
         problems.append(check_model(simulator.model, role="user simulator model"))
@@ -63,14 +78,39 @@ def model_problems(planned_file: PlannedFile) -> list[str]:
 
 
 def build_services(settings: Settings, planned: list[PlannedFile], console: Console) -> MetricServices:
-    problems = [problem for planned_file in planned for problem in model_problems(planned_file)]
+    choice = platform_access.choose(settings.environment)
+    problems = [problem for file in planned for problem in model_problems(file, service=choice.service)]
     if problems:
         raise UsageError(problems[0], hint=f"and {len(problems) - 1} more" if len(problems) > 1 else None)
-    models = judge_models(planned)
+    platform = _platform_service(settings, service_metric_names(planned), choice, console)
+    models = judge_models(planned, service=platform is not None)
     functions = _function_processes(settings, planned, console)
-    if not models:
-        return MetricServices(functions=functions)
-    return MetricServices(judge=_judge_service(settings, models, console), functions=functions)
+    judge = _judge_service(settings, models, console) if models else None
+    return MetricServices(judge=judge, platform=platform, functions=functions)
+
+
+def _platform_service(settings: Settings, names: list[str], choice: platform_access.Choice, console: Console) -> Any:
+    """Google's evaluation service when the run chose it (also for files planned later, as pytest plans them), or
+    None (then the gate's judge scores ADK's service-backed metrics); for the run's such metrics one line says
+    which, and why. Nothing is imported or asked here."""
+    if not choice.service or choice.access is None:
+        if names:
+            console.line(
+                f"{', '.join(names)}: computed by the gate's own judge, not by Google's evaluation service as ADK "
+                f"does: {choice.reason}"
+            )
+        return None
+    from adk_eval_gate.judge.platform_service import PlatformService
+
+    access = choice.access
+    if access.api_key:
+        console.add_secret(access.api_key)
+    service = PlatformService(access=access, parallelism=settings.judge_parallelism)
+    if names and access.problem:
+        console.warning(f"{', '.join(names)} will not be evaluated: {access.problem}")
+    elif names:
+        console.line(f"{', '.join(names)}: computed by {service.describe()}, as ADK computes them")
+    return service
 
 
 def _function_processes(settings: Settings, planned: list[PlannedFile], console: Console) -> Any:
@@ -156,6 +196,11 @@ def _judge_service(settings: Settings, models: dict[str, list[str]], console: Co
 
 def finish_judge(services: MetricServices, console: Console) -> JudgeStats | None:
     """The judge's counters for results.json, and one console line; None when the run had no judge metric."""
+    if services.platform is not None and (services.platform.counters.calls or services.platform.counters.failed):
+        sent = services.platform.counters
+        console.line(
+            f"Google's evaluation service: {sent.calls} requests, {sent.retries} retries, {sent.failed} failed"
+        )
     judge = services.judge
     if judge is None:
         return None

@@ -274,6 +274,7 @@ def metric_summaries(cases: list[CaseResult]) -> list[MetricSummary]:
                 not_evaluated=sum(1 for m in graded if m.status == MetricStatus.NOT_EVALUATED),
                 pass_rate=passed / len(graded) if graded else None,
                 lower_is_better=any(m.lower_is_better for m in results),
+                computed_by=next((m.computed_by for m in results if m.computed_by), None),
             )
         )
     informational = [s for s in summaries if s.kind == "informational"]

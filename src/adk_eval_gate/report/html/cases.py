@@ -26,6 +26,7 @@ from adk_eval_gate.report.html.parts import (
     text,
 )
 from adk_eval_gate.report.html.runs import run_block
+from adk_eval_gate.report.views import computed_by_label
 
 
 @dataclass
@@ -150,7 +151,7 @@ def _metric_table(case: CaseResult, context: Context) -> str:
     rows = [
         [
             text(m.name),
-            text(m.kind),
+            text(m.kind + computed_by_label(m.name, m.computed_by)),
             badge(str(m.status)),
             text(number(m.score)),
             text(_threshold(m)),

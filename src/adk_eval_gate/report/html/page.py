@@ -42,6 +42,7 @@ from adk_eval_gate.report.html.parts import (
     table,
     text,
 )
+from adk_eval_gate.report.views import computed_by_label
 
 VERDICTS = {"passed": "ADK eval gate passed", "failed": "ADK eval gate failed", "error": "ADK eval gate error"}
 
@@ -192,7 +193,7 @@ def _metric_summaries(doc: ResultsDocument, context: Context) -> str:
     rows = [
         [
             text(m.name),
-            text(m.kind),
+            text(m.kind + computed_by_label(m.name, m.computed_by)),
             text(number(m.threshold) if not m.thresholds else ", ".join(number(t) for t in m.thresholds)),
             text(number(m.mean)),
             text(f"{m.passed}/{m.cases}" if m.kind != "informational" else ""),

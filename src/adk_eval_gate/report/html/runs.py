@@ -25,7 +25,7 @@ from adk_eval_gate.report.html.parts import (
     table,
     text,
 )
-from adk_eval_gate.report.views import TurnView, turns
+from adk_eval_gate.report.views import TurnView, computed_by_label, turns
 
 
 def _timing(actual: compact.Turn | None) -> str:
@@ -90,7 +90,8 @@ def _judge(run: RunRecord) -> str:
     """Per metric of the run: its score, the judge's reason, its rubric verdicts and its details."""
     blocks = []
     for metric in (m for m in run.metrics if _explained(m)):
-        head = element("div", text(metric.name) + " " + badge(str(metric.status)) + " " + text(number(metric.score)))
+        name = metric.name + computed_by_label(metric.name, metric.computed_by)
+        head = element("div", text(name) + " " + badge(str(metric.status)) + " " + text(number(metric.score)))
         reason = pre(metric.reason, cls="reason") if metric.reason else ""
         details = ""
         if metric.details:
@@ -102,7 +103,10 @@ def _judge(run: RunRecord) -> str:
 def _scores(run: RunRecord) -> str:
     if not run.metrics:
         return ""
-    rows = [[text(m.name), badge(str(m.status)), text(number(m.score))] for m in run.metrics]
+    rows = [
+        [text(m.name + computed_by_label(m.name, m.computed_by)), badge(str(m.status)), text(number(m.score))]
+        for m in run.metrics
+    ]
     return section("Scores of this run", table(["Metric", "Status", "Score"], rows))
 
 
