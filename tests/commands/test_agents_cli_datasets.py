@@ -16,11 +16,14 @@ from typing import Any
 import pytest
 
 from tests.conftest import validate_results
+from tests.fakes.agent_platform_server import API_KEY as PLATFORM_KEY
+from tests.fakes.agent_platform_server import Answer, FakeAgentPlatform, verdict
 from tests.fakes.gemini_server import FakeGemini
 from tests.inputs.layouts import copy_layout
 from tests.judge.helpers import API_KEY, MarkerScript, gemini
+from tests.judge.platform_helpers import platform
 
-__all__ = ["gemini"]
+__all__ = ["gemini", "platform"]
 pytestmark = pytest.mark.slow
 
 Cli = Callable[..., subprocess.CompletedProcess[str]]
@@ -111,7 +114,7 @@ def test_agents_clis_scaffold_runs_with_no_options_and_says_what_it_could_not_ev
         assert (quality["score"], quality["status"]) == (None, "not_evaluated")
         assert "CustomFunctionError(evaluate)" in quality["reason"] and "API key" in quality["reason"]
         assert (general["score"], general["status"]) == (None, "not_evaluated")
-        assert "needs a Google Cloud project: set GOOGLE_CLOUD_PROJECT" in general["reason"]
+        assert "which needs a Google Cloud project (GOOGLE_CLOUD_PROJECT" in general["reason"]
         assert case["status"] == "not_evaluated"
         [turn] = case["runs"][0]["invocations"]
         assert "ANSWER to" in json.dumps(turn)
@@ -133,3 +136,32 @@ def test_validate_lists_the_dataset_its_config_and_agent(tmp_path: Path, cli_in_
         "ok   tests/eval/datasets/basic-dataset.json: 3 cases (agent_platform_dataset), criteria from "
         "tests/eval/eval_config.yaml (parent), agent app (agent_directory of agents-cli-manifest.yaml)"
     ) in result.stdout
+
+
+def test_with_a_project_general_quality_is_the_evaluation_services_score(
+    tmp_path: Path, cli_in_process: Cli, gemini: FakeGemini, platform: FakeAgentPlatform
+) -> None:
+    """The same project with a Google Cloud project configured: general_quality goes to Google's evaluation service
+    (the fake one), each case's trace as the SDK sends it, and the API key never shows."""
+    repo = agents_cli_project(tmp_path)
+    gemini.script = MarkerScript({"ANSWER to": [json.dumps({"score": 4})]}, cycle=True)
+    platform.script = lambda request: Answer(score=0.9, verdicts=[verdict("The response is relevant.", True)])
+    env = {
+        "GOOGLE_GEMINI_BASE_URL": gemini.url,
+        "GOOGLE_CLOUD_PROJECT": platform.project,
+        "GOOGLE_VERTEX_BASE_URL": f"{platform.url}/",
+        "STORAGE_EMULATOR_HOST": platform.url,
+        "GOOGLE_API_KEY": PLATFORM_KEY,
+    }
+    result = cli_in_process("run", cwd=repo, env=env)
+    data = _results(repo)
+    assert platform.schema_errors == [] and len(platform.requests) == 3
+    assert {request.metric for request in platform.requests} == {"general_quality_v2"}
+    for case in data["cases"]:
+        general = next(metric for metric in case["metrics"] if metric["name"] == "general_quality")
+        assert (general["score"], general["status"], general["computed_by"]) == (0.9, "informational", "agent-platform")
+    turns = platform.requests[0].body["instance"]["agent_eval_data"]["turns"]
+    assert [event["author"] for event in turns[0]["events"]] == ["root_agent"]
+    out = repo / "adk-eval-results"
+    for text in [result.stdout, *(path.read_text() for path in out.iterdir() if path.is_file())]:
+        assert PLATFORM_KEY not in text

@@ -27,9 +27,10 @@ def dataset_case(data: dict[str, Any], eval_id: str = "case") -> EvalCase:
     platform = pc.PlatformEvalCase.model_validate(data)
     user = platform.prompt or pc.trace_events(platform)[-1].content
     assert user is not None
+    reference = platform.reference.response if platform.reference else None  # the expected answer, as loaded
     return EvalCase(
         eval_id=eval_id,
-        conversation=[Invocation(user_content=user)],
+        conversation=[Invocation(user_content=user, final_response=reference)],
         **{pc.CASE_KEY: platform.model_dump(mode="json", exclude_none=True)},
     )
 

@@ -118,7 +118,8 @@ def test_without_a_place_to_run_code_the_metric_is_not_evaluated() -> None:
 
 
 def _template(text: str, samples: int = 3) -> acli.TemplateDefinition:
-    options = JudgeModelOptions(judge_model="gemini-2.5-flash", num_samples=samples, parallelism_limit=samples)
+    # one sample at a time: the scripted answers reach the samples in their order
+    options = JudgeModelOptions(judge_model="gemini-2.5-flash", num_samples=samples, parallelism_limit=1)
     return acli.TemplateDefinition(prompt_template=text, judge_model_options=options)
 
 

@@ -29,6 +29,7 @@ def test_every_factory_is_a_registered_evaluator() -> None:
         acli.FunctionDefinition(source="def evaluate(instance):\n    return 1\n", filename="<custom_metric:m>"),
         acli.TemplateDefinition(prompt_template="{response}", judge_model_options=eval_config.JudgeModelOptions()),
         acli.BuiltInDefinition(metric="general_quality_v2"),
+        acli.BuiltInDefinition(metric="bleu"),
         acli.UnsupportedDefinition(reason="remote"),
     ]
     used = {spec.evaluator for spec in registry.BUILT_IN.values()} | {

@@ -6,6 +6,7 @@ informational).
   free (agents-cli's functions return any number);
 * ``prompt_template``: a judge metric of the gate's judge (``metrics/agents_cli_judge.py``), its score free too;
 * a built-in metric: computed by Google's evaluation service (``metrics/platform_builtin.py``), a score from 0 to 1;
+  ``exact_match``, ``bleu`` and ``rouge*`` by the gate itself;
 * ``execution: remote``: not supported, said once per case (``UnsupportedMetric``).
 """
 
@@ -20,6 +21,7 @@ from adk_eval_gate.model.agents_cli_config import (
     MetricDefinition,
     TemplateDefinition,
     UnsupportedDefinition,
+    sdk_computed,
 )
 
 
@@ -37,6 +39,15 @@ def spec_for(name: str, definition: MetricDefinition) -> MetricSpec:
             "judge",
             None,
             "agents-cli: prompt_template judged by the gate's judge",
+        )
+    if isinstance(definition, BuiltInDefinition) and sdk_computed(definition.metric):
+        return MetricSpec(
+            name,
+            evaluators.local_computation,
+            eval_config.BaseCriterion,
+            "deterministic",
+            (0.0, 1.0),
+            f"Agent Platform: {definition.metric}, computed by the gate as Vertex AI computes it",
         )
     if isinstance(definition, BuiltInDefinition):
         return MetricSpec(

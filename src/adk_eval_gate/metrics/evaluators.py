@@ -242,3 +242,9 @@ def unsupported_metric() -> type[Metric]:
     from adk_eval_gate.metrics.platform_builtin import UnsupportedMetric
 
     return UnsupportedMetric
+
+
+def local_computation() -> type[Metric]:
+    from adk_eval_gate.metrics.platform_builtin import LocalComputation
+
+    return LocalComputation
