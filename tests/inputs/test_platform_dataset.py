@@ -203,3 +203,28 @@ def test_markup_and_workflow_commands_in_a_case_are_data(tmp_path: Path) -> None
     loaded = _load(_write(tmp_path, {"eval_cases": [{"eval_case_id": weird, "prompt": _text(weird)}]}))
     (case,) = loaded.eval_set.eval_cases
     assert case.eval_id == weird and content_text((case.conversation or [])[0].user_content) == weird
+
+
+def test_a_recorded_dataset_given_with_dataset_is_gated_by_its_eval_config(
+    repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """No agent runs (every case has its answer), exact_match is the gate's own: the whole run in this process."""
+    from adk_eval_gate.cli import main
+
+    monkeypatch.chdir(repo)
+    answered = [
+        {"eval_case_id": name, "prompt": _text("Capital?"), "responses": [{"response": _text(said, "model")}]}
+        for name, said in (("right", "Paris"), ("wrong", "Lyon"))
+    ]
+    for case in answered:
+        case["reference"] = {"response": _text("Paris", "model")}
+    _write(repo / "evals", {"eval_cases": answered}, "answers.json")
+    (repo / "evals" / "eval_config.yaml").write_text(
+        "metrics_to_run: [exact_match]\nadk_eval_gate:\n  thresholds: {exact_match: 1}\n", encoding="utf-8"
+    )
+    code = main(["run", "--dataset", "evals/answers.json", "--output-dir", "out"])
+    out = capsys.readouterr().out
+    doc = json.loads((repo / "out" / "results.json").read_text(encoding="utf-8"))
+    assert code == 1, out
+    assert doc["files"][0]["format"] == "agent_platform_dataset"
+    assert {case["eval_id"]: case["status"] for case in doc["cases"]} == {"right": "passed", "wrong": "failed"}

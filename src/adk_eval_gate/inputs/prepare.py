@@ -148,7 +148,7 @@ def _prepare_one(
     try:
         loaded = (
             load_dataset(ref.path, display=ref.display)
-            if ref.dataset
+            if ref.dataset and ref.path.suffix.lower() != ".json"  # --dataset FILE.json: an Agent Platform dataset
             else load_json_eval_file(ref.path, display=ref.display)
         )
         platform = loaded.format == PLATFORM_FORMAT
