@@ -16,7 +16,6 @@ keys of an item that no metric reads, items without a name, and definitions ``me
 
 from __future__ import annotations
 
-import ast
 import dataclasses
 import difflib
 import json
@@ -24,97 +23,30 @@ from pathlib import Path
 from typing import Any
 
 import pydantic
-from google.genai import types as genai_types
 
+from adk_eval_gate.inputs.agents_cli_metrics import Check, Lines, built_in, defined, read_small_text
 from adk_eval_gate.inputs.configs import ConfigSource, LoadedConfig
-from adk_eval_gate.inputs.discover import display_path, file_problem
+from adk_eval_gate.inputs.discover import display_path
 from adk_eval_gate.metrics import agents_cli_specs, registry
 from adk_eval_gate.model import agents_cli_config as acli
-from adk_eval_gate.model.eval_config import EvalConfig, JudgeModelOptions
+from adk_eval_gate.model.eval_config import EvalConfig
 from adk_eval_gate.support import safe_yaml, sanitize
-from adk_eval_gate.support.errors import ConfigError, UnknownField
-from adk_eval_gate.support.jsonpos import JsonPositions, format_path
-from adk_eval_gate.support.pydantic_errors import every_error, locate
-
-MAX_FILE_BYTES = 1_048_576  # an eval config or a metric's code file: a few KB
+from adk_eval_gate.support.errors import ConfigError
 
 
-def read_small_text(path: Path, *, display: str, root: Path, what: str) -> str:
-    """A config or code file as text: a regular file of the repository (a FIFO would block), at most 1 MiB, UTF-8."""
-    problem = file_problem(path, root=root)
-    if problem is not None:
-        raise ConfigError(f"{what} {problem}", file=display)
-    try:
-        raw = path.read_bytes() if path.stat().st_size <= MAX_FILE_BYTES else b""
-    except OSError as error:
-        raise ConfigError(f"{what} cannot be read: {error.strerror}", file=display) from None
-    if not raw and path.stat().st_size > MAX_FILE_BYTES:
-        raise ConfigError(f"{what} is larger than 1 MiB", file=display, hint="a config or a metric's code is a few KB")
-    try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        line = raw[: error.start].count(b"\n") + 1
-        raise ConfigError(
-            f"{what} is not UTF-8 (byte 0x{raw[error.start]:02x} at offset {error.start})",
-            file=display,
-            line=line,
-            hint="save the file as UTF-8",
-        ) from None
-
-
-class _Lines:
-    """The line of a key path, in the YAML document or the JSON text."""
-
-    def __init__(self, *, node: Any = None, text: str | None = None) -> None:
-        self.node = node
-        self.positions = JsonPositions(text) if text is not None else None
-
-    def __call__(self, path: list[str | int]) -> int | None:
-        if self.positions is not None:
-            return locate(self.positions, path)
-        return safe_yaml.line_of(self.node, path)
-
-
-def _parse(text: str, *, display: str, yaml_file: bool) -> tuple[Any, _Lines]:
+def _parse(text: str, *, display: str, yaml_file: bool) -> tuple[Any, Lines]:
     if yaml_file:
         try:
             data, node = safe_yaml.load(text)
         except safe_yaml.UnsafeYaml as error:
             raise ConfigError(str(error), file=display, line=error.line) from None
-        return data, _Lines(node=node)
+        return data, Lines(node=node)
     try:
-        return sanitize.loads(text, max_depth=sanitize.MAX_EVAL_FILE_DEPTH), _Lines(text=text)
+        return sanitize.loads(text, max_depth=sanitize.MAX_EVAL_FILE_DEPTH), Lines(text=text)
     except json.JSONDecodeError as error:
         raise ConfigError(f"invalid JSON: {error.msg}", file=display, line=error.lineno, column=error.colno) from None
     except sanitize.UnsafeJson as error:
         raise ConfigError(f"cannot be used: {error}", file=display, line=error.line) from None
-
-
-@dataclasses.dataclass
-class _Check:
-    """The problems and warnings of one config, gathered so that all are reported at once."""
-
-    display: str
-    lines: _Lines
-    problems: list[ConfigError] = dataclasses.field(default_factory=list)
-    warnings: list[str] = dataclasses.field(default_factory=list)
-
-    def error(self, message: str, path: list[str | int], hint: str | None = None) -> None:
-        self.problems.append(
-            ConfigError(message, file=self.display, line=self.lines(path), field=format_path(path) or None, hint=hint)
-        )
-
-    def warn(self, message: str, path: list[str | int], *, ignored: bool = True) -> None:
-        """``ignored``: a key agents-cli ignores (``validate`` fails on it unless --allow-unknown-fields)."""
-        text = f"{self.display}:{self.lines(path) or 1}: {format_path(path)}: {message}"
-        self.warnings.append(UnknownField(text) if ignored else text)
-
-    def validation(
-        self, error: pydantic.ValidationError, data: Any, *, model: type[pydantic.BaseModel], at: list[Any]
-    ) -> None:
-        found, _ = every_error(error, data, model=model)
-        for path, message in found:
-            self.error(message.replace("ADK rejects", "agents-cli rejects"), [*at, *path])
 
 
 def load_agents_cli_config(source: ConfigSource, *, root: Path) -> LoadedConfig:
@@ -136,7 +68,7 @@ def load_agents_cli_config(source: ConfigSource, *, root: Path) -> LoadedConfig:
                 file=display,
                 hint=f"keep one of {source.path.name} and {source.twin.name}",
             )
-    check = _Check(display, lines)
+    check = Check(display, lines)
     try:
         config = acli.AgentsCliConfig.model_validate(data)
     except pydantic.ValidationError as error:
@@ -161,12 +93,12 @@ def load_agents_cli_config(source: ConfigSource, *, root: Path) -> LoadedConfig:
     return LoadedConfig(source, EvalConfig(budgets=gate.budgets), metrics, check.warnings, agents_cli=True, files=files)
 
 
-def _all(check: _Check) -> ConfigError:
+def _all(check: Check) -> ConfigError:
     problems = sorted(check.problems, key=lambda problem: problem.line or 0)
     return dataclasses.replace(problems[0], also=tuple(problems[1:]))
 
 
-def _pool(config: acli.AgentsCliConfig, check: _Check) -> dict[str, tuple[int, acli.CustomMetricEntry]]:
+def _pool(config: acli.AgentsCliConfig, check: Check) -> dict[str, tuple[int, acli.CustomMetricEntry]]:
     """The ``custom_metrics`` items by name (a later one with the same name wins, as in agents-cli)."""
     pool: dict[str, tuple[int, acli.CustomMetricEntry]] = {}
     for index, raw in enumerate(config.custom_metrics):
@@ -197,7 +129,7 @@ def _pool(config: acli.AgentsCliConfig, check: _Check) -> dict[str, tuple[int, a
 def _metrics(
     config: acli.AgentsCliConfig,
     pool: dict[str, tuple[int, acli.CustomMetricEntry]],
-    check: _Check,
+    check: Check,
     *,
     folder: Path,
     root: Path,
@@ -229,9 +161,9 @@ def _metrics(
         path: list[str | int] = ["metrics_to_run", position]
         found = pool.get(name)
         definition = (
-            _defined(name, found[1], check, path=["custom_metrics", found[0]], folder=folder, root=root)
+            defined(name, found[1], check, path=["custom_metrics", found[0]], folder=folder, root=root)
             if found
-            else _built_in(name, None, check, path=path)
+            else built_in(name, None, check, path=path)
         )
         if definition is None:
             continue
@@ -241,144 +173,24 @@ def _metrics(
     return metrics, files
 
 
-def _built_in(name: str, entry: acli.CustomMetricEntry | None, check: _Check, *, path: list[str | int]) -> Any:
-    resolved = acli.resolve_predefined(name)
-    if resolved is None and not acli.sdk_computed(name):
-        close = difflib.get_close_matches(name.lower(), acli.built_in_names(), n=1)
-        check.error(
-            f"{name} is neither a built-in metric nor defined in custom_metrics",
-            path,
-            hint=f"did you mean {close[0]!r}?"
-            if close
-            else "define it in custom_metrics (custom_function or "
-            "prompt_template), or name a built-in metric (agents-cli eval metric list)",
+def config_mismatch(config: LoadedConfig, *, platform: bool, display: str, option: str, root: Path) -> None:
+    """An Agent Platform dataset is graded by agents-cli's eval_config.yaml, an ADK eval file by ADK's criteria."""
+    if platform and config.source.path is None:
+        raise ConfigError(
+            "has no eval_config.yaml beside or above it, so nothing says which metrics to grade",
+            file=display,
+            hint="add tests/eval/eval_config.yaml with metrics_to_run, as agents-cli scaffolds it",
         )
-        return None
-    parameters = entry.metric_spec_parameters if entry else None
-    return acli.BuiltInDefinition(metric=resolved or name.lower(), metric_spec_parameters=parameters)
-
-
-def _defined(
-    name: str, entry: acli.CustomMetricEntry, check: _Check, *, path: list[str | int], folder: Path, root: Path
-) -> Any:
-    """The definition of a ``custom_metrics`` item that ``metrics_to_run`` lists, with agents-cli's checks."""
-    if entry.rubric_group_name is not None:
-        check.error(
-            "rubric_group_name is not supported, as agents-cli refuses it",
-            [*path, "rubric_group_name"],
-            hint="grade rubric_groups with a built-in rubric metric and metric_spec_parameters.rubric_group_key",
+    if platform and not config.agents_cli:
+        raise ConfigError(
+            f"is an Agent Platform dataset, but its config {config.source.describe(root)} is ADK's criteria",
+            file=display,
+            hint=f"give agents-cli's eval_config.yaml with {option}, or none",
         )
-        return None
-    built_in = acli.resolve_predefined(name)
-    if entry.defines_own_body() and built_in is not None and name.lower() == built_in:
-        check.error(f"{name} is reserved by the evaluation service", [*path, "name"], hint=f"rename it, e.g. my_{name}")
-        return None
-    if not entry.defines_own_body():
-        if built_in is None and not acli.sdk_computed(name):
-            check.error(
-                "needs a prompt_template or a custom_function, unless its name is a built-in metric",
-                [*path, "name"],
-            )
-            return None
-        return _built_in(name, entry, check, path=[*path, "name"])
-    if entry.custom_function is not None and entry.custom_function_file is not None:
-        check.error("has both custom_function and custom_function_file: give one", [*path, "custom_function_file"])
-        return None
-    if entry.custom_function is not None or entry.custom_function_file is not None:
-        execution = entry.execution or "local"
-        if execution not in ("local", "remote"):
-            check.error(f"execution is {execution!r}: use local or remote", [*path, "execution"])
-            return None
-        if execution == "remote":
-            reason = agents_cli_specs.unsupported_reason(name)
-            check.warnings.append(f"{check.display}:{check.lines([*path, 'execution']) or 1}: {reason.reason}")
-            return reason
-        return _function(name, entry, check, path=path, folder=folder, root=root)
-    if entry.prompt_template is None:
-        check.error("remote_custom_function runs in Google's sandbox, which the gate does not support", path)
-        return None
-    return _template(entry)
-
-
-def _function(
-    name: str, entry: acli.CustomMetricEntry, check: _Check, *, path: list[str | int], folder: Path, root: Path
-) -> acli.FunctionDefinition | None:
-    file = None
-    if entry.custom_function_file is not None:
-        where = [*path, "custom_function_file"]
-        target = Path(entry.custom_function_file)
-        target = target if target.is_absolute() else folder / target
-        if not target.exists() and not target.is_symlink():
-            check.error(f"{entry.custom_function_file} not found (resolved relative to the config's folder)", where)
-            return None
-        file = display_path(target, root)
-        try:
-            source = read_small_text(target, display=file, root=root, what="the function file")
-        except ConfigError as problem:
-            check.problems.append(problem)
-            return None
-        origin, line_offset = file, 0
-    else:
-        source = entry.custom_function or ""
-        origin, line_offset = check.display, (check.lines([*path, "custom_function"]) or 1)
-    filename = f"<custom_metric:{name}>"
-    try:
-        tree = ast.parse(source, filename=filename)
-    except (SyntaxError, ValueError) as error:
-        line = getattr(error, "lineno", None)
-        message = getattr(error, "msg", str(error))
-        at = (line or 0) + line_offset if line else None
-        check.problems.append(
-            ConfigError(f"custom metric {name}: its code does not compile: {message}", file=origin, line=at)
+    if not platform and config.agents_cli:
+        raise ConfigError(
+            f"is an ADK eval file, but its config {config.source.describe(root)} is agents-cli's (for Agent Platform "
+            "datasets)",
+            file=display,
+            hint=f"give a test_config.json with {option}",
         )
-        return None
-    if not _defines_evaluate(tree):
-        check.error(f"custom metric {name} must define evaluate(instance), as agents-cli requires", path)
-        return None
-    env = _env_file(folder, root)
-    return acli.FunctionDefinition(source=source, filename=filename, file=file, env_file=env)
-
-
-def _defines_evaluate(tree: ast.Module) -> bool:
-    for node in tree.body:
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == "evaluate":
-            return True
-        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "evaluate" for t in node.targets):
-            return True
-        if isinstance(node, ast.Import | ast.ImportFrom) and any(
-            (alias.asname or alias.name) == "evaluate" for alias in node.names
-        ):
-            return True
-    return False
-
-
-def _env_file(folder: Path, root: Path) -> str | None:
-    """The ``.env`` agents-cli loads for its metrics: the nearest at or above the config's folder (in the
-    repository)."""
-    resolved_root = root.resolve()
-    for candidate in (folder.resolve(), *folder.resolve().parents):
-        if (candidate / ".env").is_file():
-            return str(candidate / ".env")
-        if candidate == resolved_root:
-            break
-    return None
-
-
-def _template(entry: acli.CustomMetricEntry) -> acli.TemplateDefinition:
-    model = entry.judge_model or JudgeModelOptions().judge_model
-    model = model.rsplit("/models/", 1)[-1]  # a publisher model's resource name: the model's own name
-    settings: dict[str, Any] = {}
-    if entry.judge_model_generation_config is not None:
-        known = genai_types.GenerateContentConfig.model_fields
-        given = entry.judge_model_generation_config.model_dump(exclude_none=True)
-        settings = {key: value for key, value in given.items() if key in known}
-    if entry.judge_model_system_instruction:
-        settings["system_instruction"] = entry.judge_model_system_instruction
-    samples = entry.judge_model_sampling_count or acli.DEFAULT_SAMPLING_COUNT
-    options = JudgeModelOptions(
-        judge_model=model,
-        judge_model_config=genai_types.GenerateContentConfig(**settings) if settings else None,
-        num_samples=samples,
-        parallelism_limit=samples,
-    )
-    return acli.TemplateDefinition(prompt_template=entry.prompt_template or "", judge_model_options=options)

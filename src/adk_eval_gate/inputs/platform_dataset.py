@@ -218,11 +218,6 @@ def _add_case(
     loaded.case_lines[eval_id] = line
 
 
-def looks_like_platform_dataset(head: str) -> bool:
-    """A cheap test on the start of a JSON file: an ``eval_cases`` key and none of ADK's eval set keys."""
-    return ('"eval_cases"' in head or '"evalCases"' in head) and not any(f'"{key}"' in head for key in _EVAL_SET_KEYS)
-
-
 def load_json_eval_file(path: Path, *, display: str) -> LoadedEvalSet:
     """A JSON eval file of either kind: an Agent Platform dataset when its top level is one, else ADK's."""
     text, data = read_json(path, display, max_depth=sanitize.MAX_EVAL_FILE_DEPTH)
