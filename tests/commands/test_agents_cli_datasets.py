@@ -90,9 +90,7 @@ def test_agents_clis_scaffold_runs_with_no_options_and_says_what_it_could_not_ev
     """The judge's key is the gate's (its settings' environment) and not the metric code's process: the scaffold's
     response_quality.py makes its own genai.Client(), which finds no key, as on a machine without one."""
     repo = agents_cli_project(tmp_path)
-    gemini.script = MarkerScript(
-        {"ANSWER to": [json.dumps({"score": 4, "explanation": "helpful"}), json.dumps({"score": 5})]}, cycle=True
-    )
+    gemini.script = MarkerScript({"ANSWER to": [json.dumps({"score": 4, "explanation": "helpful"})]}, cycle=True)
     from adk_eval_gate.config import environment
 
     real = environment.current_environment
@@ -109,7 +107,7 @@ def test_agents_clis_scaffold_runs_with_no_options_and_says_what_it_could_not_ev
         metrics = {metric["name"]: metric for metric in case["metrics"]}
         turns, judge = metrics["agent_turn_count"], metrics["helpfulness"]
         assert (turns["score"], turns["threshold"], turns["status"]) == (1.0, 1.0, "passed")
-        assert (judge["score"], judge["threshold"], judge["status"]) == (4.5, 3.0, "passed")
+        assert (judge["score"], judge["threshold"], judge["status"]) == (4.0, 3.0, "passed")
         quality, general = metrics["custom_response_quality"], metrics["general_quality"]
         assert (quality["score"], quality["status"]) == (None, "not_evaluated")
         assert "CustomFunctionError(evaluate)" in quality["reason"] and "API key" in quality["reason"]

@@ -168,7 +168,7 @@ class FunctionDefinition(pydantic.BaseModel):
     Python source that defines ``evaluate(instance)``. ``filename``: the name its code is compiled under, as
     agents-cli compiles it (``<custom_metric:NAME>``); ``file``: the file it came from (repository-relative)."""
 
-    model_config = pydantic.ConfigDict(frozen=True)
+    model_config = pydantic.ConfigDict(defer_build=True, frozen=True)
 
     source: str
     filename: str
@@ -179,7 +179,7 @@ class FunctionDefinition(pydantic.BaseModel):
 class TemplateDefinition(pydantic.BaseModel):
     """A ``prompt_template`` judge: the template, and the judge's model, sampling and settings."""
 
-    model_config = pydantic.ConfigDict(frozen=True)
+    model_config = pydantic.ConfigDict(defer_build=True, frozen=True)
 
     prompt_template: str
     judge_model_options: JudgeModelOptions
@@ -188,7 +188,7 @@ class TemplateDefinition(pydantic.BaseModel):
 class BuiltInDefinition(pydantic.BaseModel):
     """A metric of the evaluation service: its registered name and the parameters the config gives it."""
 
-    model_config = pydantic.ConfigDict(frozen=True)
+    model_config = pydantic.ConfigDict(defer_build=True, frozen=True)
 
     metric: str
     metric_spec_parameters: dict[str, Any] | None = None
@@ -197,7 +197,7 @@ class BuiltInDefinition(pydantic.BaseModel):
 class UnsupportedDefinition(pydantic.BaseModel):
     """A metric the gate cannot compute (``execution: remote``): why, in one line."""
 
-    model_config = pydantic.ConfigDict(frozen=True)
+    model_config = pydantic.ConfigDict(defer_build=True, frozen=True)
 
     reason: str
 
