@@ -16,11 +16,11 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("support",),  # the console, errors, untrusted JSON, retries, cache files, masking, words, numbers
     ("model",),  # ADK's eval file and config models, results.json's models, the hand-off types
     ("config",),  # the options, the settings, the GitHub Actions context
+    ("verdict",),  # every rule that can fail a case or the run: results.json's types in, statuses out
     ("judge",),  # the LLM judge
     ("metrics",),  # one module per metric family, and scoring a run
     ("inputs",),  # discover, load, plan
     ("runners",),  # infer: the runners, their worker processes, the execution of the work items
-    ("verdict",),  # every rule that can fail a case or the run
     ("aggregate",),  # scored runs into results.json's records, usage and prices
     ("compare",),  # this run against the baseline
     ("report",),  # the renderers
@@ -29,6 +29,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("cli", "__main__", "__init__"),  # the package root
 )
 ROOT_MODULES_AT_MOST = 8
+# Packages that may import fewer layers than those below them: the verdict decides on results.json's types alone.
+STANDS_ON = {"verdict": {"verdict", "model", "config", "support"}}
 
 
 def _layer(module: str) -> int:
@@ -66,6 +68,16 @@ def test_every_import_points_down_the_layers() -> None:
         if _layer(target) > _layer(module)
     ]
     assert upward == []
+
+
+def test_the_verdict_stands_on_the_model_the_config_and_support_only() -> None:
+    beyond = [
+        f"{module} imports {target}"
+        for module, path in _modules()
+        for target in _imports(path)
+        if module.split(".")[0] in STANDS_ON and target.split(".")[0] not in STANDS_ON[module.split(".")[0]]
+    ]
+    assert beyond == []
 
 
 def test_every_package_is_a_layer_and_the_root_holds_the_command_line_only() -> None:

@@ -375,7 +375,10 @@ def _prepared(settings: Settings, console: Console) -> Prepared:
             found = f", agent {file.agent}" if file.agent else ""
             runs = f", {plural(file.num_runs, 'run')} per case" if file.num_runs and not file.agent else ""
             console.line(f"{file.path}: {plural(file.cases, 'case')}, criteria from {file.config}{found}{runs}")
-    for unmatched in verdict.unmatched_quarantine(settings.quarantine, prepared.planned, prepared.files):
+    loaded = [file.loaded for file in prepared.planned]
+    every_case = [(file.display, case.eval_id) for file in loaded for case in file.eval_set.eval_cases]
+    broken = [file.path for file in prepared.files if file.error]
+    for unmatched in verdict.unmatched_quarantine(settings.quarantine, cases=every_case, broken=broken):
         console.warning(f"{settings.option_name('quarantine')} {unmatched}")
     counts = sorted({file.num_runs or settings.num_runs for file in prepared.files if not file.error})
     if counts and counts[-1] > 1:

@@ -15,7 +15,6 @@ from typing import TypeVar
 
 import pydantic
 
-from adk_eval_gate.inputs.plan import PlannedFile, did_you_mean
 from adk_eval_gate.model.results import (
     CaseResult,
     CaseStatus,
@@ -36,6 +35,7 @@ from adk_eval_gate.model.results import (
 from adk_eval_gate.model.results_base import Effect, MetricStatus
 from adk_eval_gate.model.results_usage import BudgetCheck, BudgetLimits, BudgetStatus
 from adk_eval_gate.support import stats
+from adk_eval_gate.support.words import did_you_mean
 from adk_eval_gate.verdict import rules
 from adk_eval_gate.verdict.aggregation import ScoreRule, decide_metric, run_metric_status
 from adk_eval_gate.verdict.budgets import run_checks
@@ -198,12 +198,11 @@ def quarantine(cases: list[CaseResult], selectors: list[str]) -> list[CaseResult
     ]
 
 
-def unmatched_quarantine(selectors: list[str], planned: list[PlannedFile], files: list[FileResult]) -> list[str]:
-    """What to say of each ``--quarantine`` selector that matches no case of the eval files (their every case,
-    whatever the run selects: a shard runs only some), with the selector it likely misspells. A selector that
-    could match a file which could not be loaded says nothing: its cases are unknown."""
-    cases = [(file.loaded.display, case.eval_id) for file in planned for case in file.loaded.eval_set.eval_cases]
-    broken = [file.path for file in files if file.error]
+def unmatched_quarantine(selectors: list[str], *, cases: list[tuple[str, str]], broken: list[str]) -> list[str]:
+    """What to say of each ``--quarantine`` selector that matches no case of the eval files (``cases``: each file's
+    every case as (file, eval_id), whatever the run selects: a shard runs only some), with the selector it likely
+    misspells. A selector that could match a file which could not be loaded (``broken``) says nothing: its cases
+    are unknown."""
     said = []
     for selector in dict.fromkeys(selectors):
         if any(rules.selects(selector, file, eval_id) for file, eval_id in cases) or any(
