@@ -58,8 +58,8 @@ def _literal_statuses(source: str) -> list[int]:
 
 
 def test_statuses_are_compared_as_the_vocabulary_not_as_strings() -> None:
-    """Issue 22: one status vocabulary (``model/results_base.py``: CaseStatus, RunStatus, MetricStatus, Effect,
-    and BudgetStatus in ``model/results_usage.py``), never ``case.status == "passed"`` again."""
+    """Issue 22: one status vocabulary (``model/results/vocabulary.py``: CaseStatus, RunStatus, MetricStatus, Effect,
+    and BudgetStatus in ``model/results/usage_and_budgets.py``), never ``case.status == "passed"`` again."""
     found = {
         f"{path.relative_to(SRC)}:{line}"
         for path in sorted(SRC.rglob("*.py"))

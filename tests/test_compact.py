@@ -1,4 +1,4 @@
-"""The compact form of a turn (model/compact.py) and results.json's compact text (model/results_json.py): lossless,
+"""The compact form of a turn (model/compact.py) and results.json's compact text (model/results/json_text.py): lossless,
 each thing once, and files of the earlier form still read."""
 
 from __future__ import annotations
@@ -28,9 +28,9 @@ from adk_eval_gate.model.results import (
     RunMetric,
     RunRecord,
     Totals,
+    dump_json,
     parse_document,
 )
-from adk_eval_gate.model.results_json import dump_json
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

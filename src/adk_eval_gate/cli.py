@@ -280,8 +280,7 @@ def _report_unevaluated(args: Arguments, env: Mapping[str, str], console: Consol
     """
     from adk_eval_gate.commands.finish import Ending, finish, github_session
     from adk_eval_gate.commands.run import run_info
-    from adk_eval_gate.model.results import ResultsDocument, Totals
-    from adk_eval_gate.model.results_base import RunStatus
+    from adk_eval_gate.model.results import ResultsDocument, RunStatus, Totals
     from adk_eval_gate.support.errors import GateError
 
     try:

@@ -9,8 +9,7 @@ import io
 from adk_eval_gate.aggregate.usage import report_unpriced
 from adk_eval_gate.commands.gate import decided
 from adk_eval_gate.compare.changes import compare
-from adk_eval_gate.model.results import JudgeSetting, ResultsDocument
-from adk_eval_gate.model.results_usage import ModelUsage, UsageTotals
+from adk_eval_gate.model.results import JudgeSetting, ModelUsage, ResultsDocument, UsageTotals
 from adk_eval_gate.report import comment, summary
 from adk_eval_gate.report import console as console_report
 from adk_eval_gate.support.console import Console

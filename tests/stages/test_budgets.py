@@ -16,7 +16,7 @@ from adk_eval_gate.inputs.configs import ConfigSource, load_config
 from adk_eval_gate.metrics.base import MetricOutcome
 from adk_eval_gate.metrics.score import ScoredMetric
 from adk_eval_gate.model.eval_config import Budgets
-from adk_eval_gate.model.results_usage import BudgetLimits
+from adk_eval_gate.model.results import BudgetLimits
 from adk_eval_gate.report import costs
 from adk_eval_gate.runners.base import Inference
 from adk_eval_gate.support.errors import ConfigError
@@ -218,8 +218,7 @@ def test_a_quarantined_case_is_left_out_of_both_sides_of_the_cost_line_and_shown
 def test_a_latency_rise_under_the_floor_never_fails_the_latency_budget() -> None:
     """The trial's false failure: p95 0.091 s -> 0.137 s, a rise the comparison does not flag (under 0.1 s),
     failed --max-latency-increase 20. A budget fails only on a flagged rise."""
-    from adk_eval_gate.model.results import BaselineInfo, Comparison
-    from adk_eval_gate.model.results_usage import UsageComparison
+    from adk_eval_gate.model.results import BaselineInfo, Comparison, UsageComparison
 
     rise = quantity_change(
         "p95_turn_seconds", base=0.091, head=0.137, base_runs=[0.09, 0.091], head_runs=[0.137, 0.138]

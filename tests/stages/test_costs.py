@@ -12,7 +12,7 @@ from google.genai import types
 from adk_eval_gate.aggregate.pricing import Prices, load_prices, model_name
 from adk_eval_gate.aggregate.usage import by_model, judge_totals, merged, run_usage, totals
 from adk_eval_gate.model.evalset import Invocation, InvocationEvent, InvocationEvents
-from adk_eval_gate.model.results_usage import ModelUsage
+from adk_eval_gate.model.results import ModelUsage
 from adk_eval_gate.model.tokens import tokens_of
 from adk_eval_gate.support.errors import UsageError
 from adk_eval_gate.support.stats import LARGEST
@@ -199,7 +199,7 @@ def test_a_missing_price_is_said_once_per_model_naming_its_parties_and_never_for
     import io
 
     from adk_eval_gate.aggregate.usage import report_unpriced
-    from adk_eval_gate.model.results_usage import UsageTotals
+    from adk_eval_gate.model.results import UsageTotals
     from adk_eval_gate.support.console import Console
     from tests.report.builders import priced_document
 

@@ -8,9 +8,15 @@ import pytest
 
 from adk_eval_gate import verdict
 from adk_eval_gate.compare.changes import compare
-from adk_eval_gate.model.results import FileResult, InvalidResults, ResultsDocument, RunRecord, parse_document
-from adk_eval_gate.model.results_json import dump_json as results_json
-from adk_eval_gate.model.results_usage import BudgetCheck
+from adk_eval_gate.model.results import (
+    BudgetCheck,
+    FileResult,
+    InvalidResults,
+    ResultsDocument,
+    RunRecord,
+    parse_document,
+)
+from adk_eval_gate.model.results import dump_json as results_json
 from adk_eval_gate.verdict import Policy
 from tests.report.builders import baseline_info, case, document, metric
 

@@ -22,22 +22,25 @@ from adk_eval_gate.model.evalset import EvalCase
 from adk_eval_gate.model.results import (
     CaseInputs,
     CaseResult,
+    CaseStatus,
     Confirmation,
     ErrorKind,
     FileResult,
     InvocationRecord,
     JudgeStats,
     MetricResult,
+    MetricStatus,
     PassRule,
+    PriceSource,
     ResultsDocument,
     RubricScoreRecord,
     RunInfo,
     RunMetric,
     RunRecord,
+    RunStatus,
     Totals,
+    UsageTotals,
 )
-from adk_eval_gate.model.results_base import CaseStatus, MetricStatus, RunStatus
-from adk_eval_gate.model.results_usage import PriceSource, UsageTotals
 from adk_eval_gate.runners.capture import capture, expected_turns, expected_user
 from adk_eval_gate.runners.execute import FinishedRun
 from adk_eval_gate.verdict.aggregation import ScoreRule, run_metric_status

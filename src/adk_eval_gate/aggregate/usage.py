@@ -12,14 +12,15 @@ from typing import get_args
 from adk_eval_gate.aggregate.pricing import Prices, call_cost
 from adk_eval_gate.metrics.efficiency import TurnFacts, turn_facts
 from adk_eval_gate.model.evalset import Invocation
-from adk_eval_gate.model.results import CaseResult, ResultsDocument
-from adk_eval_gate.model.results_usage import (
+from adk_eval_gate.model.results import (
+    CaseResult,
     CaseUsage,
     FileUsage,
     ModelUsage,
     PassFigures,
     PriceSource,
     Quantity,
+    ResultsDocument,
     RunUsage,
     SuiteUsage,
     TurnUsage,

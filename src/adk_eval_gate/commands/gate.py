@@ -14,8 +14,7 @@ from adk_eval_gate.compare.noise import MIN_HISTORY
 from adk_eval_gate.config.settings import Settings
 from adk_eval_gate.github import baseline as baselines
 from adk_eval_gate.github.client import GitHubClient
-from adk_eval_gate.model.results import Comparison, ResultsDocument
-from adk_eval_gate.model.results_usage import BudgetLimits
+from adk_eval_gate.model.results import BudgetLimits, Comparison, ResultsDocument
 from adk_eval_gate.report.headline import change_counts, comparison_words
 from adk_eval_gate.support.console import Console
 from adk_eval_gate.verdict import Policy, decide, redecide

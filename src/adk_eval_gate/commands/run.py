@@ -26,8 +26,7 @@ from adk_eval_gate.judge import platform_access
 from adk_eval_gate.metrics.base import MetricServices
 from adk_eval_gate.model.compact import AppTable
 from adk_eval_gate.model.evalset import EvalCase
-from adk_eval_gate.model.results import CaseResult, Confirmation, FileResult, ResultsDocument, RunInfo
-from adk_eval_gate.model.results_usage import UsageTotals
+from adk_eval_gate.model.results import CaseResult, Confirmation, FileResult, ResultsDocument, RunInfo, UsageTotals
 from adk_eval_gate.runners import runlog
 from adk_eval_gate.runners.base import Runner
 from adk_eval_gate.runners.execute import Execution, FinishedRun, MetricBuilder, StopOnSignals, execute

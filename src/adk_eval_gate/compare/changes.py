@@ -29,9 +29,9 @@ from adk_eval_gate.model.results import (
     MetricChange,
     MetricDelta,
     MetricResult,
+    MetricStatus,
     ResultsDocument,
 )
-from adk_eval_gate.model.results_base import MetricStatus
 from adk_eval_gate.verdict.regressions import counted
 
 _PASSING = {"passed"}

@@ -9,8 +9,7 @@ Pure: which cases, and their work items. ``pipeline`` runs them with the first r
 from __future__ import annotations
 
 from adk_eval_gate.inputs.plan import WorkItem
-from adk_eval_gate.model.results import CaseResult, Comparison, Confirmation
-from adk_eval_gate.model.results_base import CaseStatus
+from adk_eval_gate.model.results import CaseResult, CaseStatus, Comparison, Confirmation
 from adk_eval_gate.verdict.regressions import drops
 
 

@@ -18,8 +18,15 @@ from collections.abc import Callable, Sequence
 from adk_eval_gate.aggregate.usage import SHARES, pass_figure, percentile
 from adk_eval_gate.compare.history import BaseRuns
 from adk_eval_gate.compare.noise import significance
-from adk_eval_gate.model.results import CaseResult, ResultsDocument
-from adk_eval_gate.model.results_usage import CaseUsage, PassFigures, Quantity, QuantityChange, UsageComparison
+from adk_eval_gate.model.results import (
+    CaseResult,
+    CaseUsage,
+    PassFigures,
+    Quantity,
+    QuantityChange,
+    ResultsDocument,
+    UsageComparison,
+)
 
 MATERIAL = {"cost_usd": 0.05, "tokens": 0.05, "model_calls": 0.05, "p50_turn_seconds": 0.20, "p95_turn_seconds": 0.20}
 MATERIAL_SECONDS = 0.1

@@ -29,8 +29,7 @@ from adk_eval_gate.github.client import GitHubClient
 from adk_eval_gate.github.download import DownloadBudget
 from adk_eval_gate.github.models import Artifact, WorkflowRun
 from adk_eval_gate.github.run_cache import NoArtifact, RunCache
-from adk_eval_gate.model.results import BaselineInfo, InvalidResults, ResultsDocument, parse_document
-from adk_eval_gate.model.results_base import RunStatus
+from adk_eval_gate.model.results import BaselineInfo, InvalidResults, ResultsDocument, RunStatus, parse_document
 from adk_eval_gate.support import sanitize
 from adk_eval_gate.support.errors import GateError
 

@@ -13,8 +13,7 @@ from adk_eval_gate.config.settings import Settings
 from adk_eval_gate.github import comment as comments
 from adk_eval_gate.github.client import GitHubClient, GitHubPermissionError
 from adk_eval_gate.github.outputs import append_step_summary, output_values, write_outputs
-from adk_eval_gate.model.results import ResultsDocument
-from adk_eval_gate.model.results_base import RunStatus
+from adk_eval_gate.model.results import ResultsDocument, RunStatus
 from adk_eval_gate.report import comment as comment_report
 from adk_eval_gate.report import summary
 from adk_eval_gate.support.console import Console

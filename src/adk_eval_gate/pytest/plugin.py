@@ -285,7 +285,7 @@ class EvalCaseItem(pytest.Item):
     def setup(self) -> None:
         if self.config.getoption("setuponly", False):
             return  # pytest --setup-only and --setup-plan run nothing
-        from adk_eval_gate.model.results_base import CaseStatus
+        from adk_eval_gate.model.results import CaseStatus
         from adk_eval_gate.pytest import junit
         from adk_eval_gate.pytest.report import case_report
 
@@ -295,7 +295,7 @@ class EvalCaseItem(pytest.Item):
             raise EvalCaseError(case_report(self.case))
 
     def runtest(self) -> None:
-        from adk_eval_gate.model.results_base import CaseStatus
+        from adk_eval_gate.model.results import CaseStatus
         from adk_eval_gate.pytest.report import case_report
 
         if self.case is not None and self.case.status != CaseStatus.PASSED:

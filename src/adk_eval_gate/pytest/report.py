@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import re
 
-from adk_eval_gate.model.results import CaseResult, MetricResult
-from adk_eval_gate.model.results_base import CaseStatus, MetricStatus
+from adk_eval_gate.model.results import CaseResult, CaseStatus, MetricResult, MetricStatus
 from adk_eval_gate.report import views
 from adk_eval_gate.verdict.aggregation import comparison_text
 from adk_eval_gate.verdict.rules import failure_reason, run_scores_text

@@ -5,8 +5,15 @@ those known flaky on the base branch), and the quarantined ones. Pure.
 
 from __future__ import annotations
 
-from adk_eval_gate.model.results import CaseResult, Finding, ResultsDocument, RunRecord
-from adk_eval_gate.model.results_base import CaseStatus, Effect, MetricStatus
+from adk_eval_gate.model.results import (
+    CaseResult,
+    CaseStatus,
+    Effect,
+    Finding,
+    MetricStatus,
+    ResultsDocument,
+    RunRecord,
+)
 from adk_eval_gate.report import markdown as md
 from adk_eval_gate.report import views
 from adk_eval_gate.report.changes import known_flaky

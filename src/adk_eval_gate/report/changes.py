@@ -8,8 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from itertools import groupby
 
-from adk_eval_gate.model.results import MetricChange, ResultsDocument
-from adk_eval_gate.model.results_base import case_label
+from adk_eval_gate.model.results import MetricChange, ResultsDocument, case_label
 from adk_eval_gate.report import markdown as md
 from adk_eval_gate.report.headline import ChangeCounts, change_counts, drop_words
 from adk_eval_gate.report.sections import change_text, within

@@ -7,8 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TypeVar
 
-from adk_eval_gate.model.results import CaseResult, ResultsDocument
-from adk_eval_gate.model.results_base import CaseStatus, MetricStatus, RunStatus
+from adk_eval_gate.model.results import CaseResult, CaseStatus, MetricStatus, ResultsDocument, RunStatus
 from adk_eval_gate.report import costs, views
 from adk_eval_gate.report.carried import affected_line
 from adk_eval_gate.report.headline import change_counts, count_words

@@ -9,8 +9,15 @@ from google.genai import types as genai_types
 
 from adk_eval_gate.judge import platform_access
 from adk_eval_gate.model import compact
-from adk_eval_gate.model.results import CaseResult, ComputedBy, MetricResult, RunRecord
-from adk_eval_gate.model.results_base import CaseStatus, Effect, MetricStatus
+from adk_eval_gate.model.results import (
+    CaseResult,
+    CaseStatus,
+    ComputedBy,
+    Effect,
+    MetricResult,
+    MetricStatus,
+    RunRecord,
+)
 
 
 def format_call(call: genai_types.FunctionCall) -> str:

@@ -16,13 +16,18 @@ from typing import TypeVar
 import pydantic
 
 from adk_eval_gate.model.results import (
+    BudgetCheck,
+    BudgetLimits,
+    BudgetStatus,
     CaseResult,
     CaseStatus,
     Comparison,
+    Effect,
     ErrorKind,
     FileResult,
     Finding,
     MetricResult,
+    MetricStatus,
     MetricSummary,
     PassRule,
     ResultsDocument,
@@ -32,8 +37,6 @@ from adk_eval_gate.model.results import (
     Totals,
     run_figures,
 )
-from adk_eval_gate.model.results_base import Effect, MetricStatus
-from adk_eval_gate.model.results_usage import BudgetCheck, BudgetLimits, BudgetStatus
 from adk_eval_gate.support import stats
 from adk_eval_gate.support.words import did_you_mean
 from adk_eval_gate.verdict import rules

@@ -11,8 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from adk_eval_gate.model.results import CaseResult, MetricChange, MetricResult, ResultsDocument
-from adk_eval_gate.model.results_base import Effect, MetricStatus
+from adk_eval_gate.model.results import CaseResult, Effect, MetricChange, MetricResult, MetricStatus, ResultsDocument
 from adk_eval_gate.report.html.parts import (
     STATUS_LABELS,
     badge,

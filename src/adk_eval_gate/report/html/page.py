@@ -24,8 +24,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from adk_eval_gate.model.results import CaseResult, ResultsDocument
-from adk_eval_gate.model.results_base import CaseStatus, case_label
+from adk_eval_gate.model.results import CaseResult, CaseStatus, ResultsDocument, case_label
 from adk_eval_gate.report import costs, headline
 from adk_eval_gate.report.carried import affected_line
 from adk_eval_gate.report.changes import significance_text

@@ -7,8 +7,8 @@ from typing import Literal
 
 from pydantic import Field
 
-from adk_eval_gate.model.results_base import CaseStatus, MetricStatus, NoiseModel, ResultModel, Significance
-from adk_eval_gate.model.results_usage import UsageComparison
+from adk_eval_gate.model.results.usage_and_budgets import UsageComparison
+from adk_eval_gate.model.results.vocabulary import CaseStatus, MetricStatus, NoiseModel, ResultModel, Significance
 
 ChangeKind = Literal["regressed", "improved", "unchanged", "new", "removed"]
 

@@ -10,8 +10,8 @@ from pydantic import Field, PrivateAttr
 
 from adk_eval_gate.model import compact
 from adk_eval_gate.model.evalset import Invocation
-from adk_eval_gate.model.results_base import CaseStatus, ComputedBy, MetricStatus, ResultModel
-from adk_eval_gate.model.results_usage import RunUsage
+from adk_eval_gate.model.results.usage_and_budgets import RunUsage
+from adk_eval_gate.model.results.vocabulary import CaseStatus, ComputedBy, MetricStatus, ResultModel
 
 ErrorKind = Literal["agent", "infrastructure"]
 """Why a run is an error: the agent raised, or something around it failed (a timeout, the model's 429/5xx after

@@ -11,7 +11,8 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from adk_eval_gate.model.results import CaseInputs, CaseResult, ResultsDocument, file_inputs, run_figures
+from adk_eval_gate.model.results.case_inputs import CaseInputs
+from adk_eval_gate.model.results.document import CaseResult, ResultsDocument, file_inputs, run_figures
 
 
 def dump_json(doc: ResultsDocument) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from adk_eval_gate.model.results_base import ResultModel
+from adk_eval_gate.model.results.vocabulary import ResultModel
 
 
 class CaseInputs(ResultModel):

@@ -1,7 +1,6 @@
-"""``results.json`` version 1: the baseline format and the input of ``report``, ``merge`` and the PR comment.
-
-Its JSON Schema is generated from these models into ``schema/results.schema.json`` (a test keeps the two equal)
-and every file this tool writes is validated against it in the tests.
+"""results.json's document: its cases with their metrics, its files, the verdict's findings and totals, the run's
+settings, and reading one back (``parse_document``, ``parse_cases``). Every file this tool writes is validated
+against the schema generated from these models (``json_schema``) in the tests.
 """
 
 from __future__ import annotations
@@ -12,89 +11,25 @@ from typing import Any, Literal
 import pydantic
 from pydantic import Field
 
-from adk_eval_gate.model.results_base import (
+from adk_eval_gate.model.results.case_inputs import AffectedRun, Carried, CaseInputs
+from adk_eval_gate.model.results.comparison import (
+    Comparison,
+)
+from adk_eval_gate.model.results.run_records import (
+    ErrorKind,
+    RunRecord,
+)
+from adk_eval_gate.model.results.usage_and_budgets import BudgetCheck, BudgetLimits, CaseUsage, SuiteUsage
+from adk_eval_gate.model.results.vocabulary import (
     CaseStatus,
     ComputedBy,
     Effect,
     MetricStatus,
-    NoiseModel,
     ResultModel,
     RunStatus,
-    Significance,
     case_label,
 )
-from adk_eval_gate.model.results_comparison import (
-    BaselineInfo,
-    CaseChange,
-    ChangeKind,
-    Comparison,
-    Difference,
-    History,
-    HistoryPoint,
-    MetricChange,
-    MetricDelta,
-)
-from adk_eval_gate.model.results_inputs import AffectedRun, Carried, CaseInputs
-from adk_eval_gate.model.results_runs import (
-    ErrorKind,
-    InvocationRecord,
-    RubricScoreRecord,
-    RunMetric,
-    RunRecord,
-)
-from adk_eval_gate.model.results_usage import BudgetCheck, BudgetLimits, CaseUsage, SuiteUsage
 from adk_eval_gate.support.pydantic_errors import first_error
-
-__all__ = [
-    "SCHEMA_VERSION",
-    "AffectedRun",
-    "BaselineInfo",
-    "Carried",
-    "CaseChange",
-    "CaseInputs",
-    "CaseResult",
-    "CaseStatus",
-    "ChangeKind",
-    "Comparison",
-    "ComputedBy",
-    "Confirmation",
-    "Difference",
-    "Effect",
-    "ErrorKind",
-    "FileResult",
-    "Finding",
-    "History",
-    "HistoryPoint",
-    "InvalidResults",
-    "InvocationRecord",
-    "JudgeSetting",
-    "JudgeStats",
-    "MetricChange",
-    "MetricDelta",
-    "MetricKind",
-    "MetricResult",
-    "MetricStatus",
-    "MetricSummary",
-    "NoiseModel",
-    "PassRule",
-    "ResultsDocument",
-    "RubricScoreRecord",
-    "Rule",
-    "RunInfo",
-    "RunMetric",
-    "RunRecord",
-    "RunStatus",
-    "Significance",
-    "Stability",
-    "SuiteStability",
-    "Totals",
-    "file_inputs",
-    "json_schema",
-    "parse_cases",
-    "parse_document",
-    "run_figures",
-    "with_file_inputs",
-]
 
 SCHEMA_VERSION: Literal[1] = 1
 
@@ -235,7 +170,7 @@ class CaseResult(ResultModel):
         scored = any(run.metrics for run in self.runs)
         for case_metric in self.metrics:
             missing = {"run_scores", "passed_runs"} - case_metric.model_fields_set
-            if missing and scored:  # left out where they are the runs' own (results_json)
+            if missing and scored:  # left out where they are the runs' own (json_text)
                 scores, passed = run_figures(case_metric.name, self.runs)
                 if "run_scores" in missing:
                     case_metric.run_scores = scores
@@ -519,9 +454,3 @@ def json_schema() -> dict[str, Any]:
     schema["$id"] = "https://github.com/adk-eval-gate/adk-eval-gate/schema/results.schema.json"
     schema["title"] = "ADK Eval Gate results.json (version 1)"
     return schema
-
-
-if __name__ == "__main__":  # python -m adk_eval_gate.model.results > schema/results.schema.json
-    import json
-
-    print(json.dumps(json_schema(), indent=2))

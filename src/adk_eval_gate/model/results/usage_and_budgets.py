@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from adk_eval_gate.model.results_base import NoiseModel, ResultModel, Significance, Vocabulary
+from adk_eval_gate.model.results.vocabulary import NoiseModel, ResultModel, Significance, Vocabulary
 
 
 class ModelUsage(ResultModel):
