@@ -209,9 +209,9 @@ def _console(env: Mapping[str, str]) -> Console:
 
 
 def main(argv: Sequence[str] | None = None, *, supervised: bool = False) -> int:
-    """``supervised``: ``run`` in a child process under a supervising parent (``supervise``), where the system
-    can fork. The command line and the settings are read before the fork, so a usage or configuration error is
-    reported once, as such."""
+    """``supervised``: ``run`` in a child process under a supervising parent (``runners.workers.supervisor``), where
+    the system can fork. The command line and the settings are read before the fork, so a usage or configuration
+    error is reported once, as such."""
     from adk_eval_gate.config.environment import current_environment
 
     env = current_environment()
@@ -328,9 +328,9 @@ def _run(settings: Settings, console: Console) -> int:
 
 
 def _supervised_run(args: Arguments, settings: Settings, *, console: Console, env: Mapping[str, str]) -> int:
-    from adk_eval_gate.commands import supervise
+    from adk_eval_gate.runners.workers import supervisor
 
-    if not supervise.available():  # no fork here: the run is its own judge
+    if not supervisor.available():  # no fork here: the run is its own judge
         return _run(settings, console)
 
     def lost(reason: str) -> int:  # the run ended without a verdict: an error, with every report
@@ -340,7 +340,7 @@ def _supervised_run(args: Arguments, settings: Settings, *, console: Console, en
     def child() -> int:
         return _guarded(args, env, console, lambda: _run(settings, console))
 
-    return supervise.supervised(child, results=settings.results_path, on_lost=lost)
+    return supervisor.supervised(child, results=settings.results_path, on_lost=lost)
 
 
 def _is_run(argv: Sequence[str]) -> bool:

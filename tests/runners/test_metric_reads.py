@@ -1,6 +1,6 @@
-"""What custom metrics read where they score (``runners/metric_reads.py``) is part of the inputs each run reports:
-a run scored by a metric that compares with a golden file depends on that file, also when the metric read it for
-an earlier case and kept it. The whole flow is ``tests/test_only_affected_inputs.py``."""
+"""What custom metrics read where they score (``runners/workers/metric_reads.py``) is part of the inputs each run
+reports: a run scored by a metric that compares with a golden file depends on that file, also when the metric read it
+for an earlier case and kept it. The whole flow is ``tests/test_only_affected_inputs.py``."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from adk_eval_gate.model.eval_config import EvalConfig
 from adk_eval_gate.model.evalset import EvalCase, EvalSet, Invocation
 from adk_eval_gate.runners.base import Inference
 from adk_eval_gate.runners.execute import CASE_RUN_RETRY, MetricBuilder, run_one
-from adk_eval_gate.runners.metric_reads import MetricReads
+from adk_eval_gate.runners.workers.metric_reads import MetricReads
 
 GOLDEN = """
 from pathlib import Path

@@ -1,4 +1,4 @@
-"""What an agent depends on, observed in this process (``runners/observe.py``): the files read and the folders
+"""What an agent depends on, observed in this process (``runners/workers/observe.py``): the files read and the folders
 listed under the repository root through the audit hook, per task, and the repository modules their imports name.
 The agents' own observation runs end to end in ``tests/test_only_affected.py``."""
 
@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from adk_eval_gate.runners import observe
 from adk_eval_gate.runners.agents import AgentRef
+from adk_eval_gate.runners.workers import observe
 
 
 @pytest.fixture

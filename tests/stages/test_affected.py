@@ -23,7 +23,7 @@ from adk_eval_gate.inputs.plan import PlannedFile
 from adk_eval_gate.metrics.registry import configured_metrics
 from adk_eval_gate.model.eval_config import EvalConfig
 from adk_eval_gate.model.results import Carried, CaseInputs, CaseResult, ResultsDocument
-from adk_eval_gate.runners.observe import ModuleIndex
+from adk_eval_gate.runners.workers.observe import ModuleIndex
 from adk_eval_gate.support.console import Console
 from tests.report.builders import baseline_info, case, document, metric
 

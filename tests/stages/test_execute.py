@@ -21,8 +21,8 @@ from adk_eval_gate.model.eval_config import EvalConfig
 from adk_eval_gate.model.evalset import EvalCase, EvalSet, Invocation, InvocationEvent, InvocationEvents
 from adk_eval_gate.runners.base import Inference
 from adk_eval_gate.runners.execute import CASE_RUN_RETRY, Execution, FinishedRun, MetricBuilder, run_one
-from adk_eval_gate.runners.worker_process import Finisher, decode, encode
-from adk_eval_gate.runners.workers import default_worker_count
+from adk_eval_gate.runners.workers.pool import default_worker_count
+from adk_eval_gate.runners.workers.worker_side import Finisher, decode, encode
 
 
 def _invocation(text: str) -> Invocation:

@@ -105,7 +105,7 @@ def test_after_the_starters_warm_up_a_workers_case_run_builds_no_schema() -> Non
         from adk_eval_gate.runners.base import Inference
         from adk_eval_gate.runners.invocations import to_invocations
         from adk_eval_gate.runners.simulation import StaticTurns
-        from adk_eval_gate.runners.worker_process import Finisher
+        from adk_eval_gate.runners.workers.worker_side import Finisher
 
         # The main process's side: the plan a worker receives (made before the worker exists).
         said = types.Content(role="user", parts=[types.Part(text="hello")])

@@ -19,11 +19,11 @@ from pathlib import Path
 
 import pytest
 
-from adk_eval_gate.commands import supervise
 from adk_eval_gate.model.results import ResultsDocument, Totals
 from adk_eval_gate.report.writer import results_json
+from adk_eval_gate.runners.workers import supervisor
 
-pytestmark = pytest.mark.skipif(not supervise.available(), reason="needs fork")
+pytestmark = pytest.mark.skipif(not supervisor.available(), reason="needs fork")
 
 
 def _document(status: str) -> str:
@@ -38,7 +38,7 @@ def _supervised(run: Callable[[], int], results: Path) -> tuple[int, list[str]]:
         lost.append(reason)
         return 9
 
-    code = supervise.supervised(run, results=results, on_lost=on_lost)
+    code = supervisor.supervised(run, results=results, on_lost=on_lost)
     if os.getpid() != parent:  # the child, after writing its verdict: it must not go on running the tests
         os._exit(0)
     return code, lost
@@ -82,10 +82,10 @@ def test_a_pass_counts_only_with_the_results_json_this_run_wrote(tmp_path: Path)
 
 def test_a_passed_results_json_as_the_gate_writes_it_is_recognised(tmp_path: Path) -> None:
     results = tmp_path / "results.json"
-    before = supervise.signature(results)
+    before = supervisor.signature(results)
     results.write_text(_document("passed"), encoding="utf-8")
-    assert supervise.passed_since(results, before)
-    assert not supervise.passed_since(results, supervise.signature(results))
+    assert supervisor.passed_since(results, before)
+    assert not supervisor.passed_since(results, supervisor.signature(results))
 
 
 def _pipes(pid: int | str, skip: set[int]) -> list[str]:
@@ -148,5 +148,5 @@ def test_the_run_s_proc_entries_are_closed_to_its_workers_and_theirs_are_not(tmp
 
 
 def test_how_a_run_ended_is_described() -> None:
-    assert "killed by SIGKILL" in supervise.describe_end(signal.SIGKILL)
-    assert "exited with code 3" in supervise.describe_end(3 << 8)
+    assert "killed by SIGKILL" in supervisor.describe_end(signal.SIGKILL)
+    assert "exited with code 3" in supervisor.describe_end(3 << 8)

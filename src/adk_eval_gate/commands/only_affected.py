@@ -19,7 +19,7 @@ from adk_eval_gate.inputs.discover import display_path
 from adk_eval_gate.inputs.plan import PlannedFile, WorkItem
 from adk_eval_gate.judge import platform_access
 from adk_eval_gate.model.results import AffectedRun, CaseResult
-from adk_eval_gate.runners.observe import ModuleIndex
+from adk_eval_gate.runners.workers.observe import ModuleIndex
 from adk_eval_gate.support.console import Console
 from adk_eval_gate.support.words import plural
 

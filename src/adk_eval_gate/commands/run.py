@@ -31,10 +31,10 @@ from adk_eval_gate.runners import runlog
 from adk_eval_gate.runners.base import Runner
 from adk_eval_gate.runners.execute import Execution, FinishedRun, MetricBuilder, StopOnSignals, execute
 from adk_eval_gate.runners.factory import make_runner
-from adk_eval_gate.runners.metric_reads import MetricReads
 from adk_eval_gate.runners.progress import Progress
 from adk_eval_gate.runners.services import build_services, finish_judge
-from adk_eval_gate.runners.worker_starter import Starter
+from adk_eval_gate.runners.workers.metric_reads import MetricReads
+from adk_eval_gate.runners.workers.starter import Starter
 from adk_eval_gate.support import collector
 from adk_eval_gate.support.console import Console, relayed_output
 from adk_eval_gate.support.words import plural
@@ -75,7 +75,7 @@ def case_record(
 
 
 def observed(finished: list[FinishedRun]) -> list[list[str] | None]:
-    """What the case's agent used in each run (``runners.observe``), for its inputs."""
+    """What the case's agent used in each run (``runners.workers.observe``), for its inputs."""
     return [run.inference.observed for run in finished]
 
 

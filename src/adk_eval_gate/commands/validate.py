@@ -17,7 +17,7 @@ from adk_eval_gate.metrics.base import NotEvaluated
 from adk_eval_gate.metrics.custom import import_function
 from adk_eval_gate.runners.agents import import_problems_in_worker
 from adk_eval_gate.runners.services import model_problems
-from adk_eval_gate.runners.worker_call import WorkerLost, call_in_worker
+from adk_eval_gate.runners.workers.forked_call import WorkerLost, call_in_worker
 from adk_eval_gate.support.console import Console, relayed_output
 from adk_eval_gate.support.errors import UnknownField
 from adk_eval_gate.support.words import plural

@@ -24,7 +24,7 @@ from adk_eval_gate.metrics.score import MetricEscaped, ScoredMetric, score_run
 from adk_eval_gate.model.compact import AppTable
 from adk_eval_gate.runners.base import Inference, Runner, contain_exits, describe_escape
 from adk_eval_gate.runners.capture import actual_invocations, capture
-from adk_eval_gate.runners.metric_reads import MetricReads
+from adk_eval_gate.runners.workers.metric_reads import MetricReads
 from adk_eval_gate.support.collector import settle_heap
 from adk_eval_gate.support.retry import Backoff
 

@@ -7,7 +7,7 @@ from pathlib import Path
 from adk_eval_gate.config.settings import Settings
 from adk_eval_gate.inputs.plan import PlannedFile
 from adk_eval_gate.runners.base import Runner
-from adk_eval_gate.runners.worker_starter import Starter
+from adk_eval_gate.runners.workers.starter import Starter
 from adk_eval_gate.support.console import Console
 
 

@@ -2,7 +2,7 @@
 
 Each field at its default is left out (every reader, of this version or an earlier one, fills the same default
 in); the document's own fields come first, the schema version and the status leading (the supervising parent
-reads them, ``commands/supervise.py``), then one case per line, so that a diff of two results shows cases.
+reads them, ``runners/workers/supervisor.py``), then one case per line, so that a diff of two results shows cases.
 """
 
 from __future__ import annotations

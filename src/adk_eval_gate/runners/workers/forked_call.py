@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable
 from typing import TypeVar
 
-from adk_eval_gate.runners.worker_process import call_main
+from adk_eval_gate.runners.workers.worker_side import call_main
 from adk_eval_gate.support.console import relay_lines
 
 T = TypeVar("T")

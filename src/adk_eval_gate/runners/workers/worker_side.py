@@ -1,6 +1,6 @@
-"""The worker process's side of ``workers``: set up its output, receive the job (what makes it run the agents, and
-the work items), import the agents, run what the main process sends, and send back what ``runners.capture`` keeps
-of each case run."""
+"""The worker process's side of the pool (``pool``): set up its output, receive the job (what makes it run the agents,
+and the work items), import the agents, run what the main process sends, and send back what ``runners.capture`` keeps of
+each case run."""
 
 from __future__ import annotations
 
@@ -58,7 +58,7 @@ _SENT = (
     "log",
     "simulator_calls",
     "final_session_state",
-    "observed",  # the repository files the agent used (``runners.observe``), for the case's inputs
+    "observed",  # the repository files the agent used (``runners.workers.observe``), for the case's inputs
     "local_models",  # the models that answered through a class of the user's own (``runners.adk_case``)
 )
 
@@ -101,7 +101,7 @@ def decode(data: dict[str, Any]) -> Inference:
 
 
 def worker_main(conn: Connection, *, others: list[int], output: int) -> None:
-    """A worker's life (forked by ``worker_starter``): its job first, then the case runs until told to stop."""
+    """A worker's life (forked by ``starter``): its job first, then the case runs until told to stop."""
     become_worker(others=others, output=output)
     try:
         message = conn.recv()
@@ -120,7 +120,7 @@ def _print_line(line: str) -> None:
 
 
 def call_main(conn: Connection, work: Callable[[], Any], *, others: list[int], output: int) -> None:
-    """The process of ``workers.call_in_worker``: ``work()``, and its result (or why it raised) sent back."""
+    """The process of ``forked_call.call_in_worker``: ``work()``, and its result (or why it raised) sent back."""
     become_worker(others=others, output=output)
     try:
         answer: tuple[str, Any] = ("returned", work())

@@ -2,8 +2,8 @@
 compares with a ``golden.txt`` beside it depends on it as much as the agent on its prompt.
 
 Each custom metric is wrapped while its file's metrics are built (``MetricBuilder``); what it reads while it scores
-(``runners/observe.py``: files read, checked or looked for, folders listed, under the repository) counts, from then
-on, for every case it scores, as a file an agent read once counts for its later runs: a metric may read its file
+(``runners/workers/observe.py``: files read, checked or looked for, folders listed, under the repository) counts, from
+then on, for every case it scores, as a file an agent read once counts for its later runs: a metric may read its file
 once and keep it.
 """
 
@@ -15,7 +15,7 @@ from pathlib import Path
 from adk_eval_gate.inputs.plan import PlannedFile
 from adk_eval_gate.metrics.base import CaseRun, Metric, MetricOutcome
 from adk_eval_gate.metrics.registry import ConfiguredMetric
-from adk_eval_gate.runners import observe
+from adk_eval_gate.runners.workers import observe
 
 
 class MetricReads:

@@ -1,5 +1,5 @@
 """What an agent depends on, observed where it loads and runs (the worker process), and what custom metrics read
-where they score (the main process): ``runners/observe_events.py`` records the paths used under the repository
+where they score (the main process): ``runners/workers/observe_events.py`` records the paths used under the repository
 root (files read, folders listed, existence checks, import lookups, databases); this module turns them into
 repository-relative files, with the symbolic links met on the way and the files they lead to, and adds the
 repository's modules those files import (``ModuleIndex.with_imports``: a module another agent imported first is not
@@ -27,7 +27,7 @@ from pathlib import Path
 
 from adk_eval_gate.inputs.agent_sources import AgentRef
 from adk_eval_gate.inputs.discover import SKIPPED_DIRS
-from adk_eval_gate.runners import observe_events
+from adk_eval_gate.runners.workers import observe_events
 
 LINKS_FOLLOWED = 40  # symbolic links followed to resolve one path, as the kernel's ELOOP limit
 

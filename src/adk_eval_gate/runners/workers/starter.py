@@ -28,7 +28,7 @@ from collections.abc import Callable
 from multiprocessing.connection import Connection
 from typing import Any, NoReturn
 
-from adk_eval_gate.runners.worker_process import become_worker, worker_main
+from adk_eval_gate.runners.workers.worker_side import become_worker, worker_main
 from adk_eval_gate.support.collector import settle_heap
 
 MESSAGE_BYTES = 4096

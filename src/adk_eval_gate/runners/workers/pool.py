@@ -9,7 +9,7 @@ replacement. A worker that dies on its own fails the case runs it held (one of t
 
 Several workers also spread the CPU: an ADK agent turn costs a few milliseconds, so one process saturates long
 before a high ``--parallelism`` of latency-bound cases does. Workers are forked by the worker starter
-(``worker_starter``), which imported google-adk and warmed it up while this process planned the run, and before
+(``starter``), which imported google-adk and warmed it up while this process planned the run, and before
 any agent is imported (connections an agent opens at import time are never shared). Each gets its job (``Job``,
 what makes it run the agents) with the work items, imports the agents itself (and sends what ``load_agents``
 returned with its ``ready``: the agents that failed, in ``setup_results``), runs the case runs this process sends
@@ -34,9 +34,9 @@ from typing import Any
 
 from adk_eval_gate.inputs.plan import WorkItem
 from adk_eval_gate.runners.base import Inference
-from adk_eval_gate.runners.worker_call import ended
-from adk_eval_gate.runners.worker_process import Job, decode, fork_available
-from adk_eval_gate.runners.worker_starter import Starter
+from adk_eval_gate.runners.workers.forked_call import ended
+from adk_eval_gate.runners.workers.starter import Starter
+from adk_eval_gate.runners.workers.worker_side import Job, decode, fork_available
 from adk_eval_gate.support.console import relay_lines
 
 CANCEL_GRACE = 2.0  # seconds a worker's event loop has to answer a cancel before it counts as blocked

@@ -1,5 +1,5 @@
-"""The events ``runners/observe.py`` turns into a case's inputs: every path under the repository root that agent or
-metric code reads, lists, checks or looks for while a recording is open, as an absolute path (a listed folder ends
+"""The events ``runners/workers/observe.py`` turns into a case's inputs: every path under the repository root that agent
+or metric code reads, lists, checks or looks for while a recording is open, as an absolute path (a listed folder ends
 with a separator).
 
 - Python's audit hook (``sys.addaudithook``): ``open`` for reading, ``os.listdir`` and ``os.scandir`` (a folder's
