@@ -20,23 +20,6 @@ from adk_eval_gate.support.console import Console
 from adk_eval_gate.verdict import Policy, decide, redecide
 
 
-def policy(settings: Settings) -> Policy:
-    """The verdict's policy from the options."""
-    limits = BudgetLimits(
-        max_cost=settings.max_cost,
-        max_cost_increase=settings.max_cost_increase,
-        max_latency_increase=settings.max_latency_increase,
-    )
-    return Policy(
-        pass_rule=settings.pass_rule,
-        allow_not_evaluated=settings.allow_not_evaluated,
-        fail_on_regression=settings.fail_on_regression,
-        strict_comparison=settings.strict_comparison,
-        tolerance=settings.regression_tolerance,
-        limits=limits if limits.model_dump(exclude_none=True) else None,
-    )
-
-
 def decided(
     doc: ResultsDocument, comparison: Comparison | None, policy: Policy, *, note: str | None = None
 ) -> ResultsDocument:
@@ -67,7 +50,7 @@ def comparison_with(
     doc: ResultsDocument, found: baselines.Baseline, *, settings: Settings, rules: Policy | None = None
 ) -> Comparison:
     """This run against the baseline, with the base branch's history as the noise model when there is one."""
-    rules = rules or policy(settings)
+    rules = rules or Policy.of(settings)
     return compare(
         doc,
         found.doc,
@@ -90,7 +73,7 @@ def compared(
 ) -> ResultsDocument:
     """Compared with the baseline (``found``, else looked up now) and decided (``rules``: the policy, else the
     options')."""
-    rules = rules or policy(settings)
+    rules = rules or Policy.of(settings)
     found = found if found is not None else find_baseline(settings, client, console=console)
     if isinstance(found, baselines.NoBaseline):
         if found.warning:
@@ -130,7 +113,7 @@ def recompared(
     for claim in claims:
         console.warning(f"the results file claims {claim}: the reports use what its cases say")
     recorded = Policy.recorded(doc.run)
-    given = policy(settings)
+    given = Policy.of(settings)
     saved, limits = recorded.limits or BudgetLimits(), given.limits or BudgetLimits()
     merged_limits = BudgetLimits(
         **{name: getattr(limits, name) or getattr(saved, name) for name in BudgetLimits.model_fields}

@@ -38,6 +38,7 @@ from adk_eval_gate.runners.workers.starter import Starter
 from adk_eval_gate.support import collector
 from adk_eval_gate.support.console import Console, relayed_output
 from adk_eval_gate.support.words import plural
+from adk_eval_gate.verdict import Policy
 from adk_eval_gate.verdict.aggregation import ScoreRule
 from adk_eval_gate.verdict.rules import PASS_RULES
 
@@ -251,7 +252,7 @@ def run_info(
         unfinished=unfinished or [],
         environment_inputs=inputs.environment if inputs else [],
     )
-    return gate.policy(settings).record(info)
+    return Policy.of(settings).record(info)
 
 
 @dataclass

@@ -10,14 +10,12 @@ the comparison with the baseline, always from the same rules.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import TypeVar
 
 import pydantic
 
 from adk_eval_gate.model.results import (
     BudgetCheck,
-    BudgetLimits,
     BudgetStatus,
     CaseResult,
     CaseStatus,
@@ -31,7 +29,6 @@ from adk_eval_gate.model.results import (
     MetricSummary,
     PassRule,
     ResultsDocument,
-    RunInfo,
     RunRecord,
     RunStatus,
     Totals,
@@ -42,46 +39,11 @@ from adk_eval_gate.support.words import did_you_mean
 from adk_eval_gate.verdict import rules
 from adk_eval_gate.verdict.aggregation import ScoreRule, decide_metric, run_metric_status
 from adk_eval_gate.verdict.budgets import run_checks
+from adk_eval_gate.verdict.policy import Policy
 from adk_eval_gate.verdict.regressions import counted
 from adk_eval_gate.verdict.stability import stability, suite_stability
 
 ModelT = TypeVar("ModelT", bound=pydantic.BaseModel)
-
-
-@dataclass(frozen=True)
-class Policy:
-    """What the user asked of the gate (its options), recorded in results.json's ``run``."""
-
-    pass_rule: PassRule = "mean"
-    allow_not_evaluated: bool = False
-    fail_on_regression: bool = False
-    strict_comparison: bool = False
-    tolerance: float = 0.0
-    limits: BudgetLimits | None = None
-
-    @classmethod
-    def recorded(cls, run: RunInfo) -> Policy:
-        """The policy a results.json was decided with."""
-        return cls(
-            pass_rule=run.pass_rule,
-            allow_not_evaluated=run.allow_not_evaluated,
-            fail_on_regression=run.fail_on_regression,
-            strict_comparison=run.strict_comparison,
-            tolerance=run.regression_tolerance or 0.0,
-            limits=run.budget_limits,
-        )
-
-    def record(self, run: RunInfo) -> RunInfo:
-        return run.model_copy(
-            update={
-                "pass_rule": self.pass_rule,
-                "allow_not_evaluated": self.allow_not_evaluated,
-                "fail_on_regression": self.fail_on_regression,
-                "strict_comparison": self.strict_comparison,
-                "regression_tolerance": self.tolerance,
-                "budget_limits": self.limits,
-            }
-        )
 
 
 _SEVERITY = (
