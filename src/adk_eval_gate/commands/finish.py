@@ -15,9 +15,9 @@ from pathlib import Path
 
 from adk_eval_gate import verdict
 from adk_eval_gate.commands import gate
+from adk_eval_gate.compare.found_baseline import Baseline, NoBaseline
 from adk_eval_gate.config.settings import Settings
 from adk_eval_gate.github.annotations import annotate
-from adk_eval_gate.github.baseline import Baseline, NoBaseline
 from adk_eval_gate.github.client import GitHubClient
 from adk_eval_gate.github.publish import publish
 from adk_eval_gate.model.results import ResultsDocument, RunInfo, RunStatus, Totals

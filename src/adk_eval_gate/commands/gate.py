@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 
 from adk_eval_gate.compare.changes import compare
+from adk_eval_gate.compare.found_baseline import Baseline, NoBaseline
 from adk_eval_gate.compare.noise import MIN_HISTORY
 from adk_eval_gate.config.settings import Settings
 from adk_eval_gate.github import baseline as baselines
@@ -32,7 +33,7 @@ def decided(
 
 def find_baseline(
     settings: Settings, client: GitHubClient | None, *, console: Console | None = None
-) -> baselines.Baseline | baselines.NoBaseline:
+) -> Baseline | NoBaseline:
     """``--baseline``, or in a pull request the base branch's artifact with up to ``--history`` earlier runs."""
     return baselines.resolve(
         baseline_file=settings.baseline,
@@ -47,7 +48,7 @@ def find_baseline(
 
 
 def comparison_with(
-    doc: ResultsDocument, found: baselines.Baseline, *, settings: Settings, rules: Policy | None = None
+    doc: ResultsDocument, found: Baseline, *, settings: Settings, rules: Policy | None = None
 ) -> Comparison:
     """This run against the baseline, with the base branch's history as the noise model when there is one."""
     rules = rules or Policy.of(settings)
@@ -68,23 +69,21 @@ def compared(
     settings: Settings,
     client: GitHubClient | None,
     console: Console,
-    found: baselines.Baseline | baselines.NoBaseline | None = None,
+    found: Baseline | NoBaseline | None = None,
     rules: Policy | None = None,
 ) -> ResultsDocument:
     """Compared with the baseline (``found``, else looked up now) and decided (``rules``: the policy, else the
     options')."""
     rules = rules or Policy.of(settings)
     found = found if found is not None else find_baseline(settings, client, console=console)
-    if isinstance(found, baselines.NoBaseline):
+    if isinstance(found, NoBaseline):
         if found.warning:
             console.warning(found.warning)
         elif found.note:
             console.line(f"No comparison: {found.note}")
-    comparison = (
-        None if isinstance(found, baselines.NoBaseline) else comparison_with(doc, found, settings=settings, rules=rules)
-    )
-    result = decided(doc, comparison, rules, note=found.note if isinstance(found, baselines.NoBaseline) else None)
-    if comparison is not None and isinstance(found, baselines.Baseline):
+    comparison = None if isinstance(found, NoBaseline) else comparison_with(doc, found, settings=settings, rules=rules)
+    result = decided(doc, comparison, rules, note=found.note if isinstance(found, NoBaseline) else None)
+    if comparison is not None and isinstance(found, Baseline):
         if found.history_note and settings.history:
             console.line(found.history_note[:1].upper() + found.history_note[1:])
         console.line(f"Compared with {found.info.description}: {comparison_sentence(result)}")

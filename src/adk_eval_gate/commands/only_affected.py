@@ -13,8 +13,8 @@ from typing import Any
 
 from adk_eval_gate.aggregate.pricing import Prices
 from adk_eval_gate.compare import affected, checkout, environment, git_changes, likeforlike
+from adk_eval_gate.compare.found_baseline import Baseline, NoBaseline
 from adk_eval_gate.config.settings import Settings
-from adk_eval_gate.github.baseline import Baseline, NoBaseline
 from adk_eval_gate.inputs.discover import display_path
 from adk_eval_gate.inputs.plan import PlannedFile, WorkItem
 from adk_eval_gate.judge import platform_access

@@ -20,9 +20,9 @@ own; ``Baseline.history_note`` says which runs the history left out, and why.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
+from adk_eval_gate.compare.found_baseline import Baseline, BaseRun, NoBaseline
 from adk_eval_gate.config.context import PULL_REQUEST_EVENTS, GitHubContext
 from adk_eval_gate.github.artifact import MAX_ZIP_BYTES, ArtifactError, read_results
 from adk_eval_gate.github.client import GitHubClient
@@ -38,28 +38,6 @@ SKIPPED_CONCLUSIONS = {"cancelled", "skipped", "stale"}  # runs that never evalu
 DEFAULT_HISTORY = 10  # --history: base runs whose results make the noise model
 ACTIONS_READ = "actions: read"
 UNEXPECTED_SHAPE = (KeyError, TypeError, ValueError)  # what an answer of an unexpected shape raises
-
-
-@dataclass(frozen=True)
-class BaseRun:
-    """One completed run of the base branch, with its results."""
-
-    info: BaselineInfo
-    doc: ResultsDocument
-
-
-@dataclass(frozen=True)
-class Baseline:
-    doc: ResultsDocument
-    info: BaselineInfo
-    history: tuple[BaseRun, ...] = ()  # newest first, the baseline's own run included (artifacts only)
-    history_note: str | None = None  # the older runs the history left out, and why (one line)
-
-
-@dataclass(frozen=True)
-class NoBaseline:
-    note: str  # shown in the reports ("no baseline yet: ...")
-    warning: str | None = None  # a problem to warn about; None when it is just absent
 
 
 def parse_results(data: bytes, *, shown: str) -> ResultsDocument:
