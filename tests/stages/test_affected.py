@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from adk_eval_gate import __version__, verdict
-from adk_eval_gate.commands.only_affected import Affected, Inputs, choose, outputs_of
 from adk_eval_gate.compare import affected, checkout, likeforlike
 from adk_eval_gate.compare.found_baseline import Baseline, NoBaseline
+from adk_eval_gate.compare.only_affected import Affected, Inputs, choose, outputs_of
 from adk_eval_gate.config.settings import build_settings
 from adk_eval_gate.inputs.configs import LoadedConfig
 from adk_eval_gate.inputs.plan import PlannedFile

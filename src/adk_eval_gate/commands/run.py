@@ -16,9 +16,9 @@ from adk_eval_gate.aggregate.pricing import Prices, load_prices
 from adk_eval_gate.aggregate.usage import judge_totals, report_unpriced
 from adk_eval_gate.commands import gate
 from adk_eval_gate.commands.finish import Ending, finish_run, github_session
-from adk_eval_gate.commands.only_affected import Affected, Inputs, choose
 from adk_eval_gate.compare import confirm, likeforlike
 from adk_eval_gate.compare.found_baseline import Baseline, NoBaseline
+from adk_eval_gate.compare.only_affected import Affected, Inputs, choose
 from adk_eval_gate.config.settings import Settings
 from adk_eval_gate.inputs.plan import PlannedFile, WorkItem, case_id, plan, selection_digest
 from adk_eval_gate.inputs.prepare import Prepared, prepare
