@@ -107,8 +107,10 @@ def _merge_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _migrate_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("old", metavar="OLD.test.json")
-    parser.add_argument("new", metavar="NEW.evalset.json")
+    parser.add_argument("old", metavar="OLD", help="a legacy *.test.json, an eval set or an Agent Platform dataset")
+    parser.add_argument(
+        "new", metavar="NEW", help="the file to write: *.evalset.json, or *-dataset.json for an Agent Platform dataset"
+    )
     parser.add_argument(
         "--initial-session",
         dest="initial_session",
@@ -147,8 +149,10 @@ COMMANDS: tuple[tuple[str, str, str, Callable[[argparse.ArgumentParser], None]],
     ),
     (
         "migrate",
-        "convert a legacy *.test.json to an EvalSet file",
-        "Convert a legacy query-list *.test.json into an EvalSet file, as ADK's migrate_eval_data_to_new_schema does.",
+        "convert a legacy *.test.json to an EvalSet file, an EvalSet to an Agent Platform dataset and back",
+        "Convert a legacy query-list *.test.json into an EvalSet file, as ADK's migrate_eval_data_to_new_schema does; "
+        "an EvalSet (or a legacy file) into an Agent Platform dataset (NEW named *-dataset.json), keeping its session "
+        "state; an Agent Platform dataset into an EvalSet.",
         _migrate_arguments,
     ),
 )

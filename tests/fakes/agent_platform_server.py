@@ -73,8 +73,11 @@ _AGENT = {
     "type": "object",
     "properties": {
         "agent_id": {"type": "string"},
+        "agent_type": {"type": "string"},  # an Agent Platform dataset's agents (agents-cli's traces)
+        "description": {"type": "string"},
         "instruction": {"type": "string"},
         "tools": {"type": "array", "items": {"type": "object"}},
+        "sub_agents": {"type": "array", "items": {"type": "string"}},
     },
     "additionalProperties": False,
 }
@@ -144,12 +147,13 @@ REQUEST_SCHEMA: dict[str, Any] = {
                 "prompt": _INSTANCE_DATA,
                 "response": _INSTANCE_DATA,
                 "reference": _INSTANCE_DATA,
-                "other_data": {
+                "otherData": {  # the SDK's _EvaluationInstance_to_vertex writes these two camelCase
                     "type": "object",
                     "properties": {"map_instance": {"type": "object", "additionalProperties": _INSTANCE_DATA}},
                     "additionalProperties": False,
                 },
                 "agent_eval_data": _AGENT_DATA,
+                "rubricGroups": {"type": "object"},  # an Agent Platform dataset case's own rubrics
             },
             "additionalProperties": False,
         },

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from adk_eval_gate.metrics import evaluators, registry
+from adk_eval_gate.metrics import agents_cli_specs, evaluators, registry
 from adk_eval_gate.metrics.base import Metric, MetricServices
+from adk_eval_gate.model import agents_cli_config as acli
 from adk_eval_gate.model import eval_config
 
 
@@ -24,10 +25,18 @@ def test_every_built_in_metric_builds_from_its_spec(name: str) -> None:
 
 def test_every_factory_is_a_registered_evaluator() -> None:
     factories = {value for key, value in vars(evaluators).items() if callable(value) and not key.startswith("_")}
+    agents_cli = [
+        acli.FunctionDefinition(source="def evaluate(instance):\n    return 1\n", filename="<custom_metric:m>"),
+        acli.TemplateDefinition(prompt_template="{response}", judge_model_options=eval_config.JudgeModelOptions()),
+        acli.BuiltInDefinition(metric="general_quality_v2"),
+        acli.BuiltInDefinition(metric="bleu"),
+        acli.UnsupportedDefinition(reason="remote"),
+    ]
     used = {spec.evaluator for spec in registry.BUILT_IN.values()} | {
         evaluators.custom_metric,
         evaluators.vertex_custom_metric,
         evaluators.templated_judge_metric,
+        *(agents_cli_specs.spec_for("m", definition).evaluator for definition in agents_cli),
     }
     assert {f for f in factories if f.__module__ == evaluators.__name__} == used
 

@@ -114,8 +114,17 @@ def test_agent_evaluator_takes_a_first_informational_turn_or_no_threshold_as_inf
     told = run([3.0], own=INFO, turns=[INFO])
     assert decide_metric([told, told], threshold=0.5, informational=False, rule="agent_evaluator").status == INFO
     assert decide_metric([run([0.1])], threshold=None, informational=False, rule="agent_evaluator").status == INFO
-    assert decide_metric([run([0.1])], threshold=None, informational=False, rule="adk_eval").status == NE
     assert decide_metric([told], threshold=0.5, informational=False, rule="adk_eval").status == INFO
+
+
+@pytest.mark.parametrize("runs", [1, 2])
+def test_a_metric_scored_without_a_threshold_is_informational_and_one_not_scored_is_not_evaluated(runs: int) -> None:
+    """An agents-cli metric that eval_config.yaml gives no threshold is shown and compared, and never gates; when it
+    could not be scored it is not evaluated, with its reason, as any metric (never passed)."""
+    scored = [run([0.1])] * runs
+    assert decide_metric(scored, threshold=None, informational=False, rule="adk_eval").status == INFO
+    unscored = [run([0.1]), run([None])][-runs:]
+    assert decide_metric(unscored, threshold=None, informational=False, rule="adk_eval").status == NE
 
 
 def test_a_run_recorded_without_turn_scores_counts_with_its_score() -> None:

@@ -1,4 +1,5 @@
-"""``adk-eval-gate migrate``: a legacy query-list file to an EvalSet file, as ADK's
+"""``adk-eval-gate migrate``: an ADK eval set to an Agent Platform dataset and back (``migrate_dataset``); a legacy
+query-list file to an EvalSet file, as ADK's
 ``AgentEvaluator.migrate_eval_data_to_new_schema`` converts it (the old path as the case id,
 ``model_dump_json(indent=2)`` with every default), except that the ids come from the file's name instead of
 random UUIDs (so migrating twice gives the same file), and that an ``initial.session.json`` next to the legacy
@@ -6,10 +7,13 @@ file is used, as ``run`` uses it, when ``--initial-session`` is not given."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from adk_eval_gate.inputs import legacy
 from adk_eval_gate.inputs.load import initial_session_beside, legacy_file_error, read_json, sequential_ids
+from adk_eval_gate.inputs.platform_dataset import FORMAT as PLATFORM_FORMAT
+from adk_eval_gate.inputs.platform_dataset import NAME_SUFFIX, is_platform_dataset
 from adk_eval_gate.support import sanitize
 from adk_eval_gate.support.console import Console
 from adk_eval_gate.support.errors import EvalFileError, UsageError
@@ -49,6 +53,69 @@ def migrate(old: str, new: str, *, initial_session: str | None = None) -> int:
 
 
 def migrate_command(console: Console, *, old: str, new: str, initial_session: str | None) -> int:
+    """A legacy file to an eval set; an eval set (or a legacy file) to an Agent Platform dataset when ``new`` is named
+    ``*-dataset.json``; a dataset to an eval set."""
+    if new.endswith(NAME_SUFFIX) or _is_dataset(old):
+        return migrate_dataset_command(console, old=old, new=new, initial_session=initial_session)
     turns = migrate(old, new, initial_session=initial_session)
     console.line(f"wrote {new}: 1 case with {turns} turns (converted as ADK converts legacy files)")
     return 0
+
+
+def _is_dataset(path: str) -> bool:
+    if path.endswith(NAME_SUFFIX):
+        return True
+    try:
+        _, data = read_json(Path(path), path, max_depth=sanitize.MAX_EVAL_FILE_DEPTH)
+    except EvalFileError:
+        return False  # migrate says what is wrong with it
+    return is_platform_dataset(data)
+
+
+def migrate_dataset_command(console: Console, *, old: str, new: str, initial_session: str | None) -> int:
+    from adk_eval_gate.commands import migrate_dataset as convert
+    from adk_eval_gate.inputs.platform_dataset import load_json_eval_file
+
+    if not Path(old).is_file():
+        raise EvalFileError("does not exist or is not a file", file=old)
+    notes: list[str] = []
+    target = Path(new)
+    if new.endswith(NAME_SUFFIX):
+        if legacy.is_query_list(read_json(Path(old), old, max_depth=sanitize.MAX_EVAL_FILE_DEPTH)[1]):
+            legacy_target = target.with_name(target.name.removesuffix(NAME_SUFFIX) + ".evalset.json")
+            migrate(old, str(legacy_target), initial_session=initial_session)
+            loaded = load_json_eval_file(legacy_target, display=str(legacy_target))
+            legacy_target.unlink()
+        else:
+            loaded = load_json_eval_file(Path(old), display=old)
+        if loaded.format == PLATFORM_FORMAT:
+            raise EvalFileError(
+                "is an Agent Platform dataset already", file=old, hint="name an .evalset.json to convert it back"
+            )
+        dataset = convert.to_dataset(loaded.eval_set, notes)
+        text = json.dumps(dataset.model_dump(mode="json", exclude_none=True), indent=2, ensure_ascii=False)
+        what = f"{len(dataset.eval_cases or [])} cases as an Agent Platform dataset"
+    else:
+        loaded = load_json_eval_file(Path(old), display=old)
+        eval_set = convert.to_eval_set(loaded, notes)
+        if initial_session:
+            session = _session(initial_session)
+            for case in eval_set.eval_cases:
+                if case.session_input is not None:
+                    case.session_input.app_name = str(session.get("app_name") or case.session_input.app_name)
+                    case.session_input.user_id = str(session.get("user_id") or case.session_input.user_id)
+        text = eval_set.model_dump_json(indent=2, exclude_none=True)
+        what = f"{len(eval_set.eval_cases)} cases as an ADK eval set"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(text + "\n", encoding="utf-8")
+    console.line(f"wrote {new}: {what}")
+    for note in notes:
+        console.line(f"note {note}")
+    return 0
+
+
+def _session(path: str) -> dict[str, object]:
+    _, loaded = read_json(Path(path), path, max_depth=sanitize.MAX_EVAL_FILE_DEPTH)
+    if not isinstance(loaded, dict):
+        raise EvalFileError("must be a JSON object", file=path, line=1)
+    return loaded

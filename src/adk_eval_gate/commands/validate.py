@@ -15,6 +15,7 @@ from adk_eval_gate.inputs.plan import PlannedFile
 from adk_eval_gate.inputs.prepare import needs_agent, prepare
 from adk_eval_gate.metrics.base import NotEvaluated
 from adk_eval_gate.metrics.custom import import_function
+from adk_eval_gate.model.agents_cli_config import UnsupportedDefinition
 from adk_eval_gate.runners.agents import import_problems_in_worker
 from adk_eval_gate.runners.services import model_problems
 from adk_eval_gate.runners.workers.forked_call import WorkerLost, call_in_worker
@@ -155,5 +156,7 @@ def run_problems(planned: PlannedFile, *, functions: dict[str, str]) -> list[str
         problem = functions.get(metric.custom_function_path or "")
         if problem:
             problems.append(f"custom metric {metric.name}: {problem}")
+        if isinstance(metric.definition, UnsupportedDefinition):  # every case would leave it not evaluated
+            problems.append(metric.definition.reason)
     problems.extend(model_problems(planned))
     return problems

@@ -84,10 +84,11 @@ def _judge_digest(judge: JudgeSetting) -> dict[str, object]:
 
 def file_inputs(planned: PlannedFile, root: Path) -> list[str]:
     """The files every case of an eval file depends on whatever its agent does: the file, its config (both names
-    when both are there), its initial session file, the test module or manifest that named its agent; those inside
-    the repository only (a config elsewhere counts through its digest)."""
+    when both are there) and the code files it names (agents-cli's custom_function_file), its initial session file,
+    the test module or manifest that named its agent; those inside the repository only (a config elsewhere counts
+    through its digest)."""
     loaded = planned.loaded
-    paths = [Path(loaded.path), *_config_paths(planned.config.source)]
+    paths = [Path(loaded.path), *_config_paths(planned.config.source), *planned.config.files]
     if isinstance(planned.agent, AgentChoice) and planned.agent.origin:  # the test module or manifest naming it
         paths.append(root / planned.agent.origin)
     if loaded.initial_session_file:

@@ -30,14 +30,24 @@ def _digest(value: Any) -> str:
 
 def criteria_digests(metrics: Iterable[ConfiguredMetric]) -> tuple[str, dict[str, str]]:
     """The digest of a file's criteria (thresholds included), and per metric that of its criterion without the
-    threshold (what changes its scores)."""
-    graded = [metric for metric in metrics if metric.criterion is not None]
-    whole = _digest([[m.name, m.criterion.model_dump(mode="json") if m.criterion else None] for m in graded])
+    threshold (what changes its scores); an agents-cli metric's definition (its code, template, judge or
+    parameters) counts as its criterion."""
+    graded = [metric for metric in metrics if metric.criterion is not None or metric.definition is not None]
+    whole = _digest(
+        [[m.name, m.criterion.model_dump(mode="json") if m.criterion else None, *_defined(m)] for m in graded]
+    )
     per_metric = {
-        m.name: _digest([m.criterion.model_dump(mode="json", exclude={"threshold"}) if m.criterion else None])
+        m.name: _digest(
+            [m.criterion.model_dump(mode="json", exclude={"threshold"}) if m.criterion else None, *_defined(m)]
+        )
         for m in graded
     }
     return whole, per_metric
+
+
+def _defined(metric: ConfiguredMetric) -> list[Any]:
+    """An agents-cli metric's definition as data (nothing for the others, so their digests stay as they were)."""
+    return [metric.definition.model_dump(mode="json")] if metric.definition is not None else []
 
 
 SERVICE_MODEL = "Google's evaluation service"
@@ -49,7 +59,7 @@ def judge_settings(metrics: Iterable[ConfiguredMetric], *, service: bool = False
     Google's evaluation service, whose model and sampling are its own)."""
     settings: dict[str, JudgeSetting] = {}
     for metric in metrics:
-        options = getattr(metric.criterion, "judge_model_options", None)
+        options = metric.judge_options
         if metric.spec.kind != "judge" or options is None or metric.name in settings:
             continue
         computed_by = _computed_by(metric.name, service=service)

@@ -29,6 +29,7 @@ from adk_eval_gate.support.pydantic_errors import best_error, every_error, locat
 
 CONFIG_NAME = "test_config.json"
 CONFIG_NAMES = (CONFIG_NAME, "eval_config.json")  # ADK's pytest and adk eval name; agents-cli's scaffolds before 0.3
+DATASET_CONFIG_NAMES = ("eval_config.yaml", "eval_config.yml")  # agents-cli 0.3 and later, for its datasets
 SourceKind = Literal["option", "folder", "parent", "default"]
 
 
@@ -50,6 +51,8 @@ class LoadedConfig:
     config: eval_config.EvalConfig
     metrics: list[registry.ConfiguredMetric]
     warnings: list[str] = field(default_factory=list)
+    agents_cli: bool = False  # agents-cli's eval_config.yaml (for Agent Platform datasets), not ADK's criteria
+    files: list[Path] = field(default_factory=list)  # the files it reads besides itself (custom_function_file)
 
 
 def find_repository_root(start: Path) -> Path:
@@ -64,7 +67,10 @@ def find_repository_root(start: Path) -> Path:
     return start if start.is_dir() else start.parent
 
 
-def find_config(eval_file: Path, *, root: Path, option: Path | None) -> ConfigSource:
+def find_config(
+    eval_file: Path, *, root: Path, option: Path | None, names: tuple[str, ...] = CONFIG_NAMES
+) -> ConfigSource:
+    """``names``: the file names to look for (ADK's, or agents-cli's for its datasets)."""
     if option is not None:
         return ConfigSource("option", option)
     folder = eval_file.resolve().parent
@@ -73,7 +79,7 @@ def find_config(eval_file: Path, *, root: Path, option: Path | None) -> ConfigSo
     for kind, candidate in levels:
         if kind == "parent" and root != candidate and root not in candidate.parents:
             break
-        present = [candidate / name for name in CONFIG_NAMES if (candidate / name).is_file()]
+        present = [candidate / name for name in names if (candidate / name).is_file()]
         if present:
             return ConfigSource(kind, present[0], present[1] if len(present) > 1 else None)
     return ConfigSource("default", None)
@@ -118,6 +124,10 @@ def load_config(source: ConfigSource, *, root: Path, import_functions: bool = Tr
             file=display,
             hint="check the path given with --config / the config input",
         )
+    if source.path.suffix.lower() in (".yaml", ".yml"):
+        from adk_eval_gate.inputs.eval_config_yaml import load_agents_cli_config  # its YAML and metrics on use
+
+        return load_agents_cli_config(source, root=root)
     try:
         text = source.path.read_bytes().decode("utf-8-sig")
     except UnicodeDecodeError as error:
@@ -134,6 +144,10 @@ def load_config(source: ConfigSource, *, root: Path, import_functions: bool = Tr
         raise ConfigError(f"cannot be used: {error}", file=display, line=error.line) from None
     if not isinstance(data, dict):
         raise ConfigError('must be a JSON object with a "criteria" object', file=display, line=1)
+    if "criteria" not in data and ("metrics_to_run" in data or isinstance(data.get("custom_metrics"), list)):
+        from adk_eval_gate.inputs.eval_config_yaml import load_agents_cli_config  # agents-cli's config as JSON
+
+        return load_agents_cli_config(source, root=root)
     if source.twin is not None:
         _same_as_twin(data, twin=source.twin, display=display, root=root)
     positions = JsonPositions(text)

@@ -84,13 +84,35 @@ def _is_virtualenv(folder: Path) -> bool:
 
 
 def _walk(folder: Path, suffixes: tuple[str, ...] = EVAL_SUFFIXES) -> list[Path]:
-    """The files under ``folder`` whose names end with one of ``suffixes``, skipping tool and virtualenv folders."""
+    """The files under ``folder`` whose names end with one of ``suffixes`` (for eval files: also Agent Platform
+    datasets, ``platform_dataset_file``), skipping tool and virtualenv folders."""
     found: list[Path] = []
+    datasets = suffixes == EVAL_SUFFIXES
     for current, dirs, files in os.walk(folder):
         current_path = Path(current)
         dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS and not _is_virtualenv(current_path / d))
-        found.extend(current_path / f for f in sorted(files) if f.endswith(suffixes))
+        found.extend(
+            current_path / f
+            for f in sorted(files)
+            if f.endswith(suffixes) or (datasets and platform_dataset_file(current_path / f))
+        )
     return found
+
+
+PLATFORM_DATASET_SUFFIX = "-dataset.json"  # agents-cli's tests/eval/datasets/basic-dataset.json
+PLATFORM_DATASET_FOLDERS = ("eval", "datasets")  # agents-cli's default datasets: tests/eval/datasets/*.json
+
+
+def platform_dataset_file(path: Path) -> bool:
+    """An Agent Platform dataset by agents-cli's conventions: named ``*-dataset.json``, or a JSON file in an
+    ``eval/datasets`` folder that starts like an ``EvaluationDataset``."""
+    name = path.name
+    if name.endswith(PLATFORM_DATASET_SUFFIX):
+        return True
+    if not name.endswith(".json") or name.endswith(EVAL_SUFFIXES) or path.parts[-3:-1] != PLATFORM_DATASET_FOLDERS:
+        return False
+    head = _head(path)
+    return ('"eval_cases"' in head or '"evalCases"' in head) and '"eval_set_id"' not in head
 
 
 def _resolved(path: Path) -> Path:
@@ -113,14 +135,27 @@ _NOT_EVAL_NAMES = re.compile(
     r"(test_config|initial\.session|package(-lock)?|tsconfig)\.json$|\.session\.json$|\.evalset_result\.json$"
 )
 _EVAL_MARKERS = re.compile(r'"(eval_set_id|evalSetId|eval_cases|evalCases)"\s*:|^\s*\[\s*\{\s*"query"\s*:')
+_AGENTS_CLI_OUTPUT = re.compile(r"(^|/)artifacts/(traces|grade_results)/")  # agents-cli's traces and grades
 _OUR_RESULTS = re.compile(r'^\s*\{\s*"schema_version"\s*:')  # results.json, written by this tool
 _SNIFF_BYTES = 4096
 
 
+def _head(path: Path) -> str:
+    """The start of a regular file (never opened otherwise: opening a FIFO to read it blocks), as text."""
+    try:
+        if not stat.S_ISREG(path.stat().st_mode):
+            return ""
+        with path.open("rb") as handle:
+            return handle.read(_SNIFF_BYTES).decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
 def misnamed_eval_files(specs: list[str], *, outputs: list[Path] | None = None) -> list[str]:
-    """JSON files under the given folders that look like eval data but are not named ``*.test.json`` or
-    ``*.evalset.json`` (ADK's samples use names such as ``*_eval.json``), so discovery does not pick them up.
-    The tool's own output (``outputs``: its folders and files, and any results.json) is never one."""
+    """JSON files under the given folders that look like eval data but are not named ``*.test.json``,
+    ``*.evalset.json`` or ``*-dataset.json`` (ADK's samples use names such as ``*_eval.json``), so discovery does not
+    pick them up. The tool's own output (``outputs``: its folders and files, and any results.json) and agents-cli's
+    (``artifacts/traces``, ``artifacts/grade_results``) are never one."""
     ours = [_resolved(path) for path in outputs or []]
     found = []
     for spec in specs or ["."]:
@@ -128,15 +163,13 @@ def misnamed_eval_files(specs: list[str], *, outputs: list[Path] | None = None) 
         if not folder.is_dir():
             continue
         for path in _walk(folder, (".json",)):
-            if path.name.endswith(EVAL_SUFFIXES) or _NOT_EVAL_NAMES.search(path.name):
+            if path.name.endswith(EVAL_SUFFIXES) or _NOT_EVAL_NAMES.search(path.name) or platform_dataset_file(path):
+                continue
+            if _AGENTS_CLI_OUTPUT.search(path.as_posix()):
                 continue
             if any(_resolved(path) == out or out in _resolved(path).parents for out in ours):
                 continue
-            try:
-                with path.open("rb") as handle:
-                    head = handle.read(_SNIFF_BYTES).decode("utf-8", "replace")
-            except OSError:
-                continue
+            head = _head(path)
             if _EVAL_MARKERS.search(head) and not _OUR_RESULTS.search(head):
                 found.append(path.as_posix())
     return found
@@ -202,7 +235,7 @@ def discover(
     if not selected:
         where = ", ".join(specs or ["."])
         raise UsageError(
-            f"no eval files (*.test.json, *.evalset.json, *.evalset.jsonl) found under {where}",
+            f"no eval files (*.test.json, *.evalset.json, *.evalset.jsonl, *-dataset.json) found under {where}",
             field="paths",
             hint="check the paths and the include/exclude globs",
         )

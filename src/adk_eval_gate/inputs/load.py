@@ -22,7 +22,9 @@ from adk_eval_gate.support.errors import EvalFileError, GateError, UnknownField
 from adk_eval_gate.support.jsonpos import JsonPositions, format_path
 from adk_eval_gate.support.pydantic_errors import best_error, every_error, locate
 
-FileFormat = Literal["evalset", "legacy_query_list", "legacy_named_list", "vertex_jsonl", "vertex_csv"]
+FileFormat = Literal[
+    "evalset", "legacy_query_list", "legacy_named_list", "vertex_jsonl", "vertex_csv", "agent_platform_dataset"
+]
 INITIAL_SESSION_NAME = "initial.session.json"
 
 
@@ -79,6 +81,11 @@ def read_json(
 
 def load_eval_file(path: Path, *, display: str) -> LoadedEvalSet:
     text, data = read_json(path, display, max_depth=sanitize.MAX_EVAL_FILE_DEPTH)
+    return load_parsed(path, display=display, text=text, data=data)
+
+
+def load_parsed(path: Path, *, display: str, text: str, data: Any) -> LoadedEvalSet:
+    """An ADK eval file from its text and parsed JSON."""
     if isinstance(data, dict):
         eval_set = _validate_eval_set(data, text=text, display=display)
         loaded = LoadedEvalSet(path, display, eval_set, "evalset")

@@ -10,11 +10,14 @@ from adk_eval_gate.config.options import BY_FIELD
 from adk_eval_gate.config.settings import Settings
 from adk_eval_gate.inputs.agent_locator import AgentLocator, read_mappings
 from adk_eval_gate.inputs.agent_sources import AgentChoice, parse_agent_value
-from adk_eval_gate.inputs.configs import ConfigCache, find_config, find_repository_root
+from adk_eval_gate.inputs.configs import DATASET_CONFIG_NAMES, ConfigCache, find_config, find_repository_root
 from adk_eval_gate.inputs.dataset import load_dataset
 from adk_eval_gate.inputs.discover import EvalFileRef, discover, misnamed_eval_files
-from adk_eval_gate.inputs.load import LoadedEvalSet, load_eval_file
+from adk_eval_gate.inputs.eval_config_yaml import config_mismatch
+from adk_eval_gate.inputs.load import LoadedEvalSet
 from adk_eval_gate.inputs.plan import PlannedFile, select_cases
+from adk_eval_gate.inputs.platform_dataset import FORMAT as PLATFORM_FORMAT
+from adk_eval_gate.inputs.platform_dataset import load_json_eval_file
 from adk_eval_gate.model.results import FileResult
 from adk_eval_gate.support.console import Console
 from adk_eval_gate.support.errors import EvalFileError, GateError, UnknownField, UsageError
@@ -97,8 +100,8 @@ def _warn_misnamed(settings: Settings, console: Console) -> None:
     outputs = [settings.output_dir, settings.results_path]
     for misnamed in misnamed_eval_files(settings.search_paths, outputs=outputs) if settings.search_paths else []:
         console.warning(
-            f"{misnamed} looks like an eval file but is not named *.test.json or *.evalset.json, so it was not "
-            "run: rename it, or pass it explicitly as a path",
+            f"{misnamed} looks like an eval file but is not named *.test.json, *.evalset.json or *-dataset.json, so "
+            "it was not run: rename it, or pass it explicitly as a path",
             file=misnamed,
         )
 
@@ -138,11 +141,18 @@ def _prepare_one(
     source = find_config(ref.path, root=root, option=settings.config)
     described = source.describe(root)
     try:
-        loaded_config = configs.get(source)
         loaded = (
             load_dataset(ref.path, display=ref.display)
-            if ref.dataset
-            else load_eval_file(ref.path, display=ref.display)
+            if ref.dataset and ref.path.suffix.lower() != ".json"  # --dataset FILE.json: an Agent Platform dataset
+            else load_json_eval_file(ref.path, display=ref.display)
+        )
+        platform = loaded.format == PLATFORM_FORMAT
+        if platform:  # graded by agents-cli's eval_config.yaml
+            source = find_config(ref.path, root=root, option=settings.config, names=DATASET_CONFIG_NAMES)
+            described = source.describe(root)
+        loaded_config = configs.get(source)
+        config_mismatch(
+            loaded_config, platform=platform, display=ref.display, option=settings.option_name("config"), root=root
         )
     except (RecursionError, MemoryError, OSError, ValueError) as unexpected:  # one bad file never stops the others
         error = EvalFileError(f"cannot be loaded ({type(unexpected).__name__}: {unexpected})", file=ref.display)

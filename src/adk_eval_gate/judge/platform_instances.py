@@ -1,7 +1,7 @@
 """What Google's evaluation service is asked about, built as ADK 2.13 and the evaluation SDK build it, so the
 service sees the same request from the gate as from ADK (the parity tests compare the two byte for byte).
 
-Two kinds of instance:
+Three kinds of instance:
 
 * ``RowInstance``: one row of an evaluation dataset (``prompt``, ``response``, ``reference``): what ADK's
   ``_SingleTurnVertexAiEvalFacade`` puts in a DataFrame per invocation, made into an ``EvaluationInstance`` as the
@@ -10,6 +10,8 @@ Two kinds of instance:
 * ``ConversationInstance``: a whole conversation as ADK's ``_MultiTurnVertexiAiEvalFacade._get_agent_data``
   makes it (the agents of the turns' app details; per turn the user's content, the events with content, the final
   response), sent as the SDK's ``PredefinedMetricHandler`` sends an ``agent_data`` case (an empty prompt).
+* ``DatasetInstance``: a case of an Agent Platform dataset (agents-cli's), built from its trace as the SDK's
+  ``PredefinedMetricHandler`` builds it for agents-cli's built-in metrics.
 
 The SDK's types module is passed in (``sdk_types``): this module never imports the SDK itself.
 """
@@ -42,7 +44,16 @@ class ConversationInstance:
     invocations: tuple[Invocation, ...]
 
 
-PlatformInstance = RowInstance | ConversationInstance
+@dataclass(frozen=True)
+class DatasetInstance:
+    """An Agent Platform dataset case after the run (``case``: its JSON, as agents-cli grades it), for the predefined
+    metric ``metric`` (a registered name, ``general_quality_v2``)."""
+
+    case: str
+    metric: str
+
+
+PlatformInstance = RowInstance | ConversationInstance | DatasetInstance
 
 
 class MissingInput(ValueError):
@@ -144,7 +155,60 @@ def conversation_instance(sdk_types: Any, conversation: ConversationInstance) ->
     return sdk_types.EvaluationInstance(prompt=empty_prompt, agent_data=agent_data)
 
 
+def dataset_instance(sdk_types: Any, instance: DatasetInstance) -> Any:
+    """The SDK's ``PredefinedMetricHandler._build_request_payload`` and ``_build_evaluation_instance`` on a dataset
+    case: its first response, its prompt (with its conversation history first for a multi-turn metric), reference,
+    context, rubric groups and agent data (its own, else one turn of the prompt, intermediate events and response)."""
+    case = sdk_types.EvalCase.model_validate_json(instance.case)
+    response = case.responses[0].response if case.responses else None
+    if response is None and not case.agent_data and not case.interactions_data_source:
+        raise MissingInput("Response content missing for candidate 0.")
+    prompt = case.prompt
+    if prompt is None and case.user_scenario is not None and case.user_scenario.starting_prompt:
+        prompt = _text(case.user_scenario.starting_prompt)
+    prompt_data = _instance_data(sdk_types, prompt)
+    if instance.metric.startswith("multi_turn"):
+        contents = [message.content for message in case.conversation_history or []] + ([prompt] if prompt else [])
+        prompt_data = sdk_types.evals.InstanceData(contents=sdk_types.evals.InstanceDataContents(contents=contents))
+    context = getattr(case, "context", None)
+    other = None
+    if context:
+        data = (
+            sdk_types.evals.InstanceData(text=context)
+            if isinstance(context, str)
+            else sdk_types.evals.InstanceData(
+                contents=sdk_types.evals.InstanceDataContents(contents=_contents(sdk_types, context))
+            )
+        )
+        other = sdk_types.MapInstance(map_instance={"context": data})
+    return sdk_types.EvaluationInstance(
+        prompt=prompt_data,
+        response=_instance_data(sdk_types, response),
+        reference=_instance_data(sdk_types, case.reference.response) if case.reference else None,
+        rubric_groups=case.rubric_groups,
+        other_data=other,
+        agent_data=case.agent_data or _one_turn(sdk_types, case, prompt, response),
+    )
+
+
+def _one_turn(sdk_types: Any, case: Any, prompt: genai_types.Content | None, response: Any) -> Any:
+    """The SDK's ``_eval_case_to_agent_data`` for a case without agent data."""
+    if not case.agent_info and not case.intermediate_events and not prompt and not response:
+        return None
+    events = [sdk_types.evals.AgentEvent(author="user", content=prompt)] if prompt else []
+    events += [
+        sdk_types.evals.AgentEvent(author=event.author, content=event.content, event_time=event.creation_timestamp)
+        for event in case.intermediate_events or []
+    ]
+    if response:
+        events.append(sdk_types.evals.AgentEvent(author="model", content=response))
+    turns = [sdk_types.evals.ConversationTurn(turn_index=0, turn_id="turn_0", events=events)] if events else None
+    return sdk_types.evals.AgentData(agents=case.agent_info.agents if case.agent_info else None, turns=turns)
+
+
 def sdk_instance(sdk_types: Any, instance: PlatformInstance, *, prompt_template: str | None = None) -> Any:
     if isinstance(instance, RowInstance):
         return row_instance(sdk_types, instance, prompt_template=prompt_template)
+    if isinstance(instance, DatasetInstance):
+        return dataset_instance(sdk_types, instance)
     return conversation_instance(sdk_types, instance)

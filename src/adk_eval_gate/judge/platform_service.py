@@ -48,6 +48,7 @@ class ServiceMetric:
 
     name: str
     version: str | None = None
+    parameters: str | None = None  # metric_spec_parameters as JSON (agents-cli's parameterized built-in metrics)
 
     def __str__(self) -> str:
         return f"{self.name.lower()}{'@' + self.version if self.version else ''}"
@@ -233,6 +234,8 @@ class PlatformService:
             lazy = getattr(client_types().PrebuiltMetric, metric.name)
             if metric.version:
                 lazy = lazy(version=metric.version)
+            if metric.parameters:
+                lazy = lazy(metric_spec_parameters=json.loads(metric.parameters))
             try:
                 self._metrics[metric] = await asyncio.to_thread(lazy.resolve, api_client=client._api_client)
             except Exception as error:

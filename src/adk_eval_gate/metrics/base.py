@@ -23,6 +23,7 @@ from adk_eval_gate.support.stats import mean
 
 if TYPE_CHECKING:
     from adk_eval_gate.judge.platform_service import PlatformService
+    from adk_eval_gate.metrics.agents_cli_functions import FunctionRunner
 
 
 class NotEvaluated(Exception):
@@ -74,10 +75,12 @@ class CaseRun:
 @dataclass
 class MetricServices:
     """Shared services of a run that some metrics need (the judge client, its cache and rate limit; Google's
-    evaluation service when it computes ADK's service-backed metrics)."""
+    evaluation service when it computes ADK's service-backed metrics and agents-cli's built-in ones; where
+    agents-cli's metric code runs: ``runners/function_process.py``)."""
 
     judge: JudgeService | None = None
     platform: PlatformService | None = None
+    functions: FunctionRunner | None = None
 
     async def aclose(self) -> None:
         """Releases what the services hold (their HTTP clients); call it in the loop that used them."""

@@ -218,3 +218,33 @@ def safety_v1() -> type[Metric]:
     from adk_eval_gate.metrics.vertex_style import SafetyV1
 
     return SafetyV1
+
+
+def agents_cli_function() -> type[Metric]:
+    from adk_eval_gate.metrics.agents_cli_functions import AgentsCliFunctionMetric
+
+    return AgentsCliFunctionMetric
+
+
+def agents_cli_template() -> type[Metric]:
+    from adk_eval_gate.metrics.agents_cli_judge import AgentsCliTemplateMetric
+
+    return AgentsCliTemplateMetric
+
+
+def platform_built_in() -> type[Metric]:
+    from adk_eval_gate.metrics.platform_builtin import PlatformBuiltInMetric
+
+    return PlatformBuiltInMetric
+
+
+def unsupported_metric() -> type[Metric]:
+    from adk_eval_gate.metrics.platform_builtin import UnsupportedMetric
+
+    return UnsupportedMetric
+
+
+def local_computation() -> type[Metric]:
+    from adk_eval_gate.metrics.platform_builtin import LocalComputation
+
+    return LocalComputation

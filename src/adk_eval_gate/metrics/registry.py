@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from adk_eval_gate.metrics import evaluators
 from adk_eval_gate.metrics.base import Metric, MetricServices
 from adk_eval_gate.model import eval_config
+from adk_eval_gate.model.agents_cli_config import MetricDefinition
 from adk_eval_gate.model.results import MetricKind
 
 
@@ -306,8 +307,9 @@ def suggest(name: str, config: eval_config.EvalConfig | None = None) -> str | No
 @dataclass(frozen=True)
 class ConfiguredMetric:
     spec: MetricSpec
-    criterion: eval_config.BaseCriterion | None  # None for the informational metrics
+    criterion: eval_config.BaseCriterion | None  # None for the informational metrics (and those without a threshold)
     custom_function_path: str | None = None
+    definition: MetricDefinition | None = None  # an agents-cli metric's own definition (eval_config.yaml)
 
     @property
     def name(self) -> str:
@@ -324,7 +326,18 @@ class ConfiguredMetric:
         )
         if self.custom_function_path is not None:
             metric.custom_function_path = self.custom_function_path  # type: ignore[attr-defined]
+        if self.definition is not None:
+            metric.definition = self.definition  # type: ignore[attr-defined]
         return metric
+
+    @property
+    def judge_options(self) -> eval_config.JudgeModelOptions | None:
+        """The judge model and sampling of a metric the gate's judge scores (its criterion's, or its definition's);
+        None for the others."""
+        options = getattr(self.criterion, "judge_model_options", None) or getattr(
+            self.definition, "judge_model_options", None
+        )
+        return options if isinstance(options, eval_config.JudgeModelOptions) else None
 
 
 def configured_metrics(config: eval_config.EvalConfig) -> list[ConfiguredMetric]:

@@ -8,7 +8,6 @@ it tries on every turn and cannot make: ``MissingImports``). Imports google-adk 
 from __future__ import annotations
 
 import contextlib
-import copy
 import importlib
 import importlib.abc
 import importlib.machinery
@@ -23,6 +22,8 @@ from adk_eval_gate.metrics.efficiency import UNKNOWN_MODEL
 from adk_eval_gate.model.evalset import AgentDetails, AppDetails, EvalCase, Invocation
 from adk_eval_gate.runners.agents import LoadedAgent
 from adk_eval_gate.runners.invocations import AgentEvent, TurnTiming, from_adk_event, user_event
+from adk_eval_gate.runners.seeded_history import adk_events as history_events
+from adk_eval_gate.runners.seeded_history import seeded_history
 from adk_eval_gate.runners.simulation import UserTurns
 
 _WARM: list[bool] = []  # set once this process (or the one it was forked from) has warmed up
@@ -189,8 +190,12 @@ async def run_case(
     from google.adk.sessions.in_memory_session_service import InMemorySessionService
 
     session_service = InMemorySessionService()
-    state = copy.deepcopy(case.session_input.state) if case.session_input else {}
-    await session_service.create_session(app_name=app_name, user_id=user_id, state=state, session_id=session_id)
+    seeded = seeded_history(case, root_agent=getattr(agent.root_agent, "name", None))
+    created = await session_service.create_session(
+        app_name=app_name, user_id=user_id, state=seeded.state, session_id=session_id
+    )
+    for event in history_events(seeded, invocation_id=f"{session_id}-history"):  # a dataset case's conversation so far
+        await session_service.append_event(created, event)
     recorder, plugins = _plugins()
     run_config = _run_config()  # once a case run: making it took 2% of a worker's CPU when made for each turn
     events: list[AgentEvent] = []

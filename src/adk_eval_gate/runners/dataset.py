@@ -22,8 +22,11 @@ def _own_inference(planned: PlannedFile, case: EvalCase) -> Inference | None:
     recorded = loaded.recorded.get(case.eval_id)
     if recorded is None:
         return None
-    return Inference(
-        invocations=[recorded], duration_seconds=recorded.duration or 0.0, started_at=recorded_start([recorded])
+    return Inference(  # no agent ran: it used no file (what the metrics read is added where they score)
+        invocations=[recorded],
+        duration_seconds=recorded.duration or 0.0,
+        started_at=recorded_start([recorded]),
+        observed=[],
     )
 
 

@@ -18,6 +18,7 @@ import json
 import re
 import time
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
@@ -26,12 +27,14 @@ from google.genai import types as genai_types
 
 from adk_eval_gate import __version__
 from adk_eval_gate.config.settings import Settings
+from adk_eval_gate.inputs.agent_sources import AgentChoice
 from adk_eval_gate.inputs.plan import PlannedFile, WorkItem
 from adk_eval_gate.model.evalset import EvalCase
 from adk_eval_gate.runners.adk import session_identity
 from adk_eval_gate.runners.base import Inference, plain_state
 from adk_eval_gate.runners.http_reading import AgentServerError, ReadLimits, read_capped, sse_lines, summarized
 from adk_eval_gate.runners.invocations import AgentEvent, TurnTiming, from_api_json, to_invocations, user_event
+from adk_eval_gate.runners.seeded_history import FALLBACK_ROOT_AGENT, api_events, seeded_history
 from adk_eval_gate.runners.simulation import SimulatedTurns, UserTurns, user_turns
 from adk_eval_gate.support import sanitize
 from adk_eval_gate.support.console import Console
@@ -140,6 +143,7 @@ class HttpRunner:
         self._client: httpx.AsyncClient | None = None
         self._apps: list[str] | None = None
         self._apps_lock: asyncio.Lock | None = None
+        self._root_agents: dict[str, str | None] = {}
 
     def client(self) -> httpx.AsyncClient:
         if self._client is None:
@@ -188,6 +192,9 @@ class HttpRunner:
         apps = await self.list_apps()
         if len(apps) == 1:
             return apps[0]
+        found = item.file.agent
+        if isinstance(found, AgentChoice) and found.ref.kind == "folder" and Path(found.ref.location).name in apps:
+            return Path(found.ref.location).name  # the file's agent folder, as agents-cli's --app-name defaults to it
         if not apps:
             raise AgentServerError(f"{self.base_url}/list-apps names no apps, so there is no agent to run")
         raise AgentServerError(
@@ -214,7 +221,7 @@ class HttpRunner:
             _, user_id, session_id = session_identity(item.case.session_input)
             turns = user_turns(item)
             base = f"/apps/{quote(app, safe='')}/users/{quote(user_id, safe='')}/sessions"
-            await self._create_session(base, session_id, item)
+            await self._create_session(base, session_id, item, app=app)
             session = f"{base}/{quote(session_id, safe='')}"
             try:
                 events, timings = await self._converse(app=app, user_id=user_id, session_id=session_id, turns=turns)
@@ -234,12 +241,30 @@ class HttpRunner:
             final_session_state=final_state,
         )
 
-    async def _create_session(self, base: str, session_id: str, item: WorkItem) -> None:
-        body = {"sessionId": session_id, "state": item.case.session_input.state if item.case.session_input else {}}
+    async def _create_session(self, base: str, session_id: str, item: WorkItem, *, app: str) -> None:
+        body: dict[str, Any] = {"sessionId": session_id, "state": {}}
+        seeded = seeded_history(item.case, root_agent=None)
+        if any(author == FALLBACK_ROOT_AGENT for author, _ in seeded.events):  # the root agent's name is asked for
+            seeded = seeded_history(item.case, root_agent=await self._root_agent(app))
+        body["state"] = seeded.state
+        if seeded.events:  # a dataset case's conversation so far, as agents-cli seeds it
+            body["events"] = api_events(seeded, invocation_id=f"{session_id}-history")
         response = await self._request("POST", base, json_body=body, ok=(409,))
         if response.status_code == 409:  # a pinned session id left from an earlier run: start it afresh
             await self._request("DELETE", f"{base}/{quote(session_id, safe='')}", ok=(404,))
             await self._request("POST", base, json_body=body)
+
+    async def _root_agent(self, app: str) -> str | None:
+        """The root agent's name (``GET /apps/{app}/app-info``, as agents-cli asks it); None when not told."""
+        if app not in self._root_agents:
+            name = None
+            with contextlib.suppress(AgentServerError, _Transient, httpx.HTTPError):
+                path = f"/apps/{quote(app, safe='')}/app-info"
+                data = _answer(await self._request("GET", path), f"GET {path}")
+                found = data.get("rootAgentName", data.get("root_agent_name")) if isinstance(data, dict) else None
+                name = found if isinstance(found, str) and found else None
+            self._root_agents[app] = name
+        return self._root_agents[app]
 
     async def _session_state(self, path: str) -> dict[str, Any] | None:
         """The session's state after the run (``GET`` the session); None when the server does not tell it."""

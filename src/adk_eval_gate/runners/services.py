@@ -25,7 +25,8 @@ from adk_eval_gate.support.errors import UsageError
 
 def _judged(configured: Any, service: bool) -> bool:
     """Whether the gate's judge scores this metric (not when the evaluation service computes it)."""
-    return configured.spec.kind == "judge" and not (service and configured.name in platform_access.SERVICE_METRICS)
+    computed = service and configured.definition is None and configured.name in platform_access.SERVICE_METRICS
+    return bool(configured.spec.kind == "judge" and not computed)
 
 
 def judge_metric_names(planned: list[PlannedFile], *, service: bool = False) -> list[str]:
@@ -53,12 +54,15 @@ def _judge_model(criterion: Any) -> str:
 
 def judge_models(planned: list[PlannedFile], *, service: bool = False) -> dict[str, list[str]]:
     """Each judge model of the run, with the judge metrics that use it (``service``: not those the evaluation
-    service computes)."""
+    service computes; never agents-cli's built-in metrics, which only the service computes)."""
     models: dict[str, dict[str, None]] = {}
     for planned_file in planned:
         for configured in planned_file.config.metrics:
-            if _judged(configured, service):
-                models.setdefault(_judge_model(configured.criterion), {})[configured.name] = None
+            options = configured.judge_options
+            if not _judged(configured, service) or (configured.definition is not None and options is None):
+                continue
+            model = options.judge_model if options is not None else _judge_model(configured.criterion)
+            models.setdefault(model, {})[configured.name] = None
     return {model: list(names) for model, names in models.items()}
 
 
@@ -80,7 +84,9 @@ def build_services(settings: Settings, planned: list[PlannedFile], console: Cons
         raise UsageError(problems[0], hint=f"and {len(problems) - 1} more" if len(problems) > 1 else None)
     platform = _platform_service(settings, service_metric_names(planned), choice, console)
     models = judge_models(planned, service=platform is not None)
-    return MetricServices(judge=_judge_service(settings, models, console) if models else None, platform=platform)
+    functions = _function_processes(settings, planned, console)
+    judge = _judge_service(settings, models, console) if models else None
+    return MetricServices(judge=judge, platform=platform, functions=functions)
 
 
 def _platform_service(settings: Settings, names: list[str], choice: platform_access.Choice, console: Console) -> Any:
@@ -105,6 +111,27 @@ def _platform_service(settings: Settings, names: list[str], choice: platform_acc
     elif names:
         console.line(f"{', '.join(names)}: computed by {service.describe()}, as ADK computes them")
     return service
+
+
+def _function_processes(settings: Settings, planned: list[PlannedFile], console: Console) -> Any:
+    """Where agents-cli's metric code runs (``runners/function_process.py``), when a file has such a metric; the
+    secrets of the ``.env`` files it loads are masked."""
+    from adk_eval_gate.model.agents_cli_config import FunctionDefinition
+
+    definitions = [
+        configured.definition
+        for planned_file in planned
+        for configured in planned_file.config.metrics
+        if isinstance(configured.definition, FunctionDefinition)
+    ]
+    if not definitions:
+        return None
+    from adk_eval_gate.runners.function_process import FunctionProcesses, env_secrets
+
+    for env_file in {definition.env_file for definition in definitions if definition.env_file}:
+        for secret in env_secrets(env_file):
+            console.add_secret(secret)
+    return FunctionProcesses(timeout=settings.timeout, parallelism=settings.parallelism, on_output=console.line)
 
 
 def _gemini_backend(settings: Settings, gemini_metrics: list[str], console: Console) -> tuple[Any, str | None]:

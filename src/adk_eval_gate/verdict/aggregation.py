@@ -69,13 +69,16 @@ def passes(score: float, threshold: float, *, higher_is_better: bool = True) -> 
 
 def run_metric_status(metric: RunMetric, *, threshold: float | None, informational: bool) -> MetricStatus:
     """The metric's status in one run, as ``adk eval`` copies it from the evaluator: the custom metric function's
-    own status when it returned one, else ``score >= threshold``."""
+    own status when it returned one, else ``score >= threshold``; a metric scored without a threshold (an agents-cli
+    metric the gate's ``adk_eval_gate.thresholds`` does not name) is informational."""
     if informational:
         return MetricStatus.INFORMATIONAL
     if metric.evaluator_status is not None:
         return metric.evaluator_status
-    if metric.score is None or threshold is None:
+    if metric.score is None:
         return MetricStatus.NOT_EVALUATED
+    if threshold is None:  # an agents-cli metric the config gives no threshold: shown and compared, never gating
+        return MetricStatus.INFORMATIONAL
     return MetricStatus.PASSED if passes(metric.score, threshold) else MetricStatus.FAILED
 
 
@@ -140,8 +143,11 @@ def decide_metric(
     score = pooled_score(present)
     if _informational(present, threshold=threshold, informational=informational, rule=rule):
         return MetricDecision(score, MetricStatus.INFORMATIONAL)
-    if threshold is None:
-        return MetricDecision(score, MetricStatus.NOT_EVALUATED)
+    if threshold is None:  # informational when every run scored it (``run_metric_status``)
+        scored = len(present) == len(runs) and all(metric.score is not None for metric in present)
+        return MetricDecision(
+            score, MetricStatus.INFORMATIONAL if scored and score is not None else MetricStatus.NOT_EVALUATED
+        )
     higher = higher_is_better(present, threshold)
     scored_everywhere = rule == "agent_evaluator" or (
         len(present) == len(runs)

@@ -15,6 +15,7 @@ from pathlib import Path
 from adk_eval_gate.inputs.plan import PlannedFile
 from adk_eval_gate.metrics.base import CaseRun, Metric, MetricOutcome
 from adk_eval_gate.metrics.registry import ConfiguredMetric
+from adk_eval_gate.model.agents_cli_config import FunctionDefinition
 from adk_eval_gate.runners.workers import observe
 
 
@@ -29,19 +30,29 @@ class MetricReads:
 
     def wrap(self, configured: ConfiguredMetric, metric: Metric) -> Metric:
         """The metric, recording what it reads when it runs user code (a custom metric); others as they are."""
-        if configured.custom_function_path is None:
+        key = _code_of(configured)
+        if key is None:
             return metric
-        return _Recorded(metric, self._read.setdefault(configured.custom_function_path, set()))
+        return _Recorded(metric, self._read.setdefault(key, set()))
 
     def files(self, planned: PlannedFile) -> list[str]:
         """The repository files the custom metrics of this eval file read so far, with the modules they import."""
         read = [
             path
             for configured in planned.config.metrics
-            if configured.custom_function_path is not None
-            for path in self._read.get(configured.custom_function_path, ())
+            if (key := _code_of(configured)) is not None
+            for path in self._read.get(key, ())
         ]
         return sorted(self.modules.with_imports(observe.repository_files(read, self.root)))
+
+
+def _code_of(configured: ConfiguredMetric) -> str | None:
+    """What identifies the user code a metric runs: an ADK custom metric's function, an agents-cli metric's code."""
+    if configured.custom_function_path is not None:
+        return configured.custom_function_path
+    if isinstance(configured.definition, FunctionDefinition):
+        return f"{configured.definition.file or configured.definition.filename}"
+    return None
 
 
 class _Recorded(Metric):

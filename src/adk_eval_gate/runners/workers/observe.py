@@ -46,6 +46,11 @@ def recording() -> Iterator[set[str]]:
         yield used
 
 
+def note(paths: Iterable[str]) -> None:
+    """Absolute paths used on behalf of the running task in another process (``function_process``): recorded for it."""
+    observe_events.note(paths)
+
+
 @functools.cache
 def _outside_prefixes() -> tuple[str, ...]:
     """Folders whose files are the environment's, not the repository's, even under the root (a .venv inside)."""

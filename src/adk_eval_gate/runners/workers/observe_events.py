@@ -27,7 +27,7 @@ import os
 import pkgutil
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextvars import ContextVar
 from typing import Any
 from urllib.parse import unquote
@@ -85,6 +85,13 @@ def recording() -> Iterator[set[str]]:
                 _unwrap_checks()
         with contextlib.suppress(ValueError):  # reset from another context: the recording ends all the same
             _SINK.reset(token)
+
+
+def note(paths: Iterable[str]) -> None:
+    """Paths used on behalf of this task elsewhere (metric code in a process of its own), recorded as if used here."""
+    sink = _SINK.get()
+    if sink is not None:
+        sink.update(paths)
 
 
 def _inside(path: object) -> bool:
