@@ -12,8 +12,8 @@ import pytest
 
 from adk_eval_gate.metrics.agents_cli_functions import FunctionAnswer, FunctionCall
 from adk_eval_gate.model.agents_cli_config import FunctionDefinition
-from adk_eval_gate.runners.function_process import FunctionProcesses, env_secrets
 from adk_eval_gate.runners.workers import observe
+from adk_eval_gate.runners.workers.function_process import FunctionProcesses, env_secrets
 
 pytestmark = pytest.mark.slow  # each call forks a process
 

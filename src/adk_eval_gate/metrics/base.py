@@ -76,7 +76,7 @@ class CaseRun:
 class MetricServices:
     """Shared services of a run that some metrics need (the judge client, its cache and rate limit; Google's
     evaluation service when it computes ADK's service-backed metrics and agents-cli's built-in ones; where
-    agents-cli's metric code runs: ``runners/function_process.py``)."""
+    agents-cli's metric code runs: ``runners/workers/function_process.py``)."""
 
     judge: JudgeService | None = None
     platform: PlatformService | None = None

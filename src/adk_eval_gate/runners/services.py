@@ -114,7 +114,7 @@ def _platform_service(settings: Settings, names: list[str], choice: platform_acc
 
 
 def _function_processes(settings: Settings, planned: list[PlannedFile], console: Console) -> Any:
-    """Where agents-cli's metric code runs (``runners/function_process.py``), when a file has such a metric; the
+    """Where agents-cli's metric code runs (``runners/workers/function_process.py``), when a file has such a metric; the
     secrets of the ``.env`` files it loads are masked."""
     from adk_eval_gate.model.agents_cli_config import FunctionDefinition
 
@@ -126,7 +126,7 @@ def _function_processes(settings: Settings, planned: list[PlannedFile], console:
     ]
     if not definitions:
         return None
-    from adk_eval_gate.runners.function_process import FunctionProcesses, env_secrets
+    from adk_eval_gate.runners.workers.function_process import FunctionProcesses, env_secrets
 
     for env_file in {definition.env_file for definition in definitions if definition.env_file}:
         for secret in env_secrets(env_file):

@@ -1,5 +1,5 @@
 """Where agents-cli's metric code runs: each call of ``evaluate(instance)`` in a forked process of its own
-(``worker_call.call_in_worker``), as agents run in worker processes. An exit (``sys.exit``, ``os._exit``), a crash
+(``forked_call.call_in_worker``), as agents run in worker processes. An exit (``sys.exit``, ``os._exit``), a crash
 or a hang ends that process only, within ``--timeout``; what the code prints reaches the console line by line
 (masked, workflow commands defused); it runs without the GitHub token, with the project's ``.env`` loaded as
 agents-cli loads it for its metrics (its secrets masked too).
