@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO, cast
 
-from adk_eval_gate.commands.run import case_results
+from adk_eval_gate.aggregate.run_results import case_results
 from adk_eval_gate.config.settings import Settings
 from adk_eval_gate.inputs.agent_sources import AgentChoice, AgentRef, NoAgent
 from adk_eval_gate.inputs.configs import ConfigCache, ConfigSource, find_config
