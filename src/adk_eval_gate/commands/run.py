@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import functools
-import signal
 import time
 from dataclasses import dataclass, field
 
@@ -25,11 +24,10 @@ from adk_eval_gate.inputs.plan import PlannedFile, WorkItem, plan, selection_dig
 from adk_eval_gate.inputs.prepare import Prepared, prepare
 from adk_eval_gate.metrics.base import MetricServices
 from adk_eval_gate.model.results import Confirmation, FileResult, ResultsDocument
-from adk_eval_gate.runners import runlog
-from adk_eval_gate.runners.base import Runner
-from adk_eval_gate.runners.execute import Execution, FinishedRun, MetricBuilder, StopOnSignals, execute
+from adk_eval_gate.runners.execute import Execution
 from adk_eval_gate.runners.factory import make_runner
 from adk_eval_gate.runners.progress import Progress
+from adk_eval_gate.runners.run_items import run_items
 from adk_eval_gate.runners.services import build_services, finish_judge
 from adk_eval_gate.runners.workers.metric_reads import MetricReads
 from adk_eval_gate.runners.workers.starter import Starter
@@ -66,66 +64,6 @@ class Confirming:
                 f"{plural(self.settings.confirm_failures, 'more run')} each",
             )
         return more
-
-
-async def run_items(
-    items: list[WorkItem],
-    *,
-    settings: Settings,
-    runner: Runner,
-    services: MetricServices,
-    console: Console,
-    confirming: Confirming | None = None,
-    early: EarlyRecords | None = None,
-    metric_reads: MetricReads | None = None,
-) -> Execution:
-    """Runs the items with progress output; SIGINT/SIGTERM stop it cleanly (``Execution.interrupted``).
-
-    ``early``: makes each case's record as its last run finishes (its execution is the one returned);
-    ``metric_reads``: custom metrics record what they read, for their cases' inputs."""
-    execution = early.execution if early else Execution()
-    progress = Progress.for_console(console, total=len(items), env=settings.environment)
-
-    def finished(item: WorkItem, run: FinishedRun) -> None:
-        progress.finished(item, run, aggregate.run_outcome(run))
-        if early is not None:
-            early.finished(item, run)
-
-    progress.begin(f"Running {len(items)} case runs ({runner.name} runner, parallelism {settings.parallelism})")
-    work = asyncio.ensure_future(
-        execute(
-            items,
-            runner=runner,
-            metrics=MetricBuilder(services, reads=metric_reads),
-            parallelism=settings.parallelism,
-            timeout=settings.timeout,
-            execution=execution,
-            on_started=progress.started,
-            on_finished=finished,
-            on_ready=progress.ready,
-            confirm=(lambda done: confirming.more(done, progress)) if confirming else None,
-        )
-    )
-    ticker = asyncio.ensure_future(progress.tick())
-    try:
-        with (
-            StopOnSignals(work) as stop,
-            relayed_output(console, [progress]),
-            runlog.installed(console.line, verbose=settings.verbose),
-        ):
-            try:
-                await work
-            except asyncio.CancelledError:
-                if stop.received is None:
-                    raise
-                execution.interrupted = True
-                execution.stopped_by = stop.received
-    finally:
-        ticker.cancel()
-        progress.end(interrupted=signal.Signals(execution.stopped_by).name if execution.stopped_by else None)
-        await runner.aclose()
-        await services.aclose()
-    return execution
 
 
 def _confirming(
@@ -194,8 +132,10 @@ def _run(settings: Settings, console: Console, *, starter: Starter | None) -> in
                 runner=runner,
                 services=services,
                 console=console,
-                confirming=confirming,
-                early=early,
+                outcome=aggregate.run_outcome,
+                execution=early.execution if early else None,
+                on_finished=early.finished if early else None,
+                confirm=confirming.more if confirming else None,
                 metric_reads=MetricReads(prepared.root) if settings.runner == "adk" else None,
             )
         )
