@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from adk_eval_gate.compare.changes import compare
+from adk_eval_gate.compare.changes import comparison_with
 from adk_eval_gate.compare.found_baseline import Baseline, NoBaseline
 from adk_eval_gate.compare.noise import MIN_HISTORY
 from adk_eval_gate.config.settings import Settings
@@ -44,22 +44,6 @@ def find_baseline(
         cache_dir=settings.cache_dir,
         warn=console.warning if console else None,
         note=console.line if console else None,
-    )
-
-
-def comparison_with(
-    doc: ResultsDocument, found: Baseline, *, settings: Settings, rules: Policy | None = None
-) -> Comparison:
-    """This run against the baseline, with the base branch's history as the noise model when there is one."""
-    rules = rules or Policy.of(settings)
-    return compare(
-        doc,
-        found.doc,
-        baseline=found.info,
-        tolerance=rules.tolerance,
-        history=[(run.info, run.doc) for run in found.history] if settings.history else [],
-        history_requested=settings.history,
-        strict=rules.strict_comparison,
     )
 
 

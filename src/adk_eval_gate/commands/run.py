@@ -7,26 +7,24 @@ import asyncio
 import datetime as dt
 import functools
 import time
-from dataclasses import dataclass, field
 
 from adk_eval_gate import verdict
 from adk_eval_gate.aggregate import cases as aggregate
 from adk_eval_gate.aggregate.pricing import Prices, load_prices
-from adk_eval_gate.aggregate.run_results import EarlyRecords, build_document, case_results
+from adk_eval_gate.aggregate.run_results import EarlyRecords, build_document
 from adk_eval_gate.aggregate.usage import judge_totals, report_unpriced
 from adk_eval_gate.commands import gate
 from adk_eval_gate.commands.finish import Ending, finish_run, github_session
 from adk_eval_gate.compare import confirm, likeforlike
-from adk_eval_gate.compare.found_baseline import Baseline, NoBaseline
+from adk_eval_gate.compare.confirm import Confirming
 from adk_eval_gate.compare.only_affected import Affected, Inputs, choose
 from adk_eval_gate.config.settings import Settings
-from adk_eval_gate.inputs.plan import PlannedFile, WorkItem, plan, selection_digest
+from adk_eval_gate.inputs.plan import WorkItem, plan, selection_digest
 from adk_eval_gate.inputs.prepare import Prepared, prepare
 from adk_eval_gate.metrics.base import MetricServices
-from adk_eval_gate.model.results import Confirmation, FileResult, ResultsDocument
+from adk_eval_gate.model.results import ResultsDocument
 from adk_eval_gate.runners.execute import Execution
 from adk_eval_gate.runners.factory import make_runner
-from adk_eval_gate.runners.progress import Progress
 from adk_eval_gate.runners.run_items import run_items
 from adk_eval_gate.runners.services import build_services, finish_judge
 from adk_eval_gate.runners.workers.metric_reads import MetricReads
@@ -35,49 +33,6 @@ from adk_eval_gate.support import collector
 from adk_eval_gate.support.console import Console, relayed_output
 from adk_eval_gate.support.words import plural
 from adk_eval_gate.verdict.rules import PASS_RULES
-
-
-@dataclass
-class Confirming:
-    """``--confirm-failures``: once the first runs are done, which cases run again, and why (for the reports)."""
-
-    settings: Settings
-    planned: list[PlannedFile]
-    files: list[FileResult]
-    items: list[WorkItem]
-    found: Baseline | NoBaseline
-    picked: dict[str, Confirmation] = field(default_factory=dict)
-
-    def more(self, execution: Execution, progress: Progress) -> list[WorkItem]:
-        cases = case_results(settings=self.settings, planned=self.planned, execution=execution)
-        comparison = None
-        if isinstance(self.found, Baseline):
-            provisional = aggregate.document(cases, self.files, likeforlike.run_info(self.settings, started_at=None))
-            comparison = gate.comparison_with(provisional, self.found, settings=self.settings)
-        self.picked = confirm.chosen(cases, comparison, strict=self.settings.strict_comparison)
-        more = confirm.rerun_items(self.items, self.picked, extra_runs=self.settings.confirm_failures)
-        if more:
-            reasons = sorted({picked.reason for picked in self.picked.values()})
-            progress.extend(
-                len(more),
-                f"Confirming {plural(len(self.picked), 'case')} that {' or '.join(reasons)}: "
-                f"{plural(self.settings.confirm_failures, 'more run')} each",
-            )
-        return more
-
-
-def _confirming(
-    settings: Settings, console: Console, *, prepared: Prepared, items: list[WorkItem], found: Baseline | NoBaseline
-) -> Confirming | None:
-    if not settings.confirm_failures:
-        return None
-    if settings.runner == "recorded":
-        console.warning(
-            f"{settings.option_name('confirm_failures')} is ignored with the recorded runner: it replays what was "
-            "recorded, so a case cannot run again"
-        )
-        return None
-    return Confirming(settings, prepared.planned, prepared.files, items, found)
 
 
 def run(settings: Settings, console: Console, *, starter: Starter | None = None) -> int:
@@ -123,7 +78,7 @@ def _run(settings: Settings, console: Console, *, starter: Starter | None) -> in
         found = gate.find_baseline(settings, client, console=console)
         affected = choose(settings, inputs=inputs, items=items, found=found, console=console)
         items = affected.items
-        confirming = _confirming(settings, console, prepared=prepared, items=items, found=found)
+        confirming = confirm.confirming(settings, console, prepared=prepared, items=items, found=found)
         early = None if confirming else EarlyRecords.of(settings, items=items, prices=prices)
         execution = asyncio.run(
             run_items(
