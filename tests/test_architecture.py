@@ -25,7 +25,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("compare",),  # this run against the baseline
     ("report",),  # the renderers
     ("github",),  # GitHub: the client, the baseline's artifacts, the comment, the outputs
-    ("pytest", "commands"),  # the pytest plugin; the commands
+    ("finish",),  # the end run and report share: compared and decided, written, published, the exit code
+    ("pytest", "commands"),  # the pytest plugin; the commands, each wiring its stages
     ("cli", "__main__", "__init__"),  # the package root
 )
 ROOT_MODULES_AT_MOST = 8

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from adk_eval_gate.commands.gate import decided
 from adk_eval_gate.compare.changes import compare
+from adk_eval_gate.finish.against_baseline import decide_with_comparison
 from adk_eval_gate.model.results import BaselineInfo, CaseResult, Comparison, JudgeSetting, ResultsDocument
 from adk_eval_gate.verdict import Policy
 from tests.report.builders import baseline_info, case, document, metric
@@ -92,19 +92,19 @@ def test_fail_on_regression_decides_the_status() -> None:
     head = document([case("a", [metric("m", [0.85, 0.85])])])  # still above the 0.8 threshold
     comparison = compare(head, base, baseline=baseline_info())
     assert head.status == "passed" and comparison.regressions == 1
-    relaxed = decided(head, comparison, Policy(fail_on_regression=False, tolerance=0.0))
-    strict = decided(head, comparison, Policy(fail_on_regression=True, tolerance=0.0))
+    relaxed = decide_with_comparison(head, comparison, Policy(fail_on_regression=False, tolerance=0.0))
+    strict = decide_with_comparison(head, comparison, Policy(fail_on_regression=True, tolerance=0.0))
     assert relaxed.status == "passed" and strict.status == "failed"
     assert strict.comparison is comparison and strict.run.fail_on_regression
     noisy = document([case("a", [metric("m", [1.0, 0.7])])])
     noisy_base = document([case("a", [metric("m", [0.9, 1.0])])])
     noise_only = compare(noisy, noisy_base, baseline=baseline_info())
     assert noise_only.regressions == 0 and noise_only.noisy_regressions == 1
-    assert decided(noisy, noise_only, Policy(fail_on_regression=True, tolerance=0.0)).status == "passed"
+    assert decide_with_comparison(noisy, noise_only, Policy(fail_on_regression=True, tolerance=0.0)).status == "passed"
 
 
 def test_no_baseline_keeps_the_note() -> None:
-    doc = decided(
+    doc = decide_with_comparison(
         document([case("a", [metric("m", 0.9)])]), None, Policy(fail_on_regression=True, tolerance=0.1), note="x"
     )
     assert doc.comparison is None and doc.run.baseline_note == "x" and doc.status == "passed"

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from adk_eval_gate.commands import gate
 from adk_eval_gate.compare.changes import compare
 from adk_eval_gate.compare.found_baseline import Baseline, NoBaseline
 from adk_eval_gate.config.context import GitHubContext
 from adk_eval_gate.config.settings import build_settings
+from adk_eval_gate.finish import against_baseline
 from adk_eval_gate.github import baseline
 from adk_eval_gate.github.client import GitHubClient
 from adk_eval_gate.github.run_cache import RunCache
@@ -284,7 +284,9 @@ def test_the_console_says_why_the_history_is_shorter() -> None:
     found = Baseline(doc, baseline_info(), history=(), history_note=note)
     out = io.StringIO()
     settings = build_settings("run", {}, env={})
-    gate.compared(doc, settings=settings, client=None, console=Console(in_actions=False, stream=out), found=found)
+    against_baseline.compare_and_decide(
+        doc, settings=settings, client=None, console=Console(in_actions=False, stream=out), found=found
+    )
     assert "The" + note.removeprefix("the") in out.getvalue().splitlines()
 
 

@@ -9,9 +9,9 @@ import pytest
 
 from adk_eval_gate.aggregate import cases as aggregate
 from adk_eval_gate.aggregate.pricing import Prices
-from adk_eval_gate.commands.gate import decided
 from adk_eval_gate.compare.changes import compare
 from adk_eval_gate.compare.usage import compare_usage, quantity_change
+from adk_eval_gate.finish.against_baseline import decide_with_comparison
 from adk_eval_gate.inputs.configs import ConfigSource, load_config
 from adk_eval_gate.metrics.base import MetricOutcome
 from adk_eval_gate.metrics.score import ScoredMetric
@@ -110,10 +110,12 @@ def test_max_cost_passes_fails_or_cannot_be_checked() -> None:
     unknown = aggregate.document([_case(_run(1, 100, model="my-model"), budgets=None)], [], run=_info())
     check = cost_check(unknown.usage, 1.0)
     assert check.status == "unchecked" and "cost unknown for model my-model" in check.reason
-    ruled = decided(unknown, None, Policy(fail_on_regression=False, tolerance=0.0, limits=BudgetLimits(max_cost=1.0)))
+    ruled = decide_with_comparison(
+        unknown, None, Policy(fail_on_regression=False, tolerance=0.0, limits=BudgetLimits(max_cost=1.0))
+    )
     assert ruled.status == "error" and ruled.budgets[0].status == "unchecked"
     assert (
-        decided(unknown, None, Policy(fail_on_regression=False, tolerance=0.0)).status == "passed"
+        decide_with_comparison(unknown, None, Policy(fail_on_regression=False, tolerance=0.0)).status == "passed"
     )  # no budget: no error
 
 
@@ -136,7 +138,7 @@ def test_one_more_model_call_per_turn_is_a_significant_rise_and_fails_max_cost_i
         check.reason.startswith("the cost per pass of the cases both sides ran rose 100.0% from $0.00")
         and "more than --max-cost-increase 20%" in check.reason
     )
-    ruled = decided(
+    ruled = decide_with_comparison(
         head, comparison, Policy(fail_on_regression=False, tolerance=0.0, limits=BudgetLimits(max_cost_increase=20))
     )
     assert ruled.status == "failed"
@@ -154,7 +156,9 @@ def test_increase_budgets_without_a_baseline_are_skipped_not_failed() -> None:
     assert check.status == "skipped" and check.reason == "--max-cost-increase 20% not checked: no baseline"
     doc = document([])
     assert (
-        decided(doc, None, Policy(fail_on_regression=False, tolerance=0.0, limits=BudgetLimits(max_cost_increase=20)))
+        decide_with_comparison(
+            doc, None, Policy(fail_on_regression=False, tolerance=0.0, limits=BudgetLimits(max_cost_increase=20))
+        )
         .budgets[0]
         .status
         == "skipped"
@@ -178,7 +182,7 @@ def test_a_case_added_to_the_suite_is_never_a_cost_rise() -> None:
     assert comparison.usage.added is not None and comparison.usage.added.cost_usd == pytest.approx(cost.head / 5)
     [check] = run_checks(head, comparison, BudgetLimits(max_cost_increase=10))
     assert check.status == "passed"
-    shown = decided(head, comparison, Policy(limits=BudgetLimits(max_cost_increase=10)))
+    shown = decide_with_comparison(head, comparison, Policy(limits=BudgetLimits(max_cost_increase=10)))
     assert shown.status == "passed"
     line = costs.cost_line(shown)
     assert "on the 5 cases both ran" in line and "not compared: new cases $" in line
@@ -193,7 +197,7 @@ def test_a_quarantined_case_is_left_out_of_both_sides_of_the_cost_line_and_shown
     on both sides, says which, and shows the quarantined case's cost apart."""
     base, head = priced_document(calls=[1, 1, 2], runs=2), priced_document(calls=[2, 2, 4], runs=2)
     parked = head.cases[2].model_copy(update={"quarantined": True})
-    head = decided(head.model_copy(update={"cases": [*head.cases[:2], parked]}), None, Policy())
+    head = decide_with_comparison(head.model_copy(update={"cases": [*head.cases[:2], parked]}), None, Policy())
     comparison = compare(head, base, baseline=baseline_info())
     usage = comparison.usage
     assert usage is not None and usage.common_cases == 2 and usage.added is None
@@ -202,7 +206,7 @@ def test_a_quarantined_case_is_left_out_of_both_sides_of_the_cost_line_and_shown
     assert head.usage is not None and head.usage.per_pass.cost_usd is not None
     assert cost.base is not None and cost.head is not None and cost.change_pct == pytest.approx(100.0)
     assert cost.head + usage.quarantined.cost_usd == pytest.approx(head.usage.per_pass.cost_usd)
-    shown = decided(head, comparison, Policy())
+    shown = decide_with_comparison(head, comparison, Policy())
     line = costs.cost_line(shown)
     assert (
         f"Cost per pass {money(head.usage.per_pass.cost_usd)} (on the 2 cases both ran, quarantined left out: "
@@ -259,7 +263,7 @@ def test_increase_budgets_without_a_case_in_common_are_skipped_and_every_output_
     comparison = compare(head, base, baseline=baseline_info())
     assert comparison.usage is not None and comparison.usage.common_cases == 0
     limits = BudgetLimits(max_cost_increase=10, max_latency_increase=10)
-    shown = decided(head, comparison, Policy(limits=limits))
+    shown = decide_with_comparison(head, comparison, Policy(limits=limits))
     assert shown.status == "passed" and shown.totals.budgets_unchecked == 0
     reasons = {check.name: check.reason for check in shown.budgets if check.status == "skipped"}
     assert reasons == {

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from adk_eval_gate import verdict
-from adk_eval_gate.commands import gate
 from adk_eval_gate.compare.changes import compare
+from adk_eval_gate.finish.against_baseline import decide_with_comparison
 from adk_eval_gate.verdict import Policy
 from tests.report.builders import baseline_info, case, document, metric
 
@@ -20,8 +20,8 @@ def _pair(head_score: float) -> tuple:  # type: ignore[type-arg]
 def test_a_regression_above_the_threshold_passes_unless_fail_on_regression() -> None:
     head, comparison = _pair(0.85)  # lower than the base, still above 0.8
     assert comparison is not None and comparison.regressions == 1
-    lenient = gate.decided(head, comparison, Policy(fail_on_regression=False, tolerance=0.0))
-    strict = gate.decided(head, comparison, Policy(fail_on_regression=True, tolerance=0.0))
+    lenient = decide_with_comparison(head, comparison, Policy(fail_on_regression=False, tolerance=0.0))
+    strict = decide_with_comparison(head, comparison, Policy(fail_on_regression=True, tolerance=0.0))
     assert (lenient.status, verdict.exit_code(lenient)) == ("passed", 0)
     assert (strict.status, verdict.exit_code(strict)) == ("failed", 1)
     assert strict.run.fail_on_regression and strict.comparison is comparison
@@ -29,7 +29,7 @@ def test_a_regression_above_the_threshold_passes_unless_fail_on_regression() -> 
 
 def test_without_a_baseline_the_note_is_kept_and_the_status_is_the_document_s() -> None:
     head = document([case("paris", [metric(RESPONSE, 0.5)])])
-    decided = gate.decided(head, None, Policy(fail_on_regression=True, tolerance=0.1), note="no baseline yet")
+    decided = decide_with_comparison(head, None, Policy(fail_on_regression=True, tolerance=0.1), note="no baseline yet")
     assert decided.status == "failed" and decided.run.baseline_note == "no baseline yet"
     assert decided.run.regression_tolerance == 0.1
 
@@ -37,7 +37,7 @@ def test_without_a_baseline_the_note_is_kept_and_the_status_is_the_document_s() 
 def test_a_document_with_an_error_stays_an_error_and_file_errors_exit_2() -> None:
     head, comparison = _pair(0.99)
     broken = head.model_copy(update={"error": "the run ended without a verdict"})
-    assert gate.decided(broken, comparison, Policy(fail_on_regression=False, tolerance=0.0)).status == "error"
+    assert decide_with_comparison(broken, comparison, Policy(fail_on_regression=False, tolerance=0.0)).status == "error"
     with_file_error = head.model_copy(update={"totals": head.totals.model_copy(update={"file_errors": 1})})
     assert verdict.exit_code(with_file_error) == 2
 
@@ -55,9 +55,9 @@ def test_strict_comparison_given_later_counts_the_saved_incomparable_drops_in_th
     head = judged("gemini-2.5-pro", 0.85)
     saved = compare(head, judged("gemini-2.5-flash", 0.95), baseline=baseline_info())
     assert (saved.regressions, saved.incomparable_regressions) == (0, 1)
-    lenient = gate.decided(head, saved, Policy(fail_on_regression=True, tolerance=0.0))
+    lenient = decide_with_comparison(head, saved, Policy(fail_on_regression=True, tolerance=0.0))
     assert lenient.status == "passed" and lenient.comparison is saved
-    strict = gate.decided(head, saved, Policy(fail_on_regression=True, tolerance=0.0, strict_comparison=True))
+    strict = decide_with_comparison(head, saved, Policy(fail_on_regression=True, tolerance=0.0, strict_comparison=True))
     assert strict.comparison is not None and strict.comparison.regressions == 1
     assert strict.status == "failed"
     counts = change_counts(strict)

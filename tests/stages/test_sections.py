@@ -120,8 +120,8 @@ def test_the_log_gives_the_counts_of_the_comment(name: str) -> None:
 def test_every_chart_draws_its_metrics_threshold_as_a_flat_line_never_a_slope_or_a_zero() -> None:
     import re
 
-    from adk_eval_gate.commands.gate import decided
     from adk_eval_gate.compare.changes import compare
+    from adk_eval_gate.finish.against_baseline import decide_with_comparison
     from adk_eval_gate.report import charts
     from adk_eval_gate.verdict import Policy
     from tests.report.builders import baseline_info, case, document, metric
@@ -133,7 +133,7 @@ def test_every_chart_draws_its_metrics_threshold_as_a_flat_line_never_a_slope_or
         ]
 
     base, head = document(suite(1.0)), document([*suite(1.0), case("c", [metric("one", 0.7, threshold=0.8)])])
-    text = charts.metric_charts(decided(head, compare(head, base, baseline=baseline_info()), Policy()))
+    text = charts.metric_charts(decide_with_comparison(head, compare(head, base, baseline=baseline_info()), Policy()))
     lines = [re.findall(r"[\d.]+", line) for line in text.splitlines() if line.strip().startswith("line [")]
     assert sorted({tuple(values) for values in lines}) == [("0.8", "0.8"), ("1", "1")]  # one flat line each
     two_thresholds = charts.metric_charts(document(suite(0.7)))  # "two": 1.0 in one file, 0.7 in the other
@@ -182,8 +182,8 @@ def test_a_chart_without_a_baseline_draws_no_base_series_and_one_metric_is_title
 
 
 def test_a_chart_against_a_baseline_draws_base_bars_only_where_the_baseline_has_a_figure() -> None:
-    from adk_eval_gate.commands.gate import decided
     from adk_eval_gate.compare.changes import compare
+    from adk_eval_gate.finish.against_baseline import decide_with_comparison
     from adk_eval_gate.report import charts
     from adk_eval_gate.verdict import Policy
     from tests.report.builders import baseline_info, case, document, metric
@@ -192,13 +192,13 @@ def test_a_chart_against_a_baseline_draws_base_bars_only_where_the_baseline_has_
     head = document(
         [case("a", [metric("one", 0.8, threshold=0.8), metric("two", 0.9, threshold=0.8), metric("new", 1.0)])]
     )
-    doc = decided(head, compare(head, base, baseline=baseline_info()), Policy())
+    doc = decide_with_comparison(head, compare(head, base, baseline=baseline_info()), Policy())
     [block] = _chart_blocks(charts.metric_charts(doc))
     assert 'x-axis ["M1 b", "M1 h", "M2 b", "M2 h", "M3 h"]' in block
     assert "    bar [0.9, 0, 0.7, 0, 0]" in block and "    bar [0, 0.8, 0, 0.9, 1]" in block
     assert 'title "Mean score per metric (M1-M3)"' in block
     only_new = document([case("a", [metric("new", 1.0, threshold=1.0)])])
-    alone = decided(only_new, compare(only_new, base, baseline=baseline_info()), Policy())
+    alone = decide_with_comparison(only_new, compare(only_new, base, baseline=baseline_info()), Policy())
     [new_block] = _chart_blocks(charts.metric_charts(alone))
     assert new_block.count("    bar [") == 1 and "b, grey bars" not in charts.metric_charts(alone)
     assert "the baseline has no figure for them" in charts.metric_charts(alone)

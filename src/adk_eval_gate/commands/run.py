@@ -13,12 +13,13 @@ from adk_eval_gate.aggregate import cases as aggregate
 from adk_eval_gate.aggregate.pricing import Prices, load_prices
 from adk_eval_gate.aggregate.run_results import EarlyRecords, build_document
 from adk_eval_gate.aggregate.usage import judge_totals, report_unpriced
-from adk_eval_gate.commands import gate
-from adk_eval_gate.commands.finish import Ending, finish_run, github_session
 from adk_eval_gate.compare import confirm, likeforlike
 from adk_eval_gate.compare.confirm import Confirming
 from adk_eval_gate.compare.only_affected import Affected, Inputs, choose
 from adk_eval_gate.config.settings import Settings
+from adk_eval_gate.finish.ending import Ending, finish_run
+from adk_eval_gate.github import baseline as baselines
+from adk_eval_gate.github.session import github_session
 from adk_eval_gate.inputs.plan import WorkItem, plan, selection_digest
 from adk_eval_gate.inputs.prepare import Prepared, prepare
 from adk_eval_gate.metrics.base import MetricServices
@@ -75,7 +76,7 @@ def _run(settings: Settings, console: Console, *, starter: Starter | None) -> in
     inputs = Inputs.of(settings, planned=prepared.planned, root=prepared.root, prices=prices)
     with github_session(settings, console) as client:
         # before the runs: --confirm-failures re-runs regressions, --only-affected carries the others
-        found = gate.find_baseline(settings, client, console=console)
+        found = baselines.for_settings(settings, client, console=console)
         affected = choose(settings, inputs=inputs, items=items, found=found, console=console)
         items = affected.items
         confirming = confirm.confirming(settings, console, prepared=prepared, items=items, found=found)

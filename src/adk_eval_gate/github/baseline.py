@@ -24,6 +24,7 @@ from pathlib import Path
 
 from adk_eval_gate.compare.found_baseline import Baseline, BaseRun, NoBaseline
 from adk_eval_gate.config.context import PULL_REQUEST_EVENTS, GitHubContext
+from adk_eval_gate.config.settings import Settings
 from adk_eval_gate.github.artifact import MAX_ZIP_BYTES, ArtifactError, read_results
 from adk_eval_gate.github.client import GitHubClient
 from adk_eval_gate.github.download import DownloadBudget
@@ -31,6 +32,7 @@ from adk_eval_gate.github.models import Artifact, WorkflowRun
 from adk_eval_gate.github.run_cache import NoArtifact, RunCache
 from adk_eval_gate.model.results import BaselineInfo, InvalidResults, ResultsDocument, RunStatus, parse_document
 from adk_eval_gate.support import sanitize
+from adk_eval_gate.support.console import Console
 from adk_eval_gate.support.errors import GateError
 
 MAX_RUNS = 20  # recent completed runs looked at for the artifact
@@ -288,3 +290,19 @@ def resolve(
         return _refused(error.one_line())
     except UNEXPECTED_SHAPE as error:
         return _refused(f"unexpected answer from GitHub ({type(error).__name__})")
+
+
+def for_settings(
+    settings: Settings, client: GitHubClient | None, *, console: Console | None = None
+) -> Baseline | NoBaseline:
+    """``--baseline``, or in a pull request the base branch's artifact with up to ``--history`` earlier runs."""
+    return resolve(
+        baseline_file=settings.baseline,
+        client=client if settings.github.base_branch else None,
+        context=settings.github,
+        artifact_name=settings.artifact_name,
+        history=settings.history,
+        cache_dir=settings.cache_dir,
+        warn=console.warning if console else None,
+        note=console.line if console else None,
+    )

@@ -1,5 +1,5 @@
 """publish: GitHub's side effects of a finished run: the job summary, the pull-request comment and the step
-outputs (annotations: ``github.annotations``). The client is passed in (``finish.github_session``).
+outputs (annotations: ``github.annotations``). The client is passed in (``github.session``).
 
 Publishing never decides the verdict: the reports are written before anything is posted, and a failed comment
 (a fork's read-only token, GitHub being down) is a warning.

@@ -7,10 +7,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TypeVar
 
+from adk_eval_gate.compare.noise import MIN_HISTORY
 from adk_eval_gate.model.results import CaseResult, CaseStatus, MetricStatus, ResultsDocument, RunStatus
 from adk_eval_gate.report import costs, views
 from adk_eval_gate.report.carried import affected_line
-from adk_eval_gate.report.headline import change_counts, count_words
+from adk_eval_gate.report.headline import change_counts, comparison_words, count_words
 from adk_eval_gate.support.console import Console
 from adk_eval_gate.support.words import plural
 from adk_eval_gate.verdict import stability
@@ -181,3 +182,13 @@ def _cost_lines(doc: ResultsDocument) -> list[str]:
         lines.append(line)
     lines += [f"Budget {check.status}: {check.reason}" for check in doc.budgets]
     return lines
+
+
+def comparison_sentence(doc: ResultsDocument) -> str:
+    """The comment's comparison counts, for the log."""
+    counts = change_counts(doc)
+    history = doc.comparison.history if doc.comparison else None
+    against = (
+        f" (noise from the last {len(history.runs)} base runs)" if history and len(history.runs) >= MIN_HISTORY else ""
+    )
+    return (" · ".join(comparison_words(counts)) if counts else "") + against

@@ -1,22 +1,21 @@
-"""The end of the pipeline, once for ``run`` and ``report``: compare and decide (``gate``), mask and trust-check
-the document, write the reports, publish to GitHub, annotate, print the verdict, and return the exit code.
+"""The end of the pipeline, once for ``run`` and ``report``: compare and decide (``against_baseline``), mask and
+trust-check the document, write the reports, publish to GitHub, annotate, print the verdict, and return the exit code.
 
 What differs between the two commands is passed in: which pull request to comment on, whether results.json is
 written (``report`` re-renders from one), whether to compare again or keep a saved comparison, and whether to
-annotate. The GitHub client is opened once by the caller (``github_session``) and passed in.
+annotate. The GitHub client is opened once by the caller (``github.session``) and passed in.
 """
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from adk_eval_gate import verdict
-from adk_eval_gate.commands import gate
 from adk_eval_gate.compare.found_baseline import Baseline, NoBaseline
 from adk_eval_gate.config.settings import Settings
+from adk_eval_gate.finish import against_baseline
 from adk_eval_gate.github.annotations import annotate
 from adk_eval_gate.github.client import GitHubClient
 from adk_eval_gate.github.publish import publish
@@ -27,21 +26,6 @@ from adk_eval_gate.report.writer import with_error, write_reports
 from adk_eval_gate.support.console import Console
 from adk_eval_gate.support.errors import GateError
 from adk_eval_gate.support.masking import mask_model
-
-
-@contextlib.contextmanager
-def github_session(settings: Settings, console: Console) -> Iterator[GitHubClient | None]:
-    """The GitHub client of this command, or None without a token or repository; closed at the end."""
-    token = settings.token()
-    if not token or not settings.github.repository:
-        yield None
-        return
-    console.add_secret(token)
-    client = GitHubClient(api_url=settings.github.api_url, token=token)
-    try:
-        yield client
-    finally:
-        client.close()
 
 
 @dataclass(frozen=True)
@@ -65,9 +49,9 @@ def finish(
 ) -> int:
     """``found``: the baseline when the caller already looked it up (``run``, before its runs)."""
     if ending.keep_saved_comparison:
-        doc = gate.recompared(doc, settings=settings, client=client, console=console)
+        doc = against_baseline.decide_saved(doc, settings=settings, client=client, console=console)
     else:
-        doc = gate.compared(doc, settings=settings, client=client, console=console, found=found)
+        doc = against_baseline.compare_and_decide(doc, settings=settings, client=client, console=console, found=found)
     doc = trusted_links(mask_model(doc, console.secrets), settings.github)
     doc = write_reports(doc, settings=settings, console=console, source=ending.results_source)
     publish(
