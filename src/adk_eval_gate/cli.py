@@ -186,8 +186,17 @@ def _dispatch(args: Arguments, console: Console, env: Mapping[str, str], *, supe
         return validate(settings, console)
     if command == "report":
         from adk_eval_gate.commands.report import report
+        from adk_eval_gate.github.session import github_session
 
-        code = report(settings, console, results_file=args.results_file, comment=bool(args.comment), pr=args.pr)
+        with github_session(settings, console) as github:
+            code = report(
+                settings,
+                console,
+                github=github,
+                results_file=args.results_file,
+                comment=bool(args.comment),
+                pr=args.pr,
+            )
         return 0 if args.exit_zero and code == 1 else code
     if command == "merge":
         from adk_eval_gate.commands.merge import merge_command
@@ -328,8 +337,10 @@ def _run(settings: Settings, console: Console) -> int:
 
     starter = start_early(settings)
     from adk_eval_gate.commands.run import run
+    from adk_eval_gate.github.session import github_session
 
-    return run(settings, console, starter=starter)
+    with github_session(settings, console) as github:
+        return run(settings, console, github=github, starter=starter)
 
 
 def _supervised_run(args: Arguments, settings: Settings, *, console: Console, env: Mapping[str, str]) -> int:

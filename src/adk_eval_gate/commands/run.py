@@ -19,7 +19,7 @@ from adk_eval_gate.compare.only_affected import Affected, Inputs, choose
 from adk_eval_gate.config.settings import Settings
 from adk_eval_gate.finish.ending import Ending, finish_run
 from adk_eval_gate.github import baseline as baselines
-from adk_eval_gate.github.session import github_session
+from adk_eval_gate.github.client import GitHubClient
 from adk_eval_gate.inputs.plan import WorkItem, plan, selection_digest
 from adk_eval_gate.inputs.prepare import Prepared, prepare
 from adk_eval_gate.metrics.base import MetricServices
@@ -36,10 +36,11 @@ from adk_eval_gate.support.words import plural
 from adk_eval_gate.verdict.rules import PASS_RULES
 
 
-def run(settings: Settings, console: Console, *, starter: Starter | None = None) -> int:
-    """``starter``: the adk runner's worker starter, started before this module was imported (``cli``)."""
+def run(settings: Settings, console: Console, *, github: GitHubClient | None, starter: Starter | None = None) -> int:
+    """``github``: the GitHub client (None: no token or repository); ``starter``: the adk runner's worker starter,
+    started before this module was imported (``cli``)."""
     try:
-        return _run(settings, console, starter=starter)
+        return _run(settings, console, github=github, starter=starter)
     finally:
         if starter is not None:
             starter.close()  # the runner ended it, unless it never got to run a case
@@ -65,7 +66,7 @@ def _prepared(settings: Settings, console: Console) -> Prepared:
     return prepared
 
 
-def _run(settings: Settings, console: Console, *, starter: Starter | None) -> int:
+def _run(settings: Settings, console: Console, *, github: GitHubClient | None, starter: Starter | None) -> int:
     started = time.monotonic()
     started_at = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
     prepared = _prepared(settings, console)
@@ -74,55 +75,54 @@ def _run(settings: Settings, console: Console, *, starter: Starter | None) -> in
     items = plan(prepared.planned, num_runs=settings.num_runs, shard=settings.shard, run_count=runner.run_count)
     services = build_services(settings, prepared.planned, console)
     inputs = Inputs.of(settings, planned=prepared.planned, root=prepared.root, prices=prices)
-    with github_session(settings, console) as client:
-        # before the runs: --confirm-failures re-runs regressions, --only-affected carries the others
-        found = baselines.for_settings(settings, client, console=console)
-        affected = choose(settings, inputs=inputs, items=items, found=found, console=console)
-        items = affected.items
-        confirming = confirm.confirming(settings, console, prepared=prepared, items=items, found=found)
-        early = None if confirming else EarlyRecords.of(settings, items=items, prices=prices)
-        execution = asyncio.run(
-            run_items(
-                items,
-                settings=settings,
-                runner=runner,
-                services=services,
-                console=console,
-                outcome=aggregate.run_outcome,
-                execution=early.execution if early else None,
-                on_finished=early.finished if early else None,
-                confirm=confirming.more if confirming else None,
-                metric_reads=MetricReads(prepared.root) if settings.runner == "adk" else None,
-            )
-        )
-        collector.hold()  # the runs are over: what the document and the reports build lives until the end
-
-        built = functools.partial(
-            _document,
-            settings,
-            console,
-            prepared=prepared,
-            items=items,
-            execution=execution,
-            started=(started, started_at),
-            inputs=inputs,
-            affected=affected,
-            confirming=confirming,
-            early=early,
-            prices=prices,
-            services=services,
-        )
-        code = finish_run(
-            built,
+    # before the runs: --confirm-failures re-runs regressions, --only-affected carries the others
+    found = baselines.for_settings(settings, github, console=console)
+    affected = choose(settings, inputs=inputs, items=items, found=found, console=console)
+    items = affected.items
+    confirming = confirm.confirming(settings, console, prepared=prepared, items=items, found=found)
+    early = None if confirming else EarlyRecords.of(settings, items=items, prices=prices)
+    execution = asyncio.run(
+        run_items(
+            items,
             settings=settings,
+            runner=runner,
+            services=services,
             console=console,
-            client=client,
-            ending=Ending(pull_number=settings.github.pull_request_number),
-            found=found,
-            run=likeforlike.run_info(
-                settings, started_at=started_at, commit=inputs.commit, environment_inputs=inputs.environment
-            ),
+            outcome=aggregate.run_outcome,
+            execution=early.execution if early else None,
+            on_finished=early.finished if early else None,
+            confirm=confirming.more if confirming else None,
+            metric_reads=MetricReads(prepared.root) if settings.runner == "adk" else None,
         )
+    )
+    collector.hold()  # the runs are over: what the document and the reports build lives until the end
+
+    built = functools.partial(
+        _document,
+        settings,
+        console,
+        prepared=prepared,
+        items=items,
+        execution=execution,
+        started=(started, started_at),
+        inputs=inputs,
+        affected=affected,
+        confirming=confirming,
+        early=early,
+        prices=prices,
+        services=services,
+    )
+    code = finish_run(
+        built,
+        settings=settings,
+        console=console,
+        client=github,
+        ending=Ending(pull_number=settings.github.pull_request_number),
+        found=found,
+        run=likeforlike.run_info(
+            settings, started_at=started_at, commit=inputs.commit, environment_inputs=inputs.environment
+        ),
+    )
     return _exit_code(code, execution, console)
 
 
