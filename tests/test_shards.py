@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
+from adk_eval_gate.aggregate.merged_shards import shard_problem
 from adk_eval_gate.cli import main
-from adk_eval_gate.commands.merge import shard_problem
 from adk_eval_gate.config.shard import Shard
 from adk_eval_gate.model.results import ResultsDocument
 from tests.report.builders import case, document, metric

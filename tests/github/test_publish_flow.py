@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from adk_eval_gate.commands.merge import load_results
+from adk_eval_gate.inputs.saved_results import load_results
 from tests.conftest import validate_results
 from tests.fakes.github_server import FakeGitHub
 from tests.github.flows import (

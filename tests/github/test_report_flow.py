@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from adk_eval_gate.commands.merge import load_results
+from adk_eval_gate.inputs.saved_results import load_results
 from adk_eval_gate.report.writer import results_json
 from tests.fakes.github_server import FakeGitHub
 from tests.github.flows import EXAMPLE, HEAD_SHA, artifact_zip, passing_baseline, pull_request_env, run_cli

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from adk_eval_gate.commands.merge import load_results
+from adk_eval_gate.inputs.saved_results import load_results
 from adk_eval_gate.report.writer import results_json
 from adk_eval_gate.runners.http import parse_headers
 from adk_eval_gate.support.console import Console, safe_line

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from adk_eval_gate import verdict
-from adk_eval_gate.commands.merge import load_results
+from adk_eval_gate.inputs.saved_results import load_results
 from adk_eval_gate.model.results import ResultsDocument
 from tests.github.flows import Step, run_cli
 from tests.report.golden import HUGE, NOT_KEPT, SUMMARY_LIMITS, expected_path, report_data

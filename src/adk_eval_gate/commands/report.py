@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from adk_eval_gate.commands.merge import load_results
 from adk_eval_gate.config.settings import Settings
 from adk_eval_gate.finish.ending import Ending, finish
 from adk_eval_gate.github import pull_request
 from adk_eval_gate.github.client import GitHubClient
+from adk_eval_gate.inputs.saved_results import load_results
 from adk_eval_gate.model.results import ResultsDocument
 from adk_eval_gate.support.console import Console
 
