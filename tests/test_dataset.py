@@ -13,8 +13,8 @@ import pytest
 from adk_eval_gate.cli import main
 from adk_eval_gate.commands.validate import validate
 from adk_eval_gate.config.settings import build_settings
-from adk_eval_gate.inputs.dataset import derived_id, load_dataset
 from adk_eval_gate.inputs.discover import discover
+from adk_eval_gate.inputs.vertex_dataset import derived_id, load_dataset
 from adk_eval_gate.model.evalset import content_text, tool_calls
 from adk_eval_gate.support.console import Console
 from adk_eval_gate.support.errors import EvalFileError, UsageError

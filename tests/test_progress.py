@@ -6,13 +6,13 @@ import asyncio
 import io
 from pathlib import Path
 
-from adk_eval_gate.aggregate.cases import FinishedRun
+from adk_eval_gate.aggregate.records import FinishedRun
 from adk_eval_gate.inputs.load import LoadedEvalSet
 from adk_eval_gate.inputs.plan import PlannedFile, WorkItem
 from adk_eval_gate.model.evalset import EvalCase, EvalSet
 from adk_eval_gate.model.results import CaseStatus
-from adk_eval_gate.runners.base import Inference
 from adk_eval_gate.runners.progress import Progress, clock_text, use_live_line
+from adk_eval_gate.runners.runner import Inference
 from adk_eval_gate.support.console import Console
 
 

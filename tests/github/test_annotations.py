@@ -7,7 +7,7 @@ import io
 from adk_eval_gate.compare.changes import compare
 from adk_eval_gate.finish.against_baseline import decide_with_comparison
 from adk_eval_gate.github.annotations import annotate
-from adk_eval_gate.report import console as console_report
+from adk_eval_gate.report import console_lines as console_report
 from adk_eval_gate.support.console import Console
 from adk_eval_gate.verdict import Policy
 from tests.report.builders import baseline_info, case, document, metric

@@ -12,7 +12,7 @@ import pytest
 
 from adk_eval_gate.compare.changes import compare
 from adk_eval_gate.compare.found_baseline import Baseline, NoBaseline
-from adk_eval_gate.config.context import GitHubContext
+from adk_eval_gate.config.github_context import GitHubContext
 from adk_eval_gate.config.settings import build_settings
 from adk_eval_gate.finish import against_baseline
 from adk_eval_gate.github import baseline

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from adk_eval_gate.config.context import read_context
+from adk_eval_gate.config.github_context import read_context
 
 SHA = "c0ffee" * 6 + "c0ff"
 

@@ -44,7 +44,7 @@ def test_report_decides_from_the_cases_and_says_what_the_file_claimed(
 
 def test_a_quarantine_that_leaves_no_case_gated_is_an_error(tmp_path: Path) -> None:
     from adk_eval_gate import verdict
-    from adk_eval_gate.aggregate import cases as aggregate
+    from adk_eval_gate.aggregate import records as aggregate
     from adk_eval_gate.model.results import RunInfo
 
     cases = verdict.quarantine(document([case("sydney", [metric("response_match_score", 0.1)])]).cases, ["**"])

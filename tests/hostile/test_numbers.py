@@ -154,7 +154,7 @@ def _annotate_fails_with_cases(console: object, doc: ResultsDocument) -> None:
     "broken",
     [
         ("adk_eval_gate.compare.changes.compare", _fails("a comparison no test foresaw"), True),
-        ("adk_eval_gate.aggregate.cases.document", _fails("a document no test foresaw"), False),
+        ("adk_eval_gate.aggregate.records.document", _fails("a document no test foresaw"), False),
         ("adk_eval_gate.finish.ending.annotate", _annotate_fails_with_cases, False),
     ],
     ids=["comparing", "building the document", "every report with the cases"],

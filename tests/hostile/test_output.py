@@ -275,7 +275,7 @@ def test_footer_fields_and_a_foreign_baseline_url_make_no_link_or_image(
 
 
 def test_a_results_file_cannot_point_the_baseline_link_elsewhere(example_results: Path) -> None:
-    from adk_eval_gate.config.context import GitHubContext
+    from adk_eval_gate.config.github_context import GitHubContext
     from adk_eval_gate.model.results import BaselineInfo, Comparison
     from adk_eval_gate.report import comment
     from adk_eval_gate.report.links import trusted_links

@@ -10,8 +10,8 @@ from typing import TypeVar
 import pytest
 from google.genai import types
 
+from adk_eval_gate.judge.judge_retry import JudgeRetry
 from adk_eval_gate.judge.limiter import JudgeLimiter
-from adk_eval_gate.judge.retry import JudgeRetry
 from adk_eval_gate.judge.service import JudgeFailed, JudgeService
 from adk_eval_gate.model.eval_config import JudgeModelOptions
 from adk_eval_gate.support.retry import Backoff
@@ -86,7 +86,7 @@ def test_429_then_success_waits_as_told(gemini: FakeGemini) -> None:
 def test_retry_info_in_the_error_body_is_honoured(gemini: FakeGemini) -> None:
     from google.genai import errors
 
-    from adk_eval_gate.judge.retry import server_delay
+    from adk_eval_gate.judge.judge_retry import server_delay
     from adk_eval_gate.support.retry import transient_status
 
     error = errors.ClientError(
@@ -115,7 +115,7 @@ def test_500_forever_fails_after_the_fixed_number_of_tries(gemini: FakeGemini) -
 def test_backoff_grows_exponentially_with_jitter() -> None:
     import random
 
-    from adk_eval_gate.judge.retry import JUDGE_RETRY
+    from adk_eval_gate.judge.judge_retry import JUDGE_RETRY
 
     rng = random.Random(1)
     for failed, ceiling in ((1, 1.0), (2, 2.0), (3, 4.0), (4, 8.0), (9, 30.0)):

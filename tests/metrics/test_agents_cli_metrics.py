@@ -11,7 +11,7 @@ import pytest
 
 from adk_eval_gate.metrics import agents_cli_specs
 from adk_eval_gate.metrics.agents_cli_functions import FunctionAnswer, FunctionCall
-from adk_eval_gate.metrics.base import CaseRun, MetricOutcome, MetricServices
+from adk_eval_gate.metrics.metric import CaseRun, MetricOutcome, MetricServices
 from adk_eval_gate.metrics.score import evaluate_metric
 from adk_eval_gate.model import agents_cli_config as acli
 from adk_eval_gate.model.eval_config import JudgeModelOptions

@@ -22,8 +22,8 @@ from google.genai import types
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from adk_eval_gate.metrics.base import CaseRun, MetricOutcome, MetricServices
 from adk_eval_gate.metrics.efficiency import InferenceCallCount, InvocationDuration, TokenUsage, ToolCallCount
+from adk_eval_gate.metrics.metric import CaseRun, MetricOutcome, MetricServices
 from adk_eval_gate.metrics.rouge import ResponseMatchScore, rouge1_fmeasure
 from adk_eval_gate.metrics.trajectory import ToolTrajectoryAvgScore
 from adk_eval_gate.model import eval_config

@@ -16,9 +16,9 @@ import pytest
 from adk_eval_gate.config.settings import build_settings
 from adk_eval_gate.model.results import CaseResult
 from adk_eval_gate.pytest import AgentEvaluator, evaluate
+from adk_eval_gate.pytest.case_session import CaseSession
+from adk_eval_gate.pytest.case_text import case_report
 from adk_eval_gate.pytest.evaluator import adk_failures, append_csv, csv_cell, eval_files, sibling_config
-from adk_eval_gate.pytest.report import case_report
-from adk_eval_gate.pytest.session import CaseSession
 from tests.conftest import write_json
 from tests.report.builders import lower_is_better_case
 from tests.test_dataset import call, write_jsonl

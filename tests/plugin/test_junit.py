@@ -7,7 +7,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from adk_eval_gate.model.results import CaseResult, Confirmation
-from adk_eval_gate.pytest import junit
+from adk_eval_gate.pytest import junitxml
 from tests.conftest import junit_schema
 from tests.report.builders import case, metric
 from tests.report.test_junit_readers import _annotations_like_mikepenz, _read_like_dorny, _read_with_junitparser
@@ -22,7 +22,7 @@ def _as_pytest_writes_it(cases: dict[str, tuple[CaseResult, str | None]]) -> str
     for name, (result, outcome) in cases.items():
         testcase = ET.SubElement(suite, "testcase", {"classname": "evals.weather.evalset.json", "name": name})
         holder = ET.SubElement(testcase, "properties")
-        for key, value in junit.properties(file="evals/weather.evalset.json", line=7, case=result):
+        for key, value in junitxml.properties(file="evals/weather.evalset.json", line=7, case=result):
             ET.SubElement(holder, "property", {"name": key, "value": value})
         if outcome:
             ET.SubElement(testcase, outcome, {"message": "did not pass"}).text = "did not pass"
@@ -34,11 +34,11 @@ def test_flaky_and_re_run_tests_get_surefire_elements_and_the_readers_agree(tmp_
     flaky = case("coin", [metric(RESPONSE, [1.0, 0.5, 1.0])])
     confirmed = case("sydney", [metric(RESPONSE, [0.2, 0.3, 0.1])], confirmation=RERUNS)
     steady = case("paris", [metric(RESPONSE, 0.9)])
-    path = tmp_path / "junit.xml"
+    path = tmp_path / "junitxml.xml"
     path.write_text(
         _as_pytest_writes_it({"coin": (flaky, None), "sydney": (confirmed, "failure"), "paris": (steady, None)})
     )
-    junit.enrich(path)
+    junitxml.enrich(path)
     junit_schema().validate(str(path))
     xml = path.read_text()
     testcases = {t.get("name"): t for t in ET.fromstring(xml).iter("testcase")}
@@ -59,11 +59,11 @@ def test_flaky_and_re_run_tests_get_surefire_elements_and_the_readers_agree(tmp_
 
 
 def test_a_junit_file_without_our_entries_is_left_alone(tmp_path: Path) -> None:
-    path = tmp_path / "junit.xml"
+    path = tmp_path / "junitxml.xml"
     text = (
         '<?xml version="1.0" encoding="utf-8"?>'
         '<testsuites><testsuite name="p" tests="1"><testcase name="t"/></testsuite></testsuites>'
     )
     path.write_text(text)
-    junit.enrich(path)
+    junitxml.enrich(path)
     assert path.read_text() == text

@@ -20,7 +20,7 @@ from adk_eval_gate.github.annotations import annotate
 from adk_eval_gate.model.results import ResultsDocument
 from adk_eval_gate.report import comment, junit, summary
 from adk_eval_gate.report.html import page
-from adk_eval_gate.report.html.cases import ROW_FIELDS
+from adk_eval_gate.report.html.case_list import ROW_FIELDS
 from adk_eval_gate.support.console import Console
 from tests.report.scenarios import EXPECTED
 

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from adk_eval_gate.model.results import InvocationRecord, ResultsDocument, RubricScoreRecord, RunMetric
-from adk_eval_gate.report.html import cases as html_cases
+from adk_eval_gate.report.html import case_list as html_cases
 from adk_eval_gate.report.html import page, parts
 from adk_eval_gate.report.html.calls import calls_table
 from adk_eval_gate.report.markdown import escape_html

@@ -11,7 +11,7 @@ from adk_eval_gate.compare.changes import compare
 from adk_eval_gate.finish.against_baseline import decide_with_comparison
 from adk_eval_gate.model.results import JudgeSetting, ModelUsage, ResultsDocument, UsageTotals
 from adk_eval_gate.report import comment, summary
-from adk_eval_gate.report import console as console_report
+from adk_eval_gate.report import console_lines as console_report
 from adk_eval_gate.support.console import Console
 from adk_eval_gate.verdict import Policy
 from tests.report.builders import RUN_URL, baseline_info, priced_document

@@ -16,12 +16,12 @@ from google.genai import types as genai_types
 from adk_eval_gate.inputs.configs import LoadedConfig
 from adk_eval_gate.inputs.load import LoadedEvalSet
 from adk_eval_gate.inputs.plan import PlannedFile, WorkItem
-from adk_eval_gate.metrics.base import MetricServices
+from adk_eval_gate.metrics.metric import MetricServices
 from adk_eval_gate.metrics.registry import configured_metrics
 from adk_eval_gate.model.eval_config import EvalConfig
 from adk_eval_gate.model.evalset import EvalCase, EvalSet, Invocation
-from adk_eval_gate.runners.base import Inference
 from adk_eval_gate.runners.execute import CASE_RUN_RETRY, MetricBuilder, run_one
+from adk_eval_gate.runners.runner import Inference
 from adk_eval_gate.runners.workers.metric_reads import MetricReads
 
 GOLDEN = """

@@ -6,14 +6,14 @@ import pytest
 from google.genai import types as genai_types
 
 from adk_eval_gate import verdict
-from adk_eval_gate.aggregate import cases as aggregate
-from adk_eval_gate.metrics.base import InvocationScore, MetricOutcome
+from adk_eval_gate.aggregate import records as aggregate
+from adk_eval_gate.metrics.metric import InvocationScore, MetricOutcome
 from adk_eval_gate.metrics.registry import BUILT_IN, ConfiguredMetric
 from adk_eval_gate.metrics.score import ScoredMetric
 from adk_eval_gate.model.eval_config import BaseCriterion
 from adk_eval_gate.model.evalset import EvalCase, Invocation
 from adk_eval_gate.model.results import CaseResult, Confirmation, FileResult, PassRule, RunInfo
-from adk_eval_gate.runners.base import Inference
+from adk_eval_gate.runners.runner import Inference
 
 RESPONSE = "response_match_score"
 

@@ -7,18 +7,18 @@ from pathlib import Path
 
 import pytest
 
-from adk_eval_gate.aggregate import cases as aggregate
+from adk_eval_gate.aggregate import records as aggregate
 from adk_eval_gate.aggregate.pricing import Prices
 from adk_eval_gate.compare.changes import compare
-from adk_eval_gate.compare.usage import compare_usage, quantity_change
+from adk_eval_gate.compare.cost_latency import compare_usage, quantity_change
 from adk_eval_gate.finish.against_baseline import decide_with_comparison
 from adk_eval_gate.inputs.configs import ConfigSource, load_config
-from adk_eval_gate.metrics.base import MetricOutcome
+from adk_eval_gate.metrics.metric import MetricOutcome
 from adk_eval_gate.metrics.score import ScoredMetric
 from adk_eval_gate.model.eval_config import Budgets
 from adk_eval_gate.model.results import BudgetLimits
 from adk_eval_gate.report import costs
-from adk_eval_gate.runners.base import Inference
+from adk_eval_gate.runners.runner import Inference
 from adk_eval_gate.support.errors import ConfigError
 from adk_eval_gate.support.words import money
 from adk_eval_gate.verdict import Policy
@@ -245,7 +245,7 @@ def test_increase_budgets_without_a_case_in_common_are_skipped_and_every_output_
     import io
 
     from adk_eval_gate.report import comment, summary
-    from adk_eval_gate.report import console as console_report
+    from adk_eval_gate.report import console_lines as console_report
     from adk_eval_gate.report import markdown as md
     from adk_eval_gate.report.html import page
     from adk_eval_gate.support.console import Console

@@ -1,6 +1,6 @@
-"""The inputs of every case (``compare/environment.py``): the environment's dependency files, what the requirement
-lists among them include, constrain with and install from the repository (followed safely: loops, paths that leave
-the repository, special and huge files), and the ``--always-affected`` globs."""
+"""The inputs of every case (``compare/environment_inputs.py``): the environment's dependency files, what the
+requirement lists among them include, constrain with and install from the repository (followed safely: loops, paths that
+leave the repository, special and huge files), and the ``--always-affected`` globs."""
 
 from __future__ import annotations
 
@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from adk_eval_gate.compare import environment
-from adk_eval_gate.compare.environment import changes_to_everything, environment_inputs
+from adk_eval_gate.compare.environment_inputs import MAX_BYTES, MAX_FILES, changes_to_everything, environment_inputs
 
 
 def write(path: Path, text: str | bytes) -> Path:
@@ -137,10 +136,10 @@ def test_include_loops_and_paths_that_leave_the_repository_are_followed_once_or_
 @pytest.mark.timeout(30)
 def test_a_requirement_list_that_cannot_be_read_whole_makes_the_environment_unknown(tmp_path: Path) -> None:
     write(tmp_path / "requirements.txt", "-r huge.txt\n")
-    write(tmp_path / "huge.txt", b"x" * (environment.MAX_BYTES + 1))
+    write(tmp_path / "huge.txt", b"x" * (MAX_BYTES + 1))
     found = environment_inputs(["requirements.txt"], None, tmp_path)
     assert found.files == ["huge.txt", "requirements.txt"]
-    assert found.unknown == f"requirement list huge.txt could not be read (larger than {environment.MAX_BYTES:,} bytes)"
+    assert found.unknown == f"requirement list huge.txt could not be read (larger than {MAX_BYTES:,} bytes)"
     os.mkfifo(tmp_path / "pipe.txt")  # reading it would block the run forever
     write(tmp_path / "requirements.txt", "-r pipe.txt\n")
     assert environment_inputs(["requirements.txt"], None, tmp_path).unknown == (
@@ -160,10 +159,10 @@ def test_many_includes_stop_at_a_limit_and_make_the_environment_unknown(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    for index in range(environment.MAX_FILES + 5):
+    for index in range(MAX_FILES + 5):
         write(tmp_path / "reqs" / f"r{index}.txt", f"-r r{index + 1}.txt\n")
     found = environment_inputs(["reqs/r0.txt"], "reqs/r0.txt", tmp_path)
-    assert found.unknown == f"the requirement lists include more than {environment.MAX_FILES} files"
+    assert found.unknown == f"the requirement lists include more than {MAX_FILES} files"
 
 
 @pytest.mark.timeout(30)

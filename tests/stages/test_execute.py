@@ -9,18 +9,18 @@ from pathlib import Path
 
 from google.genai import types as genai_types
 
-from adk_eval_gate.aggregate.cases import run_record
+from adk_eval_gate.aggregate.records import run_record
 from adk_eval_gate.inputs.configs import LoadedConfig
 from adk_eval_gate.inputs.load import LoadedEvalSet
 from adk_eval_gate.inputs.plan import PlannedFile, WorkItem
-from adk_eval_gate.metrics.base import MetricServices
+from adk_eval_gate.metrics.metric import MetricServices
 from adk_eval_gate.metrics.registry import EFFICIENCY_METRICS, configured_metrics
 from adk_eval_gate.model import compact
 from adk_eval_gate.model.compact import AppTable
 from adk_eval_gate.model.eval_config import EvalConfig
 from adk_eval_gate.model.evalset import EvalCase, EvalSet, Invocation, InvocationEvent, InvocationEvents
-from adk_eval_gate.runners.base import Inference
 from adk_eval_gate.runners.execute import CASE_RUN_RETRY, Execution, FinishedRun, MetricBuilder, run_one
+from adk_eval_gate.runners.runner import Inference
 from adk_eval_gate.runners.workers.pool import default_worker_count
 from adk_eval_gate.runners.workers.worker_side import Finisher, decode, encode
 

@@ -102,7 +102,7 @@ def test_after_the_starters_warm_up_a_workers_case_run_builds_no_schema() -> Non
         from adk_eval_gate.runners.adk_case import run_case
         from adk_eval_gate.runners.adk_plugins import warm_up_agent
         from adk_eval_gate.runners.agents import AgentRef, LoadedAgent
-        from adk_eval_gate.runners.base import Inference
+        from adk_eval_gate.runners.runner import Inference
         from adk_eval_gate.runners.invocations import to_invocations
         from adk_eval_gate.runners.simulation import StaticTurns
         from adk_eval_gate.runners.workers.worker_side import Finisher

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from adk_eval_gate import verdict
-from adk_eval_gate.report import cases, changes, headline, sections
+from adk_eval_gate.report import case_sections, change_sections, headline, sections
 from adk_eval_gate.support import words
 from tests.report.scenarios import SCENARIOS
 
@@ -26,7 +26,7 @@ def test_the_comparison_line_and_the_section_headings_give_the_same_counts() -> 
     line = headline.comparison_line(doc)
     assert "2 regressions · 1 within noise · 0 improvements · 1 new · 1 removed" in line
     assert "https://github.com/octo/repo/actions/runs/41" in line
-    section = changes.regressions(doc, limit=None)
+    section = change_sections.regressions(doc, limit=None)
     assert section.startswith("<details><summary><strong>2 regressions</strong> · 1 within noise</summary>")
     assert section.count("| significant |") == 2 and section.count("| within noise |") == 1
     assert doc.comparison is not None and doc.comparison.regressions == 2 and doc.comparison.noisy_regressions == 1
@@ -43,7 +43,7 @@ def test_the_metric_table_has_one_row_per_metric_with_base_head_and_change() -> 
 
 
 def test_regressions_put_significant_drops_first_group_by_file_and_keep_cells_short() -> None:
-    text = changes.regressions(SCENARIOS["regressions"](), limit=None, interval=True)
+    text = change_sections.regressions(SCENARIOS["regressions"](), limit=None, interval=True)
     significant = text.index("significant [-0.3, -0.3]")
     assert significant < text.index("**Within noise** (1)") < text.index("within noise [-0.543, 0.276]")
     assert "**agents/<wbr>weather/<wbr>weather.<wbr>evalset.<wbr>json**" in text
@@ -84,10 +84,10 @@ def test_quarantined_cases_are_listed_apart_with_their_stability_and_counted_in_
     doc = document(marked)
     assert doc.status == "passed"
     assert headline.counts_line(doc) == "**2 cases:** 1 passed · 1 quarantined (1 not passing)"
-    listed = cases.quarantined_cases(doc)
+    listed = case_sections.quarantined_cases(doc)
     assert "<strong>Quarantined</strong>: 1 · 1 not passing, none fail the gate" in listed
     assert "- broken (agents/<wbr>weather/<wbr>weather.<wbr>evalset.<wbr>json): ❌ failed" in listed
-    assert cases.failing_cases(doc, detail=sections.Detail(0, None, None)) == ""
+    assert case_sections.failing_cases(doc, detail=sections.Detail(0, None, None)) == ""
 
 
 def test_flaky_cases_say_how_many_runs_passed_and_which_metric_flips() -> None:
@@ -96,17 +96,17 @@ def test_flaky_cases_say_how_many_runs_passed_and_which_metric_flips() -> None:
     metrics = [metric("response_match_score", [1.0, 0.5, 1.0]), metric("tool_trajectory_avg_score", [1.0] * 3)]
     flaky = case("flaky", metrics)
     flaky = flaky.model_copy(update={"stability": "flaky", "runs_passed": 2})
-    listed = cases.flaky_cases(document([flaky]))
+    listed = case_sections.flaky_cases(document([flaky]))
     assert "<strong>Flaky</strong>: 1 whose runs do not agree" in listed
     assert ": 2 of 3 runs passed; flips: response\\_<wbr>match\\_<wbr>score\n" in listed
-    assert cases.flaky_cases(document([case("steady", [metric("response_match_score", 1.0)])])) == ""
+    assert case_sections.flaky_cases(document([case("steady", [metric("response_match_score", 1.0)])])) == ""
 
 
 @pytest.mark.parametrize("name", ["flaky", "error_with_failures", "regressions"])
 def test_the_log_gives_the_counts_of_the_comment(name: str) -> None:
     import io
 
-    from adk_eval_gate.report import console as console_report
+    from adk_eval_gate.report import console_lines as console_report
     from adk_eval_gate.support.console import Console
 
     doc = SCENARIOS[name]()
@@ -122,7 +122,7 @@ def test_every_chart_draws_its_metrics_threshold_as_a_flat_line_never_a_slope_or
 
     from adk_eval_gate.compare.changes import compare
     from adk_eval_gate.finish.against_baseline import decide_with_comparison
-    from adk_eval_gate.report import charts
+    from adk_eval_gate.report import mermaid_charts
     from adk_eval_gate.verdict import Policy
     from tests.report.builders import baseline_info, case, document, metric
 
@@ -133,10 +133,12 @@ def test_every_chart_draws_its_metrics_threshold_as_a_flat_line_never_a_slope_or
         ]
 
     base, head = document(suite(1.0)), document([*suite(1.0), case("c", [metric("one", 0.7, threshold=0.8)])])
-    text = charts.metric_charts(decide_with_comparison(head, compare(head, base, baseline=baseline_info()), Policy()))
+    text = mermaid_charts.metric_charts(
+        decide_with_comparison(head, compare(head, base, baseline=baseline_info()), Policy())
+    )
     lines = [re.findall(r"[\d.]+", line) for line in text.splitlines() if line.strip().startswith("line [")]
     assert sorted({tuple(values) for values in lines}) == [("0.8", "0.8"), ("1", "1")]  # one flat line each
-    two_thresholds = charts.metric_charts(document(suite(0.7)))  # "two": 1.0 in one file, 0.7 in the other
+    two_thresholds = mermaid_charts.metric_charts(document(suite(0.7)))  # "two": 1.0 in one file, 0.7 in the other
     drawn = [line for line in two_thresholds.splitlines() if line.strip().startswith("line [")]
     assert "line [0.7]" in " ".join(drawn) and "line [1]" in " ".join(drawn)
     assert not any(re.search(r"\b0(,|\])", line) for line in drawn)  # never a threshold of 0
@@ -152,7 +154,7 @@ def _chart_blocks(text: str) -> list[str]:
 def test_a_chart_without_a_baseline_draws_no_base_series_and_one_metric_is_titled_by_its_name() -> None:
     """Without a baseline there is no grey series of empty bars, and a chart of one metric is not titled
     "(M1-M1)": it names its metric (or only its key, when the name is not plain text)."""
-    from adk_eval_gate.report import charts
+    from adk_eval_gate.report import mermaid_charts
     from tests.report.builders import case, document, metric
 
     hostile = 'x"] ; bar [9'
@@ -168,23 +170,23 @@ def test_a_chart_without_a_baseline_draws_no_base_series_and_one_metric_is_title
             )
         ]
     )
-    blocks = _chart_blocks(charts.metric_charts(doc))
+    blocks = _chart_blocks(mermaid_charts.metric_charts(doc))
     assert len(blocks) == 3
     assert [block.count("    bar [") for block in blocks] == [1, 1, 1]
-    assert all(f'plotColorPalette: "{charts.HEAD}, {charts.THRESHOLD}"' in block for block in blocks)
+    assert all(f'plotColorPalette: "{mermaid_charts.HEAD}, {mermaid_charts.THRESHOLD}"' in block for block in blocks)
     titles = [line.strip() for block in blocks for line in block.splitlines() if line.strip().startswith("title ")]
     assert titles == [
         'title "Mean score of tool_trajectory_avg_score (M1)"',
         'title "Mean score of response_match_score (M2)"',
         'title "Mean score of M3"',
     ]
-    assert "(M1-M1)" not in charts.metric_charts(doc) and "bar [0]" not in charts.metric_charts(doc)
+    assert "(M1-M1)" not in mermaid_charts.metric_charts(doc) and "bar [0]" not in mermaid_charts.metric_charts(doc)
 
 
 def test_a_chart_against_a_baseline_draws_base_bars_only_where_the_baseline_has_a_figure() -> None:
     from adk_eval_gate.compare.changes import compare
     from adk_eval_gate.finish.against_baseline import decide_with_comparison
-    from adk_eval_gate.report import charts
+    from adk_eval_gate.report import mermaid_charts
     from adk_eval_gate.verdict import Policy
     from tests.report.builders import baseline_info, case, document, metric
 
@@ -193,21 +195,21 @@ def test_a_chart_against_a_baseline_draws_base_bars_only_where_the_baseline_has_
         [case("a", [metric("one", 0.8, threshold=0.8), metric("two", 0.9, threshold=0.8), metric("new", 1.0)])]
     )
     doc = decide_with_comparison(head, compare(head, base, baseline=baseline_info()), Policy())
-    [block] = _chart_blocks(charts.metric_charts(doc))
+    [block] = _chart_blocks(mermaid_charts.metric_charts(doc))
     assert 'x-axis ["M1 b", "M1 h", "M2 b", "M2 h", "M3 h"]' in block
     assert "    bar [0.9, 0, 0.7, 0, 0]" in block and "    bar [0, 0.8, 0, 0.9, 1]" in block
     assert 'title "Mean score per metric (M1-M3)"' in block
     only_new = document([case("a", [metric("new", 1.0, threshold=1.0)])])
     alone = decide_with_comparison(only_new, compare(only_new, base, baseline=baseline_info()), Policy())
-    [new_block] = _chart_blocks(charts.metric_charts(alone))
-    assert new_block.count("    bar [") == 1 and "b, grey bars" not in charts.metric_charts(alone)
-    assert "the baseline has no figure for them" in charts.metric_charts(alone)
+    [new_block] = _chart_blocks(mermaid_charts.metric_charts(alone))
+    assert new_block.count("    bar [") == 1 and "b, grey bars" not in mermaid_charts.metric_charts(alone)
+    assert "the baseline has no figure for them" in mermaid_charts.metric_charts(alone)
 
 
 def test_the_cost_chart_without_a_baseline_draws_no_base_series() -> None:
-    from adk_eval_gate.report import charts
+    from adk_eval_gate.report import mermaid_charts
     from tests.report.builders import priced_document
 
-    [block] = _chart_blocks(charts.cost_chart(priced_document(calls=[1, 2], runs=1)))
-    assert block.count("    bar [") == 1 and f'plotColorPalette: "{charts.HEAD}"' in block
+    [block] = _chart_blocks(mermaid_charts.cost_chart(priced_document(calls=[1, 2], runs=1)))
+    assert block.count("    bar [") == 1 and f'plotColorPalette: "{mermaid_charts.HEAD}"' in block
     assert 'x-axis ["F1"]' in block

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from adk_eval_gate import verdict
-from adk_eval_gate.aggregate import cases as aggregate
+from adk_eval_gate.aggregate import records as aggregate
 from adk_eval_gate.aggregate import usage
 from adk_eval_gate.model.results import CaseResult, FileResult, JudgeStats, ResultsDocument
 from adk_eval_gate.support.errors import UsageError

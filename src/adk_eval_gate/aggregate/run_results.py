@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from adk_eval_gate import verdict
-from adk_eval_gate.aggregate import cases as aggregate
+from adk_eval_gate.aggregate import records as aggregate
 from adk_eval_gate.aggregate.pricing import Prices
 from adk_eval_gate.config.settings import Settings
 from adk_eval_gate.inputs.plan import PlannedFile, WorkItem, case_id

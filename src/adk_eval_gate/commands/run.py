@@ -9,7 +9,7 @@ import functools
 import time
 
 from adk_eval_gate import verdict
-from adk_eval_gate.aggregate import cases as aggregate
+from adk_eval_gate.aggregate import records as aggregate
 from adk_eval_gate.aggregate.pricing import Prices, load_prices
 from adk_eval_gate.aggregate.run_results import EarlyRecords, build_document
 from adk_eval_gate.aggregate.usage import judge_totals, report_unpriced
@@ -22,7 +22,7 @@ from adk_eval_gate.github import baseline as baselines
 from adk_eval_gate.github.client import GitHubClient
 from adk_eval_gate.inputs.plan import WorkItem, plan, selection_digest
 from adk_eval_gate.inputs.prepare import Prepared, prepare
-from adk_eval_gate.metrics.base import MetricServices
+from adk_eval_gate.metrics.metric import MetricServices
 from adk_eval_gate.model.results import ResultsDocument
 from adk_eval_gate.runners.execute import Execution
 from adk_eval_gate.runners.factory import make_runner

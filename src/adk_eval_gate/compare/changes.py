@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 
 from adk_eval_gate.compare import history as histories
 from adk_eval_gate.compare import likeforlike
+from adk_eval_gate.compare.cost_latency import compare_usage
 from adk_eval_gate.compare.found_baseline import Baseline
 from adk_eval_gate.compare.noise import EPSILON, significance
-from adk_eval_gate.compare.usage import compare_usage
 from adk_eval_gate.config.settings import Settings
 from adk_eval_gate.model.results import (
     BaselineInfo,

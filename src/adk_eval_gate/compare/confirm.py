@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from adk_eval_gate.aggregate import cases as aggregate
+from adk_eval_gate.aggregate import records as aggregate
 from adk_eval_gate.aggregate.run_results import case_results
 from adk_eval_gate.compare.changes import comparison_with
 from adk_eval_gate.compare.found_baseline import Baseline, NoBaseline

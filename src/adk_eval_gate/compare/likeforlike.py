@@ -101,8 +101,8 @@ def _computed_by(name: str, *, service: bool) -> ComputedBy | None:
 
 
 def judge_provider(model: str) -> str | None:
-    """How the judge model is reached here (``judge.models``); None when it cannot be (the run says why)."""
-    from adk_eval_gate.judge.models import ModelUnavailable, resolve_model
+    """How the judge model is reached here (``judge.model_classes``); None when it cannot be (the run says why)."""
+    from adk_eval_gate.judge.model_classes import ModelUnavailable, resolve_model
 
     try:
         return resolve_model(model).provider

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from adk_eval_gate.aggregate.pricing import Prices
-from adk_eval_gate.compare import affected, checkout, environment, git_changes, likeforlike
+from adk_eval_gate.compare import affected, checkout, environment_inputs, git_changes, likeforlike
 from adk_eval_gate.compare.found_baseline import Baseline, NoBaseline
 from adk_eval_gate.config.settings import Settings
 from adk_eval_gate.inputs.discover import display_path
@@ -43,7 +43,7 @@ class Inputs:
     @classmethod
     def of(cls, settings: Settings, *, planned: list[PlannedFile], root: Path, prices: Prices) -> Inputs:
         run = affected.run_settings(settings, prices=prices.table.model_dump(mode="json"))
-        found = environment.environment_inputs(git_changes.tracked_files(root), settings.requirements, root)
+        found = environment_inputs.environment_inputs(git_changes.tracked_files(root), settings.requirements, root)
         service = platform_access.choose(settings.environment).service
         return cls(
             root=root,
@@ -165,7 +165,7 @@ def _changes(
     if inputs.environment_unknown:
         return f"what the environment depends on is not known: {inputs.environment_unknown}"
     every = sorted({*inputs.environment, *base.run.environment_inputs})
-    everything = environment.changes_to_everything(changed, environment=every, always=settings.always_affected)
+    everything = environment_inputs.changes_to_everything(changed, environment=every, always=settings.always_affected)
     if everything:
         named = ", ".join(everything[:FILES_NAMED]) + (
             f" and {len(everything) - FILES_NAMED} more" if len(everything) > FILES_NAMED else ""

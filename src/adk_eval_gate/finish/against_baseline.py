@@ -16,7 +16,7 @@ from adk_eval_gate.config.settings import Settings
 from adk_eval_gate.github import baseline as baselines
 from adk_eval_gate.github.client import GitHubClient
 from adk_eval_gate.model.results import BudgetLimits, Comparison, ResultsDocument
-from adk_eval_gate.report.console import comparison_sentence
+from adk_eval_gate.report.console_lines import comparison_sentence
 from adk_eval_gate.support.console import Console
 from adk_eval_gate.verdict import Policy, decide, redecide
 

@@ -20,7 +20,7 @@ from adk_eval_gate.github.annotations import annotate
 from adk_eval_gate.github.client import GitHubClient
 from adk_eval_gate.github.publish import publish
 from adk_eval_gate.model.results import ResultsDocument, RunInfo, RunStatus, Totals
-from adk_eval_gate.report import console as console_report
+from adk_eval_gate.report import console_lines as console_report
 from adk_eval_gate.report.links import trusted_links
 from adk_eval_gate.report.writer import with_error, write_reports
 from adk_eval_gate.support.console import Console

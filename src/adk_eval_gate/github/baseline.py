@@ -23,12 +23,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 from adk_eval_gate.compare.found_baseline import Baseline, BaseRun, NoBaseline
-from adk_eval_gate.config.context import PULL_REQUEST_EVENTS, GitHubContext
+from adk_eval_gate.config.github_context import PULL_REQUEST_EVENTS, GitHubContext
 from adk_eval_gate.config.settings import Settings
+from adk_eval_gate.github.api_models import Artifact, WorkflowRun
 from adk_eval_gate.github.artifact import MAX_ZIP_BYTES, ArtifactError, read_results
 from adk_eval_gate.github.client import GitHubClient
 from adk_eval_gate.github.download import DownloadBudget
-from adk_eval_gate.github.models import Artifact, WorkflowRun
 from adk_eval_gate.github.run_cache import NoArtifact, RunCache
 from adk_eval_gate.model.results import BaselineInfo, InvalidResults, ResultsDocument, RunStatus, parse_document
 from adk_eval_gate.support import sanitize

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from adk_eval_gate.config.settings import Settings
-from adk_eval_gate.github import comment as comments
+from adk_eval_gate.github import sticky_comment as comments
 from adk_eval_gate.github.client import GitHubClient, GitHubPermissionError
 from adk_eval_gate.github.outputs import append_step_summary, output_values, write_outputs
 from adk_eval_gate.model.results import ResultsDocument, RunStatus

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from adk_eval_gate.metrics.agents_cli_instance import function_instance, trace_case
-from adk_eval_gate.metrics.base import CaseRun, InvocationScore, Metric, MetricOutcome, NotEvaluated
+from adk_eval_gate.metrics.metric import CaseRun, InvocationScore, Metric, MetricOutcome, NotEvaluated
 from adk_eval_gate.model.agents_cli_config import FunctionDefinition
 
 

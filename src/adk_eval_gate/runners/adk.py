@@ -27,9 +27,9 @@ from adk_eval_gate.model.evalset import EvalCase, SessionInput
 from adk_eval_gate.runners import runlog
 from adk_eval_gate.runners.adk_case import local_models, run_case, warm_up
 from adk_eval_gate.runners.agents import AgentError, LoadedAgent, load_agent, load_env
-from adk_eval_gate.runners.base import Inference, escaped, plain_state
-from adk_eval_gate.runners.errors import describe_agent_error, transient_failure
 from adk_eval_gate.runners.invocations import to_invocations
+from adk_eval_gate.runners.run_failures import describe_agent_error, transient_failure
+from adk_eval_gate.runners.runner import Inference, escaped, plain_state
 from adk_eval_gate.runners.simulation import UserSimulatorFailed, user_turns
 from adk_eval_gate.runners.workers import observe
 from adk_eval_gate.runners.workers.pool import WorkerPool, default_worker_count

@@ -12,8 +12,8 @@ from adk_eval_gate.config.settings import Settings
 from adk_eval_gate.inputs.agent_sources import AgentChoice, AgentRef
 from adk_eval_gate.inputs.plan import PlannedFile
 from adk_eval_gate.inputs.prepare import needs_agent
-from adk_eval_gate.metrics.base import NotEvaluated
 from adk_eval_gate.metrics.custom import import_function
+from adk_eval_gate.metrics.metric import NotEvaluated
 from adk_eval_gate.model.agents_cli_config import UnsupportedDefinition
 from adk_eval_gate.runners.agents import import_problems_in_worker
 from adk_eval_gate.runners.services import model_problems

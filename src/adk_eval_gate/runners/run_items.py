@@ -11,12 +11,12 @@ from collections.abc import Callable
 
 from adk_eval_gate.config.settings import Settings
 from adk_eval_gate.inputs.plan import WorkItem
-from adk_eval_gate.metrics.base import MetricServices
+from adk_eval_gate.metrics.metric import MetricServices
 from adk_eval_gate.model.results import CaseStatus
 from adk_eval_gate.runners import runlog
-from adk_eval_gate.runners.base import Runner
 from adk_eval_gate.runners.execute import Execution, FinishedRun, MetricBuilder, StopOnSignals, execute
 from adk_eval_gate.runners.progress import Progress
+from adk_eval_gate.runners.runner import Runner
 from adk_eval_gate.runners.workers.metric_reads import MetricReads
 from adk_eval_gate.support.console import Console, relayed_output
 

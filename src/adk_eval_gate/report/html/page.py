@@ -27,9 +27,8 @@ from typing import Any
 from adk_eval_gate.model.results import CaseResult, CaseStatus, ResultsDocument, case_label
 from adk_eval_gate.report import costs, headline
 from adk_eval_gate.report.carried import affected_line
-from adk_eval_gate.report.changes import significance_text
-from adk_eval_gate.report.html.cases import Context, case_details, case_rows, header_row
-from adk_eval_gate.report.html.charts import score_chart, status_chart
+from adk_eval_gate.report.change_sections import significance_text
+from adk_eval_gate.report.html.case_list import Context, case_details, case_rows, header_row
 from adk_eval_gate.report.html.parts import (
     STATUS_LABELS,
     badge,
@@ -41,6 +40,7 @@ from adk_eval_gate.report.html.parts import (
     table,
     text,
 )
+from adk_eval_gate.report.html.svg_charts import score_chart, status_chart
 from adk_eval_gate.report.views import computed_by_label
 
 VERDICTS = {"passed": "ADK eval gate passed", "failed": "ADK eval gate failed", "error": "ADK eval gate error"}

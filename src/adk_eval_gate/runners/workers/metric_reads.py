@@ -13,7 +13,7 @@ import inspect
 from pathlib import Path
 
 from adk_eval_gate.inputs.plan import PlannedFile
-from adk_eval_gate.metrics.base import CaseRun, Metric, MetricOutcome
+from adk_eval_gate.metrics.metric import CaseRun, Metric, MetricOutcome
 from adk_eval_gate.metrics.registry import ConfiguredMetric
 from adk_eval_gate.model.agents_cli_config import FunctionDefinition
 from adk_eval_gate.runners.workers import observe

@@ -33,7 +33,7 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 from adk_eval_gate.inputs.plan import WorkItem
-from adk_eval_gate.runners.base import Inference
+from adk_eval_gate.runners.runner import Inference
 from adk_eval_gate.runners.workers.forked_call import ended
 from adk_eval_gate.runners.workers.starter import Starter
 from adk_eval_gate.runners.workers.worker_side import Job, decode, fork_available

@@ -18,12 +18,12 @@ from multiprocessing.connection import Connection
 from typing import Any, Protocol
 
 from adk_eval_gate.inputs.plan import WorkItem
-from adk_eval_gate.metrics.base import Metric, MetricServices
+from adk_eval_gate.metrics.metric import Metric, MetricServices
 from adk_eval_gate.metrics.registry import ConfiguredMetric
 from adk_eval_gate.model.compact import AppTable
 from adk_eval_gate.runners import runlog
-from adk_eval_gate.runners.base import Inference, contain_exits, describe_escape
 from adk_eval_gate.runners.capture import capture, portable, score_where_made
+from adk_eval_gate.runners.runner import Inference, contain_exits, describe_escape
 from adk_eval_gate.support.collector import settle_heap
 from adk_eval_gate.support.masking import drop_github_token
 

@@ -20,20 +20,20 @@ from adk_eval_gate.aggregate.run_results import case_results
 from adk_eval_gate.config.settings import Settings
 from adk_eval_gate.inputs.agent_sources import AgentChoice, AgentRef, NoAgent
 from adk_eval_gate.inputs.configs import ConfigCache, ConfigSource, find_config
-from adk_eval_gate.inputs.dataset import load_dataset
 from adk_eval_gate.inputs.discover import DATASET_SUFFIXES, display_path, file_problem
 from adk_eval_gate.inputs.load import load_eval_file
 from adk_eval_gate.inputs.plan import PlannedFile, WorkItem, case_id, plan
 from adk_eval_gate.inputs.prepare import agent_locator, needs_agent
-from adk_eval_gate.metrics.base import MetricServices
+from adk_eval_gate.inputs.vertex_dataset import load_dataset
+from adk_eval_gate.metrics.metric import MetricServices
 from adk_eval_gate.model.evalset import EvalCase
 from adk_eval_gate.model.results import CaseResult
 from adk_eval_gate.runners import runlog
 from adk_eval_gate.runners.agents import import_problems_in_worker
-from adk_eval_gate.runners.base import Inference, Runner
-from adk_eval_gate.runners.dataset import DatasetRunner
+from adk_eval_gate.runners.dataset_rows import DatasetRunner
 from adk_eval_gate.runners.execute import MetricBuilder, execute
 from adk_eval_gate.runners.factory import chosen_runner
+from adk_eval_gate.runners.runner import Inference, Runner
 from adk_eval_gate.runners.services import build_services, judge_metric_names
 from adk_eval_gate.support.collector import unsettle_heap
 from adk_eval_gate.support.console import Console

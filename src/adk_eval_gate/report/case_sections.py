@@ -16,7 +16,7 @@ from adk_eval_gate.model.results import (
 )
 from adk_eval_gate.report import markdown as md
 from adk_eval_gate.report import views
-from adk_eval_gate.report.changes import known_flaky
+from adk_eval_gate.report.change_sections import known_flaky
 from adk_eval_gate.report.sections import ICON, Detail, within
 from adk_eval_gate.support.words import plural
 from adk_eval_gate.verdict import stability

@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from adk_eval_gate.inputs.plan import PlannedFile, WorkItem
 from adk_eval_gate.model.evalset import EvalCase
-from adk_eval_gate.runners.base import Inference, Runner, recorded_start
+from adk_eval_gate.runners.runner import Inference, Runner, recorded_start
 
 
 def _own_inference(planned: PlannedFile, case: EvalCase) -> Inference | None:

@@ -16,8 +16,8 @@ from adk_eval_gate.model.tokens import Tokens
 from adk_eval_gate.support import sanitize
 
 if TYPE_CHECKING:
-    from adk_eval_gate.metrics.base import MetricOutcome
     from adk_eval_gate.metrics.efficiency import TurnFacts
+    from adk_eval_gate.metrics.metric import MetricOutcome
     from adk_eval_gate.model import compact
 
 

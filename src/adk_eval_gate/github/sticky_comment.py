@@ -17,8 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from adk_eval_gate.github.api_models import IssueComment, User
 from adk_eval_gate.github.client import GitHubClient, GitHubPermissionError
-from adk_eval_gate.github.models import IssueComment, User
 from adk_eval_gate.report.comment import parse_marker, safe_gate_id
 
 BOT_LOGIN = "github-actions[bot]"

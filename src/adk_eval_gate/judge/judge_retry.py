@@ -1,6 +1,6 @@
 """When and how long to wait before trying a judge call again.
 
-Retried: transient HTTP statuses (``retry.transient_status``: 408, 425, 429, 5xx), timeouts and dropped
+Retried: transient HTTP statuses (``support.retry.transient_status``: 408, 425, 429, 5xx), timeouts and dropped
 connections, from google-genai and from the SDKs behind ADK's other model classes (OpenAI, Anthropic, LiteLLM:
 their errors carry ``status_code``). The server's own hint wins: a ``Retry-After`` header (seconds or an HTTP
 date), OpenAI's ``retry-after-ms``, or a ``google.rpc.RetryInfo`` ``retryDelay`` in the error body; otherwise
