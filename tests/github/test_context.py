@@ -35,11 +35,10 @@ def test_pull_request(tmp_path: Path) -> None:
         "repository": {"default_branch": "main"},
     }
     context = read_context(env_for(tmp_path, "pull_request", payload))
-    assert context.pull_request_number == 7 and context.is_pull_request
+    assert context.pull_request_number == 7
     assert context.base_branch == "develop"  # from the payload when GITHUB_BASE_REF is not set
     assert context.head_sha == SHA  # the PR's head, not the merge commit
     assert context.is_fork_pull_request
-    assert context.default_branch == "main"
     assert context.workflow_file == "agent-evals.yml"
     assert context.workflow_run == {} and context.workflow_run_pull_requests == []
 
@@ -47,7 +46,7 @@ def test_pull_request(tmp_path: Path) -> None:
 def test_push_and_workflow_dispatch(tmp_path: Path) -> None:
     for event in ("push", "workflow_dispatch"):
         context = read_context(env_for(tmp_path, event, {"ref": "refs/heads/main"}, GITHUB_SHA=SHA))
-        assert context.pull_request_number is None and not context.is_pull_request
+        assert context.pull_request_number is None
         assert context.base_branch is None and context.head_sha == SHA
 
 

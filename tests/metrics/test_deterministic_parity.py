@@ -288,10 +288,11 @@ def test_scoring_runs_through_asyncio_like_the_pipeline() -> None:
 def test_the_cost_and_latency_figures_equal_adks_efficiency_evaluators(actual: list[Invocation]) -> None:
     """Issue "cost and latency": tokens, model calls, tool calls and turn time per turn are ADK's own numbers."""
     from adk_eval_gate.aggregate.pricing import Prices
-    from adk_eval_gate.aggregate.usage import run_usage
+    from adk_eval_gate.aggregate.usage import usage_of_turns
+    from adk_eval_gate.metrics.efficiency import turn_facts
 
     adk_actual = adk_helpers.to_adk(actual)
-    usage = run_usage(actual, Prices.shipped())
+    usage = usage_of_turns([turn_facts(invocation) for invocation in actual], Prices.shipped())
     evaluators = {
         "tokens": _TokenUsageV1Evaluator(eval_metric=adk_helpers.base_metric("token_usage_v1", None)),
         "model_calls": _InferenceCallCountV1Evaluator(

@@ -19,7 +19,7 @@ from adk_eval_gate.report.html import page, parts
 from adk_eval_gate.report.html.calls import calls_table
 from adk_eval_gate.report.markdown import escape_html
 from tests.report.builders import case, document, invocation, metric
-from tests.report.golden import row_text, rows_of, script_data
+from tests.report.golden import row_text, rows_of, script_data, unpacked_details
 from tests.report.scenarios import SCENARIOS, huge_failing
 
 OUR_TAGS = {
@@ -70,7 +70,7 @@ def parsed(markup: str) -> _Page:
 
 def details_of(markup: str) -> list[str]:
     """The case details the page's script puts into each case (compressed data in the page)."""
-    return page.unpacked_details(script_data(markup, "case-details"))
+    return unpacked_details(script_data(markup, "case-details"))
 
 
 def problems(markup: str) -> list[str]:

@@ -10,12 +10,18 @@ import pytest
 from google.genai import types
 
 from adk_eval_gate.aggregate.pricing import Prices, load_prices, model_name
-from adk_eval_gate.aggregate.usage import by_model, judge_totals, merged, run_usage, totals
+from adk_eval_gate.aggregate.usage import by_model, judge_totals, merged, totals, usage_of_turns
+from adk_eval_gate.metrics.efficiency import turn_facts
 from adk_eval_gate.model.evalset import Invocation, InvocationEvent, InvocationEvents
-from adk_eval_gate.model.results import ModelUsage
+from adk_eval_gate.model.results import ModelUsage, RunUsage
 from adk_eval_gate.model.tokens import tokens_of
 from adk_eval_gate.support.errors import UsageError
 from adk_eval_gate.support.stats import LARGEST
+
+
+def usage_of(turns: list[Invocation], prices: Prices) -> RunUsage:
+    """A run's usage from its turns, as the gate takes each turn's facts where it was made."""
+    return usage_of_turns([turn_facts(invocation) for invocation in turns], prices)
 
 
 def call(model: str, prompt: int, output: int, *, cached: int | None = None, tool: int | None = None, thoughts=None):  # type: ignore[no-untyped-def]
@@ -51,7 +57,7 @@ def test_a_mixed_model_run_costs_what_the_hand_computes() -> None:
         seconds=1.5,
     )
     second = turn(call("models/gemini-2.5-pro", 250_000, 1000), seconds=4.0)
-    usage = run_usage([first, second], prices)
+    usage = usage_of([first, second], prices)
     assert usage.cost_usd == pytest.approx(0.000817 + 0.00725 + 0.64, abs=1e-12)
     assert [t.cost_usd for t in usage.turns] == [pytest.approx(0.008067), pytest.approx(0.64)]
     assert [t.tokens for t in usage.turns] == [1000 + 250 + 3500 + 400, 251_000]
@@ -80,7 +86,7 @@ def test_a_mixed_model_run_costs_what_the_hand_computes() -> None:
 
 
 def test_an_unknown_model_has_no_cost_and_says_so() -> None:
-    usage = run_usage([turn(call("my-finetune-7b", 100, 10), call("gemini-2.5-flash", 100, 10))], Prices.shipped())
+    usage = usage_of([turn(call("my-finetune-7b", 100, 10), call("gemini-2.5-flash", 100, 10))], Prices.shipped())
     assert usage.cost_usd is None
     unknown = next(m for m in usage.models if m.model == "my-finetune-7b")
     assert unknown.cost_usd is None and unknown.unpriced == "no price for model my-finetune-7b"
@@ -92,11 +98,11 @@ def test_an_unknown_model_has_no_cost_and_says_so() -> None:
 
 def test_missing_counts_stay_missing() -> None:
     silent = turn(InvocationEvent(author="agent", model_version="gemini-2.5-flash"))
-    usage = run_usage([silent], Prices.shipped())
+    usage = usage_of([silent], Prices.shipped())
     assert usage.tokens is None and usage.model_calls == 1 and usage.cost_usd is None
     assert usage.models[0].unpriced == "no token counts reported for a call to gemini-2.5-flash"
     written = Invocation(user_content=types.Content(role="user", parts=[types.Part(text="q")]))
-    hand = run_usage([written], Prices.shipped())
+    hand = usage_of([written], Prices.shipped())
     assert (hand.tokens, hand.model_calls, hand.cost_usd) == (None, None, None)
 
 
@@ -131,7 +137,7 @@ def test_models_are_matched_by_the_most_specific_pattern_first() -> None:
 
 
 def test_a_cached_token_without_a_cached_price_is_not_guessed() -> None:
-    usage = run_usage([turn(call("gemini-3.8-flash", 1000, 10, cached=500))], Prices.shipped())
+    usage = usage_of([turn(call("gemini-3.8-flash", 1000, 10, cached=500))], Prices.shipped())
     assert usage.cost_usd is None and usage.models[0].unpriced == "no cached-input price for model gemini-3.8-flash"
 
 
@@ -150,7 +156,7 @@ def test_a_prices_file_adds_and_overrides_models(tmp_path: Path) -> None:
         )
     )
     prices = load_prices(own)
-    usage = run_usage([turn(call("my-finetune-7b", 1000, 100), call("gemini-2.5-flash", 1000, 100))], prices)
+    usage = usage_of([turn(call("my-finetune-7b", 1000, 100), call("gemini-2.5-flash", 1000, 100))], prices)
     assert [m.cost_usd for m in usage.models] == [pytest.approx(0.0012), pytest.approx(0.0004)]
     assert prices.source().file == str(own)
 

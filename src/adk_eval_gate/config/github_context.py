@@ -64,10 +64,6 @@ class GitHubContext(pydantic.BaseModel):
         return bool(head and self.repository and head != self.repository)
 
     @property
-    def is_pull_request(self) -> bool:
-        return self.event_name in PULL_REQUEST_EVENTS or self.pull_request_number is not None
-
-    @property
     def base_branch(self) -> str | None:
         """The pull request's base branch (``GITHUB_BASE_REF``, else the event payload)."""
         if self.base_ref:
@@ -87,12 +83,6 @@ class GitHubContext(pydantic.BaseModel):
         if self.workflow_run.get("head_sha"):
             return str(self.workflow_run["head_sha"])
         return self.sha
-
-    @property
-    def default_branch(self) -> str | None:
-        repository = self.event.get("repository")
-        branch = repository.get("default_branch") if isinstance(repository, dict) else None
-        return str(branch) if branch else None
 
     @property
     def workflow_file(self) -> str | None:

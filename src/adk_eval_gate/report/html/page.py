@@ -320,15 +320,6 @@ def packed_details(cases: list[CaseResult], context: Context) -> dict[str, Any]:
     return {"size": DETAILS_PER_CHUNK, "chunks": chunks}
 
 
-def unpacked_details(packed: dict[str, Any]) -> list[str]:
-    """Every case's details HTML from ``packed_details`` (what the script does for one chunk, for tests)."""
-    return [
-        detail
-        for chunk in packed["chunks"]
-        for detail in json.loads(zlib.decompress(base64.b64decode(chunk)).decode("utf-8"))
-    ]
-
-
 def render(doc: ResultsDocument) -> str:
     style, script = asset("report.css"), asset("report.js")
     context = Context.of(doc)
