@@ -15,9 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from tests.hostile.agents import HOSTILE_AGENT
-from tests.plugin.test_projects import run_pytest
+from tests.pytest.test_projects import run_pytest
 from tests.runners.scripted import turn, write_agent, write_config, write_evalset
 
 pytestmark = pytest.mark.slow

@@ -1,6 +1,6 @@
 """adk_case: what a process does once so that its case runs do no more than ADK's own work: the optional imports
 ADK tries on every turn remembered when they fail (``MissingImports``), and ADK's telemetry made cheap only while
-nothing can see it (``telemetry_exported``). The collector: tests/test_collector.py."""
+nothing can see it (``telemetry_exported``). The collector: tests/support/test_collector.py."""
 
 from __future__ import annotations
 
@@ -16,7 +16,6 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
-
 from adk_eval_gate.runners.adk_case import MISSING_IMPORTS, MissingImports, run_case, warm_up
 from adk_eval_gate.runners.agents import AgentRef, LoadedAgent
 
