@@ -1,9 +1,8 @@
-"""The http runner reads an agent server's answers within limits (issue 20, point 7).
+"""The http runner reads an agent server's answers within limits.
 
-Before the fix it read whatever the server sent: a 1.2 GB answer took the gate to 1.8 GiB of memory, and an SSE
-line or stream had no end either. Now an answer, an SSE line and a whole SSE stream each have a limit
-(``http_reading.ReadLimits``; here set small, as the runner's own seam), a case run past one is an error that
-names it, and a ``/list-apps`` answer of 100,000 apps is summarised in the error, not printed.
+An answer, an SSE line and a whole SSE stream each have a limit (``http_reading.ReadLimits``; here set small, as
+the runner's own seam), so a server that sends gigabytes cannot grow the gate without bound; a case run past one
+is an error that names it, and a ``/list-apps`` answer of 100,000 apps is summarised in the error, not printed.
 """
 
 from __future__ import annotations

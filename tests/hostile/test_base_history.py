@@ -1,8 +1,8 @@
-"""An older base-branch run can only shorten the history (issue 20, point 4).
+"""An older base-branch run can only shorten the history.
 
-Before the fix, an older run's artifact that failed to download (a 500, a 410 because it expired after the
-listing, too large, never ending) threw the newest base run away with it: no baseline, so a real regression
-passed ``--fail-on-regression``.
+An older run's artifact that fails to download (a 500, a 410 because it expired after the listing, too large,
+never ending) is left out of the history; the newest base run stays the baseline, so a real regression still
+fails ``--fail-on-regression``.
 """
 
 from __future__ import annotations

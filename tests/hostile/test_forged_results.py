@@ -1,4 +1,4 @@
-"""Results that claim what their cases do not say (issue 20, point 8): ``report`` re-renders a results.json that
+"""Results that claim what their cases do not say: ``report`` re-renders a results.json that
 anyone could have written (the fork-safe two-workflow set-up reads what a pull request uploaded). It decides the
 verdict again from the cases' runs and metrics, never from the file's own status and totals, and says so when
 they disagree."""

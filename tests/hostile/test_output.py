@@ -1,11 +1,11 @@
 """What the gate prints and posts: no workflow command, link, image or secret that untrusted text put there.
 
-Findings of the adversarial review (issue 9), each a test that failed before the fix: an eval id, a file name, an
-SSE error or a results.json ``case.error`` holding ``\\n::stop-commands::x\\n::error::y`` started workflow
-commands in the log (also in ``report``, the privileged step of the fork set-up); what an agent printed reached
-the log raw; a secret echoed by the agent server or quoted in an agent's exception reached results.json, the
-JUnit file, the summaries and the comment (only the console masked it); the footer's runner, shard and version
-and the baseline's run URL from an untrusted results.json rendered as links and images in the bot's comment.
+An eval id, a file name, an SSE error or a results.json ``case.error`` holding
+``\\n::stop-commands::x\\n::error::y`` starts no workflow command in the log (nor in ``report``, the privileged
+step of the fork set-up); what an agent prints reaches the log escaped; a secret echoed by the agent server or
+quoted in an agent's exception is masked in results.json, the JUnit file, the summaries and the comment, not only
+on the console; the footer's runner, shard and version and the baseline's run URL from an untrusted results.json
+render as text, never as links or images in the bot's comment.
 """
 
 from __future__ import annotations

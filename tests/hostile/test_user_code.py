@@ -1,9 +1,9 @@
 """Agent and custom-metric code cannot end the run, stall it, or see the GitHub token.
 
 Each test runs the real command line in a subprocess (the console script's entry, with its supervising parent)
-on the hostile agent, so an exit code of 0 from a ``sys.exit(0)`` in a tool would show as such. Findings of the
-adversarial review (issue 9): before the fix, ``sys.exit(0)`` in a tool ended the gate with exit code 0 and no
-reports; ``KeyboardInterrupt`` ended it with 130 and no reports; a blocking tool defeated ``--timeout``.
+on the hostile agent, so an exit code of 0 from a ``sys.exit(0)`` in a tool would show as such: ``sys.exit(0)``
+or ``KeyboardInterrupt`` in a tool is an error of that case run, with every report written, and a blocking tool
+is stopped by ``--timeout``.
 """
 
 from __future__ import annotations
@@ -315,7 +315,7 @@ def test_agent_code_runs_without_the_github_token(tmp_path: Path) -> None:
 
 
 def test_validate_survives_an_agent_whose_import_exits_and_names_it(tmp_path: Path) -> None:
-    """Issue 20: ``validate`` imports each agent in a worker process, as ``run`` does; an agent whose import calls
+    """``validate`` imports each agent in a process of its own, as ``run`` does: an agent whose import calls
     ``os._exit(0)`` is a problem of that agent, and the other agents are still checked."""
     (tmp_path / ".git").mkdir()
     write_agent(tmp_path / "quitter", "import os\nos._exit(0)\n")
