@@ -39,7 +39,8 @@ def write_json(path: Path, data: Any) -> Path:
     return path
 
 
-FOREIGN_VARIABLES = ("INPUT_", "GITHUB_")  # a CLI run of the tests is not an action step unless a test says so
+# A CLI run of the tests is neither an action step nor a debugging session unless a test says so.
+FOREIGN_VARIABLES = ("INPUT_", "GITHUB_", "RUNNER_", "ADK_EVAL_GATE_DEBUG")
 
 
 def run_cli(

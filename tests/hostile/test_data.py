@@ -21,7 +21,7 @@ from adk_eval_gate.model.results import ResultsDocument
 from adk_eval_gate.support import sanitize
 from tests import turns
 from tests.fakes.github_server import FakeGitHub
-from tests.github.flows import EXAMPLE, artifact_zip, pull_request_env, run_cli
+from tests.github.flows import EXAMPLE, artifact_zip, pull_request_env, run_step
 from tests.hostile.agents import HOSTILE_AGENT
 from tests.runners.conftest import RunGate
 from tests.runners.fault_server import fault_server
@@ -211,7 +211,7 @@ def test_a_5000_deep_base_branch_artifact_is_refused_with_a_warning(
     fake_github.add_workflow_run(artifacts=[("adk-eval-results", artifact_zip(base))])
     fake_github.artifacts[max(fake_github.artifacts)].data = _zip_with(_deep_json_varied(5000))
     args = ["run", EXAMPLE, "--runner", "recorded", "--recorded", str(example_results)]
-    step = run_cli(
+    step = run_step(
         monkeypatch,
         [*args, "--output-dir", str(tmp_path / "out")],
         pull_request_env(tmp_path, fake_github, run_id=3),

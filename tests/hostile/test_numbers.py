@@ -19,7 +19,7 @@ import pytest
 
 from adk_eval_gate.model.results import ResultsDocument
 from tests.fakes.github_server import FakeGitHub
-from tests.github.flows import EXAMPLE, Step, artifact_zip, pull_request_env, run_cli
+from tests.github.flows import EXAMPLE, Step, artifact_zip, pull_request_env, run_step
 
 pytestmark = pytest.mark.slow  # the CLI end to end against the fake GitHub
 
@@ -49,7 +49,7 @@ def _gate(
     monkeypatch: pytest.MonkeyPatch, work: Path, fake: FakeGitHub, recorded: Path, *extra: str, path: str = EXAMPLE
 ) -> Step:
     args = ["run", path, "--runner", "recorded", "--recorded", str(recorded), "--output-dir", str(work / "out")]
-    return run_cli(monkeypatch, [*args, *extra], pull_request_env(work, fake, run_id=3), work)
+    return run_step(monkeypatch, [*args, *extra], pull_request_env(work, fake, run_id=3), work)
 
 
 def _every_report_says(step: Step, fake: FakeGitHub, text: str) -> None:
