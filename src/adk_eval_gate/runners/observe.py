@@ -16,6 +16,7 @@ import ast
 import contextlib
 import functools
 import importlib.util
+import inspect
 import os
 import site
 import sys
@@ -75,8 +76,11 @@ def _audit(event: str, args: tuple[Any, ...]) -> None:
             ):
                 return  # written, not read
             _record(args[0], folder=False)
-        elif not sys._getframe(1).f_code.co_filename.startswith(_IMPORT_SYSTEM):
-            _record(args[0] if args and args[0] is not None else ".", folder=True)
+        else:
+            hook = inspect.currentframe()  # this function's frame: the one before it is the code that lists
+            lister = hook.f_back if hook is not None else None
+            if lister is not None and not lister.f_code.co_filename.startswith(_IMPORT_SYSTEM):
+                _record(args[0] if args and args[0] is not None else ".", folder=True)
     except Exception:  # whatever the path is, the agent's call goes on
         pass
 
