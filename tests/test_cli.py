@@ -217,29 +217,6 @@ def test_help_imports_nothing_heavy() -> None:
     assert loaded == "LOADED []" and "usage: adk-eval-gate" in done.stdout
 
 
-LEAVING = """
-import atexit, sys, threading, time
-from adk_eval_gate.cli import leave
-
-atexit.register(lambda: open(sys.argv[1], "w").write("exit handlers ran"))
-threading.Thread(target=time.sleep, args=(60,)).start()  # not waited for: the verdict is out
-print("buffered " * 2000, end="")  # a pipe: block-buffered, still in the buffer here
-sys.stderr.write("to stderr")
-leave(3)
-"""
-
-
-def test_leaving_runs_the_exit_handlers_flushes_the_output_and_keeps_the_code(tmp_path: Path) -> None:
-    marker = tmp_path / "marker"
-    done = subprocess.run(
-        [sys.executable, "-c", LEAVING, str(marker)], capture_output=True, text=True, timeout=30, check=False
-    )
-    assert done.returncode == 3
-    assert done.stdout == "buffered " * 2000
-    assert done.stderr == "to stderr"
-    assert marker.read_text() == "exit handlers ran"
-
-
 def test_a_closed_output_pipe_changes_neither_the_exit_code_nor_stderr() -> None:
     """``adk-eval-gate ... | head -0``: what cannot be written is dropped; the exit code is still the command's."""
     read, write = os.pipe()

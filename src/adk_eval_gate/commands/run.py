@@ -297,6 +297,10 @@ async def run_items(
         if early is not None:
             early.finished(item, run)
 
+    def ready() -> None:
+        collector.settle_heap()  # the agents, models and metrics set up so far live until the end
+        progress.ready()
+
     progress.begin(f"Running {len(items)} case runs ({runner.name} runner, parallelism {settings.parallelism})")
     work = asyncio.ensure_future(
         execute(
@@ -308,7 +312,7 @@ async def run_items(
             execution=execution,
             on_started=progress.started,
             on_finished=finished,
-            on_ready=progress.ready,
+            on_ready=ready,
             confirm=(lambda done: confirming.more(done, progress)) if confirming else None,
         )
     )
@@ -397,7 +401,6 @@ def _run(settings: Settings, console: Console, *, starter: Starter | None) -> in
                 early=early,
             )
         )
-        collector.hold()  # the runs are over: what the document and the reports build lives until the end
 
         def built() -> ResultsDocument:
             doc = build_document(
