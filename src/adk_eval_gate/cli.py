@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
@@ -364,29 +363,5 @@ def _is_run(argv: Sequence[str]) -> bool:
 
 
 def entry() -> None:
-    """The console script: ``main`` (for ``run``, under a supervising parent), then a fast exit (``leave``).
-
-    A run holds the garbage collector while it starts (``support.collector``): its processes settle it when their
-    case runs start.
-    """
-    if _is_run(_arguments(None, os.environ)):  # the action's container starts a run with no arguments
-        from adk_eval_gate.support import collector
-
-        collector.hold()
-    leave(main(None, supervised=True))
-
-
-def leave(code: int) -> None:
-    """Ends the process with ``code`` once its exit handlers ran and its output is flushed, without tearing the
-    interpreter down: freeing every module and object one by one took 40 to 60 ms after a run (what the run
-    imported and built: google-genai, pydantic's schemas, the document), in the supervising parent too, and the
-    system frees the memory at once. Threads still running are not waited for: the verdict is out."""
-    import atexit
-
-    try:
-        atexit._run_exitfuncs()
-    finally:
-        for stream in (sys.stdout, sys.stderr):
-            with contextlib.suppress(Exception):  # a closed or broken stream: nothing more can be said on it
-                stream.flush()
-        os._exit(code)
+    """The console script: ``main`` (for ``run``, under a supervising parent), its exit code the process's."""
+    sys.exit(main(None, supervised=True))

@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from google.genai import types
 
-import pytest
 from adk_eval_gate.aggregate.pricing import Prices, load_prices, model_name
 from adk_eval_gate.aggregate.usage import by_model, judge_totals, merged, totals, usage_of_turns
 from adk_eval_gate.metrics.efficiency import turn_facts

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from adk_eval_gate.aggregate.merged_shards import shard_problem
 from adk_eval_gate.cli import main
 from adk_eval_gate.config.shard import Shard

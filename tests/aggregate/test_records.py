@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import pytest
 from google.genai import types as genai_types
 
-import pytest
 from adk_eval_gate import verdict
 from adk_eval_gate.aggregate import records as aggregate
 from adk_eval_gate.metrics.metric import InvocationScore, MetricOutcome

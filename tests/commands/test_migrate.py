@@ -6,9 +6,9 @@ import json
 import re
 from pathlib import Path
 
+import pytest
 from google.adk.evaluation.eval_set import EvalSet as AdkEvalSet
 
-import pytest
 from adk_eval_gate.commands.migrate import migrate
 from adk_eval_gate.support.errors import EvalFileError
 

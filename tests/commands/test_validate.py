@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+
 from adk_eval_gate.commands.validate import validate
 from adk_eval_gate.config.settings import build_settings
 from adk_eval_gate.support.console import Console

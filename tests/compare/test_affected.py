@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from adk_eval_gate import __version__, verdict
 from adk_eval_gate.compare import affected, checkout, likeforlike
 from adk_eval_gate.compare.found_baseline import Baseline, NoBaseline

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from tests import turns
 from tests.conftest import gate_in_process, write_json
 from tests.runners.scripted import turn, write_agent, write_evalset

@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 
 import pytest
+
 from adk_eval_gate.compare.environment_inputs import MAX_BYTES, MAX_FILES, changes_to_everything, environment_inputs
 
 

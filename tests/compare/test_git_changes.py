@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from adk_eval_gate.compare.git_changes import Changed, Unknown, changed_since, head_commit, tracked_files
 from tests.git_repos import git
 

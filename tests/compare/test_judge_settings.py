@@ -6,6 +6,7 @@ changed model does."""
 from __future__ import annotations
 
 import pytest
+
 from adk_eval_gate.compare.changes import compare
 from adk_eval_gate.compare.likeforlike import SERVICE_MODEL, comparable, judge_provider, judge_settings
 from adk_eval_gate.metrics.registry import ConfiguredMetric, configured_metrics

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from adk_eval_gate.model.results import parse_document
 from tests.conftest import run_cli, write_json
 from tests.git_repos import git

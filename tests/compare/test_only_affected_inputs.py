@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from tests.conftest import run_cli, write_json
 from tests.git_repos import git
 from tests.runners.scripted import turn, write_evalset

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from adk_eval_gate.config.options import ACTION_INPUTS, OPTIONS
 from adk_eval_gate.config.settings import Settings, build_settings
 from adk_eval_gate.config.shard import Shard

@@ -132,7 +132,8 @@ def test_runs_that_could_not_decide_are_passed_over_with_one_line_each(fake_gith
 
 
 def test_a_run_of_another_branch_is_never_the_baseline_whatever_the_listing_answers(fake_github: FakeGitHub) -> None:
-    """Issue 20, point 4: the branch was only asked of the API (``?branch=``), never checked in its answer."""
+    """The branch is asked of the API (``?branch=``) and checked again in each run of its answer: a listing that
+    ignores the filter cannot make another branch's run the baseline."""
     fake_github.branch_filter_ignored = True
     good = fake_github.add_workflow_run(artifacts=[(NAME, make_zip({"results.json": results_bytes(0.8)}))])
     fake_github.add_workflow_run(branch="feature", artifacts=[(NAME, make_zip({"results.json": results_bytes(0.1)}))])
@@ -174,7 +175,7 @@ def _broken_older_run(fake: FakeGitHub, how: str, monkeypatch: pytest.MonkeyPatc
 def test_an_older_run_that_cannot_be_used_only_shortens_the_history(
     fake_github: FakeGitHub, monkeypatch: pytest.MonkeyPatch, how: str
 ) -> None:
-    """Issue 20, point 4: any such failure of an older run threw the newest baseline away with it."""
+    """A failure reading an older run's results loses that run's history only: the newest baseline is kept."""
     oldest = fake_github.add_workflow_run(artifacts=[(NAME, make_zip({"results.json": results_bytes(0.6)}))])
     _broken_older_run(fake_github, how, monkeypatch)
     newest = fake_github.add_workflow_run(artifacts=[(NAME, make_zip({"results.json": results_bytes(0.9)}))])

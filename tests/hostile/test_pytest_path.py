@@ -1,10 +1,10 @@
 """The pytest path is held to the rules of ``run``: agent code cannot end pytest, and no secret reaches its output.
 
 Each test runs pytest as a process on a project with the hostile agent, so an exit code of 0 from an
-``os._exit(0)`` in a tool would show as such. Findings of the second adversarial review (issue 20), each failing
-before the fix: ``os._exit(0)`` in a tool ended ``pytest --adk-eval`` (and a test calling ``AgentEvaluator.evaluate``)
-with exit code 0 and no JUnit file; the agent's API key, quoted in an exception, a log record or an answer, reached
-pytest's terminal output, its ``--junitxml`` and AgentEvaluator's CSV file.
+``os._exit(0)`` in a tool would show as such: ``os._exit(0)`` in a tool fails that case, never ends
+``pytest --adk-eval`` (or a test calling ``AgentEvaluator.evaluate``) with exit code 0 and no JUnit file; the
+agent's API key, quoted in an exception, a log record or an answer, is masked in pytest's terminal output, its
+``--junitxml`` and AgentEvaluator's CSV file.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from tests.hostile.agents import HOSTILE_AGENT
 from tests.pytest.test_projects import run_pytest
 from tests.runners.scripted import turn, write_agent, write_config, write_evalset

@@ -7,9 +7,9 @@ from pathlib import Path
 from typing import Any
 
 import pydantic
+import pytest
 from google.adk.evaluation.eval_config import EvalConfig as AdkEvalConfig
 
-import pytest
 from adk_eval_gate.inputs.configs import ConfigSource, find_config, load_config
 from adk_eval_gate.metrics.registry import configured_metrics
 from adk_eval_gate.model import eval_config

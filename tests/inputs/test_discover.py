@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from adk_eval_gate.inputs.discover import discover, misnamed_eval_files, split_selector
 from adk_eval_gate.support.errors import UsageError
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 
 import pytest
+
 from adk_eval_gate.inputs import legacy
 from adk_eval_gate.model.evalset import content_text, tool_calls
 

@@ -7,12 +7,12 @@ from pathlib import Path
 from typing import Any
 
 import pydantic
+import pytest
 from google.adk.evaluation.agent_evaluator import AgentEvaluator
 from google.adk.evaluation.eval_config import EvalConfig as AdkEvalConfig
 from google.adk.evaluation.eval_set import EvalSet as AdkEvalSet
 from google.adk.evaluation.local_eval_sets_manager import load_eval_set_from_file
 
-import pytest
 from adk_eval_gate.inputs.load import load_eval_file
 from adk_eval_gate.model.evalset import InvocationEvents, content_text, tool_calls
 from adk_eval_gate.support.errors import EvalFileError

@@ -12,17 +12,17 @@ from pathlib import Path
 from typing import Any
 
 import pydantic
+import pytest
 from google.adk.evaluation.agent_evaluator import AgentEvaluator
 from google.adk.evaluation.eval_config import EvalConfig as AdkEvalConfig
 from google.adk.evaluation.eval_set import EvalSet as AdkEvalSet
 from google.adk.evaluation.local_eval_sets_manager import load_eval_set_from_file
-from scripts import compare_with_adk_loaders as compare
 
-import pytest
 from adk_eval_gate.inputs.discover import discover
 from adk_eval_gate.inputs.load import LoadedEvalSet, load_eval_file
 from adk_eval_gate.model.evalset import content_text, tool_calls
 from adk_eval_gate.support.errors import EvalFileError
+from scripts import compare_with_adk_loaders as compare
 
 SHAPES = Path(__file__).resolve().parents[1] / "fixtures" / "adk_repo_shapes"
 FORMATS = Path(__file__).resolve().parents[1] / "fixtures" / "formats"

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from adk_eval_gate.cli import main
 from adk_eval_gate.commands.validate import validate
 from adk_eval_gate.config.settings import build_settings

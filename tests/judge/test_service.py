@@ -55,15 +55,17 @@ def test_answer_tokens_model_key_and_config(gemini: FakeGemini) -> None:
 
 class RecordedPauses(JudgeLimiter):
     """The service's rate limit, recording each pause it was told to make and when that pause ends (the same
-    clock as the fake server's arrival times)."""
+    clock as the fake server's arrival times); ``paused`` is set once it was told to pause."""
 
     def __init__(self, parallelism: int) -> None:
         super().__init__(parallelism)
         self.pauses: list[tuple[float, float]] = []  # (seconds asked, the end of the pause then)
+        self.paused = asyncio.Event()
 
     def pause(self, seconds: float) -> None:
         super().pause(seconds)
         self.pauses.append((seconds, self._resume_at))
+        self.paused.set()
 
 
 def recording_pauses(service: JudgeService) -> RecordedPauses:
@@ -184,7 +186,7 @@ def test_a_429_pauses_every_caller(gemini: FakeGemini) -> None:
 
     async def work(s: JudgeService) -> list[str]:
         first = asyncio.ensure_future(s.ask(options=OPTIONS, prompt="first"))
-        await asyncio.sleep(0.1)  # the first request has had its 429 by now
+        await limiter.paused.wait()  # the first request has had its 429
         second = await s.ask(options=OPTIONS, prompt="second")
         return [await first, second]
 

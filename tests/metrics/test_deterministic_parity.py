@@ -286,7 +286,7 @@ def test_scoring_runs_through_asyncio_like_the_pipeline() -> None:
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(actual=efficiency_invocations())
 def test_the_cost_and_latency_figures_equal_adks_efficiency_evaluators(actual: list[Invocation]) -> None:
-    """Issue "cost and latency": tokens, model calls, tool calls and turn time per turn are ADK's own numbers."""
+    """Tokens, model calls, tool calls and turn time per turn are ADK's own numbers."""
     from adk_eval_gate.aggregate.pricing import Prices
     from adk_eval_gate.aggregate.usage import usage_of_turns
     from adk_eval_gate.metrics.efficiency import turn_facts

@@ -12,8 +12,8 @@ import sys
 import textwrap
 
 import pydantic
-
 import pytest
+
 from adk_eval_gate.model import schemas
 
 MODELS_BUILT = textwrap.dedent(

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from adk_eval_gate.config.settings import build_settings
 from adk_eval_gate.model.results import CaseResult
 from adk_eval_gate.pytest import AgentEvaluator, evaluate
@@ -124,7 +125,8 @@ FORMULAS = ['=HYPERLINK("http://x")', "+cmd|' /C calc'!A0", "-2+3", "@SUM(A1)", 
 
 
 def test_csv_cells_of_text_that_start_like_a_formula_are_written_as_text(tmp_path: Path) -> None:
-    """Issue 20: a prompt or an answer such as ``=HYPERLINK(...)`` was a formula in a spreadsheet."""
+    """A prompt or an answer such as ``=HYPERLINK(...)`` is written so that a spreadsheet shows it as text, never
+    runs it as a formula."""
     rows = [
         {
             "eval_id": f"formula_{number}",

@@ -10,6 +10,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+
 from tests.conftest import junit_schema, write_json
 from tests.inputs.test_vertex_dataset import write_csv, write_jsonl
 from tests.pytest.test_evaluator import ROWS
@@ -66,8 +67,8 @@ def test_each_eval_case_is_an_item_with_the_gates_verdict(project: pytest.Pytest
 
 
 def _the_readers_point_at_the_eval_file_and_see_the_scores(path: Path) -> None:
-    """Issue 21: the readers annotated ``evals.rows.evalset.jsonl`` or a file named ``jsonl``; each eval test
-    now names its file and its case's line, carries its scores as properties, and the readers agree."""
+    """Each eval test names its eval file (``evals.rows.evalset.jsonl``, not a file named ``jsonl``) and its
+    case's line, and carries its scores as properties; the JUnit readers agree on all of it."""
     from tests.report.test_junit_readers import _annotations_like_mikepenz, _read_like_dorny, _read_with_junitparser
 
     xml = path.read_text(encoding="utf-8")
@@ -120,7 +121,8 @@ def test_a_file_named_on_the_command_line_may_have_any_name(project: pytest.Pyte
 
 @pytest.mark.timeout(60)  # reading the FIFO would block
 def test_a_fifo_and_links_that_loop_or_dangle_are_failing_items_that_name_the_file(project: pytest.Pytester) -> None:
-    """Issue 20: pytest passes over what is not a regular file, so these eval files were skipped in silence."""
+    """pytest passes over what is not a regular file; the plugin makes each such eval file a failing item that
+    names it instead of skipping it in silence."""
     evals = project.path / "evals"
     os.mkfifo(evals / "fifo.evalset.json")
     (evals / "loop.evalset.json").symlink_to("loop.evalset.json")

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from tests.conftest import EXAMPLES, junit_schema, run_cli, write_json
 from tests.inputs.test_vertex_dataset import write_jsonl
 from tests.runners.test_dataset_agent import ROWS

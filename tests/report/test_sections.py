@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from adk_eval_gate import verdict
 from adk_eval_gate.report import case_sections, change_sections, headline, sections
 from adk_eval_gate.support import words

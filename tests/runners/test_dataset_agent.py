@@ -6,6 +6,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+
 from adk_eval_gate.inputs.vertex_dataset import derived_id
 from tests import turns
 from tests.inputs.test_vertex_dataset import call, write_csv, write_jsonl

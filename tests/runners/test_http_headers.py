@@ -7,6 +7,7 @@ import io
 import re
 
 import pytest
+
 from adk_eval_gate.runners.http import parse_headers
 from adk_eval_gate.support.console import Console
 from adk_eval_gate.support.errors import UsageError

@@ -45,8 +45,21 @@ def test_clock_text() -> None:
     assert [clock_text(s) for s in (0, 42.4, 185, 3720)] == ["0s", "42s", "3m05s", "1h02m"]
 
 
+class Heard(io.StringIO):
+    """The console's stream, which sets ``beat`` once a heartbeat line is written to it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.beat = asyncio.Event()
+
+    def write(self, text: str) -> int:
+        if text.startswith("... "):
+            self.beat.set()
+        return super().write(text)
+
+
 def test_ci_prints_one_line_per_run_and_heartbeats_in_a_group() -> None:
-    out = io.StringIO()
+    out = Heard()
     console = Console(in_actions=True, stream=out)
     clock = Clock()
     progress = Progress(console, total=3, live=False, heartbeat_seconds=0.01, clock=clock)
@@ -62,7 +75,7 @@ def test_ci_prints_one_line_per_run_and_heartbeats_in_a_group() -> None:
 
     async def beat() -> None:
         task = asyncio.ensure_future(progress.tick())
-        await asyncio.sleep(0.05)
+        await out.beat.wait()
         task.cancel()
 
     asyncio.run(beat())

@@ -13,9 +13,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 import xmlschema
 
-import pytest
 from adk_eval_gate.model.results import parse_document
 from tests.adk_history import shared_adk_history
 from tests.conftest import EXAMPLES, run_cli, validate_results, write_json

@@ -15,16 +15,19 @@ def test_each_case_run_keeps_its_own_records_and_the_rest_is_printed() -> None:
     printed: list[str] = []
     handlers_before = logging.getLogger().handlers[:]
 
-    async def case_run(name: str) -> list[str]:
+    async def case_run(name: str, started: dict[str, asyncio.Event]) -> list[str]:
         with runlog.capture() as case_log:
             LOGGER.warning("%s starts", name)
-            await asyncio.sleep(0.01)
+            started[name].set()
+            for event in started.values():  # the case runs interleave: each logs while the other one's capture is on
+                await event.wait()
             await asyncio.create_task(asyncio.to_thread(lambda: None))  # a task it starts logs into the same run
             LOGGER.error("%s failed", name)
         return case_log.result()
 
     async def both() -> list[list[str]]:
-        return list(await asyncio.gather(case_run("a"), case_run("b")))
+        started = {"a": asyncio.Event(), "b": asyncio.Event()}
+        return list(await asyncio.gather(case_run("a", started), case_run("b", started)))
 
     with runlog.installed(printed.append):
         LOGGER.warning("outside any case")

@@ -7,11 +7,11 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
-from tests.runners.scripted import turn, write_agent, write_config, write_evalset
+
+from tests.runners.scripted import AgentSignals, turn, write_agent, write_config, write_evalset
 
 pytestmark = pytest.mark.slow  # a subprocess run stopped by signals
 
@@ -26,26 +26,29 @@ def test_a_signal_stops_the_run_and_writes_what_finished(tmp_path: Path, signum:
     cases.update({f"hang{i}": [turn("hang", answer="never")] for i in range(3)})
     write_evalset(tmp_path / "bot" / "sig.evalset.json", cases)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "INPUT_"))}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "adk_eval_gate", "run", "bot", "--parallelism", "2", "--output-dir", "out"],
-        cwd=tmp_path,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
     seen: list[str] = []
-    assert process.stdout is not None
-    try:
-        while sum("ran bot/sig.evalset.json::fast" in line for line in seen) < 2:
-            line = process.stdout.readline()
-            assert line, "".join(seen)  # the run ended before the fast cases were done
-            seen.append(line)
-        time.sleep(0.3)  # the two hanging cases are running now
-        process.send_signal(signum)
-        rest, _ = process.communicate(timeout=60)
-    finally:
-        process.kill()  # whatever failed above: the hanging cases never end by themselves
+    with AgentSignals() as hanging:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "adk_eval_gate", "run", "bot", "--parallelism", "2", "--output-dir", "out"],
+            cwd=tmp_path,
+            env={**env, **hanging.env},
+            pass_fds=hanging.pass_fds,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        hanging.handed_over()
+        assert process.stdout is not None
+        try:
+            while sum("ran bot/sig.evalset.json::fast" in line for line in seen) < 2:
+                line = process.stdout.readline()
+                assert line, "".join(seen)  # the run ended before the fast cases were done
+                seen.append(line)
+            hanging.wait(2)  # both slots are taken by a hanging case run now
+            process.send_signal(signum)
+            rest, _ = process.communicate(timeout=60)
+        finally:
+            process.kill()  # whatever failed above: the hanging cases never end by themselves
     output = "".join(seen) + rest
     assert process.returncode == code, output
     assert f"Stopped by {signal.Signals(signum).name} after" in output

@@ -7,10 +7,10 @@ from __future__ import annotations
 import fnmatch
 import os
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import pytest
 from adk_eval_gate.support.globs import NameGlob, PathGlob
 
 

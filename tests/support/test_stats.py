@@ -5,10 +5,10 @@ from __future__ import annotations
 import math
 import statistics
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-import pytest
 from adk_eval_gate.support.stats import (
     LARGEST,
     incomplete_beta,

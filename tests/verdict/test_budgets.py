@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from adk_eval_gate.aggregate import records as aggregate
 from adk_eval_gate.aggregate.pricing import Prices
 from adk_eval_gate.compare.changes import compare

@@ -1,4 +1,4 @@
-"""Flaky agents end to end (issue "a verdict you can trust"): a real ADK agent whose answer is right with a set,
+"""Flaky agents end to end: a real ADK agent whose answer is right with a set,
 seeded probability; stability and pass^k / pass@k over --num-runs; --confirm-failures re-running only what failed.
 
 The gate runs in this process with the agent (``--workers 0``, ``_gate``): a process per run would import the gate
@@ -12,6 +12,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+
 from tests.conftest import gate_in_process
 from tests.runners.scripted import turn, write_agent, write_config, write_evalset
 

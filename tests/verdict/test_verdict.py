@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+
 from adk_eval_gate import verdict
 from adk_eval_gate.compare.changes import compare
 from adk_eval_gate.model.results import (

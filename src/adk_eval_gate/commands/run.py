@@ -30,7 +30,6 @@ from adk_eval_gate.runners.run_items import run_items
 from adk_eval_gate.runners.services import build_services, finish_judge
 from adk_eval_gate.runners.workers.metric_reads import MetricReads
 from adk_eval_gate.runners.workers.starter import Starter
-from adk_eval_gate.support import collector
 from adk_eval_gate.support.console import Console, relayed_output
 from adk_eval_gate.support.words import plural
 from adk_eval_gate.verdict.rules import PASS_RULES
@@ -95,7 +94,6 @@ def _run(settings: Settings, console: Console, *, github: GitHubClient | None, s
             metric_reads=MetricReads(prepared.root) if settings.runner == "adk" else None,
         )
     )
-    collector.hold()  # the runs are over: what the document and the reports build lives until the end
 
     built = functools.partial(
         _document,

@@ -35,7 +35,6 @@ from adk_eval_gate.runners.execute import MetricBuilder, execute
 from adk_eval_gate.runners.factory import chosen_runner
 from adk_eval_gate.runners.runner import Inference, Runner
 from adk_eval_gate.runners.services import build_services, judge_metric_names
-from adk_eval_gate.support.collector import unsettle_heap
 from adk_eval_gate.support.console import Console
 from adk_eval_gate.support.errors import EvalFileError
 from adk_eval_gate.support.masking import mask_model, secrets_in_env
@@ -223,7 +222,6 @@ class CaseSession:
                     timeout=self.settings.timeout,
                 )
         finally:
-            unsettle_heap()  # execute settles the heap for a gate run to its end; a test process goes on
             if runner is self.runner:
                 await self.runner.aclose()  # the workers started for this call
         return case_results(settings=self.settings, planned=[chosen], execution=execution, score_rule=self.score_rule)

@@ -18,6 +18,7 @@ from adk_eval_gate.runners.execute import Execution, FinishedRun, MetricBuilder,
 from adk_eval_gate.runners.progress import Progress
 from adk_eval_gate.runners.runner import Runner
 from adk_eval_gate.runners.workers.metric_reads import MetricReads
+from adk_eval_gate.support import collector
 from adk_eval_gate.support.console import Console, relayed_output
 
 
@@ -56,7 +57,7 @@ async def run_items(
             execution=execution,
             on_started=progress.started,
             on_finished=finished,
-            on_ready=progress.ready,
+            on_ready=_settled_first(progress.ready),
             confirm=(lambda done: confirm(done, progress)) if confirm else None,
         )
     )
@@ -80,3 +81,14 @@ async def run_items(
         await runner.aclose()
         await services.aclose()
     return execution
+
+
+def _settled_first(ready: Callable[[], None]) -> Callable[[], None]:
+    """``ready``, once what this process set up for the runs (agents, models, metrics) is settled: it lives until
+    the end (``support.collector``)."""
+
+    def settled() -> None:
+        collector.settle_heap()
+        ready()
+
+    return settled

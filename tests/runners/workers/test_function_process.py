@@ -9,6 +9,7 @@ import os
 from pathlib import Path
 
 import pytest
+
 from adk_eval_gate.metrics.agents_cli_functions import FunctionAnswer, FunctionCall
 from adk_eval_gate.model.agents_cli_config import FunctionDefinition
 from adk_eval_gate.runners.workers import observe

@@ -10,9 +10,9 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
 from google.genai import types as genai_types
 
-import pytest
 from adk_eval_gate.inputs.configs import LoadedConfig
 from adk_eval_gate.inputs.load import LoadedEvalSet
 from adk_eval_gate.inputs.plan import PlannedFile, WorkItem

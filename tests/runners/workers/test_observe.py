@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
 from adk_eval_gate.runners.agents import AgentRef
 from adk_eval_gate.runners.workers import observe
 

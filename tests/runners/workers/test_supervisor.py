@@ -1,9 +1,8 @@
 """supervise: ``run`` in a forked child; its verdict passes through, and a child that dies without one is reported.
 
-Issue 20, point 3: a process forked by the run (an agent worker) inherited the verdict pipe, so a tool that wrote
-``0`` to it and killed the gate made the gate exit 0 with no reports. Now only the process that decides the
-verdict holds the channel, its message carries a per-run secret no forked process keeps, and a pass counts only
-with the results.json this run wrote.
+Only the process that decides the verdict holds the verdict channel: a process forked by the run (an agent
+worker) closes its end, so a tool cannot write ``0`` to it and kill the gate to pass; the message carries a
+per-run secret no forked process keeps, and a pass counts only with the results.json this run wrote.
 """
 
 from __future__ import annotations
@@ -18,6 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+
 from adk_eval_gate.model.results import ResultsDocument, Totals
 from adk_eval_gate.report.writer import results_json
 from adk_eval_gate.runners.workers import supervisor

@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import importlib.machinery
+import inspect
 import os
 import pkgutil
 import sys
@@ -112,8 +113,11 @@ def _audit(event: str, args: tuple[Any, ...]) -> None:
             _record(args[0], folder=False)
         elif event in _FILES:
             _record(_database_file(args[0]) if event == "sqlite3.connect" else args[0], folder=False)
-        elif not sys._getframe(1).f_code.co_filename.startswith(_IMPORT_SYSTEM):
-            _record(args[0] if args and args[0] is not None else ".", folder=True)
+        else:
+            hook = inspect.currentframe()  # this function's frame: the one before it is the code that lists
+            lister = hook.f_back if hook is not None else None
+            if lister is not None and not lister.f_code.co_filename.startswith(_IMPORT_SYSTEM):
+                _record(args[0] if args and args[0] is not None else ".", folder=True)
     except Exception:  # whatever the path is, the agent's call goes on
         pass
 
@@ -158,12 +162,12 @@ def _record(target: Any, *, folder: bool, module: str | None = None) -> None:
 
 def _importing_module() -> str | None:
     """The file of the innermost repository module whose top-level code is running (being imported), if any."""
-    frame = sys._getframe(2)
+    frame = inspect.currentframe()  # this function's: from the code that used the path outwards
     while frame is not None:
         code = frame.f_code
         if code.co_name == "<module>" and code.co_filename.startswith(_roots):
             return code.co_filename
-        frame = frame.f_back  # type: ignore[assignment]
+        frame = frame.f_back
     return None
 
 

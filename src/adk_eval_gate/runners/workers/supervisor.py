@@ -26,8 +26,6 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from adk_eval_gate.support import collector
-
 FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 SECRET_BYTES = 32
 CLOSE_GRACE = 2.0  # seconds the channel may stay open after the child ended (a stray writer): then no verdict
@@ -57,7 +55,6 @@ def supervised(run: Callable[[], int], *, results: Path, on_lost: Callable[[str]
         os.close(verdict_read)
         return _child(run, channel=_Channel(verdict_write, secret))
     os.close(verdict_write)
-    collector.settle_heap()  # held while the run starts (``cli.entry``): the child goes on starting, this one waits
     listener = _Listener(verdict_read, bytes(secret))
     _wipe(secret)
     listener.start()
