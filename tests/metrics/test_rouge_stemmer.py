@@ -26,7 +26,7 @@ def test_the_metric_stems_as_nltk_and_rouge_score_do_and_leaves_no_nltk_module_b
     code = textwrap.dedent(
         f"""
         import sys
-        from adk_eval_gate.metrics.base import MetricServices
+        from adk_eval_gate.metrics.metric import MetricServices
         from adk_eval_gate.metrics.rouge import ResponseMatchScore, tokenize
         ResponseMatchScore(name="response_match_score", criterion=None, services=MetricServices())
         text = " ".join({WORDS!r})
