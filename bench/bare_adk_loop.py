@@ -7,9 +7,9 @@ scoring, no results, no reports: the floor the gate's cost is measured against (
     python bench/bare_adk_loop.py AGENT_FOLDER EVALSET_JSON [--parallelism 32] [--freeze-gc]
 
 ``--freeze-gc`` moves everything imported before the loop out of the garbage collector's sweeps
-(``gc.freeze()``), as the gate's worker processes do: it shows how much of the difference is that alone. The
-workers also sweep the youngest generation less often and remember ADK's failed per-turn import
-(``support/collector.py``'s ``settle_heap``, ``runners/adk_case.py``'s ``MissingImports``); this loop runs ADK as it is.
+(``gc.freeze()``), as the gate's worker processes do (``support/collector.py``): it shows how much of the
+difference is that alone. The workers also remember ADK's failed per-turn import (``runners/adk_case.py``'s
+``MissingImports``); this loop runs ADK as it is.
 
 Prints ``cases N, turns N, events N, loop S s`` (the loop's own wall time, imports excluded).
 """

@@ -28,10 +28,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from adk_eval_gate.report.html import page as html_page  # noqa: E402
 from tests.browser import shared_browser, shutdown  # noqa: E402
 from tests.report.scenarios import huge_failing  # noqa: E402
-
-from adk_eval_gate.report.html import page as html_page  # noqa: E402
 
 SIZES = (100, 1_000, 2_000, 10_000)
 TRIES = 3

@@ -20,13 +20,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.fakes.gemini_server import FakeGemini, Reply
-
 from adk_eval_gate.judge.cache import JudgeCache
-from adk_eval_gate.judge.client import GeminiJudge
 from adk_eval_gate.judge.credentials import JudgeCredentials
+from adk_eval_gate.judge.gemini_client import GeminiJudge
 from adk_eval_gate.judge.service import JudgeService
 from adk_eval_gate.model.eval_config import JudgeModelOptions
+from tests.fakes.gemini_server import FakeGemini, Reply
 
 KEY = "bench-key-123456"
 OPTIONS = JudgeModelOptions(judge_model="gemini-bench")

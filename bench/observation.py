@@ -1,6 +1,6 @@
-"""What observing a case's inputs costs (``runners/observe_events.py``): existence checks raise no audit event, so
-``os.stat``, ``os.lstat`` and ``os.access`` are wrapped while a recording is open, and every call in the process
-then goes through Python.
+"""What observing a case's inputs costs (``runners/workers/observe_events.py``): existence checks raise no audit event,
+so ``os.stat``, ``os.lstat`` and ``os.access`` are wrapped while a recording is open, and every call in the process then
+goes through Python.
 
 Runs the offline examples (``examples/weather_agent`` and ``examples/helpdesk_agent``) once in this process
 (``--workers 0``, so their recordings are this process's), counts the wrapped calls made while a recording was
@@ -32,7 +32,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from adk_eval_gate.runners import observe_events
+from adk_eval_gate.runners.workers import observe_events
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -15,9 +15,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from tests.report.scenarios import huge_failing  # noqa: E402
-
 from adk_eval_gate.report import comment, summary  # noqa: E402
+from tests.report.scenarios import huge_failing  # noqa: E402
 
 SIZES = (10, 100, 1_000, 5_000, 20_000)
 

@@ -24,7 +24,7 @@ from google.adk.evaluation.final_response_match_v1 import RougeEvaluator
 from google.adk.evaluation.trajectory_evaluator import TrajectoryEvaluator
 
 from adk_eval_gate.metrics import rouge
-from adk_eval_gate.metrics.base import MetricServices
+from adk_eval_gate.metrics.metric import MetricServices
 from adk_eval_gate.metrics.registry import configured_metrics
 from adk_eval_gate.metrics.score import score_run
 from adk_eval_gate.model.eval_config import EvalConfig

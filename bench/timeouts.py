@@ -6,7 +6,7 @@
    event loop; ``spin``: it spins on the CPU): how long the whole command takes, and how much of it is past the
    5 s (tests/hostile/test_user_code.py only requires that the run ends, and says why).
 2. SIGTERM while that tool blocks: from the signal to the gate's exit, reports written.
-3. The cost-and-latency agent (tests/test_cost_latency.py, 20 ms per model call): each turn's time against ADK's
+3. The cost-and-latency agent (tests/compare/test_cost_latency.py, 20 ms per model call): each turn's time against ADK's
    own run of the turn (from its plugin's before-run to its after-run callback), the gate's overhead per turn.
 
 Each figure is the median of ``--repeats`` runs; the load average is printed with them.
@@ -28,9 +28,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from tests.compare.test_cost_latency import AGENT, CITIES  # noqa: E402
 from tests.hostile.agents import HOSTILE_AGENT  # noqa: E402
 from tests.runners.scripted import turn, write_agent, write_config, write_evalset  # noqa: E402
-from tests.test_cost_latency import AGENT, CITIES  # noqa: E402
 
 TIMEOUT = 5
 ENV = {k: v for k, v in os.environ.items() if not k.startswith(("INPUT_", "GITHUB_"))}

@@ -58,7 +58,7 @@ def history(folder: Path, *, cases: int) -> None:
     env = {**os.environ, "SCRIPTED_MODEL_LATENCY": "0", "PYTHONUNBUFFERED": "1"}
     _gate(["run", str(evalset), "--output-dir", str(folder / "recorded")], cwd=folder, env=env)
     results = folder / "recorded" / "results.json"
-    from adk_eval_gate.commands.merge import load_results
+    from adk_eval_gate.inputs.saved_results import load_results
 
     doc = load_results(results)
     fake = FakeGitHub().start()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import gc
 import json
 import os
 import subprocess
@@ -41,7 +42,8 @@ def write_json(path: Path, data: Any) -> Path:
     return path
 
 
-FOREIGN_VARIABLES = ("INPUT_", "GITHUB_")  # a CLI run of the tests is not an action step unless a test says so
+# A CLI run of the tests is neither an action step nor a debugging session unless a test says so.
+FOREIGN_VARIABLES = ("INPUT_", "GITHUB_", "RUNNER_", "ADK_EVAL_GATE_DEBUG")
 
 
 def run_cli(
@@ -91,7 +93,7 @@ def gate_in_process(
         inside.chdir(cwd)
         inside.setattr(sys, "path", list(sys.path))  # what the run appends for agents and metrics goes with it
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            code = cli.main(list(args))  # the run settles, then holds, the collector: _collector_as_it_was undoes it
+            code = cli.main(list(args))  # a run settles the heap for its case runs: _collector_as_it_was undoes it
     return subprocess.CompletedProcess(["adk-eval-gate", *args], code, out.getvalue(), err.getvalue())
 
 
@@ -144,13 +146,12 @@ def _junit_files_are_valid(request: pytest.FixtureRequest) -> Iterator[None]:
 
 @pytest.fixture(autouse=True)
 def _collector_as_it_was() -> Iterator[None]:
-    """A test that runs the stages in this process (``execute``) leaves the garbage collector settled, or held
-    again for the reports, as a run leaves it for its own end (``support.collector``); the next test starts with
-    the collector as it was before."""
+    """A test that runs the gate in this process leaves the heap settled, as ``run`` leaves its own process for its
+    end (``support.collector``): the next test starts with nothing frozen, at the collector's thresholds before."""
+    thresholds = gc.get_threshold()
     yield
-    from adk_eval_gate.support.collector import unsettle_heap
-
-    unsettle_heap()
+    gc.unfreeze()
+    gc.set_threshold(*thresholds)
 
 
 @functools.cache

@@ -16,19 +16,24 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("support",),  # the console, errors, untrusted JSON, retries, cache files, masking, words, numbers
     ("model",),  # ADK's eval file and config models, results.json's models, the hand-off types
     ("config",),  # the options, the settings, the GitHub Actions context
+    ("verdict",),  # every rule that can fail a case or the run: results.json's types in, statuses out
     ("judge",),  # the LLM judge
     ("metrics",),  # one module per metric family, and scoring a run
     ("inputs",),  # discover, load, plan
     ("runners",),  # infer: the runners, their worker processes, the execution of the work items
-    ("verdict",),  # every rule that can fail a case or the run
     ("aggregate",),  # scored runs into results.json's records, usage and prices
     ("compare",),  # this run against the baseline
     ("report",),  # the renderers
     ("github",),  # GitHub: the client, the baseline's artifacts, the comment, the outputs
-    ("pytest", "commands"),  # the pytest plugin; the commands
+    ("finish",),  # the end run and report share: compared and decided, written, published, the exit code
+    ("pytest", "commands"),  # the pytest plugin; the commands, each wiring its stages
     ("cli", "__main__", "__init__"),  # the package root
 )
 ROOT_MODULES_AT_MOST = 8
+# Packages that may import fewer layers than those below them: the verdict decides on results.json's types alone.
+# Packages with one public face: a module outside imports the package, never a module behind its face.
+FACES = ("model.results",)
+STANDS_ON = {"verdict": {"verdict", "model", "config", "support"}}
 
 
 def _layer(module: str) -> int:
@@ -66,6 +71,44 @@ def test_every_import_points_down_the_layers() -> None:
         if _layer(target) > _layer(module)
     ]
     assert upward == []
+
+
+def test_the_verdict_stands_on_the_model_the_config_and_support_only() -> None:
+    beyond = [
+        f"{module} imports {target}"
+        for module, path in _modules()
+        for target in _imports(path)
+        if module.split(".")[0] in STANDS_ON and target.split(".")[0] not in STANDS_ON[module.split(".")[0]]
+    ]
+    assert beyond == []
+
+
+def _outside_modules() -> list[tuple[str, Path]]:
+    """The package's modules, and the tests', benches' and scripts' (named by their path), to check faces in."""
+    others = [
+        (str(path.relative_to(REPO)), path)
+        for folder in ("tests", "bench", "scripts")
+        for path in sorted((REPO / folder).rglob("*.py"))
+        if "fixtures" not in path.parts
+    ]
+    return [*_modules(), *others]
+
+
+def _behind_a_face(module: str, target: str) -> bool:
+    return any(target.startswith(f"{face}.") and not module.startswith(f"{face}.") for face in FACES)
+
+
+def test_a_package_with_one_face_is_imported_through_it() -> None:
+    deep = [
+        f"{module} imports {target}"
+        for module, path in _outside_modules()
+        for target in _imports(path)
+        if _behind_a_face(module, target)
+    ]
+    assert deep == []
+    assert _behind_a_face("report.writer", "model.results.vocabulary")
+    assert not _behind_a_face("report.writer", "model.results")
+    assert not _behind_a_face("model.results.document", "model.results.vocabulary")
 
 
 def test_every_package_is_a_layer_and_the_root_holds_the_command_line_only() -> None:

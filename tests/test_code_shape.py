@@ -58,8 +58,9 @@ def _literal_statuses(source: str) -> list[int]:
 
 
 def test_statuses_are_compared_as_the_vocabulary_not_as_strings() -> None:
-    """Issue 22: one status vocabulary (``model/results_base.py``: CaseStatus, RunStatus, MetricStatus, Effect,
-    and BudgetStatus in ``model/results_usage.py``), never ``case.status == "passed"`` again."""
+    """One status vocabulary (``model/results/vocabulary.py``: CaseStatus, RunStatus, MetricStatus, Effect, and
+    BudgetStatus in ``model/results/usage_and_budgets.py``): no module compares a status with a string literal
+    such as ``case.status == "passed"``."""
     found = {
         f"{path.relative_to(SRC)}:{line}"
         for path in sorted(SRC.rglob("*.py"))

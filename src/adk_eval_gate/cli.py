@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
@@ -186,8 +185,17 @@ def _dispatch(args: Arguments, console: Console, env: Mapping[str, str], *, supe
         return validate(settings, console)
     if command == "report":
         from adk_eval_gate.commands.report import report
+        from adk_eval_gate.github.session import github_session
 
-        code = report(settings, console, results_file=args.results_file, comment=bool(args.comment), pr=args.pr)
+        with github_session(settings, console) as github:
+            code = report(
+                settings,
+                console,
+                github=github,
+                results_file=args.results_file,
+                comment=bool(args.comment),
+                pr=args.pr,
+            )
         return 0 if args.exit_zero and code == 1 else code
     if command == "merge":
         from adk_eval_gate.commands.merge import merge_command
@@ -213,9 +221,9 @@ def _console(env: Mapping[str, str]) -> Console:
 
 
 def main(argv: Sequence[str] | None = None, *, supervised: bool = False) -> int:
-    """``supervised``: ``run`` in a child process under a supervising parent (``supervise``), where the system
-    can fork. The command line and the settings are read before the fork, so a usage or configuration error is
-    reported once, as such."""
+    """``supervised``: ``run`` in a child process under a supervising parent (``runners.workers.supervisor``), where
+    the system can fork. The command line and the settings are read before the fork, so a usage or configuration
+    error is reported once, as such."""
     from adk_eval_gate.config.environment import current_environment
 
     env = current_environment()
@@ -282,10 +290,10 @@ def _report_unevaluated(args: Arguments, env: Mapping[str, str], console: Consol
     When the settings themselves are what failed, the reports go where the reporting inputs (or the defaults)
     say, so a team still sees in the job summary and the pull request why the gate failed.
     """
-    from adk_eval_gate.commands.finish import Ending, finish, github_session
-    from adk_eval_gate.commands.run import run_info
-    from adk_eval_gate.model.results import ResultsDocument, Totals
-    from adk_eval_gate.model.results_base import RunStatus
+    from adk_eval_gate.compare.likeforlike import run_info
+    from adk_eval_gate.finish.ending import Ending, finish
+    from adk_eval_gate.github.session import github_session
+    from adk_eval_gate.model.results import ResultsDocument, RunStatus, Totals
     from adk_eval_gate.support.errors import GateError
 
     try:
@@ -328,14 +336,16 @@ def _run(settings: Settings, console: Console) -> int:
 
     starter = start_early(settings)
     from adk_eval_gate.commands.run import run
+    from adk_eval_gate.github.session import github_session
 
-    return run(settings, console, starter=starter)
+    with github_session(settings, console) as github:
+        return run(settings, console, github=github, starter=starter)
 
 
 def _supervised_run(args: Arguments, settings: Settings, *, console: Console, env: Mapping[str, str]) -> int:
-    from adk_eval_gate.commands import supervise
+    from adk_eval_gate.runners.workers import supervisor
 
-    if not supervise.available():  # no fork here: the run is its own judge
+    if not supervisor.available():  # no fork here: the run is its own judge
         return _run(settings, console)
 
     def lost(reason: str) -> int:  # the run ended without a verdict: an error, with every report
@@ -345,7 +355,7 @@ def _supervised_run(args: Arguments, settings: Settings, *, console: Console, en
     def child() -> int:
         return _guarded(args, env, console, lambda: _run(settings, console))
 
-    return supervise.supervised(child, results=settings.results_path, on_lost=lost)
+    return supervisor.supervised(child, results=settings.results_path, on_lost=lost)
 
 
 def _is_run(argv: Sequence[str]) -> bool:
@@ -353,29 +363,5 @@ def _is_run(argv: Sequence[str]) -> bool:
 
 
 def entry() -> None:
-    """The console script: ``main`` (for ``run``, under a supervising parent), then a fast exit (``leave``).
-
-    A run holds the garbage collector while it starts (``support.collector``): its processes settle it when their
-    case runs start.
-    """
-    if _is_run(_arguments(None, os.environ)):  # the action's container starts a run with no arguments
-        from adk_eval_gate.support import collector
-
-        collector.hold()
-    leave(main(None, supervised=True))
-
-
-def leave(code: int) -> None:
-    """Ends the process with ``code`` once its exit handlers ran and its output is flushed, without tearing the
-    interpreter down: freeing every module and object one by one took 40 to 60 ms after a run (what the run
-    imported and built: google-genai, pydantic's schemas, the document), in the supervising parent too, and the
-    system frees the memory at once. Threads still running are not waited for: the verdict is out."""
-    import atexit
-
-    try:
-        atexit._run_exitfuncs()
-    finally:
-        for stream in (sys.stdout, sys.stderr):
-            with contextlib.suppress(Exception):  # a closed or broken stream: nothing more can be said on it
-                stream.flush()
-        os._exit(code)
+    """The console script: ``main`` (for ``run``, under a supervising parent), its exit code the process's."""
+    sys.exit(main(None, supervised=True))

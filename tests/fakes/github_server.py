@@ -14,7 +14,8 @@ Command-line mode (for the container test)::
     python -m tests.fakes.github_server --port-file PATH --requests-log PATH \
         [--repository OWNER/NAME] [--pull-request N] [--login NAME]
 
-binds 127.0.0.1 on a free port, writes the port to ``--port-file`` when ready, appends one JSON line per request
+binds 127.0.0.1 on a free port, writes the port to ``--port-file`` when ready and then prints
+``listening on 127.0.0.1:PORT`` (what a caller that reads its output waits for), appends one JSON line per request
 (``method``, ``path``, ``query``, ``body``, ``status``, ``violations``) to ``--requests-log``, and serves until
 SIGTERM or SIGINT.
 """
@@ -316,6 +317,7 @@ def main(argv: list[str] | None = None) -> int:
         partial = args.port_file.with_name(args.port_file.name + ".partial")
         partial.write_text(str(fake.port), encoding="utf-8")
         partial.replace(args.port_file)
+        print(f"listening on 127.0.0.1:{fake.port}", flush=True)
         stop.event.wait()
     return 0
 

@@ -23,11 +23,11 @@ def fake_github() -> Iterator[FakeGitHub]:
 @pytest.fixture(scope="session")
 def example_results(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """results.json of the example agent, run once for real with the ADK runner (no GitHub involved)."""
-    from tests.github.flows import run_cli
+    from tests.github.flows import run_step
 
     work = tmp_path_factory.mktemp("example")
     with pytest.MonkeyPatch.context() as patch:
-        step = run_cli(
+        step = run_step(
             patch, ["run", "examples/weather_agent/weather.evalset.json", "--output-dir", str(work)], {}, work
         )
     assert step.code == 1, step.stdout  # one case fails on purpose

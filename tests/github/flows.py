@@ -9,16 +9,16 @@ from __future__ import annotations
 import io
 import json
 import zipfile
-from contextlib import redirect_stdout
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from adk_eval_gate import cli, verdict
+from adk_eval_gate import verdict
 from adk_eval_gate.model.results import ResultsDocument
 from adk_eval_gate.report.writer import results_json
+from tests.conftest import gate_in_process
 from tests.fakes.github_server import FakeGitHub
 
 REPO = Path(__file__).resolve().parents[2]
@@ -45,23 +45,11 @@ class Step:
         return loaded
 
 
-def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    import os
-
-    for name in list(os.environ):
-        if name.startswith(("GITHUB_", "INPUT_", "RUNNER_")) or name == "ADK_EVAL_GATE_DEBUG":
-            monkeypatch.delenv(name, raising=False)
-
-
-def run_cli(monkeypatch: pytest.MonkeyPatch, args: list[str], env: dict[str, str], work: Path) -> Step:
-    clean_env(monkeypatch)
-    for name, value in env.items():
-        monkeypatch.setenv(name, value)
-    monkeypatch.chdir(REPO)
-    stream = io.StringIO()
-    with redirect_stdout(stream):
-        code = cli.main(args)
-    return Step(code, stream.getvalue(), work / "github_output", work / "step_summary.md", work / "out")
+def run_step(monkeypatch: pytest.MonkeyPatch, args: list[str], env: dict[str, str], work: Path) -> Step:
+    """``adk-eval-gate ARGS`` in this process (``gate_in_process``) from the repository's root, as a GitHub Actions
+    step with ``env`` (``pull_request_env``) runs it; its outputs and job summary are looked for in ``work``."""
+    done = gate_in_process(monkeypatch, *args, cwd=REPO, env=env)
+    return Step(done.returncode, done.stdout, work / "github_output", work / "step_summary.md", work / "out")
 
 
 def pull_request_env(

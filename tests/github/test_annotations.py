@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import io
 
-from adk_eval_gate.commands.gate import decided
 from adk_eval_gate.compare.changes import compare
+from adk_eval_gate.finish.against_baseline import decide_with_comparison
 from adk_eval_gate.github.annotations import annotate
-from adk_eval_gate.report import console as console_report
+from adk_eval_gate.report import console_lines as console_report
 from adk_eval_gate.support.console import Console
 from adk_eval_gate.verdict import Policy
 from tests.report.builders import baseline_info, case, document, metric
@@ -35,7 +35,7 @@ def test_failing_cases_are_annotated_on_their_eval_id_line() -> None:
 def test_regressions_are_warnings_and_noise_is_not() -> None:
     base = document([case("a", [metric("m", [0.9, 0.9])]), case("b", [metric("j", [1.0, 0.6])])])
     head = document([case("a", [metric("m", [0.85, 0.85])]), case("b", [metric("j", [0.6, 1.0])])])
-    doc = decided(head, compare(head, base, baseline=baseline_info()), Policy())
+    doc = decide_with_comparison(head, compare(head, base, baseline=baseline_info()), Policy())
     stream = io.StringIO()
     annotate(Console(in_actions=True, stream=stream), doc)
     assert stream.getvalue().splitlines() == [

@@ -10,10 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from adk_eval_gate.commands import gate
 from adk_eval_gate.compare.changes import compare
-from adk_eval_gate.config.context import GitHubContext
+from adk_eval_gate.compare.found_baseline import Baseline, NoBaseline
+from adk_eval_gate.config.github_context import GitHubContext
 from adk_eval_gate.config.settings import build_settings
+from adk_eval_gate.finish import against_baseline
 from adk_eval_gate.github import baseline
 from adk_eval_gate.github.client import GitHubClient
 from adk_eval_gate.github.run_cache import RunCache
@@ -45,7 +46,7 @@ def context(**changes: object) -> GitHubContext:
     return GitHubContext(**values)  # type: ignore[arg-type]
 
 
-def find(fake: FakeGitHub, **changes: object) -> baseline.Baseline | baseline.NoBaseline:
+def find(fake: FakeGitHub, **changes: object) -> Baseline | NoBaseline:
     client = GitHubClient(api_url=fake.url, token="ghs_token_for_tests", retry=FAST)
     return baseline.resolve(baseline_file=None, client=client, context=context(**changes), artifact_name=NAME)
 
@@ -56,7 +57,7 @@ def test_the_newest_good_artifact_is_found_downloaded_without_the_token_and_comp
         artifacts=[(NAME, make_zip({"results.json": results_bytes(0.9)})), ("other", b"zip")], head_sha="ab" * 20
     )
     found = find(fake_github)
-    assert isinstance(found, baseline.Baseline)
+    assert isinstance(found, Baseline)
     assert found.info.run_id == newest and found.info.sha == "ab" * 20 and found.info.source == "artifact"
     assert found.info.run_url == f"https://github.com/octo/repo/actions/runs/{newest}"
     assert [run.info.run_id for run in found.history] == [newest, older]  # the history, newest first
@@ -80,7 +81,7 @@ def test_runs_of_other_branches_forks_and_without_the_artifact_are_skipped(fake_
     fake_github.add_workflow_run(artifacts=[("coverage", b"zip")])
     fake_github.add_workflow_run(conclusion="cancelled", artifacts=[(NAME, b"zip")])
     found = find(fake_github)
-    assert isinstance(found, baseline.Baseline)
+    assert isinstance(found, Baseline)
     assert found.info.run_id == good
 
 
@@ -95,7 +96,7 @@ def test_a_base_branch_whose_gate_failed_still_gives_pull_requests_their_baselin
         conclusion="failure", artifacts=[(NAME, make_zip({"results.json": results_bytes(0.3)}))], head_sha="cd" * 20
     )
     found = find(fake_github)
-    assert isinstance(found, baseline.Baseline), found
+    assert isinstance(found, Baseline), found
     assert found.doc.status == "failed" and found.info.run_id == newest_failure and found.info.sha == "cd" * 20
     assert [run.info.run_id for run in found.history] == [newest_failure, older_failure, passed]
 
@@ -120,7 +121,7 @@ def test_runs_that_could_not_decide_are_passed_over_with_one_line_each(fake_gith
     found = baseline.resolve(
         baseline_file=None, client=client, context=context(), artifact_name=NAME, note=lines.append
     )
-    assert isinstance(found, baseline.Baseline) and found.info.run_id == good
+    assert isinstance(found, Baseline) and found.info.run_id == good
     assert [line.split(": ", 1)[1] for line in lines] == [
         "it was cancelled",
         f"it has no artifact named {NAME!r}",
@@ -131,12 +132,13 @@ def test_runs_that_could_not_decide_are_passed_over_with_one_line_each(fake_gith
 
 
 def test_a_run_of_another_branch_is_never_the_baseline_whatever_the_listing_answers(fake_github: FakeGitHub) -> None:
-    """Issue 20, point 4: the branch was only asked of the API (``?branch=``), never checked in its answer."""
+    """The branch is asked of the API (``?branch=``) and checked again in each run of its answer: a listing that
+    ignores the filter cannot make another branch's run the baseline."""
     fake_github.branch_filter_ignored = True
     good = fake_github.add_workflow_run(artifacts=[(NAME, make_zip({"results.json": results_bytes(0.8)}))])
     fake_github.add_workflow_run(branch="feature", artifacts=[(NAME, make_zip({"results.json": results_bytes(0.1)}))])
     found = find(fake_github)
-    assert isinstance(found, baseline.Baseline)
+    assert isinstance(found, Baseline)
     assert [run.info.run_id for run in found.history] == [good]
 
 
@@ -173,13 +175,13 @@ def _broken_older_run(fake: FakeGitHub, how: str, monkeypatch: pytest.MonkeyPatc
 def test_an_older_run_that_cannot_be_used_only_shortens_the_history(
     fake_github: FakeGitHub, monkeypatch: pytest.MonkeyPatch, how: str
 ) -> None:
-    """Issue 20, point 4: any such failure of an older run threw the newest baseline away with it."""
+    """A failure reading an older run's results loses that run's history only: the newest baseline is kept."""
     oldest = fake_github.add_workflow_run(artifacts=[(NAME, make_zip({"results.json": results_bytes(0.6)}))])
     _broken_older_run(fake_github, how, monkeypatch)
     newest = fake_github.add_workflow_run(artifacts=[(NAME, make_zip({"results.json": results_bytes(0.9)}))])
     client = GitHubClient(api_url=fake_github.url, token="ghs_token_for_tests", retry=FAST, download_deadline=1.0)
     found = baseline.resolve(baseline_file=None, client=client, context=context(), artifact_name=NAME)
-    assert isinstance(found, baseline.Baseline), found
+    assert isinstance(found, Baseline), found
     assert found.info.run_id == newest
     assert [run.info.run_id for run in found.history] == [newest, oldest]
 
@@ -200,7 +202,7 @@ def test_a_download_that_never_ends_stops_at_its_deadline(fake_github: FakeGitHu
         rate_grace=0.0,
     )
     found = baseline.resolve(baseline_file=None, client=client, context=context(), artifact_name=NAME)
-    assert isinstance(found, baseline.NoBaseline)
+    assert isinstance(found, NoBaseline)
     assert found.warning == "baseline not used: the artifact download did not finish within 1 s"
 
 
@@ -230,7 +232,7 @@ def test_an_older_run_that_trickles_is_given_up_at_the_minimum_rate_and_the_hist
         rate_grace=3.0,
     )
     found = baseline.resolve(baseline_file=None, client=client, context=context(), artifact_name=NAME)
-    assert isinstance(found, baseline.Baseline), found
+    assert isinstance(found, Baseline), found
     assert [run.info.run_id for run in found.history] == [newest, oldest]
     assert found.history_note is not None and "\n" not in found.history_note
     assert found.history_note.startswith(f"the history leaves out 1 older base run: run {trickling}: the download ")
@@ -265,7 +267,7 @@ def test_the_older_runs_share_one_deadline_after_which_only_cached_results_count
     found = baseline.resolve(
         baseline_file=None, client=client, context=context(), artifact_name=NAME, cache_dir=tmp_path
     )
-    assert isinstance(found, baseline.Baseline), found
+    assert isinstance(found, Baseline), found
     assert [run.info.run_id for run in found.history] == [newest, cached]
     downloaded = [request["path"] for request in fake_github.storage_requests]
     assert len(downloaded) == 2  # the newest run, and the first trickling run until the shared deadline
@@ -280,23 +282,25 @@ def test_the_older_runs_share_one_deadline_after_which_only_cached_results_count
 def test_the_console_says_why_the_history_is_shorter() -> None:
     doc = document([case("paris", [metric("response_match_score", 0.9)])])
     note = "the history leaves out 1 older base run: run 5: the download averaged 3 bytes/s, under the limit"
-    found = baseline.Baseline(doc, baseline_info(), history=(), history_note=note)
+    found = Baseline(doc, baseline_info(), history=(), history_note=note)
     out = io.StringIO()
     settings = build_settings("run", {}, env={})
-    gate.compared(doc, settings=settings, client=None, console=Console(in_actions=False, stream=out), found=found)
+    against_baseline.compare_and_decide(
+        doc, settings=settings, client=None, console=Console(in_actions=False, stream=out), found=found
+    )
     assert "The" + note.removeprefix("the") in out.getvalue().splitlines()
 
 
 def test_no_run_yet_is_a_normal_state(fake_github: FakeGitHub) -> None:
     found = find(fake_github)
-    assert isinstance(found, baseline.NoBaseline)
+    assert isinstance(found, NoBaseline)
     assert found.warning is None
     assert found.note.startswith("no baseline yet: no completed run of eval.yml on main")
 
 
 def test_not_a_pull_request_needs_no_lookup(fake_github: FakeGitHub) -> None:
     found = find(fake_github, event_name="push", base_ref=None)
-    assert isinstance(found, baseline.NoBaseline) and found.warning is None
+    assert isinstance(found, NoBaseline) and found.warning is None
     assert fake_github.requests == []
 
 
@@ -321,7 +325,7 @@ def test_a_bad_artifact_is_one_clear_warning_and_no_baseline(
 ) -> None:
     fake_github.add_workflow_run(artifacts=[(NAME, artifact)], declared_sizes={NAME: declared} if declared else None)
     found = find(fake_github)
-    assert isinstance(found, baseline.NoBaseline)
+    assert isinstance(found, NoBaseline)
     assert found.warning is not None and found.warning.startswith("baseline not used: ")
     assert warning in found.warning
     assert "\n" not in found.warning
@@ -332,7 +336,7 @@ def test_a_bad_artifact_is_one_clear_warning_and_no_baseline(
 def test_missing_actions_read_permission_is_a_warning_naming_it(fake_github: FakeGitHub) -> None:
     fake_github.fail("GET", "/actions/workflows/", 403, body={"message": "Resource not accessible by integration"})
     found = find(fake_github)
-    assert isinstance(found, baseline.NoBaseline)
+    assert isinstance(found, NoBaseline)
     assert found.warning is not None and "permissions: actions: read" in found.warning
 
 
@@ -340,9 +344,9 @@ def test_a_baseline_file(tmp_path: Path) -> None:
     good = tmp_path / "base.json"
     good.write_bytes(results_bytes(0.4))
     found = baseline.resolve(baseline_file=good, client=None, context=context(), artifact_name=NAME)
-    assert isinstance(found, baseline.Baseline) and found.info.source == "file"
+    assert isinstance(found, Baseline) and found.info.source == "file"
     broken = tmp_path / "broken.json"
     broken.write_text(json.dumps({"schema_version": 1}))
     refused = baseline.resolve(baseline_file=broken, client=None, context=context(), artifact_name=NAME)
-    assert isinstance(refused, baseline.NoBaseline)
+    assert isinstance(refused, NoBaseline)
     assert refused.warning is not None and "broken.json is not a valid results.json" in refused.warning

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from adk_eval_gate.github.api_models import Artifact, IssueComment, PullRequest, User
 from adk_eval_gate.github.client import GitHubClient, GitHubError, GitHubNotFound, GitHubPermissionError, RateLimited
-from adk_eval_gate.github.models import Artifact, IssueComment, PullRequest, User
 from adk_eval_gate.support.retry import Backoff
 from tests.fakes.github_server import FakeGitHub
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from adk_eval_gate.github import comment
+from adk_eval_gate.github import sticky_comment
 from adk_eval_gate.github.client import GitHubClient, GitHubPermissionError
 from adk_eval_gate.report.comment import marker
 from adk_eval_gate.support.retry import Backoff
@@ -17,9 +17,9 @@ PAT = "github_pat_personal_token"
 
 
 def post(fake: FakeGitHub, body: str, *, token: str = BOT_TOKEN, mode: str = "always", failing: bool = True,
-         gate_id: str = "default") -> comment.CommentResult:  # fmt: skip
+         gate_id: str = "default") -> sticky_comment.CommentResult:  # fmt: skip
     client = GitHubClient(api_url=fake.url, token=token, retry=FAST)
-    return comment.post(
+    return sticky_comment.post(
         client,
         token=token,
         repository="octo/repo",

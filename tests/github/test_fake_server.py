@@ -7,7 +7,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -44,6 +43,7 @@ def test_answers_satisfy_the_description_and_paginate() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(120)  # a guard: a server that never says it is ready would hold the test
 def test_command_line_mode_serves_logs_and_stops_on_sigterm(tmp_path: Path) -> None:
     port_file, log = tmp_path / "port", tmp_path / "requests.jsonl"
     command = [sys.executable, "-m", "tests.fakes.github_server", "--port-file", str(port_file)]
@@ -52,12 +52,14 @@ def test_command_line_mode_serves_logs_and_stops_on_sigterm(tmp_path: Path) -> N
         command,
         cwd=ROOT,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
+        stdout=subprocess.PIPE,
+        text=True,
     )
     try:
-        deadline = time.monotonic() + 30
-        while not port_file.exists() and time.monotonic() < deadline:
-            time.sleep(0.05)
+        assert process.stdout is not None
+        ready = process.stdout.readline()  # printed once the port file is written
         api = f"http://127.0.0.1:{int(port_file.read_text())}"
+        assert ready == f"listening on {api.removeprefix('http://')}\n"
         created = requests.post(
             f"{api}/repos/acme/agents/issues/12/comments", json={"body": "hello"}, headers=AUTH, timeout=5
         )

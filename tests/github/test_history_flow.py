@@ -7,16 +7,16 @@ from pathlib import Path
 
 import pytest
 
-from adk_eval_gate.commands.merge import load_results
+from adk_eval_gate.inputs.saved_results import load_results
 from tests.fakes.github_server import FakeGitHub
-from tests.github.flows import EXAMPLE, artifact_zip, passing_baseline, pull_request_env, run_cli
+from tests.github.flows import EXAMPLE, artifact_zip, passing_baseline, pull_request_env, run_step
 
 NOISY = [1.0, 0.6, 0.95, 0.7, 1.0, 0.65, 0.9, 0.8, 1.0, 1.0]  # two_cities' response score on the base branch
 
 
 def _gate(monkeypatch: pytest.MonkeyPatch, work: Path, fake: FakeGitHub, recorded: Path, *extra: str):  # type: ignore[no-untyped-def]
     args = ["run", EXAMPLE, "--runner", "recorded", "--recorded", str(recorded), "--output-dir", str(work / "out")]
-    return run_cli(monkeypatch, [*args, *extra], pull_request_env(work, fake, run_id=77), work)
+    return run_step(monkeypatch, [*args, *extra], pull_request_env(work, fake, run_id=77), work)
 
 
 def test_a_one_run_head_is_judged_against_the_spread_of_ten_base_runs(

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from adk_eval_gate.commands.merge import load_results
+from adk_eval_gate.inputs.saved_results import load_results
 from tests.conftest import validate_results
 from tests.fakes.github_server import FakeGitHub
 from tests.github.flows import (
@@ -15,13 +15,13 @@ from tests.github.flows import (
     artifact_zip,
     passing_baseline,
     pull_request_env,
-    run_cli,
+    run_step,
 )
 
 
 def gate(monkeypatch: pytest.MonkeyPatch, work: Path, env: dict[str, str], recorded: Path, *extra: str):  # type: ignore[no-untyped-def]
     args = ["run", EXAMPLE, "--runner", "recorded", "--recorded", str(recorded), "--output-dir", str(work / "out")]
-    return run_cli(monkeypatch, [*args, *extra], env, work)
+    return run_step(monkeypatch, [*args, *extra], env, work)
 
 
 def test_a_pull_request_compares_comments_once_and_edits_after(
@@ -81,10 +81,12 @@ def test_significant_regressions_fail_the_gate_only_when_asked(
     passing_only = f"{EXAMPLE}:paris_today,two_cities"
     env = pull_request_env(tmp_path, fake_github, run_id=7)
     args = ["run", passing_only, "--runner", "recorded", "--recorded", str(example_results)]
-    relaxed = run_cli(monkeypatch, [*args, "--output-dir", str(tmp_path / "out")], env, tmp_path)
+    relaxed = run_step(monkeypatch, [*args, "--output-dir", str(tmp_path / "out")], env, tmp_path)
     assert relaxed.code == 0, relaxed.stdout
     assert relaxed.output_values()["regressions"] == "1" and relaxed.output_values()["status"] == "passed"
-    strict = run_cli(monkeypatch, [*args, "--output-dir", str(tmp_path / "out"), "--fail-on-regression"], env, tmp_path)
+    strict = run_step(
+        monkeypatch, [*args, "--output-dir", str(tmp_path / "out"), "--fail-on-regression"], env, tmp_path
+    )
     assert strict.code == 1 and strict.output_values()["status"] == "failed"
     [comment] = fake_github.comments_on(7)
     assert "1 regression fails the gate" in comment.body
@@ -130,7 +132,7 @@ def test_two_identical_adk_runs_with_on_change_make_one_comment_request(
     """Durations, token counts and other informational figures differ between the two runs; the digest does not."""
     args = ["run", EXAMPLE, "--output-dir", str(tmp_path / "out"), "--comment-mode", "on-change"]
     for run_id in (201, 202):
-        step = run_cli(monkeypatch, args, pull_request_env(tmp_path, fake_github, run_id=run_id), tmp_path)
+        step = run_step(monkeypatch, args, pull_request_env(tmp_path, fake_github, run_id=run_id), tmp_path)
         assert step.code == 1, step.stdout
     assert "Pull-request comment unchanged" in step.stdout
     writes = fake_github.calls("POST", "/comments") + fake_github.calls("PATCH", "/comments")
@@ -145,7 +147,7 @@ def test_a_bad_input_in_a_pull_request_still_writes_the_reports_and_the_comment(
         "INPUT_NUM-RUNS": "zero",
         "INPUT_OUTPUT-DIR": str(tmp_path / "out"),
     }
-    step = run_cli(monkeypatch, ["run", EXAMPLE], env, tmp_path)
+    step = run_step(monkeypatch, ["run", EXAMPLE], env, tmp_path)
     assert step.code == 2, step.stdout
     assert "input 'num-runs'" in step.stdout
     results = step.results()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from adk_eval_gate.config.context import GitHubContext
+from adk_eval_gate.config.github_context import GitHubContext
 from adk_eval_gate.github import pull_request
 from adk_eval_gate.github.client import GitHubClient
 from adk_eval_gate.support.retry import Backoff

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from adk_eval_gate.commands.merge import load_results
+from adk_eval_gate.inputs.saved_results import load_results
 from adk_eval_gate.report.writer import results_json
 from tests.fakes.github_server import FakeGitHub
-from tests.github.flows import EXAMPLE, HEAD_SHA, artifact_zip, passing_baseline, pull_request_env, run_cli
+from tests.github.flows import EXAMPLE, HEAD_SHA, artifact_zip, passing_baseline, pull_request_env, run_step
 
 TRIGGER_URL = "https://github.com/octo/repo/actions/runs/777"
 
@@ -55,7 +55,7 @@ def test_workflow_run_comments_on_the_checked_pull_request_with_trusted_links(
 ) -> None:
     results = uploaded_results(example_results, tmp_path, pull_request=7)
     args = ["report", str(results), "--comment", "--output-dir", str(tmp_path / "out")]
-    step = run_cli(monkeypatch, args, workflow_run_env(tmp_path, fake_github), tmp_path)
+    step = run_step(monkeypatch, args, workflow_run_env(tmp_path, fake_github), tmp_path)
     assert step.code == 1  # the saved verdict
     [comment] = fake_github.comments_on(7)
     assert f"]({TRIGGER_URL})" in comment.body and "evil.example" not in comment.body
@@ -71,7 +71,7 @@ def test_workflow_run_refuses_a_number_that_is_not_the_evaluated_pull_request(
     fake_github.add_pull_request(8, head_sha="de" * 20)
     results = uploaded_results(example_results, tmp_path, pull_request=8)
     args = ["report", str(results), "--comment", "--output-dir", str(tmp_path / "out")]
-    step = run_cli(monkeypatch, args, workflow_run_env(tmp_path, fake_github), tmp_path)
+    step = run_step(monkeypatch, args, workflow_run_env(tmp_path, fake_github), tmp_path)
     assert "::warning::pull request #8 is not the one the triggering run evaluated" in step.stdout
     assert fake_github.calls("POST") == [] and fake_github.comments_on(8) == []
     assert (tmp_path / "out" / "junit.xml").is_file()
@@ -86,16 +86,16 @@ def test_merged_shards_are_published_like_one_run(
     for shard in ("1/2", "2/2"):
         out = tmp_path / f"shard{shard[0]}"
         args = ["run", EXAMPLE, "--runner", "recorded", "--recorded", str(example_results), "--shard", shard]
-        run_cli(monkeypatch, [*args, "--output-dir", str(out), "--comment-mode", "off"], env, tmp_path)
+        run_step(monkeypatch, [*args, "--output-dir", str(out), "--comment-mode", "off"], env, tmp_path)
     assert fake_github.comments_on(7) == []
     merged = tmp_path / "merged.json"
-    run_cli(
+    run_step(
         monkeypatch,
         ["merge", str(tmp_path / "shard1"), str(tmp_path / "shard2"), "--results", str(merged)],
         {},
         tmp_path,
     )
-    step = run_cli(
+    step = run_step(
         monkeypatch, ["report", str(merged), "--comment", "--output-dir", str(tmp_path / "out")], env, tmp_path
     )
     assert step.code == 1
@@ -116,7 +116,7 @@ def test_report_comment_outside_a_pull_request_says_in_one_line_why_nothing_was_
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     args = ["report", str(GOLDEN_PASSING), "--comment", "--output-dir", str(tmp_path / "out")]
-    step = run_cli(monkeypatch, args, {}, tmp_path)
+    step = run_step(monkeypatch, args, {}, tmp_path)
     assert step.code == 0, step.stdout
     assert _said_about_the_comment(step.stdout) == [
         "No pull-request comment posted: not in a GitHub Actions run (no pull request event), and no --pr NUMBER "
@@ -135,7 +135,7 @@ def test_report_comment_on_a_push_says_the_event_names_no_pull_request_and_posts
         "GITHUB_TOKEN": "ghs_writable_token",
     }
     args = ["report", str(GOLDEN_PASSING), "--comment", "--output-dir", str(tmp_path / "out")]
-    step = run_cli(monkeypatch, args, env, tmp_path)
+    step = run_step(monkeypatch, args, env, tmp_path)
     assert step.code == 0, step.stdout
     assert _said_about_the_comment(step.stdout) == [
         "No pull-request comment posted: the push event names no pull request, and no --pr NUMBER was given"
@@ -145,10 +145,10 @@ def test_report_comment_on_a_push_says_the_event_names_no_pull_request_and_posts
 
 def test_report_comment_with_comment_mode_off_says_so(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     args = ["report", str(GOLDEN_PASSING), "--comment", "--comment-mode", "off", "--output-dir", str(tmp_path / "out")]
-    step = run_cli(monkeypatch, args, {}, tmp_path)
+    step = run_step(monkeypatch, args, {}, tmp_path)
     assert _said_about_the_comment(step.stdout) == ["No pull-request comment posted: --comment-mode is off"]
 
 
 def test_report_without_comment_says_nothing_about_one(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    step = run_cli(monkeypatch, ["report", str(GOLDEN_PASSING), "--output-dir", str(tmp_path / "out")], {}, tmp_path)
+    step = run_step(monkeypatch, ["report", str(GOLDEN_PASSING), "--output-dir", str(tmp_path / "out")], {}, tmp_path)
     assert _said_about_the_comment(step.stdout) == []

@@ -1,7 +1,8 @@
 """A hostile ADK agent for the hostile-input suite: each user message makes it misbehave in one way.
 
 ``exit 0`` / ``exit 3``: a tool calls ``sys.exit``; ``os_exit``: a tool calls ``os._exit(0)``; ``interrupt``: a
-tool raises ``KeyboardInterrupt``; ``block``: a tool sleeps for an hour (holding the event loop); ``spin``: a
+tool raises ``KeyboardInterrupt``; ``block``: a tool sleeps for an hour (holding the event loop; it says so on
+``AgentSignals``' pipe first); ``spin``: a
 tool spins on the CPU; ``surrogate``: the answer holds a lone surrogate; ``deep N``: a tool call whose arguments
 are nested N levels deep; ``leak``: a tool raises an error that quotes ``GOOGLE_API_KEY``; ``shout``: a tool
 prints workflow commands to stdout and stderr; ``fd``: a tool writes workflow commands to file descriptors 1 and
@@ -38,6 +39,9 @@ def misbehave(how: str) -> dict:
     if how == "interrupt":
         raise KeyboardInterrupt
     if how == "block":
+        signal_fd = os.environ.get("TEST_AGENT_SIGNAL_FD")  # tests.runners.scripted.AgentSignals: blocking now
+        if signal_fd:
+            os.write(int(signal_fd), b".")
         time.sleep(3600)
     if how == "spin":
         end = time.monotonic() + 3600

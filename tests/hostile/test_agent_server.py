@@ -1,9 +1,8 @@
-"""The http runner reads an agent server's answers within limits (issue 20, point 7).
+"""The http runner reads an agent server's answers within limits.
 
-Before the fix it read whatever the server sent: a 1.2 GB answer took the gate to 1.8 GiB of memory, and an SSE
-line or stream had no end either. Now an answer, an SSE line and a whole SSE stream each have a limit
-(``http_reading.ReadLimits``; here set small, as the runner's own seam), a case run past one is an error that
-names it, and a ``/list-apps`` answer of 100,000 apps is summarised in the error, not printed.
+An answer, an SSE line and a whole SSE stream each have a limit (``http_reading.ReadLimits``; here set small, as
+the runner's own seam), so a server that sends gigabytes cannot grow the gate without bound; a case run past one
+is an error that names it, and a ``/list-apps`` answer of 100,000 apps is summarised in the error, not printed.
 """
 
 from __future__ import annotations
@@ -16,7 +15,7 @@ import pytest
 from adk_eval_gate.config.settings import build_settings
 from adk_eval_gate.inputs.plan import plan
 from adk_eval_gate.inputs.prepare import prepare
-from adk_eval_gate.metrics.base import MetricServices
+from adk_eval_gate.metrics.metric import MetricServices
 from adk_eval_gate.runners import http_reading
 from adk_eval_gate.runners.execute import Execution, MetricBuilder, execute
 from adk_eval_gate.runners.http import HttpRunner
@@ -70,9 +69,31 @@ def test_an_sse_line_or_stream_larger_than_its_limit_is_an_error_naming_it(tmp_r
     assert errors["stream"].startswith("POST /run_sse sent a stream larger than 524,288 bytes, the http runner's")
 
 
+class Endless:
+    """An answer body of 1 MiB chunks (the same bytes each time) that ends after 100 MiB, past every default limit."""
+
+    async def aiter_bytes(self):  # type: ignore[no-untyped-def]
+        chunk = bytes(http_reading.MIB)
+        for _ in range(100):
+            yield chunk
+
+
 def test_the_default_limits_are_named_in_mib() -> None:
-    error = http_reading._too_large("POST /run", "an answer", http_reading.ReadLimits().answer)
-    assert error.one_line().startswith("POST /run sent an answer larger than 64 MiB, the http runner's limit")
+    limits = http_reading.ReadLimits()
+
+    async def answer() -> None:
+        await http_reading.read_capped(Endless(), what="POST /run", limit=limits.answer)  # type: ignore[arg-type]
+
+    async def stream() -> None:
+        async for _ in http_reading.sse_lines(Endless(), what="POST /run_sse", limits=limits):  # type: ignore[arg-type]
+            pass
+
+    with pytest.raises(http_reading.AgentServerError) as too_large:
+        asyncio.run(answer())
+    assert too_large.value.one_line().startswith("POST /run sent an answer larger than 64 MiB, the http runner's limit")
+    with pytest.raises(http_reading.AgentServerError) as too_long:
+        asyncio.run(stream())  # no line break in 100 MiB: the line's limit comes first
+    assert too_long.value.one_line().startswith("POST /run_sse sent a line larger than 16 MiB, the http runner's limit")
 
 
 @pytest.mark.timeout(120)

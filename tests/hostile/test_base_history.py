@@ -1,8 +1,8 @@
-"""An older base-branch run can only shorten the history (issue 20, point 4).
+"""An older base-branch run can only shorten the history.
 
-Before the fix, an older run's artifact that failed to download (a 500, a 410 because it expired after the
-listing, too large, never ending) threw the newest base run away with it: no baseline, so a real regression
-passed ``--fail-on-regression``.
+An older run's artifact that fails to download (a 500, a 410 because it expired after the listing, too large,
+never ending) is left out of the history; the newest base run stays the baseline, so a real regression still
+fails ``--fail-on-regression``.
 """
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from adk_eval_gate.commands.merge import load_results
+from adk_eval_gate.inputs.saved_results import load_results
 from tests.fakes.github_server import FakeGitHub
-from tests.github.flows import EXAMPLE, artifact_zip, passing_baseline, pull_request_env, run_cli
+from tests.github.flows import EXAMPLE, artifact_zip, passing_baseline, pull_request_env, run_step
 
 pytestmark = pytest.mark.slow  # the example agent runs once for real (example_results)
 
@@ -30,7 +30,7 @@ def test_an_older_run_expired_after_the_listing_does_not_let_a_regression_pass(
     expired = next(artifact.id for artifact in fake_github.artifacts.values() if artifact.run_id == older)
     fake_github.fail("GET", f"/actions/artifacts/{expired}/zip", 410, body={"message": "Artifact has expired"})
     args = ["run", PASSING_CASES, "--runner", "recorded", "--recorded", str(example_results), "--fail-on-regression"]
-    step = run_cli(
+    step = run_step(
         monkeypatch,
         [*args, "--output-dir", str(tmp_path / "out")],
         pull_request_env(tmp_path, fake_github, run_id=5),

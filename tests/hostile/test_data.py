@@ -1,11 +1,10 @@
 """No data can crash the run after the agents finished, and one bad file never stops the others.
 
-Findings of the adversarial review (issue 9), each a test that failed before the fix: a lone surrogate in agent
-output, an eval file or an HTTP answer crashed the report writers (UnicodeEncodeError); tool-call arguments 300
-deep crashed pydantic's serializer; a 5,000-deep baseline raised RecursionError; a NaN in a baseline rendered as
-``nan`` and compared false with every score, hiding regressions; a symbolic link loop was an internal error that
-stopped every file; a FIFO named like an eval file blocked the run forever; ``--num-runs 100000000`` ran out of
-memory planning the work.
+A lone surrogate in agent output, an eval file or an HTTP answer is written by every report writer; tool-call
+arguments 300 deep are cut with a note; a baseline 5,000 deep or with a NaN (which would compare false with every
+score and hide regressions) is refused with a warning; a symbolic link loop or a FIFO named like an eval file is
+an error of that file, and the others run; ``--num-runs 100000000`` is a usage error, not a plan that runs out of
+memory.
 """
 
 from __future__ import annotations
@@ -22,7 +21,7 @@ from adk_eval_gate.model.results import ResultsDocument
 from adk_eval_gate.support import sanitize
 from tests import turns
 from tests.fakes.github_server import FakeGitHub
-from tests.github.flows import EXAMPLE, artifact_zip, pull_request_env, run_cli
+from tests.github.flows import EXAMPLE, artifact_zip, pull_request_env, run_step
 from tests.hostile.agents import HOSTILE_AGENT
 from tests.runners.conftest import RunGate
 from tests.runners.fault_server import fault_server
@@ -212,7 +211,7 @@ def test_a_5000_deep_base_branch_artifact_is_refused_with_a_warning(
     fake_github.add_workflow_run(artifacts=[("adk-eval-results", artifact_zip(base))])
     fake_github.artifacts[max(fake_github.artifacts)].data = _zip_with(_deep_json_varied(5000))
     args = ["run", EXAMPLE, "--runner", "recorded", "--recorded", str(example_results)]
-    step = run_cli(
+    step = run_step(
         monkeypatch,
         [*args, "--output-dir", str(tmp_path / "out")],
         pull_request_env(tmp_path, fake_github, run_id=3),

@@ -1,4 +1,4 @@
-"""Results that claim what their cases do not say (issue 20, point 8): ``report`` re-renders a results.json that
+"""Results that claim what their cases do not say: ``report`` re-renders a results.json that
 anyone could have written (the fork-safe two-workflow set-up reads what a pull request uploaded). It decides the
 verdict again from the cases' runs and metrics, never from the file's own status and totals, and says so when
 they disagree."""
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.github.flows import run_cli
+from tests.github.flows import run_step
 from tests.report.builders import case, document, metric
 
 
@@ -33,7 +33,7 @@ def test_report_decides_from_the_cases_and_says_what_the_file_claimed(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     results = _forged(tmp_path)
-    step = run_cli(monkeypatch, ["report", str(results), "--output-dir", str(tmp_path / "out")], {}, tmp_path)
+    step = run_step(monkeypatch, ["report", str(results), "--output-dir", str(tmp_path / "out")], {}, tmp_path)
     assert step.code == 1, step.stdout
     claims = [line for line in step.stdout.splitlines() if "the results file claims" in line]
     assert any("status 'passed', its cases say 'failed'" in line for line in claims), step.stdout
@@ -44,7 +44,7 @@ def test_report_decides_from_the_cases_and_says_what_the_file_claimed(
 
 def test_a_quarantine_that_leaves_no_case_gated_is_an_error(tmp_path: Path) -> None:
     from adk_eval_gate import verdict
-    from adk_eval_gate.aggregate import cases as aggregate
+    from adk_eval_gate.aggregate import records as aggregate
     from adk_eval_gate.model.results import RunInfo
 
     cases = verdict.quarantine(document([case("sydney", [metric("response_match_score", 0.1)])]).cases, ["**"])

@@ -1,8 +1,8 @@
-"""What agents open and what a baseline records cannot break ``--only-affected`` (issue 24).
+"""What agents open and what a baseline records cannot break ``--only-affected``.
 
-An agent that opens a file whose name is not UTF-8 made a case input with a lone surrogate, which results.json
-cannot hold (pydantic refuses to serialise it: an internal error after the runs); the name is now spelled as git
-spells it, so a change to that file still touches the case. A baseline's commit reaches git only when it is a
+A file an agent opens whose name is not UTF-8 is a case input spelled as git spells it (a lone surrogate, which
+results.json cannot hold, would be an internal error after the runs), so a change to that file still touches the
+case. A baseline's commit reaches git only when it is a
 commit id, never as an option; a baseline's carried markers and reasons render as text, linked only to a run.
 """
 
@@ -17,7 +17,7 @@ from adk_eval_gate.compare import affected, checkout
 from adk_eval_gate.compare.git_changes import Changed, Unknown, changed_since
 from adk_eval_gate.model.results import AffectedRun, Carried, CaseInputs
 from adk_eval_gate.report import carried, comment
-from adk_eval_gate.runners import observe
+from adk_eval_gate.runners.workers import observe
 from tests.git_repos import repository_with_one_commit
 from tests.report.builders import case, document, metric
 

@@ -1,9 +1,9 @@
-"""Judge answers are read in linear time (issue 20, point 6).
+"""Judge answers are read in linear time.
 
-Before the fix, one answer (``"is_the_agent_response_valid": `` + 64 spaces + ``!``) held the gate for minutes in
-the label pattern, and others like it hung the line-field, rubric and sentence patterns, or the JSON search (an
-answer nested 200,000 deep took a minute and then raised RecursionError). Every parser below gets answers of
-about 1 MB built against its patterns; each must finish well inside the timeout (on a linear parser each takes
+Answers built against each pattern (``"is_the_agent_response_valid": `` + 64 spaces + ``!`` for the label
+pattern, and the like for the line-field, rubric and sentence patterns, or an answer nested 200,000 deep for the
+JSON search) would hold a backtracking parser for minutes or raise RecursionError. Every parser below gets answers
+of about 1 MB built against its patterns; each must finish well inside the timeout (on a linear parser each takes
 a fraction of a second), and answers past ``MAX_ANSWER_CHARS`` are read only up to it.
 """
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from adk_eval_gate.judge.retry import JUDGE_RETRY
+from adk_eval_gate.judge.judge_retry import JUDGE_RETRY
 from adk_eval_gate.judge.service import JudgeFailed, JudgeService
 from adk_eval_gate.model.eval_config import JudgeModelOptions
 from adk_eval_gate.support.console import Console

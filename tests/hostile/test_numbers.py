@@ -1,10 +1,10 @@
 """Numbers are finite at every edge, cache entries are read only when they are regular files, and the reports are
-always written (issue 20, the second adversarial review).
+always written.
 
-Findings, each a test that failed before the fix: scores of ``1e400``/``-1e400`` in a base artifact or a
-``--cache-dir`` entry parsed as infinities (compared as regressions, or an internal error with no report at all);
-a ``--prices`` file nested 100,000 deep was an internal error with no report; a FIFO among the cache entries hung
-the run, and a link to ``/dev/zero`` grew the process without bound.
+Scores of ``1e400``/``-1e400`` in a base artifact or a ``--cache-dir`` entry are not read as infinities (which
+would compare as regressions, or be an internal error with no report at all); a ``--prices`` file nested 100,000
+deep is an error that names it, with every report; a FIFO among the cache entries cannot hang the run, nor a link
+to ``/dev/zero`` grow the process without bound.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import pytest
 
 from adk_eval_gate.model.results import ResultsDocument
 from tests.fakes.github_server import FakeGitHub
-from tests.github.flows import EXAMPLE, Step, artifact_zip, pull_request_env, run_cli
+from tests.github.flows import EXAMPLE, Step, artifact_zip, pull_request_env, run_step
 
 pytestmark = pytest.mark.slow  # the CLI end to end against the fake GitHub
 
@@ -27,7 +27,7 @@ pytestmark = pytest.mark.slow  # the CLI end to end against the fake GitHub
 def _with_scores(results: Path, score: str) -> str:
     """The recorded results.json with every score of 1.0 written as ``score`` (a literal, such as ``1e400``)."""
     text = results.read_text(encoding="utf-8")
-    assert '"score":1.0,' in text  # results.json is compact (issue 23)
+    assert '"score":1.0,' in text  # results.json is compact: no space after the colon
     return text.replace('"score":1.0,', f'"score":{score},')
 
 
@@ -49,7 +49,7 @@ def _gate(
     monkeypatch: pytest.MonkeyPatch, work: Path, fake: FakeGitHub, recorded: Path, *extra: str, path: str = EXAMPLE
 ) -> Step:
     args = ["run", path, "--runner", "recorded", "--recorded", str(recorded), "--output-dir", str(work / "out")]
-    return run_cli(monkeypatch, [*args, *extra], pull_request_env(work, fake, run_id=3), work)
+    return run_step(monkeypatch, [*args, *extra], pull_request_env(work, fake, run_id=3), work)
 
 
 def _every_report_says(step: Step, fake: FakeGitHub, text: str) -> None:
@@ -98,7 +98,7 @@ def _bad_entries(entries: list[Path], example_results: Path) -> None:
     overflow.write_text(f'{{"run_id": {run_id}, "results": {_with_scores(example_results, "1e400")}}}', "utf-8")
 
 
-@pytest.mark.timeout(120)  # before the fix, reading the FIFO blocked forever
+@pytest.mark.timeout(120)  # reading a FIFO entry would block forever
 def test_cache_entries_that_are_not_regular_files_or_hold_1e400_are_ignored_with_one_warning(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, fake_github: FakeGitHub, example_results: Path
 ) -> None:
@@ -153,9 +153,9 @@ def _annotate_fails_with_cases(console: object, doc: ResultsDocument) -> None:
 @pytest.mark.parametrize(
     "broken",
     [
-        ("adk_eval_gate.commands.gate.compare", _fails("a comparison no test foresaw"), True),
-        ("adk_eval_gate.aggregate.cases.document", _fails("a document no test foresaw"), False),
-        ("adk_eval_gate.commands.finish.annotate", _annotate_fails_with_cases, False),
+        ("adk_eval_gate.compare.changes.compare", _fails("a comparison no test foresaw"), True),
+        ("adk_eval_gate.aggregate.records.document", _fails("a document no test foresaw"), False),
+        ("adk_eval_gate.finish.ending.annotate", _annotate_fails_with_cases, False),
     ],
     ids=["comparing", "building the document", "every report with the cases"],
 )

@@ -1,11 +1,11 @@
 """What the gate prints and posts: no workflow command, link, image or secret that untrusted text put there.
 
-Findings of the adversarial review (issue 9), each a test that failed before the fix: an eval id, a file name, an
-SSE error or a results.json ``case.error`` holding ``\\n::stop-commands::x\\n::error::y`` started workflow
-commands in the log (also in ``report``, the privileged step of the fork set-up); what an agent printed reached
-the log raw; a secret echoed by the agent server or quoted in an agent's exception reached results.json, the
-JUnit file, the summaries and the comment (only the console masked it); the footer's runner, shard and version
-and the baseline's run URL from an untrusted results.json rendered as links and images in the bot's comment.
+An eval id, a file name, an SSE error or a results.json ``case.error`` holding
+``\\n::stop-commands::x\\n::error::y`` starts no workflow command in the log (nor in ``report``, the privileged
+step of the fork set-up); what an agent prints reaches the log escaped; a secret echoed by the agent server or
+quoted in an agent's exception is masked in results.json, the JUnit file, the summaries and the comment, not only
+on the console; the footer's runner, shard and version and the baseline's run URL from an untrusted results.json
+render as text, never as links or images in the bot's comment.
 """
 
 from __future__ import annotations
@@ -19,13 +19,14 @@ from pathlib import Path
 
 import pytest
 
-from adk_eval_gate.commands.merge import load_results
+from adk_eval_gate.inputs.saved_results import load_results
 from adk_eval_gate.report.writer import results_json
 from adk_eval_gate.runners.http import parse_headers
 from adk_eval_gate.support.console import Console, safe_line
 from adk_eval_gate.support.errors import UsageError
+from tests.conftest import run_cli
 from tests.fakes.github_server import FakeGitHub
-from tests.github.flows import REPO, Step, artifact_zip, pull_request_env, run_cli
+from tests.github.flows import REPO, Step, artifact_zip, pull_request_env, run_step
 from tests.hostile.agents import HOSTILE_AGENT
 from tests.report.safety import problems
 from tests.runners.fault_server import SSE_ERROR, fault_server
@@ -85,29 +86,17 @@ def _actions_env(repo: Path, **extra: str) -> dict[str, str]:
     return env
 
 
-def _cli(repo: Path, *args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "adk_eval_gate", *args],
-        cwd=repo,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=180,
-        check=False,
-    )
-
-
 def test_hostile_ids_file_names_and_agent_prints_start_no_command(tmp_path: Path) -> None:
     repo = _hostile_names_repo(tmp_path)
     env = _actions_env(repo)
-    run = _cli(repo, "run", "bot", "--output-dir", "out", env=env)
+    run = run_cli("run", "bot", "--output-dir", "out", cwd=repo, env=env, timeout=180)
     assert run.returncode == 1, run.stdout + run.stderr
     assert "injected from stdout" in run.stdout  # what the agent printed is relayed, neutralised
-    validate = _cli(repo, "validate", "bot", env=env)
+    validate = run_cli("validate", "bot", cwd=repo, env=env, timeout=180)
     doc = load_results(repo / "out" / "results.json")
     failing = doc.cases[0].model_copy(update={"error": "agent said" + INJECTION})
     (repo / "out" / "hostile.json").write_text(results_json(doc.model_copy(update={"cases": [failing]})))
-    report = _cli(repo, "report", "out/hostile.json", "--output-dir", "out2", env=env)
+    report = run_cli("report", "out/hostile.json", "--output-dir", "out2", cwd=repo, env=env, timeout=180)
     for result in (run, validate, report):
         assert _commands_we_did_not_write(result.stdout + result.stderr) == [], result.stdout + result.stderr
 
@@ -137,7 +126,9 @@ def test_what_code_in_this_process_writes_to_file_descriptors_starts_no_command(
     (tmp_path / "bot" / "test_config.json").write_text(json.dumps(config), encoding="utf-8")
     (tmp_path / "fd_metric.py").write_text(FD_METRIC, encoding="utf-8")
     write_evalset(tmp_path / "bot" / "fd.evalset.json", {"fd": [turn("fd", answer="done")]})
-    result = _cli(tmp_path, "run", "bot", "--workers", "0", "--output-dir", "out", env=_actions_env(tmp_path))
+    result = run_cli(
+        "run", "bot", "--workers", "0", "--output-dir", "out", cwd=tmp_path, env=_actions_env(tmp_path), timeout=180
+    )
     output = result.stdout + result.stderr
     assert result.returncode == 0, output
     for text in ("from fd 1", "from fd 2", "from a child", "metric fd 1", "metric fd 2", "metric child"):
@@ -153,7 +144,7 @@ def test_what_a_custom_metric_module_prints_when_validate_imports_it_starts_no_c
     write_evalset(tmp_path / "bot" / "fd.evalset.json", {"c": [turn("hello")]})
     module = "import os\nprint('::stop-commands::printed')\nos.write(2, b'::stop-commands::fd 2\\n')\nloud = print\n"
     (tmp_path / "loud_import.py").write_text(module, encoding="utf-8")
-    result = _cli(tmp_path, "validate", "bot", env=_actions_env(tmp_path))
+    result = run_cli("validate", "bot", cwd=tmp_path, env=_actions_env(tmp_path), timeout=180)
     output = result.stdout + result.stderr
     assert result.returncode == 0 and "printed" in result.stdout and "fd 2" in result.stdout, output
     assert _commands_we_did_not_write(output) == [], output
@@ -163,15 +154,16 @@ def test_an_sse_error_starts_no_command(tmp_path: Path) -> None:
     (tmp_path / ".git").mkdir()
     write_evalset(tmp_path / "http.evalset.json", {"c": [turn("sse-error")]})
     with fault_server(has_run=False) as server:
-        result = _cli(
-            tmp_path,
+        result = run_cli(
             "run",
             "http.evalset.json",
             "--runner",
             "http",
             "--agent-url",
             server.url,
+            cwd=tmp_path,
             env=_actions_env(tmp_path),
+            timeout=180,
         )
     output = result.stdout + result.stderr
     assert result.returncode == 1 and "the agent failed during POST /run_sse: boom" in output
@@ -208,7 +200,7 @@ def test_a_secret_echoed_by_the_agent_server_reaches_no_report(
     env.update({"GITHUB_WORKSPACE": str(tmp_path), "AGENT_TOKEN": secret})
     with fault_server() as server:
         args = ["run", str(evals), "--runner", "http", "--agent-url", server.url, "--output-dir", str(tmp_path / "out")]
-        step = run_cli(monkeypatch, [*args, "--agent-header", "Authorization: Bearer ${AGENT_TOKEN}"], env, tmp_path)
+        step = run_step(monkeypatch, [*args, "--agent-header", "Authorization: Bearer ${AGENT_TOKEN}"], env, tmp_path)
     assert step.code == 1
     reports = _all_reports(tmp_path, fake_github)
     assert "your token is ***" in reports
@@ -224,7 +216,7 @@ def _hostile_pull_request_run(
     write_evalset(tmp_path / "bot" / "hostile.evalset.json", {message: [turn(message, answer="done")]})
     env = pull_request_env(tmp_path, fake, run_id=run_id)
     env.update({"GITHUB_WORKSPACE": str(tmp_path), "GOOGLE_API_KEY": key})
-    return run_cli(monkeypatch, ["run", str(tmp_path / "bot"), "--output-dir", str(tmp_path / "out")], env, tmp_path)
+    return run_step(monkeypatch, ["run", str(tmp_path / "bot"), "--output-dir", str(tmp_path / "out")], env, tmp_path)
 
 
 def test_an_api_key_in_an_agent_exception_reaches_no_report(
@@ -264,7 +256,7 @@ def test_footer_fields_and_a_foreign_baseline_url_make_no_link_or_image(
     base_run = fake_github.add_workflow_run(artifacts=[("adk-eval-results", artifact_zip(base))])
     env = pull_request_env(tmp_path, fake_github, run_id=13)
     env["GITHUB_SERVER_URL"] = "https://github.com"
-    step = run_cli(
+    step = run_step(
         monkeypatch, ["report", str(hostile), "--comment", "--output-dir", str(tmp_path / "out")], env, tmp_path
     )
     assert step.code == 1, step.stdout
@@ -275,7 +267,7 @@ def test_footer_fields_and_a_foreign_baseline_url_make_no_link_or_image(
 
 
 def test_a_results_file_cannot_point_the_baseline_link_elsewhere(example_results: Path) -> None:
-    from adk_eval_gate.config.context import GitHubContext
+    from adk_eval_gate.config.github_context import GitHubContext
     from adk_eval_gate.model.results import BaselineInfo, Comparison
     from adk_eval_gate.report import comment
     from adk_eval_gate.report.links import trusted_links

@@ -1,10 +1,10 @@
 """The pytest path is held to the rules of ``run``: agent code cannot end pytest, and no secret reaches its output.
 
 Each test runs pytest as a process on a project with the hostile agent, so an exit code of 0 from an
-``os._exit(0)`` in a tool would show as such. Findings of the second adversarial review (issue 20), each failing
-before the fix: ``os._exit(0)`` in a tool ended ``pytest --adk-eval`` (and a test calling ``AgentEvaluator.evaluate``)
-with exit code 0 and no JUnit file; the agent's API key, quoted in an exception, a log record or an answer, reached
-pytest's terminal output, its ``--junitxml`` and AgentEvaluator's CSV file.
+``os._exit(0)`` in a tool would show as such: ``os._exit(0)`` in a tool fails that case, never ends
+``pytest --adk-eval`` (or a test calling ``AgentEvaluator.evaluate``) with exit code 0 and no JUnit file; the
+agent's API key, quoted in an exception, a log record or an answer, is masked in pytest's terminal output, its
+``--junitxml`` and AgentEvaluator's CSV file.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from tests.hostile.agents import HOSTILE_AGENT
-from tests.plugin.test_projects import run_pytest
+from tests.pytest.test_projects import run_pytest
 from tests.runners.scripted import turn, write_agent, write_config, write_evalset
 
 pytestmark = pytest.mark.slow
@@ -104,7 +104,8 @@ def test_the_agents_key_reaches_neither_the_terminal_nor_junit_nor_the_csv(tmp_p
     outcomes = _ended_with_a_verdict(done, junit)
     assert set(outcomes) == {"leak", "log", "reveal", "token", "test_hostile", "test_after"}
     token = outcomes["token"]
-    assert token is not None and "actual answer   'seen []'" in token[1]  # agent code runs without it, as in run
+    assert token is not None and "actual answer   'seen [" in token[1]
+    assert "GITHUB_TOKEN" not in token[1]  # agent code runs without it, as in run
     csv_text = (project / "out" / "evals.csv").read_text(encoding="utf-8")
     for where, text in {
         "terminal": done.stdout + done.stderr,

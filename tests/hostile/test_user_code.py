@@ -1,9 +1,9 @@
 """Agent and custom-metric code cannot end the run, stall it, or see the GitHub token.
 
 Each test runs the real command line in a subprocess (the console script's entry, with its supervising parent)
-on the hostile agent, so an exit code of 0 from a ``sys.exit(0)`` in a tool would show as such. Findings of the
-adversarial review (issue 9): before the fix, ``sys.exit(0)`` in a tool ended the gate with exit code 0 and no
-reports; ``KeyboardInterrupt`` ended it with 130 and no reports; a blocking tool defeated ``--timeout``.
+on the hostile agent, so an exit code of 0 from a ``sys.exit(0)`` in a tool would show as such: ``sys.exit(0)``
+or ``KeyboardInterrupt`` in a tool is an error of that case run, with every report written, and a blocking tool
+is stopped by ``--timeout``.
 """
 
 from __future__ import annotations
@@ -13,15 +13,15 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests import turns
+from tests.conftest import run_cli
 from tests.hostile.agents import HOSTILE_AGENT
-from tests.runners.scripted import turn, write_agent, write_config, write_evalset
+from tests.runners.scripted import AgentSignals, turn, write_agent, write_config, write_evalset
 
 pytestmark = pytest.mark.slow
 
@@ -44,23 +44,7 @@ def _repo(tmp_path: Path, message: str, *, config: dict[str, Any] | None = None)
 def _gate(
     repo: Path, *args: str, env: dict[str, str] | None = None, timeout: float = 120
 ) -> subprocess.CompletedProcess[str]:
-    return _cli(repo, "run", "bot", "--output-dir", "out", *args, env=env, timeout=timeout)
-
-
-def _cli(
-    repo: Path, *args: str, env: dict[str, str] | None = None, timeout: float = 120
-) -> subprocess.CompletedProcess[str]:
-    full_env = {k: v for k, v in os.environ.items() if not k.startswith(("INPUT_", "GITHUB_"))}
-    full_env.update(env or {})
-    return subprocess.run(
-        [sys.executable, "-m", "adk_eval_gate", *args],
-        cwd=repo,
-        env=full_env,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-    )
+    return run_cli("run", "bot", "--output-dir", "out", *args, cwd=repo, env=env, timeout=timeout)
 
 
 def _results(repo: Path) -> dict[str, Any]:
@@ -162,15 +146,7 @@ def test_validate_names_a_custom_metric_module_that_exits_at_import(tmp_path: Pa
     }
     repo = _repo(tmp_path, "hello", config=config)
     (repo / "exits_at_import.py").write_text(f"import sys\n\nsys.exit({code})\n", encoding="utf-8")
-    result = subprocess.run(
-        [sys.executable, "-m", "adk_eval_gate", "validate", "bot"],
-        cwd=repo,
-        env={k: v for k, v in os.environ.items() if not k.startswith(("INPUT_", "GITHUB_"))},
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    result = run_cli("validate", "bot", cwd=repo)
     assert result.returncode == 2, result.stdout + result.stderr
     [line] = [line for line in result.stdout.splitlines() if "hostile_metric" in line]
     assert f"importing 'exits_at_import.score' called sys.exit({code})" in line and "must not exit" in line
@@ -200,7 +176,7 @@ def test_validate_names_a_custom_metric_module_that_ends_or_blocks_its_process_a
     }
     repo = _repo(tmp_path, "hello", config=config)
     (repo / "ends_at_import.py").write_text(source, encoding="utf-8")
-    result = _cli(repo, "validate", "bot", "--timeout", "2")
+    result = run_cli("validate", "bot", "--timeout", "2", cwd=repo)
     output = result.stdout + result.stderr
     assert result.returncode == 2, output
     [line] = [line for line in output.splitlines() if "hostile_metric" in line]
@@ -229,7 +205,7 @@ def test_what_a_custom_metric_module_prints_at_import_cannot_issue_workflow_comm
             "def score(instance):\n    return {}\n",
             encoding="utf-8",
         )
-    result = _cli(repo, "validate", "bot", env={"GITHUB_ACTIONS": "true"})
+    result = run_cli("validate", "bot", cwd=repo, env={"GITHUB_ACTIONS": "true"})
     output = result.stdout + result.stderr
     assert result.returncode == 0, output
     for name in ("loud_vertex", "loud_adk"):
@@ -254,7 +230,7 @@ def test_what_a_vertex_metric_module_prints_when_run_loads_its_config_cannot_iss
         encoding="utf-8",
     )
     (tmp_path / "answers.evalset.jsonl").write_text('{"prompt": "hi", "response": "hello"}\n', encoding="utf-8")
-    result = _cli(tmp_path, "run", "--output-dir", "out", env={"GITHUB_ACTIONS": "true"})
+    result = run_cli("run", "--output-dir", "out", cwd=tmp_path, env={"GITHUB_ACTIONS": "true"})
     output = result.stdout + result.stderr
     assert result.returncode == 0, output
     relayed = [line for line in output.splitlines() if "forged" in line or "::loud" in line]
@@ -277,26 +253,29 @@ def test_a_blocking_tool_cannot_defeat_the_timeout(tmp_path: Path, message: str)
 def test_the_first_sigterm_writes_the_reports_while_a_tool_blocks(tmp_path: Path) -> None:
     repo = _repo(tmp_path, "block")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("INPUT_", "GITHUB_"))}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "adk_eval_gate", "run", "bot", "--output-dir", "out", "--parallelism", "1"],
-        cwd=repo,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    assert process.stdout is not None
     seen = []
-    try:
-        while not any("ran bot/hostile.evalset.json::fine" in line for line in seen):
-            line = process.stdout.readline()
-            assert line, "".join(seen)  # the run ended before the fine case was done
-            seen.append(line)
-        time.sleep(1.0)  # the blocking case run holds its worker's event loop now
-        process.send_signal(signal.SIGTERM)
-        rest, _ = process.communicate(timeout=60)  # the tool blocks for an hour: the gate ended its run
-    finally:
-        process.kill()  # whatever failed above: the blocking tool never ends by itself
+    with AgentSignals() as blocking:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "adk_eval_gate", "run", "bot", "--output-dir", "out", "--parallelism", "1"],
+            cwd=repo,
+            env={**env, **blocking.env},
+            pass_fds=blocking.pass_fds,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        blocking.handed_over()
+        assert process.stdout is not None
+        try:
+            while not any("ran bot/hostile.evalset.json::fine" in line for line in seen):
+                line = process.stdout.readline()
+                assert line, "".join(seen)  # the run ended before the fine case was done
+                seen.append(line)
+            blocking.wait(1)  # the blocking case run holds its worker's event loop now
+            process.send_signal(signal.SIGTERM)
+            rest, _ = process.communicate(timeout=60)  # the tool blocks for an hour: the gate ended its run
+        finally:
+            process.kill()  # whatever failed above: the blocking tool never ends by itself
     assert process.returncode == 128 + signal.SIGTERM, "".join(seen) + rest
     doc = _results(repo)
     assert doc["status"] == "error" and doc["run"]["interrupted"] is True
@@ -315,7 +294,7 @@ def test_agent_code_runs_without_the_github_token(tmp_path: Path) -> None:
 
 
 def test_validate_survives_an_agent_whose_import_exits_and_names_it(tmp_path: Path) -> None:
-    """Issue 20: ``validate`` imports each agent in a worker process, as ``run`` does; an agent whose import calls
+    """``validate`` imports each agent in a process of its own, as ``run`` does: an agent whose import calls
     ``os._exit(0)`` is a problem of that agent, and the other agents are still checked."""
     (tmp_path / ".git").mkdir()
     write_agent(tmp_path / "quitter", "import os\nos._exit(0)\n")
@@ -323,7 +302,7 @@ def test_validate_survives_an_agent_whose_import_exits_and_names_it(tmp_path: Pa
     for agent in ("quitter", "bot"):
         write_config(tmp_path / agent, {"response_match_score": 0.5})
         write_evalset(tmp_path / agent / "cases.evalset.json", {"c": [turn("hello", answer="echo: hello")]})
-    result = _cli(tmp_path, "validate", "quitter", "bot")
+    result = run_cli("validate", "quitter", "bot", cwd=tmp_path)
     output = result.stdout + result.stderr
     assert result.returncode == 2, output
     assert (

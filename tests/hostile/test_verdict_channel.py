@@ -1,9 +1,9 @@
-"""No path leads from agent code to the verdict (issue 20, point 3).
+"""No path leads from agent code to the verdict.
 
-Before the fix, agent worker processes inherited the supervising parent's verdict pipe: a tool that wrote ``0``
-to it and killed the gate made the command exit 0, with no reports. The tool here writes ``0`` to every pipe it
-holds and to every pipe of the worker starter and of the gate it can open anew through ``/proc`` (once per pipe),
-then kills the gate (the starter's parent: issue 23) with SIGKILL.
+An agent worker process holds no end of the supervising parent's verdict pipe, so a tool that writes ``0`` to a
+pipe and kills the gate cannot make the command exit 0 without reports. The tool here writes ``0`` to every pipe
+it holds and to every pipe of the worker starter and of the gate it can open anew through ``/proc`` (once per
+pipe), then kills the gate (the starter's parent) with SIGKILL.
 """
 
 from __future__ import annotations

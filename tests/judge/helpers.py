@@ -16,11 +16,11 @@ import pytest
 from google.genai import types
 
 from adk_eval_gate.judge.cache import JudgeCache
-from adk_eval_gate.judge.client import GeminiJudge
 from adk_eval_gate.judge.credentials import JudgeCredentials
-from adk_eval_gate.judge.retry import JudgeRetry
+from adk_eval_gate.judge.gemini_client import GeminiJudge
+from adk_eval_gate.judge.judge_retry import JudgeRetry
 from adk_eval_gate.judge.service import JudgeService
-from adk_eval_gate.metrics.base import CaseRun, Metric, MetricOutcome, MetricServices
+from adk_eval_gate.metrics.metric import CaseRun, Metric, MetricOutcome, MetricServices
 from adk_eval_gate.metrics.score import evaluate_metric
 from adk_eval_gate.model import eval_config
 from adk_eval_gate.model.evalset import EvalCase, Invocation

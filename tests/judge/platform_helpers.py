@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
+from adk_eval_gate.judge.judge_retry import JudgeRetry
 from adk_eval_gate.judge.platform_access import PlatformAccess
 from adk_eval_gate.judge.platform_service import PlatformService
-from adk_eval_gate.judge.retry import JudgeRetry
-from adk_eval_gate.metrics.base import CaseRun, Metric, MetricServices
+from adk_eval_gate.metrics.metric import CaseRun, Metric, MetricServices
 from adk_eval_gate.metrics.score import evaluate_metric
 from adk_eval_gate.model import eval_config
 from adk_eval_gate.support.retry import Backoff

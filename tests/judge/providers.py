@@ -12,7 +12,7 @@ import pytest
 
 from adk_eval_gate.judge.adk_models import AdkModelJudge
 from adk_eval_gate.judge.cache import JudgeCache
-from adk_eval_gate.judge.retry import JudgeRetry
+from adk_eval_gate.judge.judge_retry import JudgeRetry
 from adk_eval_gate.judge.routing import RoutedJudge
 from adk_eval_gate.judge.service import JudgeService
 from tests.fakes.gemini_server import FakeGemini

@@ -13,7 +13,7 @@ from pathlib import Path
 from google.genai import types
 
 from adk_eval_gate.judge.cache import MAX_ENTRY_BYTES, JudgeCache, cache_key
-from adk_eval_gate.judge.client import ModelAnswer, config_fingerprint, request_config
+from adk_eval_gate.judge.gemini_client import ModelAnswer, config_fingerprint, request_config
 from adk_eval_gate.judge.service import SCORED_RUN, JudgeService
 from adk_eval_gate.model.eval_config import JudgeModelOptions
 from tests.fakes.gemini_server import FakeGemini, Reply

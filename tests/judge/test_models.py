@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from adk_eval_gate.judge.models import GEMINI, ModelUnavailable, resolve_model
+from adk_eval_gate.judge.model_classes import GEMINI, ModelUnavailable, resolve_model
 from tests.conftest import EXAMPLES, run_cli, write_json
 
 
@@ -175,7 +175,7 @@ def test_a_gemini_model_without_gemini_credentials_fails_with_the_reason() -> No
     import asyncio
 
     from adk_eval_gate.judge.adk_models import AdkModelJudge
-    from adk_eval_gate.judge.client import request_config
+    from adk_eval_gate.judge.gemini_client import request_config
     from adk_eval_gate.judge.routing import GeminiUnavailable, RoutedJudge
 
     routed = RoutedJudge(gemini=None, gemini_unavailable="set GOOGLE_API_KEY", adk=AdkModelJudge())

@@ -19,8 +19,8 @@ import pytest
 
 from adk_eval_gate.judge.adk_models import AdkModelJudge
 from adk_eval_gate.judge.http_guard import MAX_ANSWER_BYTES
-from adk_eval_gate.judge.models import ModelRoute
-from adk_eval_gate.judge.retry import JUDGE_RETRY
+from adk_eval_gate.judge.judge_retry import JUDGE_RETRY
+from adk_eval_gate.judge.model_classes import ModelRoute
 from adk_eval_gate.judge.service import JudgeFailed, JudgeService
 from adk_eval_gate.model.eval_config import JudgeModelOptions
 from adk_eval_gate.model.tokens import MAX_CALL_TOKENS

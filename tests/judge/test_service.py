@@ -10,8 +10,8 @@ from typing import TypeVar
 import pytest
 from google.genai import types
 
+from adk_eval_gate.judge.judge_retry import JudgeRetry
 from adk_eval_gate.judge.limiter import JudgeLimiter
-from adk_eval_gate.judge.retry import JudgeRetry
 from adk_eval_gate.judge.service import JudgeFailed, JudgeService
 from adk_eval_gate.model.eval_config import JudgeModelOptions
 from adk_eval_gate.support.retry import Backoff
@@ -55,15 +55,17 @@ def test_answer_tokens_model_key_and_config(gemini: FakeGemini) -> None:
 
 class RecordedPauses(JudgeLimiter):
     """The service's rate limit, recording each pause it was told to make and when that pause ends (the same
-    clock as the fake server's arrival times)."""
+    clock as the fake server's arrival times); ``paused`` is set once it was told to pause."""
 
     def __init__(self, parallelism: int) -> None:
         super().__init__(parallelism)
         self.pauses: list[tuple[float, float]] = []  # (seconds asked, the end of the pause then)
+        self.paused = asyncio.Event()
 
     def pause(self, seconds: float) -> None:
         super().pause(seconds)
         self.pauses.append((seconds, self._resume_at))
+        self.paused.set()
 
 
 def recording_pauses(service: JudgeService) -> RecordedPauses:
@@ -86,7 +88,7 @@ def test_429_then_success_waits_as_told(gemini: FakeGemini) -> None:
 def test_retry_info_in_the_error_body_is_honoured(gemini: FakeGemini) -> None:
     from google.genai import errors
 
-    from adk_eval_gate.judge.retry import server_delay
+    from adk_eval_gate.judge.judge_retry import server_delay
     from adk_eval_gate.support.retry import transient_status
 
     error = errors.ClientError(
@@ -115,7 +117,7 @@ def test_500_forever_fails_after_the_fixed_number_of_tries(gemini: FakeGemini) -
 def test_backoff_grows_exponentially_with_jitter() -> None:
     import random
 
-    from adk_eval_gate.judge.retry import JUDGE_RETRY
+    from adk_eval_gate.judge.judge_retry import JUDGE_RETRY
 
     rng = random.Random(1)
     for failed, ceiling in ((1, 1.0), (2, 2.0), (3, 4.0), (4, 8.0), (9, 30.0)):
@@ -184,7 +186,7 @@ def test_a_429_pauses_every_caller(gemini: FakeGemini) -> None:
 
     async def work(s: JudgeService) -> list[str]:
         first = asyncio.ensure_future(s.ask(options=OPTIONS, prompt="first"))
-        await asyncio.sleep(0.1)  # the first request has had its 429 by now
+        await limiter.paused.wait()  # the first request has had its 429
         second = await s.ask(options=OPTIONS, prompt="second")
         return [await first, second]
 

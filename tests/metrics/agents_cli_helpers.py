@@ -6,7 +6,7 @@ from typing import Any
 
 from google.genai import types
 
-from adk_eval_gate.metrics.base import CaseRun
+from adk_eval_gate.metrics.metric import CaseRun
 from adk_eval_gate.model import platform_cases as pc
 from adk_eval_gate.model.evalset import (
     AgentDetails,

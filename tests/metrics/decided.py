@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from adk_eval_gate.metrics.base import MetricOutcome
+from adk_eval_gate.metrics.metric import MetricOutcome
 from adk_eval_gate.model.evalset import RubricScore
 from adk_eval_gate.model.results import MetricStatus, RunMetric
 from adk_eval_gate.verdict.aggregation import invocation_statuses, run_metric_status

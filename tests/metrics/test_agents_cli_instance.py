@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from adk_eval_gate.metrics.agents_cli_instance import fill, function_instance, template_values, trace_case
-from adk_eval_gate.metrics.base import NotEvaluated
+from adk_eval_gate.metrics.metric import NotEvaluated
 from adk_eval_gate.model import platform_cases as pc
 from tests.metrics.agents_cli_helpers import answered, dataset_case, run_of
 

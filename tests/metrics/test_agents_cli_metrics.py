@@ -11,11 +11,11 @@ import pytest
 
 from adk_eval_gate.metrics import agents_cli_specs
 from adk_eval_gate.metrics.agents_cli_functions import FunctionAnswer, FunctionCall
-from adk_eval_gate.metrics.base import CaseRun, MetricOutcome, MetricServices
+from adk_eval_gate.metrics.metric import CaseRun, MetricOutcome, MetricServices
 from adk_eval_gate.metrics.score import evaluate_metric
 from adk_eval_gate.model import agents_cli_config as acli
 from adk_eval_gate.model.eval_config import JudgeModelOptions
-from adk_eval_gate.runners.function_process import run_here
+from adk_eval_gate.runners.workers.function_process import run_here
 from tests.fakes.gemini_server import FakeGemini, Reply
 from tests.judge.helpers import MarkerScript, gemini, judge_service
 from tests.metrics.agents_cli_helpers import answered, dataset_case, run_of
@@ -102,7 +102,7 @@ def test_a_code_metric_that_gives_no_number_is_not_evaluated_with_the_reason(bod
 
 
 def test_a_transient_failure_is_tried_again_as_agents_cli_does(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("adk_eval_gate.runners.function_process.time.sleep", lambda seconds: None)
+    monkeypatch.setattr("adk_eval_gate.runners.workers.function_process.time.sleep", lambda seconds: None)
     body = (
         "tries = []\n\ndef evaluate(instance):\n    tries.append(1)\n"
         "    if len(tries) < 3:\n        raise ConnectionError('reset')\n    return {'score': len(tries)}\n"

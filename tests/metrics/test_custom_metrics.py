@@ -13,8 +13,8 @@ from google.adk.evaluation.eval_metrics import BaseCriterion as AdkBaseCriterion
 from google.adk.evaluation.eval_metrics import EvalMetric
 
 from adk_eval_gate.metrics import registry
-from adk_eval_gate.metrics.base import CaseRun, InvocationScore, Metric, MetricOutcome, MetricServices
 from adk_eval_gate.metrics.custom import CustomMetric
+from adk_eval_gate.metrics.metric import CaseRun, InvocationScore, Metric, MetricOutcome, MetricServices
 from adk_eval_gate.metrics.score import evaluate_metric
 from adk_eval_gate.model import eval_config
 from adk_eval_gate.model.evalset import ConversationScenario, EvalCase

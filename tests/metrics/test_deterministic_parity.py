@@ -22,8 +22,8 @@ from google.genai import types
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from adk_eval_gate.metrics.base import CaseRun, MetricOutcome, MetricServices
 from adk_eval_gate.metrics.efficiency import InferenceCallCount, InvocationDuration, TokenUsage, ToolCallCount
+from adk_eval_gate.metrics.metric import CaseRun, MetricOutcome, MetricServices
 from adk_eval_gate.metrics.rouge import ResponseMatchScore, rouge1_fmeasure
 from adk_eval_gate.metrics.trajectory import ToolTrajectoryAvgScore
 from adk_eval_gate.model import eval_config
@@ -286,12 +286,13 @@ def test_scoring_runs_through_asyncio_like_the_pipeline() -> None:
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(actual=efficiency_invocations())
 def test_the_cost_and_latency_figures_equal_adks_efficiency_evaluators(actual: list[Invocation]) -> None:
-    """Issue "cost and latency": tokens, model calls, tool calls and turn time per turn are ADK's own numbers."""
+    """Tokens, model calls, tool calls and turn time per turn are ADK's own numbers."""
     from adk_eval_gate.aggregate.pricing import Prices
-    from adk_eval_gate.aggregate.usage import run_usage
+    from adk_eval_gate.aggregate.usage import usage_of_turns
+    from adk_eval_gate.metrics.efficiency import turn_facts
 
     adk_actual = adk_helpers.to_adk(actual)
-    usage = run_usage(actual, Prices.shipped())
+    usage = usage_of_turns([turn_facts(invocation) for invocation in actual], Prices.shipped())
     evaluators = {
         "tokens": _TokenUsageV1Evaluator(eval_metric=adk_helpers.base_metric("token_usage_v1", None)),
         "model_calls": _InferenceCallCountV1Evaluator(

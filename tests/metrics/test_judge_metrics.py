@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from adk_eval_gate.judge.service import JudgeService
-from adk_eval_gate.metrics.base import MetricServices
 from adk_eval_gate.metrics.judge_metrics import FinalResponseMatchV2
+from adk_eval_gate.metrics.metric import MetricServices
 from adk_eval_gate.metrics.score import evaluate_metric
 from adk_eval_gate.metrics.vertex_style import (
     MultiTurnTaskSuccess,

@@ -27,9 +27,9 @@ from google.genai import types
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from adk_eval_gate.metrics.base import Metric, MetricOutcome
 from adk_eval_gate.metrics.hallucinations import HallucinationsV1
 from adk_eval_gate.metrics.judge_metrics import FinalResponseMatchV2
+from adk_eval_gate.metrics.metric import Metric, MetricOutcome
 from adk_eval_gate.metrics.rubric_metrics import (
     RubricFinalResponseQuality,
     RubricMultiTurnTrajectoryQuality,

@@ -16,9 +16,9 @@ from google.adk.evaluation.final_response_match_v2 import FinalResponseMatchV2Ev
 from google.adk.evaluation.hallucinations_v1 import HallucinationsV1Evaluator
 from google.adk.evaluation.simulation.per_turn_user_simulator_quality_v1 import PerTurnUserSimulatorQualityV1
 
-from adk_eval_gate.metrics.base import Metric, MetricOutcome
 from adk_eval_gate.metrics.hallucinations import HallucinationsV1
 from adk_eval_gate.metrics.judge_metrics import FinalResponseMatchV2
+from adk_eval_gate.metrics.metric import Metric, MetricOutcome
 from adk_eval_gate.metrics.user_simulator_quality import PerTurnUserSimulatorQuality
 from adk_eval_gate.model import eval_config
 from adk_eval_gate.model.evalset import ConversationScenario, EvalCase, Invocation

@@ -12,7 +12,7 @@ import pytest
 from adk_eval_gate.judge.platform_instances import DatasetInstance, dataset_instance
 from adk_eval_gate.metrics import agents_cli_specs
 from adk_eval_gate.metrics.agents_cli_instance import trace_case
-from adk_eval_gate.metrics.base import MetricOutcome, MetricServices
+from adk_eval_gate.metrics.metric import MetricOutcome, MetricServices
 from adk_eval_gate.metrics.score import evaluate_metric
 from adk_eval_gate.model import agents_cli_config as acli
 from tests.fakes.agent_platform_server import Answer, FakeAgentPlatform, verdict

@@ -19,7 +19,7 @@ from adk_eval_gate.judge.platform_service import (
     RubricVerdict,
     ServiceMetric,
 )
-from adk_eval_gate.metrics.base import Metric, MetricServices
+from adk_eval_gate.metrics.metric import Metric, MetricServices
 from adk_eval_gate.metrics.score import evaluate_metric
 from adk_eval_gate.metrics.vertex_style import (
     MultiTurnTaskSuccess,

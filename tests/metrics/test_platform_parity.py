@@ -35,7 +35,7 @@ from google.genai import types as genai_types
 
 from adk_eval_gate.judge.platform_access import choose
 from adk_eval_gate.judge.platform_service import PlatformService
-from adk_eval_gate.metrics.base import Metric
+from adk_eval_gate.metrics.metric import Metric
 from adk_eval_gate.metrics.vertex_style import (
     MultiTurnTaskSuccess,
     MultiTurnToolUseQuality,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from adk_eval_gate.metrics import agents_cli_specs, evaluators, registry
-from adk_eval_gate.metrics.base import Metric, MetricServices
+from adk_eval_gate.metrics.metric import Metric, MetricServices
 from adk_eval_gate.model import agents_cli_config as acli
 from adk_eval_gate.model import eval_config
 

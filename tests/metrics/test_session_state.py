@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from adk_eval_gate.metrics.base import CaseRun
+from adk_eval_gate.metrics.metric import CaseRun
 from adk_eval_gate.model.evalset import EvalCase
 from adk_eval_gate.model.results import MetricStatus
-from adk_eval_gate.runners.base import REQUEST_KEY, plain_state
+from adk_eval_gate.runners.runner import REQUEST_KEY, plain_state
 from tests.judge.helpers import invocation
 from tests.metrics.decided import Decided
 from tests.metrics.vertex_helpers import build, outcome

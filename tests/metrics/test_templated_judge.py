@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from adk_eval_gate.metrics.base import MetricServices
+from adk_eval_gate.metrics.metric import MetricServices
 from adk_eval_gate.metrics.score import evaluate_metric
 from adk_eval_gate.model.evalset import ConversationScenario, EvalCase
 from adk_eval_gate.model.results import MetricStatus

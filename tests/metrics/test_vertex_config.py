@@ -54,7 +54,7 @@ def _load(tmp_path: Path, data: dict[str, Any]) -> LoadedConfig:
 def _line(tmp_path: Path, data: dict[str, Any]) -> str:
     with pytest.raises(ConfigError) as caught:
         _load(tmp_path, data)
-    assert not caught.value.also, caught.value.all_lines()
+    assert not caught.value.also, [problem.one_line() for problem in caught.value.every_problem()]
     return caught.value.one_line()
 
 

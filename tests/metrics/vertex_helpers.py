@@ -9,7 +9,7 @@ from typing import Any
 from google.genai import types
 
 from adk_eval_gate.metrics import registry
-from adk_eval_gate.metrics.base import CaseRun, Metric, MetricServices
+from adk_eval_gate.metrics.metric import CaseRun, Metric, MetricServices
 from adk_eval_gate.metrics.score import evaluate_metric
 from adk_eval_gate.model import eval_config
 from adk_eval_gate.model.evalset import IntermediateData, Invocation

@@ -6,7 +6,7 @@ import statistics
 from typing import Any
 
 from adk_eval_gate import verdict
-from adk_eval_gate.aggregate import cases as aggregate
+from adk_eval_gate.aggregate import records as aggregate
 from adk_eval_gate.model.results import (
     BaselineInfo,
     CaseResult,
@@ -193,12 +193,12 @@ def priced_document(*, calls: list[int], runs: int, jitter: float = 0.01) -> Res
     from google.genai import types
 
     from adk_eval_gate.aggregate.pricing import Prices
-    from adk_eval_gate.metrics.base import MetricOutcome
+    from adk_eval_gate.metrics.metric import MetricOutcome
     from adk_eval_gate.metrics.registry import BUILT_IN, ConfiguredMetric
     from adk_eval_gate.metrics.score import ScoredMetric
     from adk_eval_gate.model.eval_config import BaseCriterion
     from adk_eval_gate.model.evalset import EvalCase, Invocation, InvocationEvent, InvocationEvents
-    from adk_eval_gate.runners.base import Inference
+    from adk_eval_gate.runners.runner import Inference
 
     configured = ConfiguredMetric(spec=BUILT_IN["response_match_score"], criterion=BaseCriterion(threshold=0.5))
     usage = types.GenerateContentResponseUsageMetadata(prompt_token_count=1000, candidates_token_count=50)

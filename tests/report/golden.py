@@ -8,10 +8,12 @@ hashes of its script and style).
 
 from __future__ import annotations
 
+import base64
 import io
 import json
 import os
 import re
+import zlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -20,7 +22,7 @@ from adk_eval_gate.github.annotations import annotate
 from adk_eval_gate.model.results import ResultsDocument
 from adk_eval_gate.report import comment, junit, summary
 from adk_eval_gate.report.html import page
-from adk_eval_gate.report.html.cases import ROW_FIELDS
+from adk_eval_gate.report.html.case_list import ROW_FIELDS
 from adk_eval_gate.support.console import Console
 from tests.report.scenarios import EXPECTED
 
@@ -43,6 +45,16 @@ def annotations(doc: ResultsDocument) -> str:
     stream = io.StringIO()
     annotate(Console(in_actions=True, stream=stream), doc)
     return "".join(line for line in stream.getvalue().splitlines(keepends=True) if line.startswith("::"))
+
+
+def unpacked_details(packed: dict[str, Any]) -> list[str]:
+    """Every case's details HTML from the page's packed details (``page.packed_details``), as the page's script
+    unpacks one chunk: base64, then zlib, then a JSON list."""
+    return [
+        detail
+        for chunk in packed["chunks"]
+        for detail in json.loads(zlib.decompress(base64.b64decode(chunk)).decode("utf-8"))
+    ]
 
 
 def script_data(html: str, name: str) -> Any:
@@ -81,7 +93,7 @@ def report_data(html: str) -> str:
         assert found, f"report.html has no {part}"
         parts[part] = found.group(1)
     parts["case_rows"] = _ROWS_PLACE
-    parts["case_details"] = page.unpacked_details(script_data(html, "case-details"))
+    parts["case_details"] = unpacked_details(script_data(html, "case-details"))
     rows = ",\n  ".join(json.dumps(row, ensure_ascii=False) for row in rows_of(html))  # a row a line
     text = json.dumps(parts, indent=1, ensure_ascii=False)
     return text.replace(json.dumps(_ROWS_PLACE), f"[\n  {rows}\n ]" if rows else "[]") + "\n"

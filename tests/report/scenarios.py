@@ -17,8 +17,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from adk_eval_gate.commands.gate import decided
 from adk_eval_gate.compare.changes import compare
+from adk_eval_gate.finish.against_baseline import decide_with_comparison
 from adk_eval_gate.model.results import ResultsDocument, parse_document
 from adk_eval_gate.verdict import Policy
 from adk_eval_gate.verdict.decide import redecide
@@ -86,7 +86,7 @@ SCENARIOS: dict[str, Callable[[], ResultsDocument]] = {
 
 def _compared(head: ResultsDocument, base: ResultsDocument) -> ResultsDocument:
     comparison = compare(head, base, baseline=baseline_info(), tolerance=0.0)
-    return decided(head, comparison, Policy(fail_on_regression=False, tolerance=0.0))
+    return decide_with_comparison(head, comparison, Policy(fail_on_regression=False, tolerance=0.0))
 
 
 def huge_failing(count: int = 400) -> ResultsDocument:

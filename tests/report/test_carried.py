@@ -9,8 +9,8 @@ import xml.etree.ElementTree as ET
 
 from adk_eval_gate.model.results import AffectedRun, Carried, ResultsDocument
 from adk_eval_gate.report import comment, junit, summary
-from adk_eval_gate.report import console as console_report
-from adk_eval_gate.report.html import cases as html_cases
+from adk_eval_gate.report import console_lines as console_report
+from adk_eval_gate.report.html import case_list as html_cases
 from adk_eval_gate.report.html import page
 from adk_eval_gate.support.console import Console
 from tests.report.builders import case, document, metric

@@ -1,11 +1,11 @@
-"""The log's verdict (report/console.py): the flaky cases named under the stability line, bounded and made safe
+"""The log's verdict (report/console_lines.py): the flaky cases named under the stability line, bounded and made safe
 for the log, and each flaky case's own line marked."""
 
 from __future__ import annotations
 
 import io
 
-from adk_eval_gate.report import console as console_report
+from adk_eval_gate.report import console_lines as console_report
 from adk_eval_gate.support.console import Console
 from tests.report.builders import case, document, metric
 from tests.report.scenarios import SCENARIOS

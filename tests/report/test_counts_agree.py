@@ -14,7 +14,7 @@ import pytest
 
 from adk_eval_gate.model.results import Confirmation, ResultsDocument
 from adk_eval_gate.report import comment, junit, summary
-from adk_eval_gate.report import console as console_report
+from adk_eval_gate.report import console_lines as console_report
 from adk_eval_gate.report.html import page
 from adk_eval_gate.support.console import Console
 from tests.report.builders import case, document, metric

@@ -14,12 +14,12 @@ from typing import Any
 import pytest
 
 from adk_eval_gate.model.results import InvocationRecord, ResultsDocument, RubricScoreRecord, RunMetric
-from adk_eval_gate.report.html import cases as html_cases
+from adk_eval_gate.report.html import case_list as html_cases
 from adk_eval_gate.report.html import page, parts
 from adk_eval_gate.report.html.calls import calls_table
 from adk_eval_gate.report.markdown import escape_html
 from tests.report.builders import case, document, invocation, metric
-from tests.report.golden import row_text, rows_of, script_data
+from tests.report.golden import row_text, rows_of, script_data, unpacked_details
 from tests.report.scenarios import SCENARIOS, huge_failing
 
 OUR_TAGS = {
@@ -70,7 +70,7 @@ def parsed(markup: str) -> _Page:
 
 def details_of(markup: str) -> list[str]:
     """The case details the page's script puts into each case (compressed data in the page)."""
-    return page.unpacked_details(script_data(markup, "case-details"))
+    return unpacked_details(script_data(markup, "case-details"))
 
 
 def problems(markup: str) -> list[str]:
@@ -353,9 +353,9 @@ def test_turns_without_answers_are_not_word_diffed() -> None:
 
 
 def test_the_details_are_compressed_data_so_a_page_of_many_cases_stays_small() -> None:
-    """Issue 23: the page embeds the rows as data (the script builds them) and the cases' details as compressed
-    data, unpacked in the browser for an opened case only: 400 failing cases with long answers take about 410
-    bytes each (10.5 KB each when the details were JSON strings of HTML, 1.1 KB when the rows were HTML)."""
+    """The page embeds the rows as data (the script builds them) and the cases' details as compressed data,
+    unpacked in the browser for an opened case only: 400 failing cases with long answers take under 600 bytes
+    each (about 410; 10.5 KB each if the details were JSON strings of HTML, 1.1 KB if the rows were HTML)."""
     doc = huge_failing(400)
     markup = page.render(doc)
     assert len(markup.encode("utf-8")) < 400 * 600

@@ -63,9 +63,9 @@ def test_the_summary_golden_files_charts_render(mermaid_errors: Check, path: Pat
 def test_charts_without_a_baseline_or_with_a_new_metric_render(mermaid_errors: Check) -> None:
     """The charts that draw no base series (no baseline, or a metric the baseline did not score) and the titles
     of single-metric charts are valid Mermaid."""
-    from adk_eval_gate.commands.gate import decided
     from adk_eval_gate.compare.changes import compare
-    from adk_eval_gate.report import charts
+    from adk_eval_gate.finish.against_baseline import decide_with_comparison
+    from adk_eval_gate.report import mermaid_charts
     from adk_eval_gate.verdict import Policy
     from tests.report.builders import baseline_info, case, document, metric, priced_document
 
@@ -73,9 +73,11 @@ def test_charts_without_a_baseline_or_with_a_new_metric_render(mermaid_errors: C
     head = document([case("a", [metric("one", 0.8, threshold=0.8), metric("a.b-c_1", 1.0, threshold=1.0)])])
     text = "\n\n".join(
         [
-            charts.metric_charts(head),
-            charts.metric_charts(decided(head, compare(head, base, baseline=baseline_info()), Policy())),
-            charts.cost_chart(priced_document(calls=[1, 2], runs=1)),
+            mermaid_charts.metric_charts(head),
+            mermaid_charts.metric_charts(
+                decide_with_comparison(head, compare(head, base, baseline=baseline_info()), Policy())
+            ),
+            mermaid_charts.cost_chart(priced_document(calls=[1, 2], runs=1)),
         ]
     )
     blocks = mermaid_blocks(text)

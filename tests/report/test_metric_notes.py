@@ -7,8 +7,8 @@ from __future__ import annotations
 import io
 
 from adk_eval_gate.model.results import CaseResult, ResultsDocument
-from adk_eval_gate.report import cases, junit, summary
-from adk_eval_gate.report import console as console_report
+from adk_eval_gate.report import case_sections, junit, summary
+from adk_eval_gate.report import console_lines as console_report
 from adk_eval_gate.report import markdown as md
 from adk_eval_gate.support.console import Console
 from tests.report.builders import case, document, metric
@@ -36,7 +36,7 @@ def _doc() -> tuple[ResultsDocument, CaseResult]:
 
 def test_the_summary_lists_each_metrics_notes_under_its_failure() -> None:
     doc, failing = _doc()
-    body = cases.case_body(failing, text_limit=300)
+    body = case_sections.case_body(failing, text_limit=300)
     notes = [
         "- final_session_state_match: 0.5 < 1",
         '  - state key "plan": expected "gold", got "silver"',

@@ -9,10 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from adk_eval_gate.aggregate import cases as aggregate
+from adk_eval_gate.aggregate import records as aggregate
 from adk_eval_gate.config.settings import build_settings
-from adk_eval_gate.model.results import CaseInputs, parse_cases, parse_document
-from adk_eval_gate.model.results_json import dump_json, json_parts
+from adk_eval_gate.model.results import CaseInputs, dump_json, json_parts, parse_cases, parse_document
 from adk_eval_gate.report.writer import write_reports
 from adk_eval_gate.support.console import Console
 from adk_eval_gate.support.errors import UsageError

@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 
 from adk_eval_gate import verdict
-from adk_eval_gate.commands.merge import load_results
+from adk_eval_gate.inputs.saved_results import load_results
 from adk_eval_gate.model.results import ResultsDocument
-from tests.github.flows import Step, run_cli
+from tests.github.flows import Step, run_step
 from tests.report.golden import HUGE, NOT_KEPT, SUMMARY_LIMITS, expected_path, report_data
 from tests.report.scenarios import input_data, input_names, load_input, saved_file, source_of
 
@@ -33,7 +33,7 @@ IN_ACTIONS = {**TRUSTED, "GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": "push"} 
 
 def _report(monkeypatch: pytest.MonkeyPatch, name: str, work: Path) -> Step:
     args = ["report", str(saved_file(name, work)), "--output-dir", str(work / "out")]
-    return run_cli(monkeypatch, args, IN_ACTIONS, work)
+    return run_step(monkeypatch, args, IN_ACTIONS, work)
 
 
 def _verdict(doc: ResultsDocument) -> tuple[object, ...]:
@@ -78,7 +78,7 @@ def _shards(data: dict[str, Any], work: Path) -> list[str]:
 def _merged(monkeypatch: pytest.MonkeyPatch, name: str, work: Path) -> ResultsDocument:
     merged = work / "merged.json"
     args = ["merge", *_shards(input_data(name), work), "--results", str(merged), "--output-dir", str(work / "out")]
-    step = run_cli(monkeypatch, args, TRUSTED, work)
+    step = run_step(monkeypatch, args, TRUSTED, work)
     assert step.code == 0, step.stdout
     return load_results(merged)
 

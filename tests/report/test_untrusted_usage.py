@@ -7,12 +7,11 @@ from __future__ import annotations
 import io
 
 from adk_eval_gate.aggregate.usage import report_unpriced
-from adk_eval_gate.commands.gate import decided
 from adk_eval_gate.compare.changes import compare
-from adk_eval_gate.model.results import JudgeSetting, ResultsDocument
-from adk_eval_gate.model.results_usage import ModelUsage, UsageTotals
+from adk_eval_gate.finish.against_baseline import decide_with_comparison
+from adk_eval_gate.model.results import JudgeSetting, ModelUsage, ResultsDocument, UsageTotals
 from adk_eval_gate.report import comment, summary
-from adk_eval_gate.report import console as console_report
+from adk_eval_gate.report import console_lines as console_report
 from adk_eval_gate.support.console import Console
 from adk_eval_gate.verdict import Policy
 from tests.report.builders import RUN_URL, baseline_info, priced_document
@@ -43,7 +42,7 @@ def _hostile_pair() -> ResultsDocument:
     head = head.model_copy(update={"usage": usage})
     comparison = compare(head, base, baseline=baseline_info())
     assert [d.what for d in comparison.differences] == ["judge model"]
-    return decided(head, comparison, Policy())
+    return decide_with_comparison(head, comparison, Policy())
 
 
 def test_model_names_and_base_judge_settings_stay_text_in_the_comment_and_summary() -> None:

@@ -6,10 +6,8 @@ import os
 import socket
 import subprocess
 import sys
-import time
+import threading
 from pathlib import Path
-
-import httpx
 
 
 def free_port() -> int:
@@ -30,23 +28,34 @@ class ApiServer:
                 "--host", "127.0.0.1", "--port", str(self.port),
                 "--session_service_uri", "memory://", str(agents_dir),
             ],
-            stdout=self.log.open("w"),
+            stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             env=env,
+            text=True,
         )  # fmt: skip
+        self.listening = False
+        self._said = threading.Event()  # uvicorn said it listens, or the output ended
+        threading.Thread(target=self._keep_output, daemon=True).start()
+
+    def _keep_output(self) -> None:
+        """Copies the server's output to ``log``; ``_said`` once uvicorn says it listens (its socket is bound)."""
+        assert self.process.stdout is not None
+        with self.log.open("w", encoding="utf-8") as log:
+            for line in self.process.stdout:
+                log.write(line)
+                log.flush()
+                if f"Uvicorn running on {self.url} " in line:
+                    self.listening = True
+                    self._said.set()
+        self._said.set()
 
     def wait(self, timeout: float = 60) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"adk api_server exited: {self.log.read_text()[-2000:]}")
-            try:
-                if httpx.get(f"{self.url}/list-apps", timeout=1).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.2)
-        raise RuntimeError(f"adk api_server did not start: {self.log.read_text()[-2000:]}")
+        """Returns once the server listens; raises with its output if it ended first or said nothing within
+        ``timeout`` seconds (a guard far above its start)."""
+        if not self._said.wait(timeout):
+            raise RuntimeError(f"adk api_server did not start: {self.log.read_text()[-2000:]}")
+        if not self.listening:
+            raise RuntimeError(f"adk api_server exited: {self.log.read_text()[-2000:]}")
 
     def stop(self) -> None:
         self.process.terminate()

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from adk_eval_gate.cli import main
+from tests.conftest import gate_in_process
 
 
 @dataclass
@@ -41,17 +41,17 @@ def tmp_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @pytest.fixture
-def run_gate(tmp_repo: Path, capsys: pytest.CaptureFixture[str]) -> RunGate:
-    """``adk-eval-gate run ARGS`` in this process; returns the exit code, stdout and results.json."""
+def run_gate(tmp_repo: Path, monkeypatch: pytest.MonkeyPatch) -> RunGate:
+    """``adk-eval-gate run ARGS`` in this process (``gate_in_process``); returns the exit code, stdout and
+    results.json."""
 
     def run(*args: str) -> GateRun:
         out_dir = tmp_repo / "out"
-        code = main(["run", *args, "--output-dir", str(out_dir)])
-        captured = capsys.readouterr()
+        done = gate_in_process(monkeypatch, "run", *args, "--output-dir", str(out_dir), cwd=tmp_repo)
         results = out_dir / "results.json"
         doc = json.loads(results.read_text(encoding="utf-8")) if results.is_file() else None
         if results.is_file():
             results.unlink()
-        return GateRun(code, captured.out, doc)
+        return GateRun(done.returncode, done.stdout, doc)
 
     return run

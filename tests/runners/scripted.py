@@ -1,20 +1,30 @@
 """Scripted ADK agents for the runner tests, written into temporary agent folders.
 
 ``SCRIPT_AGENT`` obeys the user's message: ``weather CITY`` calls a tool and answers from it, ``state KEY`` reads
-the session state through a tool, ``explode`` calls a tool that raises, ``hang`` never answers, ``flaky`` fails
-with a 429 (then a 503) the first two times a session asks, ``slow`` takes a moment. Anything else is echoed.
+the session state through a tool, ``explode`` calls a tool that raises, ``hang`` never answers (and says so on
+``AgentSignals``' pipe), ``flaky`` fails with a 429 (then a 503) the first two times a session asks. Anything else
+is echoed.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import select
 from pathlib import Path
+from types import TracebackType
 from typing import Any
+
+# The file descriptor, in the environment of the gate a test starts, to which an agent writes one byte when it
+# reaches a point the test waits for (the scripted model's ``hang``, the hostile agent's ``block``).
+SIGNAL_FD = "TEST_AGENT_SIGNAL_FD"
 
 SCRIPT_AGENT = '''
 from __future__ import annotations
 
 import asyncio
+import os
+
 from google.adk.agents import LlmAgent
 from google.adk.models.base_llm import BaseLlm
 from google.adk.models.llm_response import LlmResponse
@@ -22,6 +32,12 @@ from google.adk.tools.tool_context import ToolContext
 from google.genai import errors, types
 
 FAILURES: dict[str, int] = {}
+
+
+def signal_the_test() -> None:
+    fd = os.environ.get("TEST_AGENT_SIGNAL_FD")
+    if fd:
+        os.write(int(fd), b".")
 
 
 def get_weather(city: str) -> dict:
@@ -57,6 +73,7 @@ class ScriptModel(BaseLlm):
         elif text == "explode":
             parts = [types.Part(function_call=types.FunctionCall(name="explode", args={"reason": "test"}))]
         elif text == "hang":
+            signal_the_test()
             await asyncio.sleep(3600)
             parts = []
         elif text.startswith("flaky"):
@@ -67,9 +84,6 @@ class ScriptModel(BaseLlm):
             if seen == 2:
                 raise errors.ServerError(503, {"error": {"code": 503, "message": "busy", "status": "UNAVAILABLE"}})
             parts = [types.Part(text="recovered")]
-        elif text == "slow":
-            await asyncio.sleep(0.5)
-            parts = [types.Part(text="done slowly")]
         else:
             parts = [types.Part(text=f"echo: {text}")]
         yield LlmResponse(
@@ -120,3 +134,51 @@ def write_config(folder: Path, criteria: dict[str, Any]) -> Path:
     path = folder / "test_config.json"
     path.write_text(json.dumps({"criteria": criteria}), encoding="utf-8")
     return path
+
+
+class AgentSignals:
+    """A pipe from the agents of a gate process the test starts: each writes a byte to it when it reaches the point
+    the test waits for (``SIGNAL_FD``), whichever of the gate's processes it runs in. The test's event, in place of
+    a sleep: start the gate with ``env`` in its environment and ``pass_fds``, call ``handed_over``, then ``wait``."""
+
+    def __init__(self) -> None:
+        self.read_fd, self.write_fd = os.pipe()
+        self._open = [self.read_fd, self.write_fd]  # closed once each: a number closed may be reused at once
+
+    @property
+    def env(self) -> dict[str, str]:
+        return {SIGNAL_FD: str(self.write_fd)}
+
+    @property
+    def pass_fds(self) -> tuple[int, ...]:
+        return (self.write_fd,)
+
+    def handed_over(self) -> None:
+        """The gate holds the pipe's write end now: this process closes its own, so that the pipe ends (and
+        ``wait`` fails at once) when the gate ends without signalling."""
+        self._close(self.write_fd)
+
+    def wait(self, count: int, *, timeout: float = 120) -> None:
+        """Returns once ``count`` agents signalled; fails when the gate ended first, or after ``timeout`` seconds
+        without a signal (a guard far above what a signal takes)."""
+        received = 0
+        while received < count:
+            ready, _, _ = select.select([self.read_fd], [], [], timeout)
+            assert ready, f"{received} of {count} agent signals, then none in {timeout} s"
+            data = os.read(self.read_fd, count - received)
+            assert data, f"the gate ended after {received} of {count} agent signals"
+            received += len(data)
+
+    def __enter__(self) -> AgentSignals:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, traceback: TracebackType | None
+    ) -> None:
+        for fd in list(self._open):
+            self._close(fd)
+
+    def _close(self, fd: int) -> None:
+        if fd in self._open:
+            self._open.remove(fd)
+            os.close(fd)

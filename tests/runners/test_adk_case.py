@@ -1,6 +1,6 @@
 """adk_case: what a process does once so that its case runs do no more than ADK's own work: the optional imports
 ADK tries on every turn remembered when they fail (``MissingImports``), and ADK's telemetry made cheap only while
-nothing can see it (``telemetry_exported``). The collector: tests/test_collector.py."""
+nothing can see it (``telemetry_exported``). The collector: tests/support/test_collector.py."""
 
 from __future__ import annotations
 
@@ -104,11 +104,19 @@ def test_after_the_warm_up_a_turn_imports_nothing() -> None:
     assert searches.names == []  # ADK's per-turn import of remote_a2a_agent (no a2a package) fails at once
 
 
-# A fresh process for each: OpenTelemetry's global providers can be set once a process.
+# A fresh process for each: OpenTelemetry's global providers can be set once a process. A plugin of the agent's app
+# records the run config's telemetry each turn of a case run is made with, as ADK hands it to plugins.
 TELEMETRY_SCRIPT = textwrap.dedent(
     """
     import asyncio, json, sys
+    from google.adk.apps import App
+    from google.adk.plugins.base_plugin import BasePlugin
+    from google.genai import types
+    from adk_eval_gate.model.evalset import EvalCase, Invocation
     from adk_eval_gate.runners import adk_case
+    from adk_eval_gate.runners.adk_plugins import warm_up_agent
+    from adk_eval_gate.runners.agents import AgentRef, LoadedAgent
+    from adk_eval_gate.runners.simulation import StaticTurns
 
     exporter = None
     if sys.argv[1] == "sdk":
@@ -120,15 +128,32 @@ TELEMETRY_SCRIPT = textwrap.dedent(
         exporter, provider = InMemorySpanExporter(), TracerProvider()
         provider.add_span_processor(SimpleSpanProcessor(exporter))
         trace.set_tracer_provider(provider)
-    config = adk_case._run_config()
-    telemetry = None if config is None else config.telemetry
-    asyncio.run(adk_case.warm_up())
+
+
+    class SeenTelemetry(BasePlugin):
+        def __init__(self):
+            super().__init__(name="seen_telemetry")
+            self.configs = []
+
+        async def before_run_callback(self, *, invocation_context):
+            telemetry = invocation_context.run_config.telemetry
+            self.configs.append(None if telemetry is None else [
+                telemetry.genai_semconv_stability_opt_in, telemetry.capture_message_content.value
+            ])
+
+
+    seen = SeenTelemetry()
+    root = warm_up_agent()
+    agent = LoadedAgent(AgentRef("module", "seen", "seen"), root, App(name="seen", root_agent=root, plugins=[seen]))
+    message = types.Content(role="user", parts=[types.Part(text="hello")])
+    case = EvalCase(eval_id="seen", conversation=[Invocation(user_content=message), Invocation(user_content=message)])
+    asyncio.run(
+        adk_case.run_case(agent, case=case, turns=StaticTurns(case), app_name="seen", user_id="u", session_id="s")
+    )
     spans = [] if exporter is None else exporter.get_finished_spans()
     print(json.dumps({
         "exported": adk_case.telemetry_exported(),
-        "config": None if telemetry is None else [
-            telemetry.genai_semconv_stability_opt_in, telemetry.capture_message_content.value
-        ],
+        "configs": seen.configs,
         "model_spans": [sorted(span.attributes) for span in spans if span.name.startswith("generate_content")],
     }))
     """
@@ -147,7 +172,7 @@ def _telemetry_run(mode: str) -> dict[str, object]:
 def test_with_nothing_to_see_it_adk_makes_its_cheapest_telemetry() -> None:
     assert _telemetry_run("none") == {
         "exported": False,
-        "config": ["stable", "NO_CONTENT"],
+        "configs": [["stable", "NO_CONTENT"]] * 2,  # each turn of the case run
         "model_spans": [],
     }
 
@@ -156,7 +181,7 @@ def test_with_nothing_to_see_it_adk_makes_its_cheapest_telemetry() -> None:
 def test_a_tracer_provider_set_by_agent_code_gets_adks_own_telemetry() -> None:
     seen = _telemetry_run("sdk")
     assert seen["exported"] is True
-    assert seen["config"] is None  # ADK's defaults: the run config's telemetry is not set
+    assert seen["configs"] == [None, None]  # ADK's defaults: the run config's telemetry is not set
     spans = seen["model_spans"]
     assert isinstance(spans, list) and spans
     assert all("gen_ai.tool.definitions" in attributes for attributes in spans)  # the experimental conventions

@@ -230,8 +230,8 @@ sys.exit(code)
 
 @pytest.mark.parametrize("workers", ["1", "0"])
 def test_the_main_process_imports_adk_only_when_it_runs_the_agents_itself(tmp_repo: Path, workers: str) -> None:
-    """Issue 23: the workers' starter imports google-adk; the main process loads what only ``.env`` files and the
-    version need (the package's lazy root), unless it runs the agents itself (``--workers 0``)."""
+    """The workers' starter imports google-adk; the main process loads only what ``.env`` files and the version
+    need (the package's lazy root), unless it runs the agents itself (``--workers 0``)."""
     write_agent(tmp_repo / "bot")
     write_config(tmp_repo / "bot", {"response_match_score": 0.5})
     write_evalset(tmp_repo / "bot" / "one.evalset.json", {"hello": [turn("hello", answer="echo: hello")]})

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from adk_eval_gate.inputs.dataset import derived_id
+from adk_eval_gate.inputs.vertex_dataset import derived_id
 from tests import turns
+from tests.inputs.test_vertex_dataset import call, write_csv, write_jsonl
 from tests.runners.conftest import RunGate
-from tests.test_dataset import call, write_csv, write_jsonl
 
 pytestmark = pytest.mark.slow  # a real ADK agent (scripted model) in worker processes
 

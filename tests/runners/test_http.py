@@ -12,7 +12,7 @@ import pytest
 from adk_eval_gate.config.settings import build_settings
 from adk_eval_gate.inputs.plan import plan
 from adk_eval_gate.inputs.prepare import prepare
-from adk_eval_gate.metrics.base import MetricServices
+from adk_eval_gate.metrics.metric import MetricServices
 from adk_eval_gate.model import compact
 from adk_eval_gate.runners.execute import Execution, MetricBuilder, execute
 from adk_eval_gate.runners.http import HttpRunner, parse_headers

@@ -19,7 +19,7 @@ from pathlib import Path
 import pydantic
 from pydantic import Field
 
-from adk_eval_gate.model.results_usage import PriceSource
+from adk_eval_gate.model.results import PriceSource
 from adk_eval_gate.model.tokens import Tokens
 from adk_eval_gate.support import sanitize
 from adk_eval_gate.support.errors import UsageError

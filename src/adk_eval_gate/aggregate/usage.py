@@ -10,16 +10,16 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import get_args
 
 from adk_eval_gate.aggregate.pricing import Prices, call_cost
-from adk_eval_gate.metrics.efficiency import TurnFacts, turn_facts
-from adk_eval_gate.model.evalset import Invocation
-from adk_eval_gate.model.results import CaseResult, ResultsDocument
-from adk_eval_gate.model.results_usage import (
+from adk_eval_gate.metrics.efficiency import TurnFacts
+from adk_eval_gate.model.results import (
+    CaseResult,
     CaseUsage,
     FileUsage,
     ModelUsage,
     PassFigures,
     PriceSource,
     Quantity,
+    ResultsDocument,
     RunUsage,
     SuiteUsage,
     TurnUsage,
@@ -87,10 +87,6 @@ def turn_usage(facts: TurnFacts, prices: Prices) -> TurnUsage:
         framework_seconds=timing.framework_seconds,
         cost_usd=_cost(calls, prices)[0] if calls else None,
     )
-
-
-def run_usage(invocations: Sequence[Invocation], prices: Prices, *, simulator: Sequence[Tokens] = ()) -> RunUsage:
-    return usage_of_turns([turn_facts(invocation) for invocation in invocations], prices, simulator=simulator)
 
 
 def usage_of_turns(facts: Sequence[TurnFacts], prices: Prices, *, simulator: Sequence[Tokens] = ()) -> RunUsage:

@@ -1,2 +1,2 @@
-"""The commands: run, report, merge, validate, migrate, with what run and report share at their end (gate, finish) and
-run's supervising parent."""
+"""The commands: run, report, merge, validate, migrate. Each wires its stages together, with its collaborators (the
+settings, the console, the GitHub client, the agents' worker starter) passed in by the command line (``cli``)."""

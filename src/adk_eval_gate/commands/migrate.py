@@ -1,9 +1,8 @@
-"""``adk-eval-gate migrate``: an ADK eval set to an Agent Platform dataset and back (``migrate_dataset``); a legacy
-query-list file to an EvalSet file, as ADK's
-``AgentEvaluator.migrate_eval_data_to_new_schema`` converts it (the old path as the case id,
-``model_dump_json(indent=2)`` with every default), except that the ids come from the file's name instead of
-random UUIDs (so migrating twice gives the same file), and that an ``initial.session.json`` next to the legacy
-file is used, as ``run`` uses it, when ``--initial-session`` is not given."""
+"""``adk-eval-gate migrate``: an ADK eval set to an Agent Platform dataset and back (``inputs.dataset_migration``); a
+legacy query-list file to an EvalSet file, as ADK's ``AgentEvaluator.migrate_eval_data_to_new_schema`` converts it (the
+old path as the case id, ``model_dump_json(indent=2)`` with every default), except that the ids come from the file's
+name instead of random UUIDs (so migrating twice gives the same file), and that an ``initial.session.json`` next to the
+legacy file is used, as ``run`` uses it, when ``--initial-session`` is not given."""
 
 from __future__ import annotations
 
@@ -73,7 +72,7 @@ def _is_dataset(path: str) -> bool:
 
 
 def migrate_dataset_command(console: Console, *, old: str, new: str, initial_session: str | None) -> int:
-    from adk_eval_gate.commands import migrate_dataset as convert
+    from adk_eval_gate.inputs import dataset_migration as convert
     from adk_eval_gate.inputs.platform_dataset import load_json_eval_file
 
     if not Path(old).is_file():

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from adk_eval_gate.commands.finish import Ending, finish, github_session
-from adk_eval_gate.commands.merge import load_results
 from adk_eval_gate.config.settings import Settings
+from adk_eval_gate.finish.ending import Ending, finish
 from adk_eval_gate.github import pull_request
 from adk_eval_gate.github.client import GitHubClient
+from adk_eval_gate.inputs.saved_results import load_results
 from adk_eval_gate.model.results import ResultsDocument
 from adk_eval_gate.support.console import Console
 
@@ -28,23 +28,29 @@ def _triggering_run_link(doc: ResultsDocument, settings: Settings) -> ResultsDoc
     return doc.model_copy(update={"run": doc.run.model_copy(update={"run_url": str(url) if url else None})})
 
 
-def report(settings: Settings, console: Console, *, results_file: str, comment: bool, pr: int | None) -> int:
+def report(
+    settings: Settings,
+    console: Console,
+    *,
+    github: GitHubClient | None,
+    results_file: str,
+    comment: bool,
+    pr: int | None,
+) -> int:
+    """``github``: the GitHub client (None: no token or repository)."""
     doc = _triggering_run_link(load_results(Path(results_file)), settings)
-    with github_session(settings, console) as client:
-        pull_number = None
-        if comment and settings.comment_mode == "off":
-            console.line("No pull-request comment posted: --comment-mode is off")
-        elif comment:
-            pull_number = _pull_request(
-                client, settings=settings, console=console, pr=pr, recorded=doc.run.pull_request
-            )
-        ending = Ending(
-            pull_number=pull_number,
-            results_source=results_file,
-            keep_saved_comparison=True,
-            annotate=settings.github.event_name != "workflow_run",  # annotations belong to the evaluated commit
-        )
-        return finish(doc, settings=settings, console=console, client=client, ending=ending)
+    pull_number = None
+    if comment and settings.comment_mode == "off":
+        console.line("No pull-request comment posted: --comment-mode is off")
+    elif comment:
+        pull_number = _pull_request(github, settings=settings, console=console, pr=pr, recorded=doc.run.pull_request)
+    ending = Ending(
+        pull_number=pull_number,
+        results_source=results_file,
+        keep_saved_comparison=True,
+        annotate=settings.github.event_name != "workflow_run",  # annotations belong to the evaluated commit
+    )
+    return finish(doc, settings=settings, console=console, client=github, ending=ending)
 
 
 def _pull_request(

@@ -2,10 +2,10 @@
 that recorded them, which cases a change can touch. Pure: the changed files come from ``git_changes``, what the
 checkout holds of the inputs from ``checkout``.
 
-A case's inputs are its eval file, its config, the paths its agent and its metrics used (``runners/observe.py``:
+A case's inputs are its eval file, its config, the paths its agent and its metrics used (``runners/workers/observe.py``:
 the modules imported, the files opened, checked or looked for, the folders listed, inside the repository, while
 they loaded and ran) and a digest of the gate's settings that change its scores or status. The environment's
-dependency files and ``--always-affected`` globs are inputs of every case (``environment``). A case runs when one
+dependency files and ``--always-affected`` globs are inputs of every case (``environment_inputs``). A case runs when one
 of its base inputs changed (git says so, or it appeared or disappeared, or a folder it listed holds other names,
 or git cannot compare it), its settings differ, it is new, the baseline has no inputs for it or could not evaluate
 it (an error); every other case is carried from the baseline, as it was decided there.
@@ -31,7 +31,7 @@ from adk_eval_gate.inputs.discover import display_path
 from adk_eval_gate.inputs.plan import PlannedFile
 from adk_eval_gate.judge import platform_access
 from adk_eval_gate.model.results import BaselineInfo, Carried, CaseInputs, CaseResult, JudgeSetting, ResultsDocument
-from adk_eval_gate.runners.observe import ModuleIndex, repository_files
+from adk_eval_gate.runners.workers.observe import ModuleIndex, repository_files
 
 
 def digest(data: object) -> str:

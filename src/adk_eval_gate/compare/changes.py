@@ -17,8 +17,10 @@ from dataclasses import dataclass, field
 
 from adk_eval_gate.compare import history as histories
 from adk_eval_gate.compare import likeforlike
+from adk_eval_gate.compare.cost_latency import compare_usage
+from adk_eval_gate.compare.found_baseline import Baseline
 from adk_eval_gate.compare.noise import EPSILON, significance
-from adk_eval_gate.compare.usage import compare_usage
+from adk_eval_gate.config.settings import Settings
 from adk_eval_gate.model.results import (
     BaselineInfo,
     CaseChange,
@@ -29,9 +31,10 @@ from adk_eval_gate.model.results import (
     MetricChange,
     MetricDelta,
     MetricResult,
+    MetricStatus,
     ResultsDocument,
 )
-from adk_eval_gate.model.results_base import MetricStatus
+from adk_eval_gate.verdict import Policy
 from adk_eval_gate.verdict.regressions import counted
 
 _PASSING = {"passed"}
@@ -220,3 +223,19 @@ def compare(
         usage=compare_usage(head, base, history=history),
     )
     return counted(comparison, head, strict=strict)
+
+
+def comparison_with(
+    doc: ResultsDocument, found: Baseline, *, settings: Settings, rules: Policy | None = None
+) -> Comparison:
+    """This run against the baseline, with the base branch's history as the noise model when there is one."""
+    rules = rules or Policy.of(settings)
+    return compare(
+        doc,
+        found.doc,
+        baseline=found.info,
+        tolerance=rules.tolerance,
+        history=[(run.info, run.doc) for run in found.history] if settings.history else [],
+        history_requested=settings.history,
+        strict=rules.strict_comparison,
+    )

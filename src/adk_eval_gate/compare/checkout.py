@@ -28,7 +28,7 @@ _ESCAPE = re.compile(rb"\\x([0-9a-f]{2})")
 
 
 def unspelled(path: str) -> bytes:
-    r"""A repository path as results.json spells it (``runners.observe.spelled``: a byte that is not UTF-8 as
+    r"""A repository path as results.json spells it (``runners.workers.observe.spelled``: a byte that is not UTF-8 as
     ``\xff``) as the bytes of the name on disk."""
     return _ESCAPE.sub(lambda found: bytes([int(found.group(1), 16)]), path.encode("utf-8", "replace"))
 

@@ -3,14 +3,27 @@ regressed against the baseline run N more times in fresh sessions, and their ver
 (with ``--pass-rule``). A case that passes on a re-run shows as flaky instead of failing the gate by chance, and a
 failure that every re-run repeats is confirmed.
 
-Pure: which cases, and their work items. ``pipeline`` runs them with the first runs' runner and limits.
+Which cases (``chosen``: pure), their work items (``rerun_items``), and ``Confirming``, which ``runners.run_items``
+asks for them once the first runs are done: they run with the first runs' runner and limits.
 """
 
 from __future__ import annotations
 
-from adk_eval_gate.inputs.plan import WorkItem
-from adk_eval_gate.model.results import CaseResult, Comparison, Confirmation
-from adk_eval_gate.model.results_base import CaseStatus
+from dataclasses import dataclass, field
+
+from adk_eval_gate.aggregate import records as aggregate
+from adk_eval_gate.aggregate.run_results import case_results
+from adk_eval_gate.compare.changes import comparison_with
+from adk_eval_gate.compare.found_baseline import Baseline, NoBaseline
+from adk_eval_gate.compare.likeforlike import run_info
+from adk_eval_gate.config.settings import Settings
+from adk_eval_gate.inputs.plan import PlannedFile, WorkItem
+from adk_eval_gate.inputs.prepare import Prepared
+from adk_eval_gate.model.results import CaseResult, CaseStatus, Comparison, Confirmation, FileResult
+from adk_eval_gate.runners.execute import Execution
+from adk_eval_gate.runners.progress import Progress
+from adk_eval_gate.support.console import Console
+from adk_eval_gate.support.words import plural
 from adk_eval_gate.verdict.regressions import drops
 
 
@@ -47,3 +60,47 @@ def rerun_items(items: list[WorkItem], picked: dict[str, Confirmation], *, extra
         )
         picked[case_id] = picked[case_id].model_copy(update={"extra_runs": extra_runs})
     return more
+
+
+@dataclass
+class Confirming:
+    """``--confirm-failures``: once the first runs are done, which cases run again, and why (for the reports)."""
+
+    settings: Settings
+    planned: list[PlannedFile]
+    files: list[FileResult]
+    items: list[WorkItem]
+    found: Baseline | NoBaseline
+    picked: dict[str, Confirmation] = field(default_factory=dict)
+
+    def more(self, execution: Execution, progress: Progress) -> list[WorkItem]:
+        cases = case_results(settings=self.settings, planned=self.planned, execution=execution)
+        comparison = None
+        if isinstance(self.found, Baseline):
+            provisional = aggregate.document(cases, self.files, run_info(self.settings, started_at=None))
+            comparison = comparison_with(provisional, self.found, settings=self.settings)
+        self.picked = chosen(cases, comparison, strict=self.settings.strict_comparison)
+        more = rerun_items(self.items, self.picked, extra_runs=self.settings.confirm_failures)
+        if more:
+            reasons = sorted({picked.reason for picked in self.picked.values()})
+            progress.extend(
+                len(more),
+                f"Confirming {plural(len(self.picked), 'case')} that {' or '.join(reasons)}: "
+                f"{plural(self.settings.confirm_failures, 'more run')} each",
+            )
+        return more
+
+
+def confirming(
+    settings: Settings, console: Console, *, prepared: Prepared, items: list[WorkItem], found: Baseline | NoBaseline
+) -> Confirming | None:
+    """What ``--confirm-failures`` runs again, when it is given and the runner can run a case again."""
+    if not settings.confirm_failures:
+        return None
+    if settings.runner == "recorded":
+        console.warning(
+            f"{settings.option_name('confirm_failures')} is ignored with the recorded runner: it replays what was "
+            "recorded, so a case cannot run again"
+        )
+        return None
+    return Confirming(settings, prepared.planned, prepared.files, items, found)

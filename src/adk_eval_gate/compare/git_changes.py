@@ -63,7 +63,7 @@ def _git(root: Path, *args: str, timeout: float = GIT_TIMEOUT) -> str:
     if done.returncode != 0:
         lines = done.stderr.decode("utf-8", "replace").strip().splitlines()
         raise GitFailed(lines[-1] if lines else f"git {args[0]} exited with {done.returncode}")
-    return done.stdout.decode("utf-8", "backslashreplace")  # as runners/observe.py spells a file name
+    return done.stdout.decode("utf-8", "backslashreplace")  # as runners/workers/observe.py spells a file name
 
 
 def head_commit(root: Path) -> str | None:

@@ -1,5 +1,6 @@
-"""Like-for-like: what makes this run's scores comparable with the base branch's, recorded in results.json, and
-the differences between head and base, each one line for people and the metrics it makes incomparable.
+"""Like-for-like: what makes this run's scores comparable with the base branch's, recorded in results.json (the
+run's settings, ``run_info``; each file's criteria digests, ``with_digests``), and the differences between head and
+base, each one line for people and the metrics it makes incomparable.
 
 A drop of a metric that head and base scored differently (another judge model, provider or sampling, other
 criteria for it, or, for ADK's service-backed metrics, Google's evaluation service on one side and the gate's own
@@ -16,9 +17,21 @@ from collections.abc import Iterable
 from importlib import metadata
 from typing import Any
 
+from adk_eval_gate import __version__
+from adk_eval_gate.config.settings import Settings
+from adk_eval_gate.inputs.plan import PlannedFile
 from adk_eval_gate.judge import platform_access
 from adk_eval_gate.metrics.registry import ConfiguredMetric
-from adk_eval_gate.model.results import ComputedBy, Difference, FileResult, JudgeSetting, ResultsDocument
+from adk_eval_gate.model.results import (
+    AffectedRun,
+    ComputedBy,
+    Difference,
+    FileResult,
+    JudgeSetting,
+    ResultsDocument,
+    RunInfo,
+)
+from adk_eval_gate.verdict import Policy
 
 ALL = "*"
 
@@ -88,8 +101,8 @@ def _computed_by(name: str, *, service: bool) -> ComputedBy | None:
 
 
 def judge_provider(model: str) -> str | None:
-    """How the judge model is reached here (``judge.models``); None when it cannot be (the run says why)."""
-    from adk_eval_gate.judge.models import ModelUnavailable, resolve_model
+    """How the judge model is reached here (``judge.model_classes``); None when it cannot be (the run says why)."""
+    from adk_eval_gate.judge.model_classes import ModelUnavailable, resolve_model
 
     try:
         return resolve_model(model).provider
@@ -102,6 +115,59 @@ def adk_version() -> str | None:
         return metadata.version("google-adk")
     except metadata.PackageNotFoundError:
         return None
+
+
+def with_digests(files: list[FileResult], planned: list[PlannedFile]) -> list[FileResult]:
+    """The file results with the digests of their criteria."""
+    digests = {p.loaded.display: criteria_digests(p.config.metrics) for p in planned}
+    return [
+        file.model_copy(update={"criteria_digest": digests[file.path][0], "metric_digests": digests[file.path][1]})
+        if file.path in digests
+        else file
+        for file in files
+    ]
+
+
+def run_info(
+    settings: Settings,
+    *,
+    started_at: str | None,
+    duration: float | None = None,
+    interrupted: bool = False,
+    unfinished: list[str] | None = None,
+    selection: str | None = None,
+    planned: list[PlannedFile] | None = None,
+    commit: str | None = None,
+    environment_inputs: list[str] | None = None,
+    affected: AffectedRun | None = None,
+) -> RunInfo:
+    """The run's settings as results.json records them, with the verdict's policy. ``commit``: the commit the run
+    evaluated when known beyond ``GITHUB_SHA`` (``compare.only_affected.Inputs``); ``environment_inputs``: what the
+    environment depends on; ``affected``: what ``--only-affected`` ran."""
+    metrics = [metric for planned_file in planned or [] for metric in planned_file.config.metrics]
+    info = RunInfo(
+        tool_version=__version__,
+        runner=settings.runner,
+        num_runs=max([settings.num_runs, *(file.num_runs or 0 for file in planned or [])]),
+        shard=str(settings.shard) if settings.shard else None,
+        selection=selection,
+        gate_id=settings.gate_id,
+        confirm_failures=settings.confirm_failures,
+        adk_version=adk_version() if settings.runner == "adk" and planned else None,
+        judges=judge_settings(metrics, service=platform_access.choose(settings.environment).service),
+        started_at=started_at,
+        duration_seconds=round(duration, 3) if duration is not None else None,
+        repository=settings.github.repository,
+        sha=commit or settings.github.sha,
+        ref=settings.github.ref,
+        run_url=settings.github.run_url,
+        pull_request=settings.github.pull_request_number,
+        interrupted=interrupted,
+        unfinished=unfinished or [],
+        environment_inputs=environment_inputs or [],
+        affected=affected,
+    )
+    return Policy.of(settings).record(info)
 
 
 def _changed(base: object, head: object) -> bool:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
-from adk_eval_gate.model.results_base import NoiseModel, Significance
+from adk_eval_gate.model.results import NoiseModel, Significance
 from adk_eval_gate.support.stats import prediction_interval, welch_interval
 
 EPSILON = 1e-9  # float noise of means is never a change

@@ -14,8 +14,8 @@ from typing import Any, Literal
 
 import pydantic
 
-from adk_eval_gate.config.context import GitHubContext, read_context
 from adk_eval_gate.config.environment import current_environment
+from adk_eval_gate.config.github_context import GitHubContext, read_context
 from adk_eval_gate.config.options import BY_FIELD, OPTIONS, Option
 from adk_eval_gate.config.shard import Shard
 from adk_eval_gate.support.errors import UsageError

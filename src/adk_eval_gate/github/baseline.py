@@ -20,18 +20,19 @@ own; ``Baseline.history_note`` says which runs the history left out, and why.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
-from adk_eval_gate.config.context import PULL_REQUEST_EVENTS, GitHubContext
+from adk_eval_gate.compare.found_baseline import Baseline, BaseRun, NoBaseline
+from adk_eval_gate.config.github_context import PULL_REQUEST_EVENTS, GitHubContext
+from adk_eval_gate.config.settings import Settings
+from adk_eval_gate.github.api_models import Artifact, WorkflowRun
 from adk_eval_gate.github.artifact import MAX_ZIP_BYTES, ArtifactError, read_results
 from adk_eval_gate.github.client import GitHubClient
 from adk_eval_gate.github.download import DownloadBudget
-from adk_eval_gate.github.models import Artifact, WorkflowRun
 from adk_eval_gate.github.run_cache import NoArtifact, RunCache
-from adk_eval_gate.model.results import BaselineInfo, InvalidResults, ResultsDocument, parse_document
-from adk_eval_gate.model.results_base import RunStatus
+from adk_eval_gate.model.results import BaselineInfo, InvalidResults, ResultsDocument, RunStatus, parse_document
 from adk_eval_gate.support import sanitize
+from adk_eval_gate.support.console import Console
 from adk_eval_gate.support.errors import GateError
 
 MAX_RUNS = 20  # recent completed runs looked at for the artifact
@@ -39,28 +40,6 @@ SKIPPED_CONCLUSIONS = {"cancelled", "skipped", "stale"}  # runs that never evalu
 DEFAULT_HISTORY = 10  # --history: base runs whose results make the noise model
 ACTIONS_READ = "actions: read"
 UNEXPECTED_SHAPE = (KeyError, TypeError, ValueError)  # what an answer of an unexpected shape raises
-
-
-@dataclass(frozen=True)
-class BaseRun:
-    """One completed run of the base branch, with its results."""
-
-    info: BaselineInfo
-    doc: ResultsDocument
-
-
-@dataclass(frozen=True)
-class Baseline:
-    doc: ResultsDocument
-    info: BaselineInfo
-    history: tuple[BaseRun, ...] = ()  # newest first, the baseline's own run included (artifacts only)
-    history_note: str | None = None  # the older runs the history left out, and why (one line)
-
-
-@dataclass(frozen=True)
-class NoBaseline:
-    note: str  # shown in the reports ("no baseline yet: ...")
-    warning: str | None = None  # a problem to warn about; None when it is just absent
 
 
 def parse_results(data: bytes, *, shown: str) -> ResultsDocument:
@@ -311,3 +290,19 @@ def resolve(
         return _refused(error.one_line())
     except UNEXPECTED_SHAPE as error:
         return _refused(f"unexpected answer from GitHub ({type(error).__name__})")
+
+
+def for_settings(
+    settings: Settings, client: GitHubClient | None, *, console: Console | None = None
+) -> Baseline | NoBaseline:
+    """``--baseline``, or in a pull request the base branch's artifact with up to ``--history`` earlier runs."""
+    return resolve(
+        baseline_file=settings.baseline,
+        client=client if settings.github.base_branch else None,
+        context=settings.github,
+        artifact_name=settings.artifact_name,
+        history=settings.history,
+        cache_dir=settings.cache_dir,
+        warn=console.warning if console else None,
+        note=console.line if console else None,
+    )

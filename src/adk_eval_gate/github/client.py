@@ -26,6 +26,7 @@ import requests
 import urllib3
 
 from adk_eval_gate import __version__
+from adk_eval_gate.github.api_models import Answer
 from adk_eval_gate.github.download import (
     MIN_OPTIONAL_RATE,
     OPTIONAL_DEADLINE,
@@ -35,7 +36,6 @@ from adk_eval_gate.github.download import (
     OptionalDownloadStopped,
     read_capped,
 )
-from adk_eval_gate.github.models import Answer
 from adk_eval_gate.report import limits
 from adk_eval_gate.support.pydantic_errors import first_error
 from adk_eval_gate.support.retry import Backoff, retry_after_seconds, transient_status

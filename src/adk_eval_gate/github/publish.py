@@ -1,5 +1,5 @@
 """publish: GitHub's side effects of a finished run: the job summary, the pull-request comment and the step
-outputs (annotations: ``github.annotations``). The client is passed in (``finish.github_session``).
+outputs (annotations: ``github.annotations``). The client is passed in (``github.session``).
 
 Publishing never decides the verdict: the reports are written before anything is posted, and a failed comment
 (a fork's read-only token, GitHub being down) is a warning.
@@ -10,11 +10,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from adk_eval_gate.config.settings import Settings
-from adk_eval_gate.github import comment as comments
+from adk_eval_gate.github import sticky_comment as comments
 from adk_eval_gate.github.client import GitHubClient, GitHubPermissionError
 from adk_eval_gate.github.outputs import append_step_summary, output_values, write_outputs
-from adk_eval_gate.model.results import ResultsDocument
-from adk_eval_gate.model.results_base import RunStatus
+from adk_eval_gate.model.results import ResultsDocument, RunStatus
 from adk_eval_gate.report import comment as comment_report
 from adk_eval_gate.report import summary
 from adk_eval_gate.support.console import Console

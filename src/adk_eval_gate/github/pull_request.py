@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from adk_eval_gate.config.context import PULL_REQUEST_EVENTS, GitHubContext
+from adk_eval_gate.config.github_context import PULL_REQUEST_EVENTS, GitHubContext
+from adk_eval_gate.github.api_models import PullRequest
 from adk_eval_gate.github.client import GitHubClient
-from adk_eval_gate.github.models import PullRequest
 from adk_eval_gate.support.errors import GateError
 
 

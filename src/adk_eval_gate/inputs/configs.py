@@ -20,7 +20,7 @@ from pydantic import alias_generators
 
 from adk_eval_gate.inputs.discover import display_path
 from adk_eval_gate.metrics import registry
-from adk_eval_gate.metrics.base import NotEvaluated
+from adk_eval_gate.metrics.metric import NotEvaluated
 from adk_eval_gate.model import eval_config
 from adk_eval_gate.support import sanitize
 from adk_eval_gate.support.errors import ConfigError, UnknownField

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from adk_eval_gate.config.shard import Shard
@@ -13,6 +13,7 @@ from adk_eval_gate.inputs.configs import LoadedConfig
 from adk_eval_gate.inputs.load import LoadedEvalSet
 from adk_eval_gate.model.evalset import EvalCase
 from adk_eval_gate.support.errors import UsageError
+from adk_eval_gate.support.words import did_you_mean
 
 
 @dataclass(frozen=True)
@@ -39,14 +40,6 @@ class WorkItem:
 
 def case_id(display: str, eval_id: str) -> str:
     return f"{display}::{eval_id}"
-
-
-def did_you_mean(name: str, known: Iterable[str]) -> str | None:
-    """The one of ``known`` that ``name`` most likely misspells (a case id, a case selector), if any."""
-    import difflib
-
-    close = difflib.get_close_matches(name, sorted(known), n=1)
-    return close[0] if close else None
 
 
 def select_cases(planned: PlannedFile) -> list[tuple[int, EvalCase]]:

@@ -25,8 +25,8 @@ from typing import Any
 import pydantic
 from google.genai import types as genai_types
 
-from adk_eval_gate.inputs.dataset import derived_id
 from adk_eval_gate.inputs.load import FileFormat, LoadedEvalSet, load_parsed, read_json
+from adk_eval_gate.inputs.vertex_dataset import derived_id
 from adk_eval_gate.model import platform_cases
 from adk_eval_gate.model.evalset import (
     EvalCase,

@@ -11,13 +11,13 @@ from adk_eval_gate.config.settings import Settings
 from adk_eval_gate.inputs.agent_locator import AgentLocator, read_mappings
 from adk_eval_gate.inputs.agent_sources import AgentChoice, parse_agent_value
 from adk_eval_gate.inputs.configs import DATASET_CONFIG_NAMES, ConfigCache, find_config, find_repository_root
-from adk_eval_gate.inputs.dataset import load_dataset
 from adk_eval_gate.inputs.discover import EvalFileRef, discover, misnamed_eval_files
 from adk_eval_gate.inputs.eval_config_yaml import config_mismatch
 from adk_eval_gate.inputs.load import LoadedEvalSet
 from adk_eval_gate.inputs.plan import PlannedFile, select_cases
 from adk_eval_gate.inputs.platform_dataset import FORMAT as PLATFORM_FORMAT
 from adk_eval_gate.inputs.platform_dataset import load_json_eval_file
+from adk_eval_gate.inputs.vertex_dataset import load_dataset
 from adk_eval_gate.model.results import FileResult
 from adk_eval_gate.support.console import Console
 from adk_eval_gate.support.errors import EvalFileError, GateError, UnknownField, UsageError

@@ -1,4 +1,4 @@
-"""Judge requests through ADK's model classes, for every judge model that is not Gemini (``judge.models``).
+"""Judge requests through ADK's model classes, for every judge model that is not Gemini (``judge.model_classes``).
 
 The request is the one ADK's judges send: ``LlmRequest(model=judge_model, contents=[one user text part],
 config=the criterion's config with automatic function calling off)``, to an instance made as ADK makes it,
@@ -18,9 +18,9 @@ from typing import Any
 
 from google.genai import types as genai_types
 
-from adk_eval_gate.judge.client import DEFAULT_TIMEOUT_SECONDS, ModelAnswer
+from adk_eval_gate.judge.gemini_client import DEFAULT_TIMEOUT_SECONDS, ModelAnswer
 from adk_eval_gate.judge.http_guard import surfacing_refusals
-from adk_eval_gate.judge.models import ModelRoute
+from adk_eval_gate.judge.model_classes import ModelRoute
 from adk_eval_gate.judge.provider_clients import make_model
 from adk_eval_gate.model.tokens import call_counts
 

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from adk_eval_gate.judge.client import ModelAnswer
+from adk_eval_gate.judge.gemini_client import ModelAnswer
 from adk_eval_gate.model.tokens import token_count
 from adk_eval_gate.support import sanitize
 from adk_eval_gate.support.atomic import CacheReader, write_atomically

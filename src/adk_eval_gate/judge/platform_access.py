@@ -16,7 +16,7 @@ import importlib.util
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from adk_eval_gate.model.results_base import ComputedBy
+from adk_eval_gate.model.results import ComputedBy
 
 SERVICE_METRICS = frozenset(
     {

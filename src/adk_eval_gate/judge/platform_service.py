@@ -9,7 +9,7 @@ ADK: a predefined metric of the service by name, others (``COHERENCE``) from Goo
 
 Around each request, the gate's rules rather than the SDK's evaluate loop: at most ``parallelism`` requests at
 once, a timeout, retries of 429, 5xx, timeouts and dropped connections honouring ``Retry-After``
-(``judge.retry``), answers of bounded size (``platform_transport``), and after three failures in a row no more
+(``judge.judge_retry``), answers of bounded size (``platform_transport``), and after three failures in a row no more
 requests. A request that still fails raises ``PlatformFailed`` (its reason never carries the API key); an answer
 the service gave is never a failure. The SDK is imported on first use only.
 """
@@ -27,11 +27,11 @@ from typing import Any
 import httpx
 import pydantic
 
+from adk_eval_gate.judge.judge_retry import JudgeRetry, describe_error, is_retryable, server_delay, status_of
 from adk_eval_gate.judge.limiter import JudgeLimiter
 from adk_eval_gate.judge.platform_access import INSTALL_HINT, PlatformAccess
 from adk_eval_gate.judge.platform_instances import PlatformInstance, sdk_instance
 from adk_eval_gate.judge.platform_transport import MAX_ANSWER_BYTES, AnswerTooLarge, CappedTransport, EncodedAnswer
-from adk_eval_gate.judge.retry import JudgeRetry, describe_error, is_retryable, server_delay, status_of
 from adk_eval_gate.support import sanitize
 from adk_eval_gate.support.pydantic_errors import first_error
 from adk_eval_gate.support.retry import Backoff

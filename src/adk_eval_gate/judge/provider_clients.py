@@ -21,7 +21,7 @@ import re
 from typing import Any
 
 from adk_eval_gate.judge.http_guard import judge_http_client
-from adk_eval_gate.judge.models import ModelRoute
+from adk_eval_gate.judge.model_classes import ModelRoute
 
 _LITELLM_OPENAI_BASE = "https://api.openai.com/v1"
 

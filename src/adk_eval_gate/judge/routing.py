@@ -1,5 +1,6 @@
 """The run's judge backend when some judge model is not Gemini: each model goes where ADK resolves it
-(``judge.models``): Gemini to google-genai (``GeminiJudge``), every other model to its ADK class (``AdkModelJudge``).
+(``judge.model_classes``): Gemini to google-genai (``GeminiJudge``), every other model to its ADK class
+(``AdkModelJudge``).
 """
 
 from __future__ import annotations
@@ -7,9 +8,9 @@ from __future__ import annotations
 from google.genai import types as genai_types
 
 from adk_eval_gate.judge.adk_models import AdkModelJudge
-from adk_eval_gate.judge.client import GeminiJudge, ModelAnswer
 from adk_eval_gate.judge.credentials import JudgeCredentials
-from adk_eval_gate.judge.models import ModelUnavailable, resolve_model
+from adk_eval_gate.judge.gemini_client import GeminiJudge, ModelAnswer
+from adk_eval_gate.judge.model_classes import ModelUnavailable, resolve_model
 
 
 class GeminiUnavailable(Exception):

@@ -23,10 +23,17 @@ from typing import Protocol
 from google.genai import types as genai_types
 
 from adk_eval_gate.judge.cache import JudgeCache, cache_key
-from adk_eval_gate.judge.client import ModelAnswer, config_fingerprint, request_config
+from adk_eval_gate.judge.gemini_client import ModelAnswer, config_fingerprint, request_config
 from adk_eval_gate.judge.http_guard import JudgeAnswerRefused
+from adk_eval_gate.judge.judge_retry import (
+    JUDGE_RETRY,
+    JudgeRetry,
+    describe_error,
+    is_retryable,
+    server_delay,
+    status_of,
+)
 from adk_eval_gate.judge.limiter import JudgeLimiter
-from adk_eval_gate.judge.retry import JUDGE_RETRY, JudgeRetry, describe_error, is_retryable, server_delay, status_of
 from adk_eval_gate.model.eval_config import JudgeModelOptions
 from adk_eval_gate.model.tokens import MAX_CALL_TOKENS, Tokens, call_counts, plausible_usage, tokens_of
 

@@ -4,9 +4,10 @@ them: ``evaluate(instance)`` once per case run, with the ``instance`` the evalua
 ``{"score": ..., "explanation": ...}`` dict, a number, or an ``EvalCaseMetricResult``; a transient failure (a
 connection or a 408/429/5xx) is tried again, up to five times, as agents-cli's ``with_transient_retry`` does.
 
-The code is user code: it runs in a process of its own (``services.functions``, ``runners/function_process.py``),
-where an exit, a crash or a hang ends that process only, within ``--timeout``, and what it prints goes through
-the console. Anything that keeps a number from it makes the metric not evaluated for that case, with the reason.
+The code is user code: it runs in a process of its own (``services.functions``,
+``runners/workers/function_process.py``), where an exit, a crash or a hang ends that process only, within ``--timeout``,
+and what it prints goes through the console. Anything that keeps a number from it makes the metric not evaluated for
+that case, with the reason.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from adk_eval_gate.metrics.agents_cli_instance import function_instance, trace_case
-from adk_eval_gate.metrics.base import CaseRun, InvocationScore, Metric, MetricOutcome, NotEvaluated
+from adk_eval_gate.metrics.metric import CaseRun, InvocationScore, Metric, MetricOutcome, NotEvaluated
 from adk_eval_gate.model.agents_cli_config import FunctionDefinition
 
 
@@ -32,7 +33,7 @@ class FunctionCall:
 @dataclass
 class FunctionAnswer:
     """What the call gave: a score (and explanation), or why there is none. ``read``: the repository paths the code
-    used (``runners/observe.py``), for ``--only-affected``."""
+    used (``runners/workers/observe.py``), for ``--only-affected``."""
 
     score: float | None = None
     explanation: str | None = None

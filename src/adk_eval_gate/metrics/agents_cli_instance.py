@@ -26,7 +26,7 @@ from typing import Any
 
 from google.genai import types as genai_types
 
-from adk_eval_gate.metrics.base import CaseRun, NotEvaluated
+from adk_eval_gate.metrics.metric import CaseRun, NotEvaluated
 from adk_eval_gate.model import platform_cases as pc
 from adk_eval_gate.model.evalset import Invocation, InvocationEvents, tool_calls
 

@@ -17,8 +17,8 @@ from __future__ import annotations
 from adk_eval_gate.judge import parsing
 from adk_eval_gate.judge.sampling import ask_samples
 from adk_eval_gate.metrics.agents_cli_instance import fill, template_values, trace_case
-from adk_eval_gate.metrics.base import CaseRun, InvocationScore, MetricOutcome, NotEvaluated
 from adk_eval_gate.metrics.judge_metrics import JudgeMetric, failed_outcome, unreadable
+from adk_eval_gate.metrics.metric import CaseRun, InvocationScore, MetricOutcome, NotEvaluated
 from adk_eval_gate.model import eval_config
 from adk_eval_gate.model.agents_cli_config import TemplateDefinition
 from adk_eval_gate.support import sanitize

@@ -12,7 +12,7 @@ from typing import Any
 
 import pydantic
 
-from adk_eval_gate.metrics.base import CaseRun, InvocationScore, Metric, MetricOutcome
+from adk_eval_gate.metrics.metric import CaseRun, InvocationScore, Metric, MetricOutcome
 from adk_eval_gate.model.evalset import Invocation, InvocationEvents, tool_calls, usage_metadata
 from adk_eval_gate.model.tokens import Tokens, tokens_of
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from adk_eval_gate.metrics.base import Metric
+    from adk_eval_gate.metrics.metric import Metric
 
 
 def custom_metric() -> type[Metric]:

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import asyncio
 
-from adk_eval_gate.judge import context, parsing, prompts
+from adk_eval_gate.judge import invocation_text, parsing, prompts
 from adk_eval_gate.judge.sampling import mean
 from adk_eval_gate.judge.service import JudgeFailed, JudgeService
-from adk_eval_gate.metrics.base import CaseRun, InvocationScore, MetricOutcome
 from adk_eval_gate.metrics.judge_metrics import JudgeMetric, judge_failed
+from adk_eval_gate.metrics.metric import CaseRun, InvocationScore, MetricOutcome
 from adk_eval_gate.model import eval_config
 
 
@@ -42,7 +42,9 @@ class HallucinationsV1(JudgeMetric):
         intermediate = (
             isinstance(criterion, eval_config.HallucinationsCriterion) and criterion.evaluate_intermediate_nl_responses
         )
-        steps = [context.hallucination_steps(invocation, intermediate=intermediate) for invocation in run.actual]
+        steps = [
+            invocation_text.hallucination_steps(invocation, intermediate=intermediate) for invocation in run.actual
+        ]
         judge = self.judge()
         limit = asyncio.Semaphore(self.judge_options.parallelism_limit)
         failures: list[JudgeFailed] = []

@@ -15,10 +15,10 @@ from typing import Any
 import pydantic
 
 from adk_eval_gate.judge import parsing, prompts
-from adk_eval_gate.judge.context import response_text
+from adk_eval_gate.judge.invocation_text import response_text
 from adk_eval_gate.judge.sampling import Samples, ask_samples, majority
 from adk_eval_gate.judge.service import JudgeService
-from adk_eval_gate.metrics.base import (
+from adk_eval_gate.metrics.metric import (
     CaseRun,
     InvocationScore,
     Metric,

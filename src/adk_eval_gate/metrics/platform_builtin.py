@@ -27,7 +27,7 @@ from adk_eval_gate.judge import platform_access
 from adk_eval_gate.judge.platform_instances import DatasetInstance, MissingInput
 from adk_eval_gate.judge.platform_service import PlatformFailed, ServiceMetric
 from adk_eval_gate.metrics.agents_cli_instance import trace_case
-from adk_eval_gate.metrics.base import CaseRun, InvocationScore, Metric, MetricOutcome, NotEvaluated
+from adk_eval_gate.metrics.metric import CaseRun, InvocationScore, Metric, MetricOutcome, NotEvaluated
 from adk_eval_gate.metrics.platform_metrics import instance_score, rubric_scores
 from adk_eval_gate.model.agents_cli_config import BuiltInDefinition, UnsupportedDefinition
 from adk_eval_gate.model.platform_cases import platform_case_of

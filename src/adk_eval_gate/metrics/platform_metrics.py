@@ -28,7 +28,7 @@ from typing import Any
 
 from adk_eval_gate.judge.platform_instances import ConversationInstance, MissingInput, PlatformInstance, RowInstance
 from adk_eval_gate.judge.platform_service import InstanceResult, PlatformFailed, PlatformService, ServiceMetric
-from adk_eval_gate.metrics.base import CaseRun, InvocationScore, MetricOutcome, NotEvaluated
+from adk_eval_gate.metrics.metric import CaseRun, InvocationScore, MetricOutcome, NotEvaluated
 from adk_eval_gate.model.evalset import Invocation, RubricScore, content_text
 from adk_eval_gate.support import stats
 

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from adk_eval_gate.metrics import evaluators
-from adk_eval_gate.metrics.base import Metric, MetricServices
+from adk_eval_gate.metrics.metric import Metric, MetricServices
 from adk_eval_gate.model import eval_config
 from adk_eval_gate.model.agents_cli_config import MetricDefinition
 from adk_eval_gate.model.results import MetricKind

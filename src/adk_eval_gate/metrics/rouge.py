@@ -15,7 +15,7 @@ from collections import Counter
 from functools import lru_cache
 from typing import Any
 
-from adk_eval_gate.metrics.base import CaseRun, Metric, MetricOutcome, require_expected
+from adk_eval_gate.metrics.metric import CaseRun, Metric, MetricOutcome, require_expected
 from adk_eval_gate.model.evalset import content_text
 
 

@@ -17,10 +17,10 @@ import json
 from collections.abc import Sequence
 from typing import ClassVar
 
-from adk_eval_gate.judge import context, parsing, prompts
+from adk_eval_gate.judge import invocation_text, parsing, prompts
 from adk_eval_gate.judge.sampling import Samples, ask_samples, mean
-from adk_eval_gate.metrics.base import CaseRun, InvocationScore, MetricOutcome, NotEvaluated
 from adk_eval_gate.metrics.judge_metrics import JudgeMetric, failed_outcome, unreadable
+from adk_eval_gate.metrics.metric import CaseRun, InvocationScore, MetricOutcome, NotEvaluated
 from adk_eval_gate.model import eval_config
 from adk_eval_gate.model.evalset import Invocation, Rubric, RubricScore, content_text
 
@@ -143,12 +143,12 @@ class RubricFinalResponseQuality(_RubricMetric):
         has_app = invocation.app_details is not None
         return prompts.fill(
             prompts.RUBRIC_FINAL_RESPONSE,
-            developer_instructions=context.developer_instructions(invocation) if has_app else "",
-            tool_declarations=context.tool_declarations(invocation.app_details),
+            developer_instructions=invocation_text.developer_instructions(invocation) if has_app else "",
+            tool_declarations=invocation_text.tool_declarations(invocation.app_details),
             user_input=content_text(invocation.user_content),
-            response_steps=context.tool_steps(invocation.intermediate_data),
-            grounding_metadata=context.invocation_grounding(invocation),
-            final_response=context.response_text(invocation, include_intermediate=include),
+            response_steps=invocation_text.tool_steps(invocation.intermediate_data),
+            grounding_metadata=invocation_text.invocation_grounding(invocation),
+            final_response=invocation_text.response_text(invocation, include_intermediate=include),
             rubrics=rubric_lines(rubrics),
         )
 
@@ -161,9 +161,9 @@ class RubricToolUseQuality(_RubricMetric):
     def rubric_prompt(self, invocation: Invocation, rubrics: list[Rubric], run: CaseRun) -> str:
         return prompts.fill(
             prompts.RUBRIC_TOOL_USE,
-            tool_declarations=context.tool_declarations(invocation.app_details),
+            tool_declarations=invocation_text.tool_declarations(invocation.app_details),
             user_input=content_text(invocation.user_content),
-            tool_usage=context.tool_steps(invocation.intermediate_data),
+            tool_usage=invocation_text.tool_steps(invocation.intermediate_data),
             rubrics=rubric_lines(rubrics),
         )
 
@@ -183,9 +183,9 @@ class RubricMultiTurnTrajectoryQuality(_RubricMetric):
         ]
         return prompts.fill(
             prompts.RUBRIC_TRAJECTORY,
-            agent_instructions=context.all_agent_instructions(run.actual),
-            agent_tool_definitions=context.all_agent_tools(run.actual),
-            user_agent_dialogue=context.dialogue(run.actual),
+            agent_instructions=invocation_text.all_agent_instructions(run.actual),
+            agent_tool_definitions=invocation_text.all_agent_tools(run.actual),
+            user_agent_dialogue=invocation_text.dialogue(run.actual),
             properties=json.dumps(properties, indent=2, ensure_ascii=False),
         )
 

@@ -6,7 +6,7 @@ import inspect
 from dataclasses import dataclass
 from typing import Any
 
-from adk_eval_gate.metrics.base import CaseRun, Metric, MetricOutcome, NotEvaluated
+from adk_eval_gate.metrics.metric import CaseRun, Metric, MetricOutcome, NotEvaluated
 from adk_eval_gate.metrics.registry import ConfiguredMetric
 from adk_eval_gate.model.evalset import EvalCase, Invocation, Rubric
 from adk_eval_gate.support import sanitize

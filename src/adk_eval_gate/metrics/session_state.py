@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from adk_eval_gate.metrics.base import CaseRun, InvocationScore, Metric, MetricOutcome, NotEvaluated
+from adk_eval_gate.metrics.metric import CaseRun, InvocationScore, Metric, MetricOutcome, NotEvaluated
 from adk_eval_gate.model import eval_config
 
 MAX_DIFFERENCES = 50  # differing keys kept in the details (the score counts all of them)

@@ -17,10 +17,10 @@ import json
 from collections import Counter
 from typing import Any
 
-from adk_eval_gate.judge import context, parsing, prompts, vertex_prompts
+from adk_eval_gate.judge import invocation_text, parsing, prompts, vertex_prompts
 from adk_eval_gate.judge.sampling import Samples, ask_samples
-from adk_eval_gate.metrics.base import CaseRun, InvocationScore, MetricOutcome
 from adk_eval_gate.metrics.judge_metrics import JudgeMetric, scored_mean_outcome
+from adk_eval_gate.metrics.metric import CaseRun, InvocationScore, MetricOutcome
 from adk_eval_gate.metrics.vertex_instance import instances
 from adk_eval_gate.model import eval_config
 
@@ -58,7 +58,7 @@ class TemplatedJudgeMetric(JudgeMetric):
         rows = instances(run, metric_name=self.name, need_reference=bool(REFERENCE_VARIABLES & set(variables)))
         texts = []
         for index, row in enumerate(rows):
-            history = context.dialogue(run.actual[:index]) if index else "(this is the first turn)"
+            history = invocation_text.dialogue(run.actual[:index]) if index else "(this is the first turn)"
             inputs = "\n\n".join(f"### {name}\n{_input_text(name, row, history)}" for name in variables)
             texts.append(
                 prompts.fill(

@@ -25,7 +25,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from adk_eval_gate.metrics.base import CaseRun, Metric, MetricOutcome, require_expected
+from adk_eval_gate.metrics.metric import CaseRun, Metric, MetricOutcome, require_expected
 from adk_eval_gate.metrics.rouge import import_under_nltk_shells
 from adk_eval_gate.model import eval_config
 from adk_eval_gate.model.evalset import content_text

@@ -27,7 +27,7 @@ from typing import Any
 import pydantic
 from google.genai import types as genai_types
 
-from adk_eval_gate.metrics.base import CaseRun, Metric, MetricOutcome, require_expected
+from adk_eval_gate.metrics.metric import CaseRun, Metric, MetricOutcome, require_expected
 from adk_eval_gate.model import eval_config
 from adk_eval_gate.model.evalset import Invocation, tool_calls
 

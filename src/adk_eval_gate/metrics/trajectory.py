@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 from google.genai import types as genai_types
 
-from adk_eval_gate.metrics.base import CaseRun, Metric, MetricOutcome, NotEvaluated, require_expected
+from adk_eval_gate.metrics.metric import CaseRun, Metric, MetricOutcome, NotEvaluated, require_expected
 from adk_eval_gate.model import eval_config
 from adk_eval_gate.model.evalset import tool_calls
 

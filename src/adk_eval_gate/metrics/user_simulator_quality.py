@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from adk_eval_gate.judge import parsing, prompts
 from adk_eval_gate.judge.sampling import ask_samples
-from adk_eval_gate.metrics.base import CaseRun, InvocationScore, MetricOutcome, NotEvaluated
 from adk_eval_gate.metrics.judge_metrics import JudgeMetric, binary_invocation, failed_outcome
+from adk_eval_gate.metrics.metric import CaseRun, InvocationScore, MetricOutcome, NotEvaluated
 from adk_eval_gate.model import eval_config
 from adk_eval_gate.model.evalset import ConversationScenario, Invocation, UserPersona, content_text
 

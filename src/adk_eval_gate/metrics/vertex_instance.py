@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from adk_eval_gate.metrics.base import CaseRun, require_expected
+from adk_eval_gate.metrics.metric import CaseRun, require_expected
 from adk_eval_gate.model.evalset import Invocation, content_text, tool_calls
 
 

@@ -19,18 +19,18 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from adk_eval_gate.judge import context, parsing, platform_access, prompts, vertex_prompts
+from adk_eval_gate.judge import invocation_text, parsing, platform_access, prompts, vertex_prompts
 from adk_eval_gate.judge.platform_service import PlatformService, ServiceMetric
 from adk_eval_gate.judge.sampling import Samples, ask_samples, mean
 from adk_eval_gate.metrics import platform_metrics
-from adk_eval_gate.metrics.base import (
+from adk_eval_gate.metrics.judge_metrics import JudgeMetric, binary_invocation, scored_mean_outcome
+from adk_eval_gate.metrics.metric import (
     CaseRun,
     InvocationScore,
     MetricOutcome,
     NotEvaluated,
     require_expected,
 )
-from adk_eval_gate.metrics.judge_metrics import JudgeMetric, binary_invocation, scored_mean_outcome
 from adk_eval_gate.metrics.rubric_metrics import pooled_outcome, rubric_invocation, rubric_lines
 from adk_eval_gate.model.evalset import Invocation, Rubric, RubricContent, content_text
 from adk_eval_gate.model.results import ComputedBy
@@ -93,8 +93,8 @@ class ResponseEvaluationScore(ServiceBacked):
 
 
 def agents_block(invocations: list[Invocation]) -> str:
-    instructions = context.all_agent_instructions(invocations)
-    tools = context.all_agent_tools(invocations)
+    instructions = invocation_text.all_agent_instructions(invocations)
+    tools = invocation_text.all_agent_tools(invocations)
     return "\n\n".join(part for part in (instructions, tools) if part) or "(no agent details were recorded)"
 
 
@@ -116,7 +116,7 @@ class _MultiTurn(ServiceBacked):
             vertex_prompts.MULTI_TURN,
             focus=self.focus,
             agents=agents_block(run.actual),
-            conversation=context.dialogue(run.actual),
+            conversation=invocation_text.dialogue(run.actual),
             properties=rubric_lines(rubrics),
         )
         samples = await ask_samples(self.judge(), options=self.judge_options, prompts=[prompt])

@@ -152,27 +152,6 @@ class EvaluationDataset(PlatformModel):
     bigquery_source: dict[str, Any] | None = None
 
 
-def field_names() -> frozenset[str]:
-    """Every field name of the models, for "did you mean" on an unknown key."""
-    models: list[type[pydantic.BaseModel]] = [
-        EvaluationDataset,
-        PlatformEvalCase,
-        AgentData,
-        ConversationTurn,
-        AgentEvent,
-        AgentConfig,
-        ResponseCandidate,
-        RubricGroup,
-        Rubric,
-        RubricContent,
-        Message,
-        Event,
-        AgentInfo,
-        UserScenario,
-    ]
-    return frozenset(name for model in models for name in model.model_fields)
-
-
 # ---------------------------------------------------------------------------------------------------------
 # What a case is: run through the agent, or recorded
 

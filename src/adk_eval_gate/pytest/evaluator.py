@@ -28,8 +28,8 @@ from adk_eval_gate.inputs.configs import CONFIG_NAME, ConfigSource, find_reposit
 from adk_eval_gate.inputs.plan import PlannedFile
 from adk_eval_gate.model.evalset import SessionInput
 from adk_eval_gate.model.results import CaseResult, MetricResult, MetricStatus, RunMetric
-from adk_eval_gate.pytest.report import case_report
-from adk_eval_gate.pytest.session import CaseSession
+from adk_eval_gate.pytest.case_session import CaseSession
+from adk_eval_gate.pytest.case_text import case_report
 from adk_eval_gate.report import views
 from adk_eval_gate.support.errors import GateError
 from adk_eval_gate.verdict.aggregation import invocation_statuses

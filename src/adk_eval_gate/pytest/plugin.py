@@ -26,7 +26,7 @@ if TYPE_CHECKING:  # asyncio too: importing it would cost every pytest run of ev
 
     from adk_eval_gate.inputs.plan import PlannedFile
     from adk_eval_gate.model.results import CaseResult
-    from adk_eval_gate.pytest.session import CaseSession
+    from adk_eval_gate.pytest.case_session import CaseSession
 
 T = TypeVar("T")
 FILE_ITEM = "eval-file"  # the item that reports an eval file that cannot be loaded
@@ -83,7 +83,7 @@ class _Engine:
         from adk_eval_gate.config.settings import build_settings
         from adk_eval_gate.inputs.agent_sources import parse_agent_value
         from adk_eval_gate.inputs.configs import find_repository_root
-        from adk_eval_gate.pytest.session import CaseSession
+        from adk_eval_gate.pytest.case_session import CaseSession
         from adk_eval_gate.support.errors import GateError
 
         options = {
@@ -158,16 +158,16 @@ def pytest_configure(config: pytest.Config) -> None:
 @pytest.hookimpl(trylast=True)
 def pytest_sessionfinish(session: pytest.Session) -> None:
     """Once pytest has written ``--junitxml`` (not in a pytest-xdist worker, which writes none): the eval tests'
-    file, line and re-runs put where the JUnit readers look (``junit.enrich``)."""
+    file, line and re-runs put where the JUnit readers look (``junitxml.enrich``)."""
     config = session.config
     target = config.getoption("xmlpath", None)
     if _ENGINE not in config.stash or not target or hasattr(config, "workerinput"):
         return
-    from adk_eval_gate.pytest import junit
+    from adk_eval_gate.pytest import junitxml
 
     path = Path(os.path.abspath(os.path.expanduser(os.path.expandvars(target))))
     if path.is_file():
-        junit.enrich(path)
+        junitxml.enrich(path)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -285,18 +285,20 @@ class EvalCaseItem(pytest.Item):
     def setup(self) -> None:
         if self.config.getoption("setuponly", False):
             return  # pytest --setup-only and --setup-plan run nothing
-        from adk_eval_gate.model.results_base import CaseStatus
-        from adk_eval_gate.pytest import junit
-        from adk_eval_gate.pytest.report import case_report
+        from adk_eval_gate.model.results import CaseStatus
+        from adk_eval_gate.pytest import junitxml
+        from adk_eval_gate.pytest.case_text import case_report
 
         self.case = self.config.stash[_ENGINE].case(self)
-        self.user_properties.extend(junit.properties(file=self.nodeid.split("::")[0], line=self.line, case=self.case))
+        self.user_properties.extend(
+            junitxml.properties(file=self.nodeid.split("::")[0], line=self.line, case=self.case)
+        )
         if self.case.status == CaseStatus.ERROR:
             raise EvalCaseError(case_report(self.case))
 
     def runtest(self) -> None:
-        from adk_eval_gate.model.results_base import CaseStatus
-        from adk_eval_gate.pytest.report import case_report
+        from adk_eval_gate.model.results import CaseStatus
+        from adk_eval_gate.pytest.case_text import case_report
 
         if self.case is not None and self.case.status != CaseStatus.PASSED:
             raise EvalCaseFailed(case_report(self.case))
@@ -314,15 +316,15 @@ class BrokenEvalFile(pytest.Item):
     """An eval file that cannot be loaded: one failure with the gate's one-line error; the other files run."""
 
     def __init__(self, *, problem: str, **kwargs: Any) -> None:
-        from adk_eval_gate.pytest import junit
+        from adk_eval_gate.pytest import junitxml
 
         super().__init__(**kwargs)
         self.problem = problem
-        self.user_properties.extend(junit.properties(file=self.nodeid.split("::")[0], line=None, case=None))
+        self.user_properties.extend(junitxml.properties(file=self.nodeid.split("::")[0], line=None, case=None))
 
     def runtest(self) -> None:
         """Fails with what is wrong first (the line pytest's short summary shows), then the gate's whole line."""
-        from adk_eval_gate.pytest.report import without_file
+        from adk_eval_gate.pytest.case_text import without_file
 
         first = without_file(self.problem, self.nodeid.split("::")[0])
         raise EvalCaseFailed(self.problem if first == self.problem else f"{first}\n{self.problem}")

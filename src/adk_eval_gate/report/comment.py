@@ -5,7 +5,7 @@ cost rises) whose headings carry the same counts. Pure: results in, Markdown out
 With every section closed it fits one screen and an 850 px wide comment: tables hold short cells that can wrap
 (``markdown.breakable``), never a long code span. The body starts with a hidden marker,
 ``<!-- adk-eval-gate id=GATE digest=HEX -->``, that finds the comment again (with its author, see
-``github.comment``) and tells whether anything changed since it was posted. It stays under GitHub's
+``github.sticky_comment``) and tells whether anything changed since it was posted. It stays under GitHub's
 65,536-character limit by dropping detail in a fixed order (``LEVELS``) and saying what was cut.
 """
 
@@ -16,7 +16,7 @@ import json
 import re
 
 from adk_eval_gate.model.results import ResultsDocument
-from adk_eval_gate.report import carried, cases, changes, costs, headline, limits
+from adk_eval_gate.report import carried, case_sections, change_sections, costs, headline, limits
 from adk_eval_gate.report import markdown as md
 from adk_eval_gate.report.sections import (
     Cut,
@@ -115,10 +115,10 @@ def _render(doc: ResultsDocument, *, gate_id: str, detail: Detail, level: int, b
     cut = Cut(text_limit=detail.text_limit if level and detail.text_limit else None)
     sections = [marker(gate_id, digest(doc)), *header(doc, gate_id=gate_id)]
     sections.append(metric_table(doc, limit=detail.max_metrics, cut=cut, fold_after=METRICS_SHOWN))
-    sections.append(changes.regressions(doc, limit=detail.max_changes, budget=budget))
-    sections.append(cases.failing_cases(doc, detail=detail, budget=budget))
-    sections.append(cases.flaky_cases(doc, limit=detail.max_cases))
-    sections.append(cases.quarantined_cases(doc, limit=detail.max_cases))
+    sections.append(change_sections.regressions(doc, limit=detail.max_changes, budget=budget))
+    sections.append(case_sections.failing_cases(doc, detail=detail, budget=budget))
+    sections.append(case_sections.flaky_cases(doc, limit=detail.max_cases))
+    sections.append(case_sections.quarantined_cases(doc, limit=detail.max_cases))
     sections.append(carried.carried_cases(doc, limit=detail.max_cases, budget=budget))
     sections.append(costs.rising_cases(doc, limit=RISES_SHOWN))
     sections.append(cut.sentence(where="GitHub's comment limit"))

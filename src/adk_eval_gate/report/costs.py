@@ -6,10 +6,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from adk_eval_gate.model.results import ResultsDocument
-from adk_eval_gate.model.results_usage import Quantity, QuantityChange, UsageTotals
+from adk_eval_gate.model.results import Quantity, QuantityChange, ResultsDocument, UsageTotals
 from adk_eval_gate.report import markdown as md
-from adk_eval_gate.report.changes import significance_text
+from adk_eval_gate.report.change_sections import significance_text
 from adk_eval_gate.support.words import money, plural
 
 LABELS: dict[Quantity, str] = {

@@ -9,8 +9,7 @@ import re
 from dataclasses import dataclass, field
 
 from adk_eval_gate.compare.noise import MIN_HISTORY
-from adk_eval_gate.model.results import CaseChange, MetricChange, ResultsDocument
-from adk_eval_gate.model.results_base import CaseStatus, Effect
+from adk_eval_gate.model.results import CaseChange, CaseStatus, Effect, MetricChange, ResultsDocument
 from adk_eval_gate.report import markdown as md
 from adk_eval_gate.report.sections import ICON, RUN_URL
 from adk_eval_gate.support.words import plural

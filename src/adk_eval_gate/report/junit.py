@@ -17,8 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from adk_eval_gate.judge import platform_access
-from adk_eval_gate.model.results import CaseResult, FileResult, ResultsDocument, RunRecord
-from adk_eval_gate.model.results_base import CaseStatus
+from adk_eval_gate.model.results import CaseResult, CaseStatus, FileResult, ResultsDocument, RunRecord
 from adk_eval_gate.report import views
 from adk_eval_gate.verdict import rules
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from adk_eval_gate.config.context import GitHubContext
+from adk_eval_gate.config.github_context import GitHubContext
 from adk_eval_gate.model.results import ResultsDocument
 
 

@@ -10,7 +10,7 @@ Kept under GitHub's 1 MiB step-summary limit by the same fixed order of dropping
 from __future__ import annotations
 
 from adk_eval_gate.model.results import ResultsDocument
-from adk_eval_gate.report import carried, cases, changes, charts, costs, limits, sections
+from adk_eval_gate.report import carried, case_sections, change_sections, costs, limits, mermaid_charts, sections
 from adk_eval_gate.report import markdown as md
 from adk_eval_gate.report.comment import header
 from adk_eval_gate.report.headline import change_counts
@@ -76,19 +76,19 @@ def _render(doc: ResultsDocument, *, detail: sections.Detail, level: int, budget
         *header(doc, gate_id=doc.run.gate_id),
         file_warnings(doc),
         sections.metric_table(doc, limit=detail.max_metrics, cut=cut),
-        charts.metric_charts(doc),
-        charts.history_chart(doc),
+        mermaid_charts.metric_charts(doc),
+        mermaid_charts.history_chart(doc),
         efficiency_table(doc),
         costs.usage_table(doc),
-        charts.cost_chart(doc),
+        mermaid_charts.cost_chart(doc),
         costs.rising_cases(doc, limit=None),
         judge_stats(doc),
-        changes.regressions(doc, limit=detail.max_changes, budget=budget, interval=True),
-        changes.improvements(doc, limit=detail.max_changes, budget=budget),
-        changes.new_and_removed(change_counts(doc)),
-        cases.failing_cases(doc, detail=detail, budget=budget),
-        cases.flaky_cases(doc, limit=detail.max_cases),
-        cases.quarantined_cases(doc, limit=detail.max_cases),
+        change_sections.regressions(doc, limit=detail.max_changes, budget=budget, interval=True),
+        change_sections.improvements(doc, limit=detail.max_changes, budget=budget),
+        change_sections.new_and_removed(change_counts(doc)),
+        case_sections.failing_cases(doc, detail=detail, budget=budget),
+        case_sections.flaky_cases(doc, limit=detail.max_cases),
+        case_sections.quarantined_cases(doc, limit=detail.max_cases),
         carried.carried_cases(doc, limit=detail.max_cases, budget=budget),
         cut.sentence(where="GitHub's 1 MiB job-summary limit"),
         " · ".join(part for part in (sections.links(doc), sections.footer(doc)) if part),

@@ -5,17 +5,17 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from google.genai import types as genai_types
-
 from adk_eval_gate.judge import platform_access
 from adk_eval_gate.model import compact
-from adk_eval_gate.model.results import CaseResult, ComputedBy, MetricResult, RunRecord
-from adk_eval_gate.model.results_base import CaseStatus, Effect, MetricStatus
-
-
-def format_call(call: genai_types.FunctionCall) -> str:
-    return call_text(call.name or "?", call.args)
-
+from adk_eval_gate.model.results import (
+    CaseResult,
+    CaseStatus,
+    ComputedBy,
+    Effect,
+    MetricResult,
+    MetricStatus,
+    RunRecord,
+)
 
 JSON_TEXT = json.JSONEncoder(ensure_ascii=False, sort_keys=True, default=str)
 """How a value from results.json is shown as JSON text (``json.dumps``'s options, the encoder made once)."""
@@ -87,11 +87,6 @@ def case_reasons(case: CaseResult) -> list[str]:
     """Why the case did not pass, as the verdict found it: each failing or unevaluated metric, the pass rule, each
     budget it missed or could not check."""
     return [finding.reason for finding in case.findings if finding.effect != Effect.NONE and finding.rule != "error"]
-
-
-def case_notes(case: CaseResult) -> list[str]:
-    """What the verdict noted about the case without changing its status (its confirmation re-runs)."""
-    return [finding.reason for finding in case.findings if finding.effect == Effect.NONE]
 
 
 def metric_notes(run: RunRecord, name: str) -> list[str]:

@@ -14,9 +14,7 @@ from pathlib import Path
 
 from adk_eval_gate import __version__, verdict
 from adk_eval_gate.config.settings import Settings
-from adk_eval_gate.model.results import ResultsDocument, RunInfo
-from adk_eval_gate.model.results_base import RunStatus
-from adk_eval_gate.model.results_json import dump_json, json_parts
+from adk_eval_gate.model.results import ResultsDocument, RunInfo, RunStatus, dump_json, json_parts
 from adk_eval_gate.report import comment, junit, summary
 from adk_eval_gate.report.html import page
 from adk_eval_gate.support.console import Console

@@ -1,5 +1,5 @@
 """The ``adk`` runner: every case run goes through google-adk's ``Runner``, as ``adk eval`` does, in the agent
-worker processes (``runners.workers``, forked by the worker starter: ``start_early``), or in this process with
+worker processes (``runners.workers.pool``, forked by the worker starter: ``start_early``), or in this process with
 ``--workers 0``.
 
 Per case run (``runners.adk_case``): a fresh in-memory session seeded from ``session_input`` (app name, user id,
@@ -24,15 +24,16 @@ from adk_eval_gate.inputs.agent_sources import AgentChoice, AgentRef, NoAgent, a
 from adk_eval_gate.inputs.plan import PlannedFile, WorkItem
 from adk_eval_gate.model import evalset, schemas, tokens
 from adk_eval_gate.model.evalset import EvalCase, SessionInput
-from adk_eval_gate.runners import observe, runlog
+from adk_eval_gate.runners import runlog
 from adk_eval_gate.runners.adk_case import local_models, run_case, warm_up
 from adk_eval_gate.runners.agents import AgentError, LoadedAgent, load_agent, load_env
-from adk_eval_gate.runners.base import Inference, escaped, plain_state
-from adk_eval_gate.runners.errors import describe_agent_error, transient_failure
 from adk_eval_gate.runners.invocations import to_invocations
+from adk_eval_gate.runners.run_failures import describe_agent_error, transient_failure
+from adk_eval_gate.runners.runner import Inference, escaped, plain_state
 from adk_eval_gate.runners.simulation import UserSimulatorFailed, user_turns
-from adk_eval_gate.runners.worker_starter import Starter
-from adk_eval_gate.runners.workers import WorkerPool, default_worker_count
+from adk_eval_gate.runners.workers import observe
+from adk_eval_gate.runners.workers.pool import WorkerPool, default_worker_count
+from adk_eval_gate.runners.workers.starter import Starter
 from adk_eval_gate.support.console import Console
 from adk_eval_gate.support.errors import GateError
 from adk_eval_gate.support.masking import secrets_in_env

@@ -18,7 +18,7 @@ from google.adk.models.llm_response import LlmResponse
 from google.adk.plugins.base_plugin import BasePlugin
 from google.genai import types
 
-from adk_eval_gate.runners.base import REQUEST_KEY  # the session state key ADK's eval uses for the same purpose
+from adk_eval_gate.runners.runner import REQUEST_KEY  # the session state key ADK's eval uses for the same purpose
 
 DEFAULT_RETRY_OPTIONS = types.HttpRetryOptions(
     attempts=7,

@@ -245,7 +245,7 @@ def import_problems_in_worker(
 ) -> dict[AgentRef, AgentError]:
     """``import_problems`` in a process of its own, as ``run``'s workers import the agents: an agent whose import
     ends the process (``os._exit``, a crash) or does not finish is a problem of that agent, not the caller's end."""
-    from adk_eval_gate.runners.worker_call import WorkerLost, call_in_worker
+    from adk_eval_gate.runners.workers.forked_call import WorkerLost, call_in_worker
 
     if not refs:
         return {}

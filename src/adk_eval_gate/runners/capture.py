@@ -14,13 +14,13 @@ from __future__ import annotations
 from typing import Any
 
 from adk_eval_gate.inputs.plan import WorkItem
-from adk_eval_gate.metrics.base import Metric
 from adk_eval_gate.metrics.efficiency import turn_facts
+from adk_eval_gate.metrics.metric import Metric
 from adk_eval_gate.metrics.registry import ConfiguredMetric
 from adk_eval_gate.metrics.score import score_run
 from adk_eval_gate.model import compact
 from adk_eval_gate.model.evalset import EvalCase, Invocation, content_text, dump_invocation
-from adk_eval_gate.runners.base import Inference
+from adk_eval_gate.runners.runner import Inference
 from adk_eval_gate.support import sanitize
 
 PORTABLE_KINDS = ("deterministic", "informational")

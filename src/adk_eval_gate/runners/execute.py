@@ -18,14 +18,13 @@ from dataclasses import dataclass, field
 
 from adk_eval_gate.inputs.plan import PlannedFile, WorkItem
 from adk_eval_gate.judge.service import SCORED_RUN
-from adk_eval_gate.metrics.base import Metric, MetricServices
+from adk_eval_gate.metrics.metric import Metric, MetricServices
 from adk_eval_gate.metrics.registry import ConfiguredMetric
 from adk_eval_gate.metrics.score import MetricEscaped, ScoredMetric, score_run
 from adk_eval_gate.model.compact import AppTable
-from adk_eval_gate.runners.base import Inference, Runner, contain_exits, describe_escape
 from adk_eval_gate.runners.capture import actual_invocations, capture
-from adk_eval_gate.runners.metric_reads import MetricReads
-from adk_eval_gate.support.collector import settle_heap
+from adk_eval_gate.runners.runner import Inference, Runner, contain_exits, describe_escape
+from adk_eval_gate.runners.workers.metric_reads import MetricReads
 from adk_eval_gate.support.retry import Backoff
 
 BuiltMetrics = list[tuple[ConfiguredMetric, Metric]]
@@ -162,9 +161,6 @@ async def execute(
     for planned in {id(item.file): item.file for item in items}.values():
         metrics.for_file(planned)  # meanwhile the runner's worker processes may be starting
     await runner.wait_ready()
-    # Everything set up so far (agents, models, metrics) lives until the end: keep it out of the collector's
-    # sweeps, which otherwise grow with it and stall the concurrent case runs.
-    settle_heap()
     if on_ready:
         on_ready()
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 from adk_eval_gate.config.settings import Settings
 from adk_eval_gate.inputs.plan import PlannedFile
-from adk_eval_gate.runners.base import Runner
-from adk_eval_gate.runners.worker_starter import Starter
+from adk_eval_gate.runners.runner import Runner
+from adk_eval_gate.runners.workers.starter import Starter
 from adk_eval_gate.support.console import Console
 
 
@@ -22,7 +22,7 @@ def make_runner(
     """The runner of ``--runner``; behind the dataset rows that need none when ``planned`` has such rows.
     ``starter``: the adk runner's worker starter, started early (``runners.adk.start_early``)."""
     if any(file.loaded.recorded or file.loaded.row_errors for file in planned or []):
-        from adk_eval_gate.runners.dataset import DatasetRunner
+        from adk_eval_gate.runners.dataset_rows import DatasetRunner
 
         return DatasetRunner(
             lambda: chosen_runner(settings, root=root, console=console, starter=starter), name=settings.runner

@@ -31,9 +31,9 @@ from adk_eval_gate.inputs.agent_sources import AgentChoice
 from adk_eval_gate.inputs.plan import PlannedFile, WorkItem
 from adk_eval_gate.model.evalset import EvalCase
 from adk_eval_gate.runners.adk import session_identity
-from adk_eval_gate.runners.base import Inference, plain_state
 from adk_eval_gate.runners.http_reading import AgentServerError, ReadLimits, read_capped, sse_lines, summarized
 from adk_eval_gate.runners.invocations import AgentEvent, TurnTiming, from_api_json, to_invocations, user_event
+from adk_eval_gate.runners.runner import Inference, plain_state
 from adk_eval_gate.runners.seeded_history import FALLBACK_ROOT_AGENT, api_events, seeded_history
 from adk_eval_gate.runners.simulation import SimulatedTurns, UserTurns, user_turns
 from adk_eval_gate.support import sanitize

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import TextIO
 
 from adk_eval_gate.inputs.plan import WorkItem
-from adk_eval_gate.model.results_base import CaseStatus, case_label
+from adk_eval_gate.model.results import CaseStatus, case_label
 from adk_eval_gate.runners.execute import FinishedRun
 from adk_eval_gate.support.console import Console
 from adk_eval_gate.support.words import plural

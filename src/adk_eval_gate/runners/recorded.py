@@ -23,7 +23,7 @@ from adk_eval_gate.model import compact
 from adk_eval_gate.model.adk_results import RESULT_SUFFIX, parse_eval_set_result
 from adk_eval_gate.model.evalset import EvalCase, Invocation
 from adk_eval_gate.model.results import InvalidResults, RunRecord, parse_cases
-from adk_eval_gate.runners.base import Inference, plain_state, recorded_start
+from adk_eval_gate.runners.runner import Inference, plain_state, recorded_start
 from adk_eval_gate.support import sanitize
 from adk_eval_gate.support.errors import RecordedError, UsageError
 from adk_eval_gate.support.pydantic_errors import first_error

@@ -1,7 +1,7 @@
 """Build the shared services the configured metrics need (the LLM judge for judge metrics), and report
 what the judge did at the end of a run.
 
-Each judge model is reached the way ADK resolves it (``judge.models``): Gemini through google-genai with the
+Each judge model is reached the way ADK resolves it (``judge.model_classes``): Gemini through google-genai with the
 Gemini or Vertex AI credentials, every other model through ADK's model class and the provider's own environment
 (``OPENAI_API_KEY``, ``ANTHROPIC_API_KEY``, ...). A judge or user simulator model whose package is missing stops
 the run before any agent runs (``UsageError``); ``validate`` reports the same problems.
@@ -17,7 +17,7 @@ from typing import Any
 from adk_eval_gate.config.settings import Settings
 from adk_eval_gate.inputs.plan import PlannedFile
 from adk_eval_gate.judge import platform_access
-from adk_eval_gate.metrics.base import MetricServices
+from adk_eval_gate.metrics.metric import MetricServices
 from adk_eval_gate.model.results import JudgeStats
 from adk_eval_gate.support.console import Console
 from adk_eval_gate.support.errors import UsageError
@@ -68,7 +68,7 @@ def judge_models(planned: list[PlannedFile], *, service: bool = False) -> dict[s
 
 def model_problems(planned_file: PlannedFile, *, service: bool = False) -> list[str]:
     """Why a judge model or the user simulator's model of this file cannot be used here (missing packages)."""
-    from adk_eval_gate.judge.models import check_model
+    from adk_eval_gate.judge.model_classes import check_model
 
     problems = [check_model(model, role="judge model") for model in judge_models([planned_file], service=service)]
     simulator = planned_file.config.config.user_simulator_config
@@ -114,7 +114,7 @@ def _platform_service(settings: Settings, names: list[str], choice: platform_acc
 
 
 def _function_processes(settings: Settings, planned: list[PlannedFile], console: Console) -> Any:
-    """Where agents-cli's metric code runs (``runners/function_process.py``), when a file has such a metric; the
+    """Where agents-cli's metric code runs (``runners/workers/function_process.py``), when a file has such a metric; the
     secrets of the ``.env`` files it loads are masked."""
     from adk_eval_gate.model.agents_cli_config import FunctionDefinition
 
@@ -126,7 +126,7 @@ def _function_processes(settings: Settings, planned: list[PlannedFile], console:
     ]
     if not definitions:
         return None
-    from adk_eval_gate.runners.function_process import FunctionProcesses, env_secrets
+    from adk_eval_gate.runners.workers.function_process import FunctionProcesses, env_secrets
 
     for env_file in {definition.env_file for definition in definitions if definition.env_file}:
         for secret in env_secrets(env_file):
@@ -136,8 +136,8 @@ def _function_processes(settings: Settings, planned: list[PlannedFile], console:
 
 def _gemini_backend(settings: Settings, gemini_metrics: list[str], console: Console) -> tuple[Any, str | None]:
     """The google-genai judge, or None and why (said once, naming the metrics it leaves unevaluated)."""
-    from adk_eval_gate.judge.client import GeminiJudge
     from adk_eval_gate.judge.credentials import MissingCredentials, resolve_credentials
+    from adk_eval_gate.judge.gemini_client import GeminiJudge
 
     try:
         credentials = resolve_credentials(settings.environment)
@@ -159,7 +159,7 @@ def _gemini_backend(settings: Settings, gemini_metrics: list[str], console: Cons
 
 def _judge_service(settings: Settings, models: dict[str, list[str]], console: Console) -> Any:
     from adk_eval_gate.judge.cache import JudgeCache
-    from adk_eval_gate.judge.models import resolve_model
+    from adk_eval_gate.judge.model_classes import resolve_model
     from adk_eval_gate.judge.service import JudgeService
 
     routes = {model: resolve_model(model) for model in models}

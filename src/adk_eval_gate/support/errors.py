@@ -65,9 +65,6 @@ class UsageError(GateError):
 class ConfigError(GateError):
     """A test_config.json (or --config) cannot be used (exit code 2 in validate, a file error in run)."""
 
-    def all_lines(self) -> list[str]:
-        return [problem.one_line() for problem in self.every_problem()]
-
 
 class EvalFileError(GateError):
     """An eval file cannot be loaded."""

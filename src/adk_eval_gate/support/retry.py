@@ -1,8 +1,8 @@
 """Calling services that fail for a while: one rule for which HTTP statuses are transient, one backoff, and how
 long a server asked us to wait (``Retry-After``).
 
-The case runs (``execute``), the LLM judge (``judge.retry``), the GitHub client and the http runner each hold their
-own numbers (``CASE_RUN_RETRY``, ``JUDGE_RETRY``, ``GITHUB_RETRY``, ``AGENT_SERVER_RETRY``), all in this shape.
+The case runs (``execute``), the LLM judge (``judge.judge_retry``), the GitHub client and the http runner each hold
+their own numbers (``CASE_RUN_RETRY``, ``JUDGE_RETRY``, ``GITHUB_RETRY``, ``AGENT_SERVER_RETRY``), all in this shape.
 """
 
 from __future__ import annotations

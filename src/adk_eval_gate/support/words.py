@@ -1,8 +1,10 @@
-"""Counts and dollars in words, the same in the log, the reports and the verdict's reasons."""
+"""Counts and dollars in words, the same in the log, the reports and the verdict's reasons; the name a word likely
+misspells."""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 
 
 def plural(count: int, word: str, words: str | None = None) -> str:
@@ -22,3 +24,11 @@ def money(value: float | None) -> str:
     decimals = max(2, 2 - math.floor(math.log10(abs(value))))
     whole, _, fraction = f"{value:.{decimals}f}".partition(".")
     return f"${whole}.{fraction.rstrip('0').ljust(2, '0')}"
+
+
+def did_you_mean(name: str, known: Iterable[str]) -> str | None:
+    """The one of ``known`` that ``name`` most likely misspells (a case id, a case selector), if any."""
+    import difflib
+
+    close = difflib.get_close_matches(name, sorted(known), n=1)
+    return close[0] if close else None

@@ -1,10 +1,10 @@
-"""verdict: every rule that can fail a case or the run (``rules``), decided once (``decide``); the pass rule and
-stability over a case's runs (``stability``), and the budgets' figures (``budgets``)."""
+"""verdict: every rule that can fail a case or the run (``rules``), decided once (``decide``) with the policy the
+options set (``policy``); the pass rule and stability over a case's runs (``stability``), and the budgets' figures
+(``budgets``)."""
 
 from __future__ import annotations
 
 from adk_eval_gate.verdict.decide import (
-    Policy,
     decide,
     decide_case,
     exit_code,
@@ -14,6 +14,7 @@ from adk_eval_gate.verdict.decide import (
     totals,
     unmatched_quarantine,
 )
+from adk_eval_gate.verdict.policy import Policy
 
 __all__ = [
     "Policy",

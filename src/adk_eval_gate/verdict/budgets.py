@@ -14,12 +14,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from adk_eval_gate.model.eval_config import Budgets
-from adk_eval_gate.model.results import Comparison, PassRule, ResultsDocument, RunRecord
-from adk_eval_gate.model.results_usage import (
+from adk_eval_gate.model.results import (
     BudgetCheck,
     BudgetLimits,
     BudgetStatus,
+    Comparison,
+    PassRule,
     QuantityChange,
+    ResultsDocument,
+    RunRecord,
     SuiteUsage,
     TurnUsage,
 )

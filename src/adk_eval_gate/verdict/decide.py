@@ -10,75 +10,40 @@ the comparison with the baseline, always from the same rules.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import TypeVar
 
 import pydantic
 
-from adk_eval_gate.inputs.plan import PlannedFile, did_you_mean
 from adk_eval_gate.model.results import (
+    BudgetCheck,
+    BudgetStatus,
     CaseResult,
     CaseStatus,
     Comparison,
+    Effect,
     ErrorKind,
     FileResult,
     Finding,
     MetricResult,
+    MetricStatus,
     MetricSummary,
     PassRule,
     ResultsDocument,
-    RunInfo,
     RunRecord,
     RunStatus,
     Totals,
     run_figures,
 )
-from adk_eval_gate.model.results_base import Effect, MetricStatus
-from adk_eval_gate.model.results_usage import BudgetCheck, BudgetLimits, BudgetStatus
 from adk_eval_gate.support import stats
+from adk_eval_gate.support.words import did_you_mean
 from adk_eval_gate.verdict import rules
 from adk_eval_gate.verdict.aggregation import ScoreRule, decide_metric, run_metric_status
 from adk_eval_gate.verdict.budgets import run_checks
+from adk_eval_gate.verdict.policy import Policy
 from adk_eval_gate.verdict.regressions import counted
 from adk_eval_gate.verdict.stability import stability, suite_stability
 
 ModelT = TypeVar("ModelT", bound=pydantic.BaseModel)
-
-
-@dataclass(frozen=True)
-class Policy:
-    """What the user asked of the gate (its options), recorded in results.json's ``run``."""
-
-    pass_rule: PassRule = "mean"
-    allow_not_evaluated: bool = False
-    fail_on_regression: bool = False
-    strict_comparison: bool = False
-    tolerance: float = 0.0
-    limits: BudgetLimits | None = None
-
-    @classmethod
-    def recorded(cls, run: RunInfo) -> Policy:
-        """The policy a results.json was decided with."""
-        return cls(
-            pass_rule=run.pass_rule,
-            allow_not_evaluated=run.allow_not_evaluated,
-            fail_on_regression=run.fail_on_regression,
-            strict_comparison=run.strict_comparison,
-            tolerance=run.regression_tolerance or 0.0,
-            limits=run.budget_limits,
-        )
-
-    def record(self, run: RunInfo) -> RunInfo:
-        return run.model_copy(
-            update={
-                "pass_rule": self.pass_rule,
-                "allow_not_evaluated": self.allow_not_evaluated,
-                "fail_on_regression": self.fail_on_regression,
-                "strict_comparison": self.strict_comparison,
-                "regression_tolerance": self.tolerance,
-                "budget_limits": self.limits,
-            }
-        )
 
 
 _SEVERITY = (
@@ -198,12 +163,11 @@ def quarantine(cases: list[CaseResult], selectors: list[str]) -> list[CaseResult
     ]
 
 
-def unmatched_quarantine(selectors: list[str], planned: list[PlannedFile], files: list[FileResult]) -> list[str]:
-    """What to say of each ``--quarantine`` selector that matches no case of the eval files (their every case,
-    whatever the run selects: a shard runs only some), with the selector it likely misspells. A selector that
-    could match a file which could not be loaded says nothing: its cases are unknown."""
-    cases = [(file.loaded.display, case.eval_id) for file in planned for case in file.loaded.eval_set.eval_cases]
-    broken = [file.path for file in files if file.error]
+def unmatched_quarantine(selectors: list[str], *, cases: list[tuple[str, str]], broken: list[str]) -> list[str]:
+    """What to say of each ``--quarantine`` selector that matches no case of the eval files (``cases``: each file's
+    every case as (file, eval_id), whatever the run selects: a shard runs only some), with the selector it likely
+    misspells. A selector that could match a file which could not be loaded (``broken``) says nothing: its cases
+    are unknown."""
     said = []
     for selector in dict.fromkeys(selectors):
         if any(rules.selects(selector, file, eval_id) for file, eval_id in cases) or any(

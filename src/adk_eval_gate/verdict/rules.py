@@ -8,6 +8,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from adk_eval_gate.model.results import (
+    BudgetCheck,
+    BudgetStatus,
     CaseResult,
     CaseStatus,
     Comparison,
@@ -22,7 +24,6 @@ from adk_eval_gate.model.results import (
     RunMetric,
     RunRecord,
 )
-from adk_eval_gate.model.results_usage import BudgetCheck, BudgetStatus
 from adk_eval_gate.support.globs import NameGlob, PathGlob
 from adk_eval_gate.support.words import plural
 from adk_eval_gate.verdict.aggregation import comparison_text

@@ -8,8 +8,7 @@ nothing about the agent, so they are left out of the stability figures; they sti
 
 from __future__ import annotations
 
-from adk_eval_gate.model.results import CaseResult, RunRecord, Stability, SuiteStability
-from adk_eval_gate.model.results_base import CaseStatus
+from adk_eval_gate.model.results import CaseResult, CaseStatus, RunRecord, Stability, SuiteStability
 
 
 def decisive_runs(runs: list[RunRecord]) -> list[RunRecord]:

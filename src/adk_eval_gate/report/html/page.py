@@ -24,13 +24,11 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from adk_eval_gate.model.results import CaseResult, ResultsDocument
-from adk_eval_gate.model.results_base import CaseStatus, case_label
+from adk_eval_gate.model.results import CaseResult, CaseStatus, ResultsDocument, case_label
 from adk_eval_gate.report import costs, headline
 from adk_eval_gate.report.carried import affected_line
-from adk_eval_gate.report.changes import significance_text
-from adk_eval_gate.report.html.cases import Context, case_details, case_rows, header_row
-from adk_eval_gate.report.html.charts import score_chart, status_chart
+from adk_eval_gate.report.change_sections import significance_text
+from adk_eval_gate.report.html.case_list import Context, case_details, case_rows, header_row
 from adk_eval_gate.report.html.parts import (
     STATUS_LABELS,
     badge,
@@ -42,6 +40,7 @@ from adk_eval_gate.report.html.parts import (
     table,
     text,
 )
+from adk_eval_gate.report.html.svg_charts import score_chart, status_chart
 from adk_eval_gate.report.views import computed_by_label
 
 VERDICTS = {"passed": "ADK eval gate passed", "failed": "ADK eval gate failed", "error": "ADK eval gate error"}
@@ -319,15 +318,6 @@ def packed_details(cases: list[CaseResult], context: Context) -> dict[str, Any]:
         packed = zlib.compress(json.dumps(details, ensure_ascii=False).encode("utf-8"), 9)
         chunks.append(base64.b64encode(packed).decode("ascii"))
     return {"size": DETAILS_PER_CHUNK, "chunks": chunks}
-
-
-def unpacked_details(packed: dict[str, Any]) -> list[str]:
-    """Every case's details HTML from ``packed_details`` (what the script does for one chunk, for tests)."""
-    return [
-        detail
-        for chunk in packed["chunks"]
-        for detail in json.loads(zlib.decompress(base64.b64decode(chunk)).decode("utf-8"))
-    ]
 
 
 def render(doc: ResultsDocument) -> str:

@@ -1,0 +1,186 @@
+"""A run's results: each case's record decided on its finished runs (as soon as its last run finishes, or once every
+run is done), in file and case order with the cases carried from the baseline, and the document they make.
+
+Used by ``run``, by ``--confirm-failures`` (the first runs' cases, to choose what runs again) and by the pytest
+plugin (one file's cases). What a case depends on is recorded by the caller's ``record_inputs``
+(``compare.only_affected.Inputs.recorded``), and the run's settings come in as ``RunInfo``
+(``compare.likeforlike.run_info``): both belong to later stages.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from adk_eval_gate import verdict
+from adk_eval_gate.aggregate import records as aggregate
+from adk_eval_gate.aggregate.pricing import Prices
+from adk_eval_gate.config.settings import Settings
+from adk_eval_gate.inputs.plan import PlannedFile, WorkItem, case_id
+from adk_eval_gate.model.compact import AppTable
+from adk_eval_gate.model.evalset import EvalCase
+from adk_eval_gate.model.results import CaseResult, Confirmation, FileResult, ResultsDocument, RunInfo, UsageTotals
+from adk_eval_gate.runners.execute import Execution, FinishedRun
+from adk_eval_gate.verdict.aggregation import ScoreRule
+
+# A case's record with what it depends on, given what its agent used in each of its runs.
+InputsRecorder = Callable[[CaseResult, list[list[str] | None]], CaseResult]
+
+
+def case_record(
+    settings: Settings,
+    planned_file: PlannedFile,
+    case: EvalCase,
+    index: int,
+    finished: list[FinishedRun],
+    *,
+    confirmation: Confirmation | None = None,
+    prices: Prices | None = None,
+    apps: AppTable | None = None,
+    score_rule: ScoreRule = "adk_eval",
+) -> CaseResult:
+    """The case's record, decided on its finished runs (the same whether made as its last run finished or after
+    every run); ``score_rule``: whose rules score its metrics over its runs (``verdict.aggregation``)."""
+    loaded = planned_file.loaded
+    return aggregate.case_result(
+        display=loaded.display,
+        eval_set_id=loaded.eval_set.eval_set_id,
+        case=case,
+        index=index,
+        line=loaded.case_lines.get(case.eval_id),
+        metrics=planned_file.config.metrics,
+        finished=finished,
+        pass_rule=settings.pass_rule,
+        score_rule=score_rule,
+        confirmation=confirmation,
+        prices=prices,
+        budgets=planned_file.config.config.budgets,
+        apps=apps,
+    )
+
+
+def observed(finished: list[FinishedRun]) -> list[list[str] | None]:
+    """What the case's agent used in each run (``runners.workers.observe``), for its inputs."""
+    return [run.inference.observed for run in finished]
+
+
+@dataclass
+class EarlyRecords:
+    """Each case's record made as soon as its last run finishes, while the other runs go on, instead of all of
+    them after the last run: the main process mostly waits on its workers then, and the reports start sooner. The
+    case's runs leave the execution as its record is made. Not with ``--confirm-failures``: a case may run again
+    once every first run is done."""
+
+    settings: Settings
+    prices: Prices
+    runs_left: dict[str, int]  # case id -> its runs not finished yet
+    execution: Execution = field(default_factory=Execution)
+    made: dict[str, tuple[CaseResult, list[list[str] | None]]] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, settings: Settings, *, items: list[WorkItem], prices: Prices) -> EarlyRecords:
+        return cls(settings, prices, runs_left=dict(Counter(item.case_id for item in items)))
+
+    def finished(self, item: WorkItem, run: FinishedRun) -> None:
+        self.runs_left[item.case_id] -= 1
+        if self.runs_left[item.case_id] > 0:
+            return
+        runs = self.execution.finished[item.case_id]
+        record = case_record(
+            self.settings, item.file, item.case, item.case_index, runs, prices=self.prices, apps=self.execution.apps
+        )
+        self.execution.release(item.case_id)  # once the record is made: a record that fails loses no run
+        self.made[item.case_id] = (record, observed(runs))
+
+
+def case_results(
+    *,
+    settings: Settings,
+    planned: list[PlannedFile],
+    execution: Execution,
+    confirmations: dict[str, Confirmation] | None = None,
+    prices: Prices | None = None,
+    carried: dict[str, CaseResult] | None = None,
+    record_inputs: InputsRecorder | None = None,
+    release: bool = False,
+    early: EarlyRecords | None = None,
+    score_rule: ScoreRule = "adk_eval",
+) -> list[CaseResult]:
+    """Every case that ran, decided on its runs (with its inputs when ``record_inputs`` is given), and every case
+    ``carried`` from the baseline (``--only-affected``), in file and case order, with ``--quarantine`` applied.
+
+    ``early``: the records already made as the cases' last runs finished (taken from it). ``release``: each
+    case's finished runs leave ``execution`` once its record is made (what they held beyond the record, their
+    scores' objects, is freed as the cases are made, not after all of them). ``score_rule``: whose rules score the
+    metrics over a case's runs (``verdict.aggregation``: ``adk eval``'s, or AgentEvaluator's for its drop-in)."""
+    made = early.made if early else {}
+    cases: list[CaseResult] = []
+    for planned_file in planned:
+        loaded = planned_file.loaded
+        for index, case in enumerate(loaded.eval_set.eval_cases):
+            case_key = case_id(loaded.display, case.eval_id)
+            if carried and case_key in carried:
+                cases.append(carried[case_key])
+            if case_key in made:
+                result, used = made.pop(case_key)
+            elif case_key in execution.finished:
+                finished = execution.release(case_key) if release else execution.finished[case_key]
+                confirmation = (confirmations or {}).get(case_key)
+                result = case_record(
+                    settings,
+                    planned_file,
+                    case,
+                    index,
+                    finished,
+                    confirmation=confirmation,
+                    prices=prices,
+                    apps=execution.apps,
+                    score_rule=score_rule,
+                )
+                used = observed(finished)
+            else:
+                continue
+            cases.append(record_inputs(result, used) if record_inputs else result)
+    return verdict.quarantine(cases, settings.quarantine)
+
+
+def build_document(
+    *,
+    settings: Settings,
+    planned: list[PlannedFile],
+    files: list[FileResult],
+    execution: Execution,
+    run: RunInfo,
+    confirmations: dict[str, Confirmation] | None = None,
+    prices: Prices | None = None,
+    judge_usage: UsageTotals | None = None,
+    carried: dict[str, CaseResult] | None = None,
+    carried_apps: dict[str, dict[str, Any]] | None = None,
+    record_inputs: InputsRecorder | None = None,
+    early: EarlyRecords | None = None,
+) -> ResultsDocument:
+    """The run's document: its cases (``case_results``, each case's runs released as its record is made) and
+    ``files``, with the run's settings (``run``); ``carried_apps``: the base run's app details the carried cases
+    name."""
+    prices = prices or Prices.shipped()
+    cases = case_results(
+        settings=settings,
+        planned=planned,
+        execution=execution,
+        confirmations=confirmations,
+        prices=prices,
+        carried=carried,
+        record_inputs=record_inputs,
+        release=True,
+        early=early,
+    )
+    return aggregate.document(
+        cases,
+        files,
+        run,
+        judge_usage=judge_usage,
+        prices=prices.source(),
+        app_details={**(carried_apps or {}), **execution.apps.table},
+    )

@@ -1,0 +1,94 @@
+"""The run's case runs with their progress on the console (``progress``), ADK's and the agents' logs kept with each
+run (``runlog``), and SIGINT/SIGTERM stopping them cleanly (``Execution.interrupted``); the runner and the
+services closed at the end. The engine underneath is ``execute``; what the caller does with each finished run, and
+which cases run again once the first runs are done, are passed in."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+from collections.abc import Callable
+
+from adk_eval_gate.config.settings import Settings
+from adk_eval_gate.inputs.plan import WorkItem
+from adk_eval_gate.metrics.metric import MetricServices
+from adk_eval_gate.model.results import CaseStatus
+from adk_eval_gate.runners import runlog
+from adk_eval_gate.runners.execute import Execution, FinishedRun, MetricBuilder, StopOnSignals, execute
+from adk_eval_gate.runners.progress import Progress
+from adk_eval_gate.runners.runner import Runner
+from adk_eval_gate.runners.workers.metric_reads import MetricReads
+from adk_eval_gate.support import collector
+from adk_eval_gate.support.console import Console, relayed_output
+
+
+async def run_items(
+    items: list[WorkItem],
+    *,
+    settings: Settings,
+    runner: Runner,
+    services: MetricServices,
+    console: Console,
+    outcome: Callable[[FinishedRun], CaseStatus],
+    execution: Execution | None = None,
+    on_finished: Callable[[WorkItem, FinishedRun], None] | None = None,
+    confirm: Callable[[Execution, Progress], list[WorkItem]] | None = None,
+    metric_reads: MetricReads | None = None,
+) -> Execution:
+    """The ``execution`` the items' runs go to (a new one when None). ``outcome``: a run's status as the progress
+    shows it; ``on_finished``: called with each finished run; ``confirm``: once the first runs are done, the items to
+    run again; ``metric_reads``: custom metrics record what they read, for their cases' inputs."""
+    execution = execution if execution is not None else Execution()
+    progress = Progress.for_console(console, total=len(items), env=settings.environment)
+
+    def finished(item: WorkItem, run: FinishedRun) -> None:
+        progress.finished(item, run, outcome(run))
+        if on_finished is not None:
+            on_finished(item, run)
+
+    progress.begin(f"Running {len(items)} case runs ({runner.name} runner, parallelism {settings.parallelism})")
+    work = asyncio.ensure_future(
+        execute(
+            items,
+            runner=runner,
+            metrics=MetricBuilder(services, reads=metric_reads),
+            parallelism=settings.parallelism,
+            timeout=settings.timeout,
+            execution=execution,
+            on_started=progress.started,
+            on_finished=finished,
+            on_ready=_settled_first(progress.ready),
+            confirm=(lambda done: confirm(done, progress)) if confirm else None,
+        )
+    )
+    ticker = asyncio.ensure_future(progress.tick())
+    try:
+        with (
+            StopOnSignals(work) as stop,
+            relayed_output(console, [progress]),
+            runlog.installed(console.line, verbose=settings.verbose),
+        ):
+            try:
+                await work
+            except asyncio.CancelledError:
+                if stop.received is None:
+                    raise
+                execution.interrupted = True
+                execution.stopped_by = stop.received
+    finally:
+        ticker.cancel()
+        progress.end(interrupted=signal.Signals(execution.stopped_by).name if execution.stopped_by else None)
+        await runner.aclose()
+        await services.aclose()
+    return execution
+
+
+def _settled_first(ready: Callable[[], None]) -> Callable[[], None]:
+    """``ready``, once what this process set up for the runs (agents, models, metrics) is settled: it lives until
+    the end (``support.collector``)."""
+
+    def settled() -> None:
+        collector.settle_heap()
+        ready()
+
+    return settled

@@ -1,0 +1,62 @@
+"""The verdict's policy: what the user asked of the gate (its options), recorded in results.json's ``run`` so that
+saved results are decided again as they were."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from adk_eval_gate.config.settings import Settings
+from adk_eval_gate.model.results import BudgetLimits, PassRule, RunInfo
+
+
+@dataclass(frozen=True)
+class Policy:
+    """What the user asked of the gate (its options), recorded in results.json's ``run``."""
+
+    pass_rule: PassRule = "mean"
+    allow_not_evaluated: bool = False
+    fail_on_regression: bool = False
+    strict_comparison: bool = False
+    tolerance: float = 0.0
+    limits: BudgetLimits | None = None
+
+    @classmethod
+    def recorded(cls, run: RunInfo) -> Policy:
+        """The policy a results.json was decided with."""
+        return cls(
+            pass_rule=run.pass_rule,
+            allow_not_evaluated=run.allow_not_evaluated,
+            fail_on_regression=run.fail_on_regression,
+            strict_comparison=run.strict_comparison,
+            tolerance=run.regression_tolerance or 0.0,
+            limits=run.budget_limits,
+        )
+
+    def record(self, run: RunInfo) -> RunInfo:
+        return run.model_copy(
+            update={
+                "pass_rule": self.pass_rule,
+                "allow_not_evaluated": self.allow_not_evaluated,
+                "fail_on_regression": self.fail_on_regression,
+                "strict_comparison": self.strict_comparison,
+                "regression_tolerance": self.tolerance,
+                "budget_limits": self.limits,
+            }
+        )
+
+    @classmethod
+    def of(cls, settings: Settings) -> Policy:
+        """The policy of the options."""
+        limits = BudgetLimits(
+            max_cost=settings.max_cost,
+            max_cost_increase=settings.max_cost_increase,
+            max_latency_increase=settings.max_latency_increase,
+        )
+        return cls(
+            pass_rule=settings.pass_rule,
+            allow_not_evaluated=settings.allow_not_evaluated,
+            fail_on_regression=settings.fail_on_regression,
+            strict_comparison=settings.strict_comparison,
+            tolerance=settings.regression_tolerance,
+            limits=limits if limits.model_dump(exclude_none=True) else None,
+        )
