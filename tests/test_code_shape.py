@@ -5,15 +5,17 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from tests.package_sources import nodes, package_files, parsed, source
+
 SRC = Path(__file__).resolve().parents[1] / "src" / "adk_eval_gate"
 MAX_FUNCTION_LINES = 60
 
 
-def _long_functions(source: str) -> list[tuple[str, int]]:
-    tree = ast.parse(source)
+def _long_functions(text: str) -> list[tuple[str, int]]:
+    tree = parsed(text)
     return [
         (node.name, (node.end_lineno or node.lineno) - node.lineno + 1)
-        for node in ast.walk(tree)
+        for node in nodes(tree)
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
         and (node.end_lineno or node.lineno) - node.lineno + 1 > MAX_FUNCTION_LINES
     ]
@@ -22,8 +24,8 @@ def _long_functions(source: str) -> list[tuple[str, int]]:
 def test_no_function_is_longer_than_60_lines() -> None:
     found = {
         f"{path.relative_to(SRC)}:{name}": length
-        for path in sorted(SRC.rglob("*.py"))
-        for name, length in _long_functions(path.read_text(encoding="utf-8"))
+        for path in package_files()
+        for name, length in _long_functions(source(path))
     }
     assert found == {}, f"split these functions: {found}"
 
@@ -37,7 +39,7 @@ def test_the_check_sees_a_long_function() -> None:
 STATUS_FIELDS = {"status", "first_status", "base_status", "head_status", "effect"}
 
 
-def _literal_statuses(source: str) -> list[int]:
+def _literal_statuses(text: str) -> list[int]:
     """Lines that compare a status (``x.status``, ``x.effect``, ...) with a string written out."""
 
     def is_status(node: ast.expr) -> bool:
@@ -50,7 +52,7 @@ def _literal_statuses(source: str) -> list[int]:
 
     return [
         node.lineno
-        for node in ast.walk(ast.parse(source))
+        for node in nodes(parsed(text))
         if isinstance(node, ast.Compare)
         and any(is_status(side) for side in [node.left, *node.comparators])
         and any(is_text(side) for side in [node.left, *node.comparators])
@@ -61,11 +63,7 @@ def test_statuses_are_compared_as_the_vocabulary_not_as_strings() -> None:
     """One status vocabulary (``model/results/vocabulary.py``: CaseStatus, RunStatus, MetricStatus, Effect, and
     BudgetStatus in ``model/results/usage_and_budgets.py``): no module compares a status with a string literal
     such as ``case.status == "passed"``."""
-    found = {
-        f"{path.relative_to(SRC)}:{line}"
-        for path in sorted(SRC.rglob("*.py"))
-        for line in _literal_statuses(path.read_text(encoding="utf-8"))
-    }
+    found = {f"{path.relative_to(SRC)}:{line}" for path in package_files() for line in _literal_statuses(source(path))}
     assert found == set()
     assert _literal_statuses('if case.status in ("failed", "error"):\n    pass\n') == [1]
 
@@ -73,7 +71,7 @@ def test_statuses_are_compared_as_the_vocabulary_not_as_strings() -> None:
 ORDERINGS = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
 
 
-def _score_threshold_comparisons(source: str) -> list[int]:
+def _score_threshold_comparisons(text: str) -> list[int]:
     """Lines that order a score against a threshold: a comparison (``<``, ``<=``, ``>``, ``>=``) one of whose sides
     names something called ``*score*`` and another something called ``*threshold*``."""
 
@@ -86,7 +84,7 @@ def _score_threshold_comparisons(source: str) -> list[int]:
         return any(word in name.lower() for name in found)
 
     lines = []
-    for node in ast.walk(ast.parse(source)):
+    for node in nodes(parsed(text)):
         if not isinstance(node, ast.Compare) or not any(isinstance(op, ORDERINGS) for op in node.ops):
             continue
         sides = [node.left, *node.comparators]
@@ -101,9 +99,9 @@ def test_only_the_verdict_compares_a_score_with_a_threshold() -> None:
     """Metrics score, outputs render: whether a score meets its threshold is decided in ``verdict/`` only."""
     found = {
         f"{path.relative_to(SRC)}:{line}"
-        for path in sorted(SRC.rglob("*.py"))
+        for path in package_files()
         if path.relative_to(SRC).parts[0] != "verdict"
-        for line in _score_threshold_comparisons(path.read_text(encoding="utf-8"))
+        for line in _score_threshold_comparisons(source(path))
     }
     assert found == set(), f"decide these in verdict/ (verdict/aggregation.py): {sorted(found)}"
 

@@ -9,6 +9,8 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+from tests.package_sources import nodes, package_files, parsed, source
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
@@ -31,7 +33,7 @@ def duplicate_basenames(paths: list[Path]) -> dict[str, list[str]]:
 
 
 def test_every_module_name_is_used_once_in_the_package() -> None:
-    assert duplicate_basenames(sorted(SRC.rglob("*.py"))) == {}
+    assert duplicate_basenames(package_files()) == {}
 
 
 def test_the_name_check_sees_a_module_name_used_twice() -> None:
@@ -75,13 +77,13 @@ def _functions(where: str, tree: ast.Module) -> list[tuple[str, str]]:
     pydantic call by themselves (``__init__``, validators)."""
     owners = {
         id(item): node.name
-        for node in ast.walk(tree)
+        for node in nodes(tree)
         if isinstance(node, ast.ClassDef)
         for item in node.body
         if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))
     }
     found = []
-    for node in ast.walk(tree):
+    for node in nodes(tree):
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
         dunder = node.name.startswith("__") and node.name.endswith("__")
@@ -96,11 +98,11 @@ def unreferenced_functions(sources: dict[str, str], *, allowed: set[str]) -> lis
     """The functions and methods of ``sources`` (path -> code) whose name no code among them uses (as a name or an
     attribute: a call, a callback handed on, a decorator), except those ``allowed`` (by ``where:name``, or by
     name): tests do not count, so a function only tests call is found too."""
-    trees = {where: ast.parse(code) for where, code in sources.items()}
+    trees = {where: parsed(code) for where, code in sources.items()}
     used = {
         node.id if isinstance(node, ast.Name) else node.attr
         for tree in trees.values()
-        for node in ast.walk(tree)
+        for node in nodes(tree)
         if isinstance(node, (ast.Name, ast.Attribute))
     }
     return sorted(
@@ -121,7 +123,7 @@ def _entry_points() -> set[str]:
     hooks = {
         node.name
         for path in plugins
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        for node in nodes(parsed(source(path)))
         if isinstance(node, ast.FunctionDef) and node.name.startswith("pytest_")
     }
     return scripts | hooks
@@ -131,22 +133,20 @@ def _public_faces() -> set[str]:
     """The names a package's face lists in its ``__all__``."""
     names: set[str] = set()
     for path in SRC.rglob("__init__.py"):
-        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        for node in parsed(source(path)).body:
             if isinstance(node, ast.Assign) and any(getattr(target, "id", "") == "__all__" for target in node.targets):
                 names |= {item.value for item in getattr(node.value, "elts", []) if isinstance(item, ast.Constant)}
     return names
 
 
 def test_every_function_in_src_is_referenced_by_the_package() -> None:
-    sources = {str(path.relative_to(SRC)): path.read_text(encoding="utf-8") for path in sorted(SRC.rglob("*.py"))}
+    sources = {str(path.relative_to(SRC)): source(path) for path in package_files()}
     assert unreferenced_functions(sources, allowed={*OVERRIDES, *_entry_points(), *_public_faces()}) == []
 
 
 def test_every_override_listed_is_still_defined() -> None:
     defined = {
-        key
-        for path in SRC.rglob("*.py")
-        for key, _ in _functions(str(path.relative_to(SRC)), ast.parse(path.read_text(encoding="utf-8")))
+        key for path in SRC.rglob("*.py") for key, _ in _functions(str(path.relative_to(SRC)), parsed(source(path)))
     }
     assert sorted(set(OVERRIDES) - defined) == []
 

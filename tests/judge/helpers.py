@@ -4,14 +4,11 @@ scripted judges that answer by what a prompt contains (so ours and ADK's prompts
 from __future__ import annotations
 
 import asyncio
-import functools
-import ssl
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-import certifi
 import pytest
 from google.genai import types
 
@@ -54,22 +51,6 @@ def gemini(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeGemini]:
         fake.stop()
 
 
-@functools.cache
-def _shared_tls() -> ssl.SSLContext:
-    return ssl.create_default_context(cafile=certifi.where())
-
-
-class SharedTlsGeminiJudge(GeminiJudge):
-    """The gate's Gemini judge with one TLS context for every client of the test session: google-genai loads the CA
-    bundle into new contexts for each client it makes (its requests go through the judge's own client, whose
-    context is made once, but it makes a synchronous client too), and the fake server speaks plain HTTP anyway.
-    Everything else is the judge's own ``_http_options``."""
-
-    def _http_options(self, http_client: Any = None) -> types.HttpOptions:
-        tls = _shared_tls()
-        return super()._http_options(http_client).model_copy(update={"client_args": {"verify": tls}})
-
-
 def judge_service(
     *,
     parallelism: int = 8,
@@ -80,7 +61,7 @@ def judge_service(
     **options: Any,
 ) -> JudgeService:
     """``options``: the service's other settings (``mask``, ``warn``, ``sleep``, ``clock``)."""
-    backend = SharedTlsGeminiJudge(JudgeCredentials(vertexai=False, api_key=api_key), timeout_seconds=timeout)
+    backend = GeminiJudge(JudgeCredentials(vertexai=False, api_key=api_key), timeout_seconds=timeout)
     return JudgeService(
         backend=backend,
         parallelism=parallelism,

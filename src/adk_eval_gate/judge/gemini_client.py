@@ -17,7 +17,7 @@ from google import genai
 from google.genai import types as genai_types
 
 from adk_eval_gate.judge.credentials import JudgeCredentials
-from adk_eval_gate.judge.http_guard import judge_http_client, surfacing_refusals
+from adk_eval_gate.judge.http_guard import judge_http_client, surfacing_refusals, tls_context
 from adk_eval_gate.model.tokens import call_counts
 
 DEFAULT_TIMEOUT_SECONDS = 120.0
@@ -68,10 +68,15 @@ class GeminiJudge:
         self._clients: dict[asyncio.AbstractEventLoop, tuple[genai.Client, Any]] = {}
 
     def _http_options(self, http_client: Any = None) -> genai_types.HttpOptions:
+        """The requests go through ``http_client``; google-genai still makes a synchronous client and a context for
+        websockets with each client, which get the judges' one TLS context instead of loading the CA bundle again."""
+        tls = tls_context()
         return genai_types.HttpOptions(
             timeout=max(1, round(self.timeout_seconds * 1000)),
             retry_options=genai_types.HttpRetryOptions(attempts=1),
             httpx_async_client=http_client,
+            client_args={"verify": tls},
+            async_client_args={"ssl": tls},
         )
 
     def make_client(self, http_client: Any = None) -> genai.Client:

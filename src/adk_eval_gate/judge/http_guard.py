@@ -204,16 +204,17 @@ def _client_class(library: Any) -> Any:
 
 
 @functools.cache
-def _tls(library: Any) -> Any:
-    """One TLS context per process for every judge client, as each library would make it (SSL_CERT_FILE, or
-    certifi's bundle): loading the CA bundle for every client would cost each of them tens of milliseconds."""
-    return library.create_ssl_context()
+def tls_context(library: Any = None) -> Any:
+    """One TLS context per process for every judge client, as each library (httpx by default) would make it
+    (SSL_CERT_FILE, or certifi's bundle): loading the CA bundle for every client would cost each of them tens of
+    milliseconds."""
+    return (library or importlib.import_module("httpx")).create_ssl_context()
 
 
 def judge_http_client(*, api: str, timeout: float, httpx2: bool = False) -> Any:
     """An ``AsyncClient`` of httpx (or httpx2, for the Anthropic SDK) that guards ``api``'s answers."""
     library: Any = importlib.import_module("httpx2" if httpx2 else "httpx")
-    client = _client_class(library)(timeout=timeout, verify=_tls(library), follow_redirects=True)
+    client = _client_class(library)(timeout=timeout, verify=tls_context(library), follow_redirects=True)
     client.api = api
     client.event_hooks = {"request": [], "response": [client._refuse_redirect]}
     return client

@@ -44,6 +44,7 @@ class Starter:
         self.output = output  # read end of the pipe that carries what the starter prints
         self._lock = threading.Lock()
         self.closed = False
+        self.asked = False  # for a worker: until then the starter holds nothing but what it imported
 
     @classmethod
     def start(cls, warm: Callable[[], None]) -> Starter:
@@ -69,6 +70,7 @@ class Starter:
         """Asks for worker ``number``: this process's connection to it and the read end of its output pipe."""
         ours, theirs = multiprocessing.Pipe()
         output_read, output_write = os.pipe()
+        self.asked = True
         try:
             with self._lock:
                 socket.send_fds(self.control, [pickle.dumps(("fork", number))], [theirs.fileno(), output_write])
@@ -87,10 +89,15 @@ class Starter:
         return pickle.loads(data) if data else None
 
     def close(self) -> None:
-        """Tells the starter to end (it ends its remaining workers) and waits for it."""
+        """Tells the starter to end (it ends its remaining workers) and waits for it. A starter never asked for a
+        worker is ended at once: it may still be importing ADK (a run that stopped on its inputs), which would only
+        answer once that is done."""
         if self.closed:
             return
         self.closed = True
+        if not self.asked:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGKILL)
         with contextlib.suppress(OSError):
             self.control.shutdown(socket.SHUT_WR)
         _wait(self.pid, timeout=STOP_GRACE + 5.0)
