@@ -104,7 +104,7 @@ def test_the_agents_key_reaches_neither_the_terminal_nor_junit_nor_the_csv(tmp_p
     outcomes = _ended_with_a_verdict(done, junit)
     assert set(outcomes) == {"leak", "log", "reveal", "token", "test_hostile", "test_after"}
     token = outcomes["token"]
-    assert token is not None and "actual answer   'seen [" in token[1]
+    assert token is not None and "seen [" in token[1]
     assert "GITHUB_TOKEN" not in token[1]  # agent code runs without it, as in run
     csv_text = (project / "out" / "evals.csv").read_text(encoding="utf-8")
     for where, text in {
