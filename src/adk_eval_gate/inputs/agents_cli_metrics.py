@@ -10,6 +10,7 @@ metric's name not taken by a definition of its own, an item that defines nothing
 from __future__ import annotations
 
 import ast
+import contextlib
 import dataclasses
 import difflib
 from pathlib import Path
@@ -19,6 +20,7 @@ import pydantic
 from google.genai import types as genai_types
 
 from adk_eval_gate.inputs.discover import display_path, file_problem
+from adk_eval_gate.inputs.load import read_text
 from adk_eval_gate.metrics import agents_cli_specs
 from adk_eval_gate.model import agents_cli_config as acli
 from adk_eval_gate.model.eval_config import JudgeModelOptions
@@ -35,22 +37,11 @@ def read_small_text(path: Path, *, display: str, root: Path, what: str) -> str:
     problem = file_problem(path, root=root)
     if problem is not None:
         raise ConfigError(f"{what} {problem}", file=display)
-    try:
-        raw = path.read_bytes() if path.stat().st_size <= MAX_FILE_BYTES else b""
-    except OSError as error:
-        raise ConfigError(f"{what} cannot be read: {error.strerror}", file=display) from None
-    if not raw and path.stat().st_size > MAX_FILE_BYTES:
-        raise ConfigError(f"{what} is larger than 1 MiB", file=display, hint="a config or a metric's code is a few KB")
-    try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        line = raw[: error.start].count(b"\n") + 1
-        raise ConfigError(
-            f"{what} is not UTF-8 (byte 0x{raw[error.start]:02x} at offset {error.start})",
-            file=display,
-            line=line,
-            hint="save the file as UTF-8",
-        ) from None
+    with contextlib.suppress(OSError):  # read_text says why it cannot be read
+        if path.stat().st_size > MAX_FILE_BYTES:
+            hint = "a config or a metric's code is a few KB"
+            raise ConfigError(f"{what} is larger than 1 MiB", file=display, hint=hint)
+    return read_text(path, display, ConfigError, what=what)
 
 
 class Lines:

@@ -43,18 +43,20 @@ class LoadedEvalSet:
     row_errors: dict[str, str] = field(default_factory=dict)
 
 
-def read_text(path: Path, display: str, error_type: type[GateError] = EvalFileError) -> str:
-    """The file's text (UTF-8, a byte-order mark dropped), or ``error_type`` naming the file and line."""
+def read_text(path: Path, display: str, error_type: type[GateError] = EvalFileError, *, what: str = "") -> str:
+    """The file's text (UTF-8, a byte-order mark dropped), or ``error_type`` naming the file and line (``what``: how
+    the message names the file, such as "the config")."""
+    subject = f"{what} " if what else ""
     try:
         raw = path.read_bytes()
     except OSError as error:
-        raise error_type(f"cannot be read: {error.strerror}", file=display) from None
+        raise error_type(f"{subject}cannot be read: {error.strerror}", file=display) from None
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as error:
         line = raw[: error.start].count(b"\n") + 1
         raise error_type(
-            f"is not UTF-8 (byte 0x{raw[error.start]:02x} at offset {error.start})",
+            f"{subject}is not UTF-8 (byte 0x{raw[error.start]:02x} at offset {error.start})",
             file=display,
             line=line,
             hint="save the file as UTF-8",
