@@ -166,3 +166,15 @@ def test_the_written_dataset_is_one_the_evaluation_sdk_loads(tmp_path: Path) -> 
     _migrate(old, new)
     sdk = types.EvaluationDataset.model_validate_json(new.read_text(encoding="utf-8"))
     assert [case.eval_case_id for case in sdk.eval_cases or []] == ["single", "multi", "scenario"]
+
+
+def test_a_legacy_file_becomes_a_dataset_leaving_an_eval_set_of_the_same_name_beside_it_alone(tmp_path: Path) -> None:
+    old = tmp_path / "weather.test.json"
+    old.write_text(json.dumps([{"query": "hi", "expected_tool_use": [], "reference": "hello"}]), encoding="utf-8")
+    mine = tmp_path / "weather.evalset.json"
+    mine.write_text("the user's own eval set\n", encoding="utf-8")
+    new = tmp_path / "weather-dataset.json"
+    _migrate(old, new)
+    assert mine.read_text(encoding="utf-8") == "the user's own eval set\n"
+    cases = json.loads(new.read_text(encoding="utf-8"))["eval_cases"]
+    assert len(cases) == 1

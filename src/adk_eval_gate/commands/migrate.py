@@ -13,14 +13,15 @@ from adk_eval_gate.inputs import legacy
 from adk_eval_gate.inputs.load import initial_session_beside, legacy_file_error, read_json, sequential_ids
 from adk_eval_gate.inputs.platform_dataset import FORMAT as PLATFORM_FORMAT
 from adk_eval_gate.inputs.platform_dataset import NAME_SUFFIX, is_platform_dataset
+from adk_eval_gate.model.evalset import EvalSet
 from adk_eval_gate.support import sanitize
 from adk_eval_gate.support.console import Console
 from adk_eval_gate.support.errors import EvalFileError, UsageError
 
 
-def migrate(old: str, new: str, *, initial_session: str | None = None) -> int:
-    """Writes the EvalSet; returns the number of turns converted."""
-    if not old or not new:
+def legacy_eval_set(old: str, *, initial_session: str | None = None) -> EvalSet:
+    """The legacy query list ``old`` as ADK converts it to an EvalSet (nothing written)."""
+    if not old:
         raise UsageError("give the legacy file and the new file", field="migrate")
     text, data = read_json(Path(old), old, max_depth=sanitize.MAX_EVAL_FILE_DEPTH)
     if not legacy.is_query_list(data):
@@ -30,21 +31,22 @@ def migrate(old: str, new: str, *, initial_session: str | None = None) -> int:
             line=1,
             hint="only the classic *.test.json query list needs migrating",
         )
-    session: dict[str, object] = {}
-    if initial_session:
-        _, loaded = read_json(Path(initial_session), initial_session, max_depth=sanitize.MAX_EVAL_FILE_DEPTH)
-        if not isinstance(loaded, dict):
-            raise EvalFileError("must be a JSON object", file=initial_session, line=1)
-        session = loaded
-    else:
-        session = initial_session_beside(Path(old), old)[0] or {}  # as `run` and ADK's AgentEvaluator do
+    # the session beside the file when none is given, as `run` and ADK's AgentEvaluator use it
+    session = _session(initial_session) if initial_session else initial_session_beside(Path(old), old)[0] or {}
     set_id = Path(old).name.removesuffix(".json").removesuffix(".test")
     try:
-        eval_set = legacy.convert_query_list(
+        return legacy.convert_query_list(
             data, eval_id=old, eval_set_id=set_id, initial_session=session, new_id=sequential_ids(set_id)
         )
     except legacy.LegacyFormatError as error:
         raise legacy_file_error(error, text=text, display=old) from None
+
+
+def migrate(old: str, new: str, *, initial_session: str | None = None) -> int:
+    """Writes the EvalSet; returns the number of turns converted."""
+    if not new:
+        raise UsageError("give the legacy file and the new file", field="migrate")
+    eval_set = legacy_eval_set(old, initial_session=initial_session)
     target = Path(new)
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(eval_set.model_dump_json(indent=2), encoding="utf-8")
@@ -81,17 +83,15 @@ def migrate_dataset_command(console: Console, *, old: str, new: str, initial_ses
     target = Path(new)
     if new.endswith(NAME_SUFFIX):
         if legacy.is_query_list(read_json(Path(old), old, max_depth=sanitize.MAX_EVAL_FILE_DEPTH)[1]):
-            legacy_target = target.with_name(target.name.removesuffix(NAME_SUFFIX) + ".evalset.json")
-            migrate(old, str(legacy_target), initial_session=initial_session)
-            loaded = load_json_eval_file(legacy_target, display=str(legacy_target))
-            legacy_target.unlink()
+            eval_set = legacy_eval_set(old, initial_session=initial_session)
         else:
             loaded = load_json_eval_file(Path(old), display=old)
-        if loaded.format == PLATFORM_FORMAT:
-            raise EvalFileError(
-                "is an Agent Platform dataset already", file=old, hint="name an .evalset.json to convert it back"
-            )
-        dataset = convert.to_dataset(loaded.eval_set, notes)
+            if loaded.format == PLATFORM_FORMAT:
+                raise EvalFileError(
+                    "is an Agent Platform dataset already", file=old, hint="name an .evalset.json to convert it back"
+                )
+            eval_set = loaded.eval_set
+        dataset = convert.to_dataset(eval_set, notes)
         text = json.dumps(dataset.model_dump(mode="json", exclude_none=True), indent=2, ensure_ascii=False)
         what = f"{len(dataset.eval_cases or [])} cases as an Agent Platform dataset"
     else:
