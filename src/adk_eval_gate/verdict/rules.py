@@ -5,6 +5,7 @@ the run's budgets. ``verdict.decide`` applies them in this order; nothing else d
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 
 from adk_eval_gate.model.results import (
@@ -216,7 +217,9 @@ def selects(selector: str, file: str, eval_id: str | None) -> bool:
     return pattern.matches(file) and (eval_id is None or case_pattern.matches(eval_id))
 
 
+@functools.lru_cache(maxsize=256)
 def _selector(text: str) -> tuple[PathGlob, NameGlob]:
+    """A selector's globs, built once: each is asked about every case."""
     file, _, eval_id = text.strip().partition(":")  # a repository path holds no ':'
     return PathGlob(file.strip()), NameGlob(eval_id.strip() or "*")
 
