@@ -15,7 +15,7 @@ from adk_eval_gate.compare.found_baseline import Baseline, NoBaseline
 from adk_eval_gate.config.settings import Settings
 from adk_eval_gate.github import baseline as baselines
 from adk_eval_gate.github.client import GitHubClient
-from adk_eval_gate.model.results import BudgetLimits, Comparison, ResultsDocument
+from adk_eval_gate.model.results import Comparison, ResultsDocument
 from adk_eval_gate.report.console_lines import comparison_sentence
 from adk_eval_gate.support.console import Console
 from adk_eval_gate.verdict import Policy, decide, redecide
@@ -69,18 +69,8 @@ def decide_saved(
     doc, claims = redecide(doc)
     for claim in claims:
         console.warning(f"the results file claims {claim}: the reports use what its cases say")
-    recorded = Policy.recorded(doc.run)
     given = Policy.of(settings)
-    saved, limits = recorded.limits or BudgetLimits(), given.limits or BudgetLimits()
-    merged_limits = BudgetLimits(
-        **{name: getattr(limits, name) or getattr(saved, name) for name in BudgetLimits.model_fields}
-    )
-    effective = dataclasses.replace(
-        recorded,
-        fail_on_regression=recorded.fail_on_regression or given.fail_on_regression,
-        strict_comparison=recorded.strict_comparison or given.strict_comparison,
-        limits=merged_limits if merged_limits.model_dump(exclude_none=True) else None,
-    )
+    effective = Policy.recorded(doc.run).with_options(given)
     if settings.baseline is not None or (doc.comparison is None and settings.github.base_branch):
         again = dataclasses.replace(effective, tolerance=given.tolerance)
         return compare_and_decide(doc, settings=settings, client=client, console=console, rules=again)

@@ -3,6 +3,7 @@ saved results are decided again as they were."""
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from adk_eval_gate.config.settings import Settings
@@ -59,4 +60,18 @@ class Policy:
             strict_comparison=settings.strict_comparison,
             tolerance=settings.regression_tolerance,
             limits=limits if limits.model_dump(exclude_none=True) else None,
+        )
+
+    def with_options(self, given: Policy) -> Policy:
+        """A recorded policy (``recorded``) with the options given now (``report``): what fails stays failing (a
+        regression or a strict comparison fails when either asks it), a budget limit given now replaces the
+        recorded one, and the pass rule and what may stay not evaluated are the recording's."""
+        saved, limits = self.limits or BudgetLimits(), given.limits or BudgetLimits()
+        names = BudgetLimits.model_fields
+        merged = BudgetLimits(**{name: getattr(limits, name) or getattr(saved, name) for name in names})
+        return dataclasses.replace(
+            self,
+            fail_on_regression=self.fail_on_regression or given.fail_on_regression,
+            strict_comparison=self.strict_comparison or given.strict_comparison,
+            limits=merged if merged.model_dump(exclude_none=True) else None,
         )
