@@ -322,3 +322,20 @@ def test_a_plugin_loader_still_lists_the_modules_of_a_watched_folder(importable:
         listed = sorted(module.name for module in pkgutil.iter_modules(package.__path__))
     assert listed == ["first", "second"]
     assert "obs_plugins" in {module.name for module in pkgutil.iter_modules([str(importable)])}
+
+
+def test_what_a_script_s_top_level_reads_counts_for_the_run_not_as_read_at_an_import(root: Path) -> None:
+    """The entry point's top level is a ``<module>`` frame under the root too, but nothing is importing it: what the
+    functions it calls read belongs to the case run that reads it, never to every agent as read at import."""
+    from adk_eval_gate.runners.workers import observe_events
+
+    write(root / "shared" / "settings.txt", "CHEERFUL")
+    script = root / "run_evals.py"
+    code = compile("def main():\n    return open(SETTINGS).read()\nRESULT = main()\n", str(script), "exec")
+    before = dict(observe_events.module_reads)
+    with observe.recording() as used:
+        namespace: dict[str, object] = {"SETTINGS": str(root / "shared" / "settings.txt")}
+        exec(code, namespace)
+    assert namespace["RESULT"] == "CHEERFUL"
+    assert observe.repository_files(used, root) == {"shared/settings.txt"}
+    assert observe_events.module_reads == before

@@ -161,12 +161,15 @@ def _record(target: Any, *, folder: bool, module: str | None = None) -> None:
 
 
 def _importing_module() -> str | None:
-    """The file of the innermost repository module whose top-level code is running (being imported), if any."""
+    """The file of the innermost repository module whose top-level code the import system is running, if any: a
+    script's top level (the entry point, a user's ``run_evals.py``) is not being imported."""
     frame = inspect.currentframe()  # this function's: from the code that used the path outwards
     while frame is not None:
         code = frame.f_code
         if code.co_name == "<module>" and code.co_filename.startswith(_roots):
-            return code.co_filename
+            caller = frame.f_back
+            if caller is not None and caller.f_code.co_filename.startswith(_IMPORT_SYSTEM):
+                return code.co_filename
         frame = frame.f_back
     return None
 
