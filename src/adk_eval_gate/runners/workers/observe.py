@@ -33,9 +33,10 @@ LINKS_FOLLOWED = 40  # symbolic links followed to resolve one path, as the kerne
 
 
 def install(root: Path) -> None:
-    """Starts watching what is used under ``root`` in this process (the hooks stay, idle when unused)."""
-    observe_events.install(str(root))
-    _resolved.cache_clear()
+    """Starts watching what is used under ``root`` in this process (the hooks stay, idle when unused); again for the
+    same root, nothing to do."""
+    if observe_events.install(str(root)):
+        _resolved.cache_clear()
 
 
 @contextlib.contextmanager

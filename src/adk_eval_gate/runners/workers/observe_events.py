@@ -51,13 +51,17 @@ module_reads: dict[str, set[str]] = {}
 module_reads_size = [0]  # how many paths module_reads holds, so a caller can tell it grew
 
 
-def install(root: str) -> None:
-    """Starts watching what is used under ``root`` in this process (the hooks stay, idle when nothing records)."""
+def install(root: str) -> bool:
+    """Starts watching what is used under ``root`` in this process (the hooks stay, idle when nothing records).
+    False when it already watched ``root`` in this process: nothing to do (the finders made since are its own)."""
     global _roots, _installed, _main_thread
     given = os.path.join(os.path.abspath(root), "")
     resolved = os.path.join(os.path.realpath(root), "")
-    _roots = (resolved,) if given == resolved else (resolved, given)
-    _main_thread = threading.main_thread().ident  # a forked worker's main thread is its own
+    roots = (resolved,) if given == resolved else (resolved, given)
+    main_thread = threading.main_thread().ident  # a forked worker's main thread is its own
+    if _installed and roots == _roots and main_thread == _main_thread:
+        return False
+    _roots, _main_thread = roots, main_thread
     if not _installed:
         sys.addaudithook(_audit)
         sys.path_hooks.insert(0, _probing_hook)
@@ -66,6 +70,7 @@ def install(root: str) -> None:
     for folder, finder in list(sys.path_importer_cache.items()):  # the finders made before, of the root's folders
         if finder is not None and not isinstance(finder, _ProbingFinder) and _inside(folder or os.getcwd()):
             sys.path_importer_cache[folder] = _ProbingFinder(finder, folder or os.getcwd())
+    return True
 
 
 @contextlib.contextmanager
