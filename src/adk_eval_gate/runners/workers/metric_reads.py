@@ -10,13 +10,14 @@ once and keep it.
 from __future__ import annotations
 
 import inspect
+import sys
 from pathlib import Path
 
 from adk_eval_gate.inputs.plan import PlannedFile
 from adk_eval_gate.metrics.metric import CaseRun, Metric, MetricOutcome
 from adk_eval_gate.metrics.registry import ConfiguredMetric
 from adk_eval_gate.model.agents_cli_config import FunctionDefinition
-from adk_eval_gate.runners.workers import observe
+from adk_eval_gate.runners.workers import observe, observe_events
 
 
 class MetricReads:
@@ -26,24 +27,30 @@ class MetricReads:
         self.root = root
         self.modules = observe.ModuleIndex(root)
         self._read: dict[str, set[str]] = {}
-        observe.install(root)
+        self._found: dict[tuple[str, ...], tuple[tuple[int, ...], list[str]]] = {}  # what files found, and from what
 
     def wrap(self, configured: ConfiguredMetric, metric: Metric) -> Metric:
         """The metric, recording what it reads when it runs user code (a custom metric); others as they are."""
         key = _code_of(configured)
         if key is None:
             return metric
+        observe.install(self.root)  # the first custom metric's: a run without one watches nothing here
         return _Recorded(metric, self._read.setdefault(key, set()))
 
     def files(self, planned: PlannedFile) -> list[str]:
         """The repository files the custom metrics of this eval file read so far, with the modules they import."""
-        read = [
-            path
-            for configured in planned.config.metrics
-            if (key := _code_of(configured)) is not None
-            for path in self._read.get(key, ())
-        ]
-        return sorted(self.modules.with_imports(observe.repository_files(read, self.root)))
+        keys = tuple(key for configured in planned.config.metrics if (key := _code_of(configured)) is not None)
+        if not keys:
+            return []
+        # The read sets only grow: the same sizes are the same files, found again only when something grew.
+        sizes = (*(len(self._read.get(key, ())) for key in keys), len(sys.modules), observe_events.module_reads_size[0])
+        last = self._found.get(keys)
+        if last is not None and last[0] == sizes:
+            return list(last[1])
+        read = [path for key in keys for path in self._read.get(key, ())]
+        found = sorted(self.modules.with_imports(observe.repository_files(read, self.root)))
+        self._found[keys] = (sizes, found)
+        return list(found)
 
 
 def _code_of(configured: ConfiguredMetric) -> str | None:
