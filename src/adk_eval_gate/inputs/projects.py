@@ -15,8 +15,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from adk_eval_gate.inputs.agent_sources import is_agent_folder
 from adk_eval_gate.inputs.discover import SKIPPED_DIRS, display_path
 
@@ -119,14 +117,17 @@ def read_settings_file(path: Path, *, root: Path) -> tuple[dict[str, Any] | None
         return None, f"{shown} cannot be read: {error.strerror}"
     except UnicodeDecodeError as error:
         return None, f"{shown} is not UTF-8 (byte 0x{error.object[error.start]:02x} at offset {error.start})"
+    from adk_eval_gate.support import safe_yaml  # yaml loads only when a repository has a manifest
+
     try:
-        data = tomllib.loads(text) if path.suffix == ".toml" else yaml.safe_load(text)
+        data = tomllib.loads(text) if path.suffix == ".toml" else safe_yaml.load(text, json_values=False)[0]
     except tomllib.TOMLDecodeError as error:
         return None, f"{shown} is not valid TOML: {error}"
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        where = f" (line {mark.line + 1})" if mark is not None else ""
-        return None, f"{shown} is not valid YAML{where}"
+    except safe_yaml.UnsafeYaml as error:  # a syntax error, or aliases or nesting past the bounds
+        where = f" (line {error.line})" if error.line is not None else ""
+        if str(error).startswith("invalid YAML"):
+            return None, f"{shown} is not valid YAML{where}"
+        return None, f"{shown} cannot be used{where}: it {error}"
     except (RecursionError, MemoryError, ValueError) as error:
         return None, f"{shown} cannot be read ({type(error).__name__})"
     if not isinstance(data, dict):
