@@ -3,6 +3,7 @@ manifest needs are one line naming the file, never a hang or a traceback, and th
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -54,3 +55,16 @@ def test_a_manifest_with_an_alias_bomb_or_deep_nesting_is_one_line_and_other_pro
     chosen = locator.choose(good)
     assert isinstance(chosen, AgentChoice), chosen
     assert (chosen.ref.display, chosen.source) == ("good/app", "agent_directory of good/agents-cli-manifest.yaml")
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+@pytest.mark.timeout(30)
+def test_a_fifo_named_like_a_manifest_is_never_opened_for_reading(tmp_path: Path) -> None:
+    root = tmp_path.resolve()
+    evalset = _project(root / "piped", "agent_directory: app\n")
+    (root / "piped" / "agents-cli-manifest.yaml").unlink()
+    os.mkfifo(root / "piped" / "agents-cli-manifest.yaml")
+    locator = AgentLocator(root=root, option=None, mappings=read_mappings([], root=root, field="--agent-map"))
+    found = locator.choose(evalset)
+    assert isinstance(found, NoAgent), found
+    assert found.reason.endswith("piped/agents-cli-manifest.yaml is a FIFO, not a regular file"), found.reason
