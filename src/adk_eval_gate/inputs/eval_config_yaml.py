@@ -171,26 +171,3 @@ def _metrics(
             files.append(Path(definition.file) if Path(definition.file).is_absolute() else root / definition.file)
         metrics.append(agents_cli_specs.configured(name, definition, threshold=thresholds.get(name)))
     return metrics, files
-
-
-def config_mismatch(config: LoadedConfig, *, platform: bool, display: str, option: str, root: Path) -> None:
-    """An Agent Platform dataset is graded by agents-cli's eval_config.yaml, an ADK eval file by ADK's criteria."""
-    if platform and config.source.path is None:
-        raise ConfigError(
-            "has no eval_config.yaml beside or above it, so nothing says which metrics to grade",
-            file=display,
-            hint="add tests/eval/eval_config.yaml with metrics_to_run, as agents-cli scaffolds it",
-        )
-    if platform and not config.agents_cli:
-        raise ConfigError(
-            f"is an Agent Platform dataset, but its config {config.source.describe(root)} is ADK's criteria",
-            file=display,
-            hint=f"give agents-cli's eval_config.yaml with {option}, or none",
-        )
-    if not platform and config.agents_cli:
-        raise ConfigError(
-            f"is an ADK eval file, but its config {config.source.describe(root)} is agents-cli's (for Agent Platform "
-            "datasets)",
-            file=display,
-            hint=f"give a test_config.json with {option}",
-        )
