@@ -7,7 +7,6 @@ root; else ADK's defaults. The source is always reported. Both names in one fold
 
 from __future__ import annotations
 
-import dataclasses
 import difflib
 import json
 import math
@@ -23,7 +22,7 @@ from adk_eval_gate.metrics import registry
 from adk_eval_gate.metrics.metric import NotEvaluated
 from adk_eval_gate.model import eval_config
 from adk_eval_gate.support import sanitize
-from adk_eval_gate.support.errors import ConfigError, UnknownField
+from adk_eval_gate.support.errors import ConfigError, UnknownField, first_of
 from adk_eval_gate.support.jsonpos import JsonPositions, format_path
 from adk_eval_gate.support.pydantic_errors import best_error, every_error, locate
 
@@ -155,20 +154,17 @@ def load_config(source: ConfigSource, *, root: Path, import_functions: bool = Tr
         config = eval_config.EvalConfig.model_validate(data)
     except pydantic.ValidationError as error:  # every problem of the file at once, in the file's order
         found, unlisted = every_error(error, data, model=eval_config.EvalConfig)
-        problems = sorted(
-            (
-                ConfigError(
-                    message,
-                    file=display,
-                    line=locate(positions, path),
-                    field=format_path(path),
-                    hint=_criterion_hint(path),
-                )
-                for path, message in found
-            ),
-            key=lambda problem: problem.line or 0,
+        problems = (
+            ConfigError(
+                message,
+                file=display,
+                line=locate(positions, path),
+                field=format_path(path),
+                hint=_criterion_hint(path),
+            )
+            for path, message in found
         )
-        raise dataclasses.replace(problems[0], also=tuple(problems[1:]), unlisted=unlisted) from None
+        raise first_of(problems, unlisted=unlisted) from None
     warnings = check_config(config, data=data, display=display, positions=positions, import_functions=import_functions)
     return LoadedConfig(source, config, registry.configured_metrics(config), warnings)
 
@@ -222,7 +218,7 @@ def check_config(
         except ConfigError as problem:  # every criterion is checked: all of a config's problems at once
             problems.append(problem)
     if problems:
-        raise dataclasses.replace(problems[0], also=tuple(problems[1:]))
+        raise first_of(problems)
     return warnings
 
 

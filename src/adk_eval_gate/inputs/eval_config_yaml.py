@@ -16,7 +16,6 @@ keys of an item that no metric reads, items without a name, and definitions ``me
 
 from __future__ import annotations
 
-import dataclasses
 import difflib
 import json
 from pathlib import Path
@@ -31,7 +30,7 @@ from adk_eval_gate.metrics import agents_cli_specs, registry
 from adk_eval_gate.model import agents_cli_config as acli
 from adk_eval_gate.model.eval_config import EvalConfig
 from adk_eval_gate.support import safe_yaml, sanitize
-from adk_eval_gate.support.errors import ConfigError
+from adk_eval_gate.support.errors import ConfigError, first_of
 
 
 def _parse(text: str, *, display: str, yaml_file: bool) -> tuple[Any, Lines]:
@@ -94,8 +93,7 @@ def load_agents_cli_config(source: ConfigSource, *, root: Path) -> LoadedConfig:
 
 
 def _all(check: Check) -> ConfigError:
-    problems = sorted(check.problems, key=lambda problem: problem.line or 0)
-    return dataclasses.replace(problems[0], also=tuple(problems[1:]))
+    return first_of(check.problems, unlisted=check.unlisted)
 
 
 def _pool(config: acli.AgentsCliConfig, check: Check) -> dict[str, tuple[int, acli.CustomMetricEntry]]:

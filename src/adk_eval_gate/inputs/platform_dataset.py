@@ -18,7 +18,6 @@ that is valid but cannot be run (neither a prompt nor turns) is an error of that
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +36,7 @@ from adk_eval_gate.model.evalset import (
     InvocationEvents,
 )
 from adk_eval_gate.support import sanitize
-from adk_eval_gate.support.errors import EvalFileError
+from adk_eval_gate.support.errors import EvalFileError, first_of
 from adk_eval_gate.support.jsonpos import JsonPositions, format_path
 from adk_eval_gate.support.pydantic_errors import every_error, locate
 
@@ -65,19 +64,16 @@ def _validated(data: dict[str, Any], *, text: str, display: str) -> platform_cas
     except pydantic.ValidationError as error:
         found, unlisted = every_error(error, data, model=platform_cases.EvaluationDataset)
         positions = JsonPositions(text)
-        problems = sorted(
-            (
-                EvalFileError(
-                    message.replace("ADK rejects", "the evaluation SDK rejects"),
-                    file=display,
-                    line=locate(positions, path),
-                    field=format_path(path),
-                )
-                for path, message in found
-            ),
-            key=lambda problem: problem.line or 0,
+        problems = (
+            EvalFileError(
+                message.replace("ADK rejects", "the evaluation SDK rejects"),
+                file=display,
+                line=locate(positions, path),
+                field=format_path(path),
+            )
+            for path, message in found
         )
-        raise dataclasses.replace(problems[0], also=tuple(problems[1:]), unlisted=unlisted) from None
+        raise first_of(problems, unlisted=unlisted) from None
 
 
 def _user_message(case: platform_cases.PlatformEvalCase) -> genai_types.Content | None:
