@@ -16,7 +16,6 @@ keys of an item that no metric reads, items without a name, and definitions ``me
 
 from __future__ import annotations
 
-import difflib
 import json
 from pathlib import Path
 from typing import Any
@@ -31,6 +30,7 @@ from adk_eval_gate.model import agents_cli_config as acli
 from adk_eval_gate.model.eval_config import EvalConfig
 from adk_eval_gate.support import safe_yaml, sanitize
 from adk_eval_gate.support.errors import ConfigError, first_of
+from adk_eval_gate.support.words import did_you_mean
 
 
 def _parse(text: str, *, display: str, yaml_file: bool) -> tuple[Any, Lines]:
@@ -75,8 +75,8 @@ def load_agents_cli_config(source: ConfigSource, *, root: Path) -> LoadedConfig:
         raise _all(check) from None
     for key in data:
         if key not in (*acli.AGENTS_CLI_KEYS, acli.GATE_SECTION):
-            close = difflib.get_close_matches(key, [*acli.AGENTS_CLI_KEYS, acli.GATE_SECTION], n=1)
-            hint = f"; did you mean {close[0]!r}?" if close else ""
+            close = did_you_mean(key, [*acli.AGENTS_CLI_KEYS, acli.GATE_SECTION])
+            hint = f"; did you mean {close!r}?" if close else ""
             check.warn(f"is not a key agents-cli or the gate reads, and is ignored{hint}", [key])
     pool = _pool(config, check)
     metrics, files = _metrics(config, pool, check, folder=source.path.parent, root=root)
@@ -113,8 +113,8 @@ def _pool(config: acli.AgentsCliConfig, check: Check) -> dict[str, tuple[int, ac
             check.validation(error, raw, model=acli.CustomMetricEntry, at=path)
             continue
         for key in sorted(entry.model_extra or {}):
-            close = difflib.get_close_matches(key, list(acli.CustomMetricEntry.model_fields), n=1)
-            hint = f"; did you mean {close[0]!r}?" if close else ""
+            close = did_you_mean(key, acli.CustomMetricEntry.model_fields)
+            hint = f"; did you mean {close!r}?" if close else ""
             check.warn(f"is not a field agents-cli's metrics read, and is ignored{hint}", [*path, key])
         if entry.name in pool:
             check.warn(

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from adk_eval_gate.inputs.agent_sources import is_agent_folder
-from adk_eval_gate.inputs.discover import SKIPPED_DIRS, display_path
+from adk_eval_gate.inputs.discover import SKIPPED_DIRS, display_path, is_virtualenv
 from adk_eval_gate.support.atomic import read_regular, unread
 
 if sys.version_info >= (3, 11):
@@ -60,7 +60,7 @@ class RepositoryIndex:
         index = cls(root)
         for current, dirs, files in os.walk(root):
             folder = Path(current)
-            dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS and not (folder / d / "pyvenv.cfg").is_file())
+            dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS and not is_virtualenv(folder / d))
             names = set(files)
             if "__init__.py" in names and is_agent_folder(folder):
                 index.agent_folders.append(folder)
