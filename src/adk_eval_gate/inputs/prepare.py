@@ -126,7 +126,7 @@ def agent_locator(settings: Settings, root: Path) -> AgentLocator | None:
         option=option,
         option_name=settings.option_name("agent"),
         mappings=mappings,
-        runs_wanted=not _runs_given(settings),
+        runs_wanted=not ("num_runs" in settings.from_cli or "num_runs" in settings.from_inputs),
     )
 
 
@@ -175,7 +175,8 @@ def _prepare_one(
             error,
         )
     agent = locator.choose(ref.path) if locator is not None else None
-    num_runs = agent.num_runs if isinstance(agent, AgentChoice) and not _runs_given(settings) else None
+    runs_wanted = locator is not None and locator.runs_wanted  # --num-runs given: the calls' num_runs are not used
+    num_runs = agent.num_runs if isinstance(agent, AgentChoice) and runs_wanted else None
     agent_described = None
     if isinstance(agent, AgentChoice) and settings.runner == "adk":
         agent_described = agent.describe(runs=num_runs is not None)
@@ -194,10 +195,6 @@ def _prepare_one(
         ],
     )
     return result, PlannedFile(loaded, loaded_config, ref.case_ids, agent, num_runs), None
-
-
-def _runs_given(settings: Settings) -> bool:
-    return "num_runs" in settings.from_cli or "num_runs" in settings.from_inputs
 
 
 def needs_agent(loaded: LoadedEvalSet) -> bool:
