@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -270,3 +272,14 @@ def test_an_unknown_top_level_key_is_a_warning_with_the_nearest_name(tmp_path: P
     assert [w.split(": ", 1)[1] for w in loaded.warnings] == [
         "custom_metric is not a key of test_config.json and is ignored (as ADK does); did you mean 'custom_metrics'?"
     ]
+
+
+def test_preparing_eval_files_loads_yaml_and_agents_cli_configs_only_when_a_yaml_config_is_read() -> None:
+    """``run`` and ``validate`` with ADK's JSON configs import neither PyYAML nor the agents-cli config reader."""
+    code = (
+        "import sys\nimport adk_eval_gate.inputs.prepare\n"
+        "print('LOADED', sorted(m for m in sys.modules if m.split('.')[0] == 'yaml' "
+        "or m == 'adk_eval_gate.inputs.eval_config_yaml'))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
+    assert "LOADED []" in done.stdout.splitlines(), done.stdout

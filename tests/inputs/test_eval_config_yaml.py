@@ -13,6 +13,7 @@ import pytest
 from adk_eval_gate.inputs.configs import DATASET_CONFIG_NAMES, ConfigSource, find_config, load_config
 from adk_eval_gate.model import agents_cli_config as acli
 from adk_eval_gate.support.errors import ConfigError, UnknownField
+from adk_eval_gate.support.pydantic_errors import MAX_LISTED
 from tests.inputs.layouts import LAYOUTS
 
 SCAFFOLD = LAYOUTS / "agents_cli"
@@ -300,3 +301,14 @@ def test_a_function_file_that_is_a_fifo_or_a_link_loop_is_refused_without_blocki
     )
     said = " ".join(problem.one_line() for problem in problems)
     assert "is a FIFO (named pipe)" in said and "loops back on itself" in said
+
+
+def test_a_config_with_more_problems_than_are_listed_says_how_many_more_there_are(tmp_path: Path) -> None:
+    """60 entries of metrics_to_run that are not names: 50 listed, and the error counts the other 10."""
+    entries = "".join(f"  - {number}\n" for number in range(60))
+    with pytest.raises(ConfigError) as caught:
+        _load(tmp_path, _config(tmp_path, "metrics_to_run:\n" + entries))
+    error = caught.value
+    assert len(error.every_problem()) == MAX_LISTED and error.unlisted == 60 - MAX_LISTED
+    assert error.more() == 59
+    assert error.file == "tests/eval/eval_config.yaml" and error.line == 2 and error.field == "metrics_to_run[0]"

@@ -10,9 +10,10 @@ import json
 from pathlib import Path
 
 from adk_eval_gate.inputs import legacy
+from adk_eval_gate.inputs.discover import PLATFORM_DATASET_SUFFIX
 from adk_eval_gate.inputs.load import initial_session_beside, legacy_file_error, read_json, sequential_ids
 from adk_eval_gate.inputs.platform_dataset import FORMAT as PLATFORM_FORMAT
-from adk_eval_gate.inputs.platform_dataset import NAME_SUFFIX, is_platform_dataset
+from adk_eval_gate.inputs.platform_dataset import is_platform_dataset
 from adk_eval_gate.model.evalset import EvalSet
 from adk_eval_gate.support import sanitize
 from adk_eval_gate.support.console import Console
@@ -56,7 +57,7 @@ def migrate(old: str, new: str, *, initial_session: str | None = None) -> int:
 def migrate_command(console: Console, *, old: str, new: str, initial_session: str | None) -> int:
     """A legacy file to an eval set; an eval set (or a legacy file) to an Agent Platform dataset when ``new`` is named
     ``*-dataset.json``; a dataset to an eval set."""
-    if new.endswith(NAME_SUFFIX) or _is_dataset(old):
+    if new.endswith(PLATFORM_DATASET_SUFFIX) or _is_dataset(old):
         return migrate_dataset_command(console, old=old, new=new, initial_session=initial_session)
     turns = migrate(old, new, initial_session=initial_session)
     console.line(f"wrote {new}: 1 case with {turns} turns (converted as ADK converts legacy files)")
@@ -64,7 +65,7 @@ def migrate_command(console: Console, *, old: str, new: str, initial_session: st
 
 
 def _is_dataset(path: str) -> bool:
-    if path.endswith(NAME_SUFFIX):
+    if path.endswith(PLATFORM_DATASET_SUFFIX):
         return True
     try:
         _, data = read_json(Path(path), path, max_depth=sanitize.MAX_EVAL_FILE_DEPTH)
@@ -81,7 +82,7 @@ def migrate_dataset_command(console: Console, *, old: str, new: str, initial_ses
         raise EvalFileError("does not exist or is not a file", file=old)
     notes: list[str] = []
     target = Path(new)
-    if new.endswith(NAME_SUFFIX):
+    if new.endswith(PLATFORM_DATASET_SUFFIX):
         if legacy.is_query_list(read_json(Path(old), old, max_depth=sanitize.MAX_EVAL_FILE_DEPTH)[1]):
             eval_set = legacy_eval_set(old, initial_session=initial_session)
         else:

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import difflib
 import functools
 import importlib.util
 from dataclasses import dataclass
@@ -34,7 +33,7 @@ from adk_eval_gate.inputs.projects import (
 from adk_eval_gate.inputs.test_modules import EvaluatorCall, SkippedCall, read_calls
 from adk_eval_gate.support.errors import UsageError
 from adk_eval_gate.support.globs import PathGlob
-from adk_eval_gate.support.words import plural
+from adk_eval_gate.support.words import did_you_mean, plural
 
 TABLE_SOURCE = f"[tool.{GATE_TABLE}.agents] in {PYPROJECT}"
 
@@ -215,8 +214,8 @@ class AgentLocator:
 
 
 def _did_you_mean(name: str, known: list[str]) -> str:
-    close = difflib.get_close_matches(name.split(".", maxsplit=1)[0], known, n=1, cutoff=0.6)
-    return f" (did you mean {close[0]!r}?)" if close else ""
+    close = did_you_mean(name.split(".", maxsplit=1)[0], known)
+    return f" (did you mean {close!r}?)" if close else ""
 
 
 def read_mappings(lines: list[str], *, root: Path, field: str) -> list[AgentMapping]:

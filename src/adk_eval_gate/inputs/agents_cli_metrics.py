@@ -65,6 +65,7 @@ class Check:
     lines: Lines
     problems: list[ConfigError] = dataclasses.field(default_factory=list)
     warnings: list[str] = dataclasses.field(default_factory=list)
+    unlisted: int = 0  # problems only counted (a validation error lists at most MAX_LISTED)
 
     def error(self, message: str, path: list[str | int], hint: str | None = None) -> None:
         self.problems.append(
@@ -79,7 +80,8 @@ class Check:
     def validation(
         self, error: pydantic.ValidationError, data: Any, *, model: type[pydantic.BaseModel], at: list[Any]
     ) -> None:
-        found, _ = every_error(error, data, model=model)
+        found, unlisted = every_error(error, data, model=model)
+        self.unlisted += unlisted
         for path, message in found:
             self.error(message.replace("ADK rejects", "the gate rejects"), [*at, *path])
 

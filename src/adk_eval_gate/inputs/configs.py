@@ -7,8 +7,6 @@ root; else ADK's defaults. The source is always reported. Both names in one fold
 
 from __future__ import annotations
 
-import dataclasses
-import difflib
 import json
 import math
 from dataclasses import dataclass, field
@@ -23,9 +21,10 @@ from adk_eval_gate.metrics import registry
 from adk_eval_gate.metrics.metric import NotEvaluated
 from adk_eval_gate.model import eval_config
 from adk_eval_gate.support import sanitize
-from adk_eval_gate.support.errors import ConfigError, UnknownField
+from adk_eval_gate.support.errors import ConfigError, UnknownField, first_of
 from adk_eval_gate.support.jsonpos import JsonPositions, format_path
 from adk_eval_gate.support.pydantic_errors import best_error, every_error, locate
+from adk_eval_gate.support.words import did_you_mean
 
 CONFIG_NAME = "test_config.json"
 CONFIG_NAMES = (CONFIG_NAME, "eval_config.json")  # ADK's pytest and adk eval name; agents-cli's scaffolds before 0.3
@@ -155,20 +154,17 @@ def load_config(source: ConfigSource, *, root: Path, import_functions: bool = Tr
         config = eval_config.EvalConfig.model_validate(data)
     except pydantic.ValidationError as error:  # every problem of the file at once, in the file's order
         found, unlisted = every_error(error, data, model=eval_config.EvalConfig)
-        problems = sorted(
-            (
-                ConfigError(
-                    message,
-                    file=display,
-                    line=locate(positions, path),
-                    field=format_path(path),
-                    hint=_criterion_hint(path),
-                )
-                for path, message in found
-            ),
-            key=lambda problem: problem.line or 0,
+        problems = (
+            ConfigError(
+                message,
+                file=display,
+                line=locate(positions, path),
+                field=format_path(path),
+                hint=_criterion_hint(path),
+            )
+            for path, message in found
         )
-        raise dataclasses.replace(problems[0], also=tuple(problems[1:]), unlisted=unlisted) from None
+        raise first_of(problems, unlisted=unlisted) from None
     warnings = check_config(config, data=data, display=display, positions=positions, import_functions=import_functions)
     return LoadedConfig(source, config, registry.configured_metrics(config), warnings)
 
@@ -222,7 +218,7 @@ def check_config(
         except ConfigError as problem:  # every criterion is checked: all of a config's problems at once
             problems.append(problem)
     if problems:
-        raise dataclasses.replace(problems[0], also=tuple(problems[1:]))
+        raise first_of(problems)
     return warnings
 
 
@@ -274,8 +270,8 @@ def _unknown_top_level_keys(data: dict[str, Any], *, display: str, positions: Js
 
 
 def _did_you_mean(key: str, known: list[str]) -> str:
-    close = difflib.get_close_matches(key, known, n=1)
-    return f"; did you mean {close[0]!r}?" if close else ""
+    close = did_you_mean(key, known)
+    return f"; did you mean {close!r}?" if close else ""
 
 
 def _check_criterion(
@@ -365,8 +361,7 @@ def _ignored_options(
     ignored: list[str] = []
     options = [f for f in criterion_type.model_fields if f != "threshold"]
     for key in sorted(typed.model_extra or {}):
-        similar = difflib.get_close_matches(key, options, n=1)
-        suggestion = f"; did you mean {similar[0]!r}?" if similar else ""
+        suggestion = _did_you_mean(key, options)
         if criterion_type.unknown_options_are_errors:
             own = [option for option in options if option != "include_intermediate_responses_in_final"]
             raise ConfigError(

@@ -79,7 +79,7 @@ def _matches(display: str, patterns: list[PathGlob]) -> bool:
     return any(pattern.matches_file(display) for pattern in patterns)
 
 
-def _is_virtualenv(folder: Path) -> bool:
+def is_virtualenv(folder: Path) -> bool:
     return (folder / "pyvenv.cfg").is_file()
 
 
@@ -90,7 +90,7 @@ def _walk(folder: Path, suffixes: tuple[str, ...] = EVAL_SUFFIXES) -> list[Path]
     datasets = suffixes == EVAL_SUFFIXES
     for current, dirs, files in os.walk(folder):
         current_path = Path(current)
-        dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS and not _is_virtualenv(current_path / d))
+        dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS and not is_virtualenv(current_path / d))
         found.extend(
             current_path / f
             for f in sorted(files)

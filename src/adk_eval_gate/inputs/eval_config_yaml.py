@@ -16,8 +16,6 @@ keys of an item that no metric reads, items without a name, and definitions ``me
 
 from __future__ import annotations
 
-import dataclasses
-import difflib
 import json
 from pathlib import Path
 from typing import Any
@@ -31,7 +29,8 @@ from adk_eval_gate.metrics import agents_cli_specs, registry
 from adk_eval_gate.model import agents_cli_config as acli
 from adk_eval_gate.model.eval_config import EvalConfig
 from adk_eval_gate.support import safe_yaml, sanitize
-from adk_eval_gate.support.errors import ConfigError
+from adk_eval_gate.support.errors import ConfigError, first_of
+from adk_eval_gate.support.words import did_you_mean
 
 
 def _parse(text: str, *, display: str, yaml_file: bool) -> tuple[Any, Lines]:
@@ -76,8 +75,8 @@ def load_agents_cli_config(source: ConfigSource, *, root: Path) -> LoadedConfig:
         raise _all(check) from None
     for key in data:
         if key not in (*acli.AGENTS_CLI_KEYS, acli.GATE_SECTION):
-            close = difflib.get_close_matches(key, [*acli.AGENTS_CLI_KEYS, acli.GATE_SECTION], n=1)
-            hint = f"; did you mean {close[0]!r}?" if close else ""
+            close = did_you_mean(key, [*acli.AGENTS_CLI_KEYS, acli.GATE_SECTION])
+            hint = f"; did you mean {close!r}?" if close else ""
             check.warn(f"is not a key agents-cli or the gate reads, and is ignored{hint}", [key])
     pool = _pool(config, check)
     metrics, files = _metrics(config, pool, check, folder=source.path.parent, root=root)
@@ -94,8 +93,7 @@ def load_agents_cli_config(source: ConfigSource, *, root: Path) -> LoadedConfig:
 
 
 def _all(check: Check) -> ConfigError:
-    problems = sorted(check.problems, key=lambda problem: problem.line or 0)
-    return dataclasses.replace(problems[0], also=tuple(problems[1:]))
+    return first_of(check.problems, unlisted=check.unlisted)
 
 
 def _pool(config: acli.AgentsCliConfig, check: Check) -> dict[str, tuple[int, acli.CustomMetricEntry]]:
@@ -115,8 +113,8 @@ def _pool(config: acli.AgentsCliConfig, check: Check) -> dict[str, tuple[int, ac
             check.validation(error, raw, model=acli.CustomMetricEntry, at=path)
             continue
         for key in sorted(entry.model_extra or {}):
-            close = difflib.get_close_matches(key, list(acli.CustomMetricEntry.model_fields), n=1)
-            hint = f"; did you mean {close[0]!r}?" if close else ""
+            close = did_you_mean(key, acli.CustomMetricEntry.model_fields)
+            hint = f"; did you mean {close!r}?" if close else ""
             check.warn(f"is not a field agents-cli's metrics read, and is ignored{hint}", [*path, key])
         if entry.name in pool:
             check.warn(
@@ -171,26 +169,3 @@ def _metrics(
             files.append(Path(definition.file) if Path(definition.file).is_absolute() else root / definition.file)
         metrics.append(agents_cli_specs.configured(name, definition, threshold=thresholds.get(name)))
     return metrics, files
-
-
-def config_mismatch(config: LoadedConfig, *, platform: bool, display: str, option: str, root: Path) -> None:
-    """An Agent Platform dataset is graded by agents-cli's eval_config.yaml, an ADK eval file by ADK's criteria."""
-    if platform and config.source.path is None:
-        raise ConfigError(
-            "has no eval_config.yaml beside or above it, so nothing says which metrics to grade",
-            file=display,
-            hint="add tests/eval/eval_config.yaml with metrics_to_run, as agents-cli scaffolds it",
-        )
-    if platform and not config.agents_cli:
-        raise ConfigError(
-            f"is an Agent Platform dataset, but its config {config.source.describe(root)} is ADK's criteria",
-            file=display,
-            hint=f"give agents-cli's eval_config.yaml with {option}, or none",
-        )
-    if not platform and config.agents_cli:
-        raise ConfigError(
-            f"is an ADK eval file, but its config {config.source.describe(root)} is agents-cli's (for Agent Platform "
-            "datasets)",
-            file=display,
-            hint=f"give a test_config.json with {option}",
-        )

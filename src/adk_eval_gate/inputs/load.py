@@ -6,7 +6,6 @@ errors); the caller records it and goes on with the other files.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import re
 from dataclasses import dataclass, field
@@ -18,7 +17,7 @@ import pydantic
 from adk_eval_gate.inputs import legacy
 from adk_eval_gate.model.evalset import EvalCase, EvalSet, Invocation, known_field_names
 from adk_eval_gate.support import sanitize
-from adk_eval_gate.support.errors import EvalFileError, GateError, UnknownField
+from adk_eval_gate.support.errors import EvalFileError, GateError, UnknownField, first_of
 from adk_eval_gate.support.jsonpos import JsonPositions, format_path
 from adk_eval_gate.support.pydantic_errors import best_error, every_error, locate
 
@@ -129,20 +128,17 @@ def _validate_eval_set(data: dict[str, Any], *, text: str, display: str) -> Eval
     except pydantic.ValidationError as error:
         found, unlisted = every_error(error, data, model=EvalSet)
         positions = JsonPositions(text)
-        problems = sorted(
-            (
-                EvalFileError(
-                    message,
-                    file=display,
-                    line=locate(positions, path),
-                    field=format_path(path),
-                    hint=_legacy_key_hint(path),
-                )
-                for path, message in found
-            ),
-            key=lambda problem: problem.line or 0,  # in the file's order
+        problems = (
+            EvalFileError(
+                message,
+                file=display,
+                line=locate(positions, path),
+                field=format_path(path),
+                hint=_legacy_key_hint(path),
+            )
+            for path, message in found
         )
-        raise dataclasses.replace(problems[0], also=tuple(problems[1:]), unlisted=unlisted) from None
+        raise first_of(problems, unlisted=unlisted) from None
 
 
 def _legacy_key_hint(path: list[str | int]) -> str | None:

@@ -18,15 +18,15 @@ that is valid but cannot be run (neither a prompt nor turns) is an error of that
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 from typing import Any
 
 import pydantic
 from google.genai import types as genai_types
 
+from adk_eval_gate.inputs.discover import PLATFORM_DATASET_SUFFIX
 from adk_eval_gate.inputs.load import FileFormat, LoadedEvalSet, load_parsed, read_json
-from adk_eval_gate.inputs.vertex_dataset import derived_id
+from adk_eval_gate.inputs.vertex_dataset import derived_id, unique_id
 from adk_eval_gate.model import platform_cases
 from adk_eval_gate.model.evalset import (
     EvalCase,
@@ -37,12 +37,11 @@ from adk_eval_gate.model.evalset import (
     InvocationEvents,
 )
 from adk_eval_gate.support import sanitize
-from adk_eval_gate.support.errors import EvalFileError
+from adk_eval_gate.support.errors import EvalFileError, first_of
 from adk_eval_gate.support.jsonpos import JsonPositions, format_path
 from adk_eval_gate.support.pydantic_errors import every_error, locate
 
 FORMAT: FileFormat = "agent_platform_dataset"
-NAME_SUFFIX = "-dataset.json"  # agents-cli's name for them (tests/eval/datasets/basic-dataset.json)
 _EVAL_SET_KEYS = {"eval_set_id", "evalSetId"}
 _CASES_KEYS = ("eval_cases", "evalCases")
 
@@ -65,19 +64,16 @@ def _validated(data: dict[str, Any], *, text: str, display: str) -> platform_cas
     except pydantic.ValidationError as error:
         found, unlisted = every_error(error, data, model=platform_cases.EvaluationDataset)
         positions = JsonPositions(text)
-        problems = sorted(
-            (
-                EvalFileError(
-                    message.replace("ADK rejects", "the evaluation SDK rejects"),
-                    file=display,
-                    line=locate(positions, path),
-                    field=format_path(path),
-                )
-                for path, message in found
-            ),
-            key=lambda problem: problem.line or 0,
+        problems = (
+            EvalFileError(
+                message.replace("ADK rejects", "the evaluation SDK rejects"),
+                file=display,
+                line=locate(positions, path),
+                field=format_path(path),
+            )
+            for path, message in found
         )
-        raise dataclasses.replace(problems[0], also=tuple(problems[1:]), unlisted=unlisted) from None
+        raise first_of(problems, unlisted=unlisted) from None
 
 
 def _user_message(case: platform_cases.PlatformEvalCase) -> genai_types.Content | None:
@@ -140,10 +136,7 @@ class _Ids:
         user = _user_message(case)
         text = platform_cases.text_of(user) if user is not None else None
         base = derived_id(text) if text and text.strip() else f"eval_cases[{index}]"
-        candidate, number = base, 1
-        while candidate in self.seen:
-            number += 1
-            candidate = f"{base}-{number}"
+        candidate = unique_id(base, self.seen)
         self.seen.add(candidate)
         return candidate
 
@@ -221,6 +214,6 @@ def _add_case(
 def load_json_eval_file(path: Path, *, display: str) -> LoadedEvalSet:
     """A JSON eval file of either kind: an Agent Platform dataset when its top level is one, else ADK's."""
     text, data = read_json(path, display, max_depth=sanitize.MAX_EVAL_FILE_DEPTH)
-    if path.name.endswith(NAME_SUFFIX) or is_platform_dataset(data):
+    if path.name.endswith(PLATFORM_DATASET_SUFFIX) or is_platform_dataset(data):
         return load_platform_dataset(path, display=display, text=text, data=data)
     return load_parsed(path, display=display, text=text, data=data)

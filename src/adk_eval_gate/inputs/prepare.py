@@ -10,9 +10,14 @@ from adk_eval_gate.config.options import BY_FIELD
 from adk_eval_gate.config.settings import Settings
 from adk_eval_gate.inputs.agent_locator import AgentLocator, read_mappings
 from adk_eval_gate.inputs.agent_sources import AgentChoice, parse_agent_value
-from adk_eval_gate.inputs.configs import DATASET_CONFIG_NAMES, ConfigCache, find_config, find_repository_root
+from adk_eval_gate.inputs.configs import (
+    DATASET_CONFIG_NAMES,
+    ConfigCache,
+    LoadedConfig,
+    find_config,
+    find_repository_root,
+)
 from adk_eval_gate.inputs.discover import EvalFileRef, discover, misnamed_eval_files
-from adk_eval_gate.inputs.eval_config_yaml import config_mismatch
 from adk_eval_gate.inputs.load import LoadedEvalSet
 from adk_eval_gate.inputs.plan import PlannedFile, select_cases
 from adk_eval_gate.inputs.platform_dataset import FORMAT as PLATFORM_FORMAT
@@ -20,7 +25,7 @@ from adk_eval_gate.inputs.platform_dataset import load_json_eval_file
 from adk_eval_gate.inputs.vertex_dataset import load_dataset
 from adk_eval_gate.model.results import FileResult
 from adk_eval_gate.support.console import Console
-from adk_eval_gate.support.errors import EvalFileError, GateError, UnknownField, UsageError
+from adk_eval_gate.support.errors import ConfigError, EvalFileError, GateError, UnknownField, UsageError
 
 
 @dataclass
@@ -121,7 +126,7 @@ def agent_locator(settings: Settings, root: Path) -> AgentLocator | None:
         option=option,
         option_name=settings.option_name("agent"),
         mappings=mappings,
-        runs_wanted=not _runs_given(settings),
+        runs_wanted=not ("num_runs" in settings.from_cli or "num_runs" in settings.from_inputs),
     )
 
 
@@ -151,7 +156,7 @@ def _prepare_one(
             source = find_config(ref.path, root=root, option=settings.config, names=DATASET_CONFIG_NAMES)
             described = source.describe(root)
         loaded_config = configs.get(source)
-        config_mismatch(
+        _config_mismatch(
             loaded_config, platform=platform, display=ref.display, option=settings.option_name("config"), root=root
         )
     except (RecursionError, MemoryError, OSError, ValueError) as unexpected:  # one bad file never stops the others
@@ -170,7 +175,8 @@ def _prepare_one(
             error,
         )
     agent = locator.choose(ref.path) if locator is not None else None
-    num_runs = agent.num_runs if isinstance(agent, AgentChoice) and not _runs_given(settings) else None
+    runs_wanted = locator is not None and locator.runs_wanted  # --num-runs given: the calls' num_runs are not used
+    num_runs = agent.num_runs if isinstance(agent, AgentChoice) and runs_wanted else None
     agent_described = None
     if isinstance(agent, AgentChoice) and settings.runner == "adk":
         agent_described = agent.describe(runs=num_runs is not None)
@@ -191,10 +197,29 @@ def _prepare_one(
     return result, PlannedFile(loaded, loaded_config, ref.case_ids, agent, num_runs), None
 
 
-def _runs_given(settings: Settings) -> bool:
-    return "num_runs" in settings.from_cli or "num_runs" in settings.from_inputs
-
-
 def needs_agent(loaded: LoadedEvalSet) -> bool:
     """Whether a case of the file runs an agent (a dataset's recorded rows and broken rows do not)."""
     return len(loaded.eval_set.eval_cases) > len(loaded.recorded) + len(loaded.row_errors)
+
+
+def _config_mismatch(config: LoadedConfig, *, platform: bool, display: str, option: str, root: Path) -> None:
+    """An Agent Platform dataset is graded by agents-cli's eval_config.yaml, an ADK eval file by ADK's criteria."""
+    if platform and config.source.path is None:
+        raise ConfigError(
+            "has no eval_config.yaml beside or above it, so nothing says which metrics to grade",
+            file=display,
+            hint="add tests/eval/eval_config.yaml with metrics_to_run, as agents-cli scaffolds it",
+        )
+    if platform and not config.agents_cli:
+        raise ConfigError(
+            f"is an Agent Platform dataset, but its config {config.source.describe(root)} is ADK's criteria",
+            file=display,
+            hint=f"give agents-cli's eval_config.yaml with {option}, or none",
+        )
+    if not platform and config.agents_cli:
+        raise ConfigError(
+            f"is an ADK eval file, but its config {config.source.describe(root)} is agents-cli's (for Agent Platform "
+            "datasets)",
+            file=display,
+            hint=f"give a test_config.json with {option}",
+        )

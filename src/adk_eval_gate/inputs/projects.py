@@ -15,10 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from adk_eval_gate.inputs.agent_sources import is_agent_folder
-from adk_eval_gate.inputs.discover import SKIPPED_DIRS, display_path
+from adk_eval_gate.inputs.discover import SKIPPED_DIRS, display_path, is_virtualenv
+from adk_eval_gate.support.atomic import read_regular, unread
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -61,7 +60,7 @@ class RepositoryIndex:
         index = cls(root)
         for current, dirs, files in os.walk(root):
             folder = Path(current)
-            dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS and not (folder / d / "pyvenv.cfg").is_file())
+            dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS and not is_virtualenv(folder / d))
             names = set(files)
             if "__init__.py" in names and is_agent_folder(folder):
                 index.agent_folders.append(folder)
@@ -108,30 +107,29 @@ def project_of(test_file: Path, *, root: Path) -> Path:
 def read_settings_file(path: Path, *, root: Path) -> tuple[dict[str, Any] | None, str | None]:
     """(the YAML or TOML mapping of ``path``, or the one line that says why it cannot be used)."""
     shown = display_path(path, root)
+    data = read_regular(path, max_bytes=MAX_SETTINGS_BYTES)  # a FIFO named like a manifest never blocks
+    if isinstance(data, str):
+        return None, f"{shown} {unread(path, data, max_bytes=MAX_SETTINGS_BYTES)}"
     try:
-        if not path.is_file():
-            return None, f"{shown} is not a regular file"
-        size = path.stat().st_size
-        if size > MAX_SETTINGS_BYTES:
-            return None, f"{shown} is {size:,} bytes, more than the {MAX_SETTINGS_BYTES:,} read"
-        text = path.read_bytes().decode("utf-8-sig")
-    except OSError as error:
-        return None, f"{shown} cannot be read: {error.strerror}"
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
         return None, f"{shown} is not UTF-8 (byte 0x{error.object[error.start]:02x} at offset {error.start})"
+    from adk_eval_gate.support import safe_yaml  # yaml loads only when a repository has a manifest
+
     try:
-        data = tomllib.loads(text) if path.suffix == ".toml" else yaml.safe_load(text)
+        parsed = tomllib.loads(text) if path.suffix == ".toml" else safe_yaml.load(text, json_values=False)[0]
     except tomllib.TOMLDecodeError as error:
         return None, f"{shown} is not valid TOML: {error}"
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        where = f" (line {mark.line + 1})" if mark is not None else ""
-        return None, f"{shown} is not valid YAML{where}"
+    except safe_yaml.UnsafeYaml as error:  # a syntax error, or aliases or nesting past the bounds
+        where = f" (line {error.line})" if error.line is not None else ""
+        if str(error).startswith("invalid YAML"):
+            return None, f"{shown} is not valid YAML{where}"
+        return None, f"{shown} cannot be used{where}: it {error}"
     except (RecursionError, MemoryError, ValueError) as error:
         return None, f"{shown} cannot be read ({type(error).__name__})"
-    if not isinstance(data, dict):
+    if not isinstance(parsed, dict):
         return None, f"{shown} is not a {'TOML table' if path.suffix == '.toml' else 'YAML mapping'}"
-    return data, None
+    return parsed, None
 
 
 def tool_table(data: dict[str, Any], name: str) -> Any:

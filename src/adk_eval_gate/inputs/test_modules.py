@@ -12,11 +12,12 @@ or leaves the repository, is skipped with a note that says why.
 from __future__ import annotations
 
 import ast
-import stat
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+
+from adk_eval_gate.support.atomic import read_regular, unread
 
 MAX_MODULE_BYTES = 1_000_000  # a test module larger than this is not read (a note says so)
 ADK_DEFAULT_RUNS = 2  # AgentEvaluator's num_runs when a call gives none
@@ -72,16 +73,9 @@ def mentions_evaluator(data: bytes) -> bool:
 def read_calls(test_file: Path, *, project: Path, root: Path) -> tuple[list[EvaluatorCall], list[SkippedCall]]:
     """The calls of ``test_file`` (absolute) with their paths resolved: ``project`` is the folder pytest runs
     from, ``root`` the repository (a path outside it is refused). Never raises for what the file holds."""
-    try:
-        status = test_file.stat()
-        if not stat.S_ISREG(status.st_mode):  # a FIFO would block the read forever
-            return [], [SkippedCall(test_file, 0, "is not a regular file")]
-        size = status.st_size
-        if size > MAX_MODULE_BYTES:
-            return [], [SkippedCall(test_file, 0, f"is {size:,} bytes, more than the {MAX_MODULE_BYTES:,} read")]
-        data = test_file.read_bytes()
-    except OSError as error:
-        return [], [SkippedCall(test_file, 0, f"cannot be read: {error.strerror}")]
+    data = read_regular(test_file, max_bytes=MAX_MODULE_BYTES)  # a FIFO named like a test module never blocks
+    if isinstance(data, str):
+        return [], [SkippedCall(test_file, 0, unread(test_file, data, max_bytes=MAX_MODULE_BYTES))]
     if not mentions_evaluator(data):
         return [], []
     try:

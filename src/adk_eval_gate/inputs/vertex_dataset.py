@@ -22,6 +22,7 @@ import io
 import json
 import math
 import re
+from collections.abc import Container
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -196,6 +197,15 @@ def derived_id(prompt: str) -> str:
     return f"{slug}-{digest}" if slug else digest
 
 
+def unique_id(base: str, taken: Container[str]) -> str:
+    """``base``, or ``base-2``, ``base-3``... whichever is not ``taken`` first (the same prompt again)."""
+    candidate, number = base, 1
+    while candidate in taken:
+        number += 1
+        candidate = f"{base}-{number}"
+    return candidate
+
+
 def _own_id(row: dict[str, Any]) -> str | None:
     for column in ID_COLUMNS:
         value = row.get(column)
@@ -223,10 +233,7 @@ class _Ids:
         return self.fresh(base, line), None
 
     def fresh(self, base: str, line: int) -> str:
-        candidate, number = base, 1
-        while candidate in self.lines:
-            number += 1
-            candidate = f"{base}-{number}"
+        candidate = unique_id(base, self.lines)
         self.lines[candidate] = line
         return candidate
 

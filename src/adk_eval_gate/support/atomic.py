@@ -8,6 +8,7 @@ size limit are read; anything else is ignored, with one warning per cache.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 import tempfile
@@ -82,6 +83,20 @@ def read_regular(path: Path, *, max_bytes: int) -> bytes | str:
         return str(problem)
     except OSError as error:
         return error.strerror or type(error).__name__
+
+
+def unread(path: Path, reason: str, *, max_bytes: int) -> str:
+    """``read_regular``'s reason as what follows the file's name in a one-line problem: "is a FIFO, not a regular
+    file", "is 52,428,800 bytes, more than the 1,000,000 read", "cannot be read: Permission denied"."""
+    if reason.startswith("larger than"):
+        with contextlib.suppress(OSError):
+            return f"is {path.stat().st_size:,} bytes, more than the {max_bytes:,} read"
+        return f"is more than the {max_bytes:,} read"
+    if reason == "not a regular file":
+        return "is not a regular file"
+    if reason in {"a FIFO", "a device", "a folder"}:
+        return f"is {reason}, not a regular file"
+    return f"cannot be read: {reason}"
 
 
 class CacheReader:

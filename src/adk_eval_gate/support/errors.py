@@ -6,7 +6,10 @@ the line when known, the field, and what to do.
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TypeVar
 
 
 @dataclass
@@ -48,6 +51,16 @@ class GateError(Exception):
     def more(self) -> int:
         """How many problems of the file there are besides this one."""
         return len(self.also) + self.unlisted
+
+
+_Problem = TypeVar("_Problem", bound=GateError)
+
+
+def first_of(problems: Iterable[_Problem], *, unlisted: int = 0) -> _Problem:
+    """The first of one file's problems in the file's order (by line), carrying the others (``also``) and how many
+    more there are that were only counted (``unlisted``): raised, it reports them all at once."""
+    ordered = sorted(problems, key=lambda problem: problem.line or 0)
+    return dataclasses.replace(ordered[0], also=tuple(ordered[1:]), unlisted=unlisted)
 
 
 class UnknownField(str):

@@ -113,9 +113,16 @@ def _walk(value: Any, node: yaml.Node | None) -> Any:
     return value
 
 
-def load(text: str, *, max_depth: int = sanitize.MAX_EVAL_FILE_DEPTH, max_values: int = MAX_VALUES) -> tuple[Any, Any]:
+def load(
+    text: str,
+    *,
+    max_depth: int = sanitize.MAX_EVAL_FILE_DEPTH,
+    max_values: int = MAX_VALUES,
+    json_values: bool = True,
+) -> tuple[Any, Any]:
     """(the data, the document's root node for ``line_of``); ``UnsafeYaml`` for what cannot be used, and for YAML
-    syntax errors (with their line)."""
+    syntax errors (with their line). ``json_values=False`` keeps the safe loader's other values (dates, sets, ...)
+    for a file whose few known keys are all that is read: aliases and nesting are bounded all the same."""
     loader = yaml.SafeLoader(text)
     try:
         try:
@@ -142,7 +149,8 @@ def load(text: str, *, max_depth: int = sanitize.MAX_EVAL_FILE_DEPTH, max_values
             raise UnsafeYaml(f"invalid YAML: {error}", _line(node)) from None
     finally:
         loader.dispose()
-    _walk(data, node)
+    if json_values:
+        _walk(data, node)
     cleaned, _ = sanitize.bounded(data, max_depth=max_depth + 1)  # lone surrogates (escapes YAML allows) replaced
     return cleaned, node
 
