@@ -206,21 +206,3 @@ def test_the_text_of_a_content_is_the_sdks() -> None:
     )
     assert pc.text_of(content) == _extract_text_from_content(content) == "ab"
     assert pc.text_of(genai_types.Content(parts=[])) is _extract_text_from_content(genai_types.Content(parts=[]))
-
-
-def test_a_cases_dataset_case_is_parsed_once_and_a_copy_given_another_case_reads_that_one() -> None:
-    """The runners and each metric ask for the same case's dataset case: one parse serves them all, and it never
-    outlives the dict it was parsed from (a copy of the case with another dataset case gives that one)."""
-    from adk_eval_gate.model.evalset import EvalCase
-
-    first = EvalCase(eval_id="c", conversation=[], **{pc.CASE_KEY: {"prompt": {"parts": [{"text": "first"}]}}})
-    parsed = pc.platform_case_of(first)
-    assert parsed is not None and pc.text_of(parsed.prompt) == "first"
-    assert pc.platform_case_of(first) is parsed
-    assert pc.platform_case_of(first.model_copy()) is parsed  # the copy keeps the same stored case
-    changed = first.model_copy(update={pc.CASE_KEY: {"prompt": {"parts": [{"text": "second"}]}}})
-    again = pc.platform_case_of(changed)
-    assert again is not None and pc.text_of(again.prompt) == "second"
-    deep = pc.platform_case_of(first.model_copy(deep=True))
-    assert deep is not None and pc.text_of(deep.prompt) == "first"
-    assert pc.platform_case_of(EvalCase(eval_id="plain", conversation=[])) is None

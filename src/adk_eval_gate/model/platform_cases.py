@@ -14,10 +14,8 @@ trace goes on after its last user event, is scored as recorded.
 
 from __future__ import annotations
 
-import collections
 import datetime
 import enum
-import threading
 from typing import Any, Literal
 
 import pydantic
@@ -224,30 +222,10 @@ def final_response_of(events: list[AgentEvent]) -> genai_types.Content | None:
 CASE_KEY = "agent_platform_case"  # the key of the gate's EvalCase that keeps the dataset's case (JSON)
 
 
-_PARSED_CASES = 4096  # dataset cases kept parsed: a run asks for each case's several times, close together
-_parsed: collections.OrderedDict[int, tuple[dict[str, Any], PlatformEvalCase]] = collections.OrderedDict()
-_parsed_lock = threading.Lock()
-
-
 def platform_case_of(case: Any) -> PlatformEvalCase | None:
-    """The dataset case a gate ``EvalCase`` was made from (``inputs/platform_dataset.py``), or None. Parsed once per
-    stored case (the runners and each metric ask for it): the parse is kept with the very dict it came from, so a
-    copy of the ``EvalCase`` that keeps that dict shares it, and one given another case parses that one. The result
-    is shared: read it, copy it (``model_copy``) to change it."""
+    """The dataset case a gate ``EvalCase`` was made from (``inputs/platform_dataset.py``), or None."""
     stored = (getattr(case, "model_extra", None) or {}).get(CASE_KEY)
-    if not isinstance(stored, dict):
-        return None
-    with _parsed_lock:
-        known = _parsed.get(id(stored))
-        if known is not None and known[0] is stored:  # the entry holds the dict, so its id is not reused meanwhile
-            _parsed.move_to_end(id(stored))
-            return known[1]
-    parsed = PlatformEvalCase.model_validate(stored)
-    with _parsed_lock:
-        _parsed[id(stored)] = (stored, parsed)
-        if len(_parsed) > _PARSED_CASES:
-            _parsed.popitem(last=False)
-    return parsed
+    return PlatformEvalCase.model_validate(stored) if isinstance(stored, dict) else None
 
 
 def history_of(case: Any) -> list[AgentEvent]:
