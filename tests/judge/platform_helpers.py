@@ -49,13 +49,19 @@ def platform(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeAgentPlatform]:
 
 
 class Waits:
-    """The service's ``sleep`` seam: records each wait between tries and yields to the loop only."""
+    """The service's ``sleep`` and ``clock`` seams: records each wait, which only moves the clock, and yields to the
+    loop."""
 
     def __init__(self) -> None:
         self.seconds: list[float] = []
+        self.now = 0.0
+
+    def clock(self) -> float:
+        return self.now
 
     async def __call__(self, delay: float) -> None:
         self.seconds.append(delay)
+        self.now += delay
         await asyncio.sleep(0)
 
 

@@ -179,8 +179,8 @@ class JudgeService:
                     self.counters.calls += 1
                     answer = await self.backend.generate(model=model, config=config, prompt=prompt)
             except Exception as error:
-                refused_wait = self.retry.wait_refused(error) if is_retryable(error) else None
-                if refused_wait or not is_retryable(error) or tries >= self.retry.attempts_for(error):
+                stop, refused_wait = self.retry.give_up(error, tries)
+                if stop:
                     raise self._failed(model, tries, error, refused_wait) from None
                 delay = self.retry.delay(error, tries, self.rng)
                 if server_delay(error) is not None or _status(error) == 429:
