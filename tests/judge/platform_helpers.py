@@ -67,6 +67,7 @@ class Waits:
 
 def service_for(fake: FakeAgentPlatform, *, api_key: str = API_KEY, **options: Any) -> PlatformService:
     options.setdefault("retry", FAST)
+    options.setdefault("mask", lambda text: text.replace(api_key, "***"))  # the console's, which holds the key
     access = PlatformAccess(api_key=api_key, base_url=f"{fake.url}/")
     return PlatformService(access=access, **options)
 

@@ -152,6 +152,10 @@ def autorater_config(metric: Any) -> dict[str, Any] | None:
     return config or None
 
 
+def _as_is(text: str) -> str:
+    return text
+
+
 class PlatformService:
     def __init__(
         self,
@@ -165,6 +169,7 @@ class PlatformService:
         breaker_limit: int = 3,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         clock: Callable[[], float] = time.monotonic,
+        mask: Callable[[str], str] = _as_is,
     ) -> None:
         self.access = access
         self.limiter = JudgeLimiter(parallelism, clock=clock, sleep=sleep)
@@ -174,6 +179,7 @@ class PlatformService:
         self.rng = rng or random.Random()
         self.breaker_limit = breaker_limit
         self.sleep = sleep  # between tries and the shared pauses, on ``clock`` (tests record the waits)
+        self.mask = mask  # the console's: a reason could quote the key, and reasons end up in results.json
         self.counters = PlatformCounters()
         self._clients: dict[asyncio.AbstractEventLoop, tuple[Any, httpx.AsyncClient]] = {}
         self._locks: dict[asyncio.AbstractEventLoop, asyncio.Lock] = {}
@@ -222,7 +228,7 @@ class PlatformService:
             client = sdk.Client(project=self.access.project, location=self.access.location, http_options=http_options)
             return client, http
         except Exception as error:  # the SDK checks its arguments here
-            reason = self._masked(describe_error(error))
+            reason = self.mask(describe_error(error))
             raise PlatformFailed(f"the evaluation client could not be set up: {reason}") from None
 
     async def _client(self) -> Any:
@@ -248,7 +254,7 @@ class PlatformService:
             except Exception as error:
                 cause = error.__cause__ or error
                 raise PlatformFailed(
-                    f"metric {metric} could not be resolved: {self._masked(describe_error(cause))}",
+                    f"metric {metric} could not be resolved: {self.mask(describe_error(cause))}",
                     infrastructure=is_retryable(cause),
                 ) from None
         return self._metrics[metric]
@@ -290,7 +296,7 @@ class PlatformService:
         what = _what(error)
         if status_of(error) in {401, 403}:
             what += " (check the API key, or the project's permissions and Application Default Credentials)"
-        reason = f"the evaluation service failed after {tries} {'try' if tries == 1 else 'tries'}: {self._masked(what)}"
+        reason = f"the evaluation service failed after {tries} {'try' if tries == 1 else 'tries'}: {self.mask(what)}"
         if refused_wait:
             reason += f"; {refused_wait}, so it was not asked again"
         failure = PlatformFailed(reason, infrastructure=transient and not refused_wait)
@@ -298,10 +304,6 @@ class PlatformService:
             self._failures_in_a_row += 1
             self._last_failure = failure
         return failure
-
-    def _masked(self, text: str) -> str:
-        secret = self.access.api_key
-        return text.replace(secret, "***") if secret and len(secret) >= 4 else text
 
     async def aclose(self) -> None:
         """Closes the client of the running loop (and forgets the clients of loops that are gone)."""

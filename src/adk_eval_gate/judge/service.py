@@ -232,9 +232,6 @@ class JudgeService:
         elif _status(error) == 404:
             what += f" (is {model!r} a model the judge backend offers?)"
         plural = "try" if tries == 1 else "tries"
-        secret = getattr(getattr(self.backend, "credentials", None), "api_key", None)
-        if secret and len(secret) >= 4:  # a server (or proxy) could echo the key; reasons end up in results.json
-            what = what.replace(secret, "***")
         return f"judge {model} failed after {tries} {plural}: {what}"
 
     async def aclose(self) -> None:
