@@ -59,7 +59,7 @@ class PlatformBuiltInMetric(Metric):
     async def evaluate(self, run: CaseRun) -> MetricOutcome:
         definition = self.definition or BuiltInDefinition(metric=self.name)
         service = self.services.platform
-        if service is None or (definition.metric.startswith(("exact_match", "bleu", "rouge")) and service is None):
+        if service is None:
             raise NotEvaluated(f"{self.name} ({definition.metric}) is computed by Google's evaluation service, {NEEDS}")
         trace = trace_case(run)
         instance = DatasetInstance(trace.model_dump_json(exclude_none=True), definition.metric)
