@@ -61,6 +61,7 @@ def judge_service(
     **options: Any,
 ) -> JudgeService:
     """``options``: the service's other settings (``mask``, ``warn``, ``sleep``, ``clock``)."""
+    options.setdefault("mask", lambda text: text.replace(api_key, "***"))  # the console's, which holds the key
     backend = GeminiJudge(JudgeCredentials(vertexai=False, api_key=api_key), timeout_seconds=timeout)
     return JudgeService(
         backend=backend,

@@ -49,18 +49,25 @@ def platform(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeAgentPlatform]:
 
 
 class Waits:
-    """The service's ``sleep`` seam: records each wait between tries and yields to the loop only."""
+    """The service's ``sleep`` and ``clock`` seams: records each wait, which only moves the clock, and yields to the
+    loop."""
 
     def __init__(self) -> None:
         self.seconds: list[float] = []
+        self.now = 0.0
+
+    def clock(self) -> float:
+        return self.now
 
     async def __call__(self, delay: float) -> None:
         self.seconds.append(delay)
+        self.now += delay
         await asyncio.sleep(0)
 
 
 def service_for(fake: FakeAgentPlatform, *, api_key: str = API_KEY, **options: Any) -> PlatformService:
     options.setdefault("retry", FAST)
+    options.setdefault("mask", lambda text: text.replace(api_key, "***"))  # the console's, which holds the key
     access = PlatformAccess(api_key=api_key, base_url=f"{fake.url}/")
     return PlatformService(access=access, **options)
 

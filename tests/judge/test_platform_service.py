@@ -13,10 +13,13 @@ from pathlib import Path
 
 import pytest
 
+from adk_eval_gate.judge.judge_retry import JUDGE_RETRY
 from adk_eval_gate.judge.platform_access import PlatformAccess
 from adk_eval_gate.judge.platform_instances import ConversationInstance, MissingInput, RowInstance
 from adk_eval_gate.judge.platform_service import InstanceResult, PlatformFailed, PlatformService, ServiceMetric
+from adk_eval_gate.metrics.vertex_style import SafetyV1
 from adk_eval_gate.model.evalset import AgentDetails, AppDetails
+from adk_eval_gate.model.results import MetricStatus
 from tests.fakes.agent_platform_server import (
     ACCESS_TOKEN,
     API_KEY,
@@ -27,8 +30,8 @@ from tests.fakes.agent_platform_server import (
     Raw,
     verdict,
 )
-from tests.judge.helpers import invocation
-from tests.judge.platform_helpers import FAST, ByPrompt, Waits, platform, run_service, service_for
+from tests.judge.helpers import invocation, run_of
+from tests.judge.platform_helpers import FAST, ByPrompt, Waits, platform, run_service, score, service_for
 
 pytestmark = pytest.mark.slow
 __all__ = ["platform"]
@@ -128,12 +131,26 @@ def test_a_row_without_a_response_is_refused_before_anything_is_sent(platform: F
 def test_429_with_retry_after_is_waited_out_then_retried(platform: FakeAgentPlatform) -> None:
     platform.enqueue(Raw.error(429, retry_after="0.25"), Raw.error(503), Answer(score=1.0))
     waits = Waits()
-    service = service_for(platform, sleep=waits)
+    service = service_for(platform, sleep=waits, clock=waits.clock)
     [result] = ask(service, ROW)
     assert result.score == 1.0 and len(platform.requests) == 3
     assert waits.seconds[0] == 0.25  # the server's wait, not the backoff's
     assert waits.seconds[1] <= FAST.backoff.maximum
     assert (service.counters.calls, service.counters.retries, service.counters.failed) == (3, 2, 0)
+
+
+def test_429_asking_a_longer_wait_than_the_cap_leaves_the_metric_not_evaluated_after_one_request(
+    platform: FakeAgentPlatform,
+) -> None:
+    platform.script = lambda request: Raw.error(429, retry_after="86400")
+    waits = Waits()
+    service = service_for(platform, retry=JUDGE_RETRY, sleep=waits, clock=waits.clock)
+    outcome = score(SafetyV1, "safety_v1", 0.5, run_of([invocation("Is the sky blue?", "Yes.")]), service)
+    assert outcome.status is MetricStatus.NOT_EVALUATED and not outcome.infrastructure
+    assert "asked to wait 86,400 s, more than the 120 s" in (outcome.reason or "")
+    assert "so it was not asked again" in (outcome.reason or "")
+    assert len(platform.requests) == 1 and waits.seconds == []
+    assert (service.counters.calls, service.counters.retries, service.counters.failed) == (1, 0, 1)
 
 
 def test_500_on_every_try_fails_as_an_outage_and_stops_asking_after_three_in_a_row(

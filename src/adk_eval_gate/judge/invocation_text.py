@@ -7,7 +7,7 @@ These carry the same information ADK's judges receive (spec 3.5-3.11), rendered 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import pydantic
@@ -137,7 +137,8 @@ def _function_names(tool: Any) -> list[tuple[str, str]]:
     ]
 
 
-def _agents(invocations: list[Invocation]) -> Iterator[tuple[str, AgentDetails]]:
+def agents_of(invocations: Iterable[Invocation]) -> Iterator[tuple[str, AgentDetails]]:
+    """The agents of each turn's app details (name and details), in order, repeats included."""
     for invocation in invocations:
         if invocation.app_details:
             yield from invocation.app_details.agent_details.items()
@@ -145,14 +146,14 @@ def _agents(invocations: list[Invocation]) -> Iterator[tuple[str, AgentDetails]]
 
 def all_agent_instructions(invocations: list[Invocation]) -> str:
     blocks: dict[str, None] = {}  # unique, in order
-    for name, agent in _agents(invocations):
+    for name, agent in agents_of(invocations):
         blocks[f"Agent {name} instructions:\n{agent.instructions}"] = None
     return "\n\n".join(blocks)
 
 
 def all_agent_tools(invocations: list[Invocation]) -> str:
     lines: dict[str, None] = {}
-    for name, agent in _agents(invocations):
+    for name, agent in agents_of(invocations):
         lines[f"Agent: {name}"] = None
         for tool in agent.tool_declarations:
             for function, description in _function_names(tool):

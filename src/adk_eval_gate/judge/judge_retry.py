@@ -46,6 +46,14 @@ class JudgeRetry:
             return None
         return f"the provider asked to wait {_seconds(asked)}, more than the {_seconds(cap)} the judge waits at most"
 
+    def give_up(self, error: BaseException, tries: int) -> tuple[bool, str | None]:
+        """Whether a call that failed on its ``tries``-th try is given up, and when it is because the server asked for
+        a longer wait than the judge makes, why (``wait_refused``: a quota, not an outage)."""
+        if not is_retryable(error):
+            return True, None
+        refused = self.wait_refused(error)
+        return refused is not None or tries >= self.attempts_for(error), refused
+
 
 def _seconds(value: float) -> str:
     if math.isinf(value):

@@ -24,10 +24,13 @@ from typing import Any
 
 from google.genai import types as genai_types
 
+from adk_eval_gate.judge.invocation_text import agents_of
 from adk_eval_gate.model.evalset import AgentDetails, Invocation, InvocationEvents
 
 ROW_CASE_ID = "eval_case_0"  # the SDK's id of a dataset's first (and here only) row
-_STANDARD_FIELDS = {"prompt", "response", "reference", "context", "agent_data"}
+STANDARD_FIELDS = ("prompt", "response", "reference", "context", "agent_data")
+"""The fields of a case the SDK's ``_build_evaluation_instance`` fills itself; a template's other variables name
+fields of the case."""
 
 
 @dataclass(frozen=True)
@@ -64,6 +67,17 @@ def _text(text: str) -> genai_types.Content:
     return genai_types.Content(parts=[genai_types.Part(text=text)])
 
 
+def starting_prompt(case: Any) -> genai_types.Content | None:
+    """The SDK's ``_get_prompt_from_eval_case``: a case's prompt, else its user scenario's starting prompt (``case``:
+    the SDK's ``EvalCase`` or the gate's ``PlatformEvalCase``, which have the same fields)."""
+    if case.prompt is not None:
+        prompt: genai_types.Content = case.prompt
+        return prompt
+    if case.user_scenario is not None and case.user_scenario.starting_prompt:
+        return _text(case.user_scenario.starting_prompt)
+    return None
+
+
 def _instance_data(sdk_types: Any, content: genai_types.Content | None) -> Any:
     if content is None:
         return None
@@ -90,7 +104,7 @@ def _template_data(sdk_types: Any, case: Any, template: str | None) -> Any:
     found: dict[str, Any] = {}
     for path in sdk_types.PromptTemplate(text=template).variables:
         root = path.split(".")[0].split("[")[0]
-        if root not in _STANDARD_FIELDS and hasattr(case, root):
+        if root not in STANDARD_FIELDS and hasattr(case, root):
             contents = sdk_types.evals.InstanceDataContents(contents=_contents(sdk_types, getattr(case, root)))
             found[root] = sdk_types.evals.InstanceData(contents=contents)
     return sdk_types.MapInstance(map_instance=found) if found else None
@@ -143,10 +157,9 @@ def _turn(sdk_types: Any, index: int, invocation: Invocation) -> Any:
 
 def conversation_instance(sdk_types: Any, conversation: ConversationInstance) -> Any:
     agents: dict[str, Any] = {}
-    for invocation in conversation.invocations:
-        for name, details in (invocation.app_details.agent_details if invocation.app_details else {}).items():
-            if name not in agents:
-                agents[name] = _agent_config(sdk_types, details)
+    for name, details in agents_of(conversation.invocations):
+        if name not in agents:
+            agents[name] = _agent_config(sdk_types, details)
     agent_data = sdk_types.evals.AgentData(
         agents=agents,
         turns=[_turn(sdk_types, index, invocation) for index, invocation in enumerate(conversation.invocations)],
@@ -163,9 +176,7 @@ def dataset_instance(sdk_types: Any, instance: DatasetInstance) -> Any:
     response = case.responses[0].response if case.responses else None
     if response is None and not case.agent_data and not case.interactions_data_source:
         raise MissingInput("Response content missing for candidate 0.")
-    prompt = case.prompt
-    if prompt is None and case.user_scenario is not None and case.user_scenario.starting_prompt:
-        prompt = _text(case.user_scenario.starting_prompt)
+    prompt = starting_prompt(case)
     prompt_data = _instance_data(sdk_types, prompt)
     if instance.metric.startswith("multi_turn"):
         contents = [message.content for message in case.conversation_history or []] + ([prompt] if prompt else [])

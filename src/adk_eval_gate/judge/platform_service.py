@@ -20,6 +20,7 @@ import asyncio
 import importlib
 import json
 import random
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -27,16 +28,21 @@ from typing import Any
 import httpx
 import pydantic
 
-from adk_eval_gate.judge.judge_retry import JudgeRetry, describe_error, is_retryable, server_delay, status_of
+from adk_eval_gate.judge.judge_retry import (
+    JUDGE_RETRY,
+    JudgeRetry,
+    describe_error,
+    is_retryable,
+    server_delay,
+    status_of,
+)
 from adk_eval_gate.judge.limiter import JudgeLimiter
 from adk_eval_gate.judge.platform_access import INSTALL_HINT, PlatformAccess
 from adk_eval_gate.judge.platform_instances import PlatformInstance, sdk_instance
 from adk_eval_gate.judge.platform_transport import MAX_ANSWER_BYTES, AnswerTooLarge, CappedTransport, EncodedAnswer
 from adk_eval_gate.support import sanitize
 from adk_eval_gate.support.pydantic_errors import first_error
-from adk_eval_gate.support.retry import Backoff
 
-PLATFORM_RETRY = JudgeRetry(Backoff(attempts=5, initial=1.0, maximum=30.0, jitter=(0.5, 1.0), server_cap=120.0))
 DEFAULT_TIMEOUT_SECONDS = 180.0  # a multi-turn rubric metric is several model calls on the service's side
 MAX_TEXT_CHARS = 10_000  # an explanation, a rubric or an error of the service: a few sentences
 
@@ -146,27 +152,34 @@ def autorater_config(metric: Any) -> dict[str, Any] | None:
     return config or None
 
 
+def _as_is(text: str) -> str:
+    return text
+
+
 class PlatformService:
     def __init__(
         self,
         *,
         access: PlatformAccess,
         parallelism: int = 8,
-        retry: JudgeRetry = PLATFORM_RETRY,
+        retry: JudgeRetry = JUDGE_RETRY,
         timeout_seconds: float = DEFAULT_TIMEOUT_SECONDS,
         max_answer_bytes: int = MAX_ANSWER_BYTES,
         rng: random.Random | None = None,
         breaker_limit: int = 3,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        clock: Callable[[], float] = time.monotonic,
+        mask: Callable[[str], str] = _as_is,
     ) -> None:
         self.access = access
-        self.limiter = JudgeLimiter(parallelism)
+        self.limiter = JudgeLimiter(parallelism, clock=clock, sleep=sleep)
         self.retry = retry
         self.timeout_seconds = timeout_seconds
         self.max_answer_bytes = max_answer_bytes
         self.rng = rng or random.Random()
         self.breaker_limit = breaker_limit
-        self.sleep = sleep  # between tries (tests record the waits)
+        self.sleep = sleep  # between tries and the shared pauses, on ``clock`` (tests record the waits)
+        self.mask = mask  # the console's: a reason could quote the key, and reasons end up in results.json
         self.counters = PlatformCounters()
         self._clients: dict[asyncio.AbstractEventLoop, tuple[Any, httpx.AsyncClient]] = {}
         self._locks: dict[asyncio.AbstractEventLoop, asyncio.Lock] = {}
@@ -215,7 +228,7 @@ class PlatformService:
             client = sdk.Client(project=self.access.project, location=self.access.location, http_options=http_options)
             return client, http
         except Exception as error:  # the SDK checks its arguments here
-            reason = self._masked(describe_error(error))
+            reason = self.mask(describe_error(error))
             raise PlatformFailed(f"the evaluation client could not be set up: {reason}") from None
 
     async def _client(self) -> Any:
@@ -241,7 +254,7 @@ class PlatformService:
             except Exception as error:
                 cause = error.__cause__ or error
                 raise PlatformFailed(
-                    f"metric {metric} could not be resolved: {self._masked(describe_error(cause))}",
+                    f"metric {metric} could not be resolved: {self.mask(describe_error(cause))}",
                     infrastructure=is_retryable(cause),
                 ) from None
         return self._metrics[metric]
@@ -263,12 +276,9 @@ class PlatformService:
                     call = client.aio.evals.evaluate_instances(metric_config=request)
                     response = await asyncio.wait_for(call, timeout=self.timeout_seconds + 5)
             except Exception as error:
-                if (
-                    not is_retryable(error)
-                    or isinstance(error, (AnswerTooLarge, EncodedAnswer))
-                    or (tries >= self.retry.attempts_for(error))
-                ):
-                    raise self._failed(tries, error) from None
+                stop, refused_wait = self.retry.give_up(error, tries)
+                if stop or isinstance(error, (AnswerTooLarge, EncodedAnswer)):
+                    raise self._failed(tries, error, refused_wait) from None
                 delay = self.retry.delay(error, tries, self.rng)
                 if server_delay(error) is not None or status_of(error) == 429:
                     self.limiter.pause(delay)  # the quota is shared: every request waits it out
@@ -278,24 +288,22 @@ class PlatformService:
             self._failures_in_a_row = 0
             return read_answer(response)
 
-    def _failed(self, tries: int, error: BaseException) -> PlatformFailed:
+    def _failed(self, tries: int, error: BaseException, refused_wait: str | None) -> PlatformFailed:
+        """The request is given up: ``refused_wait`` says why when the service asked for a longer wait than the gate
+        makes (then the metric is not evaluated, as for a quota, not an outage)."""
         self.counters.failed += 1
         transient = is_retryable(error) and not isinstance(error, (AnswerTooLarge, EncodedAnswer))
         what = _what(error)
         if status_of(error) in {401, 403}:
             what += " (check the API key, or the project's permissions and Application Default Credentials)"
-        failure = PlatformFailed(
-            f"the evaluation service failed after {tries} {'try' if tries == 1 else 'tries'}: {self._masked(what)}",
-            infrastructure=transient,
-        )
+        reason = f"the evaluation service failed after {tries} {'try' if tries == 1 else 'tries'}: {self.mask(what)}"
+        if refused_wait:
+            reason += f"; {refused_wait}, so it was not asked again"
+        failure = PlatformFailed(reason, infrastructure=transient and not refused_wait)
         if transient or status_of(error) in {401, 403, 404}:  # not caused by this instance
             self._failures_in_a_row += 1
             self._last_failure = failure
         return failure
-
-    def _masked(self, text: str) -> str:
-        secret = self.access.api_key
-        return text.replace(secret, "***") if secret and len(secret) >= 4 else text
 
     async def aclose(self) -> None:
         """Closes the client of the running loop (and forgets the clients of loops that are gone)."""

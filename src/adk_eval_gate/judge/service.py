@@ -179,8 +179,8 @@ class JudgeService:
                     self.counters.calls += 1
                     answer = await self.backend.generate(model=model, config=config, prompt=prompt)
             except Exception as error:
-                refused_wait = self.retry.wait_refused(error) if is_retryable(error) else None
-                if refused_wait or not is_retryable(error) or tries >= self.retry.attempts_for(error):
+                stop, refused_wait = self.retry.give_up(error, tries)
+                if stop:
                     raise self._failed(model, tries, error, refused_wait) from None
                 delay = self.retry.delay(error, tries, self.rng)
                 if server_delay(error) is not None or _status(error) == 429:
@@ -232,9 +232,6 @@ class JudgeService:
         elif _status(error) == 404:
             what += f" (is {model!r} a model the judge backend offers?)"
         plural = "try" if tries == 1 else "tries"
-        secret = getattr(getattr(self.backend, "credentials", None), "api_key", None)
-        if secret and len(secret) >= 4:  # a server (or proxy) could echo the key; reasons end up in results.json
-            what = what.replace(secret, "***")
         return f"judge {model} failed after {tries} {plural}: {what}"
 
     async def aclose(self) -> None:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from adk_eval_gate.metrics.agents_cli_instance import function_instance, trace_case
-from adk_eval_gate.metrics.metric import CaseRun, InvocationScore, Metric, MetricOutcome, NotEvaluated
+from adk_eval_gate.metrics.metric import CaseRun, Metric, MetricOutcome, NotEvaluated
 from adk_eval_gate.model.agents_cli_config import FunctionDefinition
 
 
@@ -58,9 +58,5 @@ class AgentsCliFunctionMetric(Metric):
         answer = await runner(FunctionCall(self.name, definition, instance))
         if answer.error is not None or answer.score is None:
             raise NotEvaluated(answer.error or f"{self.name} gave no score")
-        scores = [InvocationScore(answer.score) for _ in run.actual[-1:]]
-        outcome = MetricOutcome(score=answer.score, per_invocation=[InvocationScore(None)] * (len(run.actual) - 1))
-        outcome.per_invocation += scores
-        if answer.explanation:
-            outcome.details = {"explanation": answer.explanation}
-        return outcome
+        details = {"explanation": answer.explanation} if answer.explanation else None
+        return MetricOutcome.last_turn(answer.score, len(run.actual), details=details)

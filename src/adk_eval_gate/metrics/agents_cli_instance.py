@@ -26,12 +26,13 @@ from typing import Any
 
 from google.genai import types as genai_types
 
+from adk_eval_gate.judge.invocation_text import agents_of
+from adk_eval_gate.judge.platform_instances import STANDARD_FIELDS, starting_prompt
 from adk_eval_gate.metrics.metric import CaseRun, NotEvaluated
 from adk_eval_gate.model import platform_cases as pc
 from adk_eval_gate.model.evalset import Invocation, InvocationEvents, tool_calls
 
 PLACEHOLDER = re.compile(r"\{([_a-zA-Z][_a-zA-Z0-9]*)\}")  # the SDK's PromptTemplate._VARIABLE_NAME_REGEX
-_STANDARD_FIELDS = ("prompt", "response", "reference", "context", "agent_data")
 
 
 def _without_signatures(content: genai_types.Content) -> genai_types.Content:
@@ -66,19 +67,18 @@ def _events(invocation: Invocation) -> list[pc.AgentEvent]:
 
 def _agents(invocations: list[Invocation]) -> dict[str, pc.AgentConfig]:
     agents: dict[str, pc.AgentConfig] = {}
-    for invocation in invocations:
-        for name, details in (invocation.app_details.agent_details if invocation.app_details else {}).items():
-            if name in agents:
+    for name, details in agents_of(invocations):
+        if name in agents:
+            continue
+        tools = []
+        for declaration in details.tool_declarations:
+            try:
+                tools.append(genai_types.Tool.model_validate(declaration))
+            except ValueError:
                 continue
-            tools = []
-            for declaration in details.tool_declarations:
-                try:
-                    tools.append(genai_types.Tool.model_validate(declaration))
-                except ValueError:
-                    continue
-            agents[name] = pc.AgentConfig(
-                agent_id=name, agent_type="LlmAgent", instruction=details.instructions or None, tools=tools or None
-            )
+        agents[name] = pc.AgentConfig(
+            agent_id=name, agent_type="LlmAgent", instruction=details.instructions or None, tools=tools or None
+        )
     return agents
 
 
@@ -122,15 +122,6 @@ def trace_case(run: CaseRun) -> pc.PlatformEvalCase:
     return _with_content_only(case.model_copy(update={"agent_data": agent_data, "responses": responses or None}))
 
 
-def _prompt_of(case: pc.PlatformEvalCase) -> genai_types.Content | None:
-    """The SDK's ``_get_prompt_from_eval_case``."""
-    if case.prompt is not None:
-        return case.prompt
-    if case.user_scenario is not None and case.user_scenario.starting_prompt:
-        return genai_types.Content(parts=[genai_types.Part(text=case.user_scenario.starting_prompt)])
-    return None
-
-
 def response_of(case: pc.PlatformEvalCase, eval_id: str) -> genai_types.Content:
     """The first response, or ``NotEvaluated`` with the SDK's words."""
     response = case.responses[0].response if case.responses else None
@@ -144,7 +135,7 @@ def function_instance(case: pc.PlatformEvalCase, eval_id: str) -> dict[str, Any]
     response = response_of(case, eval_id)
     instance = case.model_dump(mode="json", exclude={"responses"}, exclude_none=True)
     instance["response"] = response.model_dump(mode="json", exclude_none=True)
-    prompt = _prompt_of(case)
+    prompt = starting_prompt(case)
     if prompt is not None:
         instance["prompt"] = prompt.model_dump(mode="json", exclude_none=True)
     return instance
@@ -171,7 +162,7 @@ def template_values(case: pc.PlatformEvalCase, template: str, eval_id: str) -> d
     extra = case.model_extra or {}
     for name in dict.fromkeys(PLACEHOLDER.findall(template)):
         if name == "prompt":
-            value: Any = _prompt_of(case)
+            value: Any = starting_prompt(case)
         elif name == "response":
             value = response_of(case, eval_id)
         elif name == "reference":
@@ -185,7 +176,7 @@ def template_values(case: pc.PlatformEvalCase, template: str, eval_id: str) -> d
         if value is None:
             raise NotEvaluated(
                 f"the prompt_template has {{{name}}}, which case {case.eval_case_id or eval_id} has no value for"
-                + (": add it to the case" if name not in _STANDARD_FIELDS[:2] else "")
+                + (": add it to the case" if name not in STANDARD_FIELDS[:2] else "")
             )
         values[name] = _as_text(value)
     return values

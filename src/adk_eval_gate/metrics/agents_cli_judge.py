@@ -18,7 +18,7 @@ from adk_eval_gate.judge import parsing
 from adk_eval_gate.judge.sampling import ask_samples
 from adk_eval_gate.metrics.agents_cli_instance import fill, template_values, trace_case
 from adk_eval_gate.metrics.judge_metrics import JudgeMetric, failed_outcome, unreadable
-from adk_eval_gate.metrics.metric import CaseRun, InvocationScore, MetricOutcome, NotEvaluated
+from adk_eval_gate.metrics.metric import CaseRun, MetricOutcome, NotEvaluated
 from adk_eval_gate.model import eval_config
 from adk_eval_gate.model.agents_cli_config import TemplateDefinition
 from adk_eval_gate.support import sanitize
@@ -61,7 +61,6 @@ class AgentsCliTemplateMetric(JudgeMetric):
         prompt = fill(template, template_values(case, template, run.eval_case.eval_id))
         samples = await ask_samples(self.judge(), options=options, prompts=[prompt])
         details = self.judge_details()
-        before = [InvocationScore(None) for _ in run.actual[:-1]]
         if failed := failed_outcome(samples, len(run.actual), details):
             return failed
         answers = samples[0].answers
@@ -69,10 +68,10 @@ class AgentsCliTemplateMetric(JudgeMetric):
         readable = [score for score in scores if score is not None]
         details["sample_scores"] = scores
         if not readable:
-            return MetricOutcome(None, [*before, InvocationScore(None)], reason=unreadable(samples), details=details)
+            return MetricOutcome.last_turn(None, len(run.actual), reason=unreadable(samples), details=details)
         first = next(answer for answer, score in zip(answers, scores, strict=True) if score is not None)
         explanation = parsing.field_text(first, "explanation")
         if explanation:
             details["explanation"] = explanation
         score = mean(readable)
-        return MetricOutcome(score, [*before, InvocationScore(score)] if run.actual else [], details=details)
+        return MetricOutcome.last_turn(score, len(run.actual), details=details)

@@ -52,6 +52,22 @@ class MetricOutcome:
     computed_by: ComputedBy | None = None  # set from the metric (``Metric.computed_by``) by ``score.evaluate_metric``
 
     @classmethod
+    def last_turn(
+        cls,
+        score: float | None,
+        invocations: int,
+        *,
+        rubric_scores: list[RubricScore] | None = None,
+        reason: str | None = None,
+        details: dict[str, Any] | None = None,
+    ) -> MetricOutcome:
+        """A score of the whole conversation: only the last of ``invocations`` turns has it (and its rubric
+        verdicts), the earlier ones none."""
+        earlier = [InvocationScore(None) for _ in range(invocations - 1)]
+        per_invocation = [*earlier, InvocationScore(score, rubric_scores=rubric_scores)] if invocations else []
+        return cls(score, per_invocation, reason=reason, rubric_scores=rubric_scores, details=details)
+
+    @classmethod
     def not_evaluated(cls, reason: str, invocations: int, *, infrastructure: bool = False) -> MetricOutcome:
         return cls(
             score=None,

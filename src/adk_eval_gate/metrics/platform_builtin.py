@@ -27,7 +27,7 @@ from adk_eval_gate.judge import platform_access
 from adk_eval_gate.judge.platform_instances import DatasetInstance, MissingInput
 from adk_eval_gate.judge.platform_service import PlatformFailed, ServiceMetric
 from adk_eval_gate.metrics.agents_cli_instance import trace_case
-from adk_eval_gate.metrics.metric import CaseRun, InvocationScore, Metric, MetricOutcome, NotEvaluated
+from adk_eval_gate.metrics.metric import CaseRun, Metric, MetricOutcome, NotEvaluated
 from adk_eval_gate.metrics.platform_metrics import instance_score, rubric_scores
 from adk_eval_gate.model.agents_cli_config import BuiltInDefinition, UnsupportedDefinition
 from adk_eval_gate.model.platform_cases import platform_case_of
@@ -59,7 +59,7 @@ class PlatformBuiltInMetric(Metric):
     async def evaluate(self, run: CaseRun) -> MetricOutcome:
         definition = self.definition or BuiltInDefinition(metric=self.name)
         service = self.services.platform
-        if service is None or (definition.metric.startswith(("exact_match", "bleu", "rouge")) and service is None):
+        if service is None:
             raise NotEvaluated(f"{self.name} ({definition.metric}) is computed by Google's evaluation service, {NEEDS}")
         trace = trace_case(run)
         instance = DatasetInstance(trace.model_dump_json(exclude_none=True), definition.metric)
@@ -73,9 +73,7 @@ class PlatformBuiltInMetric(Metric):
         score, verdicts = instance_score(result), rubric_scores(result)
         details = {"service_metric": str(metric), **({"explanation": result.explanation} if result.explanation else {})}
         reason = None if score is not None else f"the evaluation service gave no score: {result.error or 'no reason'}"
-        before = [InvocationScore(None) for _ in run.actual[:-1]]
-        per_turn = [*before, InvocationScore(score, rubric_scores=verdicts)] if run.actual else []
-        return MetricOutcome(score, per_turn, reason=reason, rubric_scores=verdicts, details=details)
+        return MetricOutcome.last_turn(score, len(run.actual), rubric_scores=verdicts, reason=reason, details=details)
 
 
 class LocalComputation(Metric):

@@ -154,11 +154,5 @@ async def whole_conversation(service: PlatformService, run: CaseRun, *, metric: 
         outcome = MetricOutcome.not_evaluated(_reason(answered, turns - 1), turns)
         outcome.details = details
         return outcome
-    earlier = [InvocationScore(None) for _ in run.actual[:-1]]
-    return MetricOutcome(
-        score,
-        [*earlier, InvocationScore(score, rubric_scores=verdicts)],
-        reason=_reason(answered, turns - 1) if score is None else None,
-        rubric_scores=verdicts,
-        details=details,
-    )
+    reason = _reason(answered, turns - 1) if score is None else None
+    return MetricOutcome.last_turn(score, turns, rubric_scores=verdicts, reason=reason, details=details)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from adk_eval_gate.metrics.metric import CaseRun, InvocationScore, Metric, MetricOutcome, NotEvaluated
+from adk_eval_gate.metrics.metric import CaseRun, Metric, MetricOutcome, NotEvaluated
 from adk_eval_gate.model import eval_config
 
 MAX_DIFFERENCES = 50  # differing keys kept in the details (the score counts all of them)
@@ -62,6 +62,4 @@ class FinalSessionStateMatch(Metric):
         details: dict[str, Any] = {"match_type": options.match_type, "keys_compared": compared}
         if differing:
             details["differing_keys"] = differing[:MAX_DIFFERENCES]
-        earlier = [InvocationScore(None) for _ in run.actual[:-1]]
-        last = [InvocationScore(score)] if run.actual else []
-        return MetricOutcome(score, per_invocation=earlier + last, details=details)
+        return MetricOutcome.last_turn(score, len(run.actual), details=details)

@@ -105,7 +105,7 @@ def _platform_service(settings: Settings, names: list[str], choice: platform_acc
     access = choice.access
     if access.api_key:
         console.add_secret(access.api_key)
-    service = PlatformService(access=access, parallelism=settings.judge_parallelism)
+    service = PlatformService(access=access, parallelism=settings.judge_parallelism, mask=console.mask)
     if names and access.problem:
         console.warning(f"{', '.join(names)} will not be evaluated: {access.problem}")
     elif names:
