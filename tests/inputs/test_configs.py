@@ -274,6 +274,7 @@ def test_an_unknown_top_level_key_is_a_warning_with_the_nearest_name(tmp_path: P
     ]
 
 
+@pytest.mark.slow  # a fresh interpreter
 def test_preparing_eval_files_loads_yaml_and_agents_cli_configs_only_when_a_yaml_config_is_read() -> None:
     """``run`` and ``validate`` with ADK's JSON configs import neither PyYAML nor the agents-cli config reader."""
     code = (

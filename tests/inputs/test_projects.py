@@ -20,7 +20,7 @@ def _alias_bomb(levels: int = 9) -> str:
     return "agent_directory: app\n" + "\n".join(lines) + "\n"
 
 
-DEEP = "agent_directory: app\nnested: " + "[" * 3000 + "]" * 3000 + "\n"
+DEEP = "agent_directory: app\nnested: " + "[" * 200 + "]" * 200 + "\n"  # past the 120 levels allowed
 
 
 def _project(folder: Path, manifest: str) -> Path:
