@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from adk_eval_gate.config.github_context import read_context
+import pytest
+
+from adk_eval_gate.config.github_context import GitHubContext, read_context
 
 SHA = "c0ffee" * 6 + "c0ff"
 
@@ -84,3 +86,15 @@ def test_enterprise_server_urls(tmp_path: Path) -> None:
     )
     assert context.api_url == "https://ghe.example.com/api/v3"
     assert context.run_url == "https://ghe.example.com/octo/repo/actions/runs/42"
+
+
+@pytest.mark.parametrize(
+    ("workflow_ref", "path"),
+    [
+        ("octo/repo/.github/workflows/agent-evals.yml@refs/pull/7/merge", ".github/workflows/agent-evals.yml"),
+        ("octo/repo@refs/heads/main", None),
+        ("", None),
+    ],
+)
+def test_the_workflow_path_is_the_file_in_the_repository_as_a_run_names_it(workflow_ref: str, path: str | None) -> None:
+    assert GitHubContext(workflow_ref=workflow_ref or None).workflow_path == path

@@ -69,6 +69,7 @@ class WorkflowRun:
     status: str = "completed"
     pull_requests: list[int] = field(default_factory=list)
     head_repository: str | None = None  # None: the repository itself
+    head_repository_deleted: bool = False  # a fork deleted since: GitHub answers ``"head_repository": null``
 
 
 def user(login: str) -> dict[str, Any]:
@@ -150,7 +151,9 @@ def workflow_run(run: WorkflowRun, *, pulls: list[Pull], repository: str, api: s
             "url": base,
             "artifacts_url": f"{base}/artifacts",
             "pull_requests": [_pull_minimal(p, repository=repository, api=api) for p in pulls],
-            "head_repository": {"full_name": run.head_repository or repository},
+            "head_repository": None
+            if run.head_repository_deleted
+            else {"full_name": run.head_repository or repository},
             "repository": {"full_name": repository},
         },
     )

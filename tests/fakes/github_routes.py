@@ -149,6 +149,8 @@ class Routes:
     comments: dict[int, Comment]
     runs: list[WorkflowRun]
     branch_filter_ignored: bool
+    workflow_filter_ignored: bool
+    page_size_ignored: bool
     artifacts: dict[int, Artifact]
     storage_url: str
 
@@ -228,7 +230,7 @@ class Routes:
         runs = [
             run
             for run in sorted(self.runs, key=lambda r: r.created, reverse=True)
-            if workflow in (run.workflow, str(run.id))
+            if (self.workflow_filter_ignored or workflow in (run.workflow, str(run.id)))
             and (self.branch_filter_ignored or q.get("branch", run.branch) == run.branch)
             and q.get("event", run.event) == run.event
             and q.get("head_sha", run.head_sha) == run.head_sha
@@ -243,6 +245,8 @@ class Routes:
             )
             for run in runs
         ]
+        if self.page_size_ignored:
+            return Answer(200, {"total_count": len(items), "workflow_runs": items})
         return page(items, ctx, lambda chunk: {"total_count": len(items), "workflow_runs": chunk})
 
     def _list_artifacts(self, ctx: Context, owner: str, name: str, run_id: str) -> Answer:

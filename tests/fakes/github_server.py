@@ -94,6 +94,8 @@ class FakeGitHub(Routes):
         self.base_path = base_path.rstrip("/")
         self.writable = True
         self.branch_filter_ignored = False  # list every branch's runs, whatever ?branch= asks for
+        self.workflow_filter_ignored = False  # list every workflow's runs, whatever workflow the path names
+        self.page_size_ignored = False  # answer every item in one page, whatever ?per_page= asks for
         self.requests_log = requests_log
         self.pulls: dict[int, Pull] = {}
         self.comments: dict[int, Comment] = {}
@@ -135,6 +137,7 @@ class FakeGitHub(Routes):
         declared_sizes: dict[str, int] | None = None,
         pull_requests: list[int] | None = None,
         head_repository: str | None = None,
+        head_repository_deleted: bool = False,
     ) -> int:
         with self._lock:
             run = WorkflowRun(
@@ -147,6 +150,7 @@ class FakeGitHub(Routes):
                 created=self._now(),
                 pull_requests=pull_requests or [],
                 head_repository=head_repository,
+                head_repository_deleted=head_repository_deleted,
             )
             self.runs.append(run)
             for name, data in artifacts or []:

@@ -94,6 +94,15 @@ class GitHubContext(pydantic.BaseModel):
         return name or None
 
     @property
+    def workflow_path(self) -> str | None:
+        """This workflow's file in its repository (``.github/workflows/eval.yml``), from ``GITHUB_WORKFLOW_REF``
+        (``owner/repo/.github/workflows/eval.yml@ref``): what a workflow run's ``path`` says."""
+        if not self.workflow_ref:
+            return None
+        parts = self.workflow_ref.split("@", 1)[0].split("/", 2)
+        return parts[2] if len(parts) == 3 and parts[2] else None
+
+    @property
     def workflow_run(self) -> dict[str, Any]:
         """The triggering run of a ``workflow_run`` event (empty for other events)."""
         run = self.event.get("workflow_run") if self.event_name == "workflow_run" else None

@@ -24,6 +24,7 @@ class WorkflowRun(Answer):
     id: int
     run_number: int | None = None
     event: str | None = None
+    path: str | None = None  # the workflow file, ``.github/workflows/eval.yml``
     conclusion: str | None = None
     head_branch: str | None = None
     head_sha: str | None = None

@@ -8,34 +8,37 @@ runs, runs without the artifact, and runs whose results say the gate could not d
 interrupted).
 
 No baseline is normal ("no baseline yet"); any problem with one is one warning and the run goes on without.
-Only runs of this repository's own base branch count (``push``, ``schedule``, ``workflow_dispatch``...): a
-``pull_request`` run from a fork whose branch happens to be called ``main`` never becomes the baseline, nor does
-a run of another branch, whatever the listing answered. A problem with an older run (an error answer, an
-artifact expired since the listing, a download too large or too slow) only leaves the history one run shorter:
-the newest run stays the baseline. The older runs' results are optional: their downloads share one deadline and
-keep a minimum rate (``GitHubClient.optional_downloads``), while the baseline's own download has a deadline of its
-own; ``Baseline.history_note`` says which runs the history left out, and why.
+Only the base branch's own runs count (``github/base_runs.py``: this workflow file, the repository's own head,
+``push``, ``schedule``, ``workflow_dispatch`` or ``merge_group``), whatever the listing answered. A newest run whose
+artifact is corrupt (not a zip, not JSON, not a valid results.json, too large) is passed over with one line for the
+next good run. A problem with an older run (an error answer, an artifact expired since the listing, a download too
+large or too slow) only leaves the history one run shorter: the newest run stays the baseline. The older runs'
+results are optional: their downloads share one deadline and keep a minimum rate
+(``GitHubClient.optional_downloads``), while the baseline's own download has a deadline of its own;
+``Baseline.history_note`` says which runs the history left out, and why.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from adk_eval_gate.compare.found_baseline import Baseline, BaseRun, NoBaseline
-from adk_eval_gate.config.github_context import PULL_REQUEST_EVENTS, GitHubContext
+from adk_eval_gate.config.github_context import GitHubContext
 from adk_eval_gate.config.settings import Settings
 from adk_eval_gate.github.api_models import Artifact, WorkflowRun
 from adk_eval_gate.github.artifact import MAX_ZIP_BYTES, ArtifactError, read_results
+from adk_eval_gate.github.base_runs import LISTED_RUNS, LookupBudget, LookupSpent, is_base_branch_run
 from adk_eval_gate.github.client import GitHubClient
-from adk_eval_gate.github.download import DownloadBudget
+from adk_eval_gate.github.download import ArtifactTooLarge, DownloadBudget
 from adk_eval_gate.github.run_cache import NoArtifact, RunCache
 from adk_eval_gate.model.results import BaselineInfo, InvalidResults, ResultsDocument, RunStatus, parse_document
 from adk_eval_gate.support import sanitize
 from adk_eval_gate.support.console import Console
 from adk_eval_gate.support.errors import GateError
 
-MAX_RUNS = 20  # recent completed runs looked at for the artifact
 SKIPPED_CONCLUSIONS = {"cancelled", "skipped", "stale"}  # runs that never evaluated the base branch to the end
 DEFAULT_HISTORY = 10  # --history: base runs whose results make the noise model
 ACTIONS_READ = "actions: read"
@@ -72,13 +75,6 @@ def _refused(problem: str) -> NoBaseline:
     return NoBaseline(note=f"the baseline was not used: {problem}", warning=f"baseline not used: {problem}")
 
 
-def _own_branch_run(run: WorkflowRun, repository: str, branch: str) -> bool:
-    if run.event in PULL_REQUEST_EVENTS or run.head_branch != branch:
-        return False
-    full_name = run.head_repository.full_name if run.head_repository else None
-    return full_name is None or full_name.lower() == repository.lower()
-
-
 def _undecided(doc: ResultsDocument) -> str | None:
     """Why a base run's results cannot be its baseline: the gate could not decide there."""
     if doc.run.interrupted:
@@ -88,14 +84,17 @@ def _undecided(doc: ResultsDocument) -> str | None:
     return None
 
 
-def _artifact_of(client: GitHubClient, *, repository: str, run_id: int, name: str) -> Artifact | None:
+def _artifact_of(
+    client: GitHubClient, *, repository: str, run_id: int, name: str, budget: LookupBudget
+) -> Artifact | None:
+    budget.spend_api()
     listed = client.paginate(
         f"/repos/{repository}/actions/runs/{run_id}/artifacts",
         Artifact,
         params={"name": name},
         key="artifacts",
         permission=ACTIONS_READ,
-        max_pages=2,
+        max_pages=1,  # an artifact name is unique in a run: one page of 100 holds it
     )
     matching = [artifact for artifact in listed if artifact.name == name and not artifact.expired]
     return max(matching, key=lambda artifact: artifact.id) if matching else None
@@ -108,21 +107,23 @@ def find_in_actions(
     artifact_name: str,
     history: int = DEFAULT_HISTORY,
     cache: RunCache | None = None,
-    max_runs: int = MAX_RUNS,
     note: Callable[[str], None] | None = None,
 ) -> Baseline | NoBaseline:
-    """The newest completed run's results as the baseline, whatever its conclusion, and up to ``history`` runs'
-    results as its history; ``note`` gets one line for each run passed over.
+    """The newest completed base run's results as the baseline, whatever its conclusion, and up to ``history``
+    runs' results as its history; ``note`` gets one line for each run passed over.
 
-    Requests: one listing of the workflow's runs, then per run looked at one artifact listing and one download,
-    none for a run the cache knows.
+    Requests (``LookupBudget``): one listing of the workflow's runs, then per run looked up an artifact listing, a
+    download location and a download, none for a run the cache knows.
     """
     repository, workflow, branch = context.repository, context.workflow_file, context.base_branch
-    if not repository or not workflow:
+    workflow_path = context.workflow_path
+    if not repository or not workflow or not workflow_path:
         return NoBaseline(note="the repository or workflow is unknown (GITHUB_REPOSITORY, GITHUB_WORKFLOW_REF)")
     if not branch:
         return NoBaseline(note="not a pull request, so there is no base branch to compare with")
-    runs = client.paginate(
+    budget = LookupBudget.for_history(history)
+    budget.spend_api()
+    listed = client.paginate(
         f"/repos/{repository}/actions/workflows/{workflow}/runs",
         WorkflowRun,
         params={"branch": branch, "status": "completed", "exclude_pull_requests": "true"},
@@ -130,10 +131,15 @@ def find_in_actions(
         permission=ACTIONS_READ,
         max_pages=1,
     )
-    own = [run for run in runs if _own_branch_run(run, repository, branch)][: max(history, max_runs)]
-    found, left_out = _base_runs(
-        client, own, repository=repository, artifact_name=artifact_name, cache=cache, history=history, note=note
-    )
+    own = [
+        run
+        for run in itertools.islice(listed, LISTED_RUNS)  # a page holds 100: a longer one is not read further
+        if is_base_branch_run(run, repository=repository, branch=branch, workflow_path=workflow_path)
+    ]
+    lookup = _Lookup(client, repository=repository, artifact_name=artifact_name, cache=cache, budget=budget)
+    found, left_out, corrupt = _base_runs(lookup, own, history=history, note=note)
+    if not found and corrupt is not None:
+        return _refused(corrupt)
     if not found:
         return NoBaseline(
             note=f"no baseline yet: no completed run of {workflow} on {branch} has an artifact named "
@@ -143,22 +149,28 @@ def find_in_actions(
     return Baseline(found[0].doc, found[0].info, history=tuple(found), history_note=shorter)
 
 
+@dataclass(frozen=True)
+class _Lookup:
+    """What looking up one run's results takes: the API, the repository's artifact name, the cache, the budget."""
+
+    client: GitHubClient
+    repository: str
+    artifact_name: str
+    cache: RunCache | None
+    budget: LookupBudget
+
+
 def _base_runs(
-    client: GitHubClient,
-    runs: list[WorkflowRun],
-    *,
-    repository: str,
-    artifact_name: str,
-    cache: RunCache | None,
-    history: int,
-    note: Callable[[str], None] | None,
-) -> tuple[list[BaseRun], list[tuple[int, str]]]:
-    """The runs whose results are the base branch's state, newest first, up to ``history`` (at least one), and the
-    older runs whose results could not be used, with why; ``note`` gets a line for each run passed over."""
+    lookup: _Lookup, runs: list[WorkflowRun], *, history: int, note: Callable[[str], None] | None
+) -> tuple[list[BaseRun], list[tuple[int, str]], str | None]:
+    """The runs whose results are the base branch's state, newest first, up to ``history`` (at least one); the
+    older runs whose results could not be used, with why; and the first corrupt artifact passed over while no
+    baseline was found yet. ``note`` gets a line for each run passed over."""
     say = note or (lambda _line: None)
     found: list[BaseRun] = []
     left_out: list[tuple[int, str]] = []
-    optional = client.optional_downloads()
+    corrupt: str | None = None
+    optional = lookup.client.optional_downloads()
     for run in runs:
         if len(found) >= max(history, 1):
             break
@@ -167,28 +179,33 @@ def _base_runs(
             say(f"{shown} passed over: it was {run.conclusion}")
             continue
         try:
-            doc = _results_of(
-                client,
-                repository=repository,
-                run=run,
-                artifact_name=artifact_name,
-                cache=cache,
-                budget=optional if found else None,
-            )
+            doc = _results_of(lookup, run=run, budget=optional if found else None)
+        except LookupSpent:
+            break  # the runs left are not looked up: the request bound holds
         except (GateError, *UNEXPECTED_SHAPE) as error:
-            if not found:  # the baseline itself: its problem is the warning
+            why = _one_line(error)
+            if found:  # an older run that cannot be used only leaves the history one run shorter
+                left_out.append((run.id, why))
+            elif isinstance(error, (ArtifactError, ArtifactTooLarge)):  # a corrupt newest artifact: the next run
+                say(f"{shown} passed over: {why}")
+                corrupt = corrupt or why
+            else:  # the baseline itself could not be looked up: its problem is the warning
                 raise
-            left_out.append((run.id, error.message if isinstance(error, GateError) else type(error).__name__))
-            continue  # an older run that cannot be used only leaves the history one run shorter
+            continue
         if doc is None:
-            say(f"{shown} passed over: it has no artifact named {artifact_name!r}")
+            say(f"{shown} passed over: it has no artifact named {lookup.artifact_name!r}")
             continue
         undecided = _undecided(doc)
         if undecided is not None:
             say(f"{shown} passed over: {undecided}")
             continue
         found.append(BaseRun(_run_info(run), doc))
-    return found, left_out
+    return found, left_out, corrupt
+
+
+def _one_line(error: Exception) -> str:
+    text = error.message if isinstance(error, GateError) else type(error).__name__
+    return " ".join(text.split())
 
 
 def _history_note(left_out: list[tuple[int, str]]) -> str | None:
@@ -200,17 +217,10 @@ def _history_note(left_out: list[tuple[int, str]]) -> str | None:
     return f"the history leaves out {runs}: run {run_id}: {why}{rest}"
 
 
-def _results_of(
-    client: GitHubClient,
-    *,
-    repository: str,
-    run: WorkflowRun,
-    artifact_name: str,
-    cache: RunCache | None,
-    budget: DownloadBudget | None,
-) -> ResultsDocument | None:
+def _results_of(lookup: _Lookup, *, run: WorkflowRun, budget: DownloadBudget | None) -> ResultsDocument | None:
     """The run's results (None: it has no such artifact), from the cache when it knows the run; ``budget``: the
     results are optional, and downloaded only within it."""
+    cache = lookup.cache
     cached = cache.get(run.id) if cache else None
     if isinstance(cached, NoArtifact):
         return None
@@ -218,27 +228,33 @@ def _results_of(
         return cached
     if budget is not None and budget.remaining() <= 0:
         raise budget.spent()  # not even looked up: the cached runs still count
-    artifact = _artifact_of(client, repository=repository, run_id=run.id, name=artifact_name)
+    if not lookup.budget.look_up_a_run():
+        raise LookupSpent("the baseline lookup's runs are spent")
+    artifact = _artifact_of(
+        lookup.client, repository=lookup.repository, run_id=run.id, name=lookup.artifact_name, budget=lookup.budget
+    )
     if artifact is None:
         if cache:
             cache.put(run.id, NoArtifact())
         return None
-    doc = _download(client, repository=repository, run=run, artifact=artifact, budget=budget)
+    doc = _download(lookup, run=run, artifact=artifact, budget=budget)
     if cache:
         cache.put(run.id, doc)
     return doc
 
 
 def _download(
-    client: GitHubClient, *, repository: str, run: WorkflowRun, artifact: Artifact, budget: DownloadBudget | None
+    lookup: _Lookup, *, run: WorkflowRun, artifact: Artifact, budget: DownloadBudget | None
 ) -> ResultsDocument:
     shown = f"artifact {artifact.name!r} of run {run.id}"
     if artifact.size_in_bytes > MAX_ZIP_BYTES:
-        raise ArtifactError(f"{shown} is {artifact.size_in_bytes:,} bytes, more than the {MAX_ZIP_BYTES:,} allowed")
-    location = client.redirect_location(
-        f"/repos/{repository}/actions/artifacts/{artifact.id}/zip", permission=ACTIONS_READ
+        raise ArtifactTooLarge(f"{shown} is {artifact.size_in_bytes:,} bytes, more than the {MAX_ZIP_BYTES:,} allowed")
+    lookup.budget.spend_api()
+    location = lookup.client.redirect_location(
+        f"/repos/{lookup.repository}/actions/artifacts/{artifact.id}/zip", permission=ACTIONS_READ
     )
-    data = client.download(location, max_bytes=MAX_ZIP_BYTES, budget=budget)
+    lookup.budget.spend_download()
+    data = lookup.client.download(location, max_bytes=MAX_ZIP_BYTES, budget=budget)
     try:
         return parse_results(read_results(data), shown=f"results.json in {shown}")
     except ArtifactError as error:

@@ -31,6 +31,7 @@ from adk_eval_gate.github.download import (
     MIN_OPTIONAL_RATE,
     OPTIONAL_DEADLINE,
     RATE_GRACE,
+    ArtifactTooLarge,
     DownloadBudget,
     GitHubError,
     OptionalDownloadStopped,
@@ -219,7 +220,9 @@ class GitHubClient:
                         raise GitHubError(f"the artifact storage answered {got.status_code}")
                     declared = got.headers.get("Content-Length")
                     if declared and declared.isdigit() and int(declared) > max_bytes:
-                        raise GitHubError(f"the artifact is {int(declared)} bytes, more than the {max_bytes} allowed")
+                        raise ArtifactTooLarge(
+                            f"the artifact is {int(declared)} bytes, more than the {max_bytes} allowed"
+                        )
                     return read_capped(got, max_bytes=max_bytes, stop=stop, budget=budget)
             except (requests.RequestException, urllib3.exceptions.HTTPError, OSError) as error:
                 if attempt >= self.retry.attempts or stop.is_set():

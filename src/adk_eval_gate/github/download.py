@@ -22,6 +22,10 @@ class GitHubError(GateError):
     status: int | None = None
 
 
+class ArtifactTooLarge(GitHubError):
+    """An artifact is larger than allowed: what it holds cannot be used, whoever asks again."""
+
+
 class OptionalDownloadStopped(GitHubError):
     """An optional download was given up: too slow, or the time of the optional downloads is spent."""
 
@@ -70,7 +74,7 @@ def read_capped(
             raise GitHubError("the artifact download was abandoned")
         total += len(chunk)
         if total > max_bytes:
-            raise GitHubError(f"the artifact is more than the {max_bytes} bytes allowed")
+            raise ArtifactTooLarge(f"the artifact is more than the {max_bytes} bytes allowed")
         received.append(chunk)
         if budget is not None:
             budget.check_rate(total, since=since)
