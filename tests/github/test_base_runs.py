@@ -177,6 +177,7 @@ def test_a_huge_listing_page_is_read_no_further_than_one_page(fake_github: FakeG
         fake_github.add_workflow_run(artifacts=[("coverage", b"zip")])
     found, lines = lookup(fake_github, history=50)
     assert isinstance(found, NoBaseline) and found.warning is None
+    assert found.note.startswith("no baseline yet: none of the newest 60 runs of eval.yml on main has ")
     assert _api_requests(fake_github) == 1 + 60 and len(lines) == 60
     assert fake_github.storage_requests == []
 

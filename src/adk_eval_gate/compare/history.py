@@ -1,5 +1,6 @@
-"""The base branch's history (``--history``): what each case scored in recent successful base runs, which cases
-flip between passing and failing there, and the trend of the suite for the summary's chart. Pure.
+"""The base branch's history (``--history``): what each case scored in its recent runs (the base runs
+``github/base_runs.py`` accepts, whatever their conclusion), which cases flip between passing and failing there,
+and the trend of the suite for the summary's chart. Pure.
 """
 
 from __future__ import annotations

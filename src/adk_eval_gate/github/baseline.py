@@ -30,7 +30,13 @@ from adk_eval_gate.config.github_context import GitHubContext
 from adk_eval_gate.config.settings import Settings
 from adk_eval_gate.github.api_models import Artifact, WorkflowRun
 from adk_eval_gate.github.artifact import MAX_ZIP_BYTES, ArtifactError, read_results
-from adk_eval_gate.github.base_runs import LISTED_RUNS, LookupBudget, LookupSpent, is_base_branch_run
+from adk_eval_gate.github.base_runs import (
+    LISTED_RUNS,
+    LookupBudget,
+    LookupSpent,
+    is_base_branch_run,
+    runs_to_look_up,
+)
 from adk_eval_gate.github.client import GitHubClient
 from adk_eval_gate.github.download import ArtifactTooLarge, DownloadBudget
 from adk_eval_gate.github.run_cache import NoArtifact, RunCache
@@ -141,9 +147,10 @@ def find_in_actions(
     if not found and corrupt is not None:
         return _refused(corrupt)
     if not found:
+        runs = "no completed run" if budget.runs else f"none of the newest {runs_to_look_up(history)} runs"
         return NoBaseline(
-            note=f"no baseline yet: no completed run of {workflow} on {branch} has an artifact named "
-            f"{artifact_name!r} with results the gate could decide (upload results.json on pushes to {branch})"
+            note=f"no baseline yet: {runs} of {workflow} on {branch} has an artifact named {artifact_name!r} "
+            f"with results the gate could decide (upload results.json on pushes to {branch})"
         )
     shorter = _history_note(left_out) if len(found) < history else None  # other runs may have made up for them
     return Baseline(found[0].doc, found[0].info, history=tuple(found), history_note=shorter)
