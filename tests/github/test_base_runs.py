@@ -142,6 +142,7 @@ def _api_requests(fake: FakeGitHub) -> int:
     return len([r for r in fake.requests if "/actions/" in r.path])
 
 
+@pytest.mark.slow  # dozens of runs listed, each answer checked against the OpenAPI description
 @pytest.mark.parametrize("history", [0, 10])
 def test_runs_passed_over_never_take_the_lookup_past_its_request_bound(fake_github: FakeGitHub, history: int) -> None:
     """The worst case: every base run has a corrupt artifact, so every run looked up costs an artifact listing, a
@@ -159,6 +160,7 @@ def test_runs_passed_over_never_take_the_lookup_past_its_request_bound(fake_gith
         assert (_api_requests(fake_github), len(fake_github.storage_requests)) == (41, 20)
 
 
+@pytest.mark.slow  # dozens of runs listed, each answer checked against the OpenAPI description
 def test_a_history_with_runs_passed_over_keeps_the_bound(fake_github: FakeGitHub) -> None:
     """Good runs and corrupt ones alternate: the history fills with what the bound allows, no more requests."""
     for score in (0.5, 0.6, 0.7) * 10:
@@ -169,11 +171,12 @@ def test_a_history_with_runs_passed_over_keeps_the_bound(fake_github: FakeGitHub
     assert _api_requests(fake_github) <= 41 and len(fake_github.storage_requests) <= 20
 
 
+@pytest.mark.slow  # dozens of runs listed, each answer checked against the OpenAPI description
 def test_a_huge_listing_page_is_read_no_further_than_one_page(fake_github: FakeGitHub) -> None:
-    """A listing that ignores ``per_page`` and answers hundreds of runs in one page: only the first hundred are
+    """A listing that ignores ``per_page`` and answers 150 runs in one page: only the first hundred are
     considered, and the runs looked up stay within the bound."""
     fake_github.page_size_ignored = True
-    for _ in range(300):
+    for _ in range(150):
         fake_github.add_workflow_run(artifacts=[("coverage", b"zip")])
     found, lines = lookup(fake_github, history=50)
     assert isinstance(found, NoBaseline) and found.warning is None
