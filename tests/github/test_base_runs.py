@@ -219,3 +219,15 @@ def _listed(**changes: Any) -> WorkflowRun:
 def test_a_run_missing_any_field_of_the_rule_is_not_a_base_run(changes: dict[str, Any], counts: bool) -> None:
     run = _listed(**changes)
     assert is_base_branch_run(run, repository="octo/repo", branch="main", workflow_path=WORKFLOW_PATH) is counts
+
+
+@pytest.mark.parametrize("workflow_ref", [None, "octo/repo@refs/heads/main", "eval.yml@refs/heads/main"])
+def test_without_the_workflow_file_no_run_is_looked_up(fake_github: FakeGitHub, workflow_ref: str | None) -> None:
+    """Which runs are this workflow's cannot be told without ``GITHUB_WORKFLOW_REF``'s file: no run is taken."""
+    fake_github.add_workflow_run(artifacts=[(NAME, good_zip(0.9))])
+    client = GitHubClient(api_url=fake_github.url, token="ghs_token_for_tests", retry=FAST)
+    found = baseline.resolve(
+        baseline_file=None, client=client, context=context(workflow_ref=workflow_ref), artifact_name=NAME
+    )
+    assert isinstance(found, NoBaseline) and found.warning is None and "GITHUB_WORKFLOW_REF" in found.note
+    assert fake_github.requests == []

@@ -39,7 +39,7 @@ def test_a_one_run_head_is_judged_against_the_spread_of_ten_base_runs(
     assert history["requested"] == 10 and len(history["runs"]) == 10
     assert history["known_flaky"] == []  # two_cities passes its 0.5 threshold in every base run
     lookups = [r for r in fake_github.requests if "/actions/" in r.path]
-    assert len(lookups) <= 2 + 2 * 10  # one listing of runs, then an artifact listing and a download per run
+    assert len(lookups) == 1 + 2 * 10  # one listing of runs, then an artifact listing and a download location per run
     assert len(fake_github.storage_requests) == 10
     summary = step.step_summary.read_text()
     assert '"this run"' in summary and "The base branch's last runs and this run" in summary
