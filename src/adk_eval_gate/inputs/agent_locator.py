@@ -90,7 +90,8 @@ class AgentLocator:
         calls: list[EvaluatorCall] = []
         skipped: list[SkippedCall] = []
         for test_file in self.index.test_modules:
-            found, not_read = read_calls(test_file, project=project_of(test_file, root=self.root), root=self.root)
+            module = read_calls(test_file, project=project_of(test_file, root=self.root), root=self.root)
+            found, not_read = module.calls, module.skipped
             calls += found
             skipped += not_read
         return calls, skipped
