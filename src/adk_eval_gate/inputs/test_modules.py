@@ -72,6 +72,7 @@ class ModuleCalls:
     """What one test module says: its calls, those that could not be read, and the lines of the sync tests'
     calls that are never awaited (such a test passes under pytest without evaluating anything)."""
 
+    test_file: Path
     calls: list[EvaluatorCall] = field(default_factory=list)
     skipped: list[SkippedCall] = field(default_factory=list)
     unawaited: list[int] = field(default_factory=list)
@@ -86,19 +87,23 @@ def read_calls(test_file: Path, *, project: Path, root: Path) -> ModuleCalls:
     from, ``root`` the repository (a path outside it is refused). Never raises for what the file holds."""
     data = read_regular(test_file, max_bytes=MAX_MODULE_BYTES)  # a FIFO named like a test module never blocks
     if isinstance(data, str):
-        return ModuleCalls(skipped=[SkippedCall(test_file, 0, unread(test_file, data, max_bytes=MAX_MODULE_BYTES))])
+        return _unreadable(test_file, unread(test_file, data, max_bytes=MAX_MODULE_BYTES))
     if not mentions_evaluator(data):
-        return ModuleCalls()
+        return ModuleCalls(test_file)
     try:
         tree = ast.parse(data, filename=test_file.name)
     except SyntaxError as error:
-        return ModuleCalls(skipped=[SkippedCall(test_file, 0, f"does not parse (line {error.lineno}): {error.msg}")])
+        return _unreadable(test_file, f"does not parse (line {error.lineno}): {error.msg}")
     except (ValueError, RecursionError, MemoryError) as error:  # null bytes, nesting too deep for the parser
-        return ModuleCalls(skipped=[SkippedCall(test_file, 0, f"cannot be parsed ({type(error).__name__})")])
+        return _unreadable(test_file, f"cannot be parsed ({type(error).__name__})")
     try:
         return _ModuleReader(test_file, project=project, root=root, tree=tree).read()
     except (RecursionError, MemoryError):
-        return ModuleCalls(skipped=[SkippedCall(test_file, 0, "is nested too deeply to be read")])
+        return _unreadable(test_file, "is nested too deeply to be read")
+
+
+def _unreadable(test_file: Path, reason: str) -> ModuleCalls:
+    return ModuleCalls(test_file, skipped=[SkippedCall(test_file, 0, reason)])
 
 
 class _ModuleReader:
@@ -111,7 +116,7 @@ class _ModuleReader:
         self.values = ValueReader(test_file)
 
     def read(self) -> ModuleCalls:
-        found = ModuleCalls()
+        found = ModuleCalls(self.test_file)
         module_names, _ = _single_assignments(self.tree.body)
         for node, names in _calls_with_scopes(self.tree, module_names):
             method = self._method(node)
