@@ -19,6 +19,7 @@ TRIP = f"{FIXTURE}/trip_planner_agent"
 HOME_MODULE = "tests.integration.fixture.home_automation_agent"  # as the calls name them
 TRIP_MODULE = "tests.integration.fixture.trip_planner_agent"
 FOLDER_ABOVE = "the agent folder above the file"
+MULTI_TURN = "tests/integration/test_multi_turn.py"
 
 # each eval file: (agent folder or module, agent_name, runs, the rule that found the agent); what pytest runs with
 ADK_INTEGRATION = {
@@ -35,19 +36,19 @@ ADK_INTEGRATION = {
         HOME_MODULE,
         None,
         4,
-        "tests/integration/test_multi_turn.py:32",
+        f"{MULTI_TURN}:32",
     ),
     f"{HOME}/test_files/memorizing_past_events/eval_data.test.json": (
         HOME_MODULE,
         None,
         4,
-        "tests/integration/test_multi_turn.py:42",
+        f"{MULTI_TURN}:42",
     ),
     f"{HOME}/test_files/simple_multi_turn_conversation.test.json": (
         HOME_MODULE,
         None,
         4,
-        "tests/integration/test_multi_turn.py:22",
+        f"{MULTI_TURN}:22",
     ),
     f"{HOME}/test_files/simple_test.test.json": (HOME_MODULE, None, 4, "tests/integration/test_with_test_file.py:31"),
     f"{HOME}/test_files/simple_test2.test.json": (HOME_MODULE, None, 4, "tests/integration/test_with_test_file.py:31"),
@@ -93,7 +94,9 @@ def test_the_sub_agent_call_still_conflicts_with_another_agent(adk_python: Path)
     test.write_text(
         "from google.adk.evaluation import AgentEvaluator\n"
         "async def test_other():\n"
-        f"    await AgentEvaluator.evaluate('tests.integration.fixture.hello_world_agent', '{TRIP}/trip_inquiry.test.json')\n",
+        "    await AgentEvaluator.evaluate(\n"
+        f"        'tests.integration.fixture.hello_world_agent', '{TRIP}/trip_inquiry.test.json'\n"
+        "    )\n",
         encoding="utf-8",
     )
     try:
