@@ -376,3 +376,40 @@ def test_an_agent_module_or_name_no_agent_can_have_is_that_call_s_note(
     _touch(root / "a.test.json")
     [call] = _calls(root, "test_names.py", f"from x import AgentEvaluator\nAgentEvaluator.evaluate({arguments})\n")
     assert isinstance(call, SkippedCall) and reason in call.reason and len(call.reason) < 300, call
+
+
+def test_only_the_calls_a_sync_test_never_awaits_are_noted(tmp_path: Path) -> None:
+    """A bare call in a sync test makes a coroutine nobody awaits; awaited, asyncio.run and helpers that return the
+    coroutine are fine."""
+    root = tmp_path.resolve()
+    _touch(root / "a.test.json")
+    module = root / "test_forms.py"
+    module.write_text(
+        textwrap.dedent(
+            """
+            import asyncio
+            from google.adk.evaluation.agent_evaluator import AgentEvaluator
+
+            def test_bare():
+                AgentEvaluator.evaluate("bot", "a.test.json")
+
+            async def test_awaited():
+                await AgentEvaluator.evaluate("bot", "a.test.json")
+
+            def test_run():
+                asyncio.run(AgentEvaluator.evaluate("bot", "a.test.json"))
+
+            def evaluation():
+                return AgentEvaluator.evaluate("bot", "a.test.json")
+
+            class TestAgent:
+                def test_method(self):
+                    if True:
+                        AgentEvaluator.evaluate_eval_set("bot", load("a.test.json"))
+            """
+        ),
+        encoding="utf-8",
+    )
+    found = read_calls(module, project=root, root=root)
+    assert found.unawaited == [6, 20]
+    assert len(found.calls) == 5 and found.skipped == []
