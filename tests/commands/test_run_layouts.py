@@ -19,6 +19,7 @@ from tests.conftest import validate_results
 from tests.fakes.gemini_server import FakeGemini, SeenRequest
 from tests.inputs.layouts import adk_samples, copy_layout, write_replay_agent
 from tests.judge.helpers import API_KEY, gemini, rubric_answer
+from tests.runners.scripted import SCRIPT_AGENT, turn, write_agent, write_evalset
 
 __all__ = ["gemini"]
 pytestmark = pytest.mark.slow
@@ -167,3 +168,65 @@ def test_adks_documentation_pytest_layout_needs_no_options(tmp_path: Path, cli_i
     [case] = _results(repo)["cases"]
     assert case["status"] == "passed" and len(case["runs"]) == 2
     assert "agent weather_agent (AgentEvaluator.evaluate at tests/test_agent.py:8, 2 runs)" in result.stdout
+
+
+HELPER_AGENT = """
+
+class HelperModel(ScriptModel):
+    async def generate_content_async(self, llm_request, stream=False):
+        yield LlmResponse(content=types.Content(role="model", parts=[types.Part(text="the helper answers")]))
+
+
+helper = LlmAgent(name="helper", model=HelperModel(model="helper"), instruction="Answer.")
+root_agent = LlmAgent(name="trip", model=ScriptModel(model="script"), instruction="Route.", sub_agents=[helper])
+"""
+
+SYNC_TEST = """
+from google.adk.evaluation.agent_evaluator import AgentEvaluator
+
+
+def test_helper():
+    AgentEvaluator.evaluate(
+        "bots.trip", "tests/integration/data/helper.test.json", num_runs=3, agent_name="helper"
+    )
+
+
+def test_computed():
+    AgentEvaluator.evaluate("bots." + NAME, "tests/integration/data/helper.test.json")
+"""
+
+
+def test_a_sub_agent_named_by_a_sync_test_under_pytest_s_rootdir(tmp_path: Path, cli_in_process: Cli) -> None:
+    """ADK's tests/integration's layout: the path is relative to the rootdir (pyproject.toml's pytest table), not to
+    the folder of conftest.py; agent_name is the agent run; the sync test that never awaits and the call that cannot
+    be read are said once each; validate shows the file's agent and runs beside its problem."""
+    repo = tmp_path / "project"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "pyproject.toml").write_text('[tool.pytest.ini_options]\ntestpaths = ["tests"]\n', encoding="utf-8")
+    write_agent(repo / "bots" / "trip", SCRIPT_AGENT + HELPER_AGENT)
+    (repo / "tests" / "integration" / "data").mkdir(parents=True)
+    (repo / "tests" / "integration" / "conftest.py").write_text("", encoding="utf-8")
+    (repo / "tests" / "integration" / "test_helper.py").write_text(SYNC_TEST, encoding="utf-8")
+    data = repo / "tests" / "integration" / "data"
+    write_evalset(data / "helper.test.json", {"a": [turn("hello", answer="the helper answers")]})
+    (data / "test_config.json").write_text(json.dumps({"criteria": {"response_match_score": 0.9}}), encoding="utf-8")
+    described = (
+        "tests/integration/data/helper.test.json: 1 case (evalset), criteria from tests/integration/data/"
+        "test_config.json (folder), agent helper of bots.trip (AgentEvaluator.evaluate at "
+        "tests/integration/test_helper.py:6, 3 runs)"
+    )
+    unawaited = "tests/integration/test_helper.py:6: a sync test (def, not async def) makes 2 AgentEvaluator calls"
+    skipped = "note tests/integration/test_helper.py:12: AgentEvaluator.evaluate(...) computes its agent module"
+    checked = cli_in_process("validate", cwd=repo)
+    assert checked.returncode == 0, checked.stdout
+    assert f"ok   {described}" in checked.stdout
+    assert checked.stdout.count(unawaited) == 1 and checked.stdout.count(skipped) == 1
+    result = cli_in_process("run", cwd=repo)
+    assert result.returncode == 0, result.stdout
+    assert result.stdout.count(unawaited) == 1 and result.stdout.count(skipped) == 1
+    [case] = _results(repo)["cases"]
+    assert case["status"] == "passed" and len(case["runs"]) == 3
+    config = {"criteria": {"response_match_score": 0.9}, "critera": {}}  # a key ADK ignores
+    (data / "test_config.json").write_text(json.dumps(config), encoding="utf-8")
+    checked = cli_in_process("validate", cwd=repo)
+    assert checked.returncode == 2 and f"bad  {described}" in checked.stdout, checked.stdout

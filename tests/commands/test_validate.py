@@ -139,3 +139,30 @@ def test_every_problem_of_a_file_is_printed_at_once_and_a_huge_file_s_are_counte
     huge = [line for line in text.splitlines() if line.startswith("error: huge.evalset.json")]
     assert len(huge) == 51 and huge[-1] == "error: huge.evalset.json: and 70 more problems, not listed: fix these first"
     assert "more problems)" not in text and "2 of 2 files have problems" in text
+
+
+def test_hostile_test_modules_anywhere_are_notes_and_every_file_is_still_checked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A NUL or a 300-character name in a path, and names that grow without bound, in a project nobody runs."""
+    (tmp_path / ".git").mkdir()
+    write_evalset(tmp_path / "evals" / "a.evalset.json", {"a": [turn("hello", answer="echo: hello")]})
+    chain = "\n".join(["a0 = 'x'", *(f"a{i} = f'" + f"{{a{i - 1}}}" * 10 + "'" for i in range(1, 20))])
+    (tmp_path / "other" / "tests").mkdir(parents=True)
+    (tmp_path / "other" / "tests" / "test_hostile.py").write_text(
+        "from google.adk.evaluation import AgentEvaluator\n"
+        f"{chain}\n"
+        "async def test_a():\n"
+        "    await AgentEvaluator.evaluate('bot', 'evals/a\\0.test.json')\n"
+        f"    await AgentEvaluator.evaluate('bot', 'evals/{'n' * 300}.test.json')\n"
+        "    await AgentEvaluator.evaluate('bot', a19)\n",
+        encoding="utf-8",
+    )
+    monkeypatch.chdir(tmp_path)
+    code, text = _validate(["evals"], runner="http")
+    assert code == 0, text
+    notes = [line for line in text.splitlines() if line.startswith("note other/tests/test_hostile.py:")]
+    assert len(notes) == 3 and all(len(note) < 300 for note in notes), notes
+    assert "holds a NUL character" in notes[0] and "longer than 255 bytes" in notes[1]
+    assert "makes a text longer than 16,384 characters" in notes[2]
+    assert "ok   evals/a.evalset.json: 1 case (evalset)" in text

@@ -278,3 +278,29 @@ def test_a_bad_table_or_mapping_stops_the_run_with_one_line(tmp_path: Path, pypr
 def test_a_broken_pyproject_without_the_gates_table_is_not_the_gates_business(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text("[project\nname = 'x'\n", encoding="utf-8")
     assert read_mappings([], root=tmp_path, field="--agent-map") == []
+
+
+def test_the_calls_not_used_are_one_line_per_test_module_for_run_and_each_for_validate(tmp_path: Path) -> None:
+    root = tmp_path.resolve()
+    write_agent(root / "bot")
+    file = _evalset(root / "evals" / "a.test.json")
+    _write(
+        root / "tests" / "test_bot.py",
+        """
+        from google.adk.evaluation.agent_evaluator import AgentEvaluator
+        async def test_a(path):
+            await AgentEvaluator.evaluate("bot", path)
+            await AgentEvaluator.evaluate("bot", "evals/missing.test.json")
+            await AgentEvaluator.evaluate("bot", "evals/a\\0.test.json")
+        """,
+    )
+    locator = _locator(root)
+    assert locator.skipped_by_module() == []  # nothing needed the calls yet
+    assert isinstance(locator.choose(file), AgentChoice)
+    [line] = locator.skipped_by_module()
+    assert line == (
+        "tests/test_bot.py:4: AgentEvaluator.evaluate(...) computes its eval path instead of writing it in the file "
+        "(and 2 other calls of the file: validate lists them)"
+    )
+    assert [each.split(": ", 1)[0] for each in locator.skipped_calls()] == [f"tests/test_bot.py:{n}" for n in (4, 5, 6)]
+    assert "which holds a NUL character" in locator.skipped_calls()[2]

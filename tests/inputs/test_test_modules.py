@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import textwrap
+import tracemalloc
 from pathlib import Path
 
 import pytest
@@ -17,8 +18,8 @@ def _calls(root: Path, module: str, source: str, *, project: Path | None = None)
     test_file = root / module
     test_file.parent.mkdir(parents=True, exist_ok=True)
     test_file.write_text(textwrap.dedent(source), encoding="utf-8")
-    calls, skipped = read_calls(test_file, project=project or root, root=root)
-    return sorted([*calls, *skipped], key=lambda found: found.line)
+    found = read_calls(test_file, project=project or root, root=root)
+    return sorted([*found.calls, *found.skipped], key=lambda call: call.line)
 
 
 def _touch(*paths: Path) -> None:
@@ -51,7 +52,8 @@ def _touch(*paths: Path) -> None:
 def test_adk_samples_test_modules_name_their_agent_files_and_runs(module: str, expected: list[object]) -> None:
     """os.path.join(os.path.dirname(__file__), ...), str(pathlib.Path(__file__).parent / ...) and a folder."""
     agents = (LAYOUTS / "adk_samples" / "python" / "agents").resolve()
-    calls, skipped = read_calls(agents / module, project=agents / module.split("/", maxsplit=1)[0], root=agents)
+    module_calls = read_calls(agents / module, project=agents / module.split("/", maxsplit=1)[0], root=agents)
+    calls, skipped = module_calls.calls, module_calls.skipped
     assert skipped == []
     found = [(c.line, c.agent_module, c.path.relative_to(agents).as_posix(), c.num_runs) for c in calls]
     assert found == expected
@@ -240,9 +242,9 @@ def test_a_test_module_is_never_run(tmp_path: Path) -> None:
 def test_a_broken_test_module_is_one_note_never_a_crash(tmp_path: Path, content: bytes, reason: str) -> None:
     module = tmp_path / "test_broken.py"
     module.write_bytes(content)
-    calls, skipped = read_calls(module, project=tmp_path, root=tmp_path)
-    assert calls == []
-    [note] = skipped
+    found = read_calls(module, project=tmp_path, root=tmp_path)
+    assert found.calls == []
+    [note] = found.skipped
     assert note.line == 0 and reason in note.reason, note
 
 
@@ -251,8 +253,9 @@ def test_a_huge_test_module_is_not_read(tmp_path: Path) -> None:
     with module.open("wb") as handle:
         handle.write(b"AgentEvaluator.evaluate('bot', 'x')\n")
         handle.truncate(50 * 1024 * 1024)  # 50 MB, sparse
-    calls, [note] = read_calls(module, project=tmp_path, root=tmp_path)
-    assert calls == [] and f"more than the {MAX_MODULE_BYTES:,} read" in note.reason
+    found = read_calls(module, project=tmp_path, root=tmp_path)
+    [note] = found.skipped
+    assert found.calls == [] and f"more than the {MAX_MODULE_BYTES:,} read" in note.reason
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
@@ -263,8 +266,9 @@ def test_special_files_named_like_test_modules_are_not_opened(tmp_path: Path) ->
     loop = tmp_path / "test_loop.py"
     loop.symlink_to(loop)
     for special in (fifo, loop):
-        calls, [note] = read_calls(special, project=tmp_path, root=tmp_path)
-        assert calls == [] and ("not a regular file" in note.reason or "cannot be read" in note.reason)
+        found = read_calls(special, project=tmp_path, root=tmp_path)
+        [note] = found.skipped
+        assert found.calls == [] and ("not a regular file" in note.reason or "cannot be read" in note.reason)
 
 
 def test_a_path_through_a_link_that_leaves_the_repository_is_refused(tmp_path: Path) -> None:
@@ -282,3 +286,130 @@ def test_a_path_through_a_link_that_leaves_the_repository_is_refused(tmp_path: P
         """,
     )
     assert isinstance(call, SkippedCall) and "outside the repository" in call.reason
+
+
+def _chain(count: int, first: str, step: str) -> str:
+    """``count`` names, each bound to ``step`` made of the one before (``{previous}`` in it)."""
+    lines = [f"a0 = {first}"]
+    lines += [f"a{i} = {step.format(previous=f'a{i - 1}')}" for i in range(1, count)]
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize(
+    ("names", "reason"),
+    [
+        (_chain(20, '"x"', "f'" + "{{{previous}}}" * 10 + "'"), "makes a text longer than"),
+        (_chain(20, repr("y" * 100_000), "{previous} + {previous}"), "makes a text longer than"),
+        (_chain(20, repr("z" * 1_000), "{previous} + {previous}"), "makes a text longer than"),
+        (_chain(16, '"w"', "os.path.join({previous}, {previous})"), "makes a path longer than"),
+        (_chain(40, "unknown()", "f'{{{previous}}}{{{previous}}}'"), "computes its eval path"),
+    ],
+    ids=["f-strings-repeating-ten-times", "a-100-kb-literal-doubled", "a-1-kb-literal-doubled", "joined", "unknown"],
+)
+def test_names_that_grow_without_bound_are_one_note_and_the_other_calls_are_read(
+    tmp_path: Path, names: str, reason: str
+) -> None:
+    """Each expression is evaluated once, and a text past the budget stops the call that reads it."""
+    root = tmp_path.resolve()
+    _touch(root / "evals" / "a.test.json")
+    last = names.rsplit("\n", 1)[-1].split(" = ", maxsplit=1)[0]
+    source = (
+        "import os\nfrom google.adk.evaluation import AgentEvaluator\n"
+        f"{names}\n"
+        f"def test_grown():\n    AgentEvaluator.evaluate('bot', {last})\n"
+        f"def test_set():\n    AgentEvaluator.evaluate_eval_set('bot', load({last}))\n"
+        "def test_plain():\n    AgentEvaluator.evaluate('bot', 'evals/a.test.json', num_runs=3)\n"
+    )
+    tracemalloc.start()
+    try:
+        grown, eval_set, plain = _calls(root, "test_grown.py", source)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert isinstance(grown, SkippedCall) and reason in grown.reason, grown
+    assert isinstance(eval_set, SkippedCall), eval_set
+    assert isinstance(plain, EvaluatorCall) and plain.num_runs == 3
+    assert peak < 64 * 1024 * 1024
+
+
+@pytest.mark.parametrize(
+    ("path", "reason"),
+    [
+        ("evals/a\\0.test.json", "holds a NUL character"),
+        ("evals/" + "n" * 300 + ".test.json", "has a part longer than 255 bytes"),
+        ("/".join(["d" * 200] * 25), "is longer than 4096 bytes"),
+        ("../outside.test.json", "is outside the repository"),
+        ("/proc/self/status", "is outside the repository"),
+    ],
+    ids=["nul", "long-name", "long-path", "parent", "absolute"],
+)
+def test_a_path_no_file_can_have_is_that_call_s_note(tmp_path: Path, path: str, reason: str) -> None:
+    _touch(tmp_path / "outside.test.json")
+    root = (tmp_path / "repo").resolve()
+    found = _calls(
+        root,
+        "test_paths.py",
+        f"""
+        from google.adk.evaluation import AgentEvaluator
+        AgentEvaluator.evaluate("bot", "{path}")
+        """,
+    )
+    [call] = found
+    assert isinstance(call, SkippedCall) and reason in call.reason, call
+    assert len(call.reason) < 300 and str(tmp_path) not in call.reason
+
+
+@pytest.mark.parametrize(
+    ("arguments", "reason"),
+    [
+        ('"bot\\0", "a.test.json"', "which is not a dotted module name"),
+        (f'"{"m" * 300}", "a.test.json"', "which is not a dotted module name"),
+        ('"agents/bot", "a.test.json"', "which is not a dotted module name"),
+        ('"bot", "a.test.json", agent_name="x\\0"', "which is not an agent's name"),
+        ('"bot", "a.test.json", agent_name="<b>sub</b>"', "which is not an agent's name"),
+    ],
+)
+def test_an_agent_module_or_name_no_agent_can_have_is_that_call_s_note(
+    tmp_path: Path, arguments: str, reason: str
+) -> None:
+    root = tmp_path.resolve()
+    _touch(root / "a.test.json")
+    [call] = _calls(root, "test_names.py", f"from x import AgentEvaluator\nAgentEvaluator.evaluate({arguments})\n")
+    assert isinstance(call, SkippedCall) and reason in call.reason and len(call.reason) < 300, call
+
+
+def test_only_the_calls_a_sync_test_never_awaits_are_noted(tmp_path: Path) -> None:
+    """A bare call in a sync test makes a coroutine nobody awaits; awaited, asyncio.run and helpers that return the
+    coroutine are fine."""
+    root = tmp_path.resolve()
+    _touch(root / "a.test.json")
+    module = root / "test_forms.py"
+    module.write_text(
+        textwrap.dedent(
+            """
+            import asyncio
+            from google.adk.evaluation.agent_evaluator import AgentEvaluator
+
+            def test_bare():
+                AgentEvaluator.evaluate("bot", "a.test.json")
+
+            async def test_awaited():
+                await AgentEvaluator.evaluate("bot", "a.test.json")
+
+            def test_run():
+                asyncio.run(AgentEvaluator.evaluate("bot", "a.test.json"))
+
+            def evaluation():
+                return AgentEvaluator.evaluate("bot", "a.test.json")
+
+            class TestAgent:
+                def test_method(self):
+                    if True:
+                        AgentEvaluator.evaluate_eval_set("bot", load("a.test.json"))
+            """
+        ),
+        encoding="utf-8",
+    )
+    found = read_calls(module, project=root, root=root)
+    assert found.unawaited == [6, 20]
+    assert len(found.calls) == 5 and found.skipped == []

@@ -339,8 +339,9 @@ def test_validate_names_each_bad_row_once(here: Path) -> None:
     settings = build_settings("validate", {"paths": ["."], "runner": "http"}, env={})
     assert validate(settings, Console(in_actions=False, stream=out)) == 2
     lines = out.getvalue().splitlines()
-    assert sum("rows.evalset.jsonl:" in line for line in lines) == 7
+    assert sum(line.startswith("error:") and "rows.evalset.jsonl:" in line for line in lines) == 7
     assert any(line.endswith("rows.evalset.jsonl:5: prompt: is required") for line in lines)
+    assert sum(line.startswith("bad  rows.evalset.jsonl: ") for line in lines) == 1
     assert lines[-1] == "1 of 1 files have problems"
 
 

@@ -53,6 +53,11 @@ def _prepared(settings: Settings, console: Console) -> Prepared:
             found = f", agent {file.agent}" if file.agent else ""
             runs = f", {plural(file.num_runs, 'run')} per case" if file.num_runs and not file.agent else ""
             console.line(f"{file.path}: {plural(file.cases, 'case')}, criteria from {file.config}{found}{runs}")
+    locator = prepared.locator
+    for skipped in locator.skipped_by_module() if locator else []:
+        console.line(f"note {skipped}: not used to find agents")
+    for unawaited in locator.unawaited_notes() if locator else []:
+        console.warning(unawaited)
     loaded = [file.loaded for file in prepared.planned]
     every_case = [(file.display, case.eval_id) for file in loaded for case in file.eval_set.eval_cases]
     broken = [file.path for file in prepared.files if file.error]

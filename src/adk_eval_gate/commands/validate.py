@@ -7,6 +7,7 @@ from __future__ import annotations
 from adk_eval_gate.config.settings import Settings
 from adk_eval_gate.inputs.agent_sources import NoAgent
 from adk_eval_gate.inputs.prepare import needs_agent, prepare
+from adk_eval_gate.model.results import FileResult
 from adk_eval_gate.runners.preflight import (
     agent_of,
     agent_problems,
@@ -22,6 +23,8 @@ def validate(settings: Settings, console: Console) -> int:
     prepared = prepare(settings, console, import_functions=False)
     for skipped in prepared.locator.skipped_calls() if prepared.locator else []:
         console.line(f"note {skipped}: not used to find agents")
+    for unawaited in prepared.locator.unawaited_notes() if prepared.locator else []:
+        console.warning(unawaited)
     bad = len(prepared.errors)
     agents = agent_problems(prepared.planned, settings, console=console, root=prepared.root)
     functions = function_problems(prepared.planned, console=console, timeout=settings.timeout)
@@ -39,17 +42,22 @@ def validate(settings: Settings, console: Console) -> int:
         problems += unknown_field_problems(planned, settings)
         for problem in problems:
             console.error(f"{loaded.display}: {problem}", file=loaded.display)
+        file = next(f for f in prepared.files if f.path == loaded.display)
+        console.line(f"{'bad ' if problems or loaded.row_errors else 'ok  '} {_described(file, settings)}")
         if problems or loaded.row_errors:
             bad += 1
-            continue
-        file = next(f for f in prepared.files if f.path == planned.loaded.display)
-        found = f", agent {file.agent}" if file.agent else ""
-        console.line(
-            f"ok   {file.path}: {plural(file.cases, 'case')} ({file.format}), criteria from {file.config}{found}"
-        )
     total = len(prepared.files)
     if bad:
         console.line(f"{bad} of {total} files have problems")
         return 2
     console.line(f"all {total} files are valid")
     return 0
+
+
+def _described(file: FileResult, settings: Settings) -> str:
+    """``evals/a.test.json: 2 cases (ADK eval set), criteria from ..., agent ... , 3 runs``: what ``run`` will do
+    with the file, whatever else validate says about it."""
+    agent = f", agent {file.agent}" if file.agent else ""
+    said = file.agent is not None and file.num_runs is not None  # the agent's line says the call's runs
+    runs = "" if said else f", {plural(file.num_runs or settings.num_runs, 'run')} per case"
+    return f"{file.path}: {plural(file.cases, 'case')} ({file.format}), criteria from {file.config}{agent}{runs}"

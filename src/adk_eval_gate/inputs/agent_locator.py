@@ -19,18 +19,19 @@ from adk_eval_gate.inputs.agent_sources import (
     module_ref,
     parse_agent_value,
     same_agent,
+    same_place,
 )
 from adk_eval_gate.inputs.discover import display_path
 from adk_eval_gate.inputs.projects import (
     GATE_TABLE,
     PYPROJECT,
     RepositoryIndex,
-    project_of,
     pytest_bases,
     read_settings_file,
     tool_table,
 )
-from adk_eval_gate.inputs.test_modules import EvaluatorCall, SkippedCall, read_calls
+from adk_eval_gate.inputs.pytest_rootdir import PytestFolders
+from adk_eval_gate.inputs.test_modules import EvaluatorCall, ModuleCalls, SkippedCall, read_calls
 from adk_eval_gate.support.errors import UsageError
 from adk_eval_gate.support.globs import PathGlob
 from adk_eval_gate.support.words import did_you_mean, plural
@@ -86,24 +87,42 @@ class AgentLocator:
         return RepositoryIndex.scan(self.root)
 
     @functools.cached_property
+    def _modules(self) -> list[ModuleCalls]:
+        folders = PytestFolders(self.root)
+        return [read_calls(test, project=folders.of(test), root=self.root) for test in self.index.test_modules]
+
+    @functools.cached_property
     def _calls(self) -> tuple[list[EvaluatorCall], list[SkippedCall]]:
-        calls: list[EvaluatorCall] = []
-        skipped: list[SkippedCall] = []
-        for test_file in self.index.test_modules:
-            found, not_read = read_calls(test_file, project=project_of(test_file, root=self.root), root=self.root)
-            calls += found
-            skipped += not_read
-        return calls, skipped
+        return [c for m in self._modules for c in m.calls], [s for m in self._modules for s in m.skipped]
+
+    def _read(self) -> list[ModuleCalls]:
+        """The test modules read, none when no file needed their calls."""
+        return self._modules if "_modules" in self.__dict__ else []
 
     def skipped_calls(self) -> list[str]:
-        """The AgentEvaluator calls that could not be read, one line each (``validate`` lists them); none when no
-        file needed the calls."""
-        if "_calls" not in self.__dict__:
-            return []
+        """The AgentEvaluator calls that could not be read, one line each (``validate`` lists them)."""
+        return [f"{self._where(s.test_file, s.line)}: {s.reason}" for m in self._read() for s in m.skipped]
+
+    def skipped_by_module(self) -> list[str]:
+        """The same, one line per test module (``run`` says them): its first call that could not be read."""
+        lines = []
+        for module in self._read():
+            if module.skipped:
+                first, more = module.skipped[0], len(module.skipped) - 1
+                rest = f" (and {plural(more, 'other call')} of the file: validate lists them)" if more else ""
+                lines.append(f"{self._where(first.test_file, first.line)}: {first.reason}{rest}")
+        return lines
+
+    def unawaited_notes(self) -> list[str]:
+        """One line per test module whose sync tests call the async AgentEvaluator without awaiting it."""
         return [
-            f"{display_path(s.test_file, self.root)}{f':{s.line}' if s.line else ''}: {s.reason}"
-            for s in self._calls[1]
+            f"{self._where(module.test_file, module.unawaited[0])}: {_unawaited(len(module.unawaited))}"
+            for module in self._read()
+            if module.unawaited
         ]
+
+    def _where(self, test_file: Path, line: int) -> str:
+        return f"{display_path(test_file, self.root)}{f':{line}' if line else ''}"
 
     def unused_mappings(self) -> list[str]:
         return [
@@ -132,7 +151,7 @@ class AgentLocator:
             if isinstance(first, NoAgent):
                 return first
             for other in candidates[1:]:
-                if isinstance(other, Candidate) and not same_agent(other.ref, first.ref):
+                if isinstance(other, Candidate) and not _agrees(first.ref, other=other.ref):
                     return NoAgent(
                         f"two agents are named for it: {first.ref.display} ({first.source}) and {other.ref.display} "
                         f"({other.source}); {CHOOSE_HINT}",
@@ -211,6 +230,21 @@ class AgentLocator:
             f"no agent found for {display}: no mapping, AgentEvaluator call, agent folder above it or agents-cli "
             f"project names one, and {where}; {CHOOSE_HINT}"
         )
+
+
+def _unawaited(count: int) -> str:
+    calls = "an AgentEvaluator call" if count == 1 else f"{count} AgentEvaluator calls"
+    return (
+        f"a sync test (def, not async def) makes {calls} without await, so under pytest it passes without "
+        "evaluating anything (the coroutine is never awaited); make the test async def with @pytest.mark.asyncio "
+        "and await the call"
+    )
+
+
+def _agrees(first: AgentRef, *, other: AgentRef) -> bool:
+    """A later rule agrees with the first when it names the same agent, or the same agent code without the
+    sub-agent the first names (a call's ``agent_name`` is more specific than the folder above the file)."""
+    return same_agent(first, other) or (same_place(first, other) and other.sub_agent is None)
 
 
 def _did_you_mean(name: str, known: list[str]) -> str:

@@ -65,11 +65,12 @@ class AgentChoice:
     def describe(self, *, runs: bool = True) -> str:
         """``customer_service (AgentEvaluator.evaluate at eval/test_eval.py:31, 1 run)``; ``runs``: say the file's
         own runs (not when --num-runs decides them)."""
+        agent = self.ref.display if self.ref.sub_agent is None else f"{self.ref.sub_agent} of {self.ref.display}"
         if not runs or self.runs is None:
-            return f"{self.ref.display} ({self.source})"
+            return f"{agent} ({self.source})"
         if self.source.endswith(f" at {self.runs.at}"):  # the call that named the agent gives the runs too
-            return f"{self.ref.display} ({self.source}, {self.runs.describe()})"
-        return f"{self.ref.display} ({self.source}), {self.runs.describe()} (AgentEvaluator call at {self.runs.at})"
+            return f"{agent} ({self.source}, {self.runs.describe()})"
+        return f"{agent} ({self.source}), {self.runs.describe()} (AgentEvaluator call at {self.runs.at})"
 
 
 @dataclass(frozen=True)
@@ -130,10 +131,14 @@ def agent_folder(ref: AgentRef) -> Path | None:
     return path if path.is_dir() else path.with_suffix(".py")
 
 
-def same_agent(first: AgentRef, second: AgentRef) -> bool:
+def same_place(first: AgentRef, second: AgentRef) -> bool:
+    """Whether the two name the same agent code (their ``sub_agent`` aside)."""
     places = agent_folder(first), agent_folder(second)
-    same_place = places[0] == places[1] if None not in places else first.location == second.location
-    return same_place and first.sub_agent == second.sub_agent
+    return places[0] == places[1] if None not in places else first.location == second.location
+
+
+def same_agent(first: AgentRef, second: AgentRef) -> bool:
+    return same_place(first, second) and first.sub_agent == second.sub_agent
 
 
 def parse_agent_value(value: str, *, root: Path, field: str, inside: bool = False) -> AgentRef:

@@ -94,16 +94,6 @@ def pytest_bases(test_file: Path, *, root: Path) -> list[Path]:
     return list(dict.fromkeys([*bases, basedir, root, root / "src"]))
 
 
-def project_of(test_file: Path, *, root: Path) -> Path:
-    """The folder pytest runs the test module from: the nearest project folder above it, else the repository."""
-    for folder in test_file.resolve().parents:
-        if any((folder / marker).is_file() for marker in PROJECT_MARKERS):
-            return folder
-        if folder == root.resolve():
-            break
-    return root.resolve()
-
-
 def read_settings_file(path: Path, *, root: Path) -> tuple[dict[str, Any] | None, str | None]:
     """(the YAML or TOML mapping of ``path``, or the one line that says why it cannot be used)."""
     shown = display_path(path, root)

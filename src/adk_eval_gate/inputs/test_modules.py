@@ -2,26 +2,37 @@
 statically with ``ast``: a test module is never imported or run.
 
 From each call: the agent module (a string literal, or a name bound once to one), ``agent_name``, the eval path and
-``num_runs``. The path may be a literal (relative to the project, the folder pytest runs from, or else to the test
-file's folder), ``os.path.join(os.path.dirname(__file__), ...)``, ``pathlib.Path(__file__).parent / ...`` and the
-like, wrapped in ``str()``, or a name bound once to such an expression; a folder stands for the ``*.test.json``
-files under it, as in ADK's ``AgentEvaluator``. A call whose arguments are computed, or whose path does not exist
-or leaves the repository, is skipped with a note that says why.
+``num_runs``. The path may be a literal (relative to the folder pytest runs from, else to the test file's folder),
+``os.path.join(os.path.dirname(__file__), ...)``, ``pathlib.Path(__file__).parent / ...`` and the like, wrapped in
+``str()``, or a name bound once to such an expression (``inputs.test_module_values`` evaluates them within a
+budget); a folder stands for the ``*.test.json`` files under it, as in ADK's ``AgentEvaluator``. A call whose
+arguments are computed, over the budget, or whose path does not exist, cannot be a path or leaves the repository,
+is skipped with a note that says why. A sync test that calls the async ``AgentEvaluator`` without awaiting it is
+noted too: under pytest it passes without evaluating anything.
 """
 
 from __future__ import annotations
 
 import ast
 from collections import Counter
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
 
+from adk_eval_gate.inputs.test_module_values import (
+    OverBudget,
+    Relative,
+    ValueReader,
+    expressions,
+    text,
+)
 from adk_eval_gate.support.atomic import read_regular, unread
 
 MAX_MODULE_BYTES = 1_000_000  # a test module larger than this is not read (a note says so)
 ADK_DEFAULT_RUNS = 2  # AgentEvaluator's num_runs when a call gives none
 MAX_RUNS = 100  # as --num-runs
+MAX_NAME_BYTES = 255  # a path component longer than this cannot be opened (NAME_MAX)
+MAX_PATH_BYTES = 4096  # nor a path longer than this (PATH_MAX)
 MARKERS = (b"AgentEvaluator", b"evaluate_eval_set")
 _EVAL_ARGUMENT = {"evaluate": "eval_dataset_file_path_or_dir", "evaluate_eval_set": "eval_set"}
 # ADK 2.13's parameters in order (agent_evaluator.py): evaluate(agent_module, eval_dataset_file_path_or_dir,
@@ -30,7 +41,7 @@ _POSITIONAL = {
     "evaluate": ("agent_module", "eval_dataset_file_path_or_dir", "num_runs", "agent_name"),
     "evaluate_eval_set": ("agent_module", "eval_set", "criteria", "eval_config", "num_runs", "agent_name"),
 }
-_DEPTH = 40  # how deep a path expression (and the names it reads) is followed
+_SHOWN_CHARS = 80  # of a path or name a message quotes
 
 
 @dataclass(frozen=True)
@@ -57,37 +68,42 @@ class SkippedCall:
 
 
 @dataclass(frozen=True)
-class _Relative:
-    """A relative path literal: relative to the project, or else to the test file's folder."""
+class ModuleCalls:
+    """What one test module says: its calls, those that could not be read, and the lines of the sync tests'
+    calls that are never awaited (such a test passes under pytest without evaluating anything)."""
 
-    path: PurePosixPath
-
-
-_Value = Path | _Relative | str | int | None
+    test_file: Path
+    calls: list[EvaluatorCall] = field(default_factory=list)
+    skipped: list[SkippedCall] = field(default_factory=list)
+    unawaited: list[int] = field(default_factory=list)
 
 
 def mentions_evaluator(data: bytes) -> bool:
     return any(marker in data for marker in MARKERS)
 
 
-def read_calls(test_file: Path, *, project: Path, root: Path) -> tuple[list[EvaluatorCall], list[SkippedCall]]:
+def read_calls(test_file: Path, *, project: Path, root: Path) -> ModuleCalls:
     """The calls of ``test_file`` (absolute) with their paths resolved: ``project`` is the folder pytest runs
     from, ``root`` the repository (a path outside it is refused). Never raises for what the file holds."""
     data = read_regular(test_file, max_bytes=MAX_MODULE_BYTES)  # a FIFO named like a test module never blocks
     if isinstance(data, str):
-        return [], [SkippedCall(test_file, 0, unread(test_file, data, max_bytes=MAX_MODULE_BYTES))]
+        return _unreadable(test_file, unread(test_file, data, max_bytes=MAX_MODULE_BYTES))
     if not mentions_evaluator(data):
-        return [], []
+        return ModuleCalls(test_file)
     try:
         tree = ast.parse(data, filename=test_file.name)
     except SyntaxError as error:
-        return [], [SkippedCall(test_file, 0, f"does not parse (line {error.lineno}): {error.msg}")]
+        return _unreadable(test_file, f"does not parse (line {error.lineno}): {error.msg}")
     except (ValueError, RecursionError, MemoryError) as error:  # null bytes, nesting too deep for the parser
-        return [], [SkippedCall(test_file, 0, f"cannot be parsed ({type(error).__name__})")]
+        return _unreadable(test_file, f"cannot be parsed ({type(error).__name__})")
     try:
         return _ModuleReader(test_file, project=project, root=root, tree=tree).read()
     except (RecursionError, MemoryError):
-        return [], [SkippedCall(test_file, 0, "is nested too deeply to be read")]
+        return _unreadable(test_file, "is nested too deeply to be read")
+
+
+def _unreadable(test_file: Path, reason: str) -> ModuleCalls:
+    return ModuleCalls(test_file, skipped=[SkippedCall(test_file, 0, reason)])
 
 
 class _ModuleReader:
@@ -97,21 +113,36 @@ class _ModuleReader:
         self.root = root.resolve()
         self.tree = tree
         self.evaluator_names = {"AgentEvaluator"} | _aliases(tree)
+        self.values = ValueReader(test_file)
 
-    def read(self) -> tuple[list[EvaluatorCall], list[SkippedCall]]:
-        calls: list[EvaluatorCall] = []
-        skipped: list[SkippedCall] = []
+    def read(self) -> ModuleCalls:
+        found = ModuleCalls(self.test_file)
         module_names, _ = _single_assignments(self.tree.body)
         for node, names in _calls_with_scopes(self.tree, module_names):
             method = self._method(node)
             if method is None:
                 continue
-            found = self._call(node, method, names)
-            if isinstance(found, EvaluatorCall):
-                calls.append(found)
+            self.values.start_call()
+            try:
+                call = self._call(node, method, names)
+            except OverBudget as error:
+                call = SkippedCall(self.test_file, node.lineno, f"AgentEvaluator.{method}(...) {error}: not read")
+            if isinstance(call, EvaluatorCall):
+                found.calls.append(call)
             else:
-                skipped.append(found)
-        return calls, skipped
+                found.skipped.append(call)
+        found.unawaited.extend(self._unawaited())
+        return found
+
+    def _unawaited(self) -> Iterator[int]:
+        """The lines of calls a sync test makes as a statement of its own: a coroutine nobody awaits."""
+        for function in ast.walk(self.tree):
+            if not isinstance(function, ast.FunctionDef) or not function.name.startswith("test"):
+                continue
+            for statement in function.body:
+                for node in _scope_nodes(statement):
+                    if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and self._method(node.value):
+                        yield node.value.lineno
 
     def _method(self, node: ast.Call) -> str | None:
         func = node.func
@@ -129,14 +160,18 @@ class _ModuleReader:
             return skip("unpacks its arguments with * or **, so they are known only when it runs")
         arguments = {name: arg for name, arg in zip(_POSITIONAL[method], node.args, strict=False)}
         arguments.update({keyword.arg: keyword.value for keyword in node.keywords if keyword.arg})
-        agent = self._value(arguments.get("agent_module"), names)
-        if not isinstance(agent, (str, _Relative)) or not _text(agent):
+        agent = self.values.value(arguments.get("agent_module"), names)
+        if not isinstance(agent, (str, Relative)) or not text(agent):
             return skip("computes its agent module instead of naming it with a string")
-        agent_name = self._value(arguments.get("agent_name"), names)
-        if "agent_name" in arguments and not isinstance(agent_name, (str, _Relative)):
+        if not _is_dotted(text(agent)):
+            return skip(f"names agent module {_shown(text(agent))}, which is not a dotted module name")
+        agent_name = self.values.value(arguments.get("agent_name"), names)
+        if "agent_name" in arguments and not isinstance(agent_name, (str, Relative)):
             return skip("computes its agent_name instead of naming it with a string")
+        if isinstance(agent_name, (str, Relative)) and not text(agent_name).isidentifier():
+            return skip(f"has agent_name {_shown(text(agent_name))}, which is not an agent's name (an identifier)")
         num_runs_node = arguments.get("num_runs")
-        num_runs = self._value(num_runs_node, names) if num_runs_node is not None else ADK_DEFAULT_RUNS
+        num_runs = self.values.value(num_runs_node, names) if num_runs_node is not None else ADK_DEFAULT_RUNS
         if not isinstance(num_runs, int) or isinstance(num_runs, bool) or not 1 <= num_runs <= MAX_RUNS:
             return skip(f"has a num_runs that is not a whole number from 1 to {MAX_RUNS} written in the file")
         path = self._path(arguments.get(_EVAL_ARGUMENT[method]), method, names)
@@ -146,8 +181,8 @@ class _ModuleReader:
             test_file=self.test_file,
             line=node.lineno,
             method=method,
-            agent_module=_text(agent),
-            agent_name=_text(agent_name) if isinstance(agent_name, (str, _Relative)) else None,
+            agent_module=text(agent),
+            agent_name=text(agent_name) if isinstance(agent_name, (str, Relative)) else None,
             path=path,
             num_runs=num_runs,
             num_runs_given=num_runs_node is not None,
@@ -158,19 +193,22 @@ class _ModuleReader:
         if node is None:
             return "names no eval file"
         if method == "evaluate":
-            value = self._value(node, names)
-            if not isinstance(value, (Path, _Relative)):
+            value = self.values.value(node, names)
+            if not isinstance(value, (Path, Relative)):
                 return "computes its eval path instead of writing it in the file"
             return self._existing(value)
-        for candidate in _expressions(node, names):  # evaluate_eval_set: the file its eval set is read from
-            value = self._value(candidate, names)
-            if isinstance(value, (Path, _Relative)):
+        for candidate in expressions(node, names):  # evaluate_eval_set: the file its eval set is read from
+            value = self.values.value(candidate, names)
+            if isinstance(value, (Path, Relative)):
                 found = self._existing(value)
                 if isinstance(found, Path) and found.is_file():
                     return found
         return "builds its eval set in code instead of reading it from a file named in the call"
 
-    def _existing(self, value: Path | _Relative) -> Path | str:
+    def _existing(self, value: Path | Relative) -> Path | str:
+        problem = path_problem(text(value))
+        if problem is not None:
+            return f"names {_shown_path(value)}, which {problem}"
         if isinstance(value, Path):
             candidates = [value]
         else:  # pytest runs from the project; a path beside the test file is the other reading
@@ -178,113 +216,41 @@ class _ModuleReader:
         for candidate in candidates:
             try:
                 resolved = candidate.resolve()
-            except (OSError, RuntimeError):  # a symbolic link loop
-                continue
-            if not resolved.exists():
+                if not resolved.exists():
+                    continue
+            except (OSError, RuntimeError):  # a symbolic link loop, a name the system refuses
                 continue
             if resolved != self.root and self.root not in resolved.parents:
-                return f"names {_shown(value)!r}, which is outside the repository"
+                return f"names {_shown_path(value)}, which is outside the repository"
             return resolved
-        return f"names {_shown(value)!r}, which does not exist"
-
-    def _value(self, node: ast.expr | None, names: dict[str, ast.expr], depth: int = 0) -> _Value:
-        """What ``node`` evaluates to when it is made of literals, ``__file__``, names bound once and path
-        functions; None when it is known only when the test runs."""
-        if node is None or depth > _DEPTH:
-            return None
-
-        def value(child: ast.expr | None) -> _Value:
-            return self._value(child, names, depth + 1)
-
-        if isinstance(node, ast.Constant):
-            if isinstance(node.value, str):
-                return _literal(node.value)
-            return node.value if isinstance(node.value, int) else None
-        if isinstance(node, ast.Name):
-            return self.test_file if node.id == "__file__" else value(names.get(node.id))
-        if isinstance(node, ast.JoinedStr):
-            parts = [value(part.value) if isinstance(part, ast.FormattedValue) else value(part) for part in node.values]
-            return _literal("".join(_text(part) for part in parts)) if all(_is_text(p) for p in parts) else None
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
-            return _join(value(node.left), [value(node.right)])
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-            left, right = value(node.left), value(node.right)
-            return _literal(_text(left) + _text(right)) if _is_text(left) and _is_text(right) else None
-        if isinstance(node, ast.Attribute) and node.attr == "parent":
-            return _parent(value(node.value))
-        if isinstance(node, ast.Call) and not node.keywords:
-            return self._call_value(node, [value(arg) for arg in node.args], value)
-        return None
-
-    @staticmethod
-    def _call_value(node: ast.Call, args: list[_Value], value: Callable[[ast.expr | None], _Value]) -> _Value:
-        function = _dotted(node.func)
-        if function in {"str", "os.fspath", "Path", "pathlib.Path", "PurePath", "pathlib.PurePath"} and len(args) == 1:
-            return args[0]
-        if function in {"os.path.dirname", "dirname"} and len(args) == 1:
-            return _parent(args[0])
-        if function in {"os.path.abspath", "os.path.realpath", "os.path.normpath", "abspath", "realpath"}:
-            return args[0] if len(args) == 1 else None
-        if function in {"os.path.join", "join"} and args:
-            return _join(args[0], args[1:])
-        if isinstance(node.func, ast.Attribute):
-            if node.func.attr in {"resolve", "absolute"} and not args:
-                return value(node.func.value)
-            if node.func.attr == "joinpath":
-                return _join(value(node.func.value), args)
-        return None
+        return f"names {_shown_path(value)}, which does not exist"
 
 
-def _literal(text: str) -> _Value:
-    path = Path(text)
-    return path if path.is_absolute() else _Relative(PurePosixPath(text))
-
-
-def _is_text(value: _Value) -> bool:
-    return isinstance(value, (str, Path, _Relative)) or (isinstance(value, int) and not isinstance(value, bool))
-
-
-def _text(value: _Value) -> str:
-    return value.path.as_posix() if isinstance(value, _Relative) else str(value)
-
-
-def _shown(value: Path | _Relative) -> str:
-    return value.path.as_posix() if isinstance(value, _Relative) else value.name
-
-
-def _parent(value: _Value) -> _Value:
-    if isinstance(value, Path):
-        return value.parent
-    if isinstance(value, _Relative):
-        return _Relative(value.path.parent)
+def path_problem(path: str) -> str | None:
+    """Why ``path`` can be no file's path (one clause), or None. The shared check of repository paths may take
+    its place."""
+    if "\0" in path:
+        return "holds a NUL character"
+    encoded = path.encode("utf-8", "surrogatepass")
+    if len(encoded) > MAX_PATH_BYTES:
+        return f"is longer than {MAX_PATH_BYTES} bytes"
+    if any(len(part) > MAX_NAME_BYTES for part in encoded.split(b"/")):
+        return f"has a part longer than {MAX_NAME_BYTES} bytes"
     return None
 
 
-def _join(first: _Value, rest: list[_Value]) -> _Value:
-    if not isinstance(first, (Path, _Relative)) or not all(isinstance(part, _Relative) for part in rest):
-        return None
-    tail = PurePosixPath(*(part.path for part in rest if isinstance(part, _Relative)))
-    if isinstance(first, Path):
-        return first / tail
-    return _Relative(first.path / tail)
+def _is_dotted(name: str) -> bool:
+    return len(name) <= MAX_NAME_BYTES and all(part.isidentifier() for part in name.split("."))
 
 
-def _dotted(node: ast.expr) -> str:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        owner = _dotted(node.value)
-        return f"{owner}.{node.attr}" if owner else ""
-    return ""
+def _shown_path(value: Path | Relative) -> str:
+    return _shown(value.name if isinstance(value, Path) else text(value))  # never a path of the machine
 
 
-def _expressions(node: ast.expr, names: dict[str, ast.expr], depth: int = 0) -> Iterator[ast.expr]:
-    """``node``'s sub-expressions, outermost first, following the names they read to what those are bound to."""
-    for child in ast.walk(node):
-        if isinstance(child, ast.expr):
-            yield child
-        if isinstance(child, ast.Name) and child.id in names and depth < _DEPTH:
-            yield from _expressions(names[child.id], names, depth + 1)
+def _shown(given: str) -> str:
+    """A path or name as a message quotes it: bounded, control characters escaped."""
+    quoted = repr(given[:_SHOWN_CHARS])
+    return quoted + (f" (and {len(given) - _SHOWN_CHARS:,} more characters)" if len(given) > _SHOWN_CHARS else "")
 
 
 def _aliases(tree: ast.Module) -> set[str]:
