@@ -9,24 +9,34 @@ next; ``base_evidence``: the anytime comparison with the base branch and e-BH ac
 
 from __future__ import annotations
 
+from adk_eval_gate.verdict.sequential.base_evidence import compare_with_base, e_bh, regression_e_value
 from adk_eval_gate.verdict.sequential.evidence import (
     CaseEvidence,
     RunOutcome,
     SequentialSettings,
     consume,
     continue_evidence,
+    evidence_from_json,
+    evidence_json,
     gate_verdict,
     open_evidence,
 )
 from adk_eval_gate.verdict.sequential.streams import MetricSpec
+from adk_eval_gate.verdict.sequential.waves import next_wave
 
 __all__ = [
     "CaseEvidence",
     "MetricSpec",
     "RunOutcome",
     "SequentialSettings",
+    "compare_with_base",
     "consume",
     "continue_evidence",
+    "e_bh",
+    "evidence_from_json",
+    "evidence_json",
     "gate_verdict",
+    "next_wave",
     "open_evidence",
+    "regression_e_value",
 ]

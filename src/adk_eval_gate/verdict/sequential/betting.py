@@ -1,9 +1,10 @@
 """Two one-sided betting tests of a bounded mean (Waudby-Smith & Ramdas, JRSS-B 2024), on values in [0, 1] where
 higher is better.
 
-* PASS test, null ``mean <= pass_null``: capital ``K+ = prod(1 + l_i (x_i - pass_null))``, ``0 <= l_i <= c / pass_null``.
-* FAIL test, null ``mean >= fail_null``: capital ``K- = prod(1 + k_i (fail_null - x_i))``, ``0 <= k_i <= c / (1 -
-  fail_null)``.
+* PASS test, null ``mean <= pass_null``: capital ``K+ = prod(1 + l_i (x_i - pass_null))``, with
+  ``0 <= l_i <= c / pass_null``.
+* FAIL test, null ``mean >= fail_null``: capital ``K- = prod(1 + k_i (fail_null - x_i))``, with
+  ``0 <= k_i <= c / (1 - fail_null)``.
 
 Each capital is a nonnegative supermartingale under its null, whatever the distribution of the values in [0, 1] and
 however it drifts, so by Ville's inequality it ever reaches ``1 / alpha`` with probability at most ``alpha``: under

@@ -26,7 +26,9 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Literal
+from typing import Any, Literal
+
+import pydantic
 
 from adk_eval_gate.model.results import PassRule
 from adk_eval_gate.verdict.sequential import streams as rules
@@ -220,3 +222,16 @@ def gate_verdict(evidence: CaseEvidence) -> GateVerdict | None:
     if evidence.decision != "undecided" or evidence.settings.undecided == "point":
         return "pass" if evidence.passed else "fail"
     return "neutral" if evidence.settings.undecided == "neutral" else "fail"
+
+
+_EVIDENCE = pydantic.TypeAdapter(CaseEvidence)
+
+
+def evidence_json(evidence: CaseEvidence) -> dict[str, Any]:
+    """The evidence as plain JSON values (results.json's ``cases[].sequential``)."""
+    return dict(_EVIDENCE.dump_python(evidence, mode="json"))
+
+
+def evidence_from_json(data: object) -> CaseEvidence:
+    """The evidence a saved ``cases[].sequential`` holds (pydantic's ValidationError when it is not one)."""
+    return _EVIDENCE.validate_python(data)
