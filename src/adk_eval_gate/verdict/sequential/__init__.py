@@ -19,6 +19,7 @@ from adk_eval_gate.verdict.sequential.evidence import (
     evidence_from_json,
     evidence_json,
     gate_verdict,
+    interval,
     open_evidence,
 )
 from adk_eval_gate.verdict.sequential.streams import MetricSpec
@@ -36,6 +37,7 @@ __all__ = [
     "evidence_from_json",
     "evidence_json",
     "gate_verdict",
+    "interval",
     "next_wave",
     "open_evidence",
     "regression_e_value",

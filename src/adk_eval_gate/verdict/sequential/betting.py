@@ -17,7 +17,8 @@ pseudo-value (1 for K+, 0 for K-), truncated at ``c = 0.9`` of the largest safe 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+import functools
+from dataclasses import dataclass
 
 BET_CAP = 0.9
 # Nulls are kept this far inside (0, 1): a bet against "mean <= 0" or "mean >= 1" would be unbounded.
@@ -35,6 +36,7 @@ class Nulls:
     exact: bool
 
 
+@functools.lru_cache(maxsize=256)
 def nulls_for(threshold: float, *, margin: float) -> Nulls:
     """The nulls for a threshold in [0, 1]: a pass tolerates a true shortfall of ``margin``, a fail needs proof that
     the threshold is missed."""
@@ -93,8 +95,7 @@ def advance(capitals: Capitals, value: float, nulls: Nulls) -> Capitals:
     count = capitals.count + 1
     step = value - capitals.mean
     mean = capitals.mean + step / count
-    return replace(
-        capitals,
+    return Capitals(
         count=count,
         mean=mean,
         squares=capitals.squares + step * (value - mean),

@@ -82,9 +82,9 @@ class StreamEvidence:
 
 @dataclass(frozen=True)
 class CaseEvidence:
-    """What results.json keeps of a case (``cases[].sequential``) and what a re-run continues from: the decision
-    (None while open), the verdict it gives (True: passes), the runs read, the case's two e-values, the anytime
-    interval of the metric that binds it (on its own scale), and the state the tests continue from."""
+    """What a re-run continues from: the decision (None while open), the verdict it gives (True: passes), the runs
+    read, where the current attempt's window of N runs starts, and each stream's runs and capitals; the e-values
+    follow from them, and ``interval`` gives the anytime interval."""
 
     settings: SequentialSettings
     streams: tuple[StreamEvidence, ...]
@@ -92,16 +92,22 @@ class CaseEvidence:
     passed: bool | None = None
     runs: int = 0
     window_start: int = 0
-    e_pass: float = 1.0
-    e_fail: float = 1.0
-    interval: tuple[float, float] = (0.0, 1.0)
+
+    @property
+    def e_pass(self) -> float:
+        """The case's PASS e-value: the smallest of its metrics' (1 when none has a PASS test)."""
+        return e_value(log_e_pass(self.streams, self.settings))
+
+    @property
+    def e_fail(self) -> float:
+        """The case's FAIL e-value: the mean of its metrics'."""
+        return e_value(log_e_fail(self.streams))
 
 
 def open_evidence(settings: SequentialSettings, metrics: Sequence[MetricSpec] = ()) -> CaseEvidence:
     """A case before its first run (``metrics``: its thresholded metrics, read under ``--pass-rule mean``)."""
     specs = rules.run_streams(settings.pass_rule, metrics)
-    low, high = specs[0].low, specs[0].high
-    return CaseEvidence(settings=settings, streams=tuple(StreamEvidence(spec) for spec in specs), interval=(low, high))
+    return CaseEvidence(settings=settings, streams=tuple(StreamEvidence(spec) for spec in specs))
 
 
 def _raw(spec: MetricSpec, outcome: RunOutcome, *, run: int, by_outcome: bool) -> float:
@@ -119,7 +125,7 @@ def _take(evidence: CaseEvidence, outcome: RunOutcome, run: int) -> CaseEvidence
         raw = _raw(stream.spec, outcome, run=run, by_outcome=by_outcome)
         unit = rules.unit_value(stream.spec, raw)
         nulls = nulls_for(rules.unit_threshold(stream.spec), margin=evidence.settings.margin)
-        streams.append(replace(stream, raws=(*stream.raws, raw), capitals=advance(stream.capitals, unit, nulls)))
+        streams.append(StreamEvidence(stream.spec, (*stream.raws, raw), advance(stream.capitals, unit, nulls)))
     return replace(evidence, streams=tuple(streams), runs=run)
 
 
@@ -181,17 +187,14 @@ def _binding(evidence: CaseEvidence) -> StreamEvidence:
     return min(tested or evidence.streams, key=lambda stream: stream.capitals.log_pass)
 
 
-def _summarised(evidence: CaseEvidence) -> CaseEvidence:
+def interval(evidence: CaseEvidence) -> tuple[float, float]:
+    """The anytime interval, at the confidence, for the mean of the metric that binds the case, on its own scale,
+    after every run read (across attempts)."""
     stream = _binding(evidence)
     units = [rules.unit_value(stream.spec, raw) for raw in stream.raws]
     low, high = anytime_interval(units, confidence=evidence.settings.confidence)
     ends = sorted((rules.raw_value(stream.spec, low), rules.raw_value(stream.spec, high)))
-    return replace(
-        evidence,
-        e_pass=e_value(log_e_pass(evidence.streams, evidence.settings)),
-        e_fail=e_value(log_e_fail(evidence.streams)),
-        interval=(ends[0], ends[1]),
-    )
+    return ends[0], ends[1]
 
 
 def consume(evidence: CaseEvidence, outcomes: Mapping[int, RunOutcome]) -> CaseEvidence:
@@ -202,7 +205,7 @@ def consume(evidence: CaseEvidence, outcomes: Mapping[int, RunOutcome]) -> CaseE
     while current.decision is None and current.runs < limit and current.runs + 1 in outcomes:
         run = current.runs + 1
         current = _decide(_take(current, outcomes[run], run))
-    return _summarised(current) if current.runs > evidence.runs else current
+    return current
 
 
 def continue_evidence(evidence: CaseEvidence) -> CaseEvidence:
@@ -228,8 +231,10 @@ _EVIDENCE = pydantic.TypeAdapter(CaseEvidence)
 
 
 def evidence_json(evidence: CaseEvidence) -> dict[str, Any]:
-    """The evidence as plain JSON values (results.json's ``cases[].sequential``)."""
-    return dict(_EVIDENCE.dump_python(evidence, mode="json"))
+    """The evidence as plain JSON values (results.json's ``cases[].sequential``), with the e-values and the interval
+    it implies (read back, they are derived again)."""
+    shown = {"e_pass": evidence.e_pass, "e_fail": evidence.e_fail, "interval": list(interval(evidence))}
+    return {**_EVIDENCE.dump_python(evidence, mode="json"), **shown}
 
 
 def evidence_from_json(data: object) -> CaseEvidence:
