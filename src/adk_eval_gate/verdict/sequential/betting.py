@@ -16,8 +16,8 @@ pseudo-value (1 for K+, 0 for K-), truncated at ``c = 0.9`` of the largest safe 
 
 from __future__ import annotations
 
-import math
 import functools
+import math
 from dataclasses import dataclass
 
 BET_CAP = 0.9
