@@ -217,14 +217,18 @@ def continue_evidence(evidence: CaseEvidence) -> CaseEvidence:
 
 
 def gate_verdict(evidence: CaseEvidence) -> GateVerdict | None:
-    """What the case does to the gate under ``--undecided``: a decided case its verdict; an undecided one today's
-    verdict on its runs (``point``), nothing unless a regression is proven (``neutral``), or a failure (``fail``);
-    None while it is open."""
+    """What the case does to the gate under ``--undecided``: a proven case its verdict, a curtailed one the N-run
+    verdict it cannot escape; an undecided one today's verdict on its runs (``point``) or a failure (``fail``).
+    Under ``neutral`` only a proof fails a case: an undecided case, and a curtailed failure (fixed, not proven), do
+    nothing unless a regression against the base is proven. None while the case is open."""
     if evidence.decision is None or evidence.passed is None:
         return None
-    if evidence.decision != "undecided" or evidence.settings.undecided == "point":
+    policy = evidence.settings.undecided
+    if evidence.decision in PROVEN or (evidence.decision == "curtailed" and policy != "neutral") or policy == "point":
         return "pass" if evidence.passed else "fail"
-    return "neutral" if evidence.settings.undecided == "neutral" else "fail"
+    if policy == "neutral":
+        return "pass" if evidence.passed and evidence.decision == "curtailed" else "neutral"
+    return "fail"
 
 
 _EVIDENCE = pydantic.TypeAdapter(CaseEvidence)

@@ -32,8 +32,9 @@ def runs_to_earliest_decision(evidence: CaseEvidence) -> int:
 
 
 def next_wave(evidence: CaseEvidence, *, in_flight: int, free_slots: int, known_flaky: bool = False) -> int:
-    """How many runs of the case to start now, given the runs in flight, the free slots (parallelism) and whether base
-    history marks the case flaky; 0 once it is decided or nothing more could help."""
+    """How many runs of the case to start now, given the runs in flight (started and not read yet: running, or
+    finished after one that is still running), the free slots (parallelism) and whether base history marks the case
+    flaky; 0 once it is decided or nothing more could help."""
     if evidence.decision is not None:
         return 0
     settings = evidence.settings
