@@ -29,11 +29,8 @@ import random
 import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
-
-from adk_eval_gate.verdict.sequential import (  # noqa: E402 - after the path of a checkout without an install
+from adk_eval_gate.verdict.sequential import (
     CaseEvidence,
     MetricSpec,
     RunOutcome,
