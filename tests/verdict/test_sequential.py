@@ -148,6 +148,15 @@ def test_a_proven_verdict_is_the_gate_verdict_whatever_the_undecided_policy() ->
     assert gate_verdict(_by_outcome("majority", [1] * 10, undecided="fail")) == "pass"
 
 
+def test_under_neutral_only_a_proof_fails_a_case() -> None:
+    curtailed_fail = [1, 0, 0, 1, 0, 0, 1, 0, 1, 1]
+    assert _by_outcome("majority", curtailed_fail).decision == "curtailed"
+    assert gate_verdict(_by_outcome("majority", curtailed_fail, undecided="point")) == "fail"
+    assert gate_verdict(_by_outcome("majority", curtailed_fail, undecided="fail")) == "fail"
+    assert gate_verdict(_by_outcome("majority", curtailed_fail, undecided="neutral")) == "neutral"
+    assert gate_verdict(_by_outcome("majority", [1, 1, 0, 1, 1, 1, 1], undecided="neutral")) == "pass"
+
+
 # --- run-number order, gaps and continuation --------------------------------------------------------------------
 
 
@@ -240,6 +249,13 @@ def test_a_later_wave_starts_the_runs_the_earliest_decision_needs_less_those_in_
     assert next_wave(evidence, in_flight=0, free_slots=8) == 2  # four clean runs prove a pass
     assert next_wave(evidence, in_flight=1, free_slots=8) == 1
     assert next_wave(evidence, in_flight=8, free_slots=8) == 0
+
+
+def test_runs_finished_after_a_gap_count_as_in_flight_so_no_case_exceeds_n() -> None:
+    settings = SequentialSettings(pass_rule="majority")
+    evidence = consume(open_evidence(settings), {run: RunOutcome(run % 2 == 0) for run in range(2, 11)})
+    assert evidence.runs == 0  # run 1 still running: nine runs finished, none read
+    assert next_wave(evidence, in_flight=10, free_slots=8) == 0
 
 
 def test_a_decided_case_starts_no_runs_and_none_exceeds_n() -> None:
