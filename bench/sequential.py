@@ -4,7 +4,8 @@ A suite has 200 cases: 75% always pass, 10% always fail, 15% flaky with pass rat
 0.35, 0.45, 0.55, 0.65, 0.8, 0.9 in turn). Each case of each trial draws ONE stream of 0/1 run outcomes; fixed-10 reads
 its first 10, the sequential rule (``adk_eval_gate.verdict.sequential``, 95%, margin 0.10, 2-10 runs, ``--undecided
 point``) reads as many as it needs of the same stream, as two gates would on one pull request. ``mean`` at 0.7 is
-read on the same outcomes as a 0/1 metric's scores (a scripted agent's exact match).
+read on the same outcomes as a 0/1 metric's scores (a scripted agent's exact match), and once more on scores (the
+flaky cases' scores Beta-distributed with their rate as mean, concentration 8; the others constant).
 
 Prints, per pass rule: the runs spent against fixed-10's (targets: majority <= 50%, mean 0.7 <= 80%, all <= 90%),
 the differences from fixed-10 on the cases whose runs never vary (target 0), the right verdict on the flaky cases
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import heapq
+import math
 import random
 import sys
 import time
@@ -45,6 +47,7 @@ from adk_eval_gate.verdict.sequential import (
 N = 10
 FLAKY_RATES = (0.2, 0.35, 0.45, 0.55, 0.65, 0.8, 0.9)
 RULES = (("majority", 0.5), ("mean", 0.7), ("all", 1.0))
+SUITES = (("majority", False), ("mean", False), ("mean", True), ("all", False))
 METRIC = MetricSpec("exact_match", 0.7)
 
 
@@ -62,28 +65,38 @@ def open_case(settings: SequentialSettings) -> CaseEvidence:
     return open_evidence(settings, [METRIC] if settings.pass_rule == "mean" else [])
 
 
-def outcome(ok: bool) -> RunOutcome:
-    return RunOutcome(ok, {METRIC.name: float(ok)})
+def outcome(value: float) -> RunOutcome:
+    """A run: passed when its score is 1 (0/1 runs), its score the metric's."""
+    return RunOutcome(value >= 1.0, {METRIC.name: value})
 
 
-def sequential(settings: SequentialSettings, stream: list[bool]) -> CaseEvidence:
-    return consume(open_case(settings), {run: outcome(ok) for run, ok in enumerate(stream, start=1)})
+def sequential(settings: SequentialSettings, stream: list[float]) -> CaseEvidence:
+    return consume(open_case(settings), {run: outcome(value) for run, value in enumerate(stream, start=1)})
 
 
-def fixed_passes(rule: str, stream: list[bool]) -> bool:
-    passed = sum(stream[:N])
-    return passed == N if rule == "all" else 2 * passed > N if rule == "majority" else passed >= 0.7 * N - 1e-9
+def fixed_passes(rule: str, stream: list[float]) -> bool:
+    """Today's verdict on the first N runs."""
+    passed = math.fsum(stream[:N])
+    return passed == N if rule == "all" else 2 * passed > N if rule == "majority" else passed / N >= 0.7
 
 
 def truly_passes(rule: str, rate: float) -> bool:
     return rate >= 1.0 if rule == "all" else rate > 0.5 if rule == "majority" else rate >= 0.7
 
 
-def draw(rng: random.Random, rate: float, count: int) -> list[bool]:
-    return [rng.random() < rate for _ in range(count)]
+def draw(rng: random.Random, rate: float, count: int) -> list[float]:
+    """0/1 runs that pass at ``rate``."""
+    return [1.0 if rng.random() < rate else 0.0 for _ in range(count)]
 
 
-def compare(rule: str, trials: int, seed: int) -> dict[str, float]:
+def draw_scores(rng: random.Random, rate: float, count: int) -> list[float]:
+    """Scores of mean ``rate``: constant at 0 and 1, else Beta of concentration 8 (a noisy judge)."""
+    if rate in (0.0, 1.0):
+        return [rate] * count
+    return [rng.betavariate(8 * rate, 8 * (1 - rate)) for _ in range(count)]
+
+
+def compare(rule: str, trials: int, seed: int, *, scores: bool) -> dict[str, float]:
     rng = random.Random(seed)
     settings = settings_for(rule)
     figures = dict.fromkeys(
@@ -102,7 +115,7 @@ def compare(rule: str, trials: int, seed: int) -> dict[str, float]:
     )
     for _ in range(trials):
         for rate in suite_rates(healthy=False, rng=rng):
-            stream = draw(rng, rate, N)
+            stream = (draw_scores if scores else draw)(rng, rate, N)
             evidence = sequential(settings, stream)
             fixed = fixed_passes(rule, stream)
             figures["runs"] += evidence.runs
@@ -119,10 +132,10 @@ def compare(rule: str, trials: int, seed: int) -> dict[str, float]:
     return figures
 
 
-def in_completion_order(settings: SequentialSettings, stream: list[bool]) -> CaseEvidence:
+def in_completion_order(settings: SequentialSettings, stream: list[float]) -> CaseEvidence:
     evidence = open_case(settings)
     finished: dict[int, RunOutcome] = {}
-    for run in sorted(range(1, len(stream) + 1), key=lambda run: (not stream[run - 1], run)):
+    for run in sorted(range(1, len(stream) + 1), key=lambda run: (stream[run - 1] < 1.0, run)):
         finished[run] = outcome(stream[run - 1])
         evidence = consume(evidence, finished)
     return evidence
@@ -132,7 +145,7 @@ def until_green(settings: SequentialSettings, rng: random.Random, rate: float, a
     evidence = open_case(settings)
     for _ in range(attempts):
         start = evidence.runs
-        evidence = consume(evidence, {start + k: outcome(ok) for k, ok in enumerate(draw(rng, rate, N), start=1)})
+        evidence = consume(evidence, {start + k: outcome(value) for k, value in enumerate(draw(rng, rate, N), start=1)})
         if evidence.passed:
             break
         evidence = continue_evidence(evidence)
@@ -156,13 +169,13 @@ def validity(rule: str, threshold: float, streams: int, seed: int) -> dict[str, 
     return shares
 
 
-def healthy(rule: str, trials: int, seed: int) -> dict[str, float]:
+def healthy(rule: str, trials: int, seed: int, *, scores: bool) -> dict[str, float]:
     rng = random.Random(seed)
     fails = {"fixed-10": 0.0, "point": 0.0, "neutral": 0.0}
     for _ in range(trials):
         verdicts = {name: False for name in fails}
         for rate in suite_rates(healthy=True, rng=rng):
-            stream = draw(rng, rate, N)
+            stream = (draw_scores if scores else draw)(rng, rate, N)
             verdicts["fixed-10"] |= not fixed_passes(rule, stream)
             for policy in ("point", "neutral"):
                 verdicts[policy] |= gate_verdict(sequential(settings_for(rule, undecided=policy), stream)) == "fail"
@@ -211,13 +224,14 @@ def main() -> int:
     start = time.monotonic()
     print(f"seed {args.seed}, {args.trials} trials of 200 cases, --num-runs {N}, 95%, margin 0.10, 2-{N} runs\n")
     ratios = {}
-    for offset, (rule, _threshold) in enumerate(RULES):
-        figures = compare(rule, args.trials, args.seed + offset)
+    for offset, (rule, scores) in enumerate(SUITES):
+        figures = compare(rule, args.trials, args.seed + offset, scores=scores)
         cases = args.trials * 200
-        ratios[rule] = figures["runs"] / (cases * N)
+        name = f"{rule} on scores" if scores else rule
+        ratios[name] = figures["runs"] / (cases * N)
         flaky = figures["flaky"]
         print(
-            f"{rule:<9} runs {figures['runs'] / args.trials:7.1f} per suite, {100 * ratios[rule]:.1f}% of fixed-10's"
+            f"{name:<15} runs {figures['runs'] / args.trials:7.1f} per suite, {100 * ratios[name]:.1f}% of fixed-10's"
             f" | stable cases decided otherwise: {figures['stable_diff']:.0f}"
             f" | flaky cases right: sequential {100 * figures['right_seq'] / flaky:.1f}%,"
             f" fixed-10 {100 * figures['right_fixed'] / flaky:.1f}%"
@@ -234,9 +248,10 @@ def main() -> int:
                 f" proven fail at {centre:.1f}: {100 * false_fail:.2f}%"
             )
     print(f"\nhealthy agent (5% of cases flaky, pass rates 0.7-0.95), share of {args.trials} suites that fail:")
-    for offset, (rule, _threshold) in enumerate(RULES[:2]):
-        shares = healthy(rule, args.trials, args.seed + 20 + offset)
-        print(f"  {rule:<9} " + ", ".join(f"{name} {100 * share:.1f}%" for name, share in shares.items()))
+    for offset, (rule, scores) in enumerate(SUITES[:3]):
+        shares = healthy(rule, args.trials, args.seed + 20 + offset, scores=scores)
+        name = f"{rule} on scores" if scores else rule
+        print(f"  {name:<15} " + ", ".join(f"{name} {100 * share:.1f}%" for name, share in shares.items()))
     print("\nwall time at parallelism 8, SIMULATED (run durations 0.5 + Exp(1)), sequential / fixed-10:")
     for rule, _threshold in RULES:
         seq = sum(wall_time(rule, sequential_on=True, parallelism=8, seed=args.seed + k) for k in range(5))
