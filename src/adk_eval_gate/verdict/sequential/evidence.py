@@ -164,13 +164,22 @@ def _decide(evidence: CaseEvidence) -> CaseEvidence:
         return replace(evidence, decision="proven-fail", passed=False)
     if tested and log_e_pass(evidence.streams, settings) >= bound and (not exact or (at_most and exact_pass)):
         return replace(evidence, decision="proven-pass", passed=True)
-    verdicts = [rules.settled(s.spec, _window(evidence, s), total=settings.max_runs) for s in evidence.streams]
-    fixed = False if False in verdicts else True if all(verdicts) else None
+    fixed = _settled(evidence)
     if fixed is not None and (not at_most or not tested):
         return replace(evidence, decision="curtailed", passed=fixed)
     if at_most:
         return replace(evidence, decision="undecided", passed=point_verdict(evidence))
     return evidence
+
+
+def _settled(evidence: CaseEvidence) -> bool | None:
+    """The case's N-run verdict when its runs so far fix it: failed once one stream's is fixed failing, passed once
+    every stream's is fixed passing."""
+    total = evidence.settings.max_runs
+    verdicts = [rules.settled(stream.spec, _window(evidence, stream), total=total) for stream in evidence.streams]
+    if False in verdicts:
+        return False
+    return True if all(verdict is True for verdict in verdicts) else None
 
 
 def point_verdict(evidence: CaseEvidence) -> bool:

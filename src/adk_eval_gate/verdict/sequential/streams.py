@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from adk_eval_gate.model.results import PassRule
 from adk_eval_gate.verdict.aggregation import passes
 
-Verdict = bool  # True: the case passes
 RUNS = "runs"  # the stream of run outcomes (``majority``, ``all``)
 
 
@@ -81,9 +80,9 @@ def point_passes(spec: MetricSpec, raws: Sequence[float]) -> bool:
     return bool(raws) and mean_passes(spec, math.fsum(raws) / len(raws))
 
 
-def settled(spec: MetricSpec, raws: Sequence[float], *, total: int) -> Verdict | None:
-    """The fixed-N verdict of one stream on ``total`` runs when the runs so far already fix it whatever the runs left
-    score (curtailment), else None."""
+def settled(spec: MetricSpec, raws: Sequence[float], *, total: int) -> bool | None:
+    """The fixed-N verdict of one stream on ``total`` runs (True: passes) when the runs so far already fix it whatever
+    the runs left score (curtailment), else None."""
     left = total - len(raws)
     worst, best = (spec.low, spec.high) if spec.higher_is_better else (spec.high, spec.low)
     so_far = math.fsum(raws)
