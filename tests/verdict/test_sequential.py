@@ -113,13 +113,13 @@ def test_a_majority_case_stops_once_its_n_run_verdict_can_no_longer_change() -> 
 def test_curtailment_never_changes_the_verdict_of_the_n_runs() -> None:
     rng = random.Random(3)
     for rule in ("majority", "all"):
-        for _ in range(300):
+        for _ in range(200):
             rate = rng.uniform(0.3, 0.9)
             runs = [int(rng.random() < rate) for _ in range(10)]
             evidence = _by_outcome(rule, runs)  # type: ignore[arg-type]
             if evidence.decision == "curtailed":
                 assert evidence.passed == point_passes(run_streams(rule, [])[0], [float(ok) for ok in runs])  # type: ignore[arg-type]
-    for _ in range(300):
+    for _ in range(200):
         scores = [rng.betavariate(3, 1.5) for _ in range(10)]
         evidence = _by_score(scores)
         if evidence.decision == "curtailed":
@@ -332,7 +332,7 @@ def test_a_metric_range_that_is_not_one_or_mean_without_metrics_is_refused() -> 
 
 
 def test_a_very_long_stream_keeps_its_e_values_finite_and_its_json_valid() -> None:
-    evidence = _by_score([0.0] * 3000, max_runs=3000, min_runs=3000)
+    evidence = _by_score([0.0] * 1000, max_runs=1000, min_runs=1000)
     saved = json.dumps(evidence_json(evidence), allow_nan=False)
     assert math.isfinite(evidence.e_fail) and evidence.e_fail > 1e300
     assert evidence_from_json(json.loads(saved)) == evidence

@@ -35,14 +35,14 @@ def _outcomes(passes: list[bool]) -> dict[int, RunOutcome]:
 
 
 def _share_crossing(*, threshold: float, rate: float, side: str, seed: int, streams: int = 2000) -> float:
-    """The share of streams of 30 runs whose PASS (or FAIL) capital ever reaches 1/alpha, looked at after every run."""
+    """The share of streams of 20 runs whose PASS (or FAIL) capital ever reaches 1/alpha, looked at after every run."""
     nulls = nulls_for(threshold, margin=0.10)
     rng = random.Random(seed)
     bound = math.log(1 / ALPHA)
     crossed = 0
     for _ in range(streams):
         state = Capitals()
-        for ok in _runs(rng, rate, 30):
+        for ok in _runs(rng, rate, 20):
             state = advance(state, 1.0 if ok else 0.0, nulls)
             if (state.log_pass if side == "pass" else state.log_fail) >= bound:
                 crossed += 1
@@ -73,7 +73,7 @@ def _proven_share(
     settings: SequentialSettings, rate: float, *, decide: Callable[[list[bool]], CaseEvidence]
 ) -> tuple[float, float]:
     rng = random.Random(7)
-    streams = 400
+    streams = 300
     decisions = [decide(_runs(rng, rate, settings.max_runs)).decision for _ in range(streams)]
     return decisions.count("proven-pass") / streams, decisions.count("proven-fail") / streams
 
@@ -122,7 +122,7 @@ def _until_green(settings: SequentialSettings, rng: random.Random, rate: float, 
 def test_re_running_a_job_until_green_with_its_evidence_kept_proves_no_false_pass() -> None:
     settings = SequentialSettings(pass_rule="mean", max_runs=10)
     rng = random.Random(9)
-    outcomes = [_until_green(settings, rng, 0.6, attempts=5) for _ in range(500)]
+    outcomes = [_until_green(settings, rng, 0.6, attempts=5) for _ in range(300)]
     assert sum(evidence.decision == "proven-pass" for evidence in outcomes) / len(outcomes) <= ALPHA
     assert max(evidence.runs for evidence in outcomes) > settings.max_runs  # later attempts did run on
 
@@ -132,22 +132,22 @@ def test_several_metrics_at_their_thresholds_are_proven_failing_at_most_alpha_of
     metrics = [MetricSpec("a", 0.7), MetricSpec("b", 0.5), MetricSpec("c", 0.5)]
     rng = random.Random(10)
     proven = 0
-    for _ in range(400):
+    for _ in range(300):
         runs = {
             run: RunOutcome(True, {"a": float(rng.random() < 0.7), "b": float(rng.random() < 0.5), "c": rng.random()})
             for run in range(1, 21)
         }
         proven += consume(open_evidence(settings, metrics), runs).decision == "proven-fail"
-    assert proven / 400 <= ALPHA
+    assert proven / 300 <= ALPHA
 
 
 def test_the_anytime_interval_holds_the_true_rate_at_every_run_at_once() -> None:
     rng = random.Random(11)
     missed = 0
-    for _ in range(200):
+    for _ in range(150):
         values = [float(ok) for ok in _runs(rng, 0.3, 10)]
         missed += any(
             not low <= 0.3 <= high
             for low, high in (anytime_interval(values[:t], confidence=0.95) for t in range(1, 11))
         )
-    assert missed / 200 <= ALPHA
+    assert missed / 150 <= ALPHA
