@@ -148,12 +148,16 @@ def test_a_proven_verdict_is_the_gate_verdict_whatever_the_undecided_policy() ->
     assert gate_verdict(_by_outcome("majority", [1] * 10, undecided="fail")) == "pass"
 
 
-def test_under_neutral_only_a_proof_fails_a_case() -> None:
-    curtailed_fail = [1, 0, 0, 1, 0, 0, 1, 0, 1, 1]
-    assert _by_outcome("majority", curtailed_fail).decision == "curtailed"
-    assert gate_verdict(_by_outcome("majority", curtailed_fail, undecided="point")) == "fail"
-    assert gate_verdict(_by_outcome("majority", curtailed_fail, undecided="fail")) == "fail"
-    assert gate_verdict(_by_outcome("majority", curtailed_fail, undecided="neutral")) == "neutral"
+def test_under_neutral_a_case_heading_for_an_unproven_failure_runs_on_for_a_proof() -> None:
+    heading_to_fail = [1, 0, 0, 1, 0, 0, 1, 0, 1, 1]
+    assert _by_outcome("majority", heading_to_fail).decision == "curtailed"
+    assert gate_verdict(_by_outcome("majority", heading_to_fail, undecided="point")) == "fail"
+    assert gate_verdict(_by_outcome("majority", heading_to_fail, undecided="fail")) == "fail"
+    neutral = _by_outcome("majority", heading_to_fail, undecided="neutral")
+    assert (neutral.decision, neutral.runs, gate_verdict(neutral)) == ("undecided", 10, "neutral")
+    assert _by_score([1.0] + [0.0] * 9, undecided="point").decision == "curtailed"
+    failing = _by_score([1.0] + [0.0] * 9, undecided="neutral")
+    assert (failing.decision, failing.runs, gate_verdict(failing)) == ("proven-fail", 7, "fail")
     assert gate_verdict(_by_outcome("majority", [1, 1, 0, 1, 1, 1, 1], undecided="neutral")) == "pass"
 
 

@@ -13,7 +13,9 @@ run the case is:
   one truly failing metric to be proven passing: no split). A stream whose threshold is the top of its range (``all``,
   a threshold of 1.0) has no PASS test: it passes only with every one of the N runs at the top, which is its claim;
 * ``curtailed``: today's verdict on N runs can no longer change whatever the runs left do (it is that verdict,
-  unproven); for a case decided only by streams at the top of their range, also at N runs;
+  unproven); for a case decided only by streams at the top of their range, also at N runs. Under ``--undecided
+  neutral`` an unproven failure does not fail the gate, so a case whose N-run verdict is fixed failing is not
+  curtailed: it runs on for a proof, within its N runs;
 * ``undecided``: still open at N runs; its verdict is today's on those runs, and ``gate_verdict`` applies the
   ``--undecided`` policy.
 
@@ -165,7 +167,9 @@ def _decide(evidence: CaseEvidence) -> CaseEvidence:
     if tested and log_e_pass(evidence.streams, settings) >= bound and (not exact or (at_most and exact_pass)):
         return replace(evidence, decision="proven-pass", passed=True)
     fixed = _settled(evidence)
-    if fixed is not None and (not at_most or not tested):
+    # under neutral an unproven failure does nothing, so a case heading for one runs on for a proof
+    seeks_proof = fixed is False and settings.undecided == "neutral" and tested
+    if fixed is not None and (not at_most or not tested) and not seeks_proof:
         return replace(evidence, decision="curtailed", passed=fixed)
     if at_most:
         return replace(evidence, decision="undecided", passed=point_verdict(evidence))
@@ -228,16 +232,13 @@ def continue_evidence(evidence: CaseEvidence) -> CaseEvidence:
 def gate_verdict(evidence: CaseEvidence) -> GateVerdict | None:
     """What the case does to the gate under ``--undecided``: a proven case its verdict, a curtailed one the N-run
     verdict it cannot escape; an undecided one today's verdict on its runs (``point``) or a failure (``fail``).
-    Under ``neutral`` only a proof fails a case: an undecided case, and a curtailed failure (fixed, not proven), do
-    nothing unless a regression against the base is proven. None while the case is open."""
+    Under ``neutral`` only a proof fails a case: an undecided case does nothing unless a regression against the base
+    is proven (and no failure is curtailed: it runs on for a proof). None while the case is open."""
     if evidence.decision is None or evidence.passed is None:
         return None
-    policy = evidence.settings.undecided
-    if evidence.decision in PROVEN or (evidence.decision == "curtailed" and policy != "neutral") or policy == "point":
+    if evidence.decision != "undecided" or evidence.settings.undecided == "point":
         return "pass" if evidence.passed else "fail"
-    if policy == "neutral":
-        return "pass" if evidence.passed and evidence.decision == "curtailed" else "neutral"
-    return "fail"
+    return "neutral" if evidence.settings.undecided == "neutral" else "fail"
 
 
 _EVIDENCE = pydantic.TypeAdapter(CaseEvidence)
