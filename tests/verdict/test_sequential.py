@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 import math
 import random
+from collections.abc import Callable
+from typing import Any
 
 import pydantic
 import pytest
@@ -199,6 +201,26 @@ def test_a_job_re_run_keeps_a_proof_and_reopens_an_undecided_case_with_its_capit
     assert reopened.streams == undecided.streams
     more = consume(reopened, {run: RunOutcome(True) for run in range(11, 21)})
     assert more.runs > 10 and more.decision is not None
+
+
+@pytest.mark.parametrize(
+    ("edit", "reason"),
+    [
+        (lambda saved: saved["streams"][0]["capitals"].update(log_pass=9.0), "capitals of runs do not follow"),
+        (lambda saved: saved["streams"][0]["raws"].append(1.0), "capitals of runs do not follow"),
+        (lambda saved: saved.update(decision="proven-pass", passed=True), "claims a proven pass"),
+        (lambda saved: saved.update(window_start=99), "runs and window do not add up"),
+        (lambda saved: saved["streams"][0]["raws"].__setitem__(0, 7.0), "outside its declared range"),
+    ],
+)
+def test_saved_evidence_whose_figures_do_not_follow_from_its_runs_is_refused(
+    edit: Callable[[dict[str, Any]], None], reason: str
+) -> None:
+    saved = evidence_json(_by_outcome("majority", [1, 0, 1]))
+    edit(saved)
+    with pytest.raises(ValueError, match=reason) as err:
+        evidence_from_json(saved)
+    assert "\n" not in str(err.value)
 
 
 def test_a_saved_evidence_that_is_not_one_is_refused() -> None:

@@ -251,6 +251,35 @@ def evidence_json(evidence: CaseEvidence) -> dict[str, Any]:
     return {**_EVIDENCE.dump_python(evidence, mode="json"), **shown}
 
 
+def _replayed(stream: StreamEvidence, settings: SequentialSettings) -> Capitals:
+    nulls = nulls_for(rules.unit_threshold(stream.spec), margin=settings.margin)
+    capitals = Capitals()
+    for raw in stream.raws:
+        capitals = advance(capitals, rules.unit_value(stream.spec, raw), nulls)
+    return capitals
+
+
+def _inconsistency(evidence: CaseEvidence) -> str | None:
+    """Why saved evidence cannot be what the tests left (its capitals are replayed from its runs), or None."""
+    if not evidence.streams or not 0 <= evidence.window_start <= evidence.runs:
+        return "its runs and window do not add up"
+    for stream in evidence.streams:
+        if len(stream.raws) != evidence.runs or _replayed(stream, evidence.settings) != stream.capitals:
+            return f"the capitals of {stream.spec.name} do not follow from its {len(stream.raws)} runs"
+    bound = math.log(1.0 / (1.0 - evidence.settings.confidence))
+    if evidence.decision == "proven-fail" and log_e_fail(evidence.streams) < bound:
+        return "it claims a proven failure its e-value does not reach"
+    if evidence.decision == "proven-pass" and log_e_pass(evidence.streams, evidence.settings) < bound:
+        return "it claims a proven pass its e-value does not reach"
+    return None
+
+
 def evidence_from_json(data: object) -> CaseEvidence:
-    """The evidence a saved ``cases[].sequential`` holds (pydantic's ValidationError when it is not one)."""
-    return _EVIDENCE.validate_python(data)
+    """The evidence a saved ``cases[].sequential`` holds, checked against its own runs: pydantic's ValidationError
+    when it is not shaped as one, ValueError when its figures do not follow from its runs (a file edited or
+    forged: a continuation must not start from capital it did not earn)."""
+    evidence = _EVIDENCE.validate_python(data)
+    wrong = _inconsistency(evidence)
+    if wrong is not None:
+        raise ValueError(f"the saved sequential evidence cannot be continued: {wrong}")
+    return evidence
