@@ -199,6 +199,7 @@ def test_a_spent_quota_leaves_the_judged_metrics_not_evaluated_after_one_calls_r
 ) -> None:
     gemini.script = lambda request: Reply.error(429, retry_after="0")
     result, data = run(cli_in_process, workspace, gemini, EVALSET, "--judge-parallelism", "2")
+    assert result.returncode == 1
     # 3 cases x 3 samples x 2 metrics: one call's 10 tries, and the first try of the other call under way
     assert gemini.count <= 10 + 1
     reasons = []
