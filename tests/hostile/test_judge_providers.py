@@ -135,8 +135,34 @@ def test_a_retry_after_beyond_the_cap_gives_up_at_once(gemini: FakeGemini, retry
     failure = ask_once(masked_service(retry=JUDGE_RETRY, sleep=time.sleep, clock=time.clock))
     assert isinstance(failure, JudgeFailed) and not failure.infrastructure, failure
     said = rf"; the provider asked to wait {asked}, more than the 120 s the judge waits at most, so it was not asked"
-    assert re.search(said + " again$", str(failure)), failure
+    assert re.search(said + " again; the quota of gemini-2.5-flash", str(failure)), failure
     assert gemini.count == 1 and time.slept == []
+
+
+def test_a_spent_quota_whose_answer_echoes_the_key_and_a_command_stays_masked_in_every_later_reason(
+    gemini: FakeGemini,
+) -> None:
+    reply = Reply.body(f"<html>{COMMAND}{API_KEY}</html>".encode(), status=429)
+    gemini.script = lambda request: reply
+    service = masked_service(retry=JUDGE_RETRY, sleep=FakeTime().sleep)
+
+    async def twice() -> list[str]:
+        reasons = []
+        try:
+            for _ in range(2):
+                try:
+                    await service.ask(options=OPTIONS, prompt="q")
+                except JudgeFailed as failure:
+                    reasons.append(str(failure))
+        finally:
+            await service.aclose()
+        return reasons
+
+    given_up, later = asyncio.run(twice())
+    assert later.startswith("not attempted: the quota of gemini-2.5-flash (gemini) ran out earlier in this run")
+    for reason in (given_up, later):
+        assert API_KEY not in reason and "***" in reason and "\n" not in reason
+    assert gemini.count == JUDGE_RETRY.rate_limited_attempts
 
 
 @pytest.mark.parametrize("retry_after", ["-5", "nan", "soon", "0"])

@@ -153,6 +153,29 @@ def test_429_asking_a_longer_wait_than_the_cap_leaves_the_metric_not_evaluated_a
     assert (service.counters.calls, service.counters.retries, service.counters.failed) == (1, 0, 1)
 
 
+def test_a_spent_quota_is_spent_for_the_run_after_one_requests_retries(platform: FakeAgentPlatform) -> None:
+    platform.script = lambda request: Raw.error(429, retry_after="0")
+    service = service_for(platform, parallelism=2)
+    rows = [RowInstance(f"Question {index}?", "Yes.") for index in range(6)]
+
+    async def two_cases(s: PlatformService) -> list[BaseException]:
+        found = []
+        for _ in range(2):
+            try:
+                await s.evaluate(metric=SAFETY, instances=rows)
+            except PlatformFailed as failure:
+                found.append(failure)
+        return found
+
+    first, second = run_service(service, two_cases)
+    # one request's three tries, and the first try of the other request under way
+    assert len(platform.requests) <= FAST.rate_limited_attempts + 1
+    assert not first.infrastructure and not second.infrastructure
+    assert str(second).startswith("not attempted: the quota of Google's evaluation service ran out earlier in this run")
+    assert "HTTP 429" in str(second)
+    assert service.counters.failed == 12
+
+
 def test_500_on_every_try_fails_as_an_outage_and_stops_asking_after_three_in_a_row(
     platform: FakeAgentPlatform,
 ) -> None:

@@ -232,12 +232,16 @@ def test_a_wait_longer_than_the_judge_makes_gives_the_question_up_at_once(
     assert all(isinstance(answer, JudgeFailed) and not answer.infrastructure for answer in answers), answers
     first = str(answers[0])
     assert first.startswith(f"judge {route.model} failed after 1 try: HTTP 429"), first
-    assert first.endswith(
-        "; the provider asked to wait 3,600 s, more than the 120 s the judge waits at most, so it was not asked again"
-    )
+    assert (
+        "; the provider asked to wait 3,600 s, more than the 120 s the judge waits at most, so it was not asked again; "
+        f"the quota of {route.model} ("
+    ) in first
+    assert first.endswith("is spent for this run, so later calls to it are not attempted")
     assert time.slept == []  # not one wait
-    assert fake.count == 3  # one request per question; after three in a row the judge is not asked at all
-    assert "no more judge calls after 3 failures in a row" in str(answers[3])
+    assert fake.count == 1  # the quota is spent for the run: the later questions send nothing
+    for later in answers[1:]:
+        assert str(later).startswith(f"not attempted: the quota of {route.model} ("), later
+        assert "ran out earlier in this run (judge" in str(later)
 
 
 @pytest.mark.parametrize("route", ROUTES, ids=lambda r: r.model)

@@ -194,6 +194,30 @@ def test_a_judge_outage_is_an_infrastructure_error_with_the_reason(
     assert "no more judge calls after" in result.stdout + json.dumps(data)
 
 
+def test_a_spent_quota_leaves_the_judged_metrics_not_evaluated_after_one_calls_retries(
+    workspace: Path, gemini: FakeGemini, cli_in_process: Cli
+) -> None:
+    gemini.script = lambda request: Reply.error(429, retry_after="0")
+    result, data = run(cli_in_process, workspace, gemini, EVALSET, "--judge-parallelism", "2")
+    assert result.returncode == 1
+    # 3 cases x 3 samples x 2 metrics: one call's 10 tries, and the first try of the other call under way
+    assert gemini.count <= 10 + 1
+    reasons = []
+    for case in data["cases"]:
+        for name in ("final_response_match_v2", "rubric_based_final_response_quality_v1"):
+            found = metric(data, case["eval_id"], name)
+            assert found["status"] == "not_evaluated" and found["score"] is None
+            reasons.append(found["reason"])
+    assert any("the quota of gemini-2.5-flash (gemini) is spent for this run" in reason for reason in reasons)
+    assert any("later calls to it are not attempted" in reason for reason in reasons)
+    assert {c["eval_id"]: c["status"] for c in data["cases"]} == {
+        "paris_today": "not_evaluated",  # a spent quota is not an outage
+        "two_cities": "not_evaluated",
+        "wrong_city_on_purpose": "failed",
+    }
+    assert data["totals"]["infrastructure_errors"] == 0
+
+
 @pytest.mark.parametrize(("allow", "code"), [(False, 1), (True, 0)])
 def test_without_credentials_judge_metrics_are_not_evaluated(
     workspace: Path, gemini: FakeGemini, cli_in_process: Cli, allow: bool, code: int

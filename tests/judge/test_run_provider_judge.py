@@ -169,6 +169,20 @@ def test_a_429_with_a_retry_hint_is_waited_out(
     assert fake.requests[1].arrived - fake.requests[0].arrived >= 0.95  # the hint, not the backoff's 0.5-1 s
 
 
+def test_a_spent_quota_stops_the_judge_after_one_calls_retries(
+    workspace: Path, provider_servers: dict[str, FakeGemini], cli_in_process: Cli
+) -> None:
+    fake = provider_servers["openai"]
+    fake.script = lambda request: Reply.error(429, retry_after="0")
+    _, data = run(cli_in_process, workspace, provider_servers, "openai/gpt-4o-mini", "--judge-parallelism", "2")
+    assert fake.count <= 10 + 1  # one call's tries, and the first try of the other call under way
+    judged = [m for case in data["cases"] for m in case["metrics"] if m["kind"] == "judge"]
+    assert judged and all(m["status"] == "not_evaluated" for m in judged)
+    assert all("the quota of openai/gpt-4o-mini (" in m["reason"] for m in judged)
+    assert sum("not attempted" in m["reason"] for m in judged) >= len(judged) - 2
+    assert {case["status"] for case in data["cases"]} == {"not_evaluated"}
+
+
 def test_a_key_the_provider_echoes_is_masked(workspace: Path, provider_servers: dict[str, FakeGemini]) -> None:
     fake = provider_servers["openai"]
     fake.script = lambda request: Reply(status=400, text=f"Incorrect API key provided: {OPENAI_KEY}")

@@ -240,3 +240,81 @@ def test_a_key_echoed_by_the_server_never_reaches_the_reason(gemini: FakeGemini)
 
 def _fast(*, attempts: int) -> JudgeRetry:
     return JudgeRetry(Backoff(attempts=attempts, initial=0.01, maximum=30.0, jitter=(0.5, 1.0)))
+
+
+def _ask_all(service: JudgeService, prompts: list[str], *, model: str = "gemini-test") -> list[str | JudgeFailed]:
+    """Every prompt asked at once (cases and samples judged together); a question that fails gives its failure."""
+    options = JudgeModelOptions(judge_model=model)
+
+    async def one(s: JudgeService, prompt: str) -> str | JudgeFailed:
+        try:
+            return await s.ask(options=options, prompt=prompt)
+        except JudgeFailed as failure:
+            return failure
+
+    async def work(s: JudgeService) -> list[str | JudgeFailed]:
+        return list(await asyncio.gather(*(one(s, prompt) for prompt in prompts)))
+
+    return run(service, work)
+
+
+@pytest.mark.slow
+def test_a_spent_quota_ends_the_run_within_one_questions_retry_budget(gemini: FakeGemini) -> None:
+    gemini.script = lambda request: Reply.error(429, retry_after="0")
+    retry = JudgeRetry(_fast(attempts=2).backoff, rate_limited_attempts=4)
+    service = judge_service(retry=retry, parallelism=2)
+    answers = _ask_all(service, [f"case {case} sample {sample}" for case in range(4) for sample in range(3)])
+    # one question's four tries, and the first try of the other question already under way
+    assert gemini.count <= retry.rate_limited_attempts + 1
+    assert all(isinstance(answer, JudgeFailed) and not answer.infrastructure for answer in answers), answers
+    reasons = [str(answer) for answer in answers]
+    [given_up] = [reason for reason in reasons if reason.startswith("judge gemini-test failed after 4 tries: HTTP 429")]
+    assert given_up.endswith(
+        "; the quota of gemini-test (gemini) is spent for this run, so later calls to it are not attempted"
+    )
+    later = [reason for reason in reasons if reason != given_up]
+    assert len(later) == 11
+    assert all(
+        reason.startswith("not attempted: the quota of gemini-test (gemini) ran out earlier in this run (judge")
+        for reason in later
+    ), later
+    assert service.counters.failed == 12
+
+
+def test_a_spent_quota_is_that_models_only(gemini: FakeGemini) -> None:
+    gemini.script = lambda request: Reply.error(429, retry_after="0") if request.model == "spent" else "ok"
+    service = judge_service(retry=JudgeRetry(_fast(attempts=2).backoff, rate_limited_attempts=2))
+
+    async def work(s: JudgeService) -> list[str | JudgeFailed]:
+        answers: list[str | JudgeFailed] = []
+        for model in ("spent", "spent", "fresh"):
+            try:
+                answers.append(await s.ask(options=JudgeModelOptions(judge_model=model), prompt="q"))
+            except JudgeFailed as failure:
+                answers.append(failure)
+        return answers
+
+    first, second, fresh = run(service, work)
+    assert isinstance(first, JudgeFailed) and isinstance(second, JudgeFailed)
+    assert str(second).startswith("not attempted: the quota of spent (gemini)")
+    assert fresh == "ok"
+    assert [request.model for request in gemini.requests] == ["spent", "spent", "fresh"]
+
+
+@pytest.mark.parametrize(
+    "failures",
+    [
+        pytest.param([Reply.error(429, retry_after="0"), "recovered"], id="429-that-recovered"),
+        pytest.param([Reply.error(500, retry_after="0")] * 2, id="500-after-every-try"),
+        pytest.param([Reply.error(400)], id="400"),
+    ],
+)
+def test_other_failures_and_a_429_that_recovered_leave_the_quota_open(
+    gemini: FakeGemini, failures: list[Reply | str]
+) -> None:
+    gemini.enqueue(*failures, "later")
+    service = judge_service(retry=_fast(attempts=2))
+    answers = _ask_all(service, ["first"])
+    answers += _ask_all(service, ["second"])
+    assert answers[-1] == "later"
+    assert gemini.count == len(failures) + 1

@@ -1,5 +1,5 @@
-"""The log's verdict (report/console_lines.py): the flaky cases named under the stability line, bounded and made safe
-for the log, and each flaky case's own line marked."""
+"""The log's verdict (report/console_lines.py): the stability line in words, the flaky cases named under it, bounded
+and made safe for the log, each flaky case's own line marked, and a long failing case cut to its first turns."""
 
 from __future__ import annotations
 
@@ -7,13 +7,13 @@ import io
 
 from adk_eval_gate.report import console_lines as console_report
 from adk_eval_gate.support.console import Console
-from tests.report.builders import case, document, metric
+from tests.report.builders import case, document, invocation, metric
 from tests.report.scenarios import SCENARIOS
 
 
-def _log(doc, *, in_actions: bool = False, secrets: tuple[str, ...] = ()) -> list[str]:  # type: ignore[no-untyped-def]
+def _log(doc, *, in_actions: bool = False, secrets: tuple[str, ...] = (), **where: str) -> list[str]:  # type: ignore[no-untyped-def]
     out = io.StringIO()
-    console_report.final(Console(in_actions=in_actions, stream=out, secrets=secrets), doc)
+    console_report.final(Console(in_actions=in_actions, stream=out, secrets=secrets), doc, **where)
     return out.getvalue().splitlines()
 
 
@@ -65,3 +65,47 @@ def test_hostile_flaky_names_stay_on_one_line_cut_masked_and_never_a_workflow_co
     assert "x" * 200 not in flaky and "…" in flaky
     assert not any(line.startswith("::error::") for line in lines)
     assert len(flaky) < 4 * 200 + 200
+
+
+def test_the_stability_line_says_pass_k_and_pass_at_k_in_words_without_nested_parentheses() -> None:
+    doc = document(
+        [case("coin", [metric("m", [1.0, 0.5, 1.0])]), case("steady", [metric("m", [1.0, 1.0, 1.0])])], num_runs=3
+    )
+    [line] = [line for line in _log(doc) if line.startswith("Over 3 runs per case")]
+    assert line == (
+        "Over 3 runs per case: 1 stable pass, 1 flaky, 0 stable fail; 50% passed all 3 runs (pass^3), "
+        "100% passed at least once (pass@3); a case passes when each metric's mean over every turn of its runs "
+        "meets its threshold (ADK's AgentEvaluator rule)"
+    )
+    depth = deepest = 0
+    for char in line:
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        deepest = max(deepest, depth)
+    assert deepest == 1
+
+
+def test_a_long_failing_case_shows_its_first_differing_turns_and_where_the_rest_is() -> None:
+    turns = [
+        invocation(
+            f"question {number}",
+            expected=f"answer {number}",
+            actual="I do not know.",
+            expected_calls=[{"name": "look_up", "args": {"n": number}}],
+            actual_calls=[],
+        )
+        for number in range(1, 23)
+    ]
+    doc = document([case("long_talk", [metric("m", [0.1], threshold=0.8)], turns=turns)])
+    lines = _log(doc, full_report="out/report.html or out/results.json")
+    start = lines.index("Cases that did not pass:")
+    block = lines[start + 2 : lines.index("", start)]
+    assert len(block) <= 14, block
+    assert block[0].strip().startswith("turn 1 tools:")
+    assert not any("turn 4 " in line for line in block)
+    assert block[-1].strip() == "... 19 more differing turns: see out/report.html or out/results.json"
+
+
+def test_a_short_failing_case_shows_every_differing_turn_and_no_pointer() -> None:
+    lines = _log(document([case("short", [metric("m", [0.1], threshold=0.8)])]))
+    assert any(line.strip().startswith("turn 1 answer:") for line in lines)
+    assert not any(line.strip().startswith("...") for line in lines)

@@ -86,9 +86,10 @@ def test_ci_prints_one_line_per_run_and_heartbeats_in_a_group() -> None:
     assert "ran a.evalset.json::c1: error: boom" in lines
     heartbeat = next(line for line in lines if line.startswith("... "))
     assert (
-        heartbeat == "... 2/3 done, 1 error, 1 running, 45s elapsed, ETA 22s; longest running: a.evalset.json::c2 (45s)"
+        heartbeat
+        == "... 2/3 runs done, 1 error, 1 running, 45s elapsed, ETA 22s; longest running: a.evalset.json::c2 (45s)"
     )
-    assert lines[-2] == "Finished in 45.00 s: 3/3 done, 1 error, 0 running"
+    assert lines[-2] == "Finished in 45.00 s: 3/3 runs done, 1 error, 0 running"
     assert lines[-1] == "::endgroup::"
     assert "\r" not in out.getvalue()
 
@@ -106,10 +107,10 @@ def test_a_terminal_gets_a_live_line_redrawn_on_stderr() -> None:
     clock.now += 10
     progress.finished(items[0], _ok(), CaseStatus.PASSED)
     progress.end()
-    assert "\r\x1b[K0/2 done, 1 running, 0s elapsed" in err.getvalue()
-    assert "\r\x1b[K1/2 done, 1 running, 10s elapsed, ETA 10s" in err.getvalue()
+    assert "\r\x1b[K0/2 runs done, 1 running, 0s elapsed" in err.getvalue()
+    assert "\r\x1b[K1/2 runs done, 1 running, 10s elapsed, ETA 10s" in err.getvalue()
     assert err.getvalue().endswith("\r\x1b[K")  # cleared before the final lines
-    assert out.getvalue().splitlines()[-1] == "Finished in 10.00 s: 1/2 done, 1 running"
+    assert out.getvalue().splitlines()[-1] == "Finished in 10.00 s: 1/2 runs done, 1 running"
 
 
 def test_live_line_only_on_a_terminal_outside_ci() -> None:
@@ -121,3 +122,17 @@ def test_live_line_only_on_a_terminal_outside_ci() -> None:
     assert use_live_line(Tty(), env={"GITHUB_ACTIONS": "true"}) is False
     assert use_live_line(Tty(), env={"CI": "true"}) is False
     assert use_live_line(io.StringIO(), env={}) is False
+
+
+def test_each_count_says_what_it_counts_and_a_run_not_evaluated_is_not_a_failure() -> None:
+    out = io.StringIO()
+    progress = Progress(Console(in_actions=True, stream=out), total=4, live=False, clock=Clock())
+    items = _items(4)
+    progress.begin("Running 4 case runs")
+    for item, status in zip(
+        items, (CaseStatus.FAILED, CaseStatus.NOT_EVALUATED, CaseStatus.NOT_EVALUATED, CaseStatus.PASSED), strict=True
+    ):
+        progress.started(item)
+        progress.finished(item, _ok(), status)
+    progress.end()
+    assert out.getvalue().splitlines()[-2] == "Finished in 0.00 s: 4/4 runs done, 1 failed, 2 not evaluated, 0 running"

@@ -109,7 +109,10 @@ def test_stability_and_pass_k_over_five_runs(repo: Path, monkeypatch: pytest.Mon
         "pass_hat_k": pytest.approx(1 / 3),
         "pass_at_k": pytest.approx(2 / 3),
     }
-    assert "1 stable pass, 1 flaky, 1 stable fail; pass^5 33%, pass@5 67%" in result.stdout
+    assert (
+        "1 stable pass, 1 flaky, 1 stable fail; 33% passed all 5 runs (pass^5), 67% passed at least once (pass@5)"
+        in result.stdout
+    )
     assert f"\nFlaky: coin/coin.evalset.json::coin ({expected_coin} of 5 runs passed)\n" in result.stdout
     assert f"FAIL (flaky: {expected_coin} of 5 runs passed) coin/coin.evalset.json::coin: " in result.stdout
     junit = (repo / "adk-eval-results" / "junit.xml").read_text()

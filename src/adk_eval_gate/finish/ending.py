@@ -54,17 +54,18 @@ def finish(
         doc = against_baseline.compare_and_decide(doc, settings=settings, client=client, console=console, found=found)
     doc = trusted_links(mask_model(doc, console.secrets), settings.github)
     doc = write_reports(doc, settings=settings, console=console, source=ending.results_source)
+    results_path = settings.results_path if ending.results_source is None else Path(ending.results_source)
     publish(
         doc,
         settings=settings,
         client=client,
         console=console,
         pull_number=ending.pull_number,
-        results_path=settings.results_path if ending.results_source is None else Path(ending.results_source),
+        results_path=results_path,
     )
     if ending.annotate:
         annotate(console, doc)
-    console_report.final(console, doc)
+    console_report.final(console, doc, full_report=f"{settings.html_path} or {results_path}")
     return verdict.exit_code(doc)
 
 

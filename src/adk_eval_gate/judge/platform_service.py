@@ -9,9 +9,10 @@ ADK: a predefined metric of the service by name, others (``COHERENCE``) from Goo
 
 Around each request, the gate's rules rather than the SDK's evaluate loop: at most ``parallelism`` requests at
 once, a timeout, retries of 429, 5xx, timeouts and dropped connections honouring ``Retry-After``
-(``judge.judge_retry``), answers of bounded size (``platform_transport``), and after three failures in a row no more
-requests. A request that still fails raises ``PlatformFailed`` (its reason never carries the API key); an answer
-the service gave is never a failure. The SDK is imported on first use only.
+(``judge.judge_retry``), answers of bounded size (``platform_transport``), after three failures in a row no more
+requests, once one gave up on a rate limit none in the run (``judge.quota``). A request that still fails raises
+``PlatformFailed`` (its reason never carries the API key); an answer the service gave is never a failure. The SDK
+is imported on first use only.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from adk_eval_gate.judge.limiter import JudgeLimiter
 from adk_eval_gate.judge.platform_access import INSTALL_HINT, PlatformAccess
 from adk_eval_gate.judge.platform_instances import PlatformInstance, sdk_instance
 from adk_eval_gate.judge.platform_transport import MAX_ANSWER_BYTES, AnswerTooLarge, CappedTransport, EncodedAnswer
+from adk_eval_gate.judge.quota import QuotaBreaker, rate_limited
 from adk_eval_gate.support import sanitize
 from adk_eval_gate.support.pydantic_errors import first_error
 
@@ -156,6 +158,9 @@ def _as_is(text: str) -> str:
     return text
 
 
+_QUOTA = "Google's evaluation service"  # one quota: the project's, whatever the metric
+
+
 class PlatformService:
     def __init__(
         self,
@@ -181,6 +186,7 @@ class PlatformService:
         self.sleep = sleep  # between tries and the shared pauses, on ``clock`` (tests record the waits)
         self.mask = mask  # the console's: a reason could quote the key, and reasons end up in results.json
         self.counters = PlatformCounters()
+        self.quota = QuotaBreaker()
         self._clients: dict[asyncio.AbstractEventLoop, tuple[Any, httpx.AsyncClient]] = {}
         self._locks: dict[asyncio.AbstractEventLoop, asyncio.Lock] = {}
         self._metrics: dict[ServiceMetric, Any] = {}
@@ -268,29 +274,46 @@ class PlatformService:
             )
         request = {"metrics": [metric], "instance": instance, "autorater_config": autorater_config(metric)}
         tries = 0
-        while True:
-            tries += 1
-            try:
-                async with self.limiter.slot():
-                    self.counters.calls += 1
-                    call = client.aio.evals.evaluate_instances(metric_config=request)
-                    response = await asyncio.wait_for(call, timeout=self.timeout_seconds + 5)
-            except Exception as error:
-                stop, refused_wait = self.retry.give_up(error, tries)
-                if stop or isinstance(error, (AnswerTooLarge, EncodedAnswer)):
-                    raise self._failed(tries, error, refused_wait) from None
-                delay = self.retry.delay(error, tries, self.rng)
-                if server_delay(error) is not None or status_of(error) == 429:
-                    self.limiter.pause(delay)  # the quota is shared: every request waits it out
-                self.counters.retries += 1
-                await self.sleep(delay)
-                continue
-            self._failures_in_a_row = 0
-            return read_answer(response)
+        retrying: asyncio.Lock | None = None  # held while this request retries a rate limit: the others wait for it
+        try:
+            while True:
+                if retrying is None:
+                    await self.quota.wait_turn(_QUOTA)
+                if spent := self.quota.spent(_QUOTA):
+                    self.counters.failed += 1
+                    raise PlatformFailed(spent)
+                try:
+                    async with self.limiter.slot():
+                        if retrying is None and self.quota.busy(_QUOTA):  # it waited for a slot meanwhile
+                            continue
+                        tries += 1
+                        self.counters.calls += 1
+                        call = client.aio.evals.evaluate_instances(metric_config=request)
+                        response = await asyncio.wait_for(call, timeout=self.timeout_seconds + 5)
+                except Exception as error:
+                    stop, refused_wait = self.retry.give_up(error, tries)
+                    if stop or isinstance(error, (AnswerTooLarge, EncodedAnswer)):
+                        raise self._failed(tries, error, refused_wait) from None
+                    if retrying is None and status_of(error) == 429:
+                        retrying = await self.quota.retrying(_QUOTA)
+                        if self.quota.spent(_QUOTA):  # the request it waited for gave up: so does this one
+                            continue
+                    delay = self.retry.delay(error, tries, self.rng)
+                    if server_delay(error) is not None or status_of(error) == 429:
+                        self.limiter.pause(delay)  # the quota is shared: every request waits it out
+                    self.counters.retries += 1
+                    await self.sleep(delay)
+                    continue
+                self._failures_in_a_row = 0
+                return read_answer(response)
+        finally:
+            if retrying is not None:
+                retrying.release()
 
     def _failed(self, tries: int, error: BaseException, refused_wait: str | None) -> PlatformFailed:
         """The request is given up: ``refused_wait`` says why when the service asked for a longer wait than the gate
-        makes (then the metric is not evaluated, as for a quota, not an outage)."""
+        makes. Given up on a rate limit, the metric is not evaluated (a quota, not an outage) and the quota is spent
+        for the run (``judge.quota``)."""
         self.counters.failed += 1
         transient = is_retryable(error) and not isinstance(error, (AnswerTooLarge, EncodedAnswer))
         what = _what(error)
@@ -299,7 +322,10 @@ class PlatformService:
         reason = f"the evaluation service failed after {tries} {'try' if tries == 1 else 'tries'}: {self.mask(what)}"
         if refused_wait:
             reason += f"; {refused_wait}, so it was not asked again"
-        failure = PlatformFailed(reason, infrastructure=transient and not refused_wait)
+        limited = transient and rate_limited(status_of(error), refused_wait)
+        if limited:
+            reason += self.quota.open(_QUOTA, reason)
+        failure = PlatformFailed(reason, infrastructure=transient and not limited)
         if transient or status_of(error) in {401, 403, 404}:  # not caused by this instance
             self._failures_in_a_row += 1
             self._last_failure = failure

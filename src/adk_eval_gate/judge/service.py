@@ -34,6 +34,7 @@ from adk_eval_gate.judge.judge_retry import (
     status_of,
 )
 from adk_eval_gate.judge.limiter import JudgeLimiter
+from adk_eval_gate.judge.quota import QuotaBreaker, rate_limited
 from adk_eval_gate.model.eval_config import JudgeModelOptions
 from adk_eval_gate.model.tokens import MAX_CALL_TOKENS, Tokens, call_counts, plausible_usage, tokens_of
 
@@ -41,8 +42,8 @@ from adk_eval_gate.model.tokens import MAX_CALL_TOKENS, Tokens, call_counts, pla
 class JudgeFailed(Exception):
     """The judge gave no answer after every try; the message says why.
 
-    ``infrastructure``: the judge service failed (429/5xx, timeouts, dropped connections after every retry), as
-    opposed to a problem of the configuration (a bad key, an unknown model, a bad request).
+    ``infrastructure``: the judge service failed (5xx, timeouts, dropped connections after every retry), as opposed
+    to a problem of the configuration (a bad key, an unknown model, a bad request) or a spent quota (``judge.quota``).
     """
 
     def __init__(self, message: str, *, infrastructure: bool = False) -> None:
@@ -107,6 +108,7 @@ class JudgeService:
         self.rng = rng or random.Random()
         self.description = description
         self.counters = JudgeCounters()
+        self.quota = QuotaBreaker()
         self.breaker_limit = breaker_limit
         self.mask = mask
         self.warn = warn
@@ -165,6 +167,7 @@ class JudgeService:
 
     async def _call(self, *, model: str, config: genai_types.GenerateContentConfig, prompt: str) -> ModelAnswer:
         assert self.backend is not None
+        quota = f"{model} ({self._provider(model)})"
         if self._failures_in_a_row >= self.breaker_limit:
             self.counters.failed += 1
             raise JudgeFailed(
@@ -172,24 +175,40 @@ class JudgeService:
                 infrastructure=self._last_failure_infrastructure,
             )
         tries = 0
-        while True:
-            tries += 1
-            try:
-                async with self.limiter.slot():
-                    self.counters.calls += 1
-                    answer = await self.backend.generate(model=model, config=config, prompt=prompt)
-            except Exception as error:
-                stop, refused_wait = self.retry.give_up(error, tries)
-                if stop:
-                    raise self._failed(model, tries, error, refused_wait) from None
-                delay = self.retry.delay(error, tries, self.rng)
-                if server_delay(error) is not None or _status(error) == 429:
-                    self.limiter.pause(delay)
-                self.counters.retries += 1
-                await self.sleep(delay)
-                continue
-            self._failures_in_a_row = 0
-            return self._counted(model, answer)
+        retrying: asyncio.Lock | None = None  # held while this call retries a rate limit: the others wait for it
+        try:
+            while True:
+                if retrying is None:
+                    await self.quota.wait_turn(quota)
+                if spent := self.quota.spent(quota):
+                    self.counters.failed += 1
+                    raise JudgeFailed(spent)
+                try:
+                    async with self.limiter.slot():
+                        if retrying is None and self.quota.busy(quota):  # it waited for a slot meanwhile
+                            continue
+                        tries += 1
+                        self.counters.calls += 1
+                        answer = await self.backend.generate(model=model, config=config, prompt=prompt)
+                except Exception as error:
+                    stop, refused_wait = self.retry.give_up(error, tries)
+                    if stop:
+                        raise self._failed(model, tries, error, refused_wait, quota=quota) from None
+                    if retrying is None and _status(error) == 429:
+                        retrying = await self.quota.retrying(quota)
+                        if self.quota.spent(quota):  # the call it waited for gave up: so does this one
+                            continue
+                    delay = self.retry.delay(error, tries, self.rng)
+                    if server_delay(error) is not None or _status(error) == 429:
+                        self.limiter.pause(delay)
+                    self.counters.retries += 1
+                    await self.sleep(delay)
+                    continue
+                self._failures_in_a_row = 0
+                return self._counted(model, answer)
+        finally:
+            if retrying is not None:
+                retrying.release()
 
     def _counted(self, model: str, answer: ModelAnswer) -> ModelAnswer:
         """``answer`` masked, with counts that are counts; its counts added to the run's."""
@@ -210,14 +229,20 @@ class JudgeService:
         self.counters.model_calls.append(tokens_of(model, answer.usage))
         return replace(answer, text=self.mask(answer.text))
 
-    def _failed(self, model: str, tries: int, error: BaseException, refused_wait: str | None) -> JudgeFailed:
+    def _failed(
+        self, model: str, tries: int, error: BaseException, refused_wait: str | None, *, quota: str
+    ) -> JudgeFailed:
         """The question is given up: ``refused_wait`` says why when the server asked for a longer wait than the judge
-        makes (then the question is not evaluated, as for a quota, not an outage)."""
+        makes. Given up on a rate limit, the question is not evaluated (a quota, not an outage) and the quota is
+        spent for the run (``judge.quota``)."""
         self.counters.failed += 1
         reason = self._failure(model, tries, error)
         if refused_wait:
             reason += f"; {refused_wait}, so it was not asked again"
-        infrastructure = is_retryable(error) and not refused_wait
+        limited = is_retryable(error) and rate_limited(_status(error), refused_wait)
+        if limited:
+            reason += self.quota.open(quota, reason)
+        infrastructure = is_retryable(error) and not limited
         # not caused by this prompt: the server's state, the key, the model name, the endpoint
         if is_retryable(error) or _status(error) in {401, 403, 404} or isinstance(error, JudgeAnswerRefused):
             self._failures_in_a_row += 1

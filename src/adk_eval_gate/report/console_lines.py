@@ -36,16 +36,29 @@ def _clip(text: str) -> str:
     return text if len(text) <= _TEXT else text[: _TEXT - 1] + "…"
 
 
-def _differences(case: CaseResult) -> list[str]:
-    """The turns of the case's worst run where the tool calls or the answer differ from the expectation."""
+_SHOWN_TURNS = 3  # differing turns of a failing case in the log (and as many notes); the reports have every one
+
+
+def _differences(case: CaseResult, *, full_report: str) -> list[str]:
+    """The first turns of the case's worst run where the tool calls or the answer differ from the expectation, and
+    the first notes of its failing metrics; one line saying how many more there are, and where they are."""
     run = views.worst_run(case)
-    lines: list[str] = []
-    for turn in views.turns(run) if run else []:
-        lines += _difference(f"turn {turn.number} tools: ", turn.expected_calls, turn.actual_calls, _calls_text)
-        lines += _difference(f"turn {turn.number} answer:", turn.expected_answer, turn.actual_answer, _answer_text)
-    if run is not None:
-        lines += [_clip(note) for note in views.failing_metric_notes(run)]
+    if run is None:
+        return []
+    differing = [lines for turn in views.turns(run) if (lines := _turn_differences(turn))]
+    notes = [_clip(note) for note in views.failing_metric_notes(run)]
+    lines = [line for turn_lines in differing[:_SHOWN_TURNS] for line in turn_lines] + notes[:_SHOWN_TURNS]
+    left = ((len(differing) - _SHOWN_TURNS, "more differing turn"), (len(notes) - _SHOWN_TURNS, "more note"))
+    more = [plural(count, what) for count, what in left if count > 0]
+    if more:
+        lines.append(f"... {' and '.join(more)}: see {full_report}")
     return lines
+
+
+def _turn_differences(turn: views.TurnView) -> list[str]:
+    return _difference(
+        f"turn {turn.number} tools: ", turn.expected_calls, turn.actual_calls, _calls_text
+    ) + _difference(f"turn {turn.number} answer:", turn.expected_answer, turn.actual_answer, _answer_text)
 
 
 def _calls_text(calls: list[str]) -> str:
@@ -63,16 +76,18 @@ def _difference(label: str, expected: Shown | None, actual: Shown | None, show: 
 
 
 def _stability_lines(doc: ResultsDocument) -> list[str]:
-    """The suite's stability over its runs, then the flaky cases by name (the first ``_SHOWN_FLAKY``)."""
+    """The suite's stability over its runs, pass^k and pass@k said in words, then the flaky cases by name (the first
+    ``_SHOWN_FLAKY``)."""
     suite = doc.stability
     if suite is None:
         return []
     k = max(len(case.runs) for case in doc.cases)
-    several = f" ({suite.cases} of the {len(doc.cases)} cases)" if suite.cases < len(doc.cases) else ""
+    several = f", {suite.cases} of the {len(doc.cases)} cases" if suite.cases < len(doc.cases) else ""
     lines = [
-        f"Over {k} runs per case{several} (a case passes when {PASS_RULES[doc.run.pass_rule]}): "
-        f"{suite.stable_pass} stable pass, {suite.flaky} flaky, {suite.stable_fail} stable fail; "
-        f"pass^{k} {_share(suite.pass_hat_k)}, pass@{k} {_share(suite.pass_at_k)}"
+        f"Over {k} runs per case{several}: {suite.stable_pass} stable pass, {suite.flaky} flaky, "
+        f"{suite.stable_fail} stable fail; {_share(suite.pass_hat_k)} passed all {k} runs (pass^{k}), "
+        f"{_share(suite.pass_at_k)} passed at least once (pass@{k}); "
+        f"a case passes when {PASS_RULES[doc.run.pass_rule]}"
     ]
     flaky = stability.flaky_cases(doc.cases)
     if flaky:
@@ -118,9 +133,9 @@ def case_line(case: CaseResult) -> str:
     return f"{mark} {name}: {case.error or '; '.join(views.case_reasons(case))}"
 
 
-def _case_lines(console: Console, doc: ResultsDocument) -> None:
+def _case_lines(console: Console, doc: ResultsDocument, *, full_report: str) -> None:
     """Each case once, with its final status: those that passed in a group, the others after it with what went
-    wrong (annotations: github/annotations.py)."""
+    wrong (annotations: github/annotations.py), up to a few turns each (``full_report``: where the rest is)."""
     passed = [c for c in doc.cases if c.status == CaseStatus.PASSED and not c.quarantined]
     others = [c for c in doc.cases if c.status != CaseStatus.PASSED and not c.quarantined]
     quarantined = [c for c in doc.cases if c.quarantined]
@@ -135,7 +150,7 @@ def _case_lines(console: Console, doc: ResultsDocument) -> None:
     for index, case in enumerate(others):
         console.line(f"  {case_line(case)}")
         if index < _SHOWN_CASES and case.status == CaseStatus.FAILED:
-            for line in _differences(case):
+            for line in _differences(case, full_report=full_report):
                 console.line(f"      {line}")
     if len(others) > _SHOWN_CASES:
         console.line(f"  (expected and actual turns are shown for the first {_SHOWN_CASES}; see summary.md)")
@@ -143,9 +158,10 @@ def _case_lines(console: Console, doc: ResultsDocument) -> None:
         console.line(f"  {case_line(case).rstrip()}")
 
 
-def final(console: Console, doc: ResultsDocument) -> None:
+def final(console: Console, doc: ResultsDocument, *, full_report: str = "report.html or results.json") -> None:
+    """``full_report``: where a reader finds what the log leaves out (the paths of report.html and results.json)."""
     totals = doc.totals
-    _case_lines(console, doc)
+    _case_lines(console, doc, full_report=full_report)
     parts = count_words(doc)
     if doc.comparison is not None:
         counts = change_counts(doc)

@@ -77,13 +77,17 @@ class Counts:
     total: int
     done: int = 0
     failed: int = 0
+    not_evaluated: int = 0
     errors: int = 0
     running: dict[tuple[str, int], float] = field(default_factory=dict)  # (case id, run) -> start time
 
     def summary(self, *, elapsed: float | None, eta: bool = True) -> str:
-        parts = [f"{self.done}/{self.total} done"]
+        """``48/120 runs done, 2 failed, 1 not evaluated, 1 error, 8 running, ...``: each count of runs named."""
+        parts = [f"{self.done}/{self.total} runs done"]
         if self.failed:
-            parts.append(plural(self.failed, "failing run"))
+            parts.append(f"{self.failed} failed")
+        if self.not_evaluated:
+            parts.append(f"{self.not_evaluated} not evaluated")
         if self.errors:
             parts.append(plural(self.errors, "error"))
         parts.append(f"{len(self.running)} running")
@@ -155,7 +159,8 @@ class Progress:
         passed), which the counts show."""
         self.counts.running.pop((item.case_id, item.run), None)
         self.counts.done += 1
-        self.counts.failed += status in (CaseStatus.FAILED, CaseStatus.NOT_EVALUATED)
+        self.counts.failed += status == CaseStatus.FAILED
+        self.counts.not_evaluated += status == CaseStatus.NOT_EVALUATED
         self.counts.errors += status == CaseStatus.ERROR
         self._clear()
         run_finished(self.console, item, finished, status)
