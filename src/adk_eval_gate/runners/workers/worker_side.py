@@ -108,7 +108,8 @@ def call_main(conn: Connection, work: Callable[[], Any], *, others: list[int], o
         frame = messages.to_json({"returned": work()})
     except BaseException as error:  # whatever the code it imports raises, the caller gets one line
         frame = messages.to_json({"raised": f"{type(error).__name__}: {error}".removesuffix(": ")})
-    messages.send(conn, frame)
+    with contextlib.suppress(OSError):  # the caller is gone, or stopped reading (it refused what came first)
+        messages.send(conn, frame)
     conn.close()
 
 
