@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 
 import pydantic
 
-from adk_eval_gate.runners.workers.messages import BadMessage, call_answer, call_result, receive_frame
+from adk_eval_gate.runners.workers.messages import BadMessage, CallAnswer, call_answer, call_result, receive_frame
 from adk_eval_gate.runners.workers.worker_side import call_main
 from adk_eval_gate.support.console import relay_lines
 
@@ -64,10 +64,11 @@ def call_in_worker(
         target=relay_lines, args=(output_read, on_output), name="adk-eval-gate-call-output", daemon=True
     )
     relay.start()
-    frame, timed_out, refused = None, False, None
+    reply: CallAnswer | None = None
+    timed_out, refused = False, None
     try:
         if ours.poll(timeout):
-            frame = receive_frame(ours)
+            reply = call_answer(receive_frame(ours))
         else:
             timed_out = True
     except BadMessage as error:
@@ -82,15 +83,17 @@ def call_in_worker(
     relay.join(5)
     if timed_out:
         raise WorkerLost(f"did not finish within {timeout:g} s")
-    if frame is None and refused is None:
+    if refused is not None:
+        raise WorkerLost(_refused(refused))
+    if reply is None:
         raise WorkerLost(f"its process {ended(process.exitcode)} (os._exit() or a crash)")
+    if reply.raised is not None:
+        raise WorkerLost(f"raised {reply.raised[:MAX_RAISED]}")
     try:
-        if refused is not None:
-            raise BadMessage(refused)
-        assert frame is not None
-        reply = call_answer(frame)
-        if reply.raised is not None:
-            raise WorkerLost(f"raised {reply.raised[:MAX_RAISED]}")
         return call_result(reply.returned, answer)
     except BadMessage as error:
-        raise WorkerLost(f"sent {error} instead of its answer (code there wrote on the gate's connection)") from None
+        raise WorkerLost(_refused(str(error))) from None
+
+
+def _refused(what: str) -> str:
+    return f"sent {what} instead of its answer (code there wrote on the gate's connection)"
