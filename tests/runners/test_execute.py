@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import pickle
 from pathlib import Path
 
 from google.genai import types as genai_types
@@ -21,8 +20,9 @@ from adk_eval_gate.model.eval_config import EvalConfig
 from adk_eval_gate.model.evalset import EvalCase, EvalSet, Invocation, InvocationEvent, InvocationEvents
 from adk_eval_gate.runners.execute import CASE_RUN_RETRY, Execution, FinishedRun, MetricBuilder, run_one
 from adk_eval_gate.runners.runner import Inference
+from adk_eval_gate.runners.workers.messages import Done, encode_run, worker_message
 from adk_eval_gate.runners.workers.pool import default_worker_count
-from adk_eval_gate.runners.workers.worker_side import Finisher, decode, encode
+from adk_eval_gate.runners.workers.worker_side import Finisher
 
 
 def _invocation(text: str) -> Invocation:
@@ -87,9 +87,11 @@ def _actual(answer: str) -> Invocation:
 def test_a_worker_sends_compact_turns_and_the_deterministic_scores_never_the_invocation_objects() -> None:
     item, _ = _planned({"response_match_score": 0.5, "final_response_match_v2": 0.5})
     inference = asyncio.run(Finisher().finish(item, Inference(invocations=[_actual("sunny in Paris")])))
-    payload = pickle.dumps(encode(inference))
+    payload = encode_run(1, inference)
     assert b"google.genai" not in payload and b"adk_eval_gate.model.evalset" not in payload  # plain data
-    received = decode(pickle.loads(payload))
+    message = worker_message(payload)
+    assert isinstance(message, Done)
+    received = message.run.inference()
     assert received.invocations == [] and received.turns is not None
     assert compact.answer_text(received.turns[0]) == "sunny in Paris"
     assert set(received.scored) == {"response_match_score", *EFFICIENCY_METRICS}  # the judge metric is left
@@ -107,7 +109,9 @@ def test_the_main_process_scores_only_what_the_worker_left_and_keeps_no_objects(
         async def infer(self, work: WorkItem) -> Inference:
             finished = await Finisher().finish(work, Inference(invocations=[_actual("sunny in Paris")]))
             finished.scored.pop("exact_match")  # as if it needed this process (a judge, user code)
-            return decode(pickle.loads(pickle.dumps(encode(finished))))
+            message = worker_message(encode_run(1, finished))
+            assert isinstance(message, Done)
+            return message.run.inference()
 
     apps = AppTable()
     finished = asyncio.run(

@@ -204,8 +204,8 @@ class AdkRunner:
         """Returns when every worker process has imported the agents (at once without workers)."""
         if self._pool is not None:
             await self._pool.wait_ready()
-            for imported in self._pool.setup_results:
-                self._report(imported)
+            for ready in self._pool.setup_results:
+                self._report(AgentsImported([problem.error() for problem in ready.problems], ready.secrets))
 
     def _report(self, imported: AgentsImported) -> None:
         """Masks what the agents' .env files hold from now on; reports each agent that cannot be imported once,

@@ -21,6 +21,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+import pydantic
+
 from adk_eval_gate.inputs.agent_sources import AgentRef
 from adk_eval_gate.support.errors import GateError
 
@@ -246,11 +248,19 @@ def import_problems_in_worker(
     """``import_problems`` in a process of its own, as ``run``'s workers import the agents: an agent whose import
     ends the process (``os._exit``, a crash) or does not finish is a problem of that agent, not the caller's end."""
     from adk_eval_gate.runners.workers.forked_call import WorkerLost, call_in_worker
+    from adk_eval_gate.runners.workers.messages import AgentProblem
 
     if not refs:
         return {}
+
+    def problems_by_index() -> list[tuple[int, AgentProblem]]:  # sent back as data: an index into refs each
+        found = _masked_problems(refs, root=root)
+        return [(index, AgentProblem.of(found[ref])) for index, ref in enumerate(refs) if ref in found]
+
+    answer = pydantic.TypeAdapter(list[tuple[int, AgentProblem]])
     try:
-        return call_in_worker(lambda: _masked_problems(refs, root=root), on_output=on_output, timeout=timeout)
+        found = call_in_worker(problems_by_index, answer=answer, on_output=on_output, timeout=timeout)
+        return {refs[index]: problem.error() for index, problem in found if 0 <= index < len(refs)}
     except WorkerLost as lost:
         if len(refs) == 1:
             return {refs[0]: AgentError(f"agent {refs[0].display} could not be imported: {lost}")}

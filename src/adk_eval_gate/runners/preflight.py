@@ -8,6 +8,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import pydantic
+
 from adk_eval_gate.config.settings import Settings
 from adk_eval_gate.inputs.agent_sources import AgentChoice, AgentRef
 from adk_eval_gate.inputs.plan import PlannedFile
@@ -75,6 +77,9 @@ def function_problems(planned: list[PlannedFile], *, console: Console, timeout: 
     return _imported_in_worker(paths, on_output=console.line, timeout=timeout)
 
 
+_PROBLEMS = pydantic.TypeAdapter(dict[str, str])  # what the import process sends back: read as this, never unpickled
+
+
 def _imported_in_worker(paths: list[str], *, on_output: Callable[[str], None], timeout: float) -> dict[str, str]:
     """A module that ends that process (``os._exit``, a crash, a signal) or does not finish importing within
     ``timeout`` seconds takes only the process with it: then each function is imported alone, to name the one."""
@@ -83,6 +88,7 @@ def _imported_in_worker(paths: list[str], *, on_output: Callable[[str], None], t
     try:
         return call_in_worker(
             lambda: {path: problem for path in paths if (problem := _import_problem(path))},
+            answer=_PROBLEMS,
             on_output=on_output,
             timeout=timeout,
         )

@@ -20,6 +20,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pydantic
+
 from adk_eval_gate.metrics.agents_cli_functions import FunctionAnswer, FunctionCall
 from adk_eval_gate.runners.workers import observe
 from adk_eval_gate.runners.workers.forked_call import WorkerLost, call_in_worker
@@ -31,6 +33,7 @@ MAX_TRIES = 5
 MAX_SECONDS = 120.0
 MAX_WAIT = 8.0
 MAX_EXPLANATION = 10_000
+_ANSWER = pydantic.TypeAdapter(FunctionAnswer)  # what the call's process sends back is read as this, never unpickled
 
 
 def _transient(error: BaseException | None) -> bool:
@@ -170,6 +173,8 @@ class FunctionProcesses:
             self.on_output(f"{call.metric}: {line}")
 
         try:
-            return call_in_worker(functools.partial(run_here, call), on_output=relay, timeout=self.timeout)
+            return call_in_worker(
+                functools.partial(run_here, call), answer=_ANSWER, on_output=relay, timeout=self.timeout
+            )
         except WorkerLost as lost:
             return FunctionAnswer(error=f"{call.metric}'s code: {lost}")

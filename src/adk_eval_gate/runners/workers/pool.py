@@ -13,8 +13,10 @@ before a high ``--parallelism`` of latency-bound cases does. Workers are forked 
 any agent is imported (connections an agent opens at import time are never shared). Each gets its job (``Job``,
 what makes it run the agents) with the work items, imports the agents itself (and sends what ``load_agents``
 returned with its ``ready``: the agents that failed, in ``setup_results``), runs the case runs this process sends
-(by index into the work items) and sends back what ``runners.capture`` keeps of each; what it prints reaches this
-process through a pipe (``on_output``). The metrics that need the judge or user code, progress and reports stay
+(by index into the work items) and sends back what ``runners.capture`` keeps of each, as JSON read against its
+schema (``messages``; a worker's message is never unpickled: one that is too large or not of its schema is that
+worker's end, and the end of the case runs it held); what it prints reaches this process through a pipe
+(``on_output``). The metrics that need the judge or user code, progress and reports stay
 in this process.
 """
 
@@ -35,8 +37,9 @@ from typing import Any
 from adk_eval_gate.inputs.plan import WorkItem
 from adk_eval_gate.runners.runner import Inference
 from adk_eval_gate.runners.workers.forked_call import ended
-from adk_eval_gate.runners.workers.starter import Starter
-from adk_eval_gate.runners.workers.worker_side import Job, decode, fork_available
+from adk_eval_gate.runners.workers.messages import BadMessage, Cancelled, Done, Ready, receive_frame, worker_message
+from adk_eval_gate.runners.workers.starter import Starter, StarterMessage
+from adk_eval_gate.runners.workers.worker_side import Job, fork_available
 from adk_eval_gate.support.console import relay_lines
 
 CANCEL_GRACE = 2.0  # seconds a worker's event loop has to answer a cancel before it counts as blocked
@@ -67,6 +70,7 @@ class _Worker:
     ready: asyncio.Future[None] | None = None
     alive: bool = True
     killed: str | None = None  # why this process killed it (its other case runs are not to blame)
+    refused: str | None = None  # what it sent that is not a message of the gate's (it is killed: its runs fail)
     kill_when_forked: bool = False
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -115,7 +119,7 @@ class WorkerPool:
         self._starter_failed: str | None = None
         self._closing = False
         self._loop: asyncio.AbstractEventLoop | None = None
-        self.setup_results: list[Any] = []  # what ``load_agents`` returned in each worker that finished it
+        self.setup_results: list[Ready] = []  # what ``load_agents`` returned in each worker that finished it
 
     def start(self, items: list[WorkItem]) -> None:
         """Has the workers forked; they import the agents while this process goes on (``wait_ready``)."""
@@ -162,13 +166,15 @@ class WorkerPool:
             except RuntimeError:  # the event loop is closed: the run is over
                 return
 
-    def _heard(self, message: tuple[Any, ...]) -> None:
+    def _heard(self, message: StarterMessage) -> None:
         if message[0] == "failed":
             self._unloadable = True
             self._last_death = self._starter_failed = f"the agent worker processes could not start: {message[1]}"
             for worker in self.workers:
                 if worker.ready is not None and not worker.ready.done():
                     worker.ready.set_result(None)
+            return
+        if not 0 < message[1] <= len(self.workers):
             return
         worker = self.workers[message[1] - 1]
         if message[0] == "forked":
@@ -187,10 +193,14 @@ class WorkerPool:
         with contextlib.suppress(OSError, ValueError):  # gone already: the next read says so
             worker.send(("job", self._job))
         while True:
+            message: Ready | Done | Cancelled | None = None
             try:
-                message = worker.conn.recv()
+                message = worker_message(receive_frame(worker.conn))
+            except BadMessage as error:
+                worker.refused = f"sent {error}: code it runs wrote on the gate's connection"
+                worker.kill()
             except (EOFError, OSError):
-                message = None
+                pass
             try:
                 if message is None:
                     loop.call_soon_threadsafe(self._died, worker)
@@ -199,17 +209,17 @@ class WorkerPool:
             except RuntimeError:  # the event loop is closed: the run is over
                 return
 
-    def _received(self, worker: _Worker, message: tuple[Any, ...]) -> None:
-        if message[0] == "ready" and worker.ready is not None and not worker.ready.done():
-            self.setup_results.append(message[1])
+    def _received(self, worker: _Worker, message: Ready | Done | Cancelled) -> None:
+        if isinstance(message, Ready) and worker.ready is not None and not worker.ready.done():
+            self.setup_results.append(message)
             worker.ready.set_result(None)
-        elif message[0] == "done":
-            request = worker.pending.pop(message[1], None)
-            self._where.pop(message[1], None)
+        elif isinstance(message, Done):
+            request = worker.pending.pop(message.request, None)
+            self._where.pop(message.request, None)
             if request is not None and not request.future.done():
-                request.future.set_result(decode(message[2]))
-        elif message[0] == "cancelled":
-            ack = worker.acks.pop(message[1], None)
+                request.future.set_result(message.run.inference())
+        elif isinstance(message, Cancelled):
+            ack = worker.acks.pop(message.request, None)
             if ack is not None and not ack.done():
                 ack.set_result(None)
 
@@ -341,6 +351,8 @@ class WorkerPool:
 
 
 def _death(worker: _Worker) -> str:
+    if worker.refused is not None:
+        return f"the agent worker process {worker.number} {worker.refused}"
     how = ended(worker.exitcode) if worker.ended.done() else "ended"
     return f"the agent worker process {worker.number} {how} (the agent or a tool called os._exit() or crashed)"
 

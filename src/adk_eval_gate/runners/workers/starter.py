@@ -9,15 +9,16 @@ worker is forked before it imports any agent (connections an agent opens at impo
 The main process and the starter talk over a Unix socket (``Starter``): the main process asks for a worker with the
 two ends that worker will own (its connection and the write end of its output pipe, passed as file descriptors);
 the starter answers with the worker's pid, and with its exit code when it ends (the starter is its parent and reaps
-it). When the main process closes the socket (it stops, or it died), the starter ends its workers and exits.
+it). When the main process closes the socket (it stops, or it died), the starter ends its workers and exits. Both
+ways a message is a small JSON list, read against its shape (``StarterMessage``); never a pickle.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import multiprocessing
 import os
-import pickle
 import select
 import signal
 import socket
@@ -26,13 +27,20 @@ import threading
 import time
 from collections.abc import Callable
 from multiprocessing.connection import Connection
-from typing import Any, NoReturn
+from typing import Any, Literal, NoReturn
+
+import pydantic
 
 from adk_eval_gate.runners.workers.worker_side import become_worker, worker_main
 from adk_eval_gate.support.collector import settle_heap
 
 MESSAGE_BYTES = 4096
 STOP_GRACE = 5.0  # seconds the starter gives its workers to end once the main process has gone
+
+StarterMessage = (
+    tuple[Literal["forked"], int, int] | tuple[Literal["exited"], int, int | None] | tuple[Literal["failed"], str]
+)
+_STARTER_MESSAGE: pydantic.TypeAdapter[StarterMessage] = pydantic.TypeAdapter(StarterMessage)
 
 
 class Starter:
@@ -73,20 +81,25 @@ class Starter:
         self.asked = True
         try:
             with self._lock:
-                socket.send_fds(self.control, [pickle.dumps(("fork", number))], [theirs.fileno(), output_write])
+                socket.send_fds(self.control, [_encoded(("fork", number))], [theirs.fileno(), output_write])
         finally:
             theirs.close()
             os.close(output_write)
         return ours, output_read
 
-    def receive(self) -> tuple[Any, ...] | None:
+    def receive(self) -> StarterMessage | None:
         """The starter's next message (``("forked", number, pid)``, ``("exited", number, exitcode)``,
         ``("failed", reason)``); None once it is gone. Blocks: call it from a thread."""
         try:
             data = self.control.recv(MESSAGE_BYTES)
         except OSError:
             return None
-        return pickle.loads(data) if data else None
+        if not data:
+            return None
+        try:
+            return _STARTER_MESSAGE.validate_json(data)
+        except pydantic.ValidationError:
+            return ("failed", "the worker starter sent a message that is not one of the gate's")
 
     def close(self) -> None:
         """Tells the starter to end (it ends its remaining workers) and waits for it. A starter never asked for a
@@ -126,7 +139,7 @@ def _serve(control: socket.socket, warm: Callable[[], None]) -> None:
     try:
         warm()
     except BaseException as error:  # a broken installation: every worker would fail the same way
-        control.send(pickle.dumps(("failed", f"{type(error).__name__}: {error}")))
+        control.send(_encoded(("failed", f"{type(error).__name__}: {error}"[: MESSAGE_BYTES // 8])))
         return
     settle_heap()  # what the workers inherit lives as long as they do
     wakeup = os.pipe()
@@ -156,8 +169,8 @@ def _step(control: socket.socket, wakeup: tuple[int, int], children: dict[int, i
         return False
     if not data:
         return False
-    message = pickle.loads(data)
-    if message[0] == "fork" and len(fds) == 2:
+    message = _decoded(data)
+    if message[:1] == ["fork"] and len(message) == 2 and isinstance(message[1], int) and len(fds) == 2:
         pid = _fork_worker(control, wakeup, fds)
         children[pid] = message[1]
         _tell(control, ("forked", message[1], pid))
@@ -198,7 +211,19 @@ def _reap(control: socket.socket, children: dict[int, int]) -> None:
 
 def _tell(control: socket.socket, message: tuple[Any, ...]) -> None:
     with contextlib.suppress(OSError):
-        control.send(pickle.dumps(message))
+        control.send(_encoded(message))
+
+
+def _encoded(message: tuple[Any, ...]) -> bytes:
+    return json.dumps(message).encode()
+
+
+def _decoded(data: bytes) -> list[Any]:
+    try:
+        message = json.loads(data)
+    except ValueError:
+        return []
+    return message if isinstance(message, list) else []
 
 
 def _end_children(control: socket.socket, children: dict[int, int]) -> None:

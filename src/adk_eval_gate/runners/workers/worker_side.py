@@ -1,6 +1,6 @@
 """The worker process's side of the pool (``pool``): set up its output, receive the job (what makes it run the agents,
 and the work items), import the agents, run what the main process sends, and send back what ``runners.capture`` keeps of
-each case run."""
+each case run (``messages``: JSON, never a pickle)."""
 
 from __future__ import annotations
 
@@ -22,10 +22,20 @@ from adk_eval_gate.metrics.metric import Metric, MetricServices
 from adk_eval_gate.metrics.registry import ConfiguredMetric
 from adk_eval_gate.model.compact import AppTable
 from adk_eval_gate.runners import runlog
+from adk_eval_gate.runners.agents import AgentError
 from adk_eval_gate.runners.capture import capture, portable, score_where_made
 from adk_eval_gate.runners.runner import Inference, contain_exits, describe_escape
+from adk_eval_gate.runners.workers import messages
 from adk_eval_gate.support.collector import settle_heap
 from adk_eval_gate.support.masking import drop_github_token
+
+
+class Imported(Protocol):
+    """What importing the agents left (``AdkRunner.load_agents``): the agents that cannot be used, the secrets in
+    the environment then."""
+
+    problems: list[AgentError]
+    secrets: list[str]
 
 
 class Serving(Protocol):
@@ -33,34 +43,14 @@ class Serving(Protocol):
 
     verbose: bool
 
-    async def load_agents(self, items: list[WorkItem]) -> Any:
-        """Imports the items' agents; what it returns goes to the main process (picklable)."""
+    async def load_agents(self, items: list[WorkItem]) -> Imported:
+        """Imports the items' agents; what it returns goes to the main process (``messages.Ready``)."""
         ...
 
     async def run_here(self, item: WorkItem) -> Inference: ...
 
 
 Job = Callable[[], Serving]  # picklable: the main process sends it, with the work items, to each worker
-
-# What a worker sends of a case run: what ``runners.capture`` keeps of it (its turns compact, each turn's facts,
-# the portable metrics' outcomes, the app details the main process has not been sent yet), never its objects.
-_SENT = (
-    "turns",
-    "facts",
-    "scored",
-    "app_details",
-    "error",
-    "session_id",
-    "duration_seconds",
-    "retryable",
-    "retry_after",
-    "notes",
-    "log",
-    "simulator_calls",
-    "final_session_state",
-    "observed",  # the repository files the agent used (``runners.workers.observe``), for the case's inputs
-    "local_models",  # the models that answered through a class of the user's own (``runners.adk_case``)
-)
 
 
 def fork_available() -> bool:
@@ -92,14 +82,6 @@ class Finisher:
         return inference
 
 
-def encode(inference: Inference) -> dict[str, Any]:
-    return {name: getattr(inference, name) for name in _SENT}
-
-
-def decode(data: dict[str, Any]) -> Inference:
-    return Inference(**data)
-
-
 def worker_main(conn: Connection, *, others: list[int], output: int) -> None:
     """A worker's life (forked by ``starter``): its job first, then the case runs until told to stop."""
     become_worker(others=others, output=output)
@@ -123,10 +105,11 @@ def call_main(conn: Connection, work: Callable[[], Any], *, others: list[int], o
     """The process of ``forked_call.call_in_worker``: ``work()``, and its result (or why it raised) sent back."""
     become_worker(others=others, output=output)
     try:
-        answer: tuple[str, Any] = ("returned", work())
+        frame = messages.to_json({"returned": work()})
     except BaseException as error:  # whatever the code it imports raises, the caller gets one line
-        answer = ("raised", f"{type(error).__name__}: {error}".removesuffix(": "))
-    conn.send(answer)
+        frame = messages.to_json({"raised": f"{type(error).__name__}: {error}".removesuffix(": ")})
+    with contextlib.suppress(OSError):  # the caller is gone, or stopped reading (it refused what came first)
+        messages.send(conn, frame)
     conn.close()
 
 
@@ -157,9 +140,9 @@ async def _serve(conn: Connection, *, items: list[WorkItem], serving: Serving) -
     stopped = asyncio.Event()
     tasks: dict[int, asyncio.Task[None]] = {}
 
-    def send(message: tuple[Any, ...]) -> None:
+    def send(frame: bytes) -> None:
         with send_lock:
-            conn.send(message)
+            messages.send(conn, frame)
 
     finisher = Finisher()
 
@@ -173,7 +156,7 @@ async def _serve(conn: Connection, *, items: list[WorkItem], serving: Serving) -
             inference = Inference(error=describe_escape(error))
         finally:
             tasks.pop(request, None)
-        send(("done", request, encode(inference)))
+        send(messages.encode_run(request, inference))
 
     def on_message(message: tuple[Any, ...]) -> None:
         if message[0] == "run":
@@ -181,7 +164,8 @@ async def _serve(conn: Connection, *, items: list[WorkItem], serving: Serving) -
         elif message[0] == "cancel":
             if message[1] in tasks:
                 tasks[message[1]].cancel()
-            send(("cancelled", message[1]))  # only a free event loop gets here: the main process waits for it
+            # only a free event loop gets here: the main process waits for it
+            send(messages.framed(messages.Cancelled(request=message[1])))
         elif message[0] == "stop":
             stopped.set()
 
@@ -197,7 +181,8 @@ async def _serve(conn: Connection, *, items: list[WorkItem], serving: Serving) -
 
     prepared = await serving.load_agents(items)
     settle_heap()  # the imported agents live as long as the worker
-    send(("ready", prepared))
+    problems = [messages.AgentProblem.of(problem) for problem in prepared.problems]
+    send(messages.framed(messages.Ready(problems=problems, secrets=prepared.secrets)))
     threading.Thread(target=read, name="adk-eval-gate-worker-reader", daemon=True).start()
     await stopped.wait()
     for task in list(tasks.values()):
