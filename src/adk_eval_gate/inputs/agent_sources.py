@@ -19,6 +19,7 @@ from typing import Literal
 
 from adk_eval_gate.inputs.discover import display_path
 from adk_eval_gate.support.errors import UsageError
+from adk_eval_gate.support.repository_paths import path_value_problem, shown
 from adk_eval_gate.support.words import plural
 
 _DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
@@ -105,6 +106,8 @@ def module_ref(name: str, *, bases: list[Path], root: Path, sub_agent: str | Non
     """The module ``name`` as Python would import it with ``bases`` first on ``sys.path``: a package of one name
     is its folder; a dotted name keeps the base it is found in. None when no base in the repository has it."""
     parts = name.split(".")
+    if path_value_problem("/".join(parts)) is not None:  # a name no file can have: in no base
+        return None
     root = root.resolve()
     for given in bases:
         base = given.resolve()
@@ -142,8 +145,13 @@ def parse_agent_value(value: str, *, root: Path, field: str, inside: bool = Fals
     in the repository (a mapping, which a pull request can change)."""
     if not value or any(ord(character) < 32 for character in value):
         raise UsageError(
-            f"{value!r} is neither an existing folder nor a dotted module name (it holds control characters)",
+            f"{shown(value)} is neither an existing folder nor a dotted module name (it holds control characters)",
             field=field,
+        )
+    unusable = path_value_problem(value)
+    if unusable is not None:
+        raise UsageError(
+            f"{shown(value)} {unusable}", field=field, hint="give an agent folder (e.g. agents/weather) or a module"
         )
     for base in (Path.cwd(), root):
         candidate = (base / value).resolve()

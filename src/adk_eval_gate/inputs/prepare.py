@@ -25,7 +25,14 @@ from adk_eval_gate.inputs.platform_dataset import load_json_eval_file
 from adk_eval_gate.inputs.vertex_dataset import load_dataset
 from adk_eval_gate.model.results import FileResult
 from adk_eval_gate.support.console import Console
-from adk_eval_gate.support.errors import ConfigError, EvalFileError, GateError, UnknownField, UsageError
+from adk_eval_gate.support.errors import (
+    ConfigError,
+    EvalFileError,
+    GateError,
+    UnknownField,
+    UsageError,
+    unexpected,
+)
 
 
 @dataclass
@@ -159,8 +166,8 @@ def _prepare_one(
         _config_mismatch(
             loaded_config, platform=platform, display=ref.display, option=settings.option_name("config"), root=root
         )
-    except (RecursionError, MemoryError, OSError, ValueError) as unexpected:  # one bad file never stops the others
-        error = EvalFileError(f"cannot be loaded ({type(unexpected).__name__}: {unexpected})", file=ref.display)
+    except (RecursionError, MemoryError, OSError, ValueError) as surprise:  # one bad file never stops the others
+        error = EvalFileError(f"cannot be loaded ({unexpected(surprise)})", file=ref.display)
         return (
             FileResult(path=ref.display, config=described, error=error.one_line()),
             None,
@@ -174,7 +181,11 @@ def _prepare_one(
             None,
             error,
         )
-    agent = locator.choose(ref.path) if locator is not None else None
+    try:
+        agent = locator.choose(ref.path) if locator is not None else None
+    except (RecursionError, MemoryError, OSError, ValueError) as surprise:  # a path in a repository file
+        error = EvalFileError(f"its agent cannot be found ({unexpected(surprise)})", file=ref.display)
+        return FileResult(path=ref.display, config=described, error=error.one_line()), None, error
     runs_wanted = locator is not None and locator.runs_wanted  # --num-runs given: the calls' num_runs are not used
     num_runs = agent.num_runs if isinstance(agent, AgentChoice) and runs_wanted else None
     agent_described = None
