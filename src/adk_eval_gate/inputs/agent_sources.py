@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import difflib
 import importlib.util
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,7 +20,7 @@ from typing import Literal
 
 from adk_eval_gate.inputs.discover import display_path
 from adk_eval_gate.support.errors import UsageError
-from adk_eval_gate.support.repository_paths import path_value_problem, shown
+from adk_eval_gate.support.repository_paths import code_outside_repository, path_value_problem, shown
 from adk_eval_gate.support.words import plural
 
 _DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
@@ -137,6 +138,30 @@ def same_agent(first: AgentRef, second: AgentRef) -> bool:
     places = agent_folder(first), agent_folder(second)
     same_place = places[0] == places[1] if None not in places else first.location == second.location
     return same_place and first.sub_agent == second.sub_agent
+
+
+def _code_files(ref: AgentRef) -> list[Path]:
+    """The files of the agent's code the gate would import first: a folder, its ``__init__.py`` and agent module;
+    a module's own file (none for an installed module)."""
+    place = agent_folder(ref)
+    if place is None:
+        return []
+    if ref.kind == "module" and place.suffix == ".py":
+        return [place]
+    return [place, place / "__init__.py", place / "agent.py", place / "agent" / "__init__.py"]
+
+
+def kept_inside(choice: AgentChoice | NoAgent, *, option: AgentRef | None, root: Path) -> AgentChoice | NoAgent:
+    """The choice, unless the agent's code it would import lies outside the repository (``support.repository_paths``'
+    one rule, as for custom metric files): then why, for that file. ``option``: ``--agent``, the workflow's own
+    choice, which may name an agent anywhere."""
+    if not isinstance(choice, AgentChoice) or choice.ref == option:
+        return choice
+    for path in _code_files(choice.ref):
+        outside = code_outside_repository(path, root=root) if os.path.lexists(path) else None
+        if outside is not None:
+            return NoAgent(f"agent {choice.ref.display}: {display_path(path, root)} {outside}", origin=choice.origin)
+    return choice
 
 
 def parse_agent_value(value: str, *, root: Path, field: str, inside: bool = False) -> AgentRef:

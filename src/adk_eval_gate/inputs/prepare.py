@@ -9,7 +9,7 @@ from pathlib import Path
 from adk_eval_gate.config.options import BY_FIELD
 from adk_eval_gate.config.settings import Settings
 from adk_eval_gate.inputs.agent_locator import AgentLocator, read_mappings
-from adk_eval_gate.inputs.agent_sources import AgentChoice, parse_agent_value
+from adk_eval_gate.inputs.agent_sources import AgentChoice, kept_inside, parse_agent_value
 from adk_eval_gate.inputs.configs import (
     DATASET_CONFIG_NAMES,
     ConfigCache,
@@ -182,10 +182,10 @@ def _prepare_one(
             error,
         )
     try:
-        agent = locator.choose(ref.path) if locator is not None else None
+        agent = kept_inside(locator.choose(ref.path), option=locator.option, root=root) if locator is not None else None
     except (RecursionError, MemoryError, OSError, ValueError) as surprise:  # a path in a repository file
-        error = EvalFileError(f"its agent cannot be found ({unexpected(surprise)})", file=ref.display)
-        return FileResult(path=ref.display, config=described, error=error.one_line()), None, error
+        no_agent = EvalFileError(f"its agent cannot be found ({unexpected(surprise)})", file=ref.display)
+        return FileResult(path=ref.display, config=described, error=no_agent.one_line()), None, no_agent
     runs_wanted = locator is not None and locator.runs_wanted  # --num-runs given: the calls' num_runs are not used
     num_runs = agent.num_runs if isinstance(agent, AgentChoice) and runs_wanted else None
     agent_described = None

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, TextIO, cast
 
 from adk_eval_gate.aggregate.run_results import case_results
 from adk_eval_gate.config.settings import Settings
-from adk_eval_gate.inputs.agent_sources import AgentChoice, AgentRef, NoAgent
+from adk_eval_gate.inputs.agent_sources import AgentChoice, AgentRef, NoAgent, kept_inside
 from adk_eval_gate.inputs.configs import ConfigCache, ConfigSource, find_config
 from adk_eval_gate.inputs.discover import DATASET_SUFFIXES, display_path, file_problem
 from adk_eval_gate.inputs.load import load_eval_file
@@ -175,7 +175,7 @@ class CaseSession:
         if self._agent is not None or self._locator is None:
             return PlannedFile(loaded, config, ())
         try:
-            agent = self._locator.choose(path)  # each file's own agent, as run finds it
+            agent = kept_inside(self._locator.choose(path), option=self._locator.option, root=self.root)
         except (RecursionError, MemoryError, OSError, ValueError) as surprise:  # a path in a repository file
             raise EvalFileError(f"its agent cannot be found ({unexpected(surprise)})", file=display) from None
         if isinstance(agent, NoAgent) and self.settings.runner == "adk" and needs_agent(loaded):
