@@ -84,4 +84,4 @@ def code_outside_repository(path: Path, *, root: Path) -> str | None:
     resolved = real_path(path)
     if isinstance(resolved, str):
         return resolved
-    return None if is_inside(resolved, root) else f"{OUTSIDE}: {CODE_OUTSIDE_HINT}"
+    return None if is_inside(resolved, root) else f"{OUTSIDE}; {CODE_OUTSIDE_HINT}"
