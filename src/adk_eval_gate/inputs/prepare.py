@@ -9,7 +9,7 @@ from pathlib import Path
 from adk_eval_gate.config.options import BY_FIELD
 from adk_eval_gate.config.settings import Settings
 from adk_eval_gate.inputs.agent_locator import AgentLocator, read_mappings
-from adk_eval_gate.inputs.agent_sources import AgentChoice, kept_inside, parse_agent_value
+from adk_eval_gate.inputs.agent_sources import AgentChoice, NoAgent, kept_inside, parse_agent_value
 from adk_eval_gate.inputs.configs import (
     DATASET_CONFIG_NAMES,
     ConfigCache,
@@ -166,6 +166,7 @@ def _prepare_one(
         _config_mismatch(
             loaded_config, platform=platform, display=ref.display, option=settings.option_name("config"), root=root
         )
+        agent = _agent_of(ref, locator, root=root)
     except (RecursionError, MemoryError, OSError, ValueError) as surprise:  # one bad file never stops the others
         error = EvalFileError(f"cannot be loaded ({unexpected(surprise)})", file=ref.display)
         return (
@@ -181,11 +182,6 @@ def _prepare_one(
             None,
             error,
         )
-    try:
-        agent = kept_inside(locator.choose(ref.path), option=locator.option, root=root) if locator is not None else None
-    except (RecursionError, MemoryError, OSError, ValueError) as surprise:  # a path in a repository file
-        no_agent = EvalFileError(f"its agent cannot be found ({unexpected(surprise)})", file=ref.display)
-        return FileResult(path=ref.display, config=described, error=no_agent.one_line()), None, no_agent
     runs_wanted = locator is not None and locator.runs_wanted  # --num-runs given: the calls' num_runs are not used
     num_runs = agent.num_runs if isinstance(agent, AgentChoice) and runs_wanted else None
     agent_described = None
@@ -206,6 +202,17 @@ def _prepare_one(
         ],
     )
     return result, PlannedFile(loaded, loaded_config, ref.case_ids, agent, num_runs), None
+
+
+def _agent_of(ref: EvalFileRef, locator: AgentLocator | None, *, root: Path) -> AgentChoice | NoAgent | None:
+    """The file's agent (None: the runner needs none); a surprise on the way, such as a path in a repository file
+    that the file system refuses, is ``EvalFileError`` for this file, never the end of the run."""
+    if locator is None:
+        return None
+    try:
+        return kept_inside(locator.choose(ref.path), option=locator.option, root=root)
+    except (RecursionError, MemoryError, OSError, ValueError) as surprise:
+        raise EvalFileError(f"its agent cannot be found ({unexpected(surprise)})", file=ref.display) from None
 
 
 def needs_agent(loaded: LoadedEvalSet) -> bool:
