@@ -240,7 +240,7 @@ def main(argv: Sequence[str] | None = None, *, supervised: bool = False) -> int:
 
 def _guarded(args: Arguments, env: Mapping[str, str], console: Console, command: Callable[[], int]) -> int:
     """``command()``; its errors as one line and an exit code, never a traceback."""
-    from adk_eval_gate.support.errors import GateError
+    from adk_eval_gate.support.errors import GateError, unexpected
 
     try:
         return command()
@@ -256,8 +256,7 @@ def _guarded(args: Arguments, env: Mapping[str, str], console: Console, command:
         if env.get("ADK_EVAL_GATE_DEBUG"):
             raise
         console.error(
-            f"internal error: {type(error).__name__}: {error} (set ADK_EVAL_GATE_DEBUG=1 for details; "
-            "please report it)",
+            f"internal error: {unexpected(error)} (set ADK_EVAL_GATE_DEBUG=1 for details; please report it)",
             limit=False,
         )
         return 2

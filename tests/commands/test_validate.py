@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -166,3 +167,26 @@ def test_hostile_test_modules_anywhere_are_notes_and_every_file_is_still_checked
     assert "holds a NUL character" in notes[0] and "longer than 255 bytes" in notes[1]
     assert "makes a text longer than 16,384 characters" in notes[2]
     assert "ok   evals/a.evalset.json: 1 case (evalset)" in text
+
+
+def test_an_error_printed_for_no_file_s_count_still_fails_validate(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Whatever prints an error while validating (here a stage that reports a dataset's JSON itself and keeps the
+    file's count clean) makes the exit code 2, never 0 under an error line."""
+    from adk_eval_gate.commands import validate as command
+
+    (tmp_path / ".git").mkdir()
+    good = {"eval_set_id": "good", "eval_cases": [{"eval_id": "a", "conversation": []}]}
+    (tmp_path / "good.evalset.json").write_text(json.dumps(good))
+    real_prepare = command.prepare
+
+    def prepare_reporting_aside(settings: Any, console: Console, **options: Any) -> Any:
+        console.error("basic-dataset.json:1:2: invalid JSON: Expecting value", file="basic-dataset.json", line=1)
+        return real_prepare(settings, console, **options)
+
+    monkeypatch.setattr(command, "prepare", prepare_reporting_aside)
+    code, text = _validate([str(tmp_path)], runner="http")
+    assert "invalid JSON" in text and "ok   " in text
+    assert code == 2 and "all 1 files are valid" not in text
+    assert text.rstrip().endswith("1 file checked, with the errors above")

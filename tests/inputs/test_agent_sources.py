@@ -185,12 +185,28 @@ def test_agents_cli_projects_give_their_agent_directory_to_the_files_under_tests
         ("agent_directory: [unclosed\n", "agents-cli-manifest.yaml is not valid YAML (line 2)"),
         ("- a list\n", "agents-cli-manifest.yaml is not a YAML mapping"),
         ('agent_directory: "missing"\n', "agent_directory 'missing' does not exist"),
-        ('agent_directory: "../../.."\n', "agent_directory '../../..' leaves the repository"),
+        ('agent_directory: "../../.."\n', "agent_directory '../../..' is outside the repository"),
+        ('agent_directory: "/etc"\n', "agent_directory '/etc' is outside the repository"),
+        ('agent_directory: "a\\0b"\n', "agent_directory 'a\\x00b' holds a NUL character"),
+        (f"agent_directory: {'a' * 300}\n", "has a name of 300 bytes, more than the 255"),
+        (f"agent_directory: {'a/' * 2500}\n", "(5,000 characters) is 5,000 bytes long, more than the 4,096"),
         ("agent_directory: 7\n", "agent_directory must be a folder name"),
         ("name: \xff\n", "not UTF-8"),
         ("a: &a [1]\n" + "".join(f"b{n}: &b{n} [*a, *a]\n" for n in range(3)), "does not exist"),  # aliases: app
     ],
-    ids=["not-yaml", "not-a-mapping", "missing-folder", "leaves", "not-a-name", "not-utf-8", "aliases"],
+    ids=[
+        "not-yaml",
+        "not-a-mapping",
+        "missing-folder",
+        "leaves",
+        "absolute",
+        "nul",
+        "long-name",
+        "long-path",
+        "not-a-name",
+        "not-utf-8",
+        "aliases",
+    ],
 )
 def test_a_manifest_that_cannot_be_used_is_an_error_for_its_eval_files(
     tmp_path: Path, manifest: str, problem: str

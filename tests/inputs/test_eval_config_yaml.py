@@ -146,7 +146,7 @@ def test_a_template_without_sampling_is_asked_four_times_as_the_service_does(rep
             "metrics_to_run: [m]\ncustom_metrics:\n  - name: m\n    custom_function_file: missing.py\n",
             4,
             "custom_metrics[0].custom_function_file",
-            "missing.py not found",
+            "'missing.py' not found",
         ),
         (
             "metrics_to_run: [m]\ncustom_metrics:\n  - name: m\n    custom_function: 'def evaluate(i): pass'\n"
@@ -301,6 +301,51 @@ def test_a_function_file_that_is_a_fifo_or_a_link_loop_is_refused_without_blocki
     )
     said = " ".join(problem.one_line() for problem in problems)
     assert "is a FIFO (named pipe)" in said and "loops back on itself" in said
+
+
+def test_a_function_file_outside_the_repository_is_refused_alike_absolute_by_dots_or_through_a_link(
+    tmp_path: Path,
+) -> None:
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "tests" / "eval").mkdir(parents=True)
+    outside = tmp_path / "elsewhere.py"
+    outside.write_text(FUNCTION, encoding="utf-8")
+    (repo / "tests" / "eval" / "link.py").symlink_to(outside)
+    problems = _problems(
+        repo,
+        f"""\
+        metrics_to_run: [a, b, c]
+        custom_metrics:
+          - {{name: a, custom_function_file: {outside}}}
+          - {{name: b, custom_function_file: ../../../elsewhere.py}}
+          - {{name: c, custom_function_file: link.py}}
+        """,
+    )
+    outside_said = "is outside the repository (symbolic links followed)"
+    refusals = [problem for problem in problems if outside_said in problem.message]
+    assert [problem.line for problem in refusals] == [3, 4, 5], problems
+    assert {problem.field for problem in refusals} == {f"custom_metrics[{n}].custom_function_file" for n in range(3)}
+
+
+@pytest.mark.parametrize(
+    ("named", "said"),
+    [
+        ('"m\\0.py"', "'m\\x00.py' holds a NUL character"),
+        ("x" * 300 + ".py", "has a name of 303 bytes, more than the 255"),
+        ("d/" * 2500 + "m.py", "(5,004 characters) is 5,004 bytes long, more than the 4,096"),
+    ],
+    ids=["nul", "long-name", "long-path"],
+)
+def test_a_function_file_name_no_file_can_have_is_the_configs_one_line_problem(
+    repo: Path, named: str, said: str
+) -> None:
+    text = f"metrics_to_run: [m]\ncustom_metrics:\n  - name: m\n    custom_function_file: {named}\n"
+    problems = _problems(repo, text)
+    (problem,) = problems
+    assert said in problem.one_line() and problem.line == 4, problem.one_line()
+    assert problem.one_line().startswith("tests/eval/eval_config.yaml:4: custom_metrics[0].custom_function_file: ")
+    assert len(problem.one_line()) < 400
 
 
 def test_a_config_with_more_problems_than_are_listed_says_how_many_more_there_are(tmp_path: Path) -> None:

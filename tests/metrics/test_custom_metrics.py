@@ -185,6 +185,35 @@ def test_a_module_in_the_working_directory_is_importable(tmp_path: Path, monkeyp
     assert (outcome.score, outcome.status) == (0.5, MetricStatus.PASSED)
 
 
+@pytest.mark.parametrize("linked", ["module", "package"])
+def test_a_metric_module_that_is_a_link_out_of_the_repository_is_never_imported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, linked: str
+) -> None:
+    repo, outside = tmp_path / "repo", tmp_path / "outside"
+    repo.mkdir()
+    (outside / "pkg").mkdir(parents=True)
+    marker = tmp_path / "imported"
+    code = f"open({str(marker)!r}, 'w').close()\n" + textwrap.dedent(MODULE)
+    (outside / "linked_metrics.py").write_text(code, encoding="utf-8")
+    (outside / "pkg" / "__init__.py").write_text("", encoding="utf-8")
+    (outside / "pkg" / "linked_metrics.py").write_text(code, encoding="utf-8")
+    if linked == "module":
+        (repo / "linked_metrics.py").symlink_to(outside / "linked_metrics.py")
+        name, shown = "linked_metrics.long_answers", "linked_metrics.py"
+    else:
+        (repo / "pkg").symlink_to(outside / "pkg")
+        name, shown = "pkg.linked_metrics.long_answers", "pkg/__init__.py"
+    monkeypatch.chdir(repo)
+    monkeypatch.setattr("sys.path", [str(repo), *__import__("sys").path])
+    outcome = evaluate(metric(name))
+    assert outcome.status is MetricStatus.NOT_EVALUATED
+    assert outcome.reason == (
+        f"custom metric function {name!r}: {shown} is outside the repository (symbolic links followed); only the "
+        "repository's own code is run: move the file into the repository"
+    )
+    assert not marker.exists()
+
+
 def test_the_registry_builds_it_with_the_function_path(custom_module: str) -> None:
     config = eval_config.EvalConfig.model_validate(
         {

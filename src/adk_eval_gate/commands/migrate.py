@@ -7,17 +7,27 @@ legacy file is used, as ``run`` uses it, when ``--initial-session`` is not given
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from adk_eval_gate.inputs import legacy
+from adk_eval_gate.inputs.configs import find_repository_root
 from adk_eval_gate.inputs.discover import PLATFORM_DATASET_SUFFIX
 from adk_eval_gate.inputs.load import initial_session_beside, legacy_file_error, read_json, sequential_ids
 from adk_eval_gate.inputs.platform_dataset import FORMAT as PLATFORM_FORMAT
 from adk_eval_gate.inputs.platform_dataset import is_platform_dataset
 from adk_eval_gate.model.evalset import EvalSet
 from adk_eval_gate.support import sanitize
+from adk_eval_gate.support.atomic import read_regular, unread
 from adk_eval_gate.support.console import Console
 from adk_eval_gate.support.errors import EvalFileError, UsageError
+from adk_eval_gate.support.repository_paths import (
+    SHOWN_CHARACTERS,
+    is_inside,
+    path_value_problem,
+    real_path,
+    shown,
+)
 
 
 def legacy_eval_set(old: str, *, initial_session: str | None = None) -> EvalSet:
@@ -54,9 +64,57 @@ def migrate(old: str, new: str, *, initial_session: str | None = None) -> int:
     return len(eval_set.eval_cases[0].conversation or [])
 
 
+MAX_SOURCE_BYTES = 64 * 1024 * 1024  # an eval file, a dataset or a session to migrate: far larger than any written
+
+
+def _source_problem(path: str) -> str | None:
+    """Why ``path`` cannot be read as a file to migrate (a folder, a FIFO, a device such as ``/dev/zero``, a socket,
+    a file past ``MAX_SOURCE_BYTES``), read through ``read_regular``: bounded and never blocking."""
+    unusable = path_value_problem(path)
+    if unusable is not None:
+        return unusable
+    data = read_regular(Path(path), max_bytes=MAX_SOURCE_BYTES)
+    return unread(Path(path), data, max_bytes=MAX_SOURCE_BYTES) if isinstance(data, str) else None
+
+
+def _target_problem(new: str, *, root: Path) -> str | None:
+    """Why ``new`` cannot be written: a folder, a file where a folder of its path should be, or a symbolic link on its
+    way that leads out of the repository ``root`` (a path given outside the repository is the user's to choose)."""
+    unusable = path_value_problem(new)
+    if unusable is not None:
+        return unusable
+    target = Path(new)
+    if target.is_dir():
+        return "is a folder"
+    above = next((folder for folder in target.parents if folder.exists() or folder.is_symlink()), None)
+    if above is not None and not above.is_dir():
+        return f"cannot be written: {above.as_posix()} is a file, not a folder"
+    written = real_path(target)
+    if isinstance(written, str):
+        return written
+    if is_inside(Path(os.path.abspath(target)), root) and not is_inside(written, root):
+        return "leads out of the repository through a symbolic link"
+    return None
+
+
+def _refuse_unusable(*, old: str, new: str, initial_session: str | None) -> None:
+    """One line and exit code 2 for a file that cannot be read or written, before anything is read."""
+    for source in (old, initial_session):
+        problem = _source_problem(source) if source else None
+        if problem is not None:
+            display = source if len(source or "") <= SHOWN_CHARACTERS else shown(source or "")
+            raise EvalFileError(f"cannot be migrated: it {problem}", file=display)
+    problem = _target_problem(new, root=find_repository_root(Path.cwd()))
+    if problem is not None:
+        raise UsageError(f"the new file {shown(new)} {problem}", field="migrate", hint="name the file to write")
+
+
 def migrate_command(console: Console, *, old: str, new: str, initial_session: str | None) -> int:
     """A legacy file to an eval set; an eval set (or a legacy file) to an Agent Platform dataset when ``new`` is named
     ``*-dataset.json``; a dataset to an eval set."""
+    if not old or not new:
+        raise UsageError("give the legacy file and the new file", field="migrate")
+    _refuse_unusable(old=old, new=new, initial_session=initial_session)
     if new.endswith(PLATFORM_DATASET_SUFFIX) or _is_dataset(old):
         return migrate_dataset_command(console, old=old, new=new, initial_session=initial_session)
     turns = migrate(old, new, initial_session=initial_session)

@@ -20,6 +20,8 @@ from adk_eval_gate.support.words import plural
 
 
 def validate(settings: Settings, console: Console) -> int:
+    """0 when every file is valid; 2 when a file has a problem, or when anything printed an error at all."""
+    errors_before = console.errors_reported
     prepared = prepare(settings, console, import_functions=False)
     for skipped in prepared.locator.skipped_calls() if prepared.locator else []:
         console.line(f"note {skipped}: not used to find agents")
@@ -49,6 +51,9 @@ def validate(settings: Settings, console: Console) -> int:
     total = len(prepared.files)
     if bad:
         console.line(f"{bad} of {total} files have problems")
+        return 2
+    if console.errors_reported > errors_before:  # an error no file's count holds is still an error
+        console.line(f"{plural(total, 'file')} checked, with the errors above")
         return 2
     console.line(f"all {total} files are valid")
     return 0

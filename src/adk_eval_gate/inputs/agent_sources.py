@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import difflib
 import importlib.util
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +20,7 @@ from typing import Literal
 
 from adk_eval_gate.inputs.discover import display_path
 from adk_eval_gate.support.errors import UsageError
+from adk_eval_gate.support.repository_paths import code_outside_repository, path_value_problem, shown
 from adk_eval_gate.support.words import plural
 
 _DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
@@ -106,6 +108,8 @@ def module_ref(name: str, *, bases: list[Path], root: Path, sub_agent: str | Non
     """The module ``name`` as Python would import it with ``bases`` first on ``sys.path``: a package of one name
     is its folder; a dotted name keeps the base it is found in. None when no base in the repository has it."""
     parts = name.split(".")
+    if path_value_problem("/".join(parts)) is not None:  # a name no file can have: in no base
+        return None
     root = root.resolve()
     for given in bases:
         base = given.resolve()
@@ -141,14 +145,43 @@ def same_agent(first: AgentRef, second: AgentRef) -> bool:
     return same_place(first, second) and first.sub_agent == second.sub_agent
 
 
+def _code_files(ref: AgentRef) -> list[Path]:
+    """The files of the agent's code the gate would import first: a folder, its ``__init__.py`` and agent module;
+    a module's own file (none for an installed module)."""
+    place = agent_folder(ref)
+    if place is None:
+        return []
+    if ref.kind == "module" and place.suffix == ".py":
+        return [place]
+    return [place, place / "__init__.py", place / "agent.py", place / "agent" / "__init__.py"]
+
+
+def kept_inside(choice: AgentChoice | NoAgent, *, option: AgentRef | None, root: Path) -> AgentChoice | NoAgent:
+    """The choice, unless the agent's code it would import lies outside the repository (``support.repository_paths``'
+    one rule, as for custom metric files): then why, for that file. ``option``: ``--agent``, the workflow's own
+    choice, which may name an agent anywhere."""
+    if not isinstance(choice, AgentChoice) or choice.ref == option:
+        return choice
+    for path in _code_files(choice.ref):
+        outside = code_outside_repository(path, root=root) if os.path.lexists(path) else None
+        if outside is not None:
+            return NoAgent(f"agent {choice.ref.display}: {display_path(path, root)} {outside}", origin=choice.origin)
+    return choice
+
+
 def parse_agent_value(value: str, *, root: Path, field: str, inside: bool = False) -> AgentRef:
     """An agent given by the user (``--agent``, a mapping): an agent folder, relative to the working directory or
     the repository root, or a dotted module that is in the repository or installed. ``inside``: a folder must be
     in the repository (a mapping, which a pull request can change)."""
     if not value or any(ord(character) < 32 for character in value):
         raise UsageError(
-            f"{value!r} is neither an existing folder nor a dotted module name (it holds control characters)",
+            f"{shown(value)} is neither an existing folder nor a dotted module name (it holds control characters)",
             field=field,
+        )
+    unusable = path_value_problem(value)
+    if unusable is not None:
+        raise UsageError(
+            f"{shown(value)} {unusable}", field=field, hint="give an agent folder (e.g. agents/weather) or a module"
         )
     for base in (Path.cwd(), root):
         candidate = (base / value).resolve()

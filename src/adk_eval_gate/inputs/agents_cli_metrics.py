@@ -28,6 +28,7 @@ from adk_eval_gate.support import safe_yaml
 from adk_eval_gate.support.errors import ConfigError, UnknownField
 from adk_eval_gate.support.jsonpos import JsonPositions, format_path
 from adk_eval_gate.support.pydantic_errors import every_error, locate
+from adk_eval_gate.support.repository_paths import code_outside_repository, path_value_problem, shown
 
 MAX_FILE_BYTES = 1_048_576  # an eval config or a metric's code file: a few KB
 
@@ -151,10 +152,18 @@ def _function(
     file = None
     if entry.custom_function_file is not None:
         where = [*path, "custom_function_file"]
-        target = Path(entry.custom_function_file)
-        target = target if target.is_absolute() else folder / target
+        named = entry.custom_function_file
+        target = folder / named  # an absolute path stays itself
+        unusable = path_value_problem(named) or path_value_problem(target)
+        if unusable is not None:
+            check.error(f"{shown(named)} {unusable}", where, hint="name the function's file beside the config")
+            return None
         if not target.exists() and not target.is_symlink():
-            check.error(f"{entry.custom_function_file} not found (resolved relative to the config's folder)", where)
+            check.error(f"{shown(named)} not found (resolved relative to the config's folder)", where)
+            return None
+        outside = code_outside_repository(target, root=root)
+        if outside is not None:
+            check.error(f"{shown(named)} {outside}", where)
             return None
         file = display_path(target, root)
         try:

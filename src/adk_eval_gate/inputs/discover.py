@@ -11,6 +11,7 @@ from pathlib import Path
 
 from adk_eval_gate.support.errors import UsageError
 from adk_eval_gate.support.globs import PathGlob
+from adk_eval_gate.support.repository_paths import is_inside, real_path
 
 EVAL_SUFFIXES = (".test.json", ".evalset.json", ".evalset.jsonl")
 DATASET_SUFFIXES = (".jsonl", ".ndjson", ".csv")  # a Vertex-style dataset, when named as a PATH
@@ -53,8 +54,8 @@ def file_problem(path: Path, *, root: Path) -> str | None:
             return f"is a symbolic link to {os.readlink(path)!r}, which does not exist"
         return f"cannot be read: {error.strerror}"
     if path.is_symlink():
-        target = path.resolve()
-        if not target.is_relative_to(root.resolve()):
+        target = real_path(path)
+        if isinstance(target, str) or not is_inside(target, root):
             return "is a symbolic link to a file outside the repository; only links inside it are followed"
     if stat.S_ISFIFO(mode):
         return "is a FIFO (named pipe), not a regular file"

@@ -9,7 +9,7 @@ from pathlib import Path
 from adk_eval_gate.config.options import BY_FIELD
 from adk_eval_gate.config.settings import Settings
 from adk_eval_gate.inputs.agent_locator import AgentLocator, read_mappings
-from adk_eval_gate.inputs.agent_sources import AgentChoice, parse_agent_value
+from adk_eval_gate.inputs.agent_sources import AgentChoice, NoAgent, kept_inside, parse_agent_value
 from adk_eval_gate.inputs.configs import (
     DATASET_CONFIG_NAMES,
     ConfigCache,
@@ -25,7 +25,14 @@ from adk_eval_gate.inputs.platform_dataset import load_json_eval_file
 from adk_eval_gate.inputs.vertex_dataset import load_dataset
 from adk_eval_gate.model.results import FileResult
 from adk_eval_gate.support.console import Console
-from adk_eval_gate.support.errors import ConfigError, EvalFileError, GateError, UnknownField, UsageError
+from adk_eval_gate.support.errors import (
+    ConfigError,
+    EvalFileError,
+    GateError,
+    UnknownField,
+    UsageError,
+    unexpected,
+)
 
 
 @dataclass
@@ -159,8 +166,9 @@ def _prepare_one(
         _config_mismatch(
             loaded_config, platform=platform, display=ref.display, option=settings.option_name("config"), root=root
         )
-    except (RecursionError, MemoryError, OSError, ValueError) as unexpected:  # one bad file never stops the others
-        error = EvalFileError(f"cannot be loaded ({type(unexpected).__name__}: {unexpected})", file=ref.display)
+        agent = _agent_of(ref, locator, root=root)
+    except (RecursionError, MemoryError, OSError, ValueError) as surprise:  # one bad file never stops the others
+        error = EvalFileError(f"cannot be loaded ({unexpected(surprise)})", file=ref.display)
         return (
             FileResult(path=ref.display, config=described, error=error.one_line()),
             None,
@@ -174,7 +182,6 @@ def _prepare_one(
             None,
             error,
         )
-    agent = locator.choose(ref.path) if locator is not None else None
     runs_wanted = locator is not None and locator.runs_wanted  # --num-runs given: the calls' num_runs are not used
     num_runs = agent.num_runs if isinstance(agent, AgentChoice) and runs_wanted else None
     agent_described = None
@@ -195,6 +202,17 @@ def _prepare_one(
         ],
     )
     return result, PlannedFile(loaded, loaded_config, ref.case_ids, agent, num_runs), None
+
+
+def _agent_of(ref: EvalFileRef, locator: AgentLocator | None, *, root: Path) -> AgentChoice | NoAgent | None:
+    """The file's agent (None: the runner needs none); a surprise on the way, such as a path in a repository file
+    that the file system refuses, is ``EvalFileError`` for this file, never the end of the run."""
+    if locator is None:
+        return None
+    try:
+        return kept_inside(locator.choose(ref.path), option=locator.option, root=root)
+    except (RecursionError, MemoryError, OSError, ValueError) as surprise:
+        raise EvalFileError(f"its agent cannot be found ({unexpected(surprise)})", file=ref.display) from None
 
 
 def needs_agent(loaded: LoadedEvalSet) -> bool:

@@ -18,6 +18,8 @@ from typing import Any
 from adk_eval_gate.inputs.agent_sources import is_agent_folder
 from adk_eval_gate.inputs.discover import SKIPPED_DIRS, display_path, is_virtualenv
 from adk_eval_gate.support.atomic import read_regular, unread
+from adk_eval_gate.support.repository_paths import repository_path
+from adk_eval_gate.support.repository_paths import shown as shown_value
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -149,9 +151,11 @@ def agents_cli_project(folder: Path, names: set[str], *, root: Path) -> AgentsCl
     shown = display_path(origin, root)
     if not isinstance(directory, str) or not directory.strip():
         return AgentsCliProject(folder, origin, None, f"{shown}: agent_directory must be a folder name")
-    agent = (folder / directory).resolve()
-    if agent != root and root not in agent.parents:
-        return AgentsCliProject(folder, origin, None, f"{shown}: agent_directory {directory!r} leaves the repository")
+    agent = repository_path(directory, base=folder, root=root)
+    if isinstance(agent, str):
+        problem = f"{shown}: agent_directory {shown_value(directory)} {agent}: name a folder of the project"
+        return AgentsCliProject(folder, origin, None, problem)
     if not agent.is_dir():
-        return AgentsCliProject(folder, origin, None, f"{shown}: agent_directory {directory!r} does not exist")
+        problem = f"{shown}: agent_directory {shown_value(directory)} does not exist"
+        return AgentsCliProject(folder, origin, None, problem)
     return AgentsCliProject(folder, origin, agent)

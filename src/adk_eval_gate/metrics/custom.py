@@ -22,6 +22,7 @@ import inspect
 import os
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from adk_eval_gate.metrics.metric import CaseRun, InvocationScore, Metric, MetricOutcome, NotEvaluated
@@ -29,6 +30,7 @@ from adk_eval_gate.metrics.vertex_instance import instances
 from adk_eval_gate.model.evalset import RubricScore
 from adk_eval_gate.model.results import MetricStatus
 from adk_eval_gate.support import sanitize
+from adk_eval_gate.support.repository_paths import code_outside_repository
 
 _STATUS = {1: MetricStatus.PASSED, 2: MetricStatus.FAILED, 3: MetricStatus.NOT_EVALUATED, 4: MetricStatus.INFORMATIONAL}
 
@@ -38,6 +40,9 @@ def import_function(path: str) -> Callable[..., Any]:
     module_name, _, function_name = path.rpartition(".")
     if not module_name or not function_name:
         raise NotEvaluated(f"custom metric function {path!r} must be written as package.module.function")
+    outside = _linked_out(module_name)
+    if outside is not None:
+        raise NotEvaluated(f"custom metric function {path!r}: {outside}")
     try:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError as error:
@@ -56,6 +61,22 @@ def import_function(path: str) -> Callable[..., Any]:
     if not callable(function):
         raise NotEvaluated(f"custom metric function {path!r}: {module_name} has no callable {function_name!r}")
     return function  # type: ignore[no-any-return]
+
+
+def _linked_out(module_name: str) -> str | None:
+    """Why the module may not be imported: a file of it in the repository (the working folder), the module or a
+    package above it, whose real path is outside (``support.repository_paths``' one rule for code); else None."""
+    root = Path.cwd()
+    parts = module_name.split(".")
+    if not all(parts):  # "a..b" imports nothing from a file
+        return None
+    for count in range(1, len(parts) + 1):
+        base = root.joinpath(*parts[:count])
+        for candidate in (base / "__init__.py", base.with_suffix(".py")):
+            outside = code_outside_repository(candidate, root=root) if os.path.lexists(candidate) else None
+            if outside is not None:
+                return f"{candidate.relative_to(root).as_posix()} {outside}"
+    return None
 
 
 def _status(value: Any) -> MetricStatus:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, TextIO, cast
 
 from adk_eval_gate.aggregate.run_results import case_results
 from adk_eval_gate.config.settings import Settings
-from adk_eval_gate.inputs.agent_sources import AgentChoice, AgentRef, NoAgent
+from adk_eval_gate.inputs.agent_sources import AgentChoice, AgentRef, NoAgent, kept_inside
 from adk_eval_gate.inputs.configs import ConfigCache, ConfigSource, find_config
 from adk_eval_gate.inputs.discover import DATASET_SUFFIXES, display_path, file_problem
 from adk_eval_gate.inputs.load import load_eval_file
@@ -36,7 +36,7 @@ from adk_eval_gate.runners.factory import chosen_runner
 from adk_eval_gate.runners.runner import Inference, Runner
 from adk_eval_gate.runners.services import build_services, judge_metric_names
 from adk_eval_gate.support.console import Console
-from adk_eval_gate.support.errors import EvalFileError
+from adk_eval_gate.support.errors import EvalFileError, unexpected
 from adk_eval_gate.support.masking import mask_model, secrets_in_env
 from adk_eval_gate.verdict.aggregation import ScoreRule
 
@@ -170,11 +170,14 @@ class CaseSession:
                 loaded = load_dataset(path, display=display)
             else:
                 loaded = load_eval_file(path, display=display)
-        except (RecursionError, MemoryError, OSError, ValueError) as unexpected:  # as run's prepare reports them
-            raise EvalFileError(f"cannot be loaded ({type(unexpected).__name__}: {unexpected})", file=display) from None
+        except (RecursionError, MemoryError, OSError, ValueError) as surprise:  # as run's prepare reports them
+            raise EvalFileError(f"cannot be loaded ({unexpected(surprise)})", file=display) from None
         if self._agent is not None or self._locator is None:
             return PlannedFile(loaded, config, ())
-        agent = self._locator.choose(path)  # each file's own agent, as run finds it
+        try:
+            agent = kept_inside(self._locator.choose(path), option=self._locator.option, root=self.root)
+        except (RecursionError, MemoryError, OSError, ValueError) as surprise:  # a path in a repository file
+            raise EvalFileError(f"its agent cannot be found ({unexpected(surprise)})", file=display) from None
         if isinstance(agent, NoAgent) and self.settings.runner == "adk" and needs_agent(loaded):
             raise EvalFileError(agent.reason, file=display)
         runs = agent.num_runs if isinstance(agent, AgentChoice) and self._locator.runs_wanted else None

@@ -46,6 +46,7 @@ class Console:
         self.secrets = [secret for secret in secrets if secret and len(secret) >= 4]
         self.annotations_written = 0
         self.annotations_dropped = 0
+        self.errors_reported = 0  # every error line or annotation (validate fails on any)
         self._lock = threading.Lock()  # worker output is relayed from reader threads
         if in_actions:
             for secret in self.secrets:
@@ -80,6 +81,7 @@ class Console:
             self._write(safe_line(self.mask(f"warning: {text}")))
 
     def error(self, text: str, *, file: str | None = None, line: int | None = None, limit: bool = True) -> None:
+        self.errors_reported += 1
         if self.in_actions:
             self._annotation("error", text, file=file, line=line, limit=limit)
         else:

@@ -85,3 +85,15 @@ class EvalFileError(GateError):
 
 class RecordedError(GateError):
     """Recorded results (ADK result files or results.json) cannot be used."""
+
+
+UNEXPECTED_SHOWN = 300  # characters of an unexpected error's text in a one-line problem
+
+
+def unexpected(error: BaseException) -> str:
+    """An error nobody foresaw as one short phrase: its type and the start of its text (an ``OSError`` quotes the
+    path it was given, which a repository file may have made 100,000 characters long)."""
+    text = str(error)
+    if len(text) > UNEXPECTED_SHOWN:
+        text = f"{text[:UNEXPECTED_SHOWN]}... ({len(text):,} characters)"
+    return f"{type(error).__name__}: {text}"
