@@ -336,8 +336,8 @@ def test_names_that_grow_without_bound_are_one_note_and_the_other_calls_are_read
     ("path", "reason"),
     [
         ("evals/a\\0.test.json", "holds a NUL character"),
-        ("evals/" + "n" * 300 + ".test.json", "has a part longer than 255 bytes"),
-        ("/".join(["d" * 200] * 25), "is longer than 4096 bytes"),
+        ("evals/" + "n" * 300 + ".test.json", "more than the 255 a file name may have"),
+        ("/".join(["d" * 200] * 25), "more than the 4,096 a path may have"),
         ("../outside.test.json", "is outside the repository"),
         ("/proc/self/status", "is outside the repository"),
     ],

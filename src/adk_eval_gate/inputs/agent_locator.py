@@ -24,6 +24,7 @@ from adk_eval_gate.inputs.agent_sources import (
 from adk_eval_gate.inputs.discover import display_path
 from adk_eval_gate.inputs.projects import (
     GATE_TABLE,
+    MAX_SETTINGS_BYTES,
     PYPROJECT,
     RepositoryIndex,
     pytest_bases,
@@ -32,6 +33,7 @@ from adk_eval_gate.inputs.projects import (
 )
 from adk_eval_gate.inputs.pytest_rootdir import PytestFolders
 from adk_eval_gate.inputs.test_modules import EvaluatorCall, ModuleCalls, SkippedCall, read_calls
+from adk_eval_gate.support.atomic import read_regular
 from adk_eval_gate.support.errors import UsageError
 from adk_eval_gate.support.globs import PathGlob
 from adk_eval_gate.support.words import did_you_mean, plural
@@ -270,7 +272,8 @@ def _table_mappings(root: Path) -> list[AgentMapping]:
         return []
     data, problem = read_settings_file(path, root=root)
     if data is None:  # an error only when the gate's table is in it: a broken pyproject.toml is not the gate's
-        if f"tool.{GATE_TABLE}" not in path.read_text(encoding="utf-8", errors="replace"):
+        text = read_regular(path, max_bytes=MAX_SETTINGS_BYTES)
+        if isinstance(text, str) or f"tool.{GATE_TABLE}".encode() not in text:
             return []
         raise UsageError(f"{problem}, so its [tool.{GATE_TABLE}] table cannot be read", file=PYPROJECT)
     table = tool_table(data, GATE_TABLE)

@@ -27,12 +27,11 @@ from adk_eval_gate.inputs.test_module_values import (
     text,
 )
 from adk_eval_gate.support.atomic import read_regular, unread
+from adk_eval_gate.support.repository_paths import MAX_PART_BYTES, OUTSIDE, is_inside, path_value_problem, real_path
 
 MAX_MODULE_BYTES = 1_000_000  # a test module larger than this is not read (a note says so)
 ADK_DEFAULT_RUNS = 2  # AgentEvaluator's num_runs when a call gives none
 MAX_RUNS = 100  # as --num-runs
-MAX_NAME_BYTES = 255  # a path component longer than this cannot be opened (NAME_MAX)
-MAX_PATH_BYTES = 4096  # nor a path longer than this (PATH_MAX)
 MARKERS = (b"AgentEvaluator", b"evaluate_eval_set")
 _EVAL_ARGUMENT = {"evaluate": "eval_dataset_file_path_or_dir", "evaluate_eval_set": "eval_set"}
 # ADK 2.13's parameters in order (agent_evaluator.py): evaluate(agent_module, eval_dataset_file_path_or_dir,
@@ -206,7 +205,7 @@ class _ModuleReader:
         return "builds its eval set in code instead of reading it from a file named in the call"
 
     def _existing(self, value: Path | Relative) -> Path | str:
-        problem = path_problem(text(value))
+        problem = path_value_problem(text(value))
         if problem is not None:
             return f"names {_shown_path(value)}, which {problem}"
         if isinstance(value, Path):
@@ -214,33 +213,17 @@ class _ModuleReader:
         else:  # pytest runs from the project; a path beside the test file is the other reading
             candidates = [self.project / value.path, self.test_file.parent / value.path]
         for candidate in candidates:
-            try:
-                resolved = candidate.resolve()
-                if not resolved.exists():
-                    continue
-            except (OSError, RuntimeError):  # a symbolic link loop, a name the system refuses
+            resolved = real_path(candidate)
+            if isinstance(resolved, str) or not resolved.exists():
                 continue
-            if resolved != self.root and self.root not in resolved.parents:
-                return f"names {_shown_path(value)}, which is outside the repository"
+            if not is_inside(resolved, self.root):
+                return f"names {_shown_path(value)}, which {OUTSIDE}"
             return resolved
         return f"names {_shown_path(value)}, which does not exist"
 
 
-def path_problem(path: str) -> str | None:
-    """Why ``path`` can be no file's path (one clause), or None. The shared check of repository paths may take
-    its place."""
-    if "\0" in path:
-        return "holds a NUL character"
-    encoded = path.encode("utf-8", "surrogatepass")
-    if len(encoded) > MAX_PATH_BYTES:
-        return f"is longer than {MAX_PATH_BYTES} bytes"
-    if any(len(part) > MAX_NAME_BYTES for part in encoded.split(b"/")):
-        return f"has a part longer than {MAX_NAME_BYTES} bytes"
-    return None
-
-
 def _is_dotted(name: str) -> bool:
-    return len(name) <= MAX_NAME_BYTES and all(part.isidentifier() for part in name.split("."))
+    return len(name) <= MAX_PART_BYTES and all(part.isidentifier() for part in name.split("."))
 
 
 def _shown_path(value: Path | Relative) -> str:
