@@ -5,7 +5,9 @@ crash, or a tool that blocks the event loop (``time.sleep(3600)``, a busy loop) 
 main process's event loop stays free to time a case run out, to answer a signal, and to write the reports. When a
 case run's time is up, the worker is asked to cancel it; a worker whose event loop does not answer within
 ``CANCEL_GRACE`` seconds is blocked, so it is killed, and the other case runs it held are run again on a
-replacement. A worker that dies on its own fails the case runs it held (one of them killed it) and is replaced.
+replacement (each such run records it: ``Inference.retries``). A worker that dies on its own fails the case runs it
+held (one of them killed it) and is replaced; one killed by a SIGKILL the gate did not send (the out-of-memory
+killer) is lost, and its case runs may run again (``_lost``).
 
 Several workers also spread the CPU: an ADK agent turn costs a few milliseconds, so one process saturates long
 before a high ``--parallelism`` of latency-bound cases does. Workers are forked by the worker starter
