@@ -12,7 +12,7 @@ from adk_eval_gate.metrics.registry import BUILT_IN, ConfiguredMetric
 from adk_eval_gate.metrics.score import ScoredMetric
 from adk_eval_gate.model.eval_config import BaseCriterion
 from adk_eval_gate.model.evalset import EvalCase, Invocation
-from adk_eval_gate.model.results import CaseResult, Confirmation, FileResult, PassRule, RunInfo
+from adk_eval_gate.model.results import Carried, CaseResult, Confirmation, FileResult, PassRule, RunInfo
 from adk_eval_gate.runners.runner import Inference
 
 RESPONSE = "response_match_score"
@@ -202,6 +202,16 @@ def test_infrastructure_errors_are_errors_counted_apart_from_the_agents_own() ->
     assert mixed.error_kind == "agent"  # one run is the agent's own fault: not an infrastructure error
     totals = verdict.totals([timed_out, judge_down, raised, _case(_finished(1, 0.2))], [])
     assert (totals.error, totals.infrastructure_errors, totals.failed) == (3, 2, 1)
+
+
+def test_a_run_keeps_why_each_earlier_attempt_was_run_again_and_the_totals_count_such_runs() -> None:
+    again = _finished(1, 1.0)
+    again.inference.retries = ["ClientError: 429 quota", "the agent worker process 2 was killed by SIGKILL"]
+    case = _case(again, _finished(2, 1.0))
+    assert case.status == "passed"  # a retry around the agent is not the agent's failure
+    assert [run.retries for run in case.runs] == [again.inference.retries, []]
+    carried = case.model_copy(update={"carried": Carried(sha="abc")})
+    assert verdict.totals([case, case, carried], []).retried_runs == 2  # a carried case's runs ran elsewhere
 
 
 def test_runs_with_an_infrastructure_error_are_left_out_of_the_stability() -> None:

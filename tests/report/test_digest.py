@@ -30,3 +30,9 @@ def test_a_graded_score_or_a_verdict_changes_it() -> None:
     base = digest(_doc(0.9, tokens=1200, seconds=1.5))
     assert digest(_doc(0.95, tokens=1200, seconds=1.5)) != base
     assert digest(_doc(0.1, tokens=1200, seconds=1.5)) != base
+
+
+def test_runs_that_were_run_again_around_the_agent_do_not_change_it() -> None:
+    doc = _doc(0.9, tokens=1200, seconds=1.5)
+    retried = doc.model_copy(update={"totals": doc.totals.model_copy(update={"retried_runs": 1})})
+    assert digest(retried) == digest(doc)

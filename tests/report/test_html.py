@@ -237,6 +237,20 @@ def _events_turn() -> InvocationRecord:
     return InvocationRecord(user="hi", expected=None, actual=actual)
 
 
+def test_a_run_shows_each_attempt_that_was_run_again_with_its_reason_as_text() -> None:
+    item = case("busy", [metric("m", 1.0)])
+    retries = ["ClientError: 429 RESOURCE_EXHAUSTED <b>quota</b>", "the agent worker process 1 was killed by SIGKILL"]
+    run = item.runs[0].model_copy(update={"retries": retries})
+    markup = page.render(document([item.model_copy(update={"runs": [run]})]))
+    detail = details_of(markup)[0]
+    shown = html_unescape(re.sub(r"<[^>]+>", " ", detail))
+    assert "Retried 2 times" in shown
+    assert "attempt 1: ClientError: 429 RESOURCE_EXHAUSTED <b>quota</b>" in shown and "<b>quota" not in detail
+    assert "attempt 2: the agent worker process 1 was killed by SIGKILL" in shown
+    assert problems(markup) == []
+    assert "Retried" not in details_of(page.render(document([item])))[0]
+
+
 def test_a_run_shows_timings_tokens_judge_verdicts_and_its_log() -> None:
     item = case("talk", [metric("rubric_based_final_response_quality_v1", 0.5, kind="judge")], turns=[_events_turn()])
     run = item.runs[0].model_copy(

@@ -21,6 +21,12 @@ def test_the_verdict_names_every_count_that_is_not_zero_even_in_an_error() -> No
     assert headline.heading(regressions, gate_id="nightly") == "### ❌ ADK eval gate `nightly` failed"
 
 
+def test_the_runs_that_were_run_again_are_counted_in_the_verdicts_line() -> None:
+    doc = SCENARIOS["regressions"]()
+    doc = doc.model_copy(update={"totals": doc.totals.model_copy(update={"retried_runs": 2})})
+    assert headline.counts_line(doc).endswith("1 flaky · 2 runs retried · 2 regressions fail the gate")
+
+
 def test_the_comparison_line_and_the_section_headings_give_the_same_counts() -> None:
     doc = SCENARIOS["regressions"]()
     line = headline.comparison_line(doc)

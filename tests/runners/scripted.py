@@ -2,8 +2,7 @@
 
 ``SCRIPT_AGENT`` obeys the user's message: ``weather CITY`` calls a tool and answers from it, ``state KEY`` reads
 the session state through a tool, ``explode`` calls a tool that raises, ``hang`` never answers (and says so on
-``AgentSignals``' pipe), ``flaky`` fails with a 429 (then a 503) the first two times a session asks. Anything else
-is echoed.
+``AgentSignals``' pipe). Anything else is echoed.
 """
 
 from __future__ import annotations
@@ -29,9 +28,7 @@ from google.adk.agents import LlmAgent
 from google.adk.models.base_llm import BaseLlm
 from google.adk.models.llm_response import LlmResponse
 from google.adk.tools.tool_context import ToolContext
-from google.genai import errors, types
-
-FAILURES: dict[str, int] = {}
+from google.genai import types
 
 
 def signal_the_test() -> None:
@@ -76,14 +73,6 @@ class ScriptModel(BaseLlm):
             signal_the_test()
             await asyncio.sleep(3600)
             parts = []
-        elif text.startswith("flaky"):
-            seen = FAILURES[text] = FAILURES.get(text, 0) + 1
-            if seen == 1:
-                quota = {"error": {"code": 429, "message": "quota", "status": "RESOURCE_EXHAUSTED"}}
-                raise errors.ClientError(429, quota)
-            if seen == 2:
-                raise errors.ServerError(503, {"error": {"code": 503, "message": "busy", "status": "UNAVAILABLE"}})
-            parts = [types.Part(text="recovered")]
         else:
             parts = [types.Part(text=f"echo: {text}")]
         yield LlmResponse(

@@ -113,20 +113,6 @@ def test_faults_become_error_cases_and_the_others_finish(tmp_repo: Path, run_gat
     )
 
 
-def test_transient_model_errors_are_retried_in_a_fresh_session(tmp_repo: Path, run_gate: RunGate) -> None:
-    write_agent(tmp_repo / "bot")
-    write_config(tmp_repo / "bot", {"response_match_score": 1.0})
-    write_evalset(tmp_repo / "bot" / "flaky.evalset.json", {"flaky": [turn("flaky once", answer="recovered")]})
-    from adk_eval_gate.runners import execute
-    from adk_eval_gate.support.retry import Backoff
-
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(execute, "CASE_RUN_RETRY", Backoff(attempts=3, initial=0.0, maximum=0.0))
-        result = run_gate("bot")
-    assert result.code == 0, result.out
-    assert result.case("flaky")["status"] == "passed"
-
-
 SCENARIO_AGENT_EXTRA = '''
 
 from google.adk.models.registry import LLMRegistry

@@ -23,6 +23,7 @@ from adk_eval_gate.runners.runner import Inference
 from adk_eval_gate.runners.workers.messages import Done, encode_run, worker_message
 from adk_eval_gate.runners.workers.pool import default_worker_count
 from adk_eval_gate.runners.workers.worker_side import Finisher
+from adk_eval_gate.support.retry import Backoff
 
 
 def _invocation(text: str) -> Invocation:
@@ -125,6 +126,54 @@ def test_the_main_process_scores_only_what_the_worker_left_and_keeps_no_objects(
     assert finished.inference.invocations == []  # what is kept is compact
     record = run_record(case, finished)
     assert record.invocations[0].actual_invocation() == _actual("sunny in Paris")
+
+
+class _Scripted:
+    """A runner (our own seam) that answers the given inferences in turn, then hangs."""
+
+    name = "scripted"
+
+    def __init__(self, *answers: Inference) -> None:
+        self.answers = list(answers)
+        self.calls = 0
+
+    async def infer(self, work: WorkItem) -> Inference:
+        self.calls += 1
+        if not self.answers:
+            await asyncio.Event().wait()
+        return self.answers.pop(0)
+
+
+def _run_with(runner: _Scripted, *, timeout: float = 10) -> FinishedRun:
+    item, _ = _planned({"response_match_score": 0.5})
+    no_wait = Backoff(attempts=3, initial=0.0, maximum=0.0)
+    return asyncio.run(
+        run_one(item, runner=runner, metrics=MetricBuilder(MetricServices()), timeout=timeout, retry=no_wait)  # type: ignore[arg-type]
+    )
+
+
+def test_each_retry_is_kept_with_its_reason_and_an_error_of_the_agent_is_not_retried() -> None:
+    busy = Inference(error="ClientError: 429 quota", retryable=True, retry_after=0.0)
+    moved = Inference(invocations=[_actual("sunny in Paris")], retries=["the agent worker process 1 was stopped"])
+    finished = _run_with(_Scripted(busy, moved))
+    assert finished.inference.error is None
+    assert finished.inference.retries == ["ClientError: 429 quota", "the agent worker process 1 was stopped"]
+    raised = _Scripted(Inference(error="the agent bot raised ConnectionError: reset"), moved)
+    finished = _run_with(raised)
+    assert (finished.inference.error, finished.inference.retries, raised.calls) == (
+        "the agent bot raised ConnectionError: reset",
+        [],
+        1,
+    )
+
+
+def test_the_retries_before_a_last_failure_or_a_timeout_are_kept() -> None:
+    busy = [Inference(error=f"ServerError: 503 busy ({n})", retryable=True) for n in (1, 2, 3)]
+    finished = _run_with(_Scripted(*busy))
+    assert finished.inference.retries == ["ServerError: 503 busy (1)", "ServerError: 503 busy (2)"]
+    assert finished.inference.error == "ServerError: 503 busy (3) (failed 3 times; transient errors are retried)"
+    finished = _run_with(_Scripted(busy[0]), timeout=0.2)  # the second attempt never answers
+    assert finished.inference.timed_out and finished.inference.retries == ["ServerError: 503 busy (1)"]
 
 
 def test_one_worker_per_core_at_most_one_per_case_run_at_once() -> None:

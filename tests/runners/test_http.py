@@ -167,12 +167,16 @@ def test_server_faults_become_error_cases_and_the_others_finish(tmp_repo: Path) 
         assert server.requests
     errors = _errors(execution)
     assert errors["fine"] is None and errors["busy_then_fine"] is None
-    assert errors["server_error"] == (
-        "POST /run answered HTTP 500: the agent crashed (failed 3 times; transient errors are retried)"
+    assert errors["server_error"] == (  # ADK's api_server answers 500 when the agent raised: not run again
+        "POST /run answered HTTP 500: the agent crashed (the agent raised while it ran; not run again)"
     )
     assert (errors["connection_closed"] or "").startswith("the agent server closed the connection")
     fine = execution.finished["faults.evalset.json::fine"][0]
     assert compact.answer_text((fine.inference.turns or [])[0]) == "ok: hello"
+    (busy,) = execution.finished["faults.evalset.json::busy_then_fine"]
+    assert busy.inference.retries == ["POST /run answered HTTP 503: busy"]  # the server's 503: run again, recorded
+    (crashed,) = execution.finished["faults.evalset.json::server_error"]
+    assert crashed.inference.retries == []
 
 
 def test_without_run_the_runner_streams_from_run_sse(tmp_repo: Path) -> None:

@@ -93,6 +93,7 @@ def test_scores_equal_adks_and_reports_are_valid(workspace: Path, history: Path)
         "files": 1,
         "file_errors": 0,
         "infrastructure_errors": 0,
+        "retried_runs": 0,
         "confirmed_failures": 0,
         "flaky": 0,
         "failing_on_base": 0,

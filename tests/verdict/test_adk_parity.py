@@ -576,3 +576,129 @@ def test_invocation_rubrics_are_pooled_by_adk_eval_and_run_and_averaged_per_turn
     code, case = gate_run(c, cli_in_process, "--num-runs", "2")  # several runs: AgentEvaluator's pooling
     assert (code, case["status"]) == (0, "passed")
     assert_run_scores_as(adk_twice.scores, case)
+
+
+# --- a flaky tool: the agent's own error fails its run, in ADK and in the gate --------------------------------
+
+FLAKY_AGENT = "flaky_probe"
+FLAKY_SOURCE = """
+import os
+
+from google.adk.agents import LlmAgent
+from google.adk.models.base_llm import BaseLlm
+from google.adk.models.llm_response import LlmResponse
+from google.genai import types
+
+
+def fetch_rate(currency: str) -> dict:
+    \"\"\"Fetches an exchange rate; its service drops the first connection of the test.\"\"\"
+    try:
+        os.close(os.open(os.environ["FLAKY_TOKEN"], os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+    except FileExistsError:
+        return {"rate": 1.5}
+    raise ConnectionError("rate service reset the connection")
+
+
+class RateModel(BaseLlm):
+    async def generate_content_async(self, llm_request, stream=False):
+        last = llm_request.contents[-1]
+        if any(part.function_response for part in last.parts or []):
+            part = types.Part(text="The rate is 1.5.")
+        else:
+            part = types.Part(function_call=types.FunctionCall(name="fetch_rate", args={"currency": "EUR"}))
+        yield LlmResponse(content=types.Content(role="model", parts=[part]))
+
+
+root_agent = LlmAgent(name="flaky_probe", model=RateModel(model="rates"), instruction="Rates.", tools=[fetch_rate])
+"""
+
+
+@pytest.fixture
+def flaky_probe(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Iterator[Probe]:
+    """A repository with an agent whose tool raises ``ConnectionError`` the first time it is called in the test
+    (``fresh_token`` puts that failure back), and an eval set whose answer passes when the tool answers."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / FLAKY_AGENT).mkdir()
+    (tmp_path / FLAKY_AGENT / "__init__.py").write_text("from . import agent\n", encoding="utf-8")
+    (tmp_path / FLAKY_AGENT / "agent.py").write_text(FLAKY_SOURCE, encoding="utf-8")
+    folder = tmp_path / "evals" / "flaky"
+    folder.mkdir(parents=True)
+    case = {"eval_id": "rate", "conversation": [_turn("the euro's rate?") | {"final_response": _answer()}]}
+    evalset = {"eval_set_id": "probe_flaky", "eval_cases": [case]}
+    (folder / "probe_flaky.evalset.json").write_text(json.dumps(evalset), encoding="utf-8")
+    (folder / "test_config.json").write_text(json.dumps({"criteria": {"response_match_score": 0.8}}), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv("FLAKY_TOKEN", str(tmp_path / "token"))
+    for name in ("GITHUB_ACTIONS", "GITHUB_WORKSPACE", "GITHUB_EVENT_PATH"):
+        monkeypatch.delenv(name, raising=False)
+    yield Probe(tmp_path, "flaky", monkeypatch, capsys)
+    for module in [name for name in sys.modules if name.split(".")[0] == FLAKY_AGENT]:
+        del sys.modules[module]
+
+
+def _answer() -> dict[str, Any]:
+    return {"role": "model", "parts": [{"text": "The rate is 1.5."}]}
+
+
+def test_a_tool_that_raises_once_fails_its_run_in_adk_and_in_the_gate_and_is_not_run_again(
+    flaky_probe: Probe, cli_in_process: Callable[..., subprocess.CompletedProcess[str]]
+) -> None:
+    """A flaky tool: ADK's eval records the run whose tool raised ``ConnectionError`` as failed, without metric
+    results; AgentEvaluator fails the case for it, whatever the other run scored. The gate does not run it again:
+    the drop-in raises AgentEvaluator's failure line, word for word, and ``run`` fails the case."""
+    adk = _flaky_agent_evaluator(flaky_probe)
+    assert adk.message is not None
+    assert (
+        "rate for flaky_probe Failed. 1 of 2 runs were recorded as failed without producing any metric" in adk.message
+    )
+    flaky_probe.fresh_token()
+    flaky_probe.capsys.readouterr()
+    try:
+        asyncio.run(GateAgentEvaluator.evaluate(FLAKY_AGENT, str(flaky_probe.evalset), num_runs=2))
+        message = None
+    except AssertionError as failed:
+        message = str(failed)
+    assert message == adk.message
+    flaky_probe.fresh_token()
+    code, final = _flaky_adk_eval(flaky_probe)
+    assert (code, final) == (1, "failed")
+    flaky_probe.fresh_token()
+    out = flaky_probe.repo / "out"
+    done = cli_in_process("run", "evals/flaky", "--agent", FLAKY_AGENT, "--output-dir", str(out), cwd=flaky_probe.repo)
+    (case,) = json.loads((out / "results.json").read_text(encoding="utf-8"))["cases"]
+    assert done.returncode == code  # failed in ADK; an error of the agent's here (docs/differences.md)
+    (run,) = case["runs"]
+    assert case["status"] == "error" and run["error_kind"] == "agent" and not run.get("retries")
+    assert "raised ConnectionError: rate service reset the connection" in run["error"]
+
+
+def _flaky_agent_evaluator(probe: Probe) -> AdkVerdict:
+    """ADK's ``AgentEvaluator.evaluate`` on the flaky agent, two runs: the tool fails in one of them."""
+    probe.fresh_token()
+    try:
+        asyncio.run(AdkAgentEvaluator.evaluate(FLAKY_AGENT, str(probe.evalset), num_runs=2))
+        message = None
+    except AssertionError as failed:
+        message = str(failed)
+    probe.capsys.readouterr()
+    return AdkVerdict({}, message)
+
+
+def _flaky_adk_eval(probe: Probe) -> tuple[int, str]:
+    """``adk eval flaky_probe EVALSET``, where the tool fails in its one run: its exit code and the case's status."""
+    history = probe.repo / FLAKY_AGENT / ".adk"
+    done = subprocess.run(
+        [sys.executable, "-m", "google.adk.cli", "eval", FLAKY_AGENT, str(probe.evalset.relative_to(probe.repo))],
+        cwd=probe.repo,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    try:
+        (saved,) = history.glob("eval_history/*.evalset_result.json")
+        (case,) = json.loads(saved.read_text(encoding="utf-8"))["eval_case_results"]
+    finally:
+        shutil.rmtree(history, ignore_errors=True)
+    return done.returncode, STATUS[case["final_eval_status"]]

@@ -81,6 +81,7 @@ def run_record(
         status=CaseStatus.ERROR,  # decided below, by the verdict's rule
         error=error,
         error_kind=error_kind,
+        retries=list(inference.retries),
         confirmation=finished.confirmation,
         duration_seconds=inference.duration_seconds,
         started_at=inference.started_at,

@@ -101,6 +101,8 @@ def count_words(doc: ResultsDocument) -> list[str]:
         parts.append(f"{totals.not_evaluated} not evaluated{allowed}")
     if totals.flaky:
         parts.append(f"{totals.flaky} flaky")
+    if totals.retried_runs:
+        parts.append(f"{plural(totals.retried_runs, 'run')} retried")
     if totals.quarantined:
         not_passing = totals.quarantined_not_passing
         parts.append(f"{totals.quarantined} quarantined" + (f" ({not_passing} not passing)" if not_passing else ""))

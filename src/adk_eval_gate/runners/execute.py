@@ -1,8 +1,9 @@
 """Run the work items: inference then scoring, concurrently, each case run with a time limit.
 
 A run that raises, hangs or times out becomes an ``error`` result with the reason; the others go on. A run that
-failed for a transient reason (429, 5xx, a lost connection: the runner says so) is run again in a fresh session
-after a backoff, a few times, all within its ``--timeout``.
+failed for a transient reason around the agent (the model provider's 429, 5xx or lost connection, a lost worker
+process: the runner says so; never what the agent's own code raised) is run again in a fresh session after a
+backoff, a few times, all within its ``--timeout``; each earlier attempt's reason is kept (``Inference.retries``).
 """
 
 from __future__ import annotations
@@ -106,17 +107,17 @@ async def _attempt(runner: Runner, item: WorkItem) -> Inference:
 
 async def _infer(runner: Runner, item: WorkItem, *, timeout: float, retry: Backoff) -> Inference:
     started, started_at = time.monotonic(), time.time()
-    transient: list[str] = []
+    retried: list[str] = []  # why each earlier attempt failed, in order (``Inference.retries``)
 
     async def attempts() -> Inference:
         for attempt in range(1, retry.attempts + 1):
             inference = await _attempt(runner, item)
-            if not (inference.error and inference.retryable):
+            if not (inference.error and inference.retryable) or attempt == retry.attempts:
+                if inference.error and inference.retryable:
+                    inference.error += f" (failed {attempt} times; transient errors are retried)"
+                inference.retries = [*retried, *inference.retries]
                 return inference
-            transient.append(inference.error)
-            if attempt == retry.attempts:
-                inference.error = f"{inference.error} (failed {attempt} times; transient errors are retried)"
-                return inference
+            retried.extend([*inference.retries, inference.error])
             await asyncio.sleep(retry.delay(attempt, retry_after=inference.retry_after))
         raise AssertionError("unreachable")
 
@@ -124,9 +125,9 @@ async def _infer(runner: Runner, item: WorkItem, *, timeout: float, retry: Backo
         inference = await asyncio.wait_for(attempts(), timeout=timeout)
     except asyncio.TimeoutError:
         reason = f"timed out after {timeout:g} s (raise --timeout if the agent needs longer)"
-        if transient:
-            reason += f"; {len(transient)} earlier attempts failed, the last with: {transient[-1]}"
-        inference = Inference(error=reason, timed_out=True)
+        if retried:
+            reason += f"; {len(retried)} earlier attempts failed, the last with: {retried[-1]}"
+        inference = Inference(error=reason, timed_out=True, retries=retried)
     if inference.duration_seconds is None:
         inference.duration_seconds = round(time.monotonic() - started, 3)
     if inference.started_at is None:

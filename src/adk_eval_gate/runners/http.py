@@ -108,10 +108,17 @@ def _answer(response: httpx.Response, what: str) -> Any:
         raise AgentServerError(f"{what} did not answer JSON: {response.text[:100]!r}") from None
 
 
-def _check(response: httpx.Response, what: str) -> None:
+AGENT_RAISED = 500  # what ADK's api_server answers a turn whose agent raised (an uncaught error in ``/run``)
+
+
+def _check(response: httpx.Response, what: str, *, agent_turn: bool = False) -> None:
+    """Raises unless the answer is a success: ``_Transient`` for a status worth trying again, except a 500 to an
+    agent's turn, which is the agent's own failure and never run again into a pass (429, 502, 503, 504 are)."""
     if response.is_success:
         return
     message = f"{what} answered HTTP {response.status_code}: {_detail(response) or response.reason_phrase}"
+    if agent_turn and response.status_code == AGENT_RAISED:
+        raise AgentServerError(f"{message} (the agent raised while it ran; not run again)")
     if transient_status(response.status_code):
         raise _Transient(message, retry_after_seconds(response.headers))
     raise AgentServerError(message)
@@ -309,7 +316,7 @@ class HttpRunner:
         if self.endpoint == "run":
             response = await self._send("POST", "/run", json_body=body)
             if not _route_missing(response):
-                _check(response, "POST /run")
+                _check(response, "POST /run", agent_turn=True)
                 data = _answer(response, "POST /run")
                 if not isinstance(data, list):
                     raise AgentServerError("POST /run did not answer a list of events")
@@ -321,7 +328,8 @@ class HttpRunner:
         events: list[dict[str, Any]] = []
         async with self.client().stream("POST", "/run_sse", json={**body, "streaming": False}) as response:
             if not response.is_success:
-                _check(await read_capped(response, what="POST /run_sse", limit=self.limits.answer), "POST /run_sse")
+                answer = await read_capped(response, what="POST /run_sse", limit=self.limits.answer)
+                _check(answer, "POST /run_sse", agent_turn=True)
             async for line in sse_lines(response, what="POST /run_sse", limits=self.limits):
                 if not line.startswith("data:"):
                     continue

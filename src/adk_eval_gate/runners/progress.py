@@ -51,6 +51,12 @@ def run_finished(console: Console, item: WorkItem, finished: FinishedRun, status
         graded = [s for s in finished.scored if not s.configured.spec.informational]
         scores = " ".join(f"{s.configured.name}={score_text(s.outcome.score)}" for s in graded)
         console.line(f"ran {name}{run_suffix} {scores}".rstrip())
+    retries = finished.inference.retries
+    if retries:
+        console.line(
+            f"  {name}{run_suffix}: retried {plural(len(retries), 'time')} (each reason is in results.json), "
+            f"the last after: {retries[-1]}"
+        )
     if finished.inference.log and status != CaseStatus.PASSED:
         _case_log(console, f"{name}{run_suffix}", finished.inference.log)
 
@@ -79,6 +85,7 @@ class Counts:
     failed: int = 0
     not_evaluated: int = 0
     errors: int = 0
+    retried: int = 0  # runs that were run again after a failure around the agent (``Inference.retries``)
     running: dict[tuple[str, int], float] = field(default_factory=dict)  # (case id, run) -> start time
 
     def summary(self, *, elapsed: float | None, eta: bool = True) -> str:
@@ -90,6 +97,8 @@ class Counts:
             parts.append(f"{self.not_evaluated} not evaluated")
         if self.errors:
             parts.append(plural(self.errors, "error"))
+        if self.retried:
+            parts.append(plural(self.retried, "retried run"))
         parts.append(f"{len(self.running)} running")
         if elapsed is None:
             return ", ".join(parts)
@@ -162,6 +171,7 @@ class Progress:
         self.counts.failed += status == CaseStatus.FAILED
         self.counts.not_evaluated += status == CaseStatus.NOT_EVALUATED
         self.counts.errors += status == CaseStatus.ERROR
+        self.counts.retried += bool(finished.inference.retries)
         self._clear()
         run_finished(self.console, item, finished, status)
         self._redraw()

@@ -32,6 +32,7 @@ class Inference:
     started_at: float | None = None  # when the run started, in seconds since the epoch
     retryable: bool = False  # a transient failure (429, 5xx, connection): run the case again in a fresh session
     retry_after: float | None = None  # seconds the server asked to wait before trying again
+    retries: list[str] = field(default_factory=list)  # why each earlier attempt failed and was run again
     notes: list[str] = field(default_factory=list)  # what was changed in the agent's output to keep it usable
     log: list[str] = field(default_factory=list)  # what ADK and the agent logged during the run (``runlog``)
     timed_out: bool = False  # the run did not finish within --timeout

@@ -204,6 +204,7 @@ def totals(cases: list[CaseResult], files: list[FileResult], *, checks: list[Bud
         infrastructure_errors=sum(
             1 for c in gated if c.status == CaseStatus.ERROR and c.error_kind == "infrastructure"
         ),
+        retried_runs=sum(1 for c in cases if c.carried is None for run in c.runs if run.retries),
         confirmed_failures=sum(1 for c in gated if c.confirmation and c.confirmation.confirmed),
         flaky=sum(1 for c in gated if c.stability == "flaky"),
         failing_on_base=sum(1 for c in gated if c.status != CaseStatus.PASSED and c.failing_on_base),

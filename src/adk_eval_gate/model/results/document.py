@@ -234,6 +234,11 @@ class Totals(ResultModel):
         description="Of the error cases, those whose runs failed for infrastructure reasons (timeouts, the model's "
         "429/5xx after retries, judge outages), not because of the agent.",
     )
+    retried_runs: int = Field(
+        default=0,
+        description="Runs (of the cases that ran here) that were run again after a failure around the agent: the "
+        "model provider's 429/5xx or lost connection, a lost worker process (each run's retries).",
+    )
     confirmed_failures: int = Field(
         default=0, description="Failed cases that were run again (--confirm-failures) and failed every re-run."
     )

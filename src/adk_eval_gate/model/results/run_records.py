@@ -113,6 +113,12 @@ class RunRecord(ResultModel):
         description="agent: the agent raised; infrastructure: a timeout, the model's 429/5xx after retries or a "
         "judge outage.",
     )
+    retries: list[str] = Field(
+        default_factory=list,
+        description="Why each earlier attempt of this run failed and was run again in a fresh session, in order: "
+        "the model provider's 429/5xx or lost connection, or a lost worker process (never what the agent raised); "
+        "the run's own result is its last attempt's.",
+    )
     confirmation: bool = Field(default=False, description="A re-run of --confirm-failures.")
     duration_seconds: float | None = None
     started_at: float | None = Field(default=None, description="When the run started, in seconds since the epoch.")

@@ -1,5 +1,5 @@
 """One run of a case in report.html: its turns side by side (user, tool calls, answers, timings and tokens), the
-judge's explanations and rubric verdicts, the notes and the captured log.
+judge's explanations and rubric verdicts, the attempts run again, the notes and the captured log.
 
 ``RUN_PARTS`` lists the parts in order; each is a small function of the run, so a new part is one function.
 """
@@ -26,6 +26,7 @@ from adk_eval_gate.report.html.parts import (
     text,
 )
 from adk_eval_gate.report.views import TurnView, computed_by_label, turns
+from adk_eval_gate.support.words import plural
 
 
 def _timing(actual: compact.Turn | None) -> str:
@@ -115,6 +116,12 @@ def _notes(run: RunRecord) -> str:
     return section("Notes", element("ul", items)) if items else ""
 
 
+def _retries(run: RunRecord) -> str:
+    """The attempts before the last, each with why it failed around the agent and was run again."""
+    items = "".join(element("li", text(f"attempt {n}: {reason}")) for n, reason in enumerate(run.retries, start=1))
+    return section(f"Retried {plural(len(run.retries), 'time')}", element("ul", items)) if items else ""
+
+
 def _log(run: RunRecord) -> str:
     if not run.log:
         return ""
@@ -126,7 +133,7 @@ def _error(run: RunRecord) -> str:
 
 
 RunPart = Callable[[RunRecord], str]
-RUN_PARTS: tuple[RunPart, ...] = (_error, _scores, _turns, _judge, _notes, _log)
+RUN_PARTS: tuple[RunPart, ...] = (_error, _retries, _scores, _turns, _judge, _notes, _log)
 
 
 def run_block(run: RunRecord, *, of: int) -> str:

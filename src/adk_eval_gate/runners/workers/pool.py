@@ -5,7 +5,9 @@ crash, or a tool that blocks the event loop (``time.sleep(3600)``, a busy loop) 
 main process's event loop stays free to time a case run out, to answer a signal, and to write the reports. When a
 case run's time is up, the worker is asked to cancel it; a worker whose event loop does not answer within
 ``CANCEL_GRACE`` seconds is blocked, so it is killed, and the other case runs it held are run again on a
-replacement. A worker that dies on its own fails the case runs it held (one of them killed it) and is replaced.
+replacement (each such run records it: ``Inference.retries``). A worker that dies on its own fails the case runs it
+held (one of them killed it) and is replaced; one killed by a SIGKILL the gate did not send (the out-of-memory
+killer) is lost, and its case runs may run again (``_lost``).
 
 Several workers also spread the CPU: an ADK agent turn costs a few milliseconds, so one process saturates long
 before a high ``--parallelism`` of latency-bound cases does. Workers are forked by the worker starter
@@ -55,6 +57,7 @@ class _Request:
     index: int  # into the work items the workers were started with
     run: int  # the item's run: a re-run (--confirm-failures) is a started item with a later run number
     future: asyncio.Future[Inference]
+    retries: list[str] = field(default_factory=list)  # why it was run again on another worker (``Inference.retries``)
 
 
 @dataclass
@@ -250,13 +253,14 @@ class WorkerPool:
                     request.future.cancel()
             return
         if worker.killed is None:
-            reason = self._last_death
+            reason, lost = self._last_death, _lost(worker)
             for request in pending.values():
                 if not request.future.done():
-                    request.future.set_result(Inference(error=f"{reason} while running this case run"))
+                    request.future.set_result(Inference(error=f"{reason} while running this case run", retryable=lost))
             pending = {}
         replacement = self._replace()
         for number, request in pending.items():  # innocent case runs of a worker this process killed
+            request.retries.append(f"the agent worker process {worker.number} was stopped: {worker.killed}")
             self._dispatch(number, request, replacement)
 
     def _replace(self) -> _Worker | None:
@@ -299,10 +303,12 @@ class WorkerPool:
         request = _Request(index, item.run, asyncio.get_running_loop().create_future())
         self._dispatch(number, request)
         try:
-            return await request.future
+            inference = await request.future
         except asyncio.CancelledError:
             self._cancel(number)
             raise
+        inference.retries = [*request.retries, *inference.retries]
+        return inference
 
     def _cancel(self, number: int) -> None:
         """The case run's time is up (or the run stops): ask its worker to cancel it, and watch that it can."""
@@ -350,11 +356,22 @@ class WorkerPool:
             worker.conn.close()
 
 
+def _lost(worker: _Worker) -> bool:
+    """Killed by a SIGKILL this process did not send (the out-of-memory killer, another process): not the agent's
+    own error, so its case runs may run again; an exit (``os._exit``) or a crash (SIGSEGV) is the agent's."""
+    return worker.killed is None and worker.exitcode == -signal.SIGKILL
+
+
 def _death(worker: _Worker) -> str:
     if worker.refused is not None:
         return f"the agent worker process {worker.number} {worker.refused}"
     how = ended(worker.exitcode) if worker.ended.done() else "ended"
-    return f"the agent worker process {worker.number} {how} (the agent or a tool called os._exit() or crashed)"
+    why = (
+        "not by the gate: the out-of-memory killer or another process"
+        if _lost(worker)
+        else "the agent or a tool called os._exit() or crashed"
+    )
+    return f"the agent worker process {worker.number} {how} ({why})"
 
 
 def default_worker_count(parallelism: int) -> int:
