@@ -30,6 +30,10 @@ class NotEvaluated(Exception):
     """The metric cannot produce a score for this case; the message says why and what to do."""
 
 
+class ResultRefused(Exception):
+    """The metric returned what ADK refuses outright, ending its whole evaluation: the run is an error here."""
+
+
 @dataclass
 class InvocationScore:
     score: float | None
