@@ -300,7 +300,7 @@ def test_a_list_of_something_else(tmp_path: Path) -> None:
 
 
 def test_a_misspelt_key_is_named_with_the_key_it_should_be(tmp_path: Path) -> None:
-    from adk_eval_gate.inputs.load import load_eval_file, with_session_beside
+    from adk_eval_gate.inputs.load import load_eval_file
 
     missing = tmp_path / "a.evalset.json"
     missing.write_text(json.dumps({"eval_set_id": "s", "eval_case": []}))

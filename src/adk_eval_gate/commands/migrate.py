@@ -20,8 +20,9 @@ from adk_eval_gate.support.console import Console
 from adk_eval_gate.support.errors import EvalFileError, UsageError
 
 
-def legacy_eval_set(old: str, *, initial_session: str | None = None) -> EvalSet:
-    """The legacy query list ``old`` as ADK converts it to an EvalSet (nothing written)."""
+def legacy_eval_set(old: str, *, initial_session: str | None = None, beside: bool = True) -> EvalSet:
+    """The legacy query list ``old`` as ADK converts it to an EvalSet (nothing written); ``beside``: without
+    ``initial_session``, the ``initial.session.json`` beside it seeds the session (ADK's own migration reads none)."""
     if not old:
         raise UsageError("give the legacy file and the new file", field="migrate")
     text, data = read_json(Path(old), old, max_depth=sanitize.MAX_EVAL_FILE_DEPTH)
@@ -33,7 +34,9 @@ def legacy_eval_set(old: str, *, initial_session: str | None = None) -> EvalSet:
             hint="only the classic *.test.json query list needs migrating",
         )
     # the session beside the file when none is given, as `run --legacy-session-file` uses it
-    session = _session(initial_session) if initial_session else initial_session_beside(Path(old), old)[0] or {}
+    session = _session(initial_session) if initial_session else {}
+    if not initial_session and beside:
+        session = initial_session_beside(Path(old), old)[0] or {}
     set_id = Path(old).name.removesuffix(".json").removesuffix(".test")
     try:
         return legacy.convert_query_list(
