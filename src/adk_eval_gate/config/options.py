@@ -101,6 +101,14 @@ OPTIONS: tuple[Option, ...] = (
         ("run", "validate"),
     ),
     Option(
+        "lenient_judge_labels",
+        "--lenient-judge-labels",
+        "read hallucinations_v1's sentence labels more leniently than ADK (Not applicable, markdown)",
+        "bool",
+        "lenient-judge-labels",
+        ("run",),
+    ),
+    Option(
         "runner",
         "--runner",
         "how to get the agent's answers (default: adk)",

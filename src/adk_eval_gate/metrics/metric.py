@@ -101,6 +101,7 @@ class MetricServices:
     judge: JudgeService | None = None
     platform: PlatformService | None = None
     functions: FunctionRunner | None = None
+    lenient_labels: bool = False  # --lenient-judge-labels: judge answers read as judge/parsing.py reads them
 
     async def aclose(self) -> None:
         """Releases what the services hold (their HTTP clients); call it in the loop that used them."""
