@@ -628,7 +628,8 @@ class InstructionModel(BaseLlm):
     async def generate_content_async(self, llm_request, stream=False):
         instruction = llm_request.config.system_instruction or ""
         text = instruction if isinstance(instruction, str) else " ".join(p.text or "" for p in instruction.parts)
-        yield LlmResponse(content=types.Content(role="model", parts=[types.Part(text=text.strip())]))
+        first_line = text.strip().splitlines()[0]  # the agent's instruction; ADK adds the agent's identity after it
+        yield LlmResponse(content=types.Content(role="model", parts=[types.Part(text=first_line)]))
 
 
 root_agent = LlmAgent(name="parity_state", model=InstructionModel(model="instruction"), instruction="feeling {mood?}")
