@@ -828,3 +828,17 @@ def test_a_hallucination_label_adk_does_not_know_is_dropped_as_adks_evaluator_dr
     )
     judge_parity.assert_same(ours, theirs)
     assert (theirs.overall_score, theirs.overall_eval_status) == (0.5, EvalStatus.FAILED)
+
+
+def test_adk_eval_takes_the_config_beside_an_eval_set_only_when_given_one_file(tmp_path: Path) -> None:
+    """What docs/differences.md says of ``adk eval`` on several files: ADK's own resolution drops the config."""
+    from google.adk.cli.cli_tools_click import _resolve_eval_config_file_path
+
+    first, second = tmp_path / "a" / "a.evalset.json", tmp_path / "b" / "b.evalset.json"
+    for path in (first, second):
+        path.parent.mkdir()
+        path.write_text("{}", encoding="utf-8")
+        (path.parent / "test_config.json").write_text('{"criteria": {"response_match_score": 0.1}}', encoding="utf-8")
+    one = _resolve_eval_config_file_path(None, {str(first): []})
+    assert one == str(first.parent / "test_config.json")
+    assert _resolve_eval_config_file_path(None, {str(first): [], str(second): []}) is None
