@@ -122,7 +122,8 @@ def adk_failures(cases: list[CaseResult], agent_module: str) -> list[str]:
     failures = []
     for case in cases:
         scored_runs = [run for run in case.runs if not run.error]
-        turns = any(run.invocations for run in scored_runs)  # AgentEvaluator's results are per turn: none, no line
+        # AgentEvaluator's results are per turn: a case whose runs had none gets no line
+        turns = any(run.invocations or any(m.invocation_scores for m in run.metrics) for run in scored_runs)
         for metric in case.metrics if turns else []:
             if metric.status == MetricStatus.NOT_EVALUATED:
                 failures.append(
