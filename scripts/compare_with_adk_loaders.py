@@ -7,8 +7,9 @@ files only feed the legacy loader):
 
 * ADK's three loaders are tried: ``EvalSet.model_validate_json``, ``load_eval_set_from_file`` (what ``adk eval``
   uses: an EvalSet or a legacy named list) and ``AgentEvaluator._load_eval_set_from_file`` (the pytest path: an
-  EvalSet or a legacy query list, with a sibling ``initial.session.json`` as its initial session);
-* ours is ``adk_eval_gate.inputs.load.load_eval_file``.
+  EvalSet or a legacy query list, with a sibling ``initial.session.json`` as its initial session, as a test would
+  pass it with ``initial_session_file=``);
+* ours is ``adk_eval_gate.inputs.load.load_eval_file``, with that sibling read (``--legacy-session-file``).
 
 Outcomes, one line per file:
 
@@ -42,7 +43,7 @@ from google.adk.evaluation.local_eval_sets_manager import load_eval_set_from_fil
 
 from adk_eval_gate.inputs.configs import ConfigSource, load_config
 from adk_eval_gate.inputs.discover import EVAL_SUFFIXES, discover
-from adk_eval_gate.inputs.load import INITIAL_SESSION_NAME, LoadedEvalSet, load_eval_file
+from adk_eval_gate.inputs.load import INITIAL_SESSION_NAME, LoadedEvalSet, load_eval_file, with_session_beside
 from adk_eval_gate.support.errors import EvalFileError, GateError
 
 CONFIG_NAME = "test_config.json"
@@ -250,7 +251,7 @@ def check_file(path: Path, root: Path, *, discovered: bool) -> tuple[str, str]:
     text = raw.decode("utf-8", errors="replace")
     adk = load_with_adk(path, text)
     try:
-        ours: LoadedEvalSet | EvalFileError = load_eval_file(path, display=display)
+        ours: LoadedEvalSet | EvalFileError = with_session_beside(load_eval_file(path, display=display), read=True)
     except EvalFileError as error:
         ours = error
     except Exception as error:  # a crash of ours is always a failure

@@ -197,6 +197,21 @@ def test_threshold_outside_the_range(tmp_path: Path, name: str, value: float, ra
     assert f"outside the metric's range {range_text}" in error.message
 
 
+def test_a_custom_metric_without_a_declared_range_takes_any_threshold_as_adk_does(tmp_path: Path) -> None:
+    """A count's threshold of 40: ADK checks no threshold against a range, and a custom metric declares none."""
+    data = {"criteria": {"tool_calls": 40}, "custom_metrics": {"tool_calls": {"code_config": {"name": "m.count"}}}}
+    metric = next(m for m in _load(tmp_path, data).metrics if m.name == "tool_calls")
+    assert (metric.spec.value_range, metric.criterion.threshold) == (None, 40)
+    assert AdkEvalConfig.model_validate(data).criteria["tool_calls"] == 40
+
+
+def test_a_custom_metric_is_held_to_the_range_its_metric_info_declares(tmp_path: Path) -> None:
+    interval = {"metric_value_info": {"interval": {"min_value": 0, "max_value": 10}}}
+    custom = {"tool_calls": {"code_config": {"name": "m.count"}, "metric_info": {"metric_name": "n", **interval}}}
+    error = _error(tmp_path, {"criteria": {"tool_calls": 40}, "custom_metrics": custom})
+    assert "threshold 40 is outside the metric's range [0, 10]" in error.message
+
+
 def test_every_problem_of_a_config_is_listed_at_once_in_the_file_s_order(tmp_path: Path) -> None:
     """A threshold that is not a number is an error, as it is for ADK (a number written as a string is not)."""
     data = {"criteria": {"response_match_score": "high", "tool_trajectory_avg_score": {"threshold": "x"}}}

@@ -13,7 +13,7 @@ from google.adk.evaluation.eval_config import EvalConfig as AdkEvalConfig
 from google.adk.evaluation.eval_set import EvalSet as AdkEvalSet
 from google.adk.evaluation.local_eval_sets_manager import load_eval_set_from_file
 
-from adk_eval_gate.inputs.load import load_eval_file
+from adk_eval_gate.inputs.load import load_eval_file, with_session_beside
 from adk_eval_gate.model.evalset import InvocationEvents, content_text, tool_calls
 from adk_eval_gate.support.errors import EvalFileError
 
@@ -122,7 +122,7 @@ def test_invocation_events_shape_is_recognised() -> None:
 def test_legacy_query_list_becomes_one_multi_turn_case_like_agent_evaluator() -> None:
     path = FORMATS / "legacy_query" / "weather.test.json"
     display = "legacy_query/weather.test.json"
-    ours = load_eval_file(path, display=display)
+    ours = with_session_beside(load_eval_file(path, display=display), read=True)  # --legacy-session-file
     initial = AgentEvaluator._get_initial_session(str(FORMATS / "legacy_query" / "initial.session.json"))
     theirs = AgentEvaluator._load_eval_set_from_file(str(path), AdkEvalConfig(criteria={}), initial)
     assert ours.format == "legacy_query_list"
@@ -408,3 +408,43 @@ def test_run_prints_every_problem_of_a_file_and_keeps_one_line_for_it_in_the_res
     [file] = prepared.files
     assert file.error is not None and "\n" not in file.error
     assert file.error == printed[0].removeprefix("error: ") + " (and 2 more problems in it)"
+
+
+def test_a_legacy_files_session_is_what_adk_reads_unless_the_file_beside_it_is_asked_for() -> None:
+    """ADK reads no initial.session.json beside a legacy file (AgentEvaluator only its initial_session_file=):
+    by default the case has no session, and a warning names the file that is not read."""
+    path = FORMATS / "legacy_query" / "weather.test.json"
+    loaded = with_session_beside(load_eval_file(path, display="legacy_query/weather.test.json"), read=False)
+    theirs = AgentEvaluator._load_eval_set_from_file(str(path), AdkEvalConfig(criteria={}), {})
+    assert loaded.eval_set.eval_cases[0].session_input is None
+    assert theirs.eval_cases[0].session_input is None
+    assert loaded.initial_session_file is None
+    assert loaded.warnings[-1:] == [
+        "legacy_query/weather.test.json: the initial.session.json beside it is not read, as ADK does not read it; "
+        "pass --legacy-session-file (input legacy-session-file) to seed the session from it"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("session", "message"),
+    [
+        (b"[1]", "initial.session.json:1: must be a JSON object (app_name, user_id, state)"),
+        (b'{"state": 3}', "initial.session.json:1: state"),
+        (b"\xff\xfe{", "initial.session.json"),
+        (b'{"state": {"a": "\\u0000"}}', None),
+        (b'{"state": ' * 5000, "initial.session.json"),
+    ],
+)
+def test_a_session_file_beside_a_legacy_file_that_cannot_be_used_is_one_line_naming_it(
+    tmp_path: Path, session: bytes, message: str | None
+) -> None:
+    (tmp_path / "a.test.json").write_text('[{"query": "hi", "reference": "x"}]', encoding="utf-8")
+    (tmp_path / "initial.session.json").write_bytes(session)
+    loaded = load_eval_file(tmp_path / "a.test.json", display="a.test.json")
+    if message is None:
+        assert with_session_beside(loaded, read=True).eval_set.eval_cases[0].session_input is not None
+        return
+    with pytest.raises(EvalFileError) as caught:
+        with_session_beside(loaded, read=True)
+    assert message in caught.value.one_line()
+    assert "\n" not in caught.value.one_line()

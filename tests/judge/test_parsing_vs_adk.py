@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import pytest
 from google.adk.evaluation.final_response_match_v2 import _parse_critique
-from google.adk.evaluation.hallucinations_v1 import _parse_validation_results
+from google.adk.evaluation.hallucinations_v1 import _parse_sentences, _parse_validation_results
 from google.adk.evaluation.llm_as_judge_utils import Label
 from google.adk.evaluation.rubric_based_evaluator import DefaultAutoRaterResponseParser
 from google.adk.evaluation.simulation.per_turn_user_simulator_quality_v1 import _parse_llm_response
 
-from adk_eval_gate.judge import parsing
+from adk_eval_gate.judge import adk_parsing, parsing
 
 ADK_SCORE = {Label.VALID: 1.0, Label.INVALID: 0.0, Label.NOT_FOUND: None}
 
@@ -97,3 +97,40 @@ def test_sentence_labels_adk_loses() -> None:
     answer = "- **sentence:** A.\n  **label:** not applicable\n  rationale: greeting\n"
     assert _parse_validation_results(answer) == []
     assert parsing.sentence_scores(answer) == [1.0]
+
+
+HALLUCINATION_ANSWERS = [
+    VALIDATION,
+    "sentence: A.\nlabel: Not applicable\nrationale: r\nsupporting_excerpt: null\ncontradicting_excerpt: null",
+    "Sentence: A.\nLABEL:  Supported \nRationale: r\nSupporting_Excerpt: x\nContradicting_Excerpt: null\n\n"
+    "sentence: B.",
+    "sentence: A.\nlabel: supported\nrationale: r\nsupporting_excerpt: x",  # a field missing: nothing read
+    "sentence: A.\nlabel: supported\nrationale: r\nsupporting_excerpt: x\ncontradicting_excerpt: y\n"
+    "sentence: B.\nlabel: unsupported\nrationale: r",
+    "- **sentence:** A.\n  **label:** not applicable\n  rationale: greeting\n",
+    "prose sentence: first\nlabel: disputed\nrationale: \nsupporting_excerpt:\ncontradicting_excerpt:",
+    "",
+]
+
+
+@pytest.mark.parametrize("answer", HALLUCINATION_ANSWERS)
+def test_sentence_labels_are_read_by_default_exactly_as_adk_reads_them(answer: str) -> None:
+    theirs = [result["label"] for result in _parse_validation_results(answer)]
+    assert adk_parsing.validation_labels(answer) == theirs
+    positive, negative = {"supported", "not_applicable"}, {"unsupported", "contradictory", "disputed"}
+    known = [label.strip().lower() for label in theirs if label.strip().lower() in positive | negative]
+    assert adk_parsing.sentence_scores(answer) == [1.0 if label in positive else 0.0 for label in known]
+
+
+@pytest.mark.parametrize(
+    "answer", ["<sentence>A.</sentence><sentence>B\nC</sentence>", "<SENTENCE>A.</SENTENCE>", "<sentence>open", ""]
+)
+def test_segmented_sentences_are_read_by_default_exactly_as_adk_reads_them(answer: str) -> None:
+    assert adk_parsing.parse_sentences(answer) == _parse_sentences(answer)
+
+
+def test_adks_reading_of_a_hostile_answer_reads_each_character_a_bounded_number_of_times() -> None:
+    """Runs of what ADK's lazy groups would retry over: read once each, whatever the answer's size."""
+    blocks = "sentence: x\nlabel: supported\n" * 100_000 + "\x00" * 100_000
+    assert adk_parsing.validation_labels(blocks) == []
+    assert adk_parsing.parse_sentences("<sentence>" * 200_000) == []

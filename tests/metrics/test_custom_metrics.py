@@ -15,7 +15,7 @@ from google.adk.evaluation.eval_metrics import EvalMetric
 from adk_eval_gate.metrics import registry
 from adk_eval_gate.metrics.custom import CustomMetric
 from adk_eval_gate.metrics.metric import CaseRun, InvocationScore, Metric, MetricOutcome, MetricServices
-from adk_eval_gate.metrics.score import evaluate_metric
+from adk_eval_gate.metrics.score import MetricEscaped, evaluate_metric
 from adk_eval_gate.model import eval_config
 from adk_eval_gate.model.evalset import ConversationScenario, EvalCase
 from adk_eval_gate.model.results import MetricStatus
@@ -64,7 +64,21 @@ def not_a_result(eval_metric, actual_invocations, expected_invocations, conversa
 
 
 def infinite(eval_metric, actual_invocations, expected_invocations, conversation_scenario):
-    return EvaluationResult(overall_score=float("inf"), overall_eval_status=EvalStatus.PASSED)
+    results = [
+        PerInvocationResult(actual_invocation=actual, score=1.0, eval_status=EvalStatus.PASSED)
+        for actual in actual_invocations
+    ]
+    return EvaluationResult(
+        overall_score=float("inf"), overall_eval_status=EvalStatus.PASSED, per_invocation_results=results
+    )
+
+
+def overall_only(eval_metric, actual_invocations, expected_invocations, conversation_scenario):
+    return EvaluationResult(overall_score=1.0, overall_eval_status=EvalStatus.PASSED)
+
+
+def overall_only_informational(eval_metric, actual_invocations, expected_invocations, conversation_scenario):
+    return EvaluationResult(overall_score=3.0, overall_eval_status=EvalStatus.INFORMATIONAL)
 
 
 def nan_per_turn(eval_metric, actual_invocations, expected_invocations, conversation_scenario):
@@ -164,6 +178,24 @@ def test_problems_are_not_evaluated_with_the_reason(custom_module: str, target: 
     outcome = evaluate(metric(f"{custom_module}.{target}"))
     assert outcome.status is MetricStatus.NOT_EVALUATED
     assert outcome.reason is not None and reason in outcome.reason
+
+
+def test_a_pass_or_fail_without_a_result_per_invocation_is_refused_as_adk_refuses_it(custom_module: str) -> None:
+    """ADK ends the evaluation with this ValueError; here the run is an error with ADK's message."""
+    with pytest.raises(MetricEscaped) as refused:
+        evaluate(metric(f"{custom_module}.overall_only"))
+    assert str(refused.value) == (
+        "custom metric long_answers: Eval metric should return results for each invocation. "
+        "Found 0 results for 2 invocations."
+    )
+
+
+@pytest.mark.parametrize(("target", "score"), [("overall_only_informational", 3.0), ("says_not_evaluated", None)])
+def test_an_informational_or_unevaluated_result_needs_no_result_per_invocation(
+    custom_module: str, target: str, score: float | None
+) -> None:
+    outcome = evaluate(metric(f"{custom_module}.{target}"))
+    assert (outcome.score, outcome.per_invocation) == (score, [])
 
 
 def test_a_module_that_does_not_exist() -> None:

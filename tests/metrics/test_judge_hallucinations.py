@@ -3,14 +3,18 @@ text, invocation and case; intermediate texts; failures."""
 
 from __future__ import annotations
 
+import asyncio
+
 from google.genai import types
 
 from adk_eval_gate.metrics.hallucinations import HallucinationsV1
+from adk_eval_gate.metrics.metric import MetricServices
+from adk_eval_gate.metrics.score import evaluate_metric
 from adk_eval_gate.model import eval_config
 from adk_eval_gate.model.evalset import InvocationEvent, InvocationEvents
 from adk_eval_gate.model.results import MetricStatus
 from tests.fakes.gemini_server import FakeGemini, Reply
-from tests.judge.helpers import HallucinationScript, gemini, invocation, judge_options, run_of, score
+from tests.judge.helpers import HallucinationScript, gemini, invocation, judge_options, judge_service, run_of, score
 
 __all__ = ["gemini"]
 P, N, NE = MetricStatus.PASSED, MetricStatus.FAILED, MetricStatus.NOT_EVALUATED
@@ -122,3 +126,22 @@ def test_a_failing_judge_makes_it_not_evaluated(gemini: FakeGemini) -> None:
     outcome = score(HallucinationsV1, "hallucinations_v1", criterion(), run_of([invocation("q", "Some text.")]))
     assert (outcome.score, outcome.status) == (None, NE)
     assert outcome.reason is not None and "failed after 3 tries: HTTP 500" in outcome.reason
+
+
+def test_a_label_adk_does_not_know_is_dropped_unless_labels_are_read_leniently(gemini: FakeGemini) -> None:
+    """ "Not applicable" (a space for the underscore): ADK drops the sentence, so the text scores 1/2; read
+    leniently (--lenient-judge-labels) it is supported and the text scores 2/3."""
+    texts = {"A. B. C.": ["A.", "B.", "C."]}
+    gemini.script = HallucinationScript(texts, {"A.": "supported", "B.": "unsupported", "C.": "Not applicable"})
+    run = run_of([invocation("q", "A. B. C.")])
+    assert score(HallucinationsV1, "hallucinations_v1", criterion(0.6), run).score == 0.5
+    services = MetricServices(judge=judge_service(), lenient_labels=True)
+    lenient = HallucinationsV1(name="hallucinations_v1", criterion=criterion(0.6), services=services)
+
+    async def go() -> float | None:
+        try:
+            return (await evaluate_metric(lenient, run)).score
+        finally:
+            await services.aclose()
+
+    assert asyncio.run(go()) == 2 / 3

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from adk_eval_gate.config.settings import build_settings
-from adk_eval_gate.model.results import CaseResult
+from adk_eval_gate.model.results import CaseResult, MetricResult, RunMetric, RunRecord
 from adk_eval_gate.pytest import AgentEvaluator, evaluate
 from adk_eval_gate.pytest.case_session import CaseSession
 from adk_eval_gate.pytest.case_text import case_report
@@ -217,3 +217,16 @@ def test_a_lower_is_better_custom_metric_passes_in_the_report_the_failure_lines_
         ("0.0", "PASSED"),
         ("1.0", "FAILED"),
     ]
+
+
+def test_a_case_whose_runs_had_no_turns_gets_no_failure_line_as_in_agent_evaluator() -> None:
+    """AgentEvaluator's lines come from per-turn results: a case without turns is not evaluated, not failed."""
+    metric = MetricResult(name="m", kind="deterministic", score=None, threshold=0.5, status="not_evaluated")
+    no_turns = RunRecord(run=1, status="passed", metrics=[RunMetric(name="m", score=None, status="not_evaluated")])
+    case = CaseResult(id="f::c", file="f", eval_set_id="s", eval_id="c", status="not_evaluated", metrics=[metric])
+    assert adk_failures([case.model_copy(update={"runs": [no_turns]})], "agent") == []
+    turn = no_turns.model_copy(
+        update={"metrics": [RunMetric(name="m", score=None, status="not_evaluated", invocation_scores=[None])]}
+    )
+    (line,) = adk_failures([case.model_copy(update={"runs": [turn]})], "agent")
+    assert line.startswith("m for agent was not evaluated.")

@@ -168,3 +168,12 @@ def test_options_are_checked(project: pytest.Pytester, option: tuple[str, str], 
     result = project.runpytest("--adk-eval", *option, *PLAIN)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([f"*{message}*"])
+
+
+def test_the_departures_from_adk_are_flags_of_their_own_and_off_by_default(project: pytest.Pytester) -> None:
+    """--adk-legacy-session-file and --adk-lenient-judge-labels reach the gate's settings (run's options)."""
+    result = project.runpytest("--adk-eval", "--adk-legacy-session-file", "--adk-lenient-judge-labels", *PLAIN)
+    result.assert_outcomes(passed=2, failed=2, errors=1)
+    help_text = " ".join(project.runpytest("--help", *PLAIN).stdout.str().split())
+    assert "adk-eval-gate's --legacy-session-file" in help_text
+    assert "adk-eval-gate's --lenient-judge-labels" in help_text

@@ -117,6 +117,6 @@ def test_legacy_files_score_like_agent_evaluator(agent: str, tmp_repo: Path, run
     shutil.copytree(REPO / "examples" / agent, tmp_repo / agent)
     (test_file,) = (tmp_repo / agent / "legacy").glob("*.test.json")
     theirs = agent_evaluator(tmp_repo / agent, test_file)
-    ours = run_gate(str(test_file.relative_to(tmp_repo)))
+    ours = run_gate(str(test_file.relative_to(tmp_repo)), "--legacy-session-file")  # the file AgentEvaluator is given
     assert ours.doc is not None and len(ours.doc["cases"]) == 1
     _compare(ours.scores(ours.doc["cases"][0]["eval_id"]), theirs, f"{agent} legacy")

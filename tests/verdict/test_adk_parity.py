@@ -36,17 +36,23 @@ from google.adk.evaluation import eval_case as adk_case
 from google.adk.evaluation.agent_evaluator import AgentEvaluator as AdkAgentEvaluator
 from google.adk.evaluation.agent_evaluator import _EvalMetricResultWithInvocation
 from google.adk.evaluation.eval_metrics import BaseCriterion, EvalMetricResult
+from google.adk.evaluation.eval_metrics import HallucinationsCriterion as AdkHallucinationsCriterion
+from google.adk.evaluation.eval_set import EvalSet as AdkEvalSet
 from google.adk.evaluation.evaluator import EvalStatus
+from google.adk.evaluation.hallucinations_v1 import HallucinationsV1Evaluator
 from google.adk.evaluation.local_eval_service import LocalEvalService
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from adk_eval_gate import verdict
+from adk_eval_gate.metrics.hallucinations import HallucinationsV1
+from adk_eval_gate.model import eval_config as gate_eval_config
 from adk_eval_gate.model.results import CaseResult, MetricResult, MetricStatus, RunMetric, RunRecord
 from adk_eval_gate.pytest import AgentEvaluator as GateAgentEvaluator
 from adk_eval_gate.pytest.evaluator import adk_failures
 from tests.fakes.gemini_server import FakeGemini, SeenRequest
-from tests.judge.helpers import API_KEY, gemini, rubric_answer
+from tests.judge.helpers import API_KEY, HallucinationScript, gemini, invocation, judge_options, rubric_answer
+from tests.metrics import test_judge_parity as judge_parity
 
 pytestmark = pytest.mark.slow  # ADK's AgentEvaluator and `adk eval` on a real agent
 __all__ = ["gemini"]
@@ -702,3 +708,263 @@ def _flaky_adk_eval(probe: Probe) -> tuple[int, str]:
     finally:
         shutil.rmtree(history, ignore_errors=True)
     return done.returncode, STATUS[case["final_eval_status"]]
+
+
+# --- the second round: custom metrics as ADK reads them, AgentEvaluator's every method, check and status, a
+# legacy file's session, hallucination labels. Each probe runs ADK 2.13 and the gate on the same input.
+
+ROUND_TWO_METRICS = "parity_round_two_metrics"
+ROUND_TWO_METRICS_SOURCE = '''
+from google.adk.evaluation.evaluator import EvalStatus, EvaluationResult, PerInvocationResult
+
+
+def overall_only(eval_metric, actual, expected, scenario):
+    """Passes on an overall score, with no result per invocation."""
+    return EvaluationResult(overall_score=1.0, overall_eval_status=EvalStatus.PASSED)
+
+
+def answer_length(eval_metric, actual, expected, scenario):
+    """The characters of each answer: a count, not a share; a turn passes at or above the threshold."""
+    threshold = eval_metric.criterion.threshold
+    scores = [float(len(" ".join(p.text or "" for p in i.final_response.parts))) for i in actual]
+
+    def status(score):
+        return EvalStatus.PASSED if score >= threshold else EvalStatus.FAILED
+
+    overall = sum(scores) / len(scores)
+    return EvaluationResult(
+        overall_score=overall,
+        overall_eval_status=status(overall),
+        per_invocation_results=[
+            PerInvocationResult(actual_invocation=i, score=s, eval_status=status(s)) for i, s in zip(actual, scores)
+        ],
+    )
+'''
+STATE_AGENT = "parity_state"
+STATE_AGENT_SOURCE = '''
+from google.adk.agents import LlmAgent
+from google.adk.models.base_llm import BaseLlm
+from google.adk.models.llm_response import LlmResponse
+from google.genai import types
+
+
+class InstructionModel(BaseLlm):
+    """Answers with its system instruction, where ADK has put the session's state."""
+
+    async def generate_content_async(self, llm_request, stream=False):
+        instruction = llm_request.config.system_instruction or ""
+        text = instruction if isinstance(instruction, str) else " ".join(p.text or "" for p in instruction.parts)
+        first_line = text.strip().splitlines()[0]  # the agent's instruction; ADK adds the agent's identity after it
+        yield LlmResponse(content=types.Content(role="model", parts=[types.Part(text=first_line)]))
+
+
+root_agent = LlmAgent(name="parity_state", model=InstructionModel(model="instruction"), instruction="feeling {mood?}")
+'''
+LONG_TEXT = "a message long enough that its echo has more than forty characters"
+ROUND_TWO: dict[str, tuple[dict[str, Any] | list[Any], dict[str, Any] | None]] = {
+    "overall_only": (
+        {"eval_id": "one_turn", "conversation": [_turn("fine")]},
+        {
+            "criteria": {"overall_only": 0.5},
+            "custom_metrics": {"overall_only": {"code_config": {"name": f"{ROUND_TWO_METRICS}.overall_only"}}},
+        },
+    ),
+    "count": (
+        {"eval_id": "long_answer", "conversation": [_turn(LONG_TEXT)]},
+        {
+            "criteria": {"answer_length": 40},
+            "custom_metrics": {"answer_length": {"code_config": {"name": f"{ROUND_TWO_METRICS}.answer_length"}}},
+        },
+    ),
+    "no_turns": ({"eval_id": "empty", "conversation": []}, {"criteria": {"response_match_score": 0.8}}),
+    "first_row": ([{"query": "hi"}, {"query": "again", "expected_tool_use": [], "reference": "echo: again"}], None),
+    "state": ([{"query": "how are you?", "expected_tool_use": [], "reference": "feeling happy"}], None),
+    "eval_set": (
+        {"eval_id": "one_bad", "conversation": [_turn("fine"), _turn("bad")]},
+        {
+            "criteria": {"bad_turns": 0.4},
+            "custom_metrics": {"bad_turns": {"code_config": {"name": "parity_probe_metrics.bad_turns"}}},
+        },
+    ),
+}
+MOOD = {"app_name": STATE_AGENT, "user_id": "tester", "state": {"mood": "happy"}}
+
+
+@pytest.fixture(scope="module")
+def round_two_repo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The probe agent, an agent that says its session's state, two metrics modules, and one folder per probe: an
+    eval set (``probe_NAME.evalset.json``) or a legacy query list (``probe_NAME.test.json``), its config if any,
+    and beside the legacy file of ``state`` an ``initial.session.json`` that ADK never reads by itself."""
+    repo = tmp_path_factory.mktemp("parity_two")
+    (repo / ".git").mkdir()
+    for name, source in ((AGENT, AGENT_SOURCE), (STATE_AGENT, STATE_AGENT_SOURCE)):
+        (repo / name).mkdir()
+        (repo / name / "__init__.py").write_text("from . import agent\n", encoding="utf-8")
+        (repo / name / "agent.py").write_text(source, encoding="utf-8")
+    (repo / "parity_probe_metrics.py").write_text(METRICS_SOURCE, encoding="utf-8")
+    (repo / f"{ROUND_TWO_METRICS}.py").write_text(ROUND_TWO_METRICS_SOURCE, encoding="utf-8")
+    for name, (content, config) in ROUND_TWO.items():
+        folder = repo / "evals" / name
+        folder.mkdir(parents=True)
+        if isinstance(content, list):
+            (folder / f"probe_{name}.test.json").write_text(json.dumps(content), encoding="utf-8")
+        else:
+            evalset = {"eval_set_id": f"probe_{name}", "eval_cases": [content]}
+            (folder / f"probe_{name}.evalset.json").write_text(json.dumps(evalset), encoding="utf-8")
+        if config is not None:
+            (folder / "test_config.json").write_text(json.dumps(config), encoding="utf-8")
+    (repo / "evals" / "state" / "initial.session.json").write_text(json.dumps(MOOD), encoding="utf-8")
+    yield repo
+    names = (AGENT, STATE_AGENT, "parity_probe_metrics", ROUND_TWO_METRICS)
+    for module in [name for name in sys.modules if name.split(".")[0] in names]:
+        del sys.modules[module]
+
+
+@pytest.fixture
+def probe_two(
+    round_two_repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> Callable[[str], Probe]:
+    monkeypatch.chdir(round_two_repo)
+    monkeypatch.syspath_prepend(str(round_two_repo))
+    monkeypatch.setenv("GOOGLE_API_KEY", API_KEY)
+    for name in ("GITHUB_ACTIONS", "GITHUB_WORKSPACE", "GITHUB_EVENT_PATH"):
+        monkeypatch.delenv(name, raising=False)
+    return lambda name: Probe(round_two_repo, name, monkeypatch, capsys)
+
+
+def legacy_file(probe: Probe) -> Path:
+    return probe.repo / "evals" / probe.name / f"probe_{probe.name}.test.json"
+
+
+def raised(call: Callable[[], Any]) -> tuple[str, str] | None:
+    """What a call of AgentEvaluator (ADK's or the drop-in) raised, as (type, message); None: it passed."""
+    try:
+        asyncio.run(call())
+    except (AssertionError, ValueError) as error:
+        return type(error).__name__, str(error)
+    return None
+
+
+def test_a_custom_metric_with_only_an_overall_score_is_adks_error_in_agent_evaluator_the_drop_in_and_run(
+    probe_two: Callable[[str], Probe], cli_in_process: Callable[..., subprocess.CompletedProcess[str]]
+) -> None:
+    """ADK raises that a metric must return a result per invocation; neither the drop-in nor run passes."""
+    probe = probe_two("overall_only")
+    message = "Eval metric should return results for each invocation. Found 0 results for 1 invocations."
+    theirs = raised(lambda: AdkAgentEvaluator.evaluate(AGENT, str(probe.evalset), num_runs=1))
+    assert theirs == ("ValueError", message)
+    assert raised(lambda: GateAgentEvaluator.evaluate(AGENT, str(probe.evalset), num_runs=1)) == theirs
+    code, case = gate_run(probe, cli_in_process)
+    assert (code, case["status"]) == (1, "error")
+    assert message in case["error"]
+
+
+def test_a_custom_metric_that_declares_no_range_runs_with_a_threshold_of_40_in_adk_eval_and_run(
+    probe_two: Callable[[str], Probe], cli_in_process: Callable[..., subprocess.CompletedProcess[str]]
+) -> None:
+    """A count's threshold: ADK checks no range, and the metric declares none."""
+    probe = probe_two("count")
+    code, final, theirs = adk_eval(probe)
+    assert (code, final, theirs["answer_length"]) == (0, "passed", (len(f"echo: {LONG_TEXT}"), "passed"))
+    our_code, case = gate_run(probe, cli_in_process)
+    assert (our_code, case["status"]) == (code, final)
+    assert_run_scores_as(theirs, case)
+
+
+def test_a_case_without_turns_passes_agent_evaluator_and_the_drop_in_alike(probe_two: Callable[[str], Probe]) -> None:
+    """No turn, no per-turn result: AgentEvaluator's case is not evaluated, which it does not count as failed."""
+    probe = probe_two("no_turns")
+    assert agent_evaluator(probe, num_runs=1).message is None
+    message, _ = drop_in(probe, num_runs=1)
+    assert message is None
+
+
+def test_a_legacy_files_session_is_only_what_agent_evaluator_is_given_in_the_drop_in_and_run(
+    probe_two: Callable[[str], Probe], cli_in_process: Callable[..., subprocess.CompletedProcess[str]]
+) -> None:
+    """The initial.session.json beside the file says the mood the reference expects: ADK reads it only when a test
+    passes it as initial_session_file (then "feeling happy" passes); by itself it fails on "feeling"."""
+    probe = probe_two("state")
+    test_file, session_file = legacy_file(probe), str(legacy_file(probe).parent / "initial.session.json")
+    theirs = raised(lambda: AdkAgentEvaluator.evaluate(STATE_AGENT, str(test_file), num_runs=1))
+    assert theirs is not None and "response_match_score for parity_state Failed. Expected 0.8" in theirs[1]
+    assert raised(lambda: GateAgentEvaluator.evaluate(STATE_AGENT, str(test_file), num_runs=1)) == theirs
+    given = raised(
+        lambda: AdkAgentEvaluator.evaluate(STATE_AGENT, str(test_file), 1, initial_session_file=session_file)
+    )
+    assert given is None
+    assert raised(lambda: GateAgentEvaluator.evaluate(STATE_AGENT, str(test_file), 1, None, session_file)) is None
+    probe.capsys.readouterr()
+    code, case = gate_run(probe, cli_in_process, "--agent", STATE_AGENT)
+    assert (code, case["status"]) == (1, "failed")
+    code, case = gate_run(probe, cli_in_process, "--agent", STATE_AGENT, "--legacy-session-file")
+    assert (code, case["status"]) == (0, "passed")
+
+
+def test_agent_evaluators_first_row_check_of_a_legacy_file_raises_the_same_in_the_drop_in(
+    probe_two: Callable[[str], Probe],
+) -> None:
+    """The first row lacks the keys ADK's default criteria need; the second has them: ADK checks the first only."""
+    test_file = str(legacy_file(probe_two("first_row")))
+    theirs = raised(lambda: AdkAgentEvaluator.evaluate(AGENT, test_file, num_runs=1))
+    assert theirs is not None and theirs[0] == "ValueError"
+    assert theirs[1].startswith("Samples for tool_trajectory_avg_score must include 'query' and 'expected_tool_use'")
+    assert raised(lambda: GateAgentEvaluator.evaluate(AGENT, test_file, num_runs=1)) == theirs
+
+
+def test_the_drop_in_has_agent_evaluators_every_public_method_and_evaluate_eval_set_says_what_adks_says(
+    probe_two: Callable[[str], Probe],
+) -> None:
+    """An eval set in memory and its config, ADK's own objects, given to both; a lower-is-better metric at 0.5
+    over a threshold of 0.4 fails in both with the same line."""
+    public = {name for name in dir(AdkAgentEvaluator) if not name.startswith("_")}
+    assert public <= {name for name in dir(GateAgentEvaluator) if not name.startswith("_")}
+    probe = probe_two("eval_set")
+    eval_set = AdkEvalSet.model_validate_json(probe.evalset.read_text(encoding="utf-8"))
+    config = AdkAgentEvaluator.find_config_for_test_file(str(probe.evalset))
+    ours_config = GateAgentEvaluator.find_config_for_test_file(str(probe.evalset))
+    assert ours_config.criterion("bad_turns").threshold == config.criteria["bad_turns"] == 0.4
+    theirs = raised(lambda: AdkAgentEvaluator.evaluate_eval_set(AGENT, eval_set, eval_config=config, num_runs=1))
+    assert theirs == (
+        "AssertionError",
+        "Following are all the test failures.\nbad_turns for parity_probe Failed. Expected 0.4, but got 0.5.",
+    )
+    assert raised(lambda: GateAgentEvaluator.evaluate_eval_set(AGENT, eval_set, eval_config=config, num_runs=1)) == (
+        theirs
+    )
+    empty = AdkEvalSet(eval_set_id="empty", eval_cases=[])
+    no_cases = raised(lambda: AdkAgentEvaluator.evaluate_eval_set(AGENT, empty, eval_config=config))
+    assert raised(lambda: GateAgentEvaluator.evaluate_eval_set(AGENT, empty, eval_config=config)) == no_cases
+
+
+def test_a_hallucination_label_adk_does_not_know_is_dropped_as_adks_evaluator_drops_it(gemini: FakeGemini) -> None:
+    """'Not applicable' with a space: ADK's evaluator scores the text 1/2 (the label dropped), failing 0.6; so
+    does the gate by default (read leniently it would count, 2/3, and pass)."""
+    labels = {"A.": "supported", "B.": "unsupported", "C.": "Not applicable"}
+    ours, theirs = judge_parity.both(
+        gemini=gemini,
+        make_script=lambda: HallucinationScript({"A. B. C.": ["A.", "B.", "C."]}, labels).answer,
+        ours=HallucinationsV1,
+        theirs=HallucinationsV1Evaluator,
+        name="hallucinations_v1",
+        criterion=gate_eval_config.HallucinationsCriterion(threshold=0.6, judge_model_options=judge_options()),
+        adk_criterion=AdkHallucinationsCriterion(threshold=0.6, judge_model_options=judge_parity.adk_options(5)),
+        actual=[invocation("q", "A. B. C.")],
+        expected=None,
+    )
+    judge_parity.assert_same(ours, theirs)
+    assert (theirs.overall_score, theirs.overall_eval_status) == (0.5, EvalStatus.FAILED)
+
+
+def test_adk_eval_takes_the_config_beside_an_eval_set_only_when_given_one_file(tmp_path: Path) -> None:
+    """What docs/differences.md says of ``adk eval`` on several files: ADK's own resolution drops the config."""
+    from google.adk.cli.cli_tools_click import _resolve_eval_config_file_path
+
+    first, second = tmp_path / "a" / "a.evalset.json", tmp_path / "b" / "b.evalset.json"
+    for path in (first, second):
+        path.parent.mkdir()
+        path.write_text("{}", encoding="utf-8")
+        (path.parent / "test_config.json").write_text('{"criteria": {"response_match_score": 0.1}}', encoding="utf-8")
+    one = _resolve_eval_config_file_path(None, {str(first): []})
+    assert one == str(first.parent / "test_config.json")
+    assert _resolve_eval_config_file_path(None, {str(first): [], str(second): []}) is None

@@ -2,7 +2,7 @@
 legacy query-list file to an EvalSet file, as ADK's ``AgentEvaluator.migrate_eval_data_to_new_schema`` converts it (the
 old path as the case id, ``model_dump_json(indent=2)`` with every default), except that the ids come from the file's
 name instead of random UUIDs (so migrating twice gives the same file), and that an ``initial.session.json`` next to the
-legacy file is used, as ``run`` uses it, when ``--initial-session`` is not given."""
+legacy file is used, as ``run --legacy-session-file`` uses it, when ``--initial-session`` is not given."""
 
 from __future__ import annotations
 
@@ -30,8 +30,9 @@ from adk_eval_gate.support.repository_paths import (
 )
 
 
-def legacy_eval_set(old: str, *, initial_session: str | None = None) -> EvalSet:
-    """The legacy query list ``old`` as ADK converts it to an EvalSet (nothing written)."""
+def legacy_eval_set(old: str, *, initial_session: str | None = None, beside: bool = True) -> EvalSet:
+    """The legacy query list ``old`` as ADK converts it to an EvalSet (nothing written); ``beside``: without
+    ``initial_session``, the ``initial.session.json`` beside it seeds the session (ADK's own migration reads none)."""
     if not old:
         raise UsageError("give the legacy file and the new file", field="migrate")
     text, data = read_json(Path(old), old, max_depth=sanitize.MAX_EVAL_FILE_DEPTH)
@@ -42,8 +43,10 @@ def legacy_eval_set(old: str, *, initial_session: str | None = None) -> EvalSet:
             line=1,
             hint="only the classic *.test.json query list needs migrating",
         )
-    # the session beside the file when none is given, as `run` and ADK's AgentEvaluator use it
-    session = _session(initial_session) if initial_session else initial_session_beside(Path(old), old)[0] or {}
+    # the session beside the file when none is given, as `run --legacy-session-file` uses it
+    session = _session(initial_session) if initial_session else {}
+    if not initial_session and beside:
+        session = initial_session_beside(Path(old), old)[0] or {}
     set_id = Path(old).name.removesuffix(".json").removesuffix(".test")
     try:
         return legacy.convert_query_list(

@@ -93,6 +93,22 @@ OPTIONS: tuple[Option, ...] = (
         ("run", "validate"),
     ),
     Option(
+        "legacy_session_file",
+        "--legacy-session-file",
+        "seed a legacy query list's session from the initial.session.json beside it (ADK reads no such file)",
+        "bool",
+        "legacy-session-file",
+        ("run", "validate"),
+    ),
+    Option(
+        "lenient_judge_labels",
+        "--lenient-judge-labels",
+        "read hallucinations_v1's sentence labels more leniently than ADK (Not applicable, markdown)",
+        "bool",
+        "lenient-judge-labels",
+        ("run",),
+    ),
+    Option(
         "runner",
         "--runner",
         "how to get the agent's answers (default: adk)",

@@ -35,6 +35,8 @@ class Settings(pydantic.BaseModel):
     exclude: list[str] = pydantic.Field(default_factory=list)
     config: Path | None = None
     allow_unknown_fields: bool = False
+    legacy_session_file: bool = False
+    lenient_judge_labels: bool = False
     runner: Literal["adk", "http", "recorded"] = "adk"
     agent: str | None = None
     agent_map: list[str] = pydantic.Field(default_factory=list)

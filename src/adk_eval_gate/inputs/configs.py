@@ -149,6 +149,14 @@ def load_config(source: ConfigSource, *, root: Path, import_functions: bool = Tr
         return load_agents_cli_config(source, root=root)
     if source.twin is not None:
         _same_as_twin(data, twin=source.twin, display=display, root=root)
+    return config_from_data(source, data=data, text=text, display=display, import_functions=import_functions)
+
+
+def config_from_data(
+    source: ConfigSource, *, data: dict[str, Any], text: str, display: str, import_functions: bool = True
+) -> LoadedConfig:
+    """A ``test_config.json``'s parsed ``data`` (and its ``text``, for the lines of its problems), validated and
+    checked: its metrics, or every problem at once."""
     positions = JsonPositions(text)
     try:
         config = eval_config.EvalConfig.model_validate(data)

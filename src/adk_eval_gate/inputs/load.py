@@ -180,16 +180,15 @@ def _convert_legacy(path: Path, data: list[Any], *, text: str, display: str) -> 
                 "legacy_named_list",
             )
         if legacy.is_query_list(data):
-            initial_session, initial_file = initial_session_beside(path, display)
             eval_set = legacy.convert_query_list(
                 data,
                 eval_id=display,
                 eval_set_id=display,
-                initial_session=initial_session,
+                initial_session=None,
                 new_id=sequential_ids(display),
                 now=0.0,
             )
-            return LoadedEvalSet(path, display, eval_set, "legacy_query_list", initial_session_file=initial_file)
+            return LoadedEvalSet(path, display, eval_set, "legacy_query_list")
     except legacy.LegacyFormatError as error:
         raise legacy_file_error(error, text=text, display=display) from None
     except pydantic.ValidationError as error:
@@ -216,8 +215,34 @@ def sequential_ids(prefix: str) -> legacy.IdFactory:
     return lambda: f"{prefix}#{next(counter)}"
 
 
+def with_session_beside(loaded: LoadedEvalSet, *, read: bool) -> LoadedEvalSet:
+    """A legacy query list's session. ADK 2.13 reads no file beside it (``adk eval`` none at all, AgentEvaluator
+    only its ``initial_session_file=``), so neither does the gate unless ``read`` (``--legacy-session-file``): then
+    the ``initial.session.json`` beside the file seeds the case's session; else one is only named in a warning."""
+    if loaded.format != "legacy_query_list" or not (loaded.path.parent / INITIAL_SESSION_NAME).is_file():
+        return loaded
+    if not read:
+        loaded.warnings.append(
+            f"{loaded.display}: the {INITIAL_SESSION_NAME} beside it is not read, as ADK does not read it; "
+            "pass --legacy-session-file (input legacy-session-file) to seed the session from it"
+        )
+        return loaded
+    initial_session, initial_file = initial_session_beside(loaded.path, loaded.display)
+    try:
+        session_input = legacy.session_input_from(initial_session, [])
+    except legacy.LegacyFormatError as error:
+        raise EvalFileError(str(error), file=initial_file, line=1) from None
+    except pydantic.ValidationError as error:
+        where, message = best_error(error, initial_session)
+        raise EvalFileError(message, file=initial_file, line=1, field=format_path(where)) from None
+    (case,) = loaded.eval_set.eval_cases
+    loaded.eval_set.eval_cases[0] = case.model_copy(update={"session_input": session_input})
+    loaded.initial_session_file = initial_file
+    return loaded
+
+
 def initial_session_beside(path: Path, display: str) -> tuple[dict[str, Any] | None, str | None]:
-    """The ``initial.session.json`` next to a legacy file, as ADK's AgentEvaluator reads it, and where it is."""
+    """The ``initial.session.json`` next to a legacy file, and where it is (``--legacy-session-file``)."""
     session_path = path.parent / INITIAL_SESSION_NAME
     if not session_path.is_file():
         return None, None

@@ -18,7 +18,7 @@ from adk_eval_gate.inputs.configs import (
     find_repository_root,
 )
 from adk_eval_gate.inputs.discover import EvalFileRef, discover, misnamed_eval_files
-from adk_eval_gate.inputs.load import LoadedEvalSet
+from adk_eval_gate.inputs.load import LoadedEvalSet, with_session_beside
 from adk_eval_gate.inputs.plan import PlannedFile, select_cases
 from adk_eval_gate.inputs.platform_dataset import FORMAT as PLATFORM_FORMAT
 from adk_eval_gate.inputs.platform_dataset import load_json_eval_file
@@ -158,6 +158,7 @@ def _prepare_one(
             if ref.dataset and ref.path.suffix.lower() != ".json"  # --dataset FILE.json: an Agent Platform dataset
             else load_json_eval_file(ref.path, display=ref.display)
         )
+        loaded = with_session_beside(loaded, read=settings.legacy_session_file)
         platform = loaded.format == PLATFORM_FORMAT
         if platform:  # graded by agents-cli's eval_config.yaml
             source = find_config(ref.path, root=root, option=settings.config, names=DATASET_CONFIG_NAMES)

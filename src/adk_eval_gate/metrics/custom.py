@@ -12,7 +12,9 @@ row of Vertex's dataset (``metrics/vertex_instance.py``: ``prompt``, ``response`
 ``reference`` and ``reference_trajectory`` when the case has expected invocations). The score is compared with the
 threshold per invocation (by the verdict) and averaged per case; an ``"explanation"`` the function returns is
 kept for the reports.
-An exception in the function makes the metric not evaluated for that case, with the function's message.
+An exception in the function makes the metric not evaluated for that case, with the function's message. An ADK
+function that passes or fails without one result per invocation is refused as ADK refuses it
+(``LocalEvalService._evaluate_metric_for_eval_case`` raises, ending the evaluation): the run is an error.
 """
 
 from __future__ import annotations
@@ -25,13 +27,21 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from adk_eval_gate.metrics.metric import CaseRun, InvocationScore, Metric, MetricOutcome, NotEvaluated
+from adk_eval_gate.metrics.metric import (
+    CaseRun,
+    InvocationScore,
+    Metric,
+    MetricOutcome,
+    NotEvaluated,
+    ResultRefused,
+)
 from adk_eval_gate.metrics.vertex_instance import instances
 from adk_eval_gate.model.evalset import RubricScore
 from adk_eval_gate.model.results import MetricStatus
 from adk_eval_gate.support import sanitize
 from adk_eval_gate.support.repository_paths import code_outside_repository
 
+PER_INVOCATION_REQUIRED = "Eval metric should return results for each invocation."
 _STATUS = {1: MetricStatus.PASSED, 2: MetricStatus.FAILED, 3: MetricStatus.NOT_EVALUATED, 4: MetricStatus.INFORMATIONAL}
 
 
@@ -102,7 +112,8 @@ def _rubric_scores(values: Any) -> list[RubricScore] | None:
 
 
 def outcome_from_adk(result: Any, invocations: int) -> MetricOutcome:
-    """ADK's ``EvaluationResult`` as our outcome, statuses as the function set them."""
+    """ADK's ``EvaluationResult`` as our outcome, statuses as the function set them; ``ResultRefused`` with ADK's
+    message when a result that passes or fails has not one result per invocation."""
     if not hasattr(result, "overall_eval_status") or not hasattr(result, "per_invocation_results"):
         raise NotEvaluated(f"the custom metric function returned {type(result).__name__}, not an EvaluationResult")
     per_invocation = [
@@ -116,6 +127,10 @@ def outcome_from_adk(result: Any, invocations: int) -> MetricOutcome:
     status = _status(result.overall_eval_status)
     reason = "the custom metric function reported not evaluated" if status is MetricStatus.NOT_EVALUATED else None
     if len(per_invocation) != invocations:
+        if status not in (MetricStatus.NOT_EVALUATED, MetricStatus.INFORMATIONAL):
+            raise ResultRefused(
+                f"{PER_INVOCATION_REQUIRED} Found {len(per_invocation)} results for {invocations} invocations."
+            )
         per_invocation = []
     return MetricOutcome(
         score=_score(result.overall_score),

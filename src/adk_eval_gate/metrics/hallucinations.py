@@ -3,8 +3,10 @@
 For each text of an invocation (the final response, plus every intermediate text when
 ``evaluate_intermediate_nl_responses``): a segmenter call splits it into sentences, then a validator call
 labels each sentence against the context. supported / not_applicable count 1, unsupported / contradictory /
-disputed count 0. Text score = mean of its labels; invocation = mean of its texts' scores; case = mean of the
-invocations that have one. One call per step (ADK ignores ``num_samples`` here). A judge call that fails for
+disputed count 0, read as ADK reads them (``judge/adk_parsing.py``: a label ADK does not know, such as
+``Not applicable``, is dropped); ``--lenient-judge-labels`` reads them as ``judge/parsing.py`` does (that label
+counts as ``not_applicable``). Text score = mean of its labels; invocation = mean of its texts' scores; case =
+mean of the invocations that have one. One call per step (ADK ignores ``num_samples`` here). A judge call that fails for
 good makes the metric ``not_evaluated`` (ADK would only drop that text's score).
 """
 
@@ -12,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 
-from adk_eval_gate.judge import invocation_text, parsing, prompts
+from adk_eval_gate.judge import adk_parsing, invocation_text, parsing, prompts
 from adk_eval_gate.judge.sampling import mean
 from adk_eval_gate.judge.service import JudgeFailed, JudgeService
 from adk_eval_gate.metrics.judge_metrics import JudgeMetric, judge_failed
@@ -27,7 +29,8 @@ class HallucinationsV1(JudgeMetric):
         options = self.judge_options
         async with limit:
             segmented = await judge.ask(options=options, prompt=prompts.fill(prompts.SEGMENTER, response=text))
-        sentences = parsing.parse_sentences(segmented)
+        lenient = self.services.lenient_labels
+        sentences = (parsing if lenient else adk_parsing).parse_sentences(segmented)
         if not sentences:
             return None
         tagged = "\n".join(f"<sentence>{sentence}</sentence>" for sentence in sentences)
@@ -35,7 +38,7 @@ class HallucinationsV1(JudgeMetric):
             validated = await judge.ask(
                 options=options, prompt=prompts.fill(prompts.VALIDATOR, context=text_context, sentences=tagged)
             )
-        return mean(parsing.sentence_scores(validated))
+        return mean((parsing if lenient else adk_parsing).sentence_scores(validated))
 
     async def evaluate(self, run: CaseRun) -> MetricOutcome:
         criterion = self.typed_criterion()

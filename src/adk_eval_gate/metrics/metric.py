@@ -30,6 +30,10 @@ class NotEvaluated(Exception):
     """The metric cannot produce a score for this case; the message says why and what to do."""
 
 
+class ResultRefused(Exception):
+    """The metric returned what ADK refuses outright, ending its whole evaluation: the run is an error here."""
+
+
 @dataclass
 class InvocationScore:
     score: float | None
@@ -97,6 +101,7 @@ class MetricServices:
     judge: JudgeService | None = None
     platform: PlatformService | None = None
     functions: FunctionRunner | None = None
+    lenient_labels: bool = False  # --lenient-judge-labels: judge answers read as judge/parsing.py reads them
 
     async def aclose(self) -> None:
         """Releases what the services hold (their HTTP clients); call it in the loop that used them."""

@@ -254,7 +254,9 @@ EFFICIENCY_METRICS = tuple(spec.name for spec in _SPECS if spec.informational)
 
 
 def custom_spec(name: str, config: eval_config.CustomMetricConfig) -> MetricSpec:
-    value_range: tuple[float, float] | None = (0.0, 1.0)
+    """A custom metric's threshold is range-checked only against the interval its ``metric_info`` declares: ADK
+    checks no threshold against any range (a count's threshold of 40 runs), and neither does the gate unasked."""
+    value_range: tuple[float, float] | None = None
     if config.metric_info and config.metric_info.metric_value_info.interval:
         interval = config.metric_info.metric_value_info.interval
         value_range = (interval.min_value, interval.max_value)

@@ -6,7 +6,7 @@ import inspect
 from dataclasses import dataclass
 from typing import Any
 
-from adk_eval_gate.metrics.metric import CaseRun, Metric, MetricOutcome, NotEvaluated
+from adk_eval_gate.metrics.metric import CaseRun, Metric, MetricOutcome, NotEvaluated, ResultRefused
 from adk_eval_gate.metrics.registry import ConfiguredMetric
 from adk_eval_gate.model.evalset import EvalCase, Invocation, Rubric
 from adk_eval_gate.support import sanitize
@@ -23,7 +23,8 @@ class RubricConflict(ValueError):
 
 
 class MetricEscaped(Exception):
-    """A metric's code called ``sys.exit`` or raised ``KeyboardInterrupt``: the case run becomes an error."""
+    """A metric's code called ``sys.exit`` or raised ``KeyboardInterrupt``, or returned a result ADK refuses
+    (``ResultRefused``): the case run becomes an error."""
 
 
 def _merge_rubrics(invocation: Invocation, extra: list[Rubric]) -> Invocation:
@@ -69,6 +70,8 @@ async def _outcome(metric: Metric, run: CaseRun, *, informational: bool) -> Metr
         outcome = await result if inspect.isawaitable(result) else result
     except NotEvaluated as reason:
         return MetricOutcome.not_evaluated(str(reason), len(run.actual))
+    except ResultRefused as refused:
+        raise MetricEscaped(f"custom metric {metric.name}: {refused}") from None
     except (SystemExit, KeyboardInterrupt) as error:  # from a custom metric's code: the case run is an error
         raise MetricEscaped(_escaped(metric, error)) from None
     except Exception as error:  # a metric failure never stops the other metrics (ADK catches them too)

@@ -1,4 +1,4 @@
-"""adk-eval-gate inside pytest: the ``--adk-eval`` plugin (``plugin``) and ADK's ``AgentEvaluator.evaluate``.
+"""adk-eval-gate inside pytest: the ``--adk-eval`` plugin (``plugin``) and ADK's ``AgentEvaluator``.
 
 ``from adk_eval_gate.pytest import AgentEvaluator`` (or ``evaluate``) replaces
 ``from google.adk.evaluation.agent_evaluator import AgentEvaluator`` in an ADK test module. Importing this
@@ -11,14 +11,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from adk_eval_gate.pytest.evaluator import AgentEvaluator, evaluate
+    from adk_eval_gate.pytest.agent_evaluator import AgentEvaluator
+    from adk_eval_gate.pytest.evaluator import evaluate
 
 __all__ = ["AgentEvaluator", "evaluate"]
 
 
 def __getattr__(name: str) -> Any:
     if name in __all__:
-        from adk_eval_gate.pytest import evaluator
+        from adk_eval_gate.pytest import agent_evaluator
 
-        return getattr(evaluator, name)
+        return getattr(agent_evaluator, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -21,7 +21,7 @@ from adk_eval_gate.config.settings import Settings
 from adk_eval_gate.inputs.agent_sources import AgentChoice, AgentRef, NoAgent, kept_inside
 from adk_eval_gate.inputs.configs import ConfigCache, ConfigSource, find_config
 from adk_eval_gate.inputs.discover import DATASET_SUFFIXES, display_path, file_problem
-from adk_eval_gate.inputs.load import load_eval_file
+from adk_eval_gate.inputs.load import load_eval_file, with_session_beside
 from adk_eval_gate.inputs.plan import PlannedFile, WorkItem, case_id, plan
 from adk_eval_gate.inputs.prepare import agent_locator, needs_agent
 from adk_eval_gate.inputs.vertex_dataset import load_dataset
@@ -169,7 +169,9 @@ class CaseSession:
             if path.name.endswith(DATASET_SUFFIXES):
                 loaded = load_dataset(path, display=display)
             else:
-                loaded = load_eval_file(path, display=display)
+                loaded = with_session_beside(
+                    load_eval_file(path, display=display), read=self.settings.legacy_session_file
+                )
         except (RecursionError, MemoryError, OSError, ValueError) as surprise:  # as run's prepare reports them
             raise EvalFileError(f"cannot be loaded ({unexpected(surprise)})", file=display) from None
         if self._agent is not None or self._locator is None:

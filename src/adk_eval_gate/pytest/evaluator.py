@@ -16,8 +16,10 @@ ending pytest. Secrets are masked in everything it prints, raises or writes.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import csv
 import os
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +30,7 @@ from adk_eval_gate.inputs.configs import CONFIG_NAME, ConfigSource, find_reposit
 from adk_eval_gate.inputs.plan import PlannedFile
 from adk_eval_gate.model.evalset import SessionInput
 from adk_eval_gate.model.results import CaseResult, MetricResult, MetricStatus, RunMetric
+from adk_eval_gate.pytest.adk_checks import legacy_input_problem, refused_result
 from adk_eval_gate.pytest.case_session import CaseSession
 from adk_eval_gate.pytest.case_text import case_report
 from adk_eval_gate.report import views
@@ -35,6 +38,7 @@ from adk_eval_gate.support.errors import GateError
 from adk_eval_gate.verdict.aggregation import invocation_statuses
 
 NUM_RUNS = 2
+LEGACY_FORMATS = ("legacy_query_list", "legacy_named_list")
 ADK_PARALLELISM = 4  # AgentEvaluator's inference runs four cases at once
 FAILURE_HEADER = "Following are all the test failures."
 DETAILS_HINT = (
@@ -87,12 +91,19 @@ def _initial_session(initial_session_file: str | None) -> dict[str, Any]:
 
 
 def _load(session: CaseSession, path: Path, initial_session: dict[str, Any]) -> PlannedFile:
-    """The file; a legacy query list seeded from the initial session file as AgentEvaluator seeds it."""
+    """The file; a legacy file checked as AgentEvaluator checks it (``adk_checks.legacy_input_problem``), and a
+    legacy query list seeded from the initial session file as AgentEvaluator seeds it (from nothing else)."""
     try:
         planned = session.load(path)
-        if planned.loaded.format != "legacy_query_list":
+        if planned.loaded.format not in LEGACY_FORMATS:
             if initial_session:
                 raise AssertionError(INITIAL_SESSION_WITH_EVALSET)
+            return planned
+        _, rows = load.read_json(path, planned.loaded.display)
+        problem = legacy_input_problem(rows, planned.config.config.criteria)
+        if problem:
+            raise ValueError(problem)
+        if planned.loaded.format != "legacy_query_list":
             return planned
         seeded: SessionInput | None = legacy.session_input_from(initial_session, [])
     except GateError as error:
@@ -105,12 +116,15 @@ def _load(session: CaseSession, path: Path, initial_session: dict[str, Any]) -> 
 
 
 def adk_failures(cases: list[CaseResult], agent_module: str) -> list[str]:
-    """AgentEvaluator's failure lines for the verdict's statuses: one per failing or unscored metric, one per case
+    """AgentEvaluator's failure lines for the verdict's statuses: one per failing or unscored metric of a case with
+    turns (a case run without any is not evaluated, which AgentEvaluator does not count as failed), one per case
     whose runs crashed."""
     failures = []
     for case in cases:
         scored_runs = [run for run in case.runs if not run.error]
-        for metric in case.metrics if scored_runs else []:
+        # AgentEvaluator's results are per turn: a case whose runs had none gets no line
+        turns = any(run.invocations or any(m.invocation_scores for m in run.metrics) for run in scored_runs)
+        for metric in case.metrics if turns else []:
             if metric.status == MetricStatus.NOT_EVALUATED:
                 failures.append(
                     f"{metric.name} for {agent_module} was not evaluated. No score was produced, so the threshold "
@@ -187,7 +201,7 @@ def append_csv(output_file: str, cases: list[CaseResult]) -> None:
         writer.writerows({column: csv_cell(value) for column, value in row.items()} for row in rows)
 
 
-def _refuse_unsupported(*, artifact_service: Any, app_name: str | None, eval_set_results_manager: Any) -> None:
+def refuse_unsupported(*, artifact_service: Any, app_name: str | None, eval_set_results_manager: Any) -> None:
     if eval_set_results_manager is not None and not app_name:
         raise ValueError("app_name is required when eval_set_results_manager is provided.")
     if eval_set_results_manager is not None:
@@ -202,12 +216,51 @@ def _refuse_unsupported(*, artifact_service: Any, app_name: str | None, eval_set
         )
 
 
-def _session(agent_module: str, agent_name: str | None, *, num_runs: int, root: Path) -> CaseSession:
+def case_session(agent_module: str, agent_name: str | None, *, num_runs: int, root: Path) -> CaseSession:
     environment = {key: value for key, value in os.environ.items() if not key.startswith("INPUT_")}
     options = {"num_runs": num_runs, "parallelism": ADK_PARALLELISM}
     settings = build_settings("run", options, environment)
     agent = AgentRef("module", agent_module, agent_module, sub_agent=agent_name)
     return CaseSession(settings, root=root, config_finder=sibling_config, agent=agent, score_rule="agent_evaluator")
+
+
+@contextlib.asynccontextmanager
+async def running(session: CaseSession) -> AsyncIterator[CaseSession]:
+    """The session with its agent checked first (AgentEvaluator imports the agent before any file), closed at the
+    end; the test's loop gets its task factory back (``execute`` sets its own)."""
+    loop = asyncio.get_running_loop()
+    task_factory = loop.get_task_factory()
+    try:
+        problem = session.agent_problem()
+        if problem:
+            raise ValueError(problem)
+        yield session
+    finally:
+        loop.set_task_factory(task_factory)
+        await session.aclose()
+
+
+async def evaluate_planned(
+    session: CaseSession,
+    planned: PlannedFile,
+    *,
+    agent_module: str,
+    print_detailed_results: bool,
+    output_file: str | None,
+) -> None:
+    """One eval set's cases run, printed, written and judged as AgentEvaluator's ``evaluate_eval_set`` does."""
+    cases = [session.masked(case) for case in await session.run(planned)]
+    refused = refused_result(cases)
+    if refused:
+        raise ValueError(refused)
+    if print_detailed_results:
+        print("\n\n".join(case_report(case, every_metric=True) for case in cases), end="\n\n")
+    if output_file:
+        append_csv(output_file, cases)
+    failures = adk_failures(cases, agent_module)
+    if failures:
+        header = FAILURE_HEADER if print_detailed_results else FAILURE_HEADER + DETAILS_HINT
+        raise AssertionError(session.mask(header + "\n" + "\n".join(failures)))
 
 
 async def evaluate(  # noqa: PLR0917 - AgentEvaluator.evaluate's signature, positional arguments too
@@ -229,39 +282,22 @@ async def evaluate(  # noqa: PLR0917 - AgentEvaluator.evaluate's signature, posi
     """
     if num_runs < 1:
         raise ValueError(f"`num_runs` must be at least 1, got {num_runs}.")
-    _refuse_unsupported(
+    refuse_unsupported(
         artifact_service=artifact_service, app_name=app_name, eval_set_results_manager=eval_set_results_manager
     )
     files = eval_files(eval_dataset_file_path_or_dir)
     initial_session = _initial_session(initial_session_file)
     root = find_repository_root(Path(eval_dataset_file_path_or_dir))
-    session = _session(agent_module, agent_name, num_runs=num_runs, root=root)
-    loop = asyncio.get_running_loop()
-    task_factory = loop.get_task_factory()  # execute() sets its own on the loop; the test's loop gets it back
-    try:
-        problem = session.agent_problem()  # before any file, as AgentEvaluator imports the agent first
-        if problem:
-            raise ValueError(problem)
+    async with running(case_session(agent_module, agent_name, num_runs=num_runs, root=root)) as session:
         for path in files:
             try:
                 planned = _load(session, path, initial_session)
             except ValueError as error:
                 raise ValueError(session.mask(str(error))) from None
-            cases = [session.masked(case) for case in await session.run(planned)]
-            if print_detailed_results:
-                print("\n\n".join(case_report(case, every_metric=True) for case in cases), end="\n\n")
-            if output_file:
-                append_csv(output_file, cases)
-            failures = adk_failures(cases, agent_module)
-            if failures:
-                header = FAILURE_HEADER if print_detailed_results else FAILURE_HEADER + DETAILS_HINT
-                raise AssertionError(session.mask(header + "\n" + "\n".join(failures)))
-    finally:
-        loop.set_task_factory(task_factory)
-        await session.aclose()
-
-
-class AgentEvaluator:
-    """ADK's ``AgentEvaluator`` as far as tests use it: ``evaluate``, scored by the gate."""
-
-    evaluate = staticmethod(evaluate)
+            await evaluate_planned(
+                session,
+                planned,
+                agent_module=agent_module,
+                print_detailed_results=print_detailed_results,
+                output_file=output_file,
+            )

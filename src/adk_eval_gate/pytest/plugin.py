@@ -74,6 +74,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="one test_config.json for every eval file (default: the test_config.json found for each file, as "
         "adk-eval-gate finds it)",
     )
+    for flag, what in (
+        ("--adk-legacy-session-file", "seed a legacy query list's session from the initial.session.json beside it"),
+        ("--adk-lenient-judge-labels", "read hallucinations_v1's sentence labels more leniently than ADK"),
+    ):
+        group.addoption(flag, action="store_true", default=False, help=f"{what} (adk-eval-gate's --{flag[6:]})")
 
 
 class _Engine:
@@ -90,6 +95,8 @@ class _Engine:
             "num_runs": config.getoption("adk_num_runs"),
             "agent": config.getoption("adk_agent"),
             "config": config.getoption("adk_config"),
+            "legacy_session_file": config.getoption("adk_legacy_session_file"),
+            "lenient_judge_labels": config.getoption("adk_lenient_judge_labels"),
         }
         environment = {key: value for key, value in os.environ.items() if not key.startswith("INPUT_")}
         root = find_repository_root(config.rootpath)

@@ -86,7 +86,9 @@ def build_services(settings: Settings, planned: list[PlannedFile], console: Cons
     models = judge_models(planned, service=platform is not None)
     functions = _function_processes(settings, planned, console)
     judge = _judge_service(settings, models, console) if models else None
-    return MetricServices(judge=judge, platform=platform, functions=functions)
+    return MetricServices(
+        judge=judge, platform=platform, functions=functions, lenient_labels=settings.lenient_judge_labels
+    )
 
 
 def _platform_service(settings: Settings, names: list[str], choice: platform_access.Choice, console: Console) -> Any:
