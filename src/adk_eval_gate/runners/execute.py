@@ -212,6 +212,7 @@ async def run_one(
                 metrics=built,
                 final_session_state=inference.final_session_state,
                 done=inference.scored,
+                tools_unseen=inference.tools_unseen,
             )
         except MetricEscaped as escaped:
             inference.error = str(escaped)

@@ -45,6 +45,7 @@ class Inference:
     app_details: dict[str, dict[str, Any]] = field(default_factory=dict)
     observed: list[str] | None = None  # repository files the agent used (``observe``); None: not known
     local_models: list[str] = field(default_factory=list)  # models of the user's own classes (``adk_case``)
+    tools_unseen: str | None = None  # why the agent's tool calls could not be seen (an A2A server that hides them)
 
     @property
     def infrastructure(self) -> bool:
