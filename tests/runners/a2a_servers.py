@@ -170,14 +170,18 @@ class Raw:
 def _task_result(request_id: Any, text: bytes) -> bytes:
     head = json.dumps({"jsonrpc": "2.0", "id": request_id})[:-1].encode()
     task = b'{"task": {"id": "t1", "contextId": "c1", "status": {"state": "TASK_STATE_COMPLETED"}, '
-    return head + b', "result": ' + task + b'"artifacts": [{"artifactId": "a1", "parts": [{"text": "' + text + b'"}]}]}}}'
+    return (
+        head + b', "result": ' + task + b'"artifacts": [{"artifactId": "a1", "parts": [{"text": "' + text + b'"}]}]}}}'
+    )
 
 
 def raw_app(raw: Raw) -> Any:
     async def card(request: Request) -> Response:
         raw.seen.append(dict(request.headers))
         if raw.card is not None:
-            return JSONResponse(raw.card) if not isinstance(raw.card, str) else Response(raw.card, media_type="text/html")
+            return (
+                JSONResponse(raw.card) if not isinstance(raw.card, str) else Response(raw.card, media_type="text/html")
+            )
         base = str(request.base_url).rstrip("/")
         return JSONResponse(
             {

@@ -151,6 +151,7 @@ def _document(
         commit=inputs.commit,
         environment_inputs=inputs.environment,
         affected=affected.info,
+        served_agent=execution.served_agent,
     )
     doc = build_document(
         settings=settings,

@@ -28,6 +28,7 @@ from adk_eval_gate import __version__
 from adk_eval_gate.config.settings import Settings
 from adk_eval_gate.inputs.plan import PlannedFile, WorkItem
 from adk_eval_gate.model.evalset import EvalCase
+from adk_eval_gate.model.results import ServedAgent
 from adk_eval_gate.runners.a2a_card import HTTP_JSON, JSONRPC, CardFacts, fetch_card
 from adk_eval_gate.runners.a2a_reading import FINISHED, INTERRUPTED, TurnRead, TurnReader, plain
 from adk_eval_gate.runners.a2a_transport import A2aLimits, GuardedClient, guarded_client
@@ -157,15 +158,26 @@ class A2aRunner:
         context: dict[str, str | None] = {"context_id": None, "task_id": None}
         try:
             card = await self.card()
-            return await self._converse(item, card=card, context=context)
+            inference = await self._converse(item, card=card, context=context)
         except asyncio.CancelledError:
             if context["task_id"]:  # stopped by --timeout (or a signal) with a task open: cancel it
                 await asyncio.shield(self._cancel(context["task_id"]))
             raise
         except _Transient as error:
-            return Inference(error=str(error), session_id=context["context_id"], retryable=True, retry_after=error.retry_after)
+            return Inference(
+                error=str(error),
+                session_id=context["context_id"],
+                retryable=True,
+                retry_after=error.retry_after,
+                served_agent=self._agent(),
+            )
         except GateError as error:
-            return Inference(error=error.one_line(), session_id=context["context_id"])
+            return Inference(error=error.one_line(), session_id=context["context_id"], served_agent=self._agent())
+        inference.served_agent = self._agent()
+        return inference
+
+    def _agent(self) -> ServedAgent | None:
+        return ServedAgent(name=self.served.name, version=self.served.version) if self.served else None
 
     async def _converse(self, item: WorkItem, *, card: CardFacts, context: dict[str, str | None]) -> Inference:
         turns = user_turns(item)

@@ -53,10 +53,14 @@ def _validated(model: type[pydantic.BaseModel], data: Any) -> Any:
         return None
 
 
+def _mapping(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
 def genai_part(part: dict[str, Any]) -> genai_types.Part | None:
     """An A2A part as a genai part, as ADK's ``convert_a2a_part_to_genai_part`` reads it (its function calls and
     responses by the ``adk_type`` metadata); any other data part as its JSON text."""
-    metadata = part.get("metadata") if isinstance(part.get("metadata"), dict) else {}
+    metadata = _mapping(part.get("metadata"))
     if isinstance(part.get("text"), str):
         thought = metadata.get(f"{ADK_PREFIX}thought")
         return genai_types.Part(text=part["text"], thought=thought if isinstance(thought, bool) else None)
@@ -95,7 +99,9 @@ def _usage(metadata: dict[str, Any]) -> genai_types.GenerateContentResponseUsage
     found = metadata.get(f"{ADK_PREFIX}usage_metadata")
     if not isinstance(found, dict):
         return None
-    counts = {key: int(value) if isinstance(value, float) and value.is_integer() else value for key, value in found.items()}
+    counts = {
+        key: int(value) if isinstance(value, float) and value.is_integer() else value for key, value in found.items()
+    }
     usage: genai_types.GenerateContentResponseUsageMetadata | None = _validated(
         genai_types.GenerateContentResponseUsageMetadata, counts
     )
@@ -178,7 +184,7 @@ class TurnReader:
         """A whole task (the first of a stream, message/send's answer, tasks/get's): its history and artifacts
         replace what was read of them before."""
         self._ids(task.get("id"), task.get("context_id"))
-        status = task.get("status") if isinstance(task.get("status"), dict) else {}
+        status = _mapping(task.get("status"))
         self.state = state_name(status)
         if isinstance(status.get("message"), dict):
             self.status_message = status["message"]
@@ -233,7 +239,7 @@ class TurnReader:
         if message is not None and message.get("role") == "ROLE_USER":
             message = None
         if message is None and not self.artifacts and self.state in FINISHED:
-            message = next((m for m in reversed(self._answered()) if m.message.get("role") != "ROLE_USER"), None)
-            message = message.message if message is not None else None
+            said = [update.message for update in self._answered() if update.message.get("role") != "ROLE_USER"]
+            message = said[-1] if said else None
         parts = [*((message or {}).get("parts") or []), *(p for parts in self.artifacts.values() for p in parts)]
         return [AgentEvent(author=self.author, invocation_id=invocation_id, content=_content({"parts": parts}))]
