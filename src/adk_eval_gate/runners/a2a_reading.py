@@ -170,10 +170,9 @@ class TurnReader:
         status = status if isinstance(status, dict) else {}
         self.state = state_name(status)
         message = status.get("message")
-        if isinstance(message, dict):
-            self.status_message = message
-            if message.get("role") != "ROLE_USER":
-                self.updates.append(_Update(message, metadata))
+        self.status_message = message if isinstance(message, dict) else None  # the status's own, or none
+        if isinstance(message, dict) and message.get("role") != "ROLE_USER":
+            self.updates.append(_Update(message, metadata))
 
     def _artifact(self, artifact: dict[str, Any], *, append: bool) -> None:
         key = str(artifact.get("artifact_id") or len(self.artifacts))
@@ -186,8 +185,7 @@ class TurnReader:
         self._ids(task.get("id"), task.get("context_id"))
         status = _mapping(task.get("status"))
         self.state = state_name(status)
-        if isinstance(status.get("message"), dict):
-            self.status_message = status["message"]
+        self.status_message = status["message"] if isinstance(status.get("message"), dict) else None
         self.history = [message for message in task.get("history") or [] if isinstance(message, dict)]
         self.task_metadata = dict(task.get("metadata") or {})
         self.artifacts = {}
