@@ -92,6 +92,9 @@ def _executor(script: Scripted) -> Any:
             elif verb == "recall":
                 await updater.add_artifact([text(f"you said: {earlier}")])
                 await updater.complete()
+            elif verb == "state":  # what the scripted simulated user asks (tests/runners/scripted_model.py)
+                await updater.add_artifact([text(f"{rest} is silver")])
+                await updater.complete()
             elif verb == "book":
                 await updater.requires_input(updater.new_agent_message([text("For which day?")]))
             elif context.current_task is not None:  # the answer to an input-required question

@@ -3,7 +3,7 @@ from an A2A server it does not trust.
 
 - A redirect to another origin (scheme, host and port) is never followed: the request carries ``--agent-header``
   (often a bearer token) and the conversation.
-- A whole answer is read within ``A2aLimits.answer``, an event stream within ``A2aLimits.stream`` (as decoded), and
+- A whole answer is read as UTF-8 (a byte that is not is replaced), within ``A2aLimits.answer``, an event stream within ``A2aLimits.stream`` (as decoded), and
   no further: past a limit the turn fails with one line naming it, and the rest is never read.
 
 Every request goes to the origin of ``--agent-url`` only (``same_origin``): an agent card may name any host.
@@ -98,11 +98,26 @@ class GuardedClient(httpx.AsyncClient):
             response.stream = _CappedStream(response.stream, limit=limits.stream, url=request.url)
             return response
         try:
-            return await http_body.read_capped(
+            read = await http_body.read_capped(
                 response, limit=limits.answer, too_large=lambda: _too_large(request.url, "an answer", limits.answer)
             )
         finally:
             await response.aclose()
+        return _as_utf8(read)
+
+
+def _as_utf8(response: httpx.Response) -> httpx.Response:
+    """An answer whose body is not UTF-8 with each byte that is not replaced (U+FFFD), as the event streams are
+    read: the SDK's JSON parsing would otherwise fail on it with a ``UnicodeDecodeError``."""
+    try:
+        response.content.decode("utf-8")
+    except UnicodeDecodeError:
+        text = response.content.decode("utf-8", "replace").encode("utf-8")
+        headers = [(name, value) for name, value in response.headers.multi_items() if name.lower() != "content-length"]
+        return httpx.Response(
+            response.status_code, headers=headers, content=text, request=response.request, history=response.history
+        )
+    return response
 
 
 def guarded_client(*, headers: dict[str, str], timeout: float, connections: int, limits: A2aLimits) -> GuardedClient:
