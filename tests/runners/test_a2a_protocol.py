@@ -128,11 +128,11 @@ def test_the_context_is_carried_across_turns_and_input_required_is_answered_by_t
 
 
 def test_auth_required_failed_and_rejected_tasks_are_the_agents_errors(booker: str, tmp_repo: Path) -> None:
-    runs = _run(
-        tmp_repo, {"login": [turn("login please")], "fail": [turn("fail now")], "reject": [turn("reject me")]}, url=booker
-    )
+    cases = {"login": [turn("login please")], "fail": [turn("fail now")], "reject": [turn("reject me")]}
+    runs = _run(tmp_repo, cases, url=booker)
     assert runs["login"].inference.error == (
-        "the agent's task asked for authentication (state auth-required): 'Sign in first.'; the a2a runner cannot give it"
+        "the agent's task asked for authentication (state auth-required): 'Sign in first.'; "
+        "the a2a runner cannot give it"
     )
     assert runs["fail"].inference.error == "the agent's task ended in state failed: 'the booking tool broke'"
     assert runs["reject"].inference.error == "the agent's task ended in state rejected: 'I do not book flights'"

@@ -3,8 +3,9 @@ from an A2A server it does not trust.
 
 - A redirect to another origin (scheme, host and port) is never followed: the request carries ``--agent-header``
   (often a bearer token) and the conversation.
-- A whole answer is read as UTF-8 (a byte that is not is replaced), within ``A2aLimits.answer``, an event stream within ``A2aLimits.stream`` (as decoded), and
-  no further: past a limit the turn fails with one line naming it, and the rest is never read.
+- A whole answer is read as UTF-8 (a byte that is not is replaced) within ``A2aLimits.answer``, an event stream
+  within ``A2aLimits.stream`` (as decoded), and no further: past a limit the turn fails with one line naming it,
+  and the rest is never read.
 
 Every request goes to the origin of ``--agent-url`` only (``same_origin``): an agent card may name any host.
 """
