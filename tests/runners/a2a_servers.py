@@ -164,6 +164,7 @@ class Raw:
     """A server that speaks just enough A2A to be hostile: what it answers to a message is ``answer``."""
 
     answer: str = "bad-utf8"
+    depth: int = 5000  # how deep the "deep" answer's data part is nested
     redirect_to: str = ""
     card: Any = None  # the JSON answered at the card's address (None: a JSON-RPC card without streaming)
     streaming: bool = False
@@ -176,6 +177,15 @@ def _task_result(request_id: Any, text: bytes) -> bytes:
     return (
         head + b', "result": ' + task + b'"artifacts": [{"artifactId": "a1", "parts": [{"text": "' + text + b'"}]}]}}}'
     )
+
+
+def _deep_result(request_id: Any, depth: int) -> bytes:
+    """A completed task whose artifact holds a text with a NUL and a data part nested ``depth`` levels deep."""
+    deep = b'{"a": ' * depth + b"1" + b"}" * depth
+    parts = b'[{"text": "NUL\\u0000 here"}, {"data": ' + deep + b"}]"
+    task = b'{"task": {"id": "t1", "contextId": "c1", "status": {"state": "TASK_STATE_COMPLETED"}, "artifacts": '
+    head = json.dumps({"jsonrpc": "2.0", "id": request_id})[:-1].encode()
+    return head + b', "result": ' + task + b'[{"artifactId": "a1", "parts": ' + parts + b"}]}}}"
 
 
 def raw_app(raw: Raw) -> Any:
@@ -203,6 +213,8 @@ def raw_app(raw: Raw) -> Any:
             return RedirectResponse(raw.redirect_to, status_code=307)
         if raw.answer == "endless":
             return StreamingResponse(_endless(body.get("id")), media_type="text/event-stream")
+        if raw.answer == "deep":
+            return Response(_deep_result(body.get("id"), raw.depth), media_type="application/json")
         return Response(_task_result(body.get("id"), b"caf\xc3\xa9 \xff\xfe tea"), media_type="application/json")
 
     return Starlette(routes=[Route("/.well-known/agent-card.json", card), Route("/", rpc, methods=["POST"])])

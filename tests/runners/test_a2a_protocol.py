@@ -248,3 +248,19 @@ def test_the_user_simulator_drives_an_a2a_agent(booker: str, tmp_repo: Path) -> 
     runs = _run(tmp_repo, None, url=booker)
     assert runs["ask_plan"].inference.error is None
     assert _answers(runs["ask_plan"]) == ["done\necho hello", "plan is silver"]
+
+
+@pytest.mark.parametrize(("depth", "said"), [(5000, "sent JSON nested too deep to read"), (60, "Message too deep")])
+def test_an_answer_nested_too_deep_is_one_line(tmp_repo: Path, depth: int, said: str) -> None:
+    with serving(raw_app(Raw(answer="deep", depth=depth))) as url:
+        runs = _run(tmp_repo, {"deep": [turn("hi")]}, url=url)
+    error = runs["deep"].inference.error
+    assert error is not None and said in error and "\n" not in error and not runs["deep"].inference.infrastructure
+
+
+def test_a_nul_and_nested_data_are_kept_as_the_answers_text(tmp_repo: Path) -> None:
+    with serving(raw_app(Raw(answer="deep", depth=30))) as url:
+        runs = _run(tmp_repo, {"deep": [turn("hi")]}, url=url)
+    assert runs["deep"].inference.error is None
+    (answer,) = _answers(runs["deep"])
+    assert answer.startswith("NUL\x00 here\n" + '{"a": ' * 30 + "1.0")

@@ -74,6 +74,8 @@ def _failure(error: BaseException, what: str) -> Exception:
         if transient_status(status):
             return _Transient(message, retry_after_seconds(cause.response.headers))
         return AgentServerError(message)
+    if isinstance(error, RecursionError) or isinstance(cause, RecursionError):
+        return AgentServerError(f"{what} sent JSON nested too deep to read")
     if isinstance(cause, httpx.TimeoutException):
         return _Transient(f"{what} did not answer in time ({type(cause).__name__})")
     if isinstance(cause, httpx.TransportError):
