@@ -150,3 +150,19 @@ def test_a_card_without_a_transport_the_runner_speaks_says_which_it_offers() -> 
     grpc = {**CARD, "supportedInterfaces": [{"url": "grpc://h:1", "protocolBinding": "GRPC"}]}
     with pytest.raises(AgentServerError, match="offers the transports GRPC; the a2a runner speaks JSONRPC and HTTP"):
         card_facts(grpc, url="u", agent_url="http://h")
+
+
+def test_without_a2a_sdk_the_runner_is_a_usage_error_saying_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    from adk_eval_gate.config.settings import build_settings
+    from adk_eval_gate.runners.a2a import A2aRunner
+    from adk_eval_gate.support.errors import UsageError
+
+    settings = build_settings("run", {"runner": "a2a", "agent_url": "http://127.0.0.1:1"}, env={})
+    monkeypatch.setitem(sys.modules, "a2a", None)  # as if a2a-sdk were not installed
+    monkeypatch.delitem(sys.modules, "a2a.client", raising=False)
+    with pytest.raises(UsageError) as raised:
+        A2aRunner(settings)
+    assert raised.value.one_line().startswith("--runner: the a2a runner needs a2a-sdk, which cannot be imported")
+    assert "pip install 'adk-eval-gate[a2a]'" in raised.value.one_line()

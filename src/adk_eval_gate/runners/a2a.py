@@ -38,7 +38,7 @@ from adk_eval_gate.runners.invocations import AgentEvent, TurnTiming, to_invocat
 from adk_eval_gate.runners.runner import Inference
 from adk_eval_gate.runners.simulation import SimulatedTurns, user_turns
 from adk_eval_gate.support.console import Console
-from adk_eval_gate.support.errors import GateError
+from adk_eval_gate.support.errors import GateError, UsageError
 from adk_eval_gate.support.retry import retry_after_seconds, transient_status
 
 CANCEL_SECONDS = 5.0  # how long tasks/cancel may take once a case run is stopped
@@ -96,11 +96,23 @@ def _user_message(content: genai_types.Content, *, context_id: str | None, task_
     return message
 
 
+def require_a2a_sdk() -> None:
+    try:
+        import a2a.client  # noqa: F401
+    except ImportError as error:
+        raise UsageError(
+            f"the a2a runner needs a2a-sdk, which cannot be imported ({error})",
+            field="--runner",
+            hint="pip install 'adk-eval-gate[a2a]'",
+        ) from None
+
+
 class A2aRunner:
     name = "a2a"
 
     def __init__(self, settings: Settings, *, console: Console | None = None, limits: A2aLimits | None = None) -> None:
         assert settings.agent_url is not None
+        require_a2a_sdk()
         self.agent_url = settings.agent_url.rstrip("/")
         self.headers = {"User-Agent": f"adk-eval-gate/{__version__}"}
         self.headers.update(parse_headers(settings.agent_headers, env=settings.environment, console=console))
