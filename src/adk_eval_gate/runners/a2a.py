@@ -215,21 +215,25 @@ class A2aRunner:
                 adk_events.extend(_adk_events(message, turn_id=turn_id, events=read.events))
             waiting = read.task_id if read.state == "input-required" else None
             if (ended := _ended(read)) is not None:
-                return self._inference(events, timings, turns, context, error=ended, tools_seen=tools_seen)
+                return self._inference(
+                    events, timings=timings, turns=turns, context=context, error=ended, tools_seen=tools_seen
+                )
         error = (
             f"the agent's task ended in state input-required after the case's last user turn: {read.status_text!r}"
             if read is not None and read.state == "input-required"
             else None
         )
-        return self._inference(events, timings, turns, context, error=error, tools_seen=tools_seen)
+        return self._inference(
+            events, timings=timings, turns=turns, context=context, error=error, tools_seen=tools_seen
+        )
 
     def _inference(
         self,
         events: list[AgentEvent],
+        *,
         timings: dict[str, TurnTiming],
         turns: Any,
         context: dict[str, str | None],
-        *,
         error: str | None,
         tools_seen: bool,
     ) -> Inference:
