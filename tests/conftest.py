@@ -86,7 +86,7 @@ def gate_in_process(
         monkeypatch.delenv(name)
     for name, value in (env or {}).items():
         monkeypatch.setenv(name, value)
-    for name in [name for name in sys.modules if name.split(".")[0] in fresh]:
+    for name in [name for name in list(sys.modules) if name.split(".")[0] in fresh]:  # a server thread may import
         del sys.modules[name]
     out, err = io.StringIO(), io.StringIO()
     with monkeypatch.context() as inside:

@@ -37,7 +37,7 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 BAD_INPUTS = [
-    ({"runner": "docker"}, "runner", "must be one of adk, http, recorded"),
+    ({"runner": "docker"}, "runner", "must be one of adk, http, a2a, recorded"),
     ({"num-runs": "zero"}, "num-runs", "must be a whole number"),
     ({"num-runs": "0"}, "num-runs", "at least 1"),
     ({"shard": "3/2"}, "shard", "out of range"),

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from adk_eval_gate.compare.changes import compare
 from adk_eval_gate.finish.against_baseline import decide_with_comparison
-from adk_eval_gate.model.results import BaselineInfo, CaseResult, Comparison, JudgeSetting, ResultsDocument
+from adk_eval_gate.model.results import (
+    BaselineInfo,
+    CaseResult,
+    Comparison,
+    JudgeSetting,
+    ResultsDocument,
+    ServedAgent,
+)
 from adk_eval_gate.verdict import Policy
 from tests.report.builders import baseline_info, case, document, metric
 
@@ -180,3 +187,17 @@ def test_criteria_and_run_differences() -> None:
     thresholds = compare(doc("x", "1", "adk", 1), doc("x", "2", "adk", 1), baseline=baseline_info())
     assert [d.message for d in thresholds.differences] == ["criteria changed in agents/weather/weather.evalset.json"]
     assert compare(doc("x", "1", "adk", 1), doc("x", "1", "adk", 1), baseline=baseline_info()).differences == []
+
+
+def test_another_agent_behind_the_a2a_server_is_a_run_difference() -> None:
+    def doc(version: str | None) -> ResultsDocument:
+        built = document([case("a", [metric("m", 0.9)])])
+        served = ServedAgent(name="booker", version=version)
+        run = built.run.model_copy(update={"runner": "a2a", "served_agent": served})
+        return built.model_copy(update={"run": run})
+
+    changed = compare(doc("2.2.0"), doc("2.1.0"), baseline=baseline_info())
+    assert [d.message for d in changed.differences] == [
+        "agent changed: booker 2.1.0 -> booker 2.2.0, the A2A server serves another agent"
+    ]
+    assert compare(doc(None), doc(None), baseline=baseline_info()).differences == []

@@ -52,7 +52,7 @@ def test_flags_win_over_inputs() -> None:
 @pytest.mark.parametrize(
     ("env", "needle"),
     [
-        ({"INPUT_RUNNER": "docker"}, "input 'runner' must be one of adk, http, recorded, got 'docker'"),
+        ({"INPUT_RUNNER": "docker"}, "input 'runner' must be one of adk, http, a2a, recorded, got 'docker'"),
         ({"INPUT_NUM-RUNS": "zero"}, "input 'num-runs' must be a whole number, got 'zero'"),
         ({"INPUT_NUM-RUNS": "0"}, "input 'num-runs' must be at least 1"),
         ({"INPUT_SHARD": "3/2"}, "input 'shard': shard '3/2' is out of range"),
@@ -61,6 +61,7 @@ def test_flags_win_over_inputs() -> None:
         ({"INPUT_FAIL-ON-REGRESSION": "maybe"}, "input 'fail-on-regression' must be true or false"),
         ({"INPUT_REQUIREMENTS": "missing-requirements.txt"}, "input 'requirements': requirements file"),
         ({"INPUT_RUNNER": "http"}, "input 'agent-url': the http runner needs"),
+        ({"INPUT_RUNNER": "a2a"}, "input 'agent-url': the a2a runner needs the agent's base URL"),
     ],
 )
 def test_bad_inputs_name_the_input(env: dict[str, str], needle: str) -> None:

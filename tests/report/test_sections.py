@@ -219,3 +219,13 @@ def test_the_cost_chart_without_a_baseline_draws_no_base_series() -> None:
     [block] = _chart_blocks(mermaid_charts.cost_chart(priced_document(calls=[1, 2], runs=1)))
     assert block.count("    bar [") == 1 and f'plotColorPalette: "{mermaid_charts.HEAD}"' in block
     assert 'x-axis ["F1"]' in block
+
+
+def test_the_footer_names_the_a2a_agent_escaped() -> None:
+    from adk_eval_gate.model.results import ServedAgent
+    from tests.report.builders import case, document, metric
+
+    built = document([case("a", [metric("m", 0.9)])])
+    run = built.run.model_copy(update={"runner": "a2a", "served_agent": ServedAgent(name="*booker*", version="2.1")})
+    footer = sections.footer(built.model_copy(update={"run": run}))
+    assert "runner a2a, agent \\*booker\\* 2.1" in footer

@@ -156,6 +156,7 @@ def _document(
         commit=inputs.commit,
         environment_inputs=inputs.environment,
         affected=affected.info,
+        served_agent=execution.served_agent,
     )
     doc = build_document(
         settings=settings,

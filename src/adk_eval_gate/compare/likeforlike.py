@@ -30,6 +30,7 @@ from adk_eval_gate.model.results import (
     JudgeSetting,
     ResultsDocument,
     RunInfo,
+    ServedAgent,
 )
 from adk_eval_gate.verdict import Policy
 
@@ -140,10 +141,12 @@ def run_info(
     commit: str | None = None,
     environment_inputs: list[str] | None = None,
     affected: AffectedRun | None = None,
+    served_agent: ServedAgent | None = None,
 ) -> RunInfo:
     """The run's settings as results.json records them, with the verdict's policy. ``commit``: the commit the run
     evaluated when known beyond ``GITHUB_SHA`` (``compare.only_affected.Inputs``); ``environment_inputs``: what the
-    environment depends on; ``affected``: what ``--only-affected`` ran."""
+    environment depends on; ``affected``: what ``--only-affected`` ran; ``served_agent``: the agent a remote runner
+    reached (the a2a runner's agent card)."""
     metrics = [metric for planned_file in planned or [] for metric in planned_file.config.metrics]
     info = RunInfo(
         tool_version=__version__,
@@ -154,6 +157,7 @@ def run_info(
         gate_id=settings.gate_id,
         confirm_failures=settings.confirm_failures,
         adk_version=adk_version() if settings.runner == "adk" and planned else None,
+        served_agent=served_agent,
         judges=judge_settings(metrics, service=platform_access.choose(settings.environment).service),
         started_at=started_at,
         duration_seconds=round(duration, 3) if duration is not None else None,
@@ -170,6 +174,10 @@ def run_info(
     return Policy.of(settings).record(info)
 
 
+def _label(agent: ServedAgent | None) -> str | None:
+    return agent.label() if agent is not None else None
+
+
 def _changed(base: object, head: object) -> bool:
     return base not in (None, "") and head not in (None, "") and base != head
 
@@ -181,6 +189,7 @@ def _run_differences(head: ResultsDocument, base: ResultsDocument) -> list[Diffe
         ("runner", b.runner, h.runner, ", the agents were reached differently"),
         ("adk-eval-gate", b.tool_version, h.tool_version, ""),
         ("google-adk", b.adk_version, h.adk_version, ", the agents ran on another ADK"),
+        ("agent", _label(b.served_agent), _label(h.served_agent), ", the A2A server serves another agent"),
         ("runs per case", b.num_runs, h.num_runs, ""),
         ("pass rule", b.pass_rule, h.pass_rule, ", case verdicts are decided differently"),
     ]

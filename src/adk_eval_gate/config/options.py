@@ -115,7 +115,7 @@ OPTIONS: tuple[Option, ...] = (
         "str",
         "runner",
         ("run", "validate"),
-        choices=("adk", "http", "recorded"),
+        choices=("adk", "http", "a2a", "recorded"),
     ),
     Option(
         "agent",
@@ -142,7 +142,7 @@ OPTIONS: tuple[Option, ...] = (
     Option(
         "agent_url",
         "--agent-url",
-        "base URL of an ADK api_server or deployed agent (http runner)",
+        "base URL of an ADK api_server or deployed agent (http runner), or of an A2A server (a2a runner)",
         "str",
         "agent-url",
         metavar="URL",
@@ -150,7 +150,8 @@ OPTIONS: tuple[Option, ...] = (
     Option(
         "agent_headers",
         "--agent-header",
-        "HTTP header for the http runner, 'Name: value' (repeatable; $VAR and ${VAR} are read from the environment)",
+        "HTTP header for the http and a2a runners, 'Name: value' (repeatable; $VAR and ${VAR} are read from the "
+        "environment)",
         "lines",
         "agent-headers",
         repeatable=True,

@@ -37,7 +37,7 @@ class Settings(pydantic.BaseModel):
     allow_unknown_fields: bool = False
     legacy_session_file: bool = False
     lenient_judge_labels: bool = False
-    runner: Literal["adk", "http", "recorded"] = "adk"
+    runner: Literal["adk", "http", "a2a", "recorded"] = "adk"
     agent: str | None = None
     agent_map: list[str] = pydantic.Field(default_factory=list)
     agent_url: str | None = None
@@ -223,9 +223,9 @@ def _checked(settings: Settings) -> Settings:
     name = settings.option_name
 
     if settings.command == "run":
-        if settings.runner == "http" and not settings.agent_url:
+        if settings.runner in ("http", "a2a") and not settings.agent_url:
             raise UsageError(
-                "the http runner needs the agent's base URL",
+                f"the {settings.runner} runner needs the agent's base URL",
                 field=name("agent_url"),
                 hint="set --agent-url / agent-url, e.g. http://127.0.0.1:8000",
             )

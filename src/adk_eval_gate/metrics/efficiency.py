@@ -49,6 +49,8 @@ def _informational(actual: list[Invocation], value: Callable[[Invocation], float
 
 
 class ToolCallCount(Metric):
+    reads_tool_calls = True
+
     def evaluate(self, run: CaseRun) -> MetricOutcome:
         return _informational(run.actual, lambda inv: float(len(tool_calls(inv.intermediate_data))))
 

@@ -90,6 +90,7 @@ class CaseRun:
     expected: list[Invocation] | None
     scenario: ConversationScenario | None
     final_session_state: dict[str, Any] | None = None  # after the run, when the runner recorded it
+    tools_unseen: str | None = None  # why the run's tool calls could not be seen (an A2A server); None: they were
 
 
 @dataclass
@@ -125,6 +126,10 @@ def require_expected(run: CaseRun, metric_name: str) -> list[Invocation]:
 class Metric(abc.ABC):
     """One configured metric. Subclasses implement ``evaluate``; the type of their criterion is declared once, by
     their ``MetricSpec`` in ``registry.py``, and given here (``criterion_type``)."""
+
+    # The metric scores the run's tool calls: when the runner could not see them (``CaseRun.tools_unseen``) it is
+    # not evaluated, never scored as if the agent had called no tool.
+    reads_tool_calls = False
 
     def __init__(
         self,

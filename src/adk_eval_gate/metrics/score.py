@@ -65,6 +65,8 @@ async def evaluate_metric(metric: Metric, run: CaseRun, *, informational: bool =
 
 
 async def _outcome(metric: Metric, run: CaseRun, *, informational: bool) -> MetricOutcome:
+    if run.tools_unseen and metric.reads_tool_calls:
+        return MetricOutcome.not_evaluated(run.tools_unseen, len(run.actual))
     try:
         result = metric.evaluate(run)
         outcome = await result if inspect.isawaitable(result) else result
@@ -110,17 +112,21 @@ async def score_run(
     metrics: list[tuple[ConfiguredMetric, Metric]],
     final_session_state: dict[str, Any] | None = None,
     done: dict[str, MetricOutcome] | None = None,
+    tools_unseen: str | None = None,
 ) -> list[ScoredMetric]:
     """All configured metrics of one run, in config order, each independently; those in ``done`` were scored
-    already, where the run was made (``runners.capture``), and are not scored again."""
+    already, where the run was made (``runners.capture``), and are not scored again. ``tools_unseen``: why the
+    run's tool calls could not be seen, the reason of the metrics that read them."""
     done = done or {}
     if all(configured.name in done for configured, _ in metrics):
         return [ScoredMetric(configured, done[configured.name]) for configured, _ in metrics]
     try:
-        run = _run(case, attach_rubrics(case, actual), final_session_state)
+        run = _run(
+            case, attach_rubrics(case, actual), final_session_state=final_session_state, tools_unseen=tools_unseen
+        )
     except RubricConflict as conflict:
         reason = f"{conflict}; rubric ids must be unique across the case and its invocations"
-        unattached = _run(case, actual, final_session_state)
+        unattached = _run(case, actual, final_session_state=final_session_state, tools_unseen=tools_unseen)
         return [
             ScoredMetric(configured, done[configured.name])
             if configured.name in done
@@ -140,11 +146,18 @@ async def score_run(
     ]
 
 
-def _run(case: EvalCase, actual: list[Invocation], final_session_state: dict[str, Any] | None) -> CaseRun:
+def _run(
+    case: EvalCase,
+    actual: list[Invocation],
+    *,
+    final_session_state: dict[str, Any] | None,
+    tools_unseen: str | None,
+) -> CaseRun:
     return CaseRun(
         eval_case=case,
         actual=actual,
         expected=case.conversation,
         scenario=case.conversation_scenario,
         final_session_state=final_session_state,
+        tools_unseen=tools_unseen,
     )

@@ -105,6 +105,8 @@ class TemplatedJudgeMetric(JudgeMetric):
 class ResponseFollowsTrajectory(TemplatedJudgeMetric):
     """Vertex's guide's ``response_follows_trajectory``: does the response follow from the tool calls made?"""
 
+    reads_tool_calls = True
+
     def template(self) -> eval_config.PointwiseTemplateCriterion:
         options = self.typed_criterion()
         assert isinstance(options, eval_config.TemplateJudgeCriterion)

@@ -62,6 +62,8 @@ def valid_call(call: Call, declared: frozenset[str] | None) -> bool:
 
 
 class ToolCallValid(Metric):
+    reads_tool_calls = True
+
     def invocation_score(self, actual: Invocation, expected: Invocation | None) -> float:
         calls = tool_calls(actual.intermediate_data)
         if not calls:
@@ -78,6 +80,8 @@ class ToolCallValid(Metric):
 
 class _PairedCalls(Metric):
     """A score per pair of actual and expected calls, averaged per invocation."""
+
+    reads_tool_calls = True
 
     def pair_score(self, actual: Call, expected: Call) -> float:
         raise NotImplementedError

@@ -83,6 +83,8 @@ _MATCHERS = {
 class ToolTrajectoryAvgScore(Metric):
     """ADK's ``tool_trajectory_avg_score``: 1.0 per invocation whose calls match, averaged."""
 
+    reads_tool_calls = True
+
     def evaluate(self, run: CaseRun) -> MetricOutcome:
         expected = require_expected(run, self.name)
         criterion = self.criterion
@@ -99,6 +101,8 @@ class ToolTrajectoryAvgScore(Metric):
 
 
 class _PerInvocationTrajectory(Metric):
+    reads_tool_calls = True
+
     def score(self, actual: list[Call], expected: list[Call], same: Matcher) -> float:
         raise NotImplementedError
 
@@ -148,6 +152,8 @@ class TrajectoryRecall(_PerInvocationTrajectory):
 
 class TrajectorySingleToolUse(Metric):
     """1.0 per invocation in which the agent called ``tool_name`` at least once; needs no expected calls."""
+
+    reads_tool_calls = True
 
     def evaluate(self, run: CaseRun) -> MetricOutcome:
         if not isinstance(self.criterion, eval_config.SingleToolUseCriterion):

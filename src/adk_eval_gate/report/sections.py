@@ -236,6 +236,7 @@ def links(doc: ResultsDocument) -> str:
 def footer(doc: ResultsDocument) -> str:
     facts = [  # inside <sub> in a paragraph GitHub still renders Markdown: every field is escaped as such
         f"runner {md.inline(doc.run.runner, limit=40)}" if doc.run.runner else None,
+        f"agent {md.inline(doc.run.served_agent.label(), limit=80)}" if doc.run.served_agent else None,
         f"{doc.run.num_runs} runs per case" if doc.run.num_runs > 1 else None,
         f"shard {md.inline(doc.run.shard, limit=20)}" if doc.run.shard else None,
         f"{doc.run.shards_merged} shards merged" if doc.run.shards_merged else None,

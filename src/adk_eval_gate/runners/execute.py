@@ -23,6 +23,7 @@ from adk_eval_gate.metrics.metric import Metric, MetricServices
 from adk_eval_gate.metrics.registry import ConfiguredMetric
 from adk_eval_gate.metrics.score import MetricEscaped, ScoredMetric, score_run
 from adk_eval_gate.model.compact import AppTable
+from adk_eval_gate.model.results import ServedAgent
 from adk_eval_gate.runners.capture import actual_invocations, capture
 from adk_eval_gate.runners.runner import Inference, Runner, contain_exits, describe_escape
 from adk_eval_gate.runners.workers.metric_reads import MetricReads
@@ -54,6 +55,7 @@ class Execution:
     apps: AppTable = field(default_factory=AppTable)  # the app details the finished runs' turns name
     released: set[tuple[str, int]] = field(default_factory=set)  # finished runs taken out (``release``)
     local_models: set[str] = field(default_factory=set)  # models of the user's own classes (``Inference``)
+    served_agent: ServedAgent | None = None  # the agent a remote runner reached, as its server describes it
 
     def __repr__(self) -> str:
         """Short: ``asyncio.run`` builds the repr of its finished main task, result included, when it restores
@@ -174,6 +176,7 @@ async def execute(
             )
             execution.finished.setdefault(item.case_id, []).append(finished)
             execution.local_models.update(finished.inference.local_models)
+            execution.served_agent = finished.inference.served_agent or execution.served_agent
             if on_finished:
                 on_finished(item, finished)
 
@@ -213,6 +216,7 @@ async def run_one(
                 metrics=built,
                 final_session_state=inference.final_session_state,
                 done=inference.scored,
+                tools_unseen=inference.tools_unseen,
             )
         except MetricEscaped as escaped:
             inference.error = str(escaped)

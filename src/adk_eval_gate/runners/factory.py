@@ -42,6 +42,10 @@ def chosen_runner(
         from adk_eval_gate.runners.http import HttpRunner
 
         return HttpRunner(settings, console=console)
+    if settings.runner == "a2a":
+        from adk_eval_gate.runners.a2a import A2aRunner
+
+        return A2aRunner(settings, console=console)
     from adk_eval_gate.runners.adk import AdkRunner
 
     return AdkRunner(settings, root=root, console=console, starter=starter, observe_inputs=settings.command == "run")

@@ -12,6 +12,7 @@ import pydantic_core
 
 from adk_eval_gate.inputs.plan import PlannedFile, WorkItem
 from adk_eval_gate.model.evalset import EvalCase, Invocation
+from adk_eval_gate.model.results import ServedAgent
 from adk_eval_gate.model.tokens import Tokens
 from adk_eval_gate.support import sanitize
 
@@ -46,6 +47,8 @@ class Inference:
     app_details: dict[str, dict[str, Any]] = field(default_factory=dict)
     observed: list[str] | None = None  # repository files the agent used (``observe``); None: not known
     local_models: list[str] = field(default_factory=list)  # models of the user's own classes (``adk_case``)
+    tools_unseen: str | None = None  # why the agent's tool calls could not be seen (an A2A server that hides them)
+    served_agent: ServedAgent | None = None  # the agent as its server describes it (the a2a runner's agent card)
 
     @property
     def infrastructure(self) -> bool:

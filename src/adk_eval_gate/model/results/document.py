@@ -320,6 +320,17 @@ class JudgeSetting(ResultModel):
         return data
 
 
+class ServedAgent(ResultModel):
+    """The agent a remote runner reached, as its server describes it (the a2a runner: its agent card)."""
+
+    name: str
+    version: str | None = None
+
+    def label(self) -> str:
+        """The name and version, as the reports name the agent."""
+        return f"{self.name} {self.version}" if self.version else self.name
+
+
 class RunInfo(ResultModel):
     tool_version: str = ""
     runner: str = ""
@@ -335,6 +346,9 @@ class RunInfo(ResultModel):
     pass_rule: PassRule = Field(default="mean", description="How a case with several runs passed (--pass-rule).")
     confirm_failures: int = Field(default=0, description="Extra runs for each failing or regressed case.")
     adk_version: str | None = Field(default=None, description="google-adk that ran the agents (adk runner).")
+    served_agent: ServedAgent | None = Field(
+        default=None, description="The agent card's name and version (a2a runner). Absent for the other runners."
+    )
     judges: dict[str, JudgeSetting] = Field(
         default_factory=dict, description="Per judge metric, the judge model and sampling used."
     )

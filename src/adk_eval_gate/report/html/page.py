@@ -88,6 +88,7 @@ def _header(doc: ResultsDocument, context: Context) -> str:
             ("commit", text(run.sha[:12]) if run.sha else None),
             ("ref", text(run.ref) if run.ref else None),
             ("runner", text(run.runner) if run.runner else None),
+            ("agent", text(run.served_agent.label()) if run.served_agent else None),
             ("runs per case", text(run.num_runs)),
             ("pass rule", text(run.pass_rule) if run.num_runs > 1 else None),
             ("shards merged", text(run.shards_merged) if run.shards_merged else None),
