@@ -32,7 +32,7 @@ from adk_eval_gate.pytest.case_session import CaseSession
 from adk_eval_gate.pytest.case_text import case_report
 from adk_eval_gate.report import views
 from adk_eval_gate.support.errors import GateError
-from adk_eval_gate.verdict.aggregation import invocation_statuses
+from adk_eval_gate.verdict import invocation_statuses
 
 NUM_RUNS = 2
 ADK_PARALLELISM = 4  # AgentEvaluator's inference runs four cases at once
