@@ -47,7 +47,7 @@ import sys
 import time
 from collections.abc import Callable
 
-from adk_eval_gate.verdict.sequential import (
+from adk_eval_gate.verdict import (
     CaseEvidence,
     MetricSpec,
     RunOutcome,

@@ -34,8 +34,12 @@ LAYERS: tuple[tuple[str, ...], ...] = (
 ROOT_MODULES_AT_MOST = 8
 # Packages that may import fewer layers than those below them: the verdict decides on results.json's types alone.
 # Packages with one public face: a module outside imports the package, never a module behind its face.
-FACES = ("model.results",)
+FACES = ("model.results", "verdict")
 STANDS_ON = {"verdict": {"verdict", "model", "config", "support"}}
+FROM_A_FACE = re.compile(
+    r"^\s*from\s+adk_eval_gate\.(" + "|".join(re.escape(face) for face in FACES) + r")\s+import\s+(\([^)]*\)|.*)",
+    re.MULTILINE,
+)
 
 
 def _layer(module: str) -> int:
@@ -51,10 +55,32 @@ def _imports(path: Path) -> list[str]:
             if node.module == "adk_eval_gate":
                 found += [alias.name for alias in node.names if alias.name != "__version__"]
             else:
-                found.append((node.module or "").removeprefix("adk_eval_gate."))
+                module = (node.module or "").removeprefix("adk_eval_gate.")
+                found.append(module)
+                found += [f"{module}.{alias.name}" for alias in node.names if _is_module(f"{module}.{alias.name}")]
         elif isinstance(node, ast.Import):
             found += [a.name.removeprefix("adk_eval_gate.") for a in node.names if a.name.startswith("adk_eval_gate.")]
     return found
+
+
+def _is_module(dotted: str) -> bool:
+    """A module or package of adk_eval_gate (``from adk_eval_gate.verdict import rules`` imports one), unless its
+    package's face lists the name (``verdict.decide`` is the function its face exports)."""
+    where = SRC.joinpath(*dotted.split("."))
+    return (where.with_suffix(".py").is_file() or (where / "__init__.py").is_file()) and where.name not in _face_names(
+        where.parent / "__init__.py"
+    )
+
+
+def _face_names(init: Path) -> set[str]:
+    """The names a package's ``__init__`` lists in its ``__all__``."""
+    return {
+        item.value
+        for node in (parsed(source(init)).body if init.is_file() else [])
+        if isinstance(node, ast.Assign) and any(getattr(target, "id", "") == "__all__" for target in node.targets)
+        for item in getattr(node.value, "elts", [])
+        if isinstance(item, ast.Constant)
+    }
 
 
 def _modules() -> list[tuple[str, Path]]:
@@ -97,14 +123,28 @@ def _outside_modules() -> list[tuple[str, Path]]:
 
 
 def _behind_a_face(module: str, target: str) -> bool:
-    return any(target.startswith(f"{face}.") and not module.startswith(f"{face}.") for face in FACES)
+    """A module behind a face, imported from outside it (a face's own unit tests, under its folder in tests/, are
+    inside it)."""
+    return any(
+        target.startswith(f"{face}.")
+        and not module.startswith(f"{face}.")
+        and not module.startswith(f"tests/{face.replace('.', '/')}/")
+        for face in FACES
+    )
+
+
+def _may_reach_behind_a_face(text: str) -> bool:
+    """A cheap look before parsing: a dotted path behind a face, or a module imported by name from a face."""
+    return any(f"adk_eval_gate.{face}." in text for face in FACES) or any(
+        _is_module(f"{face}.{name}") for face, names in FROM_A_FACE.findall(text) for name in re.findall(r"\w+", names)
+    )
 
 
 def test_a_package_with_one_face_is_imported_through_it() -> None:
     deep = [
         f"{module} imports {target}"
         for module, path in _outside_modules()
-        if any(f"{face}." in source(path) for face in FACES)  # only such a file can name a module behind a face
+        if _may_reach_behind_a_face(source(path))  # parses only the files that might
         for target in _imports(path)
         if _behind_a_face(module, target)
     ]
@@ -112,6 +152,17 @@ def test_a_package_with_one_face_is_imported_through_it() -> None:
     assert _behind_a_face("report.writer", "model.results.vocabulary")
     assert not _behind_a_face("report.writer", "model.results")
     assert not _behind_a_face("model.results.document", "model.results.vocabulary")
+    assert _behind_a_face("report.junit", "verdict.rules") and _behind_a_face("bench/x.py", "verdict.sequential")
+    assert not _behind_a_face("verdict.decide", "verdict.rules")
+    assert not _behind_a_face("tests/verdict/test_rules.py", "verdict.rules")
+
+
+def test_the_face_rule_sees_a_module_imported_by_name_from_its_package(tmp_path: Path) -> None:
+    module = tmp_path / "m.py"
+    module.write_text("from adk_eval_gate.verdict import Policy, stability\n", encoding="utf-8")
+    assert [_behind_a_face("report.m", target) for target in _imports(module)] == [False, True]
+    assert _may_reach_behind_a_face(module.read_text(encoding="utf-8"))
+    assert not _may_reach_behind_a_face("from adk_eval_gate.verdict import (\n    Policy,\n    decide,\n)\n")
 
 
 def test_every_package_is_a_layer_and_the_root_holds_the_command_line_only() -> None:
@@ -124,7 +175,7 @@ def test_every_package_is_a_layer_and_the_root_holds_the_command_line_only() -> 
 def test_the_layer_rule_sees_an_import_that_points_up(tmp_path: Path) -> None:
     module = tmp_path / "m.py"
     module.write_text("def f():\n    from adk_eval_gate.report import junit\n", encoding="utf-8")
-    assert [_layer(target) > _layer("model.results") for target in _imports(module)] == [True]
+    assert [_layer(target) > _layer("model.results") for target in _imports(module)] == [True, True]
 
 
 def test_every_module_named_in_architecture_md_exists() -> None:
@@ -132,3 +183,87 @@ def test_every_module_named_in_architecture_md_exists() -> None:
     named = set(re.findall(r"\b((?:[a-z_]+/)*[a-z_]+\.py)\b", text))
     missing = [name for name in sorted(named) if not (SRC / name).is_file() and not (REPO / name).is_file()]
     assert named and missing == []
+
+
+# The verdict is decided before anything is rendered or posted: the outputs render the document they are given.
+OUTPUTS = ("report", "github")
+DECIDERS = {"decide", "redecide", "decide_case"}
+
+
+def _called(tree: ast.AST) -> list[str]:
+    """The names of the functions a module calls (``f(...)`` and ``x.f(...)``)."""
+    return [
+        node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+        for node in nodes(tree)
+        if isinstance(node, ast.Call)
+    ]
+
+
+def test_no_report_or_github_module_decides_the_verdict() -> None:
+    deciding = [
+        f"{module} calls {name}"
+        for module, path in _modules()
+        if module.split(".")[0] in OUTPUTS
+        for name in _called(parsed(source(path)))
+        if name in DECIDERS
+    ]
+    assert deciding == []
+    assert _called(ast.parse("verdict.decide(doc, None, policy)\nredecide(doc)")) == ["decide", "redecide"]
+
+
+# A runner says what it can do; code outside runners/ asks that, never the runner's name.
+RUNNERS = "runners"
+RUNNER_NAME_COMPARED = [  # moves onto runner capabilities
+    "commands.run: settings.runner == 'adk'",
+    "commands.validate: settings.runner == 'adk'",
+    "compare.confirm: settings.runner == 'recorded'",
+    "compare.likeforlike: settings.runner == 'adk'",
+    "compare.only_affected: settings.runner != 'adk'",
+    "config.settings: settings.runner == 'http'",
+    "config.settings: settings.runner == 'recorded'",
+    "inputs.prepare: settings.runner == 'adk'",
+    "inputs.prepare: settings.runner == 'adk'",
+    "inputs.prepare: settings.runner == 'recorded'",
+    "pytest.case_session: self.settings.runner != 'adk'",
+    "pytest.case_session: self.settings.runner == 'adk'",
+    "pytest.case_session: self.settings.runner == 'adk'",
+]
+
+
+def _is_literal(node: ast.expr) -> bool:
+    """A string, or a tuple, list or set of strings."""
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        return bool(node.elts) and all(_is_literal(item) for item in node.elts)
+    return isinstance(node, ast.Constant) and isinstance(node.value, str)
+
+
+def _runner_name_comparisons(tree: ast.AST) -> list[str]:
+    """Every comparison of a ``.runner`` (or a bare ``runner``) with a string or a collection of strings."""
+    found = []
+    for node in nodes(tree):
+        if not isinstance(node, ast.Compare):
+            continue
+        operands = [node.left, *node.comparators]
+        names_runner = any(
+            (isinstance(item, ast.Attribute) and item.attr == "runner")
+            or (isinstance(item, ast.Name) and item.id == "runner")
+            for item in operands
+        )
+        if names_runner and any(_is_literal(item) for item in operands):
+            found.append(ast.unparse(node))
+    return found
+
+
+def test_no_module_outside_the_runners_compares_the_runners_name() -> None:
+    compared = [
+        f"{module}: {comparison}"
+        for module, path in _modules()
+        if module.split(".")[0] != RUNNERS
+        for comparison in _runner_name_comparisons(parsed(source(path)))
+    ]
+    assert sorted(compared) == sorted(RUNNER_NAME_COMPARED)
+
+
+def test_the_runner_name_rule_sees_a_comparison_with_a_name_or_names() -> None:
+    code = "a = s.runner == 'adk'\nb = runner in ('http', 'recorded')\nc = s.runner == other\nd = s.mode == 'x'\n"
+    assert _runner_name_comparisons(ast.parse(code)) == ["s.runner == 'adk'", "runner in ('http', 'recorded')"]

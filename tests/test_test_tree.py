@@ -13,6 +13,7 @@ AT_THE_ROOT = {
     "test_architecture.py",
     "test_code_shape.py",
     "test_names_and_dead_code.py",
+    "test_names_in_docs.py",
     "test_test_tree.py",
     "test_browser_helpers.py",  # the shared browser and Mermaid helpers beside it
 }

@@ -3,11 +3,14 @@ outputs, annotations, and what happens when GitHub says no."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from adk_eval_gate.inputs.saved_results import load_results
+from adk_eval_gate.report import comment, summary
 from tests.conftest import validate_results
 from tests.fakes.github_server import FakeGitHub
 from tests.github.flows import (
@@ -104,6 +107,28 @@ def test_a_hostile_artifact_is_refused_and_the_run_goes_on(
     assert "**No comparison:** the baseline was not used" in (tmp_path / "out" / "summary.md").read_text()
     assert step.output_values()["regressions"] == "0"
     assert len(fake_github.comments_on(7)) == 1
+
+
+def test_the_summary_and_the_comment_are_rendered_once_and_posted_as_written(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, fake_github: FakeGitHub, example_results: Path
+) -> None:
+    rendered: list[str] = []
+
+    def counted(name: str, render: Callable[..., str]) -> Callable[..., str]:
+        def render_counted(*args: Any, **kwargs: Any) -> str:
+            rendered.append(name)
+            return render(*args, **kwargs)
+
+        return render_counted
+
+    monkeypatch.setattr(summary, "render", counted("summary", summary.render))
+    monkeypatch.setattr(comment, "render", counted("comment", comment.render))
+    step = gate(monkeypatch, tmp_path, pull_request_env(tmp_path, fake_github, run_id=5), example_results)
+    assert step.code == 1 and sorted(rendered) == ["comment", "summary"]
+    [posted] = fake_github.comments_on(7)
+    assert posted.body == (tmp_path / "out" / "comment.md").read_text(encoding="utf-8")
+    written = (tmp_path / "out" / "summary.md").read_text(encoding="utf-8")
+    assert written.strip() and step.step_summary.read_text(encoding="utf-8").strip() == written.strip()
 
 
 @pytest.mark.slow

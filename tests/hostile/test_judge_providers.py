@@ -144,7 +144,8 @@ def test_a_spent_quota_whose_answer_echoes_the_key_and_a_command_stays_masked_in
 ) -> None:
     reply = Reply.body(f"<html>{COMMAND}{API_KEY}</html>".encode(), status=429)
     gemini.script = lambda request: reply
-    service = masked_service(retry=JUDGE_RETRY, sleep=FakeTime().sleep)
+    time = FakeTime()
+    service = masked_service(retry=JUDGE_RETRY, sleep=time.sleep, clock=time.clock)
 
     async def twice() -> list[str]:
         reasons = []

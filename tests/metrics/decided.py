@@ -10,7 +10,7 @@ from typing import Any
 from adk_eval_gate.metrics.metric import MetricOutcome
 from adk_eval_gate.model.evalset import RubricScore
 from adk_eval_gate.model.results import MetricStatus, RunMetric
-from adk_eval_gate.verdict.aggregation import invocation_statuses, run_metric_status
+from adk_eval_gate.verdict import invocation_statuses, run_metric_status
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from google.genai import types as genai_types
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -150,6 +151,7 @@ _INVOCATIONS = st.fixed_dictionaries(
 ).map(lambda fields: Invocation(**fields))
 
 
+@pytest.mark.slow  # 300 generated turns: seconds of CPU; the fixture eval sets' turns are the fast tier's
 @settings(max_examples=300, deadline=None)
 @given(invocation=_INVOCATIONS, user=st.one_of(st.none(), _TEXT))
 def test_any_invocation_round_trips(invocation: Invocation, user: str | None) -> None:
@@ -164,6 +166,7 @@ _JSON = st.recursive(
 _KEYS = st.sampled_from(["in", "out", "events", "tools", "time", "c", "use", "call", "calls", "parts", "part"])
 
 
+@pytest.mark.slow  # 300 generated turns: seconds of CPU; the fixture eval sets' turns are the fast tier's
 @settings(max_examples=300, deadline=None)
 @given(turn=st.one_of(_JSON, st.dictionaries(_KEYS, _JSON, max_size=5)))
 def test_the_readers_never_raise_on_a_turn_from_an_untrusted_file(turn: Any) -> None:

@@ -29,6 +29,7 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
     return pytester
 
 
+@pytest.mark.slow  # runs the agents
 def test_each_eval_case_is_an_item_with_the_gates_verdict(project: pytest.Pytester) -> None:
     result = project.runpytest("--adk-eval", *PLAIN, "--junitxml=junit-plugin.xml", "-rfE")
     # passed: test_plain and good; failed: wrong_city and the broken file; an error, as in run: the broken row

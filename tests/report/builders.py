@@ -24,7 +24,7 @@ from adk_eval_gate.model.results import (
     RunRecord,
     Totals,
 )
-from adk_eval_gate.verdict.aggregation import ScoreRule
+from adk_eval_gate.verdict import ScoreRule
 
 RUN_URL = "https://github.com/octo/repo/actions/runs/4242"
 FILE = "agents/weather/weather.evalset.json"

@@ -20,8 +20,7 @@ from typing import Any
 from adk_eval_gate.compare.changes import compare
 from adk_eval_gate.finish.against_baseline import decide_with_comparison
 from adk_eval_gate.model.results import ResultsDocument, parse_document
-from adk_eval_gate.verdict import Policy
-from adk_eval_gate.verdict.decide import redecide
+from adk_eval_gate.verdict import Policy, redecide
 from tests.report.builders import baseline_info, case, document, invocation, metric
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"

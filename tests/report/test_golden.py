@@ -14,7 +14,7 @@ import xmlschema
 
 from adk_eval_gate.model.results import parse_document
 from adk_eval_gate.report import comment, summary
-from adk_eval_gate.verdict.decide import redecide
+from adk_eval_gate.verdict import redecide
 from tests.conftest import validate_results
 from tests.report.builders import RUN_URL, baseline_info
 from tests.report.golden import HUGE, NOT_KEPT, OUTPUTS, SUMMARY_LIMITS, check_golden, expected_path

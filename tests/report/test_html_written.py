@@ -12,8 +12,8 @@ import pytest
 
 from adk_eval_gate.cli import main
 from adk_eval_gate.config.settings import build_settings
+from adk_eval_gate.finish.written import write_decided_reports
 from adk_eval_gate.report.html import page
-from adk_eval_gate.report.writer import write_reports
 from adk_eval_gate.support.console import Console
 from tests.report.builders import case, document, metric
 from tests.report.golden import row_text, rows_of
@@ -64,11 +64,11 @@ def test_a_failing_html_renderer_keeps_the_other_reports_and_says_why(
     monkeypatch.setattr(page, "render", broken)
     settings = build_settings("run", {"output_dir": str(tmp_path / "out")}, env={})
     stream = io.StringIO()
-    written = write_reports(
+    written = write_decided_reports(
         document([case("paris", [metric("m", 0.9)])]),
         settings=settings,
         console=Console(in_actions=False, stream=stream),
-    )
+    ).doc
     assert written.status == "error" and "report.html could not be written (RecursionError" in (written.error or "")
     assert not settings.html_path.exists()
     for path in (settings.results_path, settings.junit_path, settings.summary_path):

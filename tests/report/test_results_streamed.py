@@ -11,8 +11,8 @@ import pytest
 
 from adk_eval_gate.aggregate import records as aggregate
 from adk_eval_gate.config.settings import build_settings
+from adk_eval_gate.finish.written import write_decided_reports
 from adk_eval_gate.model.results import CaseInputs, dump_json, json_parts, parse_cases, parse_document
-from adk_eval_gate.report.writer import write_reports
 from adk_eval_gate.support.console import Console
 from adk_eval_gate.support.errors import UsageError
 from tests.conftest import validate_results
@@ -54,7 +54,7 @@ def test_a_case_that_cannot_be_written_leaves_the_error_alone(tmp_path: Path) ->
     doc = document([case(name, [metric("m", 0.9)]) for name in ("paris", "rome", "tokyo", "lima")])
     doc.cases[2].runs[0].invocations[0].act = {"x": object()}  # what no serializer can write, after two cases
     settings = build_settings("run", {"output_dir": str(tmp_path / "out")}, env={})
-    write_reports(doc, settings=settings, console=Console(in_actions=False, stream=io.StringIO()), renderers={})
+    write_decided_reports(doc, settings=settings, console=Console(in_actions=False, stream=io.StringIO()), renderers={})
     written = json.loads(settings.results_path.read_text(encoding="utf-8"))
     validate_results(written)
     assert written["status"] == "error" and written["cases"] == []
@@ -65,7 +65,7 @@ def test_an_output_that_cannot_be_written_is_a_usage_error(tmp_path: Path) -> No
     (tmp_path / "out").write_text("a file where the folder should be", encoding="utf-8")
     settings = build_settings("run", {"output_dir": str(tmp_path / "out")}, env={})
     with pytest.raises(UsageError, match="cannot write"):
-        write_reports(document([]), settings=settings, console=Console(in_actions=False, stream=io.StringIO()))
+        write_decided_reports(document([]), settings=settings, console=Console(in_actions=False, stream=io.StringIO()))
 
 
 def test_the_inputs_most_cases_of_a_file_share_are_written_once() -> None:

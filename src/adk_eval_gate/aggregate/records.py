@@ -43,9 +43,7 @@ from adk_eval_gate.model.results import (
 )
 from adk_eval_gate.runners.capture import capture, expected_turns, expected_user
 from adk_eval_gate.runners.execute import FinishedRun
-from adk_eval_gate.verdict.aggregation import ScoreRule, run_metric_status
-from adk_eval_gate.verdict.budgets import case_checks, run_overruns
-from adk_eval_gate.verdict.rules import run_error, run_status
+from adk_eval_gate.verdict import ScoreRule, case_checks, run_error, run_metric_status, run_overruns, run_status
 
 
 def _rubric_scores(scored: ScoredMetric) -> list[RubricScoreRecord] | None:

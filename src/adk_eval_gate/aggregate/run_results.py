@@ -23,7 +23,7 @@ from adk_eval_gate.model.compact import AppTable
 from adk_eval_gate.model.evalset import EvalCase
 from adk_eval_gate.model.results import CaseResult, Confirmation, FileResult, ResultsDocument, RunInfo, UsageTotals
 from adk_eval_gate.runners.execute import Execution, FinishedRun
-from adk_eval_gate.verdict.aggregation import ScoreRule
+from adk_eval_gate.verdict import ScoreRule
 
 # A case's record with what it depends on, given what its agent used in each of its runs.
 InputsRecorder = Callable[[CaseResult, list[list[str] | None]], CaseResult]

@@ -14,8 +14,8 @@ from adk_eval_gate.support.errors import UsageError
 
 
 def merge_command(settings: Settings, console: Console, *, inputs: list[str], allow_incomplete: bool = False) -> int:
+    from adk_eval_gate.finish.written import write_decided_reports
     from adk_eval_gate.report.html import page
-    from adk_eval_gate.report.writer import write_reports
 
     target = settings.results_path
     documents = [(str(path), load_results(path)) for path in results_files(inputs, target=target)]
@@ -29,6 +29,9 @@ def merge_command(settings: Settings, console: Console, *, inputs: list[str], al
     if target.exists():
         console.warning(f"replacing {target}, written by an earlier run or merge")
     # results.json and report.html; junit.xml and the summary are written by `report`, which publishes them
-    merged = write_reports(merged, settings=settings, console=console, renderers={settings.html_path: page.render})
+    written = write_decided_reports(
+        merged, settings=settings, console=console, renderers={settings.html_path: page.render}
+    )
+    merged = written.doc
     console.line(f"merged {len(documents)} results into {target}: {merged.totals.cases} cases, {merged.status}")
     return 2 if problem else 0

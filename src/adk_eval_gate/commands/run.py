@@ -32,7 +32,6 @@ from adk_eval_gate.runners.workers.metric_reads import MetricReads
 from adk_eval_gate.runners.workers.starter import Starter
 from adk_eval_gate.support.console import Console, relayed_output
 from adk_eval_gate.support.words import plural
-from adk_eval_gate.verdict.rules import PASS_RULES
 
 
 def run(settings: Settings, console: Console, *, github: GitHubClient | None, starter: Starter | None = None) -> int:
@@ -66,7 +65,7 @@ def _prepared(settings: Settings, console: Console) -> Prepared:
     counts = sorted({file.num_runs or settings.num_runs for file in prepared.files if not file.error})
     if counts and counts[-1] > 1:
         each = f"{counts[0]} runs" if len(counts) == 1 else f"{counts[0]} to {counts[-1]} runs"
-        console.line(f"{each} per case; a case passes when {PASS_RULES[settings.pass_rule]}")
+        console.line(f"{each} per case; a case passes when {verdict.PASS_RULES[settings.pass_rule]}")
     return prepared
 
 

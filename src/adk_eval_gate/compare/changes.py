@@ -34,8 +34,7 @@ from adk_eval_gate.model.results import (
     MetricStatus,
     ResultsDocument,
 )
-from adk_eval_gate.verdict import Policy
-from adk_eval_gate.verdict.regressions import counted
+from adk_eval_gate.verdict import Policy, counted
 
 _PASSING = {"passed"}
 

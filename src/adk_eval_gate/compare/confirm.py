@@ -24,7 +24,7 @@ from adk_eval_gate.runners.execute import Execution
 from adk_eval_gate.runners.progress import Progress
 from adk_eval_gate.support.console import Console
 from adk_eval_gate.support.words import plural
-from adk_eval_gate.verdict.regressions import drops
+from adk_eval_gate.verdict import drops
 
 
 def chosen(cases: list[CaseResult], comparison: Comparison | None, *, strict: bool = False) -> dict[str, Confirmation]:

@@ -16,13 +16,13 @@ from adk_eval_gate import verdict
 from adk_eval_gate.compare.found_baseline import Baseline, NoBaseline
 from adk_eval_gate.config.settings import Settings
 from adk_eval_gate.finish import against_baseline
+from adk_eval_gate.finish.written import with_error, write_decided_reports
 from adk_eval_gate.github.annotations import annotate
 from adk_eval_gate.github.client import GitHubClient
 from adk_eval_gate.github.publish import publish
 from adk_eval_gate.model.results import ResultsDocument, RunInfo, RunStatus, Totals
 from adk_eval_gate.report import console_lines as console_report
 from adk_eval_gate.report.links import trusted_links
-from adk_eval_gate.report.writer import with_error, write_reports
 from adk_eval_gate.support.console import Console
 from adk_eval_gate.support.errors import GateError
 from adk_eval_gate.support.masking import mask_model
@@ -53,10 +53,12 @@ def finish(
     else:
         doc = against_baseline.compare_and_decide(doc, settings=settings, client=client, console=console, found=found)
     doc = trusted_links(mask_model(doc, console.secrets), settings.github)
-    doc = write_reports(doc, settings=settings, console=console, source=ending.results_source)
+    written = write_decided_reports(doc, settings=settings, console=console, source=ending.results_source)
+    doc = written.doc
     results_path = settings.results_path if ending.results_source is None else Path(ending.results_source)
     publish(
         doc,
+        rendered=written.rendered,
         settings=settings,
         client=client,
         console=console,

@@ -1,8 +1,8 @@
 """publish: GitHub's side effects of a finished run: the job summary, the pull-request comment and the step
 outputs (annotations: ``github.annotations``). The client is passed in (``github.session``).
 
-Publishing never decides the verdict: the reports are written before anything is posted, and a failed comment
-(a fork's read-only token, GitHub being down) is a warning.
+Publishing never decides the verdict nor renders a report: it posts the texts ``report.writer`` rendered and wrote
+(summary.md, comment.md), and a failed comment (a fork's read-only token, GitHub being down) is a warning.
 """
 
 from __future__ import annotations
@@ -14,8 +14,7 @@ from adk_eval_gate.github import sticky_comment as comments
 from adk_eval_gate.github.client import GitHubClient, GitHubPermissionError
 from adk_eval_gate.github.outputs import append_step_summary, output_values, write_outputs
 from adk_eval_gate.model.results import ResultsDocument, RunStatus
-from adk_eval_gate.report import comment as comment_report
-from adk_eval_gate.report import summary
+from adk_eval_gate.report.writer import Rendered
 from adk_eval_gate.support.console import Console
 from adk_eval_gate.support.errors import GateError
 
@@ -23,6 +22,7 @@ from adk_eval_gate.support.errors import GateError
 def post_comment(
     doc: ResultsDocument,
     *,
+    body: str,
     settings: Settings,
     client: GitHubClient | None,
     console: Console,
@@ -39,7 +39,7 @@ def post_comment(
             token=settings.token() or "",
             repository=repository,
             pull_number=pull_number,
-            body=comment_report.render(doc, gate_id=settings.gate_id),
+            body=body,
             gate_id=settings.gate_id,
             mode=settings.comment_mode,
             failing=doc.status != RunStatus.PASSED,
@@ -65,30 +65,40 @@ def post_comment(
     return result.url
 
 
+def _append_summary(path: Path, text: str | None, *, console: Console) -> None:
+    if text is None:  # its renderer failed: the run is an error that says so in the other reports
+        console.warning("the job summary was not written: the summary could not be rendered")
+        return
+    try:
+        if not append_step_summary(path, text):
+            console.warning("the job summary was not written: this step's summary is already at GitHub's 1 MiB limit")
+    except OSError as error:
+        console.warning(f"the job summary was not written: {error.strerror}")
+
+
 def publish(
     doc: ResultsDocument,
     *,
+    rendered: Rendered,
     settings: Settings,
     client: GitHubClient | None,
     console: Console,
     pull_number: int | None,
     results_path: Path,
 ) -> str | None:
-    """Job summary, PR comment and outputs; returns the comment's URL."""
+    """Job summary, PR comment and outputs, from the reports ``rendered``; returns the comment's URL."""
     context = settings.github
     if context.step_summary_path is not None:
-        try:
-            if not append_step_summary(context.step_summary_path, summary.render(doc)):
-                console.warning(
-                    "the job summary was not written: this step's summary is already at GitHub's 1 MiB limit"
-                )
-        except OSError as error:
-            console.warning(f"the job summary was not written: {error.strerror}")
-        except Exception as error:  # the verdict and the other reports must survive a renderer's bug
-            console.warning(f"the job summary was not written: {type(error).__name__}: {error}")
+        _append_summary(context.step_summary_path, rendered.texts.get(settings.summary_path), console=console)
     comment_url = None
+    body = rendered.texts.get(settings.comment_path)
     if pull_number is not None and settings.comment_mode != "off":
-        comment_url = post_comment(doc, settings=settings, client=client, console=console, pull_number=pull_number)
+        if body is None:
+            console.warning("the pull-request comment was not posted: the comment could not be rendered")
+        else:
+            comment_url = post_comment(
+                doc, body=body, settings=settings, client=client, console=console, pull_number=pull_number
+            )
     if context.output_path is not None:
         values = output_values(
             doc,

@@ -38,7 +38,7 @@ from adk_eval_gate.runners.services import build_services, judge_metric_names
 from adk_eval_gate.support.console import Console
 from adk_eval_gate.support.errors import EvalFileError, unexpected
 from adk_eval_gate.support.masking import mask_model, secrets_in_env
-from adk_eval_gate.verdict.aggregation import ScoreRule
+from adk_eval_gate.verdict import ScoreRule
 
 if TYPE_CHECKING:
     from adk_eval_gate.runners.adk import AdkRunner

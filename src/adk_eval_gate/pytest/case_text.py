@@ -6,8 +6,7 @@ import re
 
 from adk_eval_gate.model.results import CaseResult, CaseStatus, MetricResult, MetricStatus
 from adk_eval_gate.report import views
-from adk_eval_gate.verdict.aggregation import comparison_text
-from adk_eval_gate.verdict.rules import failure_reason, run_scores_text
+from adk_eval_gate.verdict import comparison_text, failure_reason, run_scores_text
 
 _TEXT = 500  # characters of an answer shown
 

@@ -35,7 +35,7 @@ from adk_eval_gate.pytest.case_session import CaseSession
 from adk_eval_gate.pytest.case_text import case_report
 from adk_eval_gate.report import views
 from adk_eval_gate.support.errors import GateError
-from adk_eval_gate.verdict.aggregation import invocation_statuses
+from adk_eval_gate.verdict import invocation_statuses
 
 NUM_RUNS = 2
 LEGACY_FORMATS = ("legacy_query_list", "legacy_named_list")

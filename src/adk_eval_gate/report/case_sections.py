@@ -5,6 +5,7 @@ those known flaky on the base branch), and the quarantined ones. Pure.
 
 from __future__ import annotations
 
+from adk_eval_gate import verdict
 from adk_eval_gate.model.results import (
     CaseResult,
     CaseStatus,
@@ -19,7 +20,6 @@ from adk_eval_gate.report import views
 from adk_eval_gate.report.change_sections import known_flaky
 from adk_eval_gate.report.sections import ICON, Detail, within
 from adk_eval_gate.support.words import plural
-from adk_eval_gate.verdict import stability
 
 LOG_LINES_SHOWN = 20  # of a run's captured log, in a failing case's details (results.json keeps up to 200)
 
@@ -142,7 +142,7 @@ def _flipping(case: CaseResult) -> list[str]:
 def flaky_cases(doc: ResultsDocument, *, limit: int | None = None) -> str:
     """The cases whose runs disagree (runs passed of k, the metrics that flip), and those known flaky on the base
     branch (their status flips across its history)."""
-    cases = stability.flaky_cases(doc.cases)  # quarantined: listed apart
+    cases = verdict.flaky_cases(doc.cases)  # quarantined: listed apart
     known = sorted(known_flaky(doc))
     if not cases and not known:
         return ""

@@ -14,8 +14,7 @@ from adk_eval_gate.report.carried import affected_line
 from adk_eval_gate.report.headline import change_counts, comparison_words, count_words
 from adk_eval_gate.support.console import Console
 from adk_eval_gate.support.words import plural
-from adk_eval_gate.verdict import stability
-from adk_eval_gate.verdict.rules import PASS_RULES
+from adk_eval_gate.verdict import PASS_RULES, flaky_cases
 
 Shown = TypeVar("Shown", str, list[str])  # what a turn shows: its answer, or its tool calls
 
@@ -89,7 +88,7 @@ def _stability_lines(doc: ResultsDocument) -> list[str]:
         f"{_share(suite.pass_at_k)} passed at least once (pass@{k}); "
         f"a case passes when {PASS_RULES[doc.run.pass_rule]}"
     ]
-    flaky = stability.flaky_cases(doc.cases)
+    flaky = flaky_cases(doc.cases)
     if flaky:
         shown = [f"{_name(case)} ({_runs_passed(case)})" for case in flaky[:_SHOWN_FLAKY]]
         more = f" and {len(flaky) - _SHOWN_FLAKY} more (see summary.md)" if len(flaky) > _SHOWN_FLAKY else ""

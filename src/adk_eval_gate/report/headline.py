@@ -13,7 +13,7 @@ from adk_eval_gate.model.results import CaseChange, CaseStatus, Effect, MetricCh
 from adk_eval_gate.report import markdown as md
 from adk_eval_gate.report.sections import ICON, RUN_URL
 from adk_eval_gate.support.words import plural
-from adk_eval_gate.verdict.regressions import drops
+from adk_eval_gate.verdict import drops
 
 _VERDICT = {"passed": "passed", "failed": "failed", "error": "could not evaluate everything"}
 

@@ -19,7 +19,7 @@ from pathlib import PurePosixPath
 from adk_eval_gate.judge import platform_access
 from adk_eval_gate.model.results import CaseResult, CaseStatus, FileResult, ResultsDocument, RunRecord
 from adk_eval_gate.report import views
-from adk_eval_gate.verdict import rules
+from adk_eval_gate.verdict import run_reasons
 
 RUN_SUITE = "adk-eval-gate"
 
@@ -214,7 +214,7 @@ def reruns(case: CaseResult) -> list[Rerun]:
     metrics = {metric.name: metric for metric in case.metrics}
     found = []
     for run in runs:
-        reasons = rules.run_reasons(run, metrics)
+        reasons = run_reasons(run, metrics)
         found.append(
             Rerun(
                 tag=f"{prefix}Error" if run.status == CaseStatus.ERROR else f"{prefix}Failure",

@@ -1,18 +1,20 @@
-"""Write results.json, junit.xml, summary.md and report.html (the only file writes of a run besides GitHub's files).
+"""Render and write results.json, junit.xml, summary.md, comment.md and report.html (the only file writes of a run
+besides GitHub's files); the texts rendered here are the ones ``github.publish`` posts.
 
-The writers are the last thing that can fail, and they fail alone: a renderer that raises (data no test
-foresaw) leaves the other reports written and turns the run into an error that says which report failed;
-results.json is always written, at worst as a document with that error and no cases.
+The renderers are the last thing that can fail, and they fail alone: a renderer that raises (data no test
+foresaw) is a line in ``Rendered.failures`` and the other reports are still written (``finish.written`` turns the
+run into an error that says which report failed); results.json is always written, at worst as a document with that
+error and no cases.
 """
 
 from __future__ import annotations
 
-import contextlib
 import functools
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
-from adk_eval_gate import __version__, verdict
+from adk_eval_gate import __version__
 from adk_eval_gate.config.settings import Settings
 from adk_eval_gate.model.results import ResultsDocument, RunInfo, RunStatus, dump_json, json_parts
 from adk_eval_gate.report import comment, junit, summary
@@ -46,16 +48,16 @@ def _write_parts(path: Path, parts: Iterable[str]) -> None:
                 raise UsageError(f"cannot write {path}: {error.strerror}", hint="check the output paths") from None
 
 
-def with_error(doc: ResultsDocument, reason: str) -> ResultsDocument:
-    """``doc`` as an error of the whole run, with the reason (added to any reason it already has), decided again
-    so that its findings say it."""
-    error = f"{doc.error}; {reason}" if doc.error else reason
-    return verdict.decide(doc.model_copy(update={"error": error}), doc.comparison, verdict.Policy.recorded(doc.run))
+@dataclass(frozen=True)
+class Rendered:
+    """The reports besides results.json, rendered from one document: their texts by the path each is written to,
+    and a line for each renderer that raised."""
+
+    texts: dict[Path, str]
+    failures: list[str]
 
 
-def _rendered(
-    doc: ResultsDocument, renderers: dict[Path, Renderer]
-) -> tuple[ResultsDocument, dict[Path, str], list[str]]:
+def render_reports(doc: ResultsDocument, renderers: dict[Path, Renderer]) -> Rendered:
     texts: dict[Path, str] = {}
     failures: list[str] = []
     for path, render in renderers.items():
@@ -63,13 +65,7 @@ def _rendered(
             texts[path] = render(doc)
         except Exception as error:  # the other reports and the verdict must survive a renderer's bug
             failures.append(f"{path.name} could not be written ({type(error).__name__}: {error})")
-    if not failures:
-        return doc, texts, failures
-    doc = with_error(doc, "; ".join(failures))
-    for path in texts:  # once more, so they carry the error verdict
-        with contextlib.suppress(Exception):
-            texts[path] = renderers[path](doc)
-    return doc, texts, failures
+    return Rendered(texts=texts, failures=failures)
 
 
 def _write_results(path: Path, doc: ResultsDocument) -> None:
@@ -102,27 +98,19 @@ def write_reports(
     *,
     settings: Settings,
     console: Console,
+    rendered: Rendered,
     source: str | None = None,
-    renderers: dict[Path, Renderer] | None = None,
-) -> ResultsDocument:
-    """results.json and the other reports (``renderers``, default: every one); with ``source`` (``report``),
-    only the other reports, from it.
-
-    Returns the document as written: an error of the whole run if a report could not be rendered.
-    """
-    chosen = report_renderers(settings) if renderers is None else renderers
-    doc, texts, failures = _rendered(doc, chosen)
-    for failure in failures:
-        console.error(failure)
+) -> None:
+    """results.json and the reports ``rendered`` from ``doc`` (decided before: the writer never decides); with
+    ``source`` (``report``), only the other reports, from it."""
     if source is None:
         _write_results(settings.results_path, doc)
-    for path, text in texts.items():
+    for path, text in rendered.texts.items():
         _write(path, text)
-    written = [str(path) for path in ([settings.results_path] if source is None else []) + list(texts)]
+    written = [str(path) for path in ([settings.results_path] if source is None else []) + list(rendered.texts)]
     origin = f" from {source}" if source is not None else ""
     console.line(
         f"Wrote {', '.join(written[:-1])} and {written[-1]}{origin}"
         if len(written) > 1
         else f"Wrote {written[0]}{origin}"
     )
-    return doc

@@ -122,8 +122,8 @@ def describe_escape(error: BaseException) -> str:
 
 
 class Runner(Protocol):
-    """What ``pipeline`` and ``execute`` call on a runner, in this order: run_count, prepare, wait_ready, infer
-    (many times, concurrently), aclose."""
+    """What the commands (``inputs.plan`` through ``run_count``) and ``execute`` call on a runner, in this order:
+    run_count, prepare, wait_ready, infer (many times, concurrently), aclose."""
 
     name: str
 
