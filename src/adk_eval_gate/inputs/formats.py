@@ -196,7 +196,7 @@ def is_platform_dataset_name(name: str) -> bool:
     return name.endswith(AGENT_PLATFORM_DATASET.suffixes)
 
 
-def loader_for(path: Path, *, dataset: bool) -> Loader:
+def _loader_for(path: Path, *, dataset: bool) -> Loader:
     """How an eval file is read: a Vertex-style dataset by its name, or given as one (``dataset``: ``--dataset``,
     whatever its name, except ``.json``: an Agent Platform dataset); else JSON, whose name or content says whether
     it is an Agent Platform dataset or ADK's."""
@@ -212,7 +212,7 @@ def _load_json_eval_file(path: Path, display: str) -> LoadedEvalSet:
 
 
 def load(path: Path, *, display: str, dataset: bool = False) -> LoadedEvalSet:
-    return loader_for(path, dataset=dataset)(path, display)
+    return _loader_for(path, dataset=dataset)(path, display)
 
 
 def not_for_pytest(path: Path) -> str | None:

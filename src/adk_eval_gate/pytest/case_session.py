@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, TextIO, cast
 
 from adk_eval_gate.aggregate.run_results import case_results
 from adk_eval_gate.config.settings import Settings
-from adk_eval_gate.inputs.agent_sources import AgentChoice, AgentRef, NoAgent, kept_inside
 from adk_eval_gate.inputs import formats
+from adk_eval_gate.inputs.agent_sources import AgentChoice, AgentRef, NoAgent, kept_inside
 from adk_eval_gate.inputs.configs import DATASET_CONFIG_NAMES, ConfigCache, ConfigSource, LoadedConfig, find_config
 from adk_eval_gate.inputs.discover import display_path, file_problem
 from adk_eval_gate.inputs.load import LoadedEvalSet, with_session_beside
@@ -165,9 +165,7 @@ class CaseSession:
         if problem:
             raise EvalFileError(problem, file=display)
         try:
-            loaded = with_session_beside(
-                formats.load(path, display=display), read=self.settings.legacy_session_file
-            )
+            loaded = with_session_beside(formats.load(path, display=display), read=self.settings.legacy_session_file)
             config = self._config_of(loaded)
         except (RecursionError, MemoryError, OSError, ValueError) as surprise:  # as run's prepare reports them
             raise EvalFileError(f"cannot be loaded ({unexpected(surprise)})", file=display) from None

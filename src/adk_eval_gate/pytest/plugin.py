@@ -4,13 +4,13 @@ Installed with the package (entry point ``pytest11``) and off unless ``--adk-eva
 plugin only adds its options, and nothing else of the gate, nor google-adk, is imported. With it, each eval file
 that ``run`` discovers (``inputs.formats``: ADK eval sets and legacy files, Vertex-style datasets, Agent Platform
 datasets graded by their eval_config.yaml) is a collector whose items are its cases (``file::eval_id``); a file
-given by path that is not for pytest (an ADK eval result) is one failing item saying why; each item runs its case ``--adk-num-runs`` times through the gate's own stages
-(``session.CaseSession``, the agents in the gate's worker processes) and fails with the gate's verdict. Held to
-the rules of ``adk-eval-gate run``: a case whose agent crashed, exited, timed out or could not be imported is a
-pytest error (its runs happen in the item's setup), never the end of pytest; an eval file that cannot be read (a
-FIFO, a link that loops) is a failing item naming it; secrets are masked in every report of an eval item (its
-message, its captured output and logs, and so ``--junitxml``). Works with pytest-xdist: every worker process
-has its own session.
+given by path that is not for pytest (an ADK eval result) is one failing item saying why. Each item runs its case
+``--adk-num-runs`` times through the gate's own stages (``session.CaseSession``, the agents in the gate's worker
+processes) and fails with the gate's verdict. Held to the rules of ``adk-eval-gate run``: a case whose agent
+crashed, exited, timed out or could not be imported is a pytest error (its runs happen in the item's setup), never
+the end of pytest; an eval file that cannot be read (a FIFO, a link that loops) is a failing item naming it;
+secrets are masked in every report of an eval item (its message, its captured output and logs, and so
+``--junitxml``). Works with pytest-xdist: every worker process has its own session.
 """
 
 from __future__ import annotations
