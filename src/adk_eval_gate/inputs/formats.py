@@ -12,11 +12,15 @@ import stat
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
     from adk_eval_gate.inputs.load import LoadedEvalSet
 
+# The formats of eval files: a loaded file's ``LoadedEvalSet.format``, and the name of its ``Format`` below.
+FileFormat = Literal[
+    "evalset", "legacy_query_list", "legacy_named_list", "vertex_jsonl", "vertex_csv", "agent_platform_dataset"
+]
 Loader = Callable[[Path, str], "LoadedEvalSet"]  # (the file, its repository-relative display path)
 ContentCheck = Callable[[Any], bool]  # whether parsed JSON is of the format
 
@@ -67,7 +71,7 @@ def _is_platform_dataset(data: Any) -> bool:
 
 @dataclass(frozen=True)
 class Format:
-    name: str  # an eval file's name is its ``LoadedEvalSet.format``
+    name: str  # an eval file's format's is a ``FileFormat``
     described: str
     suffixes: tuple[str, ...] = ()  # file names found in folders (``run``'s PATHs, ``pytest --adk-eval``)
     named_suffixes: tuple[str, ...] = ()  # file names read when given as a path, never looked for in folders

@@ -25,7 +25,8 @@ import pydantic
 from google.genai import types as genai_types
 
 from adk_eval_gate.inputs import formats
-from adk_eval_gate.inputs.load import FileFormat, LoadedEvalSet, load_parsed, read_json
+from adk_eval_gate.inputs.formats import FileFormat
+from adk_eval_gate.inputs.load import LoadedEvalSet, load_parsed, read_json
 from adk_eval_gate.inputs.vertex_dataset import derived_id, unique_id
 from adk_eval_gate.model import platform_cases
 from adk_eval_gate.model.evalset import (
