@@ -42,7 +42,8 @@ from google.adk.evaluation.eval_set import EvalSet as AdkEvalSet
 from google.adk.evaluation.local_eval_sets_manager import load_eval_set_from_file
 
 from adk_eval_gate.inputs.configs import ConfigSource, load_config
-from adk_eval_gate.inputs.discover import EVAL_SUFFIXES, discover
+from adk_eval_gate.inputs.discover import discover
+from adk_eval_gate.inputs.formats import named_as_eval_file
 from adk_eval_gate.inputs.load import INITIAL_SESSION_NAME, LoadedEvalSet, load_eval_file, with_session_beside
 from adk_eval_gate.support.errors import EvalFileError, GateError
 
@@ -227,7 +228,7 @@ def _lenient_retry(text: str) -> bool:
 
 
 def is_eval_named(relative: Path) -> bool:
-    return relative.name.endswith(EVAL_SUFFIXES) or "eval_sets" in relative.parts
+    return named_as_eval_file(relative.name) or "eval_sets" in relative.parts
 
 
 def describe_json(text: str | None) -> str:

@@ -113,3 +113,59 @@ def test_the_check_sees_a_score_ordered_against_a_threshold() -> None:
     assert _score_threshold_comparisons("ok = self.threshold > 0.0\n") == []  # a threshold against a constant
     assert _score_threshold_comparisons("ok = low <= threshold <= high\n") == []
     assert _score_threshold_comparisons("same = score == threshold\n") == []  # equality decides nothing
+
+
+def _format_suffixes() -> tuple[str, ...]:
+    from adk_eval_gate.inputs import formats
+
+    return tuple({suffix for entry in formats.FORMATS for suffix in (*entry.suffixes, *entry.named_suffixes)})
+
+
+def _docstrings(tree: ast.AST) -> set[int]:
+    """The ids of the docstrings' constants (a module's, a class's, a function's)."""
+    holders = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
+    return {
+        id(node.body[0].value)
+        for node in nodes(tree)
+        if isinstance(node, holders)
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
+
+
+def _format_suffix_literals(text: str, suffixes: tuple[str, ...]) -> list[int]:
+    """Lines whose code holds an eval-file format's suffix as a file name or pattern (``".test.json"``,
+    ``"*-dataset.json"``); a docstring, or a message that names one among other words, is not code."""
+    tree = parsed(text)
+    docstrings = _docstrings(tree)
+    return [
+        node.lineno
+        for node in nodes(tree)
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and id(node) not in docstrings
+        and node.value.endswith(suffixes)
+        and not any(character.isspace() for character in node.value)
+    ]
+
+
+def test_only_the_format_registry_holds_an_eval_file_suffix() -> None:
+    suffixes = _format_suffixes()
+    registry = SRC / "inputs" / "formats.py"
+    found = {
+        f"{path.relative_to(SRC)}:{line}"
+        for path in package_files()
+        if path != registry
+        for line in _format_suffix_literals(source(path), suffixes)
+    }
+    assert found == set(), f"read these suffixes from inputs/formats.py: {sorted(found)}"
+
+
+def test_the_check_sees_a_format_suffix_in_code() -> None:
+    suffixes = _format_suffixes()
+    code = 'def f(name: str) -> bool:\n    """Is it a *.test.json?"""\n    return name.endswith("-dataset.json")\n'
+    assert _format_suffix_literals(code, suffixes) == [3]
+    assert _format_suffix_literals('X = "*.evalset.jsonl"\n', suffixes) == [1]
+    assert _format_suffix_literals('MESSAGE = "name it *.test.json or *.evalset.json"\n', suffixes) == []
+    assert _format_suffix_literals('X = "results.json"\n', suffixes) == []

@@ -178,3 +178,16 @@ def test_the_departures_from_adk_are_flags_of_their_own_and_off_by_default(proje
     help_text = " ".join(project.runpytest("--help", *PLAIN).stdout.str().split())
     assert "adk-eval-gate's --legacy-session-file" in help_text
     assert "adk-eval-gate's --lenient-judge-labels" in help_text
+
+
+def test_an_adk_eval_result_given_by_path_is_one_failing_item_saying_it_is_not_an_eval_file(
+    project: pytest.Pytester,
+) -> None:
+    result_file = {"eval_set_result_id": "r", "eval_case_results": []}
+    write_json(project.path / "evals" / "last.evalset_result.json", result_file)
+    result = project.runpytest("--adk-eval", *PLAIN, "-rf", "evals/last.evalset_result.json")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["FAILED evals/last.evalset_result.json::eval-file - *"])
+    assert "is an ADK eval result, not an eval file: replay it with adk-eval-gate run --runner recorded" in (
+        result.stdout.str()
+    )

@@ -10,12 +10,9 @@ import json
 import os
 from pathlib import Path
 
-from adk_eval_gate.inputs import legacy
+from adk_eval_gate.inputs import formats, legacy
 from adk_eval_gate.inputs.configs import find_repository_root
-from adk_eval_gate.inputs.discover import PLATFORM_DATASET_SUFFIX
 from adk_eval_gate.inputs.load import initial_session_beside, legacy_file_error, read_json, sequential_ids
-from adk_eval_gate.inputs.platform_dataset import FORMAT as PLATFORM_FORMAT
-from adk_eval_gate.inputs.platform_dataset import is_platform_dataset
 from adk_eval_gate.model.evalset import EvalSet
 from adk_eval_gate.support import sanitize
 from adk_eval_gate.support.atomic import read_regular, unread
@@ -36,7 +33,7 @@ def legacy_eval_set(old: str, *, initial_session: str | None = None, beside: boo
     if not old:
         raise UsageError("give the legacy file and the new file", field="migrate")
     text, data = read_json(Path(old), old, max_depth=sanitize.MAX_EVAL_FILE_DEPTH)
-    if not legacy.is_query_list(data):
+    if not formats.LEGACY_QUERY_LIST.recognised(data):
         raise EvalFileError(
             'is not a legacy query list ([{"query": ...}, ...])',
             file=old,
@@ -118,7 +115,7 @@ def migrate_command(console: Console, *, old: str, new: str, initial_session: st
     if not old or not new:
         raise UsageError("give the legacy file and the new file", field="migrate")
     _refuse_unusable(old=old, new=new, initial_session=initial_session)
-    if new.endswith(PLATFORM_DATASET_SUFFIX) or _is_dataset(old):
+    if formats.is_platform_dataset_name(new) or _is_dataset(old):
         return migrate_dataset_command(console, old=old, new=new, initial_session=initial_session)
     turns = migrate(old, new, initial_session=initial_session)
     console.line(f"wrote {new}: 1 case with {turns} turns (converted as ADK converts legacy files)")
@@ -126,13 +123,13 @@ def migrate_command(console: Console, *, old: str, new: str, initial_session: st
 
 
 def _is_dataset(path: str) -> bool:
-    if path.endswith(PLATFORM_DATASET_SUFFIX):
+    if formats.is_platform_dataset_name(path):
         return True
     try:
         _, data = read_json(Path(path), path, max_depth=sanitize.MAX_EVAL_FILE_DEPTH)
     except EvalFileError:
         return False  # migrate says what is wrong with it
-    return is_platform_dataset(data)
+    return formats.AGENT_PLATFORM_DATASET.recognised(data)
 
 
 def migrate_dataset_command(console: Console, *, old: str, new: str, initial_session: str | None) -> int:
@@ -143,14 +140,16 @@ def migrate_dataset_command(console: Console, *, old: str, new: str, initial_ses
         raise EvalFileError("does not exist or is not a file", file=old)
     notes: list[str] = []
     target = Path(new)
-    if new.endswith(PLATFORM_DATASET_SUFFIX):
-        if legacy.is_query_list(read_json(Path(old), old, max_depth=sanitize.MAX_EVAL_FILE_DEPTH)[1]):
+    if formats.is_platform_dataset_name(new):
+        if formats.LEGACY_QUERY_LIST.recognised(read_json(Path(old), old, max_depth=sanitize.MAX_EVAL_FILE_DEPTH)[1]):
             eval_set = legacy_eval_set(old, initial_session=initial_session)
         else:
             loaded = load_json_eval_file(Path(old), display=old)
-            if loaded.format == PLATFORM_FORMAT:
+            if formats.AGENT_PLATFORM_DATASET.name not in formats.BY_NAME[loaded.format].migrates_to:
                 raise EvalFileError(
-                    "is an Agent Platform dataset already", file=old, hint="name an .evalset.json to convert it back"
+                    f"is an {formats.BY_NAME[loaded.format].described} already",
+                    file=old,
+                    hint="name an .evalset.json to convert it back",
                 )
             eval_set = loaded.eval_set
         dataset = convert.to_dataset(eval_set, notes)

@@ -60,7 +60,7 @@ def validate(settings: Settings, console: Console) -> int:
 
 
 def _described(file: FileResult, settings: Settings) -> str:
-    """``evals/a.test.json: 2 cases (ADK eval set), criteria from ..., agent ... , 3 runs``: what ``run`` will do
+    """``evals/a.test.json: 2 cases (evalset), criteria from ..., agent ... , 3 runs``: what ``run`` will do
     with the file, whatever else validate says about it."""
     agent = f", agent {file.agent}" if file.agent else ""
     said = file.agent is not None and file.num_runs is not None  # the agent's line says the call's runs

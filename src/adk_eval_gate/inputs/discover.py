@@ -6,15 +6,15 @@ import errno
 import os
 import re
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from adk_eval_gate.inputs import formats
 from adk_eval_gate.support.errors import UsageError
 from adk_eval_gate.support.globs import PathGlob
 from adk_eval_gate.support.repository_paths import is_inside, real_path
 
-EVAL_SUFFIXES = (".test.json", ".evalset.json", ".evalset.jsonl")
-DATASET_SUFFIXES = (".jsonl", ".ndjson", ".csv")  # a Vertex-style dataset, when named as a PATH
 SKIPPED_DIRS = {
     ".git",
     ".adk",
@@ -84,36 +84,19 @@ def is_virtualenv(folder: Path) -> bool:
     return (folder / "pyvenv.cfg").is_file()
 
 
-def _walk(folder: Path, suffixes: tuple[str, ...] = EVAL_SUFFIXES) -> list[Path]:
-    """The files under ``folder`` whose names end with one of ``suffixes`` (for eval files: also Agent Platform
-    datasets, ``platform_dataset_file``), skipping tool and virtualenv folders."""
+def _walk(folder: Path, wanted: Callable[[Path], bool] = formats.discovered) -> list[Path]:
+    """The files under ``folder`` that are ``wanted`` (by default the eval files, ``formats.discovered``), skipping
+    tool and virtualenv folders."""
     found: list[Path] = []
-    datasets = suffixes == EVAL_SUFFIXES
     for current, dirs, files in os.walk(folder):
         current_path = Path(current)
         dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS and not is_virtualenv(current_path / d))
-        found.extend(
-            current_path / f
-            for f in sorted(files)
-            if f.endswith(suffixes) or (datasets and platform_dataset_file(current_path / f))
-        )
+        found.extend(current_path / f for f in sorted(files) if wanted(current_path / f))
     return found
 
 
-PLATFORM_DATASET_SUFFIX = "-dataset.json"  # agents-cli's tests/eval/datasets/basic-dataset.json
-PLATFORM_DATASET_FOLDERS = ("eval", "datasets")  # agents-cli's default datasets: tests/eval/datasets/*.json
-
-
-def platform_dataset_file(path: Path) -> bool:
-    """An Agent Platform dataset by agents-cli's conventions: named ``*-dataset.json``, or a JSON file in an
-    ``eval/datasets`` folder that starts like an ``EvaluationDataset``."""
-    name = path.name
-    if name.endswith(PLATFORM_DATASET_SUFFIX):
-        return True
-    if not name.endswith(".json") or name.endswith(EVAL_SUFFIXES) or path.parts[-3:-1] != PLATFORM_DATASET_FOLDERS:
-        return False
-    head = _head(path)
-    return ('"eval_cases"' in head or '"evalCases"' in head) and '"eval_set_id"' not in head
+def _json_file(path: Path) -> bool:
+    return path.name.endswith(".json")
 
 
 def _resolved(path: Path) -> Path:
@@ -131,25 +114,16 @@ def display_path(path: Path, root: Path) -> str:
         return path.as_posix()
 
 
-# JSON that is not eval data whatever it holds: configs, sessions, package manifests.
-_NOT_EVAL_NAMES = re.compile(
-    r"(test_config|initial\.session|package(-lock)?|tsconfig)\.json$|\.session\.json$|\.evalset_result\.json$"
-)
+# JSON that is not eval data whatever it holds: configs, sessions, package manifests (and the formats that are not
+# eval files, formats.NOT_EVAL_SUFFIXES).
+_NOT_EVAL_NAMES = re.compile(r"(test_config|initial\.session|package(-lock)?|tsconfig)\.json$|\.session\.json$")
 _EVAL_MARKERS = re.compile(r'"(eval_set_id|evalSetId|eval_cases|evalCases)"\s*:|^\s*\[\s*\{\s*"query"\s*:')
 _AGENTS_CLI_OUTPUT = re.compile(r"(^|/)artifacts/(traces|grade_results)/")  # agents-cli's traces and grades
 _OUR_RESULTS = re.compile(r'^\s*\{\s*"schema_version"\s*:')  # results.json, written by this tool
-_SNIFF_BYTES = 4096
 
 
-def _head(path: Path) -> str:
-    """The start of a regular file (never opened otherwise: opening a FIFO to read it blocks), as text."""
-    try:
-        if not stat.S_ISREG(path.stat().st_mode):
-            return ""
-        with path.open("rb") as handle:
-            return handle.read(_SNIFF_BYTES).decode("utf-8", "replace")
-    except OSError:
-        return ""
+def _not_eval_name(name: str) -> bool:
+    return bool(_NOT_EVAL_NAMES.search(name)) or name.endswith(formats.NOT_EVAL_SUFFIXES)
 
 
 def misnamed_eval_files(specs: list[str], *, outputs: list[Path] | None = None) -> list[str]:
@@ -163,14 +137,14 @@ def misnamed_eval_files(specs: list[str], *, outputs: list[Path] | None = None) 
         folder = Path(split_selector(spec)[0])
         if not folder.is_dir():
             continue
-        for path in _walk(folder, (".json",)):
-            if path.name.endswith(EVAL_SUFFIXES) or _NOT_EVAL_NAMES.search(path.name) or platform_dataset_file(path):
+        for path in _walk(folder, _json_file):
+            if formats.discovered(path) or _not_eval_name(path.name):
                 continue
             if _AGENTS_CLI_OUTPUT.search(path.as_posix()):
                 continue
             if any(_resolved(path) == out or out in _resolved(path).parents for out in ours):
                 continue
-            head = _head(path)
+            head = formats.file_head(path)
             if _EVAL_MARKERS.search(head) and not _OUR_RESULTS.search(head):
                 found.append(path.as_posix())
     return found
@@ -230,13 +204,13 @@ def discover(
             else:
                 merged = case_ids
             dataset = (
-                option == "dataset" or candidate.name.endswith(DATASET_SUFFIXES) or bool(previous and previous.dataset)
+                option == "dataset" or formats.is_dataset_name(candidate.name) or bool(previous and previous.dataset)
             )
             selected[key] = EvalFileRef(candidate, display, merged, file_problem(candidate, root=root), dataset)
     if not selected:
         where = ", ".join(specs or ["."])
         raise UsageError(
-            f"no eval files (*.test.json, *.evalset.json, *.evalset.jsonl, *-dataset.json) found under {where}",
+            f"no eval files ({formats.eval_file_patterns()}) found under {where}",
             field="paths",
             hint="check the paths and the include/exclude globs",
         )

@@ -10,20 +10,18 @@ import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import pydantic
 
 from adk_eval_gate.inputs import legacy
+from adk_eval_gate.inputs.formats import FileFormat
 from adk_eval_gate.model.evalset import EvalCase, EvalSet, Invocation, known_field_names
 from adk_eval_gate.support import sanitize
 from adk_eval_gate.support.errors import EvalFileError, GateError, UnknownField, first_of
 from adk_eval_gate.support.jsonpos import JsonPositions, format_path
 from adk_eval_gate.support.pydantic_errors import best_error, every_error, locate
 
-FileFormat = Literal[
-    "evalset", "legacy_query_list", "legacy_named_list", "vertex_jsonl", "vertex_csv", "agent_platform_dataset"
-]
 INITIAL_SESSION_NAME = "initial.session.json"
 
 

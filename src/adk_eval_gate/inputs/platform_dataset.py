@@ -24,8 +24,9 @@ from typing import Any
 import pydantic
 from google.genai import types as genai_types
 
-from adk_eval_gate.inputs.discover import PLATFORM_DATASET_SUFFIX
-from adk_eval_gate.inputs.load import FileFormat, LoadedEvalSet, load_parsed, read_json
+from adk_eval_gate.inputs import formats
+from adk_eval_gate.inputs.formats import FileFormat
+from adk_eval_gate.inputs.load import LoadedEvalSet, load_parsed, read_json
 from adk_eval_gate.inputs.vertex_dataset import derived_id, unique_id
 from adk_eval_gate.model import platform_cases
 from adk_eval_gate.model.evalset import (
@@ -214,6 +215,6 @@ def _add_case(
 def load_json_eval_file(path: Path, *, display: str) -> LoadedEvalSet:
     """A JSON eval file of either kind: an Agent Platform dataset when its top level is one, else ADK's."""
     text, data = read_json(path, display, max_depth=sanitize.MAX_EVAL_FILE_DEPTH)
-    if path.name.endswith(PLATFORM_DATASET_SUFFIX) or is_platform_dataset(data):
+    if formats.is_platform_dataset_name(path.name) or is_platform_dataset(data):
         return load_platform_dataset(path, display=display, text=text, data=data)
     return load_parsed(path, display=display, text=text, data=data)

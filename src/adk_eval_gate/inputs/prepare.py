@@ -8,6 +8,7 @@ from pathlib import Path
 
 from adk_eval_gate.config.options import BY_FIELD
 from adk_eval_gate.config.settings import Settings
+from adk_eval_gate.inputs import formats
 from adk_eval_gate.inputs.agent_locator import AgentLocator, read_mappings
 from adk_eval_gate.inputs.agent_sources import AgentChoice, NoAgent, kept_inside, parse_agent_value
 from adk_eval_gate.inputs.configs import (
@@ -20,9 +21,6 @@ from adk_eval_gate.inputs.configs import (
 from adk_eval_gate.inputs.discover import EvalFileRef, discover, misnamed_eval_files
 from adk_eval_gate.inputs.load import LoadedEvalSet, with_session_beside
 from adk_eval_gate.inputs.plan import PlannedFile, select_cases
-from adk_eval_gate.inputs.platform_dataset import FORMAT as PLATFORM_FORMAT
-from adk_eval_gate.inputs.platform_dataset import load_json_eval_file
-from adk_eval_gate.inputs.vertex_dataset import load_dataset
 from adk_eval_gate.model.results import FileResult
 from adk_eval_gate.support.console import Console
 from adk_eval_gate.support.errors import (
@@ -153,20 +151,13 @@ def _prepare_one(
     source = find_config(ref.path, root=root, option=settings.config)
     described = source.describe(root)
     try:
-        loaded = (
-            load_dataset(ref.path, display=ref.display)
-            if ref.dataset and ref.path.suffix.lower() != ".json"  # --dataset FILE.json: an Agent Platform dataset
-            else load_json_eval_file(ref.path, display=ref.display)
-        )
+        loaded = formats.load(ref.path, display=ref.display, dataset=ref.dataset)
         loaded = with_session_beside(loaded, read=settings.legacy_session_file)
-        platform = loaded.format == PLATFORM_FORMAT
-        if platform:  # graded by agents-cli's eval_config.yaml
+        if graded_by_agents_cli(loaded):
             source = find_config(ref.path, root=root, option=settings.config, names=DATASET_CONFIG_NAMES)
             described = source.describe(root)
         loaded_config = configs.get(source)
-        _config_mismatch(
-            loaded_config, platform=platform, display=ref.display, option=settings.option_name("config"), root=root
-        )
+        config_mismatch(loaded, loaded_config, option=settings.option_name("config"), root=root)
         agent = _agent_of(ref, locator, root=root)
     except (RecursionError, MemoryError, OSError, ValueError) as surprise:  # one bad file never stops the others
         error = EvalFileError(f"cannot be loaded ({unexpected(surprise)})", file=ref.display)
@@ -221,8 +212,14 @@ def needs_agent(loaded: LoadedEvalSet) -> bool:
     return len(loaded.eval_set.eval_cases) > len(loaded.recorded) + len(loaded.row_errors)
 
 
-def _config_mismatch(config: LoadedConfig, *, platform: bool, display: str, option: str, root: Path) -> None:
+def graded_by_agents_cli(loaded: LoadedEvalSet) -> bool:
+    """Whether the file's format is graded by agents-cli's eval_config.yaml (an Agent Platform dataset)."""
+    return formats.BY_NAME[loaded.format].agents_cli_config
+
+
+def config_mismatch(loaded: LoadedEvalSet, config: LoadedConfig, *, option: str, root: Path) -> None:
     """An Agent Platform dataset is graded by agents-cli's eval_config.yaml, an ADK eval file by ADK's criteria."""
+    platform, display = graded_by_agents_cli(loaded), loaded.display
     if platform and config.source.path is None:
         raise ConfigError(
             "has no eval_config.yaml beside or above it, so nothing says which metrics to grade",

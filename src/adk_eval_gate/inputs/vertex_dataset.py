@@ -29,7 +29,7 @@ from typing import Any
 
 from google.genai import types as genai_types
 
-from adk_eval_gate.inputs import legacy
+from adk_eval_gate.inputs import formats, legacy
 from adk_eval_gate.inputs.load import LoadedEvalSet, read_text
 from adk_eval_gate.model.evalset import EvalCase, EvalSet, IntermediateData, Invocation
 from adk_eval_gate.support import sanitize
@@ -59,9 +59,10 @@ class _Rows:
 
 
 def _is_csv(path: Path, text: str) -> bool:
-    if path.suffix.lower() == ".csv":
+    name = path.name.lower()
+    if name.endswith(formats.VERTEX_CSV.named_suffixes):
         return True
-    if path.suffix.lower() in {".jsonl", ".ndjson"}:
+    if name.endswith(formats.VERTEX_JSONL.named_suffixes):
         return False
     return not text.lstrip().startswith("{")  # a --dataset FILE of any name: JSON Lines start with an object
 

@@ -15,7 +15,6 @@ from adk_eval_gate.support import sanitize
 from adk_eval_gate.support.errors import RecordedError
 from adk_eval_gate.support.pydantic_errors import first_error
 
-RESULT_SUFFIX = ".evalset_result.json"
 _CONFIG = pydantic.ConfigDict(
     defer_build=True, alias_generator=alias_generators.to_camel, populate_by_name=True, extra="ignore"
 )

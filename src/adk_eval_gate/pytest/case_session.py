@@ -18,13 +18,13 @@ from typing import TYPE_CHECKING, TextIO, cast
 
 from adk_eval_gate.aggregate.run_results import case_results
 from adk_eval_gate.config.settings import Settings
+from adk_eval_gate.inputs import formats
 from adk_eval_gate.inputs.agent_sources import AgentChoice, AgentRef, NoAgent, kept_inside
-from adk_eval_gate.inputs.configs import ConfigCache, ConfigSource, find_config
-from adk_eval_gate.inputs.discover import DATASET_SUFFIXES, display_path, file_problem
-from adk_eval_gate.inputs.load import load_eval_file, with_session_beside
+from adk_eval_gate.inputs.configs import DATASET_CONFIG_NAMES, ConfigCache, ConfigSource, LoadedConfig, find_config
+from adk_eval_gate.inputs.discover import display_path, file_problem
+from adk_eval_gate.inputs.load import LoadedEvalSet, with_session_beside
 from adk_eval_gate.inputs.plan import PlannedFile, WorkItem, case_id, plan
-from adk_eval_gate.inputs.prepare import agent_locator, needs_agent
-from adk_eval_gate.inputs.vertex_dataset import load_dataset
+from adk_eval_gate.inputs.prepare import agent_locator, config_mismatch, graded_by_agents_cli, needs_agent
 from adk_eval_gate.metrics.metric import MetricServices
 from adk_eval_gate.model.evalset import EvalCase
 from adk_eval_gate.model.results import CaseResult
@@ -161,17 +161,12 @@ class CaseSession:
         """The file with its criteria; raises ``GateError`` with the one line that says what is wrong, as ``run``
         reports the file (a FIFO, a link that loops or leaves the repository, a file that cannot be read)."""
         display = display_path(path, self.root)
-        problem = file_problem(path, root=self.root)
+        problem = file_problem(path, root=self.root) or formats.not_for_pytest(path)
         if problem:
             raise EvalFileError(problem, file=display)
-        config = self._configs.get(self._find_config(path))
         try:
-            if path.name.endswith(DATASET_SUFFIXES):
-                loaded = load_dataset(path, display=display)
-            else:
-                loaded = with_session_beside(
-                    load_eval_file(path, display=display), read=self.settings.legacy_session_file
-                )
+            loaded = with_session_beside(formats.load(path, display=display), read=self.settings.legacy_session_file)
+            config = self._config_of(loaded)
         except (RecursionError, MemoryError, OSError, ValueError) as surprise:  # as run's prepare reports them
             raise EvalFileError(f"cannot be loaded ({unexpected(surprise)})", file=display) from None
         if self._agent is not None or self._locator is None:
@@ -184,6 +179,18 @@ class CaseSession:
             raise EvalFileError(agent.reason, file=display)
         runs = agent.num_runs if isinstance(agent, AgentChoice) and self._locator.runs_wanted else None
         return PlannedFile(loaded, config, (), agent, runs)
+
+    def _config_of(self, loaded: LoadedEvalSet) -> LoadedConfig:
+        """The file's criteria, found as ``run`` finds them: agents-cli's eval_config.yaml for the formats it
+        grades, else ADK's (``config_finder``)."""
+        if graded_by_agents_cli(loaded):
+            names = DATASET_CONFIG_NAMES
+            source = find_config(loaded.path, root=self.root, option=self.settings.config, names=names)
+        else:
+            source = self._find_config(loaded.path)
+        config = self._configs.get(source)
+        config_mismatch(loaded, config, option="--adk-config", root=self.root)
+        return config
 
     def _services_for(self, planned: PlannedFile) -> MetricServices:
         if self._services is None or (

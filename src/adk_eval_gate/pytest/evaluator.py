@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from adk_eval_gate.config.settings import build_settings
-from adk_eval_gate.inputs import legacy, load
+from adk_eval_gate.inputs import formats, legacy, load
 from adk_eval_gate.inputs.agent_sources import AgentRef
 from adk_eval_gate.inputs.configs import CONFIG_NAME, ConfigSource, find_repository_root
 from adk_eval_gate.inputs.plan import PlannedFile
@@ -69,7 +69,7 @@ def eval_files(path_or_dir: str) -> list[Path]:
     if not os.path.isdir(path_or_dir):
         return [Path(path_or_dir)]
     found = sorted(Path(root) / name for root, _, names in os.walk(path_or_dir) for name in names)
-    files = [path for path in found if path.name.endswith(".test.json")]
+    files = [path for path in found if path.name.endswith(formats.LEGACY_QUERY_LIST.suffixes)]
     if not files:
         raise ValueError(f"No `*.test.json` eval files found in {path_or_dir}, so there is nothing to evaluate.")
     return files

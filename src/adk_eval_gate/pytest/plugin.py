@@ -2,14 +2,15 @@
 
 Installed with the package (entry point ``pytest11``) and off unless ``--adk-eval`` is given: without it the
 plugin only adds its options, and nothing else of the gate, nor google-adk, is imported. With it, each eval file
-(``*.test.json``, ``*.evalset.json``, ``*.evalset.jsonl``) is a collector whose items are its cases
-(``file::eval_id``); each item runs its case ``--adk-num-runs`` times through the gate's own stages
-(``session.CaseSession``, the agents in the gate's worker processes) and fails with the gate's verdict. Held to
-the rules of ``adk-eval-gate run``: a case whose agent crashed, exited, timed out or could not be imported is a
-pytest error (its runs happen in the item's setup), never the end of pytest; an eval file that cannot be read (a
-FIFO, a link that loops) is a failing item naming it; secrets are masked in every report of an eval item (its
-message, its captured output and logs, and so ``--junitxml``). Works with pytest-xdist: every worker process
-has its own session.
+that ``run`` discovers (``inputs.formats``: ADK eval sets and legacy files, Vertex-style datasets, Agent Platform
+datasets graded by their eval_config.yaml) is a collector whose items are its cases (``file::eval_id``); a file
+given by path that is not for pytest (an ADK eval result) is one failing item saying why. Each item runs its case
+``--adk-num-runs`` times through the gate's own stages (``session.CaseSession``, the agents in the gate's worker
+processes) and fails with the gate's verdict. Held to the rules of ``adk-eval-gate run``: a case whose agent
+crashed, exited, timed out or could not be imported is a pytest error (its runs happen in the item's setup), never
+the end of pytest; an eval file that cannot be read (a FIFO, a link that loops) is a failing item naming it;
+secrets are masked in every report of an eval item (its message, its captured output and logs, and so
+``--junitxml``). Works with pytest-xdist: every worker process has its own session.
 """
 
 from __future__ import annotations
@@ -50,7 +51,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--adk-eval",
         action="store_true",
         default=False,
-        help="collect ADK eval files (*.test.json, *.evalset.json, *.evalset.jsonl) as tests, one per eval case",
+        help="collect ADK eval files (*.test.json, *.evalset.json, *.evalset.jsonl, *-dataset.json) as tests, one per "
+        "eval case",
     )
     group.addoption(
         "--adk-num-runs",
@@ -212,12 +214,12 @@ def pytest_make_collect_report(
 
 
 def _irregular_eval_files(folder: pytest.Directory) -> list[EvalFile]:
-    from adk_eval_gate.inputs.discover import EVAL_SUFFIXES
+    from adk_eval_gate.inputs import formats
 
     found = []
     with os.scandir(folder.path) as entries:
         for entry in sorted(entries, key=lambda entry: entry.name):
-            if not entry.name.endswith(EVAL_SUFFIXES) or _file_or_folder(entry):
+            if not formats.named_as_eval_file(entry.name) or _file_or_folder(entry):
                 continue
             path = Path(entry.path)
             if not folder.ihook.pytest_ignore_collect(collection_path=path, config=folder.config):
@@ -236,10 +238,10 @@ def _file_or_folder(entry: os.DirEntry[str]) -> bool:
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     if _ENGINE not in parent.config.stash:
         return None
-    from adk_eval_gate.inputs.discover import DATASET_SUFFIXES, EVAL_SUFFIXES
+    from adk_eval_gate.inputs import formats
 
-    named = parent.session.isinitpath(file_path) and file_path.suffix in {".json", *DATASET_SUFFIXES}
-    if file_path.name.endswith(EVAL_SUFFIXES) or named:  # a file named on the command line may have any name
+    named = parent.session.isinitpath(file_path) and file_path.suffix in formats.NAMED_SUFFIXES
+    if formats.discovered(file_path) or named:  # a file named on the command line may have any name
         return EvalFile.from_folder(parent, path=file_path)
     return None
 

@@ -17,10 +17,11 @@ from typing import Any
 
 import pydantic
 
+from adk_eval_gate.inputs.formats import RESULT_SUFFIX
 from adk_eval_gate.inputs.load import read_json, read_text
 from adk_eval_gate.inputs.plan import PlannedFile, WorkItem, case_id
 from adk_eval_gate.model import compact
-from adk_eval_gate.model.adk_results import RESULT_SUFFIX, parse_eval_set_result
+from adk_eval_gate.model.adk_results import parse_eval_set_result
 from adk_eval_gate.model.evalset import EvalCase, Invocation
 from adk_eval_gate.model.results import InvalidResults, RunRecord, parse_cases
 from adk_eval_gate.runners.runner import Inference, plain_state, recorded_start
