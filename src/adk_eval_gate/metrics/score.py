@@ -106,33 +106,21 @@ async def score_run(
     actual: list[Invocation],
     metrics: list[tuple[ConfiguredMetric, Metric]],
     final_session_state: dict[str, Any] | None = None,
-    done: dict[str, MetricOutcome] | None = None,
 ) -> list[ScoredMetric]:
-    """All configured metrics of one run, in config order, each independently; those in ``done`` were scored
-    already, where the run was made (``runners.capture``), and are not scored again."""
-    done = done or {}
-    if all(configured.name in done for configured, _ in metrics):
-        return [ScoredMetric(configured, done[configured.name]) for configured, _ in metrics]
+    """All configured metrics of one run, in config order, each independently."""
     try:
         run = _run(case, attach_rubrics(case, actual), final_session_state)
     except RubricConflict as conflict:
         reason = f"{conflict}; rubric ids must be unique across the case and its invocations"
         unattached = _run(case, actual, final_session_state)
         return [
-            ScoredMetric(configured, done[configured.name])
-            if configured.name in done
-            else ScoredMetric(configured, MetricOutcome.not_evaluated(reason, len(actual)))
+            ScoredMetric(configured, MetricOutcome.not_evaluated(reason, len(actual)))
             if not configured.spec.informational
             else ScoredMetric(configured, await evaluate_metric(metric, unattached, informational=True))
             for configured, metric in metrics
         ]
     return [
-        ScoredMetric(
-            configured,
-            done[configured.name]
-            if configured.name in done
-            else await evaluate_metric(metric, run, informational=configured.spec.informational),
-        )
+        ScoredMetric(configured, await evaluate_metric(metric, run, informational=configured.spec.informational))
         for configured, metric in metrics
     ]
 

@@ -193,8 +193,9 @@ async def run_one(
 ) -> FinishedRun:
     """One run of one case: inference, then its metrics (each run's judge samples are its own: ``SCORED_RUN``).
 
-    What the run's turns are kept as (``capture``) was made where they were made; the metrics a worker process
-    scored are not scored again. The invocation objects are dropped once scored: what is kept is compact.
+    What the run's turns are kept as (``capture``) was made where they were made; every metric is scored here, in
+    the gate's process (a worker sends turns, never scores). The invocation objects are dropped once scored: what
+    is kept is compact.
     """
     apps = apps if apps is not None else AppTable()
     inference = capture(item.case, await _infer(runner, item, timeout=timeout, retry=retry), apps=apps)
@@ -203,15 +204,13 @@ async def run_one(
     scored = []
     if not inference.error:
         built = metrics.for_file(item.file)
-        left = [configured for configured, _ in built if configured.name not in inference.scored]
         token = SCORED_RUN.set(item.run)
         try:
             scored = await score_run(
                 case=item.case,
-                actual=actual_invocations(item.case, inference, apps.table) if left else inference.invocations,
+                actual=actual_invocations(item.case, inference, apps.table) if built else inference.invocations,
                 metrics=built,
                 final_session_state=inference.final_session_state,
-                done=inference.scored,
             )
         except MetricEscaped as escaped:
             inference.error = str(escaped)
