@@ -71,6 +71,8 @@ async def _outcome(metric: Metric, run: CaseRun, *, informational: bool) -> Metr
         return MetricOutcome.not_evaluated(str(reason), len(run.actual))
     except (SystemExit, KeyboardInterrupt) as error:  # from a custom metric's code: the case run is an error
         raise MetricEscaped(_escaped(metric, error)) from None
+    except MetricEscaped:  # the same, said by the process the custom metric ran in
+        raise
     except Exception as error:  # a metric failure never stops the other metrics (ADK catches them too)
         detail = str(error) or type(error).__name__
         return MetricOutcome.not_evaluated(f"{type(error).__name__}: {detail}", len(run.actual))

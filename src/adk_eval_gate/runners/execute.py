@@ -24,6 +24,7 @@ from adk_eval_gate.metrics.score import MetricEscaped, ScoredMetric, score_run
 from adk_eval_gate.model.compact import AppTable
 from adk_eval_gate.runners.capture import actual_invocations, capture
 from adk_eval_gate.runners.runner import Inference, Runner, contain_exits, describe_escape
+from adk_eval_gate.runners.workers.metric_process import MetricProcesses
 from adk_eval_gate.runners.workers.metric_reads import MetricReads
 from adk_eval_gate.support.retry import Backoff
 
@@ -76,17 +77,23 @@ class Execution:
 
 
 class MetricBuilder:
-    """Builds each file's metric evaluators once; with ``reads``, custom metrics record what they read."""
+    """Builds each file's metric evaluators once: custom metrics run in processes of their own (``processes``);
+    with ``reads``, they record what they read."""
 
-    def __init__(self, services: MetricServices, *, reads: MetricReads | None = None) -> None:
+    def __init__(
+        self, services: MetricServices, *, reads: MetricReads | None = None, processes: MetricProcesses | None = None
+    ) -> None:
         self.services = services
         self.reads = reads
+        self.processes = processes or MetricProcesses()
         self._built: dict[int, BuiltMetrics] = {}
 
     def for_file(self, planned: PlannedFile) -> BuiltMetrics:
         key = id(planned.config)
         if key not in self._built:
-            built = [(c, c.build(self.services)) for c in planned.config.metrics]
+            built = [
+                (c, self.processes.wrap(c.custom_function_path, c.build(self.services))) for c in planned.config.metrics
+            ]
             self._built[key] = [(c, self.reads.wrap(c, metric)) for c, metric in built] if self.reads else built
         return self._built[key]
 
