@@ -13,6 +13,7 @@ row of Vertex's dataset (``metrics/vertex_instance.py``: ``prompt``, ``response`
 threshold per invocation (by the verdict) and averaged per case; an ``"explanation"`` the function returns is
 kept for the reports.
 An exception in the function makes the metric not evaluated for that case, with the function's message.
+The gate calls these in a process of their own per evaluation (``runners/workers/metric_process.py``).
 """
 
 from __future__ import annotations
