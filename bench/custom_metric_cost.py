@@ -26,14 +26,15 @@ from adk_eval_gate.model.eval_config import EvalConfig
 from adk_eval_gate.model.evalset import EvalCase, Invocation
 from adk_eval_gate.runners.workers.metric_process import MetricProcesses
 
-METRIC_MODULE = '''
+METRIC_MODULE = """
 from google.adk.evaluation.evaluator import EvalStatus, EvaluationResult, PerInvocationResult
 
 
 def always_one(eval_metric, actual, expected, scenario):
-    per_invocation = [PerInvocationResult(actual_invocation=i, score=1.0, eval_status=EvalStatus.PASSED) for i in actual]
-    return EvaluationResult(overall_score=1.0, overall_eval_status=EvalStatus.PASSED, per_invocation_results=per_invocation)
-'''
+    passed = EvalStatus.PASSED
+    each = [PerInvocationResult(actual_invocation=i, score=1.0, eval_status=passed) for i in actual]
+    return EvaluationResult(overall_score=1.0, overall_eval_status=passed, per_invocation_results=each)
+"""
 
 
 def _run() -> CaseRun:
