@@ -52,11 +52,7 @@ async def run_items(
         execute(
             items,
             runner=runner,
-            metrics=MetricBuilder(
-                services,
-                reads=metric_reads,
-                processes=MetricProcesses(timeout=settings.timeout, on_output=console.line),
-            ),
+            metrics=_metric_builder(settings, services=services, console=console, reads=metric_reads),
             parallelism=settings.parallelism,
             timeout=settings.timeout,
             execution=execution,
@@ -97,3 +93,11 @@ def _settled_first(ready: Callable[[], None]) -> Callable[[], None]:
         ready()
 
     return settled
+
+
+def _metric_builder(
+    settings: Settings, *, services: MetricServices, console: Console, reads: MetricReads | None
+) -> MetricBuilder:
+    """The run's metrics: custom metrics in processes of their own, within ``--timeout``, their output relayed."""
+    processes = MetricProcesses(timeout=settings.timeout, on_output=console.line)
+    return MetricBuilder(services, reads=reads, processes=processes)
