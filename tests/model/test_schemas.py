@@ -122,11 +122,10 @@ def test_after_the_starters_warm_up_a_workers_case_run_builds_no_schema() -> Non
         done = asyncio.run(run_case(agent, case=case, turns=turns, app_name="a", user_id="u", session_id="s"))
         invocations = to_invocations(done.events, timings=done.timings, app_details=done.details)
         finished = asyncio.run(Finisher().finish(item, Inference(invocations=invocations)))
-        print(json.dumps({"new": sorted(built() - before), "scored": sorted(finished.scored)}))
+        print(json.dumps({"new": sorted(built() - before), "turns": len(finished.turns or [])}))
         """
     )
-    assert seen["new"] == []
-    assert {"response_match_score", "tool_trajectory_avg_score"} <= set(seen["scored"])
+    assert seen["new"] == [] and seen["turns"] == 1
 
 
 def test_a_model_that_cannot_be_built_yet_is_left_to_its_first_use() -> None:

@@ -15,6 +15,7 @@ kept for the reports.
 An exception in the function makes the metric not evaluated for that case, with the function's message. An ADK
 function that passes or fails without one result per invocation is refused as ADK refuses it
 (``LocalEvalService._evaluate_metric_for_eval_case`` raises, ending the evaluation): the run is an error.
+The gate calls these in a process of their own per evaluation (``runners/workers/metric_process.py``).
 """
 
 from __future__ import annotations

@@ -76,6 +76,8 @@ async def _outcome(metric: Metric, run: CaseRun, *, informational: bool) -> Metr
         raise MetricEscaped(f"custom metric {metric.name}: {refused}") from None
     except (SystemExit, KeyboardInterrupt) as error:  # from a custom metric's code: the case run is an error
         raise MetricEscaped(_escaped(metric, error)) from None
+    except MetricEscaped:  # the same, said by the process the custom metric ran in
+        raise
     except Exception as error:  # a metric failure never stops the other metrics (ADK catches them too)
         detail = str(error) or type(error).__name__
         return MetricOutcome.not_evaluated(f"{type(error).__name__}: {detail}", len(run.actual))
@@ -111,15 +113,10 @@ async def score_run(
     actual: list[Invocation],
     metrics: list[tuple[ConfiguredMetric, Metric]],
     final_session_state: dict[str, Any] | None = None,
-    done: dict[str, MetricOutcome] | None = None,
     tools_unseen: str | None = None,
 ) -> list[ScoredMetric]:
-    """All configured metrics of one run, in config order, each independently; those in ``done`` were scored
-    already, where the run was made (``runners.capture``), and are not scored again. ``tools_unseen``: why the
-    run's tool calls could not be seen, the reason of the metrics that read them."""
-    done = done or {}
-    if all(configured.name in done for configured, _ in metrics):
-        return [ScoredMetric(configured, done[configured.name]) for configured, _ in metrics]
+    """All configured metrics of one run, in config order, each independently. ``tools_unseen``: why the run's
+    tool calls could not be seen, the reason of the metrics that read them."""
     try:
         run = _run(
             case, attach_rubrics(case, actual), final_session_state=final_session_state, tools_unseen=tools_unseen
@@ -128,20 +125,13 @@ async def score_run(
         reason = f"{conflict}; rubric ids must be unique across the case and its invocations"
         unattached = _run(case, actual, final_session_state=final_session_state, tools_unseen=tools_unseen)
         return [
-            ScoredMetric(configured, done[configured.name])
-            if configured.name in done
-            else ScoredMetric(configured, MetricOutcome.not_evaluated(reason, len(actual)))
+            ScoredMetric(configured, MetricOutcome.not_evaluated(reason, len(actual)))
             if not configured.spec.informational
             else ScoredMetric(configured, await evaluate_metric(metric, unattached, informational=True))
             for configured, metric in metrics
         ]
     return [
-        ScoredMetric(
-            configured,
-            done[configured.name]
-            if configured.name in done
-            else await evaluate_metric(metric, run, informational=configured.spec.informational),
-        )
+        ScoredMetric(configured, await evaluate_metric(metric, run, informational=configured.spec.informational))
         for configured, metric in metrics
     ]
 

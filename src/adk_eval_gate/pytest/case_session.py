@@ -35,6 +35,7 @@ from adk_eval_gate.runners.execute import MetricBuilder, execute
 from adk_eval_gate.runners.factory import chosen_runner
 from adk_eval_gate.runners.runner import Inference, Runner
 from adk_eval_gate.runners.services import build_services, judge_metric_names
+from adk_eval_gate.runners.workers.metric_process import MetricProcesses
 from adk_eval_gate.support.console import Console
 from adk_eval_gate.support.errors import EvalFileError, unexpected
 from adk_eval_gate.support.masking import mask_model, secrets_in_env
@@ -229,7 +230,10 @@ class CaseSession:
                 execution = await execute(
                     items,
                     runner=runner,
-                    metrics=MetricBuilder(self._services_for(planned)),
+                    metrics=MetricBuilder(
+                        self._services_for(planned),
+                        processes=MetricProcesses(timeout=self.settings.timeout, on_output=self.console.line),
+                    ),
                     parallelism=self.settings.parallelism,
                     timeout=self.settings.timeout,
                 )

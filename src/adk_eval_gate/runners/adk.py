@@ -100,16 +100,13 @@ def start_early(settings: Settings) -> Starter | None:
 
 def warm_process() -> None:
     """What every worker process needs before it imports an agent, done once in the starter: google-adk imported
-    and one turn of a built-in agent run, the metrics a worker scores imported (with what they import on first use),
-    and what importing an agent uses (ADK's .env loader)."""
+    and one turn of a built-in agent run, and what importing an agent uses (ADK's .env loader). Workers score
+    nothing: the gate's process scores every metric."""
     require_adk()
     from google.adk.cli.utils import envs  # noqa: F401
 
-    import adk_eval_gate.metrics.rouge
-    import adk_eval_gate.metrics.trajectory  # ADK's two default metrics, scored in the workers
     from adk_eval_gate.runners import adk_plugins  # noqa: F401
 
-    adk_eval_gate.metrics.rouge.tokenize("warm up")  # imports rouge-score's tokenizer and NLTK's Porter stemmer
     asyncio.run(warm_up())
     schemas.build(schemas.models_of([evalset, tokens]))  # what a case run makes: its invocations, token figures
 

@@ -4,26 +4,19 @@ agents there, else in this process).
 ``capture`` turns the invocation objects a runner returned into what every later stage reads: the turns in the
 compact form of results.json (``model/compact.py``), made safe to store and render on the way (``sanitize``:
 lone surrogates replaced, values nested deeper than ``sanitize.MAX_VALUE_DEPTH`` cut, each with a note), and
-each turn's ``TurnFacts`` for the usage figures. ``score_where_made`` scores the metrics that need nothing but
-the run itself (the deterministic and efficiency ones), so that a worker process sends their outcomes instead of
-invocation objects for the main process to rebuild.
+each turn's ``TurnFacts`` for the usage figures. No metric is scored here: a worker process's agent code could
+change what it scores, so the gate scores every metric in its own process, from the turns (``actual_invocations``).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from adk_eval_gate.inputs.plan import WorkItem
 from adk_eval_gate.metrics.efficiency import turn_facts
-from adk_eval_gate.metrics.metric import Metric
-from adk_eval_gate.metrics.registry import ConfiguredMetric
-from adk_eval_gate.metrics.score import score_run
 from adk_eval_gate.model import compact
 from adk_eval_gate.model.evalset import EvalCase, Invocation, content_text, dump_invocation
 from adk_eval_gate.runners.runner import Inference
 from adk_eval_gate.support import sanitize
-
-PORTABLE_KINDS = ("deterministic", "informational")
 
 
 def expected_user(case: EvalCase, index: int) -> str | None:
@@ -88,24 +81,3 @@ def actual_invocations(case: EvalCase, inference: Inference, apps: dict[str, Any
         Invocation.model_validate(compact.expand(turn, user=expected_user(case, index), apps=apps))
         for index, turn in enumerate(inference.turns)
     ]
-
-
-def portable(configured: ConfiguredMetric) -> bool:
-    """Whether a metric can be scored in a worker process: it needs neither the judge nor user code."""
-    return configured.spec.kind in PORTABLE_KINDS and configured.custom_function_path is None
-
-
-async def score_where_made(
-    item: WorkItem, inference: Inference, metrics: list[tuple[ConfiguredMetric, Metric]]
-) -> None:
-    """Scores the portable metrics of the run into ``inference.scored`` (a run that failed is not scored)."""
-    chosen = [(configured, metric) for configured, metric in metrics if portable(configured)]
-    if inference.error or not chosen:
-        return
-    scored = await score_run(
-        case=item.case,
-        actual=inference.invocations,
-        metrics=chosen,
-        final_session_state=inference.final_session_state,
-    )
-    inference.scored = {entry.configured.name: entry.outcome for entry in scored}

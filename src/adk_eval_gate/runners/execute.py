@@ -26,6 +26,7 @@ from adk_eval_gate.model.compact import AppTable
 from adk_eval_gate.model.results import ServedAgent
 from adk_eval_gate.runners.capture import actual_invocations, capture
 from adk_eval_gate.runners.runner import Inference, Runner, contain_exits, describe_escape
+from adk_eval_gate.runners.workers.metric_process import MetricProcesses
 from adk_eval_gate.runners.workers.metric_reads import MetricReads
 from adk_eval_gate.support.retry import Backoff
 
@@ -79,17 +80,23 @@ class Execution:
 
 
 class MetricBuilder:
-    """Builds each file's metric evaluators once; with ``reads``, custom metrics record what they read."""
+    """Builds each file's metric evaluators once: custom metrics run in processes of their own (``processes``);
+    with ``reads``, they record what they read."""
 
-    def __init__(self, services: MetricServices, *, reads: MetricReads | None = None) -> None:
+    def __init__(
+        self, services: MetricServices, *, reads: MetricReads | None = None, processes: MetricProcesses | None = None
+    ) -> None:
         self.services = services
         self.reads = reads
+        self.processes = processes or MetricProcesses()
         self._built: dict[int, BuiltMetrics] = {}
 
     def for_file(self, planned: PlannedFile) -> BuiltMetrics:
         key = id(planned.config)
         if key not in self._built:
-            built = [(c, c.build(self.services)) for c in planned.config.metrics]
+            built = [
+                (c, self.processes.wrap(c.custom_function_path, c.build(self.services))) for c in planned.config.metrics
+            ]
             self._built[key] = [(c, self.reads.wrap(c, metric)) for c, metric in built] if self.reads else built
         return self._built[key]
 
@@ -197,8 +204,9 @@ async def run_one(
 ) -> FinishedRun:
     """One run of one case: inference, then its metrics (each run's judge samples are its own: ``SCORED_RUN``).
 
-    What the run's turns are kept as (``capture``) was made where they were made; the metrics a worker process
-    scored are not scored again. The invocation objects are dropped once scored: what is kept is compact.
+    What the run's turns are kept as (``capture``) was made where they were made; every metric is scored here, in
+    the gate's process (a worker sends turns, never scores). The invocation objects are dropped once scored: what
+    is kept is compact.
     """
     apps = apps if apps is not None else AppTable()
     inference = capture(item.case, await _infer(runner, item, timeout=timeout, retry=retry), apps=apps)
@@ -207,15 +215,13 @@ async def run_one(
     scored = []
     if not inference.error:
         built = metrics.for_file(item.file)
-        left = [configured for configured, _ in built if configured.name not in inference.scored]
         token = SCORED_RUN.set(item.run)
         try:
             scored = await score_run(
                 case=item.case,
-                actual=actual_invocations(item.case, inference, apps.table) if left else inference.invocations,
+                actual=actual_invocations(item.case, inference, apps.table) if built else inference.invocations,
                 metrics=built,
                 final_session_state=inference.final_session_state,
-                done=inference.scored,
                 tools_unseen=inference.tools_unseen,
             )
         except MetricEscaped as escaped:

@@ -17,6 +17,7 @@ from adk_eval_gate.runners import runlog
 from adk_eval_gate.runners.execute import Execution, FinishedRun, MetricBuilder, StopOnSignals, execute
 from adk_eval_gate.runners.progress import Progress
 from adk_eval_gate.runners.runner import Runner
+from adk_eval_gate.runners.workers.metric_process import MetricProcesses
 from adk_eval_gate.runners.workers.metric_reads import MetricReads
 from adk_eval_gate.support import collector
 from adk_eval_gate.support.console import Console, relayed_output
@@ -51,7 +52,7 @@ async def run_items(
         execute(
             items,
             runner=runner,
-            metrics=MetricBuilder(services, reads=metric_reads),
+            metrics=_metric_builder(settings, services=services, console=console, reads=metric_reads),
             parallelism=settings.parallelism,
             timeout=settings.timeout,
             execution=execution,
@@ -92,3 +93,11 @@ def _settled_first(ready: Callable[[], None]) -> Callable[[], None]:
         ready()
 
     return settled
+
+
+def _metric_builder(
+    settings: Settings, *, services: MetricServices, console: Console, reads: MetricReads | None
+) -> MetricBuilder:
+    """The run's metrics: custom metrics in processes of their own, within ``--timeout``, their output relayed."""
+    processes = MetricProcesses(timeout=settings.timeout, on_output=console.line)
+    return MetricBuilder(services, reads=reads, processes=processes)

@@ -18,7 +18,6 @@ from adk_eval_gate.support import sanitize
 
 if TYPE_CHECKING:
     from adk_eval_gate.metrics.efficiency import TurnFacts
-    from adk_eval_gate.metrics.metric import MetricOutcome
     from adk_eval_gate.model import compact
 
 
@@ -40,10 +39,9 @@ class Inference:
     simulator_calls: list[Tokens] = field(default_factory=list)  # the user simulator's model calls (scenarios)
     final_session_state: dict[str, Any] | None = None  # the session state after the run, when the runner has it
     # What ``runners.capture`` keeps of the invocations, where they were made: the turns in results.json's compact
-    # form, what the usage figures need of each, the metrics scored there, and the app details the turns name.
+    # form, what the usage figures need of each, and the app details the turns name (no scores: the gate scores).
     turns: list[compact.Turn] | None = None
     facts: list[TurnFacts] | None = None
-    scored: dict[str, MetricOutcome] = field(default_factory=dict)
     app_details: dict[str, dict[str, Any]] = field(default_factory=dict)
     observed: list[str] | None = None  # repository files the agent used (``observe``); None: not known
     local_models: list[str] = field(default_factory=list)  # models of the user's own classes (``adk_case``)

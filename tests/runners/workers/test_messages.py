@@ -14,7 +14,6 @@ import pydantic
 import pytest
 
 from adk_eval_gate.metrics.efficiency import DurationDetails, TurnFacts
-from adk_eval_gate.metrics.metric import InvocationScore, MetricOutcome
 from adk_eval_gate.model.tokens import Tokens
 from adk_eval_gate.runners.agents import AgentError
 from adk_eval_gate.runners.runner import Inference
@@ -46,7 +45,6 @@ def test_a_case_run_crosses_whole_as_json() -> None:
     sent = Inference(
         turns=[{"out": "sunny"}],
         facts=[TurnFacts([Tokens(model="m", input_tokens=3)], 1, DurationDetails(total_seconds=0.5))],
-        scored={"exact": MetricOutcome(1.0, [InvocationScore(1.0)], computed_by="gate-judge")},
         notes=["cut"],
         final_session_state={"k": [1, None]},
         retry_after=float("inf"),
@@ -54,7 +52,7 @@ def test_a_case_run_crosses_whole_as_json() -> None:
     message = messages.worker_message(messages.encode_run(7, sent))
     assert isinstance(message, Done) and message.request == 7
     received = message.run.inference()
-    assert received.facts == sent.facts and received.scored == sent.scored and received.turns == sent.turns
+    assert received.facts == sent.facts and received.turns == sent.turns
     assert (received.notes, received.final_session_state, received.retry_after) == (
         ["cut"],
         {"k": [1, None]},
@@ -103,6 +101,13 @@ def test_a_frame_over_the_limit_is_refused_before_it_is_read(
 )
 def test_a_frame_that_is_not_a_message_of_the_gate_s_is_refused(frame: bytes) -> None:
     with pytest.raises(BadMessage, match="not the gate's"):
+        messages.worker_message(frame)
+
+
+def test_a_done_that_carries_scores_is_refused_the_gate_scores_every_metric_itself() -> None:
+    forged = {"exact_match": {"score": 1.0, "per_invocation": []}}
+    frame = messages.to_json({"kind": "done", "request": 1, "run": {"turns": [], "scored": forged}})
+    with pytest.raises(BadMessage, match=r"run\.scored"):
         messages.worker_message(frame)
 
 

@@ -16,7 +16,6 @@ import pydantic
 import pydantic_core
 
 from adk_eval_gate.metrics.efficiency import TurnFacts
-from adk_eval_gate.metrics.metric import MetricOutcome
 from adk_eval_gate.model.tokens import Tokens
 from adk_eval_gate.runners.agents import AgentError
 from adk_eval_gate.runners.runner import Inference
@@ -57,12 +56,11 @@ class AgentProblem(_Message):
 
 class SentRun(_Message):
     """What a worker sends of a case run (``Inference``): what ``runners.capture`` keeps of it (its turns compact,
-    each turn's facts, the portable metrics' outcomes, the app details the gate has not been sent yet), never its
-    objects."""
+    each turn's facts, the app details the gate has not been sent yet), never its objects, and never a score: the
+    gate scores every metric itself (a ``Done`` with ``scored`` is refused as a field the gate does not know)."""
 
     turns: list[dict[str, Any]] | None = None
     facts: list[TurnFacts] | None = None
-    scored: dict[str, MetricOutcome] = {}
     app_details: dict[str, dict[str, Any]] = {}
     error: str | None = None
     session_id: str | None = None

@@ -1,5 +1,6 @@
-"""What custom metrics read where they score (the main process), as inputs of the cases they score: a metric that
-compares with a ``golden.txt`` beside it depends on it as much as the agent on its prompt.
+"""What custom metrics read where they score (a process of their own: ``metric_process``, ``function_process``,
+which send the paths back as data, noted here), as inputs of the cases they score: a metric that compares with a
+``golden.txt`` beside it depends on it as much as the agent on its prompt.
 
 Each custom metric is wrapped while its file's metrics are built (``MetricBuilder``); what it reads while it scores
 (``runners/workers/observe.py``: files read, checked or looked for, folders listed, under the repository) counts, from

@@ -18,12 +18,10 @@ from multiprocessing.connection import Connection
 from typing import Any, Protocol
 
 from adk_eval_gate.inputs.plan import WorkItem
-from adk_eval_gate.metrics.metric import Metric, MetricServices
-from adk_eval_gate.metrics.registry import ConfiguredMetric
 from adk_eval_gate.model.compact import AppTable
 from adk_eval_gate.runners import runlog
 from adk_eval_gate.runners.agents import AgentError
-from adk_eval_gate.runners.capture import capture, portable, score_where_made
+from adk_eval_gate.runners.capture import capture
 from adk_eval_gate.runners.runner import Inference, contain_exits, describe_escape
 from adk_eval_gate.runners.workers import messages
 from adk_eval_gate.support.collector import settle_heap
@@ -58,24 +56,15 @@ def fork_available() -> bool:
 
 
 class Finisher:
-    """What a worker does with a case run before it sends it: ``capture`` (settled, compact) and the portable
-    metrics scored; each app details is sent once."""
+    """What a worker does with a case run before it sends it: ``capture`` (settled, compact), each app details sent
+    once. It scores nothing: the gate scores every metric from the turns, out of reach of the agent's code."""
 
     def __init__(self) -> None:
         self.apps = AppTable()
         self.sent: set[str] = set()
-        self.metrics: dict[int, list[tuple[ConfiguredMetric, Metric]]] = {}
-
-    def _metrics(self, item: WorkItem) -> list[tuple[ConfiguredMetric, Metric]]:
-        key = id(item.file.config)
-        if key not in self.metrics:
-            services = MetricServices()
-            self.metrics[key] = [(c, c.build(services)) for c in item.file.config.metrics if portable(c)]
-        return self.metrics[key]
 
     async def finish(self, item: WorkItem, inference: Inference) -> Inference:
         capture(item.case, inference, apps=self.apps)
-        await score_where_made(item, inference, self._metrics(item))
         named = {turn["app"] for turn in inference.turns or [] if isinstance(turn.get("app"), str)}
         inference.app_details = {key: self.apps.table[key] for key in named - self.sent}
         self.sent |= named
