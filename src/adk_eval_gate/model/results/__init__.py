@@ -54,6 +54,13 @@ from adk_eval_gate.model.results.document import (
 )
 from adk_eval_gate.model.results.json_text import dump_json, json_parts
 from adk_eval_gate.model.results.run_records import ErrorKind, InvocationRecord, RubricScoreRecord, RunMetric, RunRecord
+from adk_eval_gate.model.results.sequential import (
+    SequentialCase,
+    SequentialDecision,
+    SequentialEffect,
+    SequentialRun,
+    UndecidedPolicy,
+)
 from adk_eval_gate.model.results.usage_and_budgets import (
     BudgetCheck,
     BudgetLimits,
@@ -85,6 +92,11 @@ from adk_eval_gate.model.results.vocabulary import (
 )
 
 __all__ = [
+    "SequentialCase",
+    "SequentialDecision",
+    "SequentialEffect",
+    "SequentialRun",
+    "UndecidedPolicy",
     "SCHEMA_VERSION",
     "AffectedRun",
     "BaselineInfo",
