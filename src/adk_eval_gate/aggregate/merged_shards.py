@@ -29,7 +29,7 @@ def merge_documents(documents: list[ResultsDocument]) -> ResultsDocument:
                     f"case {case.id!r} is in more than one input",
                     hint="merge the results of different shards of one run",
                 )
-            cases[case.id] = verdict.decide_case(case, pass_rule=document.run.pass_rule)
+            cases[case.id] = verdict.decide_case(case, pass_rule=document.run.pass_rule, sequential=document.run.sequential)
     files: dict[str, FileResult] = {}
     for document in documents:
         for file in document.files:

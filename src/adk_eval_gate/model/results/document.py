@@ -46,6 +46,7 @@ Rule = Literal[
     "case_budget",
     "confirmation",
     "quarantine",
+    "sequential",
     # the run's rules
     "file_error",
     "internal_error",

@@ -41,7 +41,9 @@ def _without_sequential_defaults(head: dict[str, Any]) -> dict[str, Any]:
     writes what it always wrote."""
     for part, names in SEQUENTIAL_ONLY.items():
         values = head.get(part)
-        for name in names if isinstance(values, dict) else ():
+        if not isinstance(values, dict):
+            continue
+        for name in names:
             if values.get(name) is None:
                 values.pop(name, None)
     return head
