@@ -66,7 +66,8 @@ def digest(doc: ResultsDocument) -> str:
     ``comment-mode: on-change`` leaves the comment alone when a new commit evaluates the same."""
     state = {
         "status": doc.status,
-        "totals": doc.totals.model_dump(exclude={"carried"}),  # which cases ran is not a change of the verdict
+        # which cases ran, and how many runs a sequential verdict took, are not a change of the verdict
+        "totals": doc.totals.model_dump(exclude={"carried", "runs", "runs_fixed"}, exclude_none=True),
         "cases": [
             [
                 c.id,
