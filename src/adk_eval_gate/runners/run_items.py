@@ -17,6 +17,7 @@ from adk_eval_gate.runners import runlog
 from adk_eval_gate.runners.execute import Execution, FinishedRun, MetricBuilder, StopOnSignals, execute
 from adk_eval_gate.runners.progress import Progress
 from adk_eval_gate.runners.runner import Runner
+from adk_eval_gate.runners.sequential_schedule import SequentialSchedule
 from adk_eval_gate.runners.workers.metric_reads import MetricReads
 from adk_eval_gate.support import collector
 from adk_eval_gate.support.console import Console, relayed_output
@@ -34,19 +35,24 @@ async def run_items(
     on_finished: Callable[[WorkItem, FinishedRun], None] | None = None,
     confirm: Callable[[Execution, Progress], list[WorkItem]] | None = None,
     metric_reads: MetricReads | None = None,
+    waves: SequentialSchedule | None = None,
 ) -> Execution:
     """The ``execution`` the items' runs go to (a new one when None). ``outcome``: a run's status as the progress
     shows it; ``on_finished``: called with each finished run; ``confirm``: once the first runs are done, the items to
-    run again; ``metric_reads``: custom metrics record what they read, for their cases' inputs."""
+    run again; ``metric_reads``: custom metrics record what they read, for their cases' inputs; ``waves``: the
+    schedule of ``--sequential``, which starts the items as the cases need them."""
     execution = execution if execution is not None else Execution()
-    progress = Progress.for_console(console, total=len(items), env=settings.environment)
+    progress = Progress.for_console(console, total=0 if waves else len(items), env=settings.environment)
+    if waves is not None:
+        waves.on_more = progress.scheduled
 
     def finished(item: WorkItem, run: FinishedRun) -> None:
         progress.finished(item, run, outcome(run))
         if on_finished is not None:
             on_finished(item, run)
 
-    progress.begin(f"Running {len(items)} case runs ({runner.name} runner, parallelism {settings.parallelism})")
+    most = "up to " if waves else ""
+    progress.begin(f"Running {most}{len(items)} case runs ({runner.name} runner, parallelism {settings.parallelism})")
     work = asyncio.ensure_future(
         execute(
             items,
@@ -59,6 +65,7 @@ async def run_items(
             on_finished=finished,
             on_ready=_settled_first(progress.ready),
             confirm=(lambda done: confirm(done, progress)) if confirm else None,
+            waves=waves,
         )
     )
     ticker = asyncio.ensure_future(progress.tick())

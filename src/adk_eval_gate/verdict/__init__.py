@@ -15,11 +15,13 @@ from adk_eval_gate.verdict.decide import (
     unmatched_quarantine,
 )
 from adk_eval_gate.verdict.policy import Policy
+from adk_eval_gate.verdict.sequential_case import evidence_of
 
 __all__ = [
     "Policy",
     "decide",
     "decide_case",
+    "evidence_of",
     "exit_code",
     "metric_summaries",
     "quarantine",

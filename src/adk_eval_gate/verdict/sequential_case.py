@@ -83,6 +83,16 @@ def case_evidence(
     return evidence
 
 
+def evidence_of(case: CaseResult, *, pass_rule: PassRule, run: SequentialRun) -> CaseEvidence | None:
+    """The evidence of a decided case (its ranges as it recorded them), for the schedule of its next runs; None
+    when it cannot be decided sequentially."""
+    ranges = case.sequential.ranges if case.sequential else {}
+    try:
+        return case_evidence(case, pass_rule=pass_rule, run=run, ranges=ranges)
+    except ValueError:
+        return None
+
+
 def record(evidence: CaseEvidence, *, ranges: Mapping[str, Sequence[float]]) -> SequentialCase:
     """``cases[].sequential``."""
     stream = binding(evidence)

@@ -1,0 +1,31 @@
+"""``run``'s part of ``--sequential``: the schedule of each case's waves, its evidence read by the verdict from the
+case's record after each finished run, and the cases base-branch history marks flaky (a larger first wave)."""
+
+from __future__ import annotations
+
+from adk_eval_gate import verdict
+from adk_eval_gate.aggregate.run_results import case_record
+from adk_eval_gate.compare.found_baseline import Baseline, NoBaseline
+from adk_eval_gate.compare.history import known_flaky
+from adk_eval_gate.config.settings import Settings
+from adk_eval_gate.inputs.plan import WorkItem
+from adk_eval_gate.runners.execute import FinishedRun
+from adk_eval_gate.runners.sequential_schedule import SequentialSchedule
+from adk_eval_gate.verdict.sequential import CaseEvidence
+
+
+def schedule(settings: Settings, *, items: list[WorkItem], found: Baseline | NoBaseline) -> SequentialSchedule | None:
+    """The waves of ``--sequential``, when it is given."""
+    run = verdict.Policy.of(settings).sequential
+    if run is None:
+        return None
+
+    def evidence(item: WorkItem, finished: list[FinishedRun]) -> CaseEvidence | None:
+        case = case_record(settings, item.file, item.case, item.case_index, finished)
+        return verdict.evidence_of(case, pass_rule=settings.pass_rule, run=run)
+
+    flaky: list[str] = []
+    if isinstance(found, Baseline) and found.history:
+        history = [(base.info, base.doc) for base in found.history]
+        flaky = known_flaky(history, sorted({item.case_id for item in items}))
+    return SequentialSchedule(evidence_of=evidence, parallelism=settings.parallelism, known_flaky=frozenset(flaky))
