@@ -6,7 +6,6 @@ the runs and decisions."""
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Any
 
@@ -40,8 +39,8 @@ def _run(repo: Path, monkeypatch: pytest.MonkeyPatch, name: str, *args: str) -> 
 def test_sequential_spends_fewer_runs_for_the_same_verdicts_on_stable_cases(
     repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    fixed, _, _ = _run(repo, monkeypatch, "fixed")
-    sequential, stdout, agent = _run(repo, monkeypatch, "seq", "--sequential")
+    fixed, fixed_log, _ = _run(repo, monkeypatch, "fixed")
+    sequential, log, agent = _run(repo, monkeypatch, "seq", "--sequential")
     runs = {case["eval_id"]: len(case["runs"]) for case in sequential["cases"]}
     assert sum(runs.values()) < sum(len(case["runs"]) for case in fixed["cases"]) == 60
     assert sum(_calls(agent).values()) == sum(runs.values())  # the agent ran exactly the runs recorded
@@ -60,3 +59,19 @@ def test_sequential_spends_fewer_runs_for_the_same_verdicts_on_stable_cases(
         "undecided": "point",
     }
     assert "sequential" not in fixed["run"] and "runs" not in fixed["totals"]
+    assert "Sequential verdicts" not in fixed_log
+
+    decided = totals["proven"], totals["curtailed"], totals["undecided"]
+    assert sum(decided) == 6
+    line = (
+        f"Sequential verdicts (95%, margin 0.10, 2-10 runs): 6 cases, {totals['runs']} runs (fixed: 60; "
+        f"{round(100 * (totals['runs'] - 60) / 60):+d}%) · {decided[0]} proven · {decided[1]} curtailed · "
+        f"{decided[2]} undecided"
+    )
+    comment = (repo / "seq" / "adk-eval-results" / "comment.md").read_text(encoding="utf-8")
+    assert line in comment and line in log
+    junit = (repo / "seq" / "adk-eval-results" / "junit.xml").read_text(encoding="utf-8")
+    for case in sequential["cases"]:
+        label = case["eval_id"]
+        assert f'<property name="{label}.sequential" value="{case["sequential"]["decision"]}" />' in junit
+        assert f'<property name="{label}.sequential_runs" value="{case["sequential"]["runs"]}" />' in junit

@@ -16,7 +16,15 @@ import json
 import re
 
 from adk_eval_gate.model.results import ResultsDocument
-from adk_eval_gate.report import carried, case_sections, change_sections, costs, headline, limits
+from adk_eval_gate.report import (
+    carried,
+    case_sections,
+    change_sections,
+    costs,
+    headline,
+    limits,
+    sequential_sections,
+)
 from adk_eval_gate.report import markdown as md
 from adk_eval_gate.report.sections import (
     Cut,
@@ -103,6 +111,7 @@ def header(doc: ResultsDocument, *, gate_id: str) -> list[str]:
     return [
         headline.heading(doc, gate_id=gate_id) + "\n\n" + headline.counts_line(doc),
         headline.comparison_line(doc),
+        sequential_sections.sequential_section(doc),
         carried.affected_line(doc),
         costs.cost_line(doc),
         costs.budget_lines(doc),

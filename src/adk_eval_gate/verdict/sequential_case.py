@@ -54,9 +54,7 @@ def metric_specs(case: CaseResult, ranges: Mapping[str, Sequence[float]]) -> lis
         if metric.threshold is None or metric.kind == "informational" or metric.status == MetricStatus.INFORMATIONAL:
             continue
         low, high = ranges.get(metric.name, UNIT_RANGE)
-        specs.append(
-            MetricSpec(metric.name, metric.threshold, low, high, higher_is_better=not metric.lower_is_better)
-        )
+        specs.append(MetricSpec(metric.name, metric.threshold, low, high, higher_is_better=not metric.lower_is_better))
     return specs
 
 
@@ -157,4 +155,3 @@ def applied(findings: list[Finding], sequential: SequentialCase) -> list[Finding
         else found
         for found in findings
     ]
-
