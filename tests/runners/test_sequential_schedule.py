@@ -22,7 +22,9 @@ SETTINGS = SequentialSettings(pass_rule="majority", max_runs=10, min_runs=2)
 
 def _items(names: list[str], runs: int = 10) -> list[WorkItem]:
     cases = [EvalCase(eval_id=name, conversation=[]) for name in names]
-    loaded = LoadedEvalSet(Path("a.evalset.json"), "a.evalset.json", EvalSet(eval_set_id="a", eval_cases=cases), "evalset")
+    loaded = LoadedEvalSet(
+        Path("a.evalset.json"), "a.evalset.json", EvalSet(eval_set_id="a", eval_cases=cases), "evalset"
+    )
     planned = PlannedFile(loaded, LoadedConfig(None, EvalConfig(), []), ())  # type: ignore[arg-type]
     return [WorkItem(planned, case, index, run) for index, case in enumerate(cases) for run in range(1, runs + 1)]
 

@@ -104,12 +104,13 @@ def _run(settings: Settings, console: Console, *, github: GitHubClient | None, s
         )
     )
 
+    # under --sequential, the runs a case did not need are not unfinished
     built = functools.partial(
         _document,
         settings,
         console,
         prepared=prepared,
-        items=items,
+        items=waves.started_items() if waves else items,
         execution=execution,
         started=(started, started_at),
         inputs=inputs,

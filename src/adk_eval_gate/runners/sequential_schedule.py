@@ -90,6 +90,10 @@ class SequentialSchedule:
         self._more(len(more))
         return more
 
+    def started_items(self) -> list[WorkItem]:
+        """The runs started so far, in plan order: those a run that ends now leaves unfinished are among them."""
+        return [item for case in self.cases.values() for item in case.items[: case.started]]
+
     def _more(self, count: int) -> None:
         if count and self.on_more is not None:
             self.on_more(count)
