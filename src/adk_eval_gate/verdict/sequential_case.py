@@ -140,7 +140,10 @@ def finding(sequential: SequentialCase, run: SequentialRun) -> Finding:
             ]
         )
     else:
-        reason = f"no sequential decision after {runs}: today's verdict on its runs stands"
+        reason = (
+            f"no sequential decision after {runs}: a decision needed more (up to {run.max_runs}; a recording replays "
+            "only the runs it has), so today's verdict on its runs stands"
+        )
     return Finding(rule="sequential", effect=effect, reason=reason, metric=None)
 
 
