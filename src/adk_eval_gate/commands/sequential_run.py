@@ -14,8 +14,10 @@ from adk_eval_gate.runners.sequential_schedule import SequentialSchedule
 from adk_eval_gate.verdict.sequential import CaseEvidence
 
 
-def schedule(settings: Settings, *, items: list[WorkItem], found: Baseline | NoBaseline) -> SequentialSchedule | None:
-    """The waves of ``--sequential``, when it is given."""
+def schedule(
+    settings: Settings, *, items: list[WorkItem], found: Baseline | NoBaseline | None = None
+) -> SequentialSchedule | None:
+    """The waves of ``--sequential``, when it is given (``found``: the baseline, whose history plans them)."""
     run = verdict.Policy.of(settings).sequential
     if run is None:
         return None
