@@ -104,7 +104,6 @@ def _run(settings: Settings, console: Console, *, github: GitHubClient | None, s
         )
     )
 
-    # under --sequential, the runs a case did not need are not unfinished
     built = functools.partial(
         _document,
         settings,

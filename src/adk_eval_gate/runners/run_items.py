@@ -39,20 +39,15 @@ async def run_items(
 ) -> Execution:
     """The ``execution`` the items' runs go to (a new one when None). ``outcome``: a run's status as the progress
     shows it; ``on_finished``: called with each finished run; ``confirm``: once the first runs are done, the items to
-    run again; ``metric_reads``: custom metrics record what they read, for their cases' inputs; ``waves``: the
-    schedule of ``--sequential``, which starts the items as the cases need them."""
+    run again; ``metric_reads``: custom metrics record what they read; ``waves``: ``--sequential``'s schedule."""
     execution = execution if execution is not None else Execution()
-    progress = Progress.for_console(console, total=0 if waves else len(items), env=settings.environment)
-    if waves is not None:
-        waves.on_more = progress.scheduled
+    progress = _progress(items, settings=settings, console=console, runner=runner, waves=waves)
 
     def finished(item: WorkItem, run: FinishedRun) -> None:
         progress.finished(item, run, outcome(run))
         if on_finished is not None:
             on_finished(item, run)
 
-    most = "up to " if waves else ""
-    progress.begin(f"Running {most}{len(items)} case runs ({runner.name} runner, parallelism {settings.parallelism})")
     work = asyncio.ensure_future(
         execute(
             items,
@@ -88,6 +83,19 @@ async def run_items(
         await runner.aclose()
         await services.aclose()
     return execution
+
+
+def _progress(
+    items: list[WorkItem], *, settings: Settings, console: Console, runner: Runner, waves: SequentialSchedule | None
+) -> Progress:
+    """The runs' progress, begun; with ``waves`` (``--sequential``) its total grows as each wave starts, up to the
+    items planned (the runs a case does not need never start, so they are not unfinished either)."""
+    progress = Progress.for_console(console, total=0 if waves else len(items), env=settings.environment)
+    if waves is not None:
+        waves.on_more = progress.scheduled
+    most = "up to " if waves else ""
+    progress.begin(f"Running {most}{len(items)} case runs ({runner.name} runner, parallelism {settings.parallelism})")
+    return progress
 
 
 def _settled_first(ready: Callable[[], None]) -> Callable[[], None]:
