@@ -81,10 +81,11 @@ def case_evidence(
     return evidence
 
 
-def evidence_of(case: CaseResult, *, pass_rule: PassRule, run: SequentialRun) -> CaseEvidence | None:
-    """The evidence of a decided case (its ranges as it recorded them), for the schedule of its next runs; None
-    when it cannot be decided sequentially."""
-    ranges = case.sequential.ranges if case.sequential else {}
+def evidence_of(
+    case: CaseResult, *, pass_rule: PassRule, run: SequentialRun, ranges: Mapping[str, Sequence[float]]
+) -> CaseEvidence | None:
+    """The evidence of a case after its runs, for the schedule of its next runs (``ranges``: those of its metrics
+    not on 0 to 1); None when it cannot be decided sequentially."""
     try:
         return case_evidence(case, pass_rule=pass_rule, run=run, ranges=ranges)
     except ValueError:
