@@ -40,7 +40,8 @@ def test_sequential_spends_fewer_runs_for_the_same_verdicts_on_stable_cases(
     repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     fixed, fixed_log, _ = _run(repo, monkeypatch, "fixed")
-    sequential, log, agent = _run(repo, monkeypatch, "seq", "--sequential")
+    sequential, log, agent = _run(repo, monkeypatch, "seq", "--sequential", "--confirm-failures", "3")
+    assert "--confirm-failures is not applied with --sequential" in log
     runs = {case["eval_id"]: len(case["runs"]) for case in sequential["cases"]}
     assert sum(runs.values()) < sum(len(case["runs"]) for case in fixed["cases"]) == 60
     assert sum(_calls(agent).values()) == sum(runs.values())  # the agent ran exactly the runs recorded

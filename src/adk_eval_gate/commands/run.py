@@ -84,7 +84,7 @@ def _run(settings: Settings, console: Console, *, github: GitHubClient | None, s
     found = baselines.for_settings(settings, github, console=console)
     affected = choose(settings, inputs=inputs, items=items, found=found, console=console)
     items = affected.items
-    waves = sequential_run.schedule(settings, items=items, found=found)
+    waves = sequential_run.schedule(settings, items=items, found=found, console=console)
     # under --sequential, confirming a failure is the sequential test itself
     confirming = None if waves else confirm.confirming(settings, console, prepared=prepared, items=items, found=found)
     early = None if confirming or waves else EarlyRecords.of(settings, items=items, prices=prices)

@@ -13,16 +13,26 @@ from adk_eval_gate.inputs.plan import WorkItem
 from adk_eval_gate.model.results import CaseStatus
 from adk_eval_gate.runners.execute import FinishedRun
 from adk_eval_gate.runners.sequential_schedule import SequentialSchedule
+from adk_eval_gate.support.console import Console
 from adk_eval_gate.verdict.sequential import CaseEvidence, RunOutcome, consume
 
 
 def schedule(
-    settings: Settings, *, items: list[WorkItem], found: Baseline | NoBaseline | None = None
+    settings: Settings,
+    *,
+    items: list[WorkItem],
+    found: Baseline | NoBaseline | None = None,
+    console: Console | None = None,
 ) -> SequentialSchedule | None:
     """The waves of ``--sequential``, when it is given (``found``: the baseline, whose history plans them)."""
     run = verdict.Policy.of(settings).sequential
     if run is None:
         return None
+    if settings.confirm_failures and console is not None:
+        console.warning(
+            f"{settings.option_name('confirm_failures')} is not applied with {settings.option_name('sequential')}: "
+            "each case runs until its verdict is proven or can no longer change, which confirms a failure"
+        )
 
     opened: dict[str, CaseEvidence | None] = {}
 
