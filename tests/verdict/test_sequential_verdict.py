@@ -98,3 +98,15 @@ def test_saved_results_are_decided_again_from_their_runs_whatever_their_sequenti
     [again] = decided.cases
     assert again.sequential is not None and again.sequential.decision == "proven-fail"
     assert again.status == "failed" and claims
+
+
+@pytest.mark.parametrize("bounds", [[1.0, 0.0], [0.5, 0.5], [1e308, -1e308]])
+def test_a_saved_range_that_is_not_a_range_leaves_the_case_to_today_verdict(bounds: list[float]) -> None:
+    decided = _decided([0.0] * 4, _settings(max_runs=4))
+    assert decided.sequential is not None
+    forged = decided.sequential.model_copy(update={"ranges": {RESPONSE: bounds}})
+    again = verdict.decide_case(
+        decided.model_copy(update={"sequential": forged}), pass_rule="mean", sequential=_settings(max_runs=4)
+    )
+    assert again.sequential is None and again.status == "failed"
+    assert not [found for found in again.findings if found.rule == "sequential"]

@@ -170,8 +170,8 @@ def _sequential(
     ranges = ranges if ranges is not None else (case.sequential.ranges if case.sequential else {})
     try:
         evidence = sequential_case.case_evidence(case, pass_rule=pass_rule, run=run, ranges=ranges)
-    except ValueError:
-        return case, findings
+    except ValueError:  # nothing to decide on, or ranges that are not ranges: what a record claimed is dropped
+        return case.model_copy(update={"sequential": None}), findings
     recorded = sequential_case.record(evidence, ranges=ranges)
     decided = sequential_case.applied(findings, recorded)
     return case.model_copy(update={"sequential": recorded}), [*decided, sequential_case.finding(recorded, run)]
