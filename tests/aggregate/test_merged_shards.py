@@ -12,7 +12,7 @@ import pytest
 from adk_eval_gate.aggregate.merged_shards import shard_problem
 from adk_eval_gate.cli import main
 from adk_eval_gate.config.shard import Shard
-from adk_eval_gate.model.results import ResultsDocument
+from adk_eval_gate.model.results import ResultsDocument, SequentialRun
 from tests.report.builders import case, document, metric
 from tests.runners.scripted import turn, write_agent, write_config, write_evalset
 
@@ -120,3 +120,20 @@ def test_shards_of_another_selection_or_commit_are_refused() -> None:
         "b is from another selection of cases and criteria than a"
     )
     assert shard_problem([first, ("b", _shard_doc("2/2", sha="def"))]) == "b is from another commit than a"
+
+
+def test_shards_run_with_other_sequential_settings_are_refused() -> None:
+    settings = SequentialRun(confidence=0.95, margin=0.1, min_runs=2, max_runs=10, undecided="point")
+    first = _shard_doc("1/2")
+    first = first.model_copy(update={"run": first.run.model_copy(update={"sequential": settings})})
+    other = _shard_doc("2/2")
+    other = other.model_copy(
+        update={"run": other.run.model_copy(update={"sequential": settings.model_copy(update={"margin": 0.2})})}
+    )
+    assert shard_problem([("a", first), ("b", other)]) == "b was run with other --sequential settings than a"
+    assert (
+        shard_problem(
+            [("a", first), ("b", other.model_copy(update={"run": first.run.model_copy(update={"shard": "2/2"})}))]
+        )
+        is None
+    )

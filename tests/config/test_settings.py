@@ -62,6 +62,13 @@ def test_flags_win_over_inputs() -> None:
         ({"INPUT_REQUIREMENTS": "missing-requirements.txt"}, "input 'requirements': requirements file"),
         ({"INPUT_RUNNER": "http"}, "input 'agent-url': the http runner needs"),
         ({"INPUT_RUNNER": "a2a"}, "input 'agent-url': the a2a runner needs the agent's base URL"),
+        ({"INPUT_CONFIDENCE": "1.5"}, "input 'confidence' must be at most 0.999"),
+        ({"INPUT_MARGIN": "-0.1"}, "input 'margin' must not be negative, got '-0.1'"),
+        ({"INPUT_UNDECIDED": "maybe"}, "input 'undecided' must be one of point, neutral, fail, got 'maybe'"),
+        (
+            {"INPUT_SEQUENTIAL": "true", "INPUT_MIN-RUNS": "5", "INPUT_NUM-RUNS": "3"},
+            "input 'min-runs': --sequential starts each case with 5 runs, more than the 3 it may have",
+        ),
     ],
 )
 def test_bad_inputs_name_the_input(env: dict[str, str], needle: str) -> None:

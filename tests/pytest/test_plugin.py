@@ -191,3 +191,12 @@ def test_an_adk_eval_result_given_by_path_is_one_failing_item_saying_it_is_not_a
     assert "is an ADK eval result, not an eval file: replay it with adk-eval-gate run --runner recorded" in (
         result.stdout.str()
     )
+
+
+def test_sequential_says_when_a_recording_has_too_few_runs_for_a_decision(project: pytest.Pytester) -> None:
+    """A dataset row's recorded answer is one run: it is replayed once, and the case keeps today's verdict."""
+    result = project.runpytest("--adk-eval", *PLAIN, "--adk-sequential", "--adk-num-runs", "10", "-rfE")
+    result.assert_outcomes(passed=2, failed=2, errors=1)  # the verdicts of a fixed run
+    output = result.stdout.str()
+    assert "  sequential: no sequential decision after 1 run: a decision needed more (up to 10; a recording" in output
+    assert "Traceback" not in output

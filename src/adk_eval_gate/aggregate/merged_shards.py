@@ -29,7 +29,9 @@ def merge_documents(documents: list[ResultsDocument]) -> ResultsDocument:
                     f"case {case.id!r} is in more than one input",
                     hint="merge the results of different shards of one run",
                 )
-            cases[case.id] = verdict.decide_case(case, pass_rule=document.run.pass_rule)
+            cases[case.id] = verdict.decide_case(
+                case, pass_rule=document.run.pass_rule, sequential=document.run.sequential
+            )
     files: dict[str, FileResult] = {}
     for document in documents:
         for file in document.files:
@@ -79,6 +81,10 @@ def shard_problem(documents: list[tuple[str, ResultsDocument]]) -> str | None:
             first_value = getattr(documents[0][1].run, field)
             other = next(shown for shown, document in documents if getattr(document.run, field) != first_value)
             return f"{other} is from another {what} than {documents[0][0]}"
+    first_sequential = documents[0][1].run.sequential
+    for shown, document in documents:
+        if document.run.sequential != first_sequential:  # the evidence of each case merges only under one setting
+            return f"{shown} was run with other --sequential settings than {documents[0][0]}"
     if shards and shards[0][1] is not None:
         parsed: list[tuple[str, int, int]] = []
         for shown, shard in shards:

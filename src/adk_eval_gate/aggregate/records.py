@@ -38,6 +38,7 @@ from adk_eval_gate.model.results import (
     RunMetric,
     RunRecord,
     RunStatus,
+    SequentialRun,
     Totals,
     UsageTotals,
 )
@@ -171,9 +172,10 @@ def case_result(
     prices: Prices | None = None,
     budgets: Budgets | None = None,
     apps: compact.AppTable | None = None,
+    sequential: SequentialRun | None = None,
 ) -> CaseResult:
     """The case's record over its runs, decided by the verdict's rules (``score_rule``: whose rules score its
-    metrics over its runs, ``verdict.aggregation.ScoreRule``)."""
+    metrics over its runs, ``verdict.aggregation.ScoreRule``; ``sequential``: the settings of ``--sequential``)."""
     expected = expected_turns(case)
     runs = [
         within_budget(run_record(case, item, prices, expected=expected, apps=apps), budgets)
@@ -194,7 +196,8 @@ def case_result(
         budgets=case_checks(runs, budgets, pass_rule=pass_rule),
         expected=list(expected),
     )
-    return verdict.decide_case(record, pass_rule=pass_rule, rule=score_rule)
+    ranges = {c.name: c.spec.value_range for c in metrics if c.spec.value_range is not None}
+    return verdict.decide_case(record, pass_rule=pass_rule, rule=score_rule, sequential=sequential, ranges=ranges)
 
 
 def within_budget(run: RunRecord, budgets: Budgets | None) -> RunRecord:

@@ -58,6 +58,7 @@ def case_record(
         prices=prices,
         budgets=planned_file.config.config.budgets,
         apps=apps,
+        sequential=verdict.Policy.of(settings).sequential,
     )
 
 

@@ -13,6 +13,7 @@ from adk_eval_gate.aggregate import records as aggregate
 from adk_eval_gate.aggregate.pricing import Prices, load_prices
 from adk_eval_gate.aggregate.run_results import EarlyRecords, build_document
 from adk_eval_gate.aggregate.usage import judge_totals, report_unpriced
+from adk_eval_gate.commands import sequential_run
 from adk_eval_gate.compare import confirm, likeforlike
 from adk_eval_gate.compare.confirm import Confirming
 from adk_eval_gate.compare.only_affected import Affected, Inputs, choose
@@ -82,8 +83,10 @@ def _run(settings: Settings, console: Console, *, github: GitHubClient | None, s
     found = baselines.for_settings(settings, github, console=console)
     affected = choose(settings, inputs=inputs, items=items, found=found, console=console)
     items = affected.items
-    confirming = confirm.confirming(settings, console, prepared=prepared, items=items, found=found)
-    early = None if confirming else EarlyRecords.of(settings, items=items, prices=prices)
+    waves = sequential_run.schedule(settings, items=items, found=found, console=console)
+    # under --sequential, confirming a failure is the sequential test itself
+    confirming = None if waves else confirm.confirming(settings, console, prepared=prepared, items=items, found=found)
+    early = None if confirming or waves else EarlyRecords.of(settings, items=items, prices=prices)
     execution = asyncio.run(
         run_items(
             items,
@@ -96,6 +99,7 @@ def _run(settings: Settings, console: Console, *, github: GitHubClient | None, s
             on_finished=early.finished if early else None,
             confirm=confirming.more if confirming else None,
             metric_reads=MetricReads(prepared.root) if settings.runner == "adk" else None,
+            waves=waves,
         )
     )
 
@@ -104,7 +108,7 @@ def _run(settings: Settings, console: Console, *, github: GitHubClient | None, s
         settings,
         console,
         prepared=prepared,
-        items=items,
+        items=waves.started_items() if waves else items,
         execution=execution,
         started=(started, started_at),
         inputs=inputs,

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from adk_eval_gate.compare import history as histories
-from adk_eval_gate.compare import likeforlike
+from adk_eval_gate.compare import likeforlike, sequential_noise
 from adk_eval_gate.compare.cost_latency import compare_usage
 from adk_eval_gate.compare.found_baseline import Baseline
 from adk_eval_gate.compare.noise import EPSILON, significance
@@ -33,6 +33,7 @@ from adk_eval_gate.model.results import (
     MetricResult,
     MetricStatus,
     ResultsDocument,
+    SequentialRun,
 )
 from adk_eval_gate.verdict import Policy, counted
 
@@ -45,6 +46,8 @@ class NoiseContext:
 
     tolerance: float = 0.0
     series: dict[tuple[str, str], list[float]] = field(default_factory=dict)  # (case id, metric) -> history
+    confidence: float | None = None  # --sequential's: the anytime-valid check (``sequential_noise``) replaces Welch's
+    tested: dict[tuple[str, str], sequential_noise.Sides] = field(default_factory=dict)  # its drops, for e-BH
 
 
 def _scores(metric: MetricResult) -> list[float]:
@@ -99,7 +102,14 @@ def metric_change(
         base_status=base.status,
         head_status=head.status,
     )
-    if kind in ("regressed", "improved"):
+    if kind in ("regressed", "improved") and noise.confidence is not None:
+        history = noise.series.get((case_id, head.name), [])
+        found = sequential_noise.sides(_scores(head), [*_scores(base), *history], confidence=noise.confidence)
+        if found is not None and kind == "regressed":
+            noise.tested[(case_id, head.name)] = found
+        verdict, model, interval = sequential_noise.significance(found, drop=kind == "regressed", tolerance=tolerance)
+        change = change.model_copy(update={"significance": verdict, "noise": model, "interval": interval})
+    elif kind in ("regressed", "improved"):
         verdict, model, interval = significance(
             direction="drop" if kind == "regressed" else "rise",
             head_value=head.score,
@@ -183,13 +193,16 @@ def compare(
     history: histories.BaseRuns = (),
     history_requested: int = 0,
     strict: bool = False,
+    sequential: SequentialRun | None = None,
 ) -> Comparison:
     """``history``: the base branch's recent runs (newest first) whose spread is the noise model; ``strict``:
-    count regressions of metrics that head and base scored differently too."""
+    count regressions of metrics that head and base scored differently too; ``sequential``: the settings of
+    ``--sequential``, whose anytime-valid check replaces the fixed-n ones."""
     base_cases = {case.id: case for case in base.cases}
     head_cases = {case.id: case for case in head.cases}
     ids = list(head_cases) + [case_id for case_id in base_cases if case_id not in head_cases]
-    noise = NoiseContext(tolerance=tolerance, series=histories.metric_series(history))
+    confidence = sequential.confidence if sequential else None
+    noise = NoiseContext(tolerance=tolerance, series=histories.metric_series(history), confidence=confidence)
     case_level: list[CaseChange] = []
     changes: list[MetricChange] = []
     for case_id in ids:
@@ -197,6 +210,10 @@ def compare(
         if status:
             case_level.append(status)
         changes.extend(metric_changes)
+    if confidence is not None:
+        at = {(change.case_id, change.metric): index for index, change in enumerate(changes)}
+        tested = {at[key]: sides for key, sides in noise.tested.items() if key in at}
+        changes = sequential_noise.flagged_by_e_bh(changes, tested, confidence=confidence, tolerance=tolerance)
     found = likeforlike.differences(head, base)
     files = {case.id: case.file for case in [*base.cases, *head.cases]}
     changes = _like_for_like(changes, files, found)
@@ -237,4 +254,5 @@ def comparison_with(
         history=[(run.info, run.doc) for run in found.history] if settings.history else [],
         history_requested=settings.history,
         strict=rules.strict_comparison,
+        sequential=rules.sequential,
     )

@@ -354,6 +354,54 @@ OPTIONS: tuple[Option, ...] = (
         maximum=20,
     ),
     Option(
+        "sequential",
+        "--sequential",
+        "run each case in waves and stop once its verdict is proven at --confidence, or can no longer change within "
+        "--num-runs, which becomes the most runs a case gets",
+        "bool",
+        "sequential",
+    ),
+    Option(
+        "confidence",
+        "--confidence",
+        "with --sequential: how sure a proven verdict is (default: 0.95, from 0.5 up to 0.999)",
+        "float",
+        "confidence",
+        metavar="P",
+        minimum=0.5,
+        maximum=0.999,
+    ),
+    Option(
+        "margin",
+        "--margin",
+        "with --sequential: the true shortfall below the threshold a proven pass tolerates (default: 0.10, from 0 "
+        "up to 0.5)",
+        "float",
+        "margin",
+        metavar="X",
+        minimum=0,
+        maximum=0.5,
+    ),
+    Option(
+        "min_runs",
+        "--min-runs",
+        "with --sequential: the runs of a case's first wave; no case is decided on fewer (default: 2, at most 100)",
+        "int",
+        "min-runs",
+        metavar="N",
+        minimum=1,
+        maximum=100,
+    ),
+    Option(
+        "undecided",
+        "--undecided",
+        "with --sequential, a case still open after --num-runs: point (the verdict on its runs, labelled undecided), "
+        "neutral (it fails the gate only with a proven regression) or fail",
+        "str",
+        "undecided",
+        choices=("point", "neutral", "fail"),
+    ),
+    Option(
         "only_affected",
         "--only-affected",
         "with a baseline that recorded what each case depends on, run only the cases this change can touch (and new "

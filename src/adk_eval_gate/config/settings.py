@@ -63,6 +63,11 @@ class Settings(pydantic.BaseModel):
     verbose: bool = False
     pass_rule: Literal["mean", "all", "majority"] = "mean"
     confirm_failures: int = 0
+    sequential: bool = False
+    confidence: float = 0.95
+    margin: float = 0.10
+    min_runs: int = 2
+    undecided: Literal["point", "neutral", "fail"] = "point"
     history: int = 10
     only_affected: bool = False
     always_affected: list[str] = pydantic.Field(default_factory=list)
@@ -237,6 +242,13 @@ def _checked(settings: Settings) -> Settings:
             )
         if settings.agent_url and not re.match(r"^https?://", settings.agent_url):
             raise UsageError(f"{settings.agent_url!r} is not an http(s) URL", field=name("agent_url"))
+        if settings.sequential and settings.min_runs > settings.num_runs:
+            raise UsageError(
+                f"--sequential starts each case with {settings.min_runs} runs, more than the {settings.num_runs} "
+                "it may have",
+                field=name("min_runs"),
+                hint=f"raise {name('num_runs')}, the most runs a case gets, or lower {name('min_runs')}",
+            )
     for option in OPTIONS:
         path = getattr(settings, option.field) if option.must_exist else None
         if path is not None and not path.is_file():

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO, cast
 
 from adk_eval_gate.aggregate.run_results import case_results
+from adk_eval_gate.commands import sequential_run
 from adk_eval_gate.config.settings import Settings
 from adk_eval_gate.inputs import formats
 from adk_eval_gate.inputs.agent_sources import AgentChoice, AgentRef, NoAgent, kept_inside
@@ -236,6 +237,7 @@ class CaseSession:
                     ),
                     parallelism=self.settings.parallelism,
                     timeout=self.settings.timeout,
+                    waves=sequential_run.schedule(self.settings, items=items),
                 )
         finally:
             if runner is self.runner:

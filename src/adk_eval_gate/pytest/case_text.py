@@ -77,6 +77,7 @@ def case_report(case: CaseResult, *, every_metric: bool = False) -> str:
     lines = [*([headline] if headline else []), f"{case.id}: {case.status}{runs}"]
     if case.error and headline != case.error:
         lines.append(f"  error: {case.error}")
+    lines += [f"  sequential: {found.reason}" for found in case.findings if found.rule == "sequential"]
     scored = any(not run.error for run in case.runs)  # no run scored: the error says it all
     shown = (case.metrics if every_metric else views.failing_metrics(case)) if scored else []
     lines += [f"  {metric_line(metric)}" for metric in shown]

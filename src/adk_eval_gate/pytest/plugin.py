@@ -63,6 +63,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "(default: 2, as ADK's AgentEvaluator)",
     )
     group.addoption(
+        "--adk-sequential",
+        action="store_true",
+        default=None,
+        help="run each eval case in waves and stop once its verdict is proven at 95%%, or can no longer change "
+        "within --adk-num-runs, which becomes the most runs a case gets",
+    )
+    group.addoption(
         "--adk-agent",
         default=None,
         metavar="PATH|MODULE",
@@ -95,6 +102,7 @@ class _Engine:
 
         options = {
             "num_runs": config.getoption("adk_num_runs"),
+            "sequential": config.getoption("adk_sequential"),
             "agent": config.getoption("adk_agent"),
             "config": config.getoption("adk_config"),
             "legacy_session_file": config.getoption("adk_legacy_session_file"),

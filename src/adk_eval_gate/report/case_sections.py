@@ -16,7 +16,7 @@ from adk_eval_gate.model.results import (
     RunRecord,
 )
 from adk_eval_gate.report import markdown as md
-from adk_eval_gate.report import views
+from adk_eval_gate.report import sequential_sections, views
 from adk_eval_gate.report.change_sections import known_flaky
 from adk_eval_gate.report.sections import ICON, Detail, within
 from adk_eval_gate.support.words import plural
@@ -150,6 +150,7 @@ def flaky_cases(doc: ResultsDocument, *, limit: int | None = None) -> str:
     lines = [
         f"- {md.breakable(c.label, limit=120)} ({md.breakable(c.file, limit=160)}): "
         f"{c.runs_passed} of {len(c.runs)} runs passed"
+        + (f" ({sequential_sections.decision_words(c)})" if sequential_sections.decision_words(c) else "")
         + (f"; flips: {', '.join(md.breakable(name, limit=80) for name in _flipping(c))}" if _flipping(c) else "")
         + (
             " (passed on a re-run)"

@@ -22,7 +22,7 @@ _ALIGN = ["---", "---", "--:", "--:", "--:", "---"]
 def significance_text(significance: str | None, noise: str | None) -> str:
     """``within noise (history)``: a change's noise check and the model that decided it, in the reports' words."""
     text = _SIGNIFICANCE.get(significance or "", "–")
-    return text + " (history)" if noise == "history" else text
+    return text + f" ({noise})" if noise in ("history", "anytime") else text
 
 
 def noise_text(change: MetricChange, *, interval: bool = False) -> str:

@@ -16,7 +16,15 @@ import json
 import re
 
 from adk_eval_gate.model.results import ResultsDocument
-from adk_eval_gate.report import carried, case_sections, change_sections, costs, headline, limits
+from adk_eval_gate.report import (
+    carried,
+    case_sections,
+    change_sections,
+    costs,
+    headline,
+    limits,
+    sequential_sections,
+)
 from adk_eval_gate.report import markdown as md
 from adk_eval_gate.report.sections import (
     Cut,
@@ -66,8 +74,9 @@ def digest(doc: ResultsDocument) -> str:
     ``comment-mode: on-change`` leaves the comment alone when a new commit evaluates the same."""
     state = {
         "status": doc.status,
-        # which cases ran, and which runs a 429 or a lost worker made run again, are not changes of the verdict
-        "totals": doc.totals.model_dump(exclude={"carried", "retried_runs"}),
+        # which cases ran, which runs a 429 or a lost worker made run again, and how many runs a sequential verdict
+        # took are not changes of the verdict
+        "totals": doc.totals.model_dump(exclude={"carried", "retried_runs", "runs", "runs_fixed"}, exclude_none=True),
         "cases": [
             [
                 c.id,
@@ -103,6 +112,7 @@ def header(doc: ResultsDocument, *, gate_id: str) -> list[str]:
     return [
         headline.heading(doc, gate_id=gate_id) + "\n\n" + headline.counts_line(doc),
         headline.comparison_line(doc),
+        sequential_sections.sequential_section(doc),
         carried.affected_line(doc),
         costs.cost_line(doc),
         costs.budget_lines(doc),

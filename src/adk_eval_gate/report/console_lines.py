@@ -9,7 +9,7 @@ from typing import TypeVar
 
 from adk_eval_gate.compare.noise import MIN_HISTORY
 from adk_eval_gate.model.results import CaseResult, CaseStatus, MetricStatus, ResultsDocument, RunStatus
-from adk_eval_gate.report import costs, views
+from adk_eval_gate.report import costs, sequential_sections, views
 from adk_eval_gate.report.carried import affected_line
 from adk_eval_gate.report.headline import change_counts, comparison_words, count_words
 from adk_eval_gate.support.console import Console
@@ -176,6 +176,9 @@ def final(console: Console, doc: ResultsDocument, *, full_report: str = "report.
     if affected:
         console.line("")
         console.line(affected)
+    sequential = sequential_sections.console_lines(doc)
+    for line in ["", *sequential] if sequential else []:
+        console.line(line)
     stability_lines = _stability_lines(doc)
     if stability_lines:
         console.line("")

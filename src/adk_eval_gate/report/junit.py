@@ -226,6 +226,21 @@ def reruns(case: CaseResult) -> list[Rerun]:
     return found
 
 
+def sequential_properties(case: CaseResult) -> dict[str, str]:
+    """With ``--sequential``: the case's decision, the runs it read, its e-values and its interval."""
+    sequential = case.sequential
+    if sequential is None:
+        return {}
+    low, high = sequential.interval
+    return {
+        f"{case.label}.sequential": sequential.decision or "none",
+        f"{case.label}.sequential_runs": str(sequential.runs),
+        f"{case.label}.e_pass": f"{sequential.e_pass:.6g}",
+        f"{case.label}.e_fail": f"{sequential.e_fail:.6g}",
+        f"{case.label}.interval": f"{low:.4g} {high:.4g}",
+    }
+
+
 def case_properties(case: CaseResult) -> dict[str, str]:
     """The case's runs taken together, as properties named ``EVAL_ID.NAME`` (readers show suite properties)."""
     properties: dict[str, str] = {}
@@ -235,6 +250,7 @@ def case_properties(case: CaseResult) -> dict[str, str]:
         properties[f"{case.label}.stability"] = f"{case.stability} ({case.runs_passed}/{len(case.runs)} runs)"
         properties[f"{case.label}.pass_hat_k"] = str(case.pass_hat_k).lower()
         properties[f"{case.label}.pass_at_k"] = str(case.pass_at_k).lower()
+    properties.update(sequential_properties(case))
     usage = case.usage
     if usage is not None:
         for name, value in (

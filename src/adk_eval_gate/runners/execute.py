@@ -14,8 +14,9 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from adk_eval_gate.inputs.plan import PlannedFile, WorkItem
 from adk_eval_gate.judge.service import SCORED_RUN
@@ -31,6 +32,14 @@ from adk_eval_gate.runners.workers.metric_reads import MetricReads
 from adk_eval_gate.support.retry import Backoff
 
 BuiltMetrics = list[tuple[ConfiguredMetric, Metric]]
+
+
+class Waves(Protocol):
+    """Runs the items in waves it decides (``runners.sequential_schedule``) with ``one``."""
+
+    async def run(
+        self, items: list[WorkItem], *, one: Callable[[WorkItem], Awaitable[FinishedRun]], execution: Execution
+    ) -> None: ...
 
 
 @dataclass
@@ -157,11 +166,13 @@ async def execute(
     retry: Backoff | None = None,
     on_ready: Callable[[], None] | None = None,
     confirm: Callable[[Execution], list[WorkItem]] | None = None,
+    waves: Waves | None = None,
 ) -> Execution:
     """Runs every item; cancelling this coroutine stops the running ones and keeps what finished.
 
     Agents (``runner.prepare``) and metrics are set up first, then ``on_ready`` is called and the runs start.
     When they are done, ``confirm`` may return more items (the re-runs of ``--confirm-failures``), run the same way.
+    With ``waves`` (``--sequential``), it starts the items as it decides instead of all at once.
     """
     execution = execution or Execution()
     contain_exits(asyncio.get_running_loop())  # agent code in this process (--workers 0) and custom metrics
@@ -174,7 +185,7 @@ async def execute(
     if on_ready:
         on_ready()
 
-    async def one(item: WorkItem) -> None:
+    async def one(item: WorkItem) -> FinishedRun:
         async with semaphore:
             if on_started:
                 on_started(item)
@@ -186,7 +197,11 @@ async def execute(
             execution.served_agent = finished.inference.served_agent or execution.served_agent
             if on_finished:
                 on_finished(item, finished)
+            return finished
 
+    if waves is not None:
+        await waves.run(items, one=one, execution=execution)
+        return execution
     await asyncio.gather(*(one(item) for item in items))
     more = confirm(execution) if confirm else []
     await asyncio.gather(*(one(item) for item in more))

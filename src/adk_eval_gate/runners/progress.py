@@ -152,6 +152,10 @@ class Progress:
         """The agents are loaded and the case runs start now: the clock starts here."""
         self.started_at = self.clock()
 
+    def scheduled(self, count: int) -> None:
+        """``count`` more case runs to come, started by ``--sequential``'s waves (no line of their own)."""
+        self.counts.total += count
+
     def extend(self, count: int, title: str) -> None:
         """``count`` more case runs to come (the re-runs of ``--confirm-failures``), announced by ``title``."""
         self.counts.total += count

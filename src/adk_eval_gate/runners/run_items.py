@@ -17,6 +17,7 @@ from adk_eval_gate.runners import runlog
 from adk_eval_gate.runners.execute import Execution, FinishedRun, MetricBuilder, StopOnSignals, execute
 from adk_eval_gate.runners.progress import Progress
 from adk_eval_gate.runners.runner import Runner
+from adk_eval_gate.runners.sequential_schedule import SequentialSchedule
 from adk_eval_gate.runners.workers.metric_process import MetricProcesses
 from adk_eval_gate.runners.workers.metric_reads import MetricReads
 from adk_eval_gate.support import collector
@@ -35,19 +36,19 @@ async def run_items(
     on_finished: Callable[[WorkItem, FinishedRun], None] | None = None,
     confirm: Callable[[Execution, Progress], list[WorkItem]] | None = None,
     metric_reads: MetricReads | None = None,
+    waves: SequentialSchedule | None = None,
 ) -> Execution:
     """The ``execution`` the items' runs go to (a new one when None). ``outcome``: a run's status as the progress
     shows it; ``on_finished``: called with each finished run; ``confirm``: once the first runs are done, the items to
-    run again; ``metric_reads``: custom metrics record what they read, for their cases' inputs."""
+    run again; ``metric_reads``: custom metrics record what they read; ``waves``: ``--sequential``'s schedule."""
     execution = execution if execution is not None else Execution()
-    progress = Progress.for_console(console, total=len(items), env=settings.environment)
+    progress = _progress(items, settings=settings, console=console, runner=runner, waves=waves)
 
     def finished(item: WorkItem, run: FinishedRun) -> None:
         progress.finished(item, run, outcome(run))
         if on_finished is not None:
             on_finished(item, run)
 
-    progress.begin(f"Running {len(items)} case runs ({runner.name} runner, parallelism {settings.parallelism})")
     work = asyncio.ensure_future(
         execute(
             items,
@@ -60,6 +61,7 @@ async def run_items(
             on_finished=finished,
             on_ready=_settled_first(progress.ready),
             confirm=(lambda done: confirm(done, progress)) if confirm else None,
+            waves=waves,
         )
     )
     ticker = asyncio.ensure_future(progress.tick())
@@ -82,6 +84,19 @@ async def run_items(
         await runner.aclose()
         await services.aclose()
     return execution
+
+
+def _progress(
+    items: list[WorkItem], *, settings: Settings, console: Console, runner: Runner, waves: SequentialSchedule | None
+) -> Progress:
+    """The runs' progress, begun; with ``waves`` (``--sequential``) its total grows as each wave starts, up to the
+    items planned (the runs a case does not need never start, so they are not unfinished either)."""
+    progress = Progress.for_console(console, total=0 if waves else len(items), env=settings.environment)
+    if waves is not None:
+        waves.on_more = progress.scheduled
+    most = "up to " if waves else ""
+    progress.begin(f"Running {most}{len(items)} case runs ({runner.name} runner, parallelism {settings.parallelism})")
+    return progress
 
 
 def _settled_first(ready: Callable[[], None]) -> Callable[[], None]:

@@ -43,6 +43,7 @@ from adk_eval_gate.verdict.sequential import (
     next_wave,
     open_evidence,
 )
+from adk_eval_gate.verdict.sequential_case import evidence_of
 from adk_eval_gate.verdict.stability import flaky_cases
 
 __all__ = [
@@ -61,6 +62,7 @@ __all__ = [
     "decide",
     "decide_case",
     "drops",
+    "evidence_of",
     "exit_code",
     "failure_reason",
     "flaky_cases",

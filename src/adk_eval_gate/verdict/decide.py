@@ -9,7 +9,7 @@ the comparison with the baseline, always from the same rules.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TypeVar
 
 import pydantic
@@ -31,12 +31,13 @@ from adk_eval_gate.model.results import (
     ResultsDocument,
     RunRecord,
     RunStatus,
+    SequentialRun,
     Totals,
     run_figures,
 )
 from adk_eval_gate.support import stats
 from adk_eval_gate.support.words import did_you_mean
-from adk_eval_gate.verdict import rules
+from adk_eval_gate.verdict import rules, sequential_case
 from adk_eval_gate.verdict.aggregation import ScoreRule, decide_metric, run_metric_status
 from adk_eval_gate.verdict.budgets import run_checks
 from adk_eval_gate.verdict.policy import Policy
@@ -117,14 +118,25 @@ def decided_metric(metric: MetricResult, runs: Sequence[RunRecord], *, rule: Sco
     )
 
 
-def decide_case(case: CaseResult, *, pass_rule: PassRule, rule: ScoreRule = "adk_eval") -> CaseResult:
+def decide_case(
+    case: CaseResult,
+    *,
+    pass_rule: PassRule,
+    rule: ScoreRule = "adk_eval",
+    sequential: SequentialRun | None = None,
+    ranges: Mapping[str, Sequence[float]] | None = None,
+) -> CaseResult:
     """The case with its runs', its metrics' and its own status decided by the rules (``rule``: whose rules score
-    the metrics over the runs, ``aggregation.ScoreRule``), and the findings why."""
+    the metrics over the runs, ``aggregation.ScoreRule``), and the findings why. With ``sequential`` (the settings
+    of ``--sequential``), its runs' sequential decision replaces today's verdict on them (``ranges``: the ranges of
+    metrics not on 0 to 1; None: those the case recorded)."""
     runs = [decided_run(run, case.metrics) for run in case.runs]
     metrics = [decided_metric(metric, runs, rule=rule) for metric in case.metrics]
     case = case.model_copy(update={"runs": runs, "metrics": metrics})
     errors = rules.errors(case)
     findings = errors or [*rules.thresholds(case, pass_rule=pass_rule), *rules.case_budgets(case)]
+    if sequential is not None and not errors and case.carried is None:
+        case, findings = _sequential(case, findings, pass_rule=pass_rule, run=sequential, ranges=ranges)
     status = _worst(findings)
     confirmation = case.confirmation
     if confirmation is not None:
@@ -143,6 +155,26 @@ def decide_case(case: CaseResult, *, pass_rule: PassRule, rule: ScoreRule = "adk
         }
     )
     return decided.model_copy(update={"findings": [*findings, *rules.confirmation(decided)]})
+
+
+def _sequential(
+    case: CaseResult,
+    findings: list[Finding],
+    *,
+    pass_rule: PassRule,
+    run: SequentialRun,
+    ranges: Mapping[str, Sequence[float]] | None,
+) -> tuple[CaseResult, list[Finding]]:
+    """The case with its sequential decision, and its findings under it; a case with nothing to decide on (no
+    thresholded metric under the mean rule) keeps today's."""
+    ranges = ranges if ranges is not None else (case.sequential.ranges if case.sequential else {})
+    try:
+        evidence = sequential_case.case_evidence(case, pass_rule=pass_rule, run=run, ranges=ranges)
+    except ValueError:  # nothing to decide on, or ranges that are not ranges: what a record claimed is dropped
+        return case.model_copy(update={"sequential": None}), findings
+    recorded = sequential_case.record(evidence, ranges=ranges)
+    decided = sequential_case.applied(findings, recorded)
+    return case.model_copy(update={"sequential": recorded}), [*decided, sequential_case.finding(recorded, run)]
 
 
 def _first_error(case: CaseResult) -> str:
@@ -183,8 +215,15 @@ def unmatched_quarantine(selectors: list[str], *, cases: list[tuple[str, str]], 
     return said
 
 
-def totals(cases: list[CaseResult], files: list[FileResult], *, checks: list[BudgetCheck] | None = None) -> Totals:
-    """Counts by status; quarantined cases are counted apart, so they never fail the gate."""
+def totals(
+    cases: list[CaseResult],
+    files: list[FileResult],
+    *,
+    checks: list[BudgetCheck] | None = None,
+    sequential: SequentialRun | None = None,
+) -> Totals:
+    """Counts by status; quarantined cases are counted apart, so they never fail the gate. With ``sequential``,
+    also the runs spent, what a fixed ``--num-runs`` would have spent, and the decisions."""
     gated = [case for case in cases if not case.quarantined]
 
     def count(status: str) -> int:
@@ -210,7 +249,21 @@ def totals(cases: list[CaseResult], files: list[FileResult], *, checks: list[Bud
         failing_on_base=sum(1 for c in gated if c.status != CaseStatus.PASSED and c.failing_on_base),
         budgets_missed=sum(1 for check in checks or [] if check.status == BudgetStatus.FAILED),
         budgets_unchecked=sum(1 for check in checks or [] if check.status == BudgetStatus.UNCHECKED),
+        **(_sequential_totals(cases, sequential) if sequential else {}),
     )
+
+
+def _sequential_totals(cases: list[CaseResult], run: SequentialRun) -> dict[str, int]:
+    """The runs the cases that ran spent and a fixed ``--num-runs`` would have, and how their verdicts came."""
+    ran = [case for case in cases if case.carried is None]
+    decisions = [case.sequential.decision for case in ran if case.sequential is not None]
+    return {
+        "runs": sum(len(case.runs) for case in ran),
+        "runs_fixed": len(ran) * run.max_runs,
+        "proven": sum(1 for decision in decisions if decision in ("proven-pass", "proven-fail")),
+        "curtailed": decisions.count("curtailed"),
+        "undecided": decisions.count("undecided"),
+    }
 
 
 def metric_summaries(cases: list[CaseResult]) -> list[MetricSummary]:
@@ -281,7 +334,7 @@ def decide(doc: ResultsDocument, comparison: Comparison | None, policy: Policy) 
         update={
             "status": status,
             "findings": findings,
-            "totals": totals(cases, doc.files, checks=checks),
+            "totals": totals(cases, doc.files, checks=checks, sequential=policy.sequential),
             "metrics": metric_summaries(cases),
             "stability": suite_stability([case for case in cases if not case.quarantined]),
             "run": policy.record(doc.run),
@@ -300,7 +353,7 @@ def redecide(doc: ResultsDocument) -> tuple[ResultsDocument, list[str]]:
     """Saved results (``report``), which may have been written by anyone: every case and the run decided again
     from their evidence with the recorded policy, and what the file itself claimed differently."""
     policy = Policy.recorded(doc.run)
-    cases = [decide_case(case, pass_rule=policy.pass_rule) for case in doc.cases]
+    cases = [decide_case(case, pass_rule=policy.pass_rule, sequential=policy.sequential) for case in doc.cases]
     decided = decide(doc.model_copy(update={"cases": cases}), doc.comparison, policy)
     claims = []
     if decided.status != doc.status:

@@ -7,7 +7,7 @@ import dataclasses
 from dataclasses import dataclass
 
 from adk_eval_gate.config.settings import Settings
-from adk_eval_gate.model.results import BudgetLimits, PassRule, RunInfo
+from adk_eval_gate.model.results import BudgetLimits, PassRule, RunInfo, SequentialRun
 
 
 @dataclass(frozen=True)
@@ -20,6 +20,7 @@ class Policy:
     strict_comparison: bool = False
     tolerance: float = 0.0
     limits: BudgetLimits | None = None
+    sequential: SequentialRun | None = None  # --sequential's settings, when given
 
     @classmethod
     def recorded(cls, run: RunInfo) -> Policy:
@@ -31,6 +32,7 @@ class Policy:
             strict_comparison=run.strict_comparison,
             tolerance=run.regression_tolerance or 0.0,
             limits=run.budget_limits,
+            sequential=run.sequential,
         )
 
     def record(self, run: RunInfo) -> RunInfo:
@@ -42,6 +44,7 @@ class Policy:
                 "strict_comparison": self.strict_comparison,
                 "regression_tolerance": self.tolerance,
                 "budget_limits": self.limits,
+                "sequential": self.sequential,
             }
         )
 
@@ -60,6 +63,7 @@ class Policy:
             strict_comparison=settings.strict_comparison,
             tolerance=settings.regression_tolerance,
             limits=limits if limits.model_dump(exclude_none=True) else None,
+            sequential=sequential_run(settings),
         )
 
     def with_options(self, given: Policy) -> Policy:
@@ -75,3 +79,16 @@ class Policy:
             strict_comparison=self.strict_comparison or given.strict_comparison,
             limits=merged if merged.model_dump(exclude_none=True) else None,
         )
+
+
+def sequential_run(settings: Settings) -> SequentialRun | None:
+    """The settings of ``--sequential``, when it is given."""
+    if not settings.sequential:
+        return None
+    return SequentialRun(
+        confidence=settings.confidence,
+        margin=settings.margin,
+        min_runs=settings.min_runs,
+        max_runs=settings.num_runs,
+        undecided=settings.undecided,
+    )

@@ -55,6 +55,13 @@ from adk_eval_gate.model.results.document import (
 )
 from adk_eval_gate.model.results.json_text import dump_json, json_parts
 from adk_eval_gate.model.results.run_records import ErrorKind, InvocationRecord, RubricScoreRecord, RunMetric, RunRecord
+from adk_eval_gate.model.results.sequential import (
+    SequentialCase,
+    SequentialDecision,
+    SequentialEffect,
+    SequentialRun,
+    UndecidedPolicy,
+)
 from adk_eval_gate.model.results.usage_and_budgets import (
     BudgetCheck,
     BudgetLimits,
@@ -136,6 +143,10 @@ __all__ = [
     "RunRecord",
     "RunStatus",
     "RunUsage",
+    "SequentialCase",
+    "SequentialDecision",
+    "SequentialEffect",
+    "SequentialRun",
     "ServedAgent",
     "Significance",
     "Stability",
@@ -143,6 +154,7 @@ __all__ = [
     "SuiteUsage",
     "Totals",
     "TurnUsage",
+    "UndecidedPolicy",
     "UsageComparison",
     "UsageTotals",
     "Vocabulary",

@@ -19,6 +19,7 @@ from adk_eval_gate.model.results.run_records import (
     ErrorKind,
     RunRecord,
 )
+from adk_eval_gate.model.results.sequential import SequentialCase, SequentialRun
 from adk_eval_gate.model.results.usage_and_budgets import BudgetCheck, BudgetLimits, CaseUsage, SuiteUsage
 from adk_eval_gate.model.results.vocabulary import (
     CaseStatus,
@@ -45,6 +46,7 @@ Rule = Literal[
     "case_budget",
     "confirmation",
     "quarantine",
+    "sequential",
     # the run's rules
     "file_error",
     "internal_error",
@@ -127,6 +129,9 @@ class CaseResult(ResultModel):
     pass_at_k: bool | None = Field(default=None, description="pass@k: at least one of the k runs passed.")
     quarantined: bool = Field(default=False, description="Reported, never failing the gate (--quarantine).")
     confirmation: Confirmation | None = Field(default=None, description="Set when the case was run again.")
+    sequential: SequentialCase | None = Field(
+        default=None, description="With --sequential: the case's decision and its evidence."
+    )
     usage: CaseUsage | None = Field(default=None, description="Tokens, calls, time and cost over the runs.")
     budgets: list[BudgetCheck] = Field(default_factory=list, description="test_config.json budgets, checked.")
     findings: list[Finding] = Field(
@@ -252,6 +257,13 @@ class Totals(ResultModel):
     carried: int = Field(
         default=0, description="Cases that did not run, their results carried from the baseline (in the above)."
     )
+    runs: int | None = Field(default=None, description="With --sequential: the case runs spent.")
+    runs_fixed: int | None = Field(
+        default=None, description="With --sequential: the case runs a fixed --num-runs would have spent."
+    )
+    proven: int | None = Field(default=None, description="With --sequential: the cases whose verdict was proven.")
+    curtailed: int | None = Field(default=None, description="With --sequential: the cases curtailed.")
+    undecided: int | None = Field(default=None, description="With --sequential: the cases still open at --num-runs.")
 
 
 class SuiteStability(ResultModel):
@@ -371,6 +383,7 @@ class RunInfo(ResultModel):
     fail_on_regression: bool = False
     baseline_note: str | None = Field(default=None, description="Why there is no comparison, when there is none.")
     affected: AffectedRun | None = Field(default=None, description="What --only-affected ran, when it was given.")
+    sequential: SequentialRun | None = Field(default=None, description="The settings of --sequential, when given.")
     environment_inputs: list[str] = Field(
         default_factory=list,
         description="The environment's dependency files (requirements, pyproject.toml, lock files): inputs of every "

@@ -22,7 +22,7 @@ def dump_json(doc: ResultsDocument) -> str:
 def json_parts(doc: ResultsDocument) -> Iterator[str]:
     """``dump_json``'s text in parts, a case at a time: written as they come, a document of any size is never one
     string in memory."""
-    head = doc.model_dump(mode="json", exclude={"cases"})
+    head = _without_sequential_defaults(doc.model_dump(mode="json", exclude={"cases"}))
     fields = {"schema_version": doc.schema_version, "status": doc.status} | head
     parts = [f"{json.dumps(name)}:{_compact(value)}" for name, value in fields.items()]
     at = list(fields).index("totals") + 1 if "totals" in fields else len(parts)
@@ -31,6 +31,22 @@ def json_parts(doc: ResultsDocument) -> Iterator[str]:
     for number, case in enumerate(doc.cases):
         yield (",\n" if number else "") + _case_text(case, files)
     yield "\n]" + "".join(f",\n{part}" for part in parts[at:]) + "}\n"
+
+
+SEQUENTIAL_ONLY = {"run": ("sequential",), "totals": ("runs", "runs_fixed", "proven", "curtailed", "undecided")}
+
+
+def _without_sequential_defaults(head: dict[str, Any]) -> dict[str, Any]:
+    """The document's fields without those only ``--sequential`` fills, when it was not given: a run without it
+    writes what it always wrote."""
+    for part, names in SEQUENTIAL_ONLY.items():
+        values = head.get(part)
+        if not isinstance(values, dict):
+            continue
+        for name in names:
+            if values.get(name) is None:
+                values.pop(name, None)
+    return head
 
 
 def _case_text(case: CaseResult, files: dict[str, CaseInputs]) -> str:

@@ -17,6 +17,7 @@ from adk_eval_gate.report.html.parts import (
     badge,
     badge_class,
     element,
+    key_values,
     number,
     plain,
     pre,
@@ -187,6 +188,23 @@ def _runs_detail(case: CaseResult, context: Context) -> str:
 Section = Callable[[CaseResult, Context], str]
 
 
+def _sequential(case: CaseResult, context: Context) -> str:
+    """``--sequential``: the case's decision, the runs it read, its e-values and its anytime interval."""
+    sequential = case.sequential
+    if sequential is None:
+        return ""
+    low, high = sequential.interval
+    pairs = [
+        ("Decision", sequential.decision or "none: its runs stopped before one"),
+        ("Runs read", str(sequential.runs)),
+        ("Evidence for a pass (e-value)", number(sequential.e_pass)),
+        ("Evidence for a failure (e-value)", number(sequential.e_fail)),
+        (f"Interval of {sequential.metric}", f"{number(low)} to {number(high)}"),
+        ("Mean, threshold", f"{number(sequential.mean)}, {number(sequential.threshold)}"),
+    ]
+    return section("Sequential verdict", key_values((key, text(value)) for key, value in pairs))
+
+
 def _carried_from(case: CaseResult, context: Context) -> str:
     """--only-affected: nothing the case depends on changed, so its result is the base run's."""
     if case.carried is None:
@@ -201,6 +219,7 @@ SECTIONS: tuple[Section, ...] = (
     _carried_from,
     _case_error,
     _findings,
+    _sequential,
     _metric_table,
     _baseline_changes,
     _runs_detail,

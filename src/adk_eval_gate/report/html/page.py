@@ -25,7 +25,7 @@ from importlib import resources
 from typing import Any
 
 from adk_eval_gate.model.results import CaseResult, CaseStatus, ResultsDocument, case_label
-from adk_eval_gate.report import costs, headline
+from adk_eval_gate.report import costs, headline, sequential_sections
 from adk_eval_gate.report.carried import affected_line
 from adk_eval_gate.report.change_sections import significance_text
 from adk_eval_gate.report.html.case_list import Context, case_details, case_rows, header_row
@@ -184,6 +184,14 @@ def _confirmations(doc: ResultsDocument, context: Context) -> str:
     return element("section", element("h2", "Confirmed by re-runs") + table(["Case", "Status", "Re-runs"], rows))
 
 
+def _sequential(doc: ResultsDocument, context: Context) -> str:
+    """``--sequential``: the runs spent against a fixed ``--num-runs``, and how the verdicts came."""
+    line = sequential_sections.sequential_line(doc)
+    if not line:
+        return ""
+    return element("section", element("h2", "Sequential verdicts") + element("p", text(line)))
+
+
 def _charts(doc: ResultsDocument, context: Context) -> str:
     charts = score_chart(doc) + status_chart(doc)
     return element("section", element("h2", "Charts") + charts, cls="charts") if charts else ""
@@ -239,6 +247,7 @@ PAGE_SECTIONS: tuple[PageSection, ...] = (
     _comparison,
     _usage,
     _confirmations,
+    _sequential,
     _charts,
     _metric_summaries,
     _judge,

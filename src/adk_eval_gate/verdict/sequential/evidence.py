@@ -191,7 +191,7 @@ def point_verdict(evidence: CaseEvidence) -> bool:
     return all(rules.point_passes(stream.spec, _window(evidence, stream)) for stream in evidence.streams)
 
 
-def _binding(evidence: CaseEvidence) -> StreamEvidence:
+def binding(evidence: CaseEvidence) -> StreamEvidence:
     """The stream that decided the case (its strongest FAIL evidence when proven failing), else the one that stands
     most in the way of a pass."""
     if evidence.decision == "proven-fail":
@@ -203,7 +203,7 @@ def _binding(evidence: CaseEvidence) -> StreamEvidence:
 def interval(evidence: CaseEvidence) -> tuple[float, float]:
     """The anytime interval, at the confidence, for the mean of the metric that binds the case, on its own scale,
     after every run read (across attempts)."""
-    stream = _binding(evidence)
+    stream = binding(evidence)
     units = [rules.unit_value(stream.spec, raw) for raw in stream.raws]
     low, high = anytime_interval(units, confidence=evidence.settings.confidence)
     ends = sorted((rules.raw_value(stream.spec, low), rules.raw_value(stream.spec, high)))

@@ -1,0 +1,64 @@
+"""``run``'s part of ``--sequential``: the schedule of each case's waves, its evidence read by the verdict from the
+case's record after each finished run, and the cases base-branch history marks flaky (a larger first wave)."""
+
+from __future__ import annotations
+
+from adk_eval_gate import verdict
+from adk_eval_gate.aggregate.records import run_outcome
+from adk_eval_gate.aggregate.run_results import case_record
+from adk_eval_gate.compare.found_baseline import Baseline, NoBaseline
+from adk_eval_gate.compare.history import known_flaky
+from adk_eval_gate.config.settings import Settings
+from adk_eval_gate.inputs.plan import WorkItem
+from adk_eval_gate.model.results import CaseStatus
+from adk_eval_gate.runners.execute import FinishedRun
+from adk_eval_gate.runners.sequential_schedule import SequentialSchedule
+from adk_eval_gate.support.console import Console
+from adk_eval_gate.verdict.sequential import CaseEvidence, RunOutcome, consume
+
+
+def schedule(
+    settings: Settings,
+    *,
+    items: list[WorkItem],
+    found: Baseline | NoBaseline | None = None,
+    console: Console | None = None,
+) -> SequentialSchedule | None:
+    """The waves of ``--sequential``, when it is given (``found``: the baseline, whose history plans them)."""
+    run = verdict.Policy.of(settings).sequential
+    if run is None:
+        return None
+    if settings.confirm_failures and console is not None:
+        console.warning(
+            f"{settings.option_name('confirm_failures')} is not applied with {settings.option_name('sequential')}: "
+            "each case runs until its verdict is proven or can no longer change, which confirms a failure"
+        )
+
+    opened: dict[str, CaseEvidence | None] = {}
+
+    def evidence(item: WorkItem, finished: list[FinishedRun]) -> CaseEvidence | None:
+        """The case's evidence after its runs, read as its record reads them (``run_outcome``, the metrics'
+        scores), without making the record after every run."""
+        if item.case_id not in opened:
+            case = case_record(settings, item.file, item.case, item.case_index, [])
+            ranges = {c.name: c.spec.value_range for c in item.file.config.metrics if c.spec.value_range is not None}
+            opened[item.case_id] = verdict.evidence_of(case, pass_rule=settings.pass_rule, run=run, ranges=ranges)
+        start = opened[item.case_id]
+        if start is None:
+            return None
+        outcomes = {done.run: _outcome(done) for done in finished}
+        try:
+            return consume(start, outcomes)
+        except ValueError:  # a score outside its metric's range: no evidence from it on
+            return None
+
+    flaky: list[str] = []
+    if isinstance(found, Baseline) and found.history:
+        history = [(base.info, base.doc) for base in found.history]
+        flaky = known_flaky(history, sorted({item.case_id for item in items}))
+    return SequentialSchedule(evidence_of=evidence, parallelism=settings.parallelism, known_flaky=frozenset(flaky))
+
+
+def _outcome(finished: FinishedRun) -> RunOutcome:
+    scores = {s.configured.name: s.outcome.score for s in finished.scored if s.outcome.score is not None}
+    return RunOutcome(passed=run_outcome(finished) == CaseStatus.PASSED, scores=scores)

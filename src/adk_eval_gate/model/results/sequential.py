@@ -1,0 +1,49 @@
+"""What ``--sequential`` records: each case's decision and its evidence (``cases[].sequential``), and the run's
+settings (``run.sequential``). The decision is the verdict's (``verdict.decide_case``), derived again from the
+case's runs whenever results are read."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from adk_eval_gate.model.results.vocabulary import ResultModel
+
+SequentialDecision = Literal["proven-pass", "proven-fail", "curtailed", "undecided"]
+UndecidedPolicy = Literal["point", "neutral", "fail"]
+SequentialEffect = Literal["pass", "fail", "neutral"]
+
+
+class SequentialRun(ResultModel):
+    """The settings of a run with ``--sequential``: a continuation of its evidence must use the same."""
+
+    confidence: float = Field(description="How sure a proven verdict is (--confidence).")
+    margin: float = Field(description="The true shortfall below the threshold a proven pass tolerates (--margin).")
+    min_runs: int = Field(description="The runs of a case's first wave (--min-runs).")
+    max_runs: int = Field(description="The most runs a case gets (--num-runs).")
+    undecided: UndecidedPolicy = Field(description="What a case still open after max_runs does (--undecided).")
+
+
+class SequentialCase(ResultModel):
+    """A case's sequential decision and the evidence behind it."""
+
+    decision: SequentialDecision | None = Field(
+        description="proven-pass or proven-fail at the confidence; curtailed: its verdict on max_runs runs could no "
+        "longer change; undecided: still open after max_runs runs; none: its runs stopped before a decision."
+    )
+    verdict: SequentialEffect | None = Field(
+        default=None, description="What the decision does to the gate under the --undecided policy."
+    )
+    runs: int = Field(description="The runs the decision read, in run-number order.")
+    e_pass: float = Field(description="The evidence for a pass: the smallest e-value of its metrics' PASS tests.")
+    e_fail: float = Field(description="The evidence for a failure: the mean of its metrics' FAIL e-values.")
+    interval: list[float] = Field(
+        description="The anytime interval, at the confidence, for the mean of the metric that binds the case."
+    )
+    metric: str = Field(description="The metric the interval is about ('runs': the run outcomes).")
+    threshold: float = Field(description="That metric's threshold (the share of runs that must pass for 'runs').")
+    mean: float | None = Field(default=None, description="That metric's mean over the runs read.")
+    ranges: dict[str, list[float]] = Field(
+        default_factory=dict, description="The value ranges of metrics whose range is not 0 to 1."
+    )

@@ -1,0 +1,78 @@
+"""--sequential end to end: the real gate (adk runner, in this process) on a real ADK agent whose answers are right
+with seeded, known probabilities, run with a fixed --num-runs and with --sequential: the sequential run spends
+fewer runs, gives the same verdicts on the cases that never vary, and results.json, the comment and JUnit agree on
+the runs and decisions."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.verdict.test_flakiness import _calls, _gate, _project
+
+pytestmark = pytest.mark.slow  # real agents through the CLI
+
+CASES = {
+    "sure_a": "p100 sure a",
+    "sure_b": "p100 sure b",
+    "sure_c": "p100 sure c",
+    "broken": "p0 broken",
+    "mostly": "p90 mostly",
+    "coin": "p50 coin",
+}
+
+
+def _results(repo: Path) -> dict[str, Any]:
+    return json.loads((repo / "adk-eval-results" / "results.json").read_text(encoding="utf-8"))
+
+
+def _run(repo: Path, monkeypatch: pytest.MonkeyPatch, name: str, *args: str) -> tuple[dict[str, Any], str, Path]:
+    agent = _project(repo / name, CASES, threshold=0.9)
+    result = _gate(monkeypatch, repo / name, agent, "--num-runs", "10", "--pass-rule", "majority", *args)
+    assert result.returncode == 1, result.stdout + result.stderr  # "broken" fails either way
+    return _results(repo / name), result.stdout, agent
+
+
+def test_sequential_spends_fewer_runs_for_the_same_verdicts_on_stable_cases(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fixed, fixed_log, _ = _run(repo, monkeypatch, "fixed")
+    sequential, log, agent = _run(repo, monkeypatch, "seq", "--sequential", "--confirm-failures", "3")
+    assert "--confirm-failures is not applied with --sequential" in log
+    runs = {case["eval_id"]: len(case["runs"]) for case in sequential["cases"]}
+    assert sum(runs.values()) < sum(len(case["runs"]) for case in fixed["cases"]) == 60
+    assert sum(_calls(agent).values()) == sum(runs.values())  # the agent ran exactly the runs recorded
+    statuses = {case["eval_id"]: case["status"] for case in sequential["cases"]}
+    assert statuses == {case["eval_id"]: case["status"] for case in fixed["cases"]} | {"coin": statuses["coin"]}
+    decisions = {case["eval_id"]: case["sequential"]["decision"] for case in sequential["cases"]}
+    assert {decisions[name] for name in ("sure_a", "sure_b", "sure_c", "broken")} <= {"proven-pass", "proven-fail"}
+    assert all(case["sequential"]["runs"] <= runs[case["eval_id"]] for case in sequential["cases"])
+    totals = sequential["totals"]
+    assert (totals["runs"], totals["runs_fixed"]) == (sum(runs.values()), 60)
+    assert sequential["run"]["sequential"] == {
+        "confidence": 0.95,
+        "margin": 0.1,
+        "min_runs": 2,
+        "max_runs": 10,
+        "undecided": "point",
+    }
+    assert "sequential" not in fixed["run"] and "runs" not in fixed["totals"]
+    assert "Sequential verdicts" not in fixed_log
+
+    decided = totals["proven"], totals["curtailed"], totals["undecided"]
+    assert sum(decided) == 6
+    line = (
+        f"Sequential verdicts (95%, margin 0.10, 2-10 runs): 6 cases, {totals['runs']} runs (fixed: 60; "
+        f"{round(100 * (totals['runs'] - 60) / 60):+d}%) · {decided[0]} proven · {decided[1]} curtailed · "
+        f"{decided[2]} undecided"
+    )
+    comment = (repo / "seq" / "adk-eval-results" / "comment.md").read_text(encoding="utf-8")
+    assert line in comment and line in log
+    junit = (repo / "seq" / "adk-eval-results" / "junit.xml").read_text(encoding="utf-8")
+    for case in sequential["cases"]:
+        label = case["eval_id"]
+        assert f'<property name="{label}.sequential" value="{case["sequential"]["decision"]}" />' in junit
+        assert f'<property name="{label}.sequential_runs" value="{case["sequential"]["runs"]}" />' in junit
