@@ -60,9 +60,12 @@ def _worst(findings: Iterable[Finding]) -> CaseStatus:
 
 
 def _informational_by_kind(metric: MetricResult) -> bool:
-    """A metric that never passes or fails by nature (the efficiency metrics), or one without a threshold that
-    its record says is informational (results.json of an earlier version)."""
-    return metric.kind == "informational" or (metric.threshold is None and metric.status == MetricStatus.INFORMATIONAL)
+    """A metric that never passes or fails by nature (the efficiency metrics), a judge metric that has not earned
+    its gate against the human labels, or one without a threshold that its record says is informational
+    (results.json of an earlier version)."""
+    if metric.kind == "informational" or metric.uncalibrated is not None:
+        return True
+    return metric.threshold is None and metric.status == MetricStatus.INFORMATIONAL
 
 
 def _with(model: ModelT, **fields: object) -> ModelT:
@@ -125,6 +128,7 @@ def decide_case(case: CaseResult, *, pass_rule: PassRule, rule: ScoreRule = "adk
     case = case.model_copy(update={"runs": runs, "metrics": metrics})
     errors = rules.errors(case)
     findings = errors or [*rules.thresholds(case, pass_rule=pass_rule), *rules.case_budgets(case)]
+    findings += rules.uncalibrated_judges(case)
     status = _worst(findings)
     confirmation = case.confirmation
     if confirmation is not None:

@@ -20,6 +20,9 @@ class Policy:
     strict_comparison: bool = False
     tolerance: float = 0.0
     limits: BudgetLimits | None = None
+    min_judge_kappa: float = 0.6
+    min_judge_labels: int = 30
+    require_calibrated_judges: bool = False
 
     @classmethod
     def recorded(cls, run: RunInfo) -> Policy:
@@ -60,6 +63,9 @@ class Policy:
             strict_comparison=settings.strict_comparison,
             tolerance=settings.regression_tolerance,
             limits=limits if limits.model_dump(exclude_none=True) else None,
+            min_judge_kappa=settings.min_judge_kappa,
+            min_judge_labels=settings.min_judge_labels,
+            require_calibrated_judges=settings.require_calibrated_judges,
         )
 
     def with_options(self, given: Policy) -> Policy:

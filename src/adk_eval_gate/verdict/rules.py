@@ -158,9 +158,24 @@ def thresholds(case: CaseResult, *, pass_rule: PassRule) -> list[Finding]:
         for m in graded
         if m.status in (MetricStatus.FAILED, MetricStatus.NOT_EVALUATED)
     ]
-    if not graded:
+    if not graded and not any(m.uncalibrated for m in case.metrics):  # an uncalibrated judge says why itself
         found.append(_finding("not_evaluated", Effect.NOT_EVALUATED, "no thresholded metric to evaluate"))
     return found
+
+
+def uncalibrated_judges(case: CaseResult) -> list[Finding]:
+    """Each judge metric that has not earned its gate against the human labels: only noted (its scores are
+    informational), or an error with ``--require-calibrated-judges``."""
+    return [
+        _finding(
+            "judge_calibration",
+            Effect.ERROR if metric.calibration_required else Effect.NONE,
+            f"{metric.name} does not gate: {metric.uncalibrated}",
+            metric=metric.name,
+        )
+        for metric in case.metrics
+        if metric.uncalibrated is not None
+    ]
 
 
 def _pass_rule(runs: list[RunRecord], pass_rule: PassRule) -> list[Finding]:

@@ -14,6 +14,7 @@ schema/results.schema.json``; a test keeps the two equal).
 
 from __future__ import annotations
 
+from adk_eval_gate.model.results.calibration import CalibrationDocument, Disagreement, JudgeCalibration
 from adk_eval_gate.model.results.case_inputs import AffectedRun, Carried, CaseInputs
 from adk_eval_gate.model.results.comparison import (
     BaselineInfo,
@@ -90,6 +91,7 @@ __all__ = [
     "BaselineInfo",
     "BudgetCheck",
     "BudgetLimits",
+    "CalibrationDocument",
     "BudgetStatus",
     "Carried",
     "CaseChange",
@@ -102,6 +104,7 @@ __all__ = [
     "ComputedBy",
     "Confirmation",
     "Difference",
+    "Disagreement",
     "Effect",
     "ErrorKind",
     "FileResult",
@@ -111,6 +114,7 @@ __all__ = [
     "HistoryPoint",
     "InvalidResults",
     "InvocationRecord",
+    "JudgeCalibration",
     "JudgeSetting",
     "JudgeStats",
     "MetricChange",
