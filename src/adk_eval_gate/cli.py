@@ -135,6 +135,13 @@ COMMANDS: tuple[tuple[str, str, str, Callable[[argparse.ArgumentParser], None]],
         _validate_arguments,
     ),
     (
+        "calibrate",
+        "measure each LLM judge's agreement with the human labels (*.labels.json)",
+        "Run each labelled LLM judge metric's judge on its human labels as run would (no agent runs) and write its "
+        "agreement with them, Cohen's kappa with a 95% interval, to calibration.json and calibration.md.",
+        _validate_arguments,
+    ),
+    (
         "report",
         "re-render reports from a results.json, post the PR comment",
         "Re-render the JUnit XML and summary from saved results and optionally post the pull-request comment.",
@@ -183,6 +190,10 @@ def _dispatch(args: Arguments, console: Console, env: Mapping[str, str], *, supe
         from adk_eval_gate.commands.validate import validate
 
         return validate(settings, console)
+    if command == "calibrate":
+        from adk_eval_gate.commands.calibrate import calibrate_command
+
+        return calibrate_command(settings, console)
     if command == "report":
         from adk_eval_gate.commands.report import report
         from adk_eval_gate.github.session import github_session

@@ -99,6 +99,11 @@ def _walk(folder: Path, suffixes: tuple[str, ...] = EVAL_SUFFIXES) -> list[Path]
     return found
 
 
+def walk_named(folder: Path, suffixes: tuple[str, ...]) -> list[Path]:
+    """The files under ``folder`` whose names end with one of ``suffixes``, skipping tool and virtualenv folders."""
+    return _walk(folder, suffixes)
+
+
 PLATFORM_DATASET_SUFFIX = "-dataset.json"  # agents-cli's tests/eval/datasets/basic-dataset.json
 PLATFORM_DATASET_FOLDERS = ("eval", "datasets")  # agents-cli's default datasets: tests/eval/datasets/*.json
 

@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import difflib
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pydantic
 
+from adk_eval_gate.inputs.discover import display_path, split_selector, walk_named
 from adk_eval_gate.metrics.registry import BUILT_IN
 from adk_eval_gate.model.judge_labels import JudgeLabel, JudgeLabelsFile
 from adk_eval_gate.support import sanitize
@@ -45,6 +47,19 @@ class LoadedLabels:
 
 def is_labels_file(path: Path) -> bool:
     return path.name.endswith(SUFFIX)
+
+
+def labels_files(specs: Sequence[str], *, given: Sequence[Path], root: Path) -> list[tuple[Path, str]]:
+    """(path, repository-relative name) of the labels files: those ``given`` (``--judge-labels``), else every
+    ``*.labels.json`` under the folders of ``specs``, skipping the folders eval files' discovery skips."""
+    if given:
+        return [(path, display_path(path, root)) for path in given]
+    found: dict[Path, None] = {}
+    for spec in specs or ["."]:
+        path = Path(split_selector(spec)[0])
+        for candidate in walk_named(path, (SUFFIX,)) if path.is_dir() else [path] if is_labels_file(path) else []:
+            found[candidate] = None
+    return [(path, display_path(path, root)) for path in found]
 
 
 def _text(path: Path, display: str) -> str:
@@ -140,7 +155,7 @@ def _problems(labels: JudgeLabelsFile, *, text: str, display: str) -> list[EvalF
         problem = metric_problem(label)
         if problem is not None:
             field, message = problem
-            where = ["labels", index, field]
+            where: list[str | int] = ["labels", index, field]
             problems.append(
                 EvalFileError(message, file=display, line=locate(positions, where), field=format_path(where))
             )

@@ -1,0 +1,95 @@
+"""``adk-eval-gate calibrate`` against the fake Gemini judge: labels with a known confusion matrix give kappa and
+its interval equal to statsmodels', a judge metric not in use is noted, and a second run is served from the cache."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from statsmodels.stats.inter_rater import cohens_kappa
+
+from tests.conftest import write_json
+from tests.fakes.gemini_server import FakeGemini, SeenRequest
+from tests.judge.helpers import API_KEY, gemini, v2_answer
+
+__all__ = ["gemini"]
+pytestmark = pytest.mark.slow
+KNOWN = [[20, 5], [10, 15]]  # rows: the person's invalid, valid; columns: the judge's
+SECRET = "sk-live-0123456789abcdef"
+
+
+def turn(question: str, answer: str) -> dict[str, Any]:
+    return {
+        "user_content": {"role": "user", "parts": [{"text": question}]},
+        "final_response": {"role": "model", "parts": [{"text": answer}]},
+    }
+
+
+def known_labels() -> list[dict[str, Any]]:
+    """The labels of KNOWN: the judge says invalid exactly when the response says JUDGE_NO."""
+    labels = []
+    for human, row in enumerate(KNOWN):
+        for judge, count in enumerate(row):
+            for number in range(count):
+                answer = f"answer {human}{judge}-{number} {'JUDGE_NO' if judge == 0 else 'JUDGE_YES'} <b>{SECRET}</b>"
+                labels.append(
+                    {
+                        "metric": "final_response_match_v2",
+                        "invocation": turn(f"question {human}{judge}-{number}", answer),
+                        "expected_invocation": turn(f"question {human}{judge}-{number}", "the right answer"),
+                        "label": "valid" if human else "invalid",
+                        "case": "weather",
+                    }
+                )
+    return labels
+
+
+def judge_script(request: SeenRequest) -> str:
+    return v2_answer("invalid" if "JUDGE_NO" in request.prompt else "valid")
+
+
+@pytest.fixture
+def workspace(repo: Path) -> Path:
+    options = {"judge_model": "gemini-2.5-flash", "num_samples": 1}
+    write_json(
+        repo / "evals" / "test_config.json",
+        {"criteria": {"final_response_match_v2": {"threshold": 0.5, "judge_model_options": options}}},
+    )
+    case = {"eval_id": "weather", "conversation": [{"invocation_id": "t", **turn("Weather?", "Sunny.")}]}
+    write_json(repo / "evals" / "weather.evalset.json", {"eval_set_id": "weather", "eval_cases": [case]})
+    unused = {"metric": "hallucinations_v1", "invocation": turn("q", "a"), "label": 1.0}
+    write_json(repo / "evals" / "judges.labels.json", {"labels": [*known_labels(), unused]})
+    return repo
+
+
+def test_calibrate_measures_kappa_as_statsmodels_does(
+    workspace: Path, gemini: FakeGemini, cli_in_process: Callable[..., Any]
+) -> None:
+    gemini.script = judge_script
+    env = {"GOOGLE_API_KEY": API_KEY, "GOOGLE_GEMINI_BASE_URL": gemini.url, "PAYMENTS_API_KEY": SECRET}
+    args = ("calibrate", "evals", "--cache-dir", ".cache", "--min-judge-labels", "40")
+    result = cli_in_process(*args, cwd=workspace, env=env)
+    assert result.returncode == 0, result.stdout
+    text = (workspace / "adk-eval-results" / "calibration.json").read_text()
+    assert SECRET not in text and "***" in text
+    written = json.loads(text)
+    [judge] = written["metrics"]
+    theirs = cohens_kappa(np.array(KNOWN))
+    assert judge["confusion"] == KNOWN and judge["labels"] == 50 and judge["agreement"] == 0.7
+    assert judge["kappa"] == pytest.approx(theirs.kappa, abs=1e-12)
+    assert judge["kappa_interval"] == pytest.approx([theirs.kappa_low, theirs.kappa_upp], abs=1e-9)
+    assert judge["base_rate"] == [0.5, 0.5] and judge["judge_rate"] == [0.6, 0.4]
+    assert judge["self_consistency"] == 1.0 and len(judge["disagreements"]) == 15
+    assert judge["gates"] is False and "lower bound is under 0.6" in judge["reason"]
+    assert "final_response_match_v2 on gemini-2.5-flash: kappa 0.40 [" in result.stdout
+    assert "1 label of hallucinations_v1: no eval file's config uses it" in result.stdout
+    markdown = (workspace / "adk-eval-results" / "calibration.md").read_text()
+    assert "| **0** | 20 | 5 | 50% |" in markdown and "<b>" not in markdown
+    asked = len(gemini.requests)
+    assert asked == 50
+    again = cli_in_process(*args, cwd=workspace, env=env)
+    assert again.returncode == 0 and len(gemini.requests) == asked  # an unchanged judge is not asked again
