@@ -93,3 +93,43 @@ def test_calibrate_measures_kappa_as_statsmodels_does(
     assert asked == 50
     again = cli_in_process(*args, cwd=workspace, env=env)
     assert again.returncode == 0 and len(gemini.requests) == asked  # an unchanged judge is not asked again
+
+
+def test_run_with_a_judge_under_the_floor_does_not_fail_its_case_and_says_why(
+    workspace: Path, gemini: FakeGemini, cli_in_process: Callable[..., Any]
+) -> None:
+    gemini.script = judge_script
+    row = {"eval_id": "wrong", "prompt": "Weather?", "reference": "Sunny.", "response": "Rainy. JUDGE_NO"}
+    (workspace / "evals" / "rows.jsonl").write_text(json.dumps(row) + "\n")
+    env = {"GOOGLE_API_KEY": API_KEY, "GOOGLE_GEMINI_BASE_URL": gemini.url}
+    base = ("run", "--dataset", "evals/rows.jsonl", "--judge-labels", "evals/judges.labels.json")
+    result = cli_in_process(*base, cwd=workspace, env=env)
+    assert result.returncode == 0, result.stdout
+    doc = json.loads((workspace / "adk-eval-results" / "results.json").read_text())
+    [case] = doc["cases"]
+    [judged] = [m for m in case["metrics"] if m["name"] == "final_response_match_v2"]
+    assert judged["score"] == 0.0 and judged["status"] == "informational"
+    assert case["status"] == "passed"
+    assert (
+        case["findings"][0]["rule"] == "judge_calibration"
+        and "lower bound is under 0.6" in case["findings"][0]["reason"]
+    )
+    assert doc["calibrations"][0]["gates"] is False and doc["calibrations"][0]["labels"] == 50
+    assert "final_response_match_v2 on gemini-2.5-flash: kappa 0.40" in result.stdout
+    required = cli_in_process(*base, "--require-calibrated-judges", cwd=workspace, env=env)
+    assert required.returncode == 1
+    trusted = cli_in_process(*base, "--min-judge-kappa", "0.1", "--min-judge-labels", "40", cwd=workspace, env=env)
+    assert trusted.returncode == 1, trusted.stdout  # a judge that earned its gate fails the case
+
+
+def test_a_run_without_labels_writes_no_judges(
+    workspace: Path, gemini: FakeGemini, cli_in_process: Callable[..., Any]
+) -> None:
+    gemini.script = judge_script
+    (workspace / "evals" / "judges.labels.json").unlink()
+    row = {"eval_id": "wrong", "prompt": "Weather?", "reference": "Sunny.", "response": "Rainy. JUDGE_NO"}
+    (workspace / "evals" / "rows.jsonl").write_text(json.dumps(row) + "\n")
+    env = {"GOOGLE_API_KEY": API_KEY, "GOOGLE_GEMINI_BASE_URL": gemini.url}
+    result = cli_in_process("run", "--dataset", "evals/rows.jsonl", cwd=workspace, env=env)
+    assert result.returncode == 1, result.stdout
+    assert '"calibrations"' not in (workspace / "adk-eval-results" / "results.json").read_text()

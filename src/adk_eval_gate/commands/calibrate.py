@@ -18,7 +18,6 @@ from adk_eval_gate.config.settings import Settings
 from adk_eval_gate.inputs.judge_labels import LoadedLabels, labels_files, load_labels
 from adk_eval_gate.inputs.plan import PlannedFile
 from adk_eval_gate.inputs.prepare import prepare, repository_root
-from adk_eval_gate.metrics.metric import MetricServices
 from adk_eval_gate.metrics.registry import ConfiguredMetric
 from adk_eval_gate.model.results import CalibrationDocument, JudgeCalibration
 from adk_eval_gate.report.judges import calibration_markdown, judge_line
@@ -80,24 +79,23 @@ def _keep(cache_dir: Path | None, document: CalibrationDocument) -> None:
 
 
 def calibrated_judges(
-    settings: Settings,
-    console: Console,
-    *,
-    planned: list[PlannedFile],
-    services: MetricServices,
-    labels: list[LoadedLabels],
+    settings: Settings, console: Console, *, planned: list[PlannedFile], labels: list[LoadedLabels]
 ) -> CalibrationDocument:
-    """Every judge metric in use calibrated on the labels (as ``run`` scores it: its configured metric, with
-    ``services``), each with whether it gates under the options."""
+    """Every judge metric in use calibrated on the labels (as ``run`` scores it: its configured metric, with the
+    services ``run`` builds, in a loop of their own), each with whether it gates under the options."""
 
     async def calibrated() -> CalibrationDocument:
-        return await calibration.calibrate(
-            labels,
-            in_use=judge_metrics_in_use(planned),
-            services=services,
-            mask=console.mask,
-            cached=functools.partial(_cached, settings.cache_dir),
-        )
+        services = build_services(settings, planned, console)
+        try:
+            return await calibration.calibrate(
+                labels,
+                in_use=judge_metrics_in_use(planned),
+                services=services,
+                mask=console.mask,
+                cached=functools.partial(_cached, settings.cache_dir),
+            )
+        finally:
+            await services.aclose()
 
     document = asyncio.run(calibrated())
     _keep(settings.cache_dir, document)
@@ -128,11 +126,7 @@ def calibrate_command(settings: Settings, console: Console) -> int:
     labels, bad = loaded_labels(settings, console)
     if not labels and not bad:
         raise UsageError("no labels files (*.labels.json) found", field="judge-labels", hint="give --judge-labels FILE")
-    services = build_services(settings, prepared.planned, console)
-    try:
-        document = calibrated_judges(settings, console, planned=prepared.planned, services=services, labels=labels)
-    finally:
-        asyncio.run(services.aclose())
+    document = calibrated_judges(settings, console, planned=prepared.planned, labels=labels)
     settings.output_dir.mkdir(parents=True, exist_ok=True)
     (settings.output_dir / CALIBRATION_FILE).write_text(document.model_dump_json(indent=2) + "\n", encoding="utf-8")
     (settings.output_dir / "calibration.md").write_text(calibration_markdown(document), encoding="utf-8")

@@ -382,7 +382,7 @@ class ResultsDocument(ResultModel):
     metrics: list[MetricSummary] = Field(default_factory=list)
     stability: SuiteStability | None = Field(default=None, description="Present when cases ran several times.")
     judge: JudgeStats | None = None
-    judges: list[JudgeCalibration] = Field(
+    calibrations: list[JudgeCalibration] = Field(
         default_factory=list,
         description="Each labelled judge metric's agreement with the human labels and whether it gated (left out "
         "without labels).",

@@ -22,7 +22,7 @@ def dump_json(doc: ResultsDocument) -> str:
 def json_parts(doc: ResultsDocument) -> Iterator[str]:
     """``dump_json``'s text in parts, a case at a time: written as they come, a document of any size is never one
     string in memory."""
-    head = doc.model_dump(mode="json", exclude={"cases"} | ({"judges"} if not doc.judges else set()))
+    head = doc.model_dump(mode="json", exclude={"cases"} | ({"calibrations"} if not doc.calibrations else set()))
     fields = {"schema_version": doc.schema_version, "status": doc.status} | head
     parts = [f"{json.dumps(name)}:{_compact(value)}" for name, value in fields.items()]
     at = list(fields).index("totals") + 1 if "totals" in fields else len(parts)
