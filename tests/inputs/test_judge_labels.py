@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 from pathlib import Path
@@ -10,8 +11,11 @@ from typing import Any
 import jsonschema
 import pytest
 
+from adk_eval_gate.commands.validate import validate
+from adk_eval_gate.config.settings import build_settings
 from adk_eval_gate.inputs.judge_labels import MAX_LABELS_BYTES, is_labels_file, load_labels
 from adk_eval_gate.model.judge_labels import json_schema
+from adk_eval_gate.support.console import Console
 from adk_eval_gate.support.errors import EvalFileError
 
 REPO = Path(__file__).resolve().parents[2]
@@ -141,3 +145,24 @@ def test_nul_and_markup_in_texts_are_kept_as_text(tmp_path: Path) -> None:
     path = write(tmp_path / "a.labels.json", [label("<script>alert(1)</script>\x00")])
     loaded = load_labels(path, display="a")
     assert loaded.labels[0].invocation.final_response is not None
+
+
+def test_validate_checks_every_labels_file_with_the_same_line_level_errors(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / ".git").mkdir()
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "test_config.json").write_text(json.dumps({"criteria": {"response_match_score": 0.5}}))
+    good = {"eval_set_id": "good", "eval_cases": [{"eval_id": "a", "conversation": []}]}
+    (tmp_path / "good.evalset.json").write_text(json.dumps(good))
+    write(tmp_path / "ok.labels.json", [label("4"), label("5", "invalid", confirmed=False)])
+    write(tmp_path / "bad.labels.json", [{**label("4"), "metric": "final_response_match_v3"}])
+    out = io.StringIO()
+    code = validate(
+        build_settings("validate", {"paths": ["."], "runner": "http"}, env={}), Console(in_actions=False, stream=out)
+    )
+    text = out.getvalue()
+    assert code == 2
+    assert "ok   ok.labels.json: 2 labels (1 confirmed) of 1 judge metric" in text
+    assert "bad.labels.json:4: labels[0].metric: unknown metric 'final_response_match_v3'" in text
+    assert "1 of 3 files have problems" in text
