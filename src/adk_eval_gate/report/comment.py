@@ -18,6 +18,7 @@ import re
 from adk_eval_gate.model.results import ResultsDocument
 from adk_eval_gate.report import carried, case_sections, change_sections, costs, headline, limits
 from adk_eval_gate.report import markdown as md
+from adk_eval_gate.report.judges import judges_section
 from adk_eval_gate.report.sections import (
     Cut,
     Detail,
@@ -116,6 +117,7 @@ def _render(doc: ResultsDocument, *, gate_id: str, detail: Detail, level: int, b
     sections = [marker(gate_id, digest(doc)), *header(doc, gate_id=gate_id)]
     sections.append(metric_table(doc, limit=detail.max_metrics, cut=cut, fold_after=METRICS_SHOWN))
     sections.append(change_sections.regressions(doc, limit=detail.max_changes, budget=budget))
+    sections.append(judges_section(doc))
     sections.append(case_sections.failing_cases(doc, detail=detail, budget=budget))
     sections.append(case_sections.flaky_cases(doc, limit=detail.max_cases))
     sections.append(case_sections.quarantined_cases(doc, limit=detail.max_cases))

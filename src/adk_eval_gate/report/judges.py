@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from adk_eval_gate.model.results import CalibrationDocument, JudgeCalibration
+from adk_eval_gate.model.results import CalibrationDocument, JudgeCalibration, ResultsDocument
 from adk_eval_gate.report.markdown import inline
 from adk_eval_gate.support.words import plural
 
@@ -92,3 +92,19 @@ def calibration_markdown(document: CalibrationDocument) -> str:
 
 def judge_lines(calibrations: Sequence[JudgeCalibration]) -> list[str]:
     return [judge_line(calibration) for calibration in calibrations]
+
+
+def judges_section(doc: ResultsDocument) -> str:
+    """The comment's and the summary's "Judges": one line per labelled judge metric; nothing without labels."""
+    if not doc.calibrations:
+        return ""
+    lines = [f"- {inline(judge_line(calibration))}" for calibration in doc.calibrations]
+    return "### Judges\n\n" + "\n".join(lines)
+
+
+def junit_properties(doc: ResultsDocument) -> dict[str, str]:
+    """Each labelled judge metric as a JUnit property, ``judge.METRIC.MODEL``."""
+    return {
+        f"judge.{calibration.metric}.{calibration.judge_model}": judge_line(calibration)
+        for calibration in doc.calibrations
+    }
