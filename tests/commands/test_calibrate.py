@@ -12,6 +12,8 @@ import numpy as np
 import pytest
 from statsmodels.stats.inter_rater import cohens_kappa
 
+from adk_eval_gate.inputs.judge_labels import load_labels
+from adk_eval_gate.model.evalset import content_text
 from tests.conftest import write_json
 from tests.fakes.gemini_server import FakeGemini, SeenRequest
 from tests.judge.helpers import API_KEY, gemini, v2_answer
@@ -120,6 +122,17 @@ def test_run_with_a_judge_under_the_floor_does_not_fail_its_case_and_says_why(
     assert required.returncode == 1
     trusted = cli_in_process(*base, "--min-judge-kappa", "0.1", "--min-judge-labels", "40", cwd=workspace, env=env)
     assert trusted.returncode == 1, trusted.stdout  # a judge that earned its gate fails the case
+    suggested = workspace / "evals" / "suggested.labels.json"
+    made = cli_in_process("label", "adk-eval-results/results.json", "--output", str(suggested), cwd=workspace)
+    assert made.returncode == 0 and "1 suggested label, none confirmed" in made.stdout
+    [label] = load_labels(suggested, display="s").labels
+    assert (label.metric, label.label, label.confirmed, label.case) == (
+        "final_response_match_v2",
+        "invalid",
+        False,
+        "evals/rows.jsonl::wrong",
+    )
+    assert content_text(label.invocation.final_response) == "Rainy. JUDGE_NO"
 
 
 def test_a_run_without_labels_writes_no_judges(
