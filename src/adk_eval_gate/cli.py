@@ -147,6 +147,18 @@ COMMANDS: tuple[tuple[str, str, str, Callable[[argparse.ArgumentParser], None]],
         _validate_arguments,
     ),
     (
+        "report",
+        "re-render reports from a results.json, post the PR comment",
+        "Re-render the JUnit XML and summary from saved results and optionally post the pull-request comment.",
+        _report_arguments,
+    ),
+    (
+        "merge",
+        "combine the results.json files of a sharded run",
+        "Combine the results.json files of the shards of a matrix run into one, identical to an unsharded run's.",
+        _merge_arguments,
+    ),
+    (
         "calibrate",
         "measure each LLM judge's agreement with the human labels (*.labels.json)",
         "Run each labelled LLM judge metric's judge on its human labels as run would (no agent runs) and write its "
@@ -159,18 +171,6 @@ COMMANDS: tuple[tuple[str, str, str, Callable[[argparse.ArgumentParser], None]],
         "Write a labels file (*.labels.json) with a label per turn an LLM judge metric scored in a results.json, the "
         "judge's verdict filled in as a suggestion and unconfirmed until a person confirms it.",
         _label_arguments,
-    ),
-    (
-        "report",
-        "re-render reports from a results.json, post the PR comment",
-        "Re-render the JUnit XML and summary from saved results and optionally post the pull-request comment.",
-        _report_arguments,
-    ),
-    (
-        "merge",
-        "combine the results.json files of a sharded run",
-        "Combine the results.json files of the shards of a matrix run into one, identical to an unsharded run's.",
-        _merge_arguments,
     ),
     (
         "migrate",
