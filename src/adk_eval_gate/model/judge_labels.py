@@ -13,7 +13,7 @@ from pydantic import Field
 
 from adk_eval_gate.model.evalset import EvalModel, Invocation
 
-LABELS_SCHEMA_VERSION = 1
+LABELS_SCHEMA_VERSION: Literal[1] = 1
 BinaryLabel = Literal["valid", "invalid", "yes", "no"]
 _POSITIVE = frozenset({"valid", "yes"})
 

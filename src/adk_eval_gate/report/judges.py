@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from adk_eval_gate.model.results import CalibrationDocument, JudgeCalibration, ResultsDocument
+from adk_eval_gate.model.results import CalibrationDocument, JudgeCalibration, JudgeChange, ResultsDocument
 from adk_eval_gate.report.markdown import inline
 from adk_eval_gate.support.words import plural
 
@@ -98,8 +98,26 @@ def judges_section(doc: ResultsDocument) -> str:
     """The comment's and the summary's "Judges": one line per labelled judge metric; nothing without labels."""
     if not doc.calibrations:
         return ""
-    lines = [f"- {inline(judge_line(calibration))}" for calibration in doc.calibrations]
+    changes = {change.metric: change for change in doc.comparison.judge_changes} if doc.comparison else {}
+    lines = []
+    for calibration in doc.calibrations:
+        line = judge_line(calibration)
+        change = changes.get(calibration.metric)
+        if change is not None:
+            line += f"; before: {_before(change)}"
+        lines.append(f"- {inline(line)}")
     return "### Judges\n\n" + "\n".join(lines)
+
+
+def _before(change: JudgeChange) -> str:
+    if change.base_kappa is None or change.base_kappa_interval is None:
+        kappa = "kappa undefined"
+    else:
+        low, high = change.base_kappa_interval
+        kappa = f"kappa {change.base_kappa:.2f} [{low:.2f}, {high:.2f}]"
+    changed = ", a different judge" if change.changed else ""
+    dropped = ", a drop beyond its interval" if change.dropped else ""
+    return f"{kappa} on {change.base_judge_model}{changed}{dropped}"
 
 
 def junit_properties(doc: ResultsDocument) -> dict[str, str]:

@@ -277,6 +277,7 @@ def decide(doc: ResultsDocument, comparison: Comparison | None, policy: Policy) 
         *rules.cases(doc, allow_not_evaluated=policy.allow_not_evaluated),
         *rules.run_budgets(checks),
         *rules.regressions(comparison, fail_on_regression=policy.fail_on_regression),
+        *rules.judge_regressions(comparison, fail_on_regression=policy.fail_on_regression),
     ]
     worst = _worst(findings)
     status = {CaseStatus.ERROR: RunStatus.ERROR, CaseStatus.PASSED: RunStatus.PASSED}.get(worst, RunStatus.FAILED)

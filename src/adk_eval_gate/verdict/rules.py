@@ -330,3 +330,22 @@ def regressions(comparison: Comparison | None, *, fail_on_regression: bool) -> l
     return [
         _finding("regressions", Effect.NONE, f"{counted} against the baseline (reported; --fail-on-regression not set)")
     ]
+
+
+def judge_regressions(comparison: Comparison | None, *, fail_on_regression: bool) -> list[Finding]:
+    """A judge whose kappa dropped under the lower bound of the baseline's interval is a regression like a
+    metric's: it fails the run with ``--fail-on-regression``, else it is reported."""
+    dropped = [change for change in comparison.judge_changes if change.dropped] if comparison else []
+    effect = Effect.FAILED if fail_on_regression else Effect.NONE
+    return [
+        _finding(
+            "regressions",
+            effect,
+            f"{change.metric}'s judge agrees less with the human labels: kappa {change.kappa:.2f} on "
+            f"{change.judge_model}, under the baseline's {change.base_kappa:.2f} "
+            f"[{change.base_kappa_interval[0]:.2f}, {change.base_kappa_interval[1]:.2f}] on {change.base_judge_model}",
+            metric=change.metric,
+        )
+        for change in dropped
+        if change.kappa is not None and change.base_kappa is not None and change.base_kappa_interval is not None
+    ]

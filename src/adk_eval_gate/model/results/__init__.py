@@ -24,6 +24,7 @@ from adk_eval_gate.model.results.comparison import (
     Difference,
     History,
     HistoryPoint,
+    JudgeChange,
     MetricChange,
     MetricDelta,
 )
@@ -115,6 +116,7 @@ __all__ = [
     "InvalidResults",
     "InvocationRecord",
     "JudgeCalibration",
+    "JudgeChange",
     "JudgeSetting",
     "JudgeStats",
     "MetricChange",

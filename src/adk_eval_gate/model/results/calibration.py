@@ -9,7 +9,7 @@ from pydantic import Field
 
 from adk_eval_gate.model.results.vocabulary import ResultModel
 
-CALIBRATION_SCHEMA_VERSION = 1
+CALIBRATION_SCHEMA_VERSION: Literal[1] = 1
 
 
 class Disagreement(ResultModel):
