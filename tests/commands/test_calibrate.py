@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from statsmodels.stats.inter_rater import cohens_kappa
 
-from adk_eval_gate.inputs.judge_labels import load_labels
+from adk_eval_gate.inputs.labels_files import load_labels
 from adk_eval_gate.model.evalset import content_text
 from tests.conftest import write_json
 from tests.fakes.gemini_server import FakeGemini, SeenRequest

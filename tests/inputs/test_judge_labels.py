@@ -13,7 +13,7 @@ import pytest
 
 from adk_eval_gate.commands.validate import validate
 from adk_eval_gate.config.settings import build_settings
-from adk_eval_gate.inputs.judge_labels import MAX_LABELS_BYTES, is_labels_file, load_labels
+from adk_eval_gate.inputs.labels_files import MAX_LABELS_BYTES, is_labels_file, load_labels
 from adk_eval_gate.model.judge_labels import json_schema
 from adk_eval_gate.support.console import Console
 from adk_eval_gate.support.errors import EvalFileError

@@ -15,18 +15,18 @@ from pathlib import Path
 import pydantic
 
 from adk_eval_gate.config.settings import Settings
-from adk_eval_gate.inputs.judge_labels import LoadedLabels, labels_files, load_labels
+from adk_eval_gate.inputs.labels_files import LoadedLabels, labels_files, load_labels
 from adk_eval_gate.inputs.plan import PlannedFile
 from adk_eval_gate.inputs.prepare import prepare, repository_root
 from adk_eval_gate.metrics.registry import ConfiguredMetric
 from adk_eval_gate.model.results import CalibrationDocument, JudgeCalibration
-from adk_eval_gate.report.judges import calibration_markdown, judge_line
-from adk_eval_gate.runners import calibration
+from adk_eval_gate.report.judge_lines import calibration_markdown, judge_line
+from adk_eval_gate.runners import label_judging
 from adk_eval_gate.runners.services import build_services, judge_metric_names
 from adk_eval_gate.support.atomic import read_regular, write_atomically
 from adk_eval_gate.support.console import Console
 from adk_eval_gate.support.errors import GateError, UsageError
-from adk_eval_gate.verdict.judges import earned_gate, ungated_reasons
+from adk_eval_gate.verdict.judge_gate import earned_gate, ungated_reasons
 from adk_eval_gate.verdict.policy import Policy
 
 CALIBRATION_FILE = "calibration.json"
@@ -87,7 +87,7 @@ def calibrated_judges(
     async def calibrated() -> CalibrationDocument:
         services = build_services(settings, planned, console)
         try:
-            return await calibration.calibrate(
+            return await label_judging.calibrate(
                 labels,
                 in_use=judge_metrics_in_use(planned),
                 services=services,

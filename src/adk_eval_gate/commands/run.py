@@ -26,7 +26,7 @@ from adk_eval_gate.inputs.plan import WorkItem, plan, selection_digest
 from adk_eval_gate.inputs.prepare import Prepared, prepare
 from adk_eval_gate.metrics.metric import MetricServices
 from adk_eval_gate.model.results import JudgeCalibration, ResultsDocument
-from adk_eval_gate.report.judges import judge_line
+from adk_eval_gate.report.judge_lines import judge_line
 from adk_eval_gate.runners.execute import Execution
 from adk_eval_gate.runners.factory import make_runner
 from adk_eval_gate.runners.run_items import run_items

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from adk_eval_gate.config.settings import Settings
 from adk_eval_gate.inputs.agent_sources import NoAgent
-from adk_eval_gate.inputs.judge_labels import labels_files, load_labels
+from adk_eval_gate.inputs.labels_files import labels_files, load_labels
 from adk_eval_gate.inputs.prepare import needs_agent, prepare
 from adk_eval_gate.model.results import FileResult
 from adk_eval_gate.runners.preflight import (

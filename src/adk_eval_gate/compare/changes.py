@@ -19,7 +19,7 @@ from adk_eval_gate.compare import history as histories
 from adk_eval_gate.compare import likeforlike
 from adk_eval_gate.compare.cost_latency import compare_usage
 from adk_eval_gate.compare.found_baseline import Baseline
-from adk_eval_gate.compare.judges import judge_changes
+from adk_eval_gate.compare.judge_changes import judge_changes
 from adk_eval_gate.compare.noise import EPSILON, significance
 from adk_eval_gate.config.settings import Settings
 from adk_eval_gate.model.results import (

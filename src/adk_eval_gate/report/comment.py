@@ -18,7 +18,7 @@ import re
 from adk_eval_gate.model.results import ResultsDocument
 from adk_eval_gate.report import carried, case_sections, change_sections, costs, headline, limits
 from adk_eval_gate.report import markdown as md
-from adk_eval_gate.report.judges import judges_section
+from adk_eval_gate.report.judge_lines import judges_section
 from adk_eval_gate.report.sections import (
     Cut,
     Detail,

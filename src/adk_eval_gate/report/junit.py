@@ -19,7 +19,7 @@ from pathlib import PurePosixPath
 from adk_eval_gate.judge import platform_access
 from adk_eval_gate.model.results import CaseResult, CaseStatus, FileResult, ResultsDocument, RunRecord
 from adk_eval_gate.report import views
-from adk_eval_gate.report.judges import junit_properties
+from adk_eval_gate.report.judge_lines import junit_properties
 from adk_eval_gate.verdict import rules
 
 RUN_SUITE = "adk-eval-gate"

@@ -14,7 +14,7 @@ from adk_eval_gate.report import carried, case_sections, change_sections, costs,
 from adk_eval_gate.report import markdown as md
 from adk_eval_gate.report.comment import header
 from adk_eval_gate.report.headline import change_counts
-from adk_eval_gate.report.judges import judges_section
+from adk_eval_gate.report.judge_lines import judges_section
 from adk_eval_gate.support.words import plural
 
 SUMMARY_LIMIT = limits.STEP_SUMMARY_BYTES

@@ -14,7 +14,7 @@ schema/results.schema.json``; a test keeps the two equal).
 
 from __future__ import annotations
 
-from adk_eval_gate.model.results.calibration import CalibrationDocument, Disagreement, JudgeCalibration
+from adk_eval_gate.model.results.calibrations import CalibrationDocument, Disagreement, JudgeCalibration
 from adk_eval_gate.model.results.case_inputs import AffectedRun, Carried, CaseInputs
 from adk_eval_gate.model.results.comparison import (
     BaselineInfo,

@@ -11,7 +11,7 @@ from typing import Any, Literal
 import pydantic
 from pydantic import Field
 
-from adk_eval_gate.model.results.calibration import JudgeCalibration
+from adk_eval_gate.model.results.calibrations import JudgeCalibration
 from adk_eval_gate.model.results.case_inputs import AffectedRun, Carried, CaseInputs
 from adk_eval_gate.model.results.comparison import (
     Comparison,

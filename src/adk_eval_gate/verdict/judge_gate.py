@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from adk_eval_gate.model.results import CaseResult, JudgeCalibration
+from adk_eval_gate.model.results import JudgeCalibration
 from adk_eval_gate.support.words import plural
 from adk_eval_gate.verdict.policy import Policy
 
@@ -43,18 +43,3 @@ def ungated_reasons(calibrations: Sequence[JudgeCalibration]) -> dict[str, str]:
         if not calibration.gates:
             reasons.setdefault(calibration.metric, f"on {calibration.judge_model}, {calibration.reason}")
     return reasons
-
-
-def with_calibrations(case: CaseResult, reasons: dict[str, str], policy: Policy) -> CaseResult:
-    """The case with each of its metrics that does not gate marked so (then decide it: ``decide_case``)."""
-    if not any(metric.name in reasons for metric in case.metrics):
-        return case
-    metrics = [
-        metric.model_copy(
-            update={"uncalibrated": reasons[metric.name], "calibration_required": policy.require_calibrated_judges}
-        )
-        if metric.name in reasons
-        else metric
-        for metric in case.metrics
-    ]
-    return case.model_copy(update={"metrics": metrics})

@@ -4,8 +4,6 @@ decided by the verdict (``verdict/judges.py``); every text from a labels file is
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from adk_eval_gate.model.results import CalibrationDocument, JudgeCalibration, JudgeChange, ResultsDocument
 from adk_eval_gate.report.markdown import inline
 from adk_eval_gate.support.words import plural
@@ -88,10 +86,6 @@ def calibration_markdown(document: CalibrationDocument) -> str:
         lines += judge_section(calibration)
     lines += [f"- {inline(note)}" for note in document.notes]
     return "\n".join(lines).rstrip() + "\n"
-
-
-def judge_lines(calibrations: Sequence[JudgeCalibration]) -> list[str]:
-    return [judge_line(calibration) for calibration in calibrations]
 
 
 def judges_section(doc: ResultsDocument) -> str:

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from adk_eval_gate import __version__
-from adk_eval_gate.inputs.judge_labels import LoadedLabels, judged_key
+from adk_eval_gate.inputs.labels_files import LoadedLabels, judged_key
 from adk_eval_gate.metrics.metric import CaseRun, Metric, MetricOutcome, MetricServices
 from adk_eval_gate.metrics.registry import ConfiguredMetric
 from adk_eval_gate.metrics.score import evaluate_metric
