@@ -17,8 +17,9 @@ from adk_eval_gate.model.evalset import content_text
 from tests.conftest import write_json
 from tests.fakes.gemini_server import FakeGemini, SeenRequest
 from tests.judge.helpers import API_KEY, gemini, v2_answer
+from tests.judge.providers import OPENAI_KEY, provider_env, provider_servers
 
-__all__ = ["gemini"]
+__all__ = ["gemini", "provider_servers"]
 pytestmark = pytest.mark.slow
 KNOWN = [[20, 5], [10, 15]]  # rows: the person's invalid, valid; columns: the judge's
 SECRET = "sk-live-0123456789abcdef"
@@ -146,3 +147,22 @@ def test_a_run_without_labels_writes_no_judges(
     result = cli_in_process("run", "--dataset", "evals/rows.jsonl", cwd=workspace, env=env)
     assert result.returncode == 1, result.stdout
     assert '"calibrations"' not in (workspace / "adk-eval-results" / "results.json").read_text()
+
+
+def test_calibrate_a_judge_on_an_openai_compatible_provider(
+    workspace: Path, provider_servers: dict[str, FakeGemini], cli_in_process: Callable[..., Any]
+) -> None:
+    fake = provider_servers["openai"]
+    fake.script = judge_script
+    options = {"judge_model": "gpt-4o-mini", "num_samples": 1}
+    write_json(
+        workspace / "evals" / "test_config.json",
+        {"criteria": {"final_response_match_v2": {"threshold": 0.5, "judge_model_options": options}}},
+    )
+    result = cli_in_process("calibrate", "evals", cwd=workspace, env=provider_env(provider_servers))
+    assert result.returncode == 0, result.stdout
+    [judge] = json.loads((workspace / "adk-eval-results" / "calibration.json").read_text())["metrics"]
+    theirs = cohens_kappa(np.array(KNOWN))
+    assert judge["judge_model"] == "gpt-4o-mini" and judge["confusion"] == KNOWN
+    assert judge["kappa_interval"] == pytest.approx([theirs.kappa_low, theirs.kappa_upp], abs=1e-9)
+    assert fake.count == 50 and OPENAI_KEY not in result.stdout
