@@ -166,3 +166,12 @@ def test_validate_checks_every_labels_file_with_the_same_line_level_errors(
     assert "ok   ok.labels.json: 2 labels (1 confirmed) of 1 judge metric" in text
     assert "bad.labels.json:4: labels[0].metric: unknown metric 'final_response_match_v3'" in text
     assert "1 of 3 files have problems" in text
+
+
+def test_a_link_out_of_the_repository_is_not_followed(tmp_path: Path) -> None:
+    outside = write(tmp_path / "outside.labels.json", [label("4")])
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "link.labels.json").symlink_to(outside)
+    with pytest.raises(EvalFileError, match="symbolic link to a file outside the repository"):
+        load_labels(repo / "link.labels.json", display="link.labels.json", root=repo)

@@ -37,10 +37,11 @@ def loaded_labels(settings: Settings, console: Console) -> tuple[list[LoadedLabe
     """The labels files of the run (``--judge-labels``, else those found under the paths) and how many could not be
     used (each said in one line; the others are used)."""
     loaded, bad = [], 0
-    found = labels_files(settings.search_paths, given=settings.judge_labels, root=repository_root(settings))
+    root = repository_root(settings)
+    found = labels_files(settings.search_paths, given=settings.judge_labels, root=root)
     for path, display in found:
         try:
-            loaded.append(load_labels(path, display=display))
+            loaded.append(load_labels(path, display=display, root=root))
         except GateError as error:
             bad += 1
             for problem in error.every_problem():

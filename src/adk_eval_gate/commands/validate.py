@@ -76,7 +76,7 @@ def _validate_labels(settings: Settings, console: Console, *, root: Path) -> tup
     bad = 0
     for path, display in found:
         try:
-            loaded = load_labels(path, display=display)
+            loaded = load_labels(path, display=display, root=root)
         except GateError as error:
             bad += 1
             for problem in error.every_problem():

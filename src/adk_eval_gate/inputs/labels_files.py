@@ -19,7 +19,7 @@ from typing import Any
 
 import pydantic
 
-from adk_eval_gate.inputs.discover import display_path, split_selector, walk_named
+from adk_eval_gate.inputs.discover import display_path, file_problem, split_selector, walk_named
 from adk_eval_gate.metrics.registry import BUILT_IN
 from adk_eval_gate.model.judge_labels import JudgeLabel, JudgeLabelsFile
 from adk_eval_gate.support import sanitize
@@ -178,9 +178,12 @@ def _problems(labels: JudgeLabelsFile, *, text: str, display: str) -> list[EvalF
     return problems
 
 
-def load_labels(path: Path, *, display: str) -> LoadedLabels:
+def load_labels(path: Path, *, display: str, root: Path | None = None) -> LoadedLabels:
     """The labels of ``path``, or an ``EvalFileError`` naming the file, line and field (carrying the file's other
-    problems)."""
+    problems); ``root``: the repository, which a symbolic link must not leave."""
+    problem = file_problem(path, root=root) if root is not None else None
+    if problem is not None:
+        raise EvalFileError(problem, file=display)
     text = _text(path, display)
     labels = _validated(_parsed(text, display), text=text, display=display)
     problems = _problems(labels, text=text, display=display)
