@@ -166,3 +166,59 @@ def test_calibrate_a_judge_on_an_openai_compatible_provider(
     assert judge["judge_model"] == "gpt-4o-mini" and judge["confusion"] == KNOWN
     assert judge["kappa_interval"] == pytest.approx([theirs.kappa_low, theirs.kappa_upp], abs=1e-9)
     assert fake.count == 50 and OPENAI_KEY not in result.stdout
+
+
+AGENTS_CLI_CONFIG = """\
+metrics_to_run:
+  - helpfulness
+
+custom_metrics:
+  - name: helpfulness
+    prompt_template: |
+      Rate how helpful the agent's response is, from 1 to 5.
+      User prompt: {prompt}
+      Final response: {response}
+      Return JSON: {"score": <1-5>, "explanation": "<reason>"}
+
+adk_eval_gate:
+  thresholds:
+    helpfulness: 3
+"""
+ORDINAL = [[3, 1, 0, 0, 0], [1, 4, 1, 0, 0], [0, 1, 5, 1, 0], [0, 0, 2, 4, 1], [0, 0, 0, 1, 5]]
+
+
+def test_calibrate_an_agents_cli_prompt_template_judge_with_weighted_kappa(
+    repo: Path, gemini: FakeGemini, cli_in_process: Callable[..., Any]
+) -> None:
+    (repo / "tests" / "eval" / "datasets").mkdir(parents=True)
+    (repo / "tests" / "eval" / "eval_config.yaml").write_text(AGENTS_CLI_CONFIG)
+    prompt = {"role": "user", "parts": [{"text": "Hello?"}]}
+    write_json(
+        repo / "tests" / "eval" / "datasets" / "basic-dataset.json",
+        {"eval_cases": [{"eval_case_id": "greeting", "prompt": prompt}]},
+    )
+    labels = [
+        {
+            "metric": "helpfulness",
+            "invocation": turn(f"q{human}{judge}-{n}", f"a{human}{judge}-{n} SCORE={judge + 1}"),
+            "label": human + 1,
+        }
+        for human, row in enumerate(ORDINAL)
+        for judge, count in enumerate(row)
+        for n in range(count)
+    ]
+    write_json(repo / "tests" / "eval" / "helpfulness.labels.json", {"labels": labels})
+
+    def script(request: SeenRequest) -> str:
+        score = request.prompt.split("SCORE=")[1][0]
+        return json.dumps({"score": int(score), "explanation": "scripted"})
+
+    gemini.script = script
+    env = {"GOOGLE_API_KEY": API_KEY, "GOOGLE_GEMINI_BASE_URL": gemini.url}
+    result = cli_in_process("calibrate", cwd=repo, env=env)
+    assert result.returncode == 0, result.stdout
+    [judge] = json.loads((repo / "adk-eval-results" / "calibration.json").read_text())["metrics"]
+    theirs = cohens_kappa(np.array(ORDINAL), weights=np.arange(1, 6), wt="linear")
+    assert judge["weighted"] and judge["confusion"] == ORDINAL and judge["categories"] == [1, 2, 3, 4, 5]
+    assert judge["kappa"] == pytest.approx(theirs.kappa, abs=1e-12)
+    assert judge["kappa_interval"] == pytest.approx([theirs.kappa_low, theirs.kappa_upp], abs=1e-9)

@@ -15,6 +15,7 @@ import hashlib
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from adk_eval_gate import __version__
 from adk_eval_gate.inputs.labels_files import LoadedLabels, judged_key
@@ -23,6 +24,7 @@ from adk_eval_gate.metrics.registry import ConfiguredMetric
 from adk_eval_gate.metrics.score import evaluate_metric
 from adk_eval_gate.model.evalset import EvalCase, Invocation, Rubric, RubricContent, content_text
 from adk_eval_gate.model.judge_labels import JudgeLabel
+from adk_eval_gate.model.platform_cases import CASE_KEY, PlatformEvalCase, ResponseCandidate
 from adk_eval_gate.model.results import CalibrationDocument, Disagreement, JudgeCalibration
 from adk_eval_gate.support.agreement import agreement
 from adk_eval_gate.support.words import plural
@@ -73,8 +75,24 @@ def label_run(label: JudgeLabel) -> CaseRun:
         rubric = Rubric(rubric_id=LABEL_RUBRIC_ID, rubric_content=RubricContent(text_property=label.rubric))
         actual = actual.model_copy(update={"rubrics": [rubric]})
     expected = label.expected_invocation or Invocation(user_content=label.invocation.user_content)
-    case = EvalCase(eval_id=label.case or "label", conversation=[expected])
+    case = EvalCase.model_validate(
+        {"eval_id": label.case or "label", "conversation": [expected], CASE_KEY: _platform_case(label)}
+    )
     return CaseRun(eval_case=case, actual=[actual], expected=[expected], scenario=None)
+
+
+def _platform_case(label: JudgeLabel) -> dict[str, Any]:
+    """The label as an Agent Platform dataset case with a recorded response, as agents-cli's judges read one."""
+    reference = label.expected_invocation.final_response if label.expected_invocation else None
+    case = PlatformEvalCase(
+        prompt=label.invocation.user_content,
+        responses=[ResponseCandidate(response=label.invocation.final_response)]
+        if label.invocation.final_response
+        else None,
+        reference=ResponseCandidate(response=reference) if reference else None,
+        eval_case_id=label.case,
+    )
+    return case.model_dump(mode="json", exclude_none=True)
 
 
 def _verdict(outcome: MetricOutcome, label: JudgeLabel) -> Verdict:
