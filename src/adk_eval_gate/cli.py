@@ -53,6 +53,7 @@ class Arguments(argparse.Namespace):
     old: str = ""
     new: str = ""
     initial_session: str | None = None
+    output: str | None = None
 
     def option_values(self) -> dict[str, Any]:
         """What the command line set for each option (None: not given, so the action input or default holds)."""
@@ -93,6 +94,17 @@ def _report_arguments(parser: argparse.ArgumentParser) -> None:
 def _switch(parser: argparse.ArgumentParser, flag: str, help_text: str) -> None:
     """A command's own on/off flag (the shared options come from OPTIONS)."""
     parser.add_argument(flag, dest=flag.removeprefix("--").replace("-", "_"), action="store_true", help=help_text)
+
+
+def _label_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("results_file", metavar="RESULTS", help="a results.json of a run with LLM judge metrics")
+    parser.add_argument(
+        "--output",
+        dest="output",
+        metavar="FILE",
+        default=None,
+        help="the labels file to write (default: suggested.labels.json)",
+    )
 
 
 def _merge_arguments(parser: argparse.ArgumentParser) -> None:
@@ -147,6 +159,20 @@ COMMANDS: tuple[tuple[str, str, str, Callable[[argparse.ArgumentParser], None]],
         _merge_arguments,
     ),
     (
+        "calibrate",
+        "measure each LLM judge's agreement with the human labels (*.labels.json)",
+        "Run each labelled LLM judge metric's judge on its human labels as run would (no agent runs) and write its "
+        "agreement with them, Cohen's kappa with a 95% interval, to calibration.json and calibration.md.",
+        _validate_arguments,
+    ),
+    (
+        "label",
+        "write a labels file from a run's judged turns, for people to confirm",
+        "Write a labels file (*.labels.json) with a label per turn an LLM judge metric scored in a results.json, the "
+        "judge's verdict filled in as a suggestion and unconfirmed until a person confirms it.",
+        _label_arguments,
+    ),
+    (
         "migrate",
         "convert a legacy *.test.json to an EvalSet file, an EvalSet to an Agent Platform dataset and back",
         "Convert a legacy query-list *.test.json into an EvalSet file, as ADK's migrate_eval_data_to_new_schema does; "
@@ -183,6 +209,14 @@ def _dispatch(args: Arguments, console: Console, env: Mapping[str, str], *, supe
         from adk_eval_gate.commands.validate import validate
 
         return validate(settings, console)
+    if command == "calibrate":
+        from adk_eval_gate.commands.calibrate import calibrate_command
+
+        return calibrate_command(settings, console)
+    if command == "label":
+        from adk_eval_gate.commands.label import label_command
+
+        return label_command(console, results_file=args.results_file, output=args.output)
     if command == "report":
         from adk_eval_gate.commands.report import report
         from adk_eval_gate.github.session import github_session

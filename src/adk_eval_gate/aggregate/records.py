@@ -154,6 +154,8 @@ def metric_result(configured: ConfiguredMetric, runs: list[RunRecord]) -> Metric
         status=MetricStatus.NOT_EVALUATED,  # decided by the verdict
         invocation_scores=[m.invocation_scores if m else [] for m in per_run],
         computed_by=next((m.computed_by for m in per_run if m and m.computed_by), None),
+        uncalibrated=configured.uncalibrated,
+        calibration_required=configured.calibration_required,
     )
 
 

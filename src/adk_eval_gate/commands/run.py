@@ -13,7 +13,8 @@ from adk_eval_gate.aggregate import records as aggregate
 from adk_eval_gate.aggregate.pricing import Prices, load_prices
 from adk_eval_gate.aggregate.run_results import EarlyRecords, build_document
 from adk_eval_gate.aggregate.usage import judge_totals, report_unpriced
-from adk_eval_gate.commands import sequential_run
+from adk_eval_gate.commands import calibrate, sequential_run
+from adk_eval_gate.commands.calibrate import loaded_labels
 from adk_eval_gate.compare import confirm, likeforlike
 from adk_eval_gate.compare.confirm import Confirming
 from adk_eval_gate.compare.only_affected import Affected, Inputs, choose
@@ -24,7 +25,8 @@ from adk_eval_gate.github.client import GitHubClient
 from adk_eval_gate.inputs.plan import WorkItem, plan, selection_digest
 from adk_eval_gate.inputs.prepare import Prepared, prepare
 from adk_eval_gate.metrics.metric import MetricServices
-from adk_eval_gate.model.results import ResultsDocument
+from adk_eval_gate.model.results import JudgeCalibration, ResultsDocument
+from adk_eval_gate.report.judge_lines import judge_line
 from adk_eval_gate.runners.execute import Execution
 from adk_eval_gate.runners.factory import make_runner
 from adk_eval_gate.runners.run_items import run_items
@@ -77,6 +79,7 @@ def _run(settings: Settings, console: Console, *, github: GitHubClient | None, s
     prices = load_prices(settings.prices, field=settings.option_name("prices"))
     runner = make_runner(settings, root=prepared.root, console=console, planned=prepared.planned, starter=starter)
     items = plan(prepared.planned, num_runs=settings.num_runs, shard=settings.shard, run_count=runner.run_count)
+    judges = _calibrated_judges(settings, console, prepared=prepared)
     services = build_services(settings, prepared.planned, console)
     inputs = Inputs.of(settings, planned=prepared.planned, root=prepared.root, prices=prices)
     # before the runs: --confirm-failures re-runs regressions, --only-affected carries the others
@@ -117,6 +120,7 @@ def _run(settings: Settings, console: Console, *, github: GitHubClient | None, s
         early=early,
         prices=prices,
         services=services,
+        judges=judges,
     )
     code = finish_run(
         built,
@@ -146,6 +150,7 @@ def _document(
     early: EarlyRecords | None,
     prices: Prices,
     services: MetricServices,
+    judges: list[JudgeCalibration],
 ) -> ResultsDocument:
     """The run's document once the runs are over; ``started``: when the run started (monotonic, and as text)."""
     info = likeforlike.run_info(
@@ -176,8 +181,24 @@ def _document(
         early=early,
     )
     doc.judge = finish_judge(services, console)
+    doc.calibrations = judges
     report_unpriced(doc, console, local=execution.local_models)
     return doc
+
+
+def _calibrated_judges(settings: Settings, console: Console, *, prepared: Prepared) -> list[JudgeCalibration]:
+    """With labels, each judge metric in use calibrated first, and those that have not earned their gate marked
+    so (``calibrate.gate_judges``); without labels nothing (and nothing changes)."""
+    labels, bad = loaded_labels(settings, console)
+    if not labels and not bad:
+        return []
+    document = calibrate.calibrated_judges(settings, console, planned=prepared.planned, labels=labels)
+    calibrate.gate_judges(prepared.planned, document, settings)
+    for made in document.metrics:
+        console.line(judge_line(made))
+    for note in document.notes:
+        console.line(f"note {note}")
+    return document.metrics
 
 
 def _exit_code(code: int, execution: Execution, console: Console) -> int:

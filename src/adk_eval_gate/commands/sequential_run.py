@@ -14,7 +14,7 @@ from adk_eval_gate.model.results import CaseStatus
 from adk_eval_gate.runners.execute import FinishedRun
 from adk_eval_gate.runners.sequential_schedule import SequentialSchedule
 from adk_eval_gate.support.console import Console
-from adk_eval_gate.verdict.sequential import CaseEvidence, RunOutcome, consume
+from adk_eval_gate.verdict import CaseEvidence, RunOutcome, consume
 
 
 def schedule(

@@ -4,8 +4,11 @@ process of its own, and the packages of its judge and user simulator models. No 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from adk_eval_gate.config.settings import Settings
 from adk_eval_gate.inputs.agent_sources import NoAgent
+from adk_eval_gate.inputs.labels_files import labels_files, load_labels
 from adk_eval_gate.inputs.prepare import needs_agent, prepare
 from adk_eval_gate.model.results import FileResult
 from adk_eval_gate.runners.preflight import (
@@ -16,6 +19,7 @@ from adk_eval_gate.runners.preflight import (
     unknown_field_problems,
 )
 from adk_eval_gate.support.console import Console, relayed_output
+from adk_eval_gate.support.errors import GateError
 from adk_eval_gate.support.words import plural
 
 
@@ -48,7 +52,9 @@ def validate(settings: Settings, console: Console) -> int:
         console.line(f"{'bad ' if problems or loaded.row_errors else 'ok  '} {_described(file, settings)}")
         if problems or loaded.row_errors:
             bad += 1
-    total = len(prepared.files)
+    labels_bad, labels_total = _validate_labels(settings, console, root=prepared.root)
+    bad += labels_bad
+    total = len(prepared.files) + labels_total
     if bad:
         console.line(f"{bad} of {total} files have problems")
         return 2
@@ -66,3 +72,26 @@ def _described(file: FileResult, settings: Settings) -> str:
     said = file.agent is not None and file.num_runs is not None  # the agent's line says the call's runs
     runs = "" if said else f", {plural(file.num_runs or settings.num_runs, 'run')} per case"
     return f"{file.path}: {plural(file.cases, 'case')} ({file.format}), criteria from {file.config}{agent}{runs}"
+
+
+def _validate_labels(settings: Settings, console: Console, *, root: Path) -> tuple[int, int]:
+    """Each labels file (``--judge-labels``, else the ``*.labels.json`` under the paths) checked as ``run`` and
+    ``calibrate`` read it, one line each: (files with problems, files)."""
+    found = labels_files(settings.search_paths, given=settings.judge_labels, root=root)
+    bad = 0
+    for path, display in found:
+        try:
+            loaded = load_labels(path, display=display, root=root)
+        except GateError as error:
+            bad += 1
+            for problem in error.every_problem():
+                console.error(console.mask(problem.one_line()), file=problem.file, line=problem.line)
+            console.line(f"bad  {display}")
+            continue
+        metrics = len({label.metric for label in loaded.labels})
+        confirmed = len(loaded.confirmed)
+        console.line(
+            f"ok   {display}: {plural(len(loaded.labels), 'label')} ({confirmed} confirmed) of "
+            f"{plural(metrics, 'judge metric')}"
+        )
+    return bad, len(found)

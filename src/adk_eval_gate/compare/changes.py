@@ -19,6 +19,7 @@ from adk_eval_gate.compare import history as histories
 from adk_eval_gate.compare import likeforlike, sequential_noise
 from adk_eval_gate.compare.cost_latency import compare_usage
 from adk_eval_gate.compare.found_baseline import Baseline
+from adk_eval_gate.compare.judge_changes import judge_changes
 from adk_eval_gate.compare.noise import EPSILON, significance
 from adk_eval_gate.config.settings import Settings
 from adk_eval_gate.model.results import (
@@ -237,6 +238,7 @@ def compare(
         differences=found,
         history=histories.summary(history, requested=history_requested, case_ids=list(head_cases)) if history else None,
         usage=compare_usage(head, base, history=history),
+        judge_changes=judge_changes(head, base),
     )
     return counted(comparison, head, strict=strict)
 

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from adk_eval_gate.model.results import MetricChange, NoiseModel, Significance
-from adk_eval_gate.verdict.sequential import compare_with_base, e_bh, regression_e_value
+from adk_eval_gate.verdict import compare_with_base, e_bh, regression_e_value
 from adk_eval_gate.verdict.sequential.intervals import anytime_interval
 
 MODEL: NoiseModel = "anytime"

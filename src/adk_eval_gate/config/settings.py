@@ -50,6 +50,10 @@ class Settings(pydantic.BaseModel):
     shard: Shard | None = None
     judge_parallelism: int = 8
     cache_dir: Path | None = None
+    judge_labels: list[Path] = pydantic.Field(default_factory=list)
+    min_judge_kappa: float = 0.6
+    min_judge_labels: int = 30
+    require_calibrated_judges: bool = False
     output_dir: Path = Path(DEFAULT_OUTPUT_DIR)
     results: Path | None = None
     junit: Path | None = None

@@ -99,6 +99,11 @@ def _json_file(path: Path) -> bool:
     return path.name.endswith(".json")
 
 
+def walk_named(folder: Path, suffixes: tuple[str, ...]) -> list[Path]:
+    """The files under ``folder`` whose names end with one of ``suffixes``, skipping tool and virtualenv folders."""
+    return _walk(folder, lambda path: path.name.endswith(suffixes))
+
+
 def _resolved(path: Path) -> Path:
     try:
         return path.resolve()

@@ -133,6 +133,12 @@ RECORDED_RESULTS = Format(
     suffixes=(".evalset_result.json",),
     not_for_pytest="is an ADK eval result, not an eval file: replay it with adk-eval-gate run --runner recorded",
 )
+JUDGE_LABELS = Format(
+    "judge_labels",
+    "judge labels",
+    suffixes=(".labels.json",),
+    not_for_pytest="is judge labels, not an eval file: adk-eval-gate calibrate reads it",
+)
 FORMATS = (
     LEGACY_QUERY_LIST,
     LEGACY_NAMED_LIST,
@@ -141,6 +147,7 @@ FORMATS = (
     VERTEX_CSV,
     AGENT_PLATFORM_DATASET,
     RECORDED_RESULTS,
+    JUDGE_LABELS,
 )
 BY_NAME = {entry.name: entry for entry in FORMATS}
 

@@ -312,6 +312,8 @@ class ConfiguredMetric:
     criterion: eval_config.BaseCriterion | None  # None for the informational metrics (and those without a threshold)
     custom_function_path: str | None = None
     definition: MetricDefinition | None = None  # an agents-cli metric's own definition (eval_config.yaml)
+    uncalibrated: str | None = None  # why this judge metric does not gate (verdict/judges.py); None: it may
+    calibration_required: bool = False  # --require-calibrated-judges
 
     @property
     def name(self) -> str:

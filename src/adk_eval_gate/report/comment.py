@@ -26,6 +26,7 @@ from adk_eval_gate.report import (
     sequential_sections,
 )
 from adk_eval_gate.report import markdown as md
+from adk_eval_gate.report.judge_lines import judges_section
 from adk_eval_gate.report.sections import (
     Cut,
     Detail,
@@ -127,6 +128,7 @@ def _render(doc: ResultsDocument, *, gate_id: str, detail: Detail, level: int, b
     sections = [marker(gate_id, digest(doc)), *header(doc, gate_id=gate_id)]
     sections.append(metric_table(doc, limit=detail.max_metrics, cut=cut, fold_after=METRICS_SHOWN))
     sections.append(change_sections.regressions(doc, limit=detail.max_changes, budget=budget))
+    sections.append(judges_section(doc))
     sections.append(case_sections.failing_cases(doc, detail=detail, budget=budget))
     sections.append(case_sections.flaky_cases(doc, limit=detail.max_cases))
     sections.append(case_sections.quarantined_cases(doc, limit=detail.max_cases))

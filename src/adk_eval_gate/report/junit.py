@@ -19,6 +19,7 @@ from pathlib import PurePosixPath
 from adk_eval_gate.judge import platform_access
 from adk_eval_gate.model.results import CaseResult, CaseStatus, FileResult, ResultsDocument, RunRecord
 from adk_eval_gate.report import views
+from adk_eval_gate.report.judge_lines import junit_properties
 from adk_eval_gate.verdict import run_reasons
 
 RUN_SUITE = "adk-eval-gate"
@@ -325,6 +326,8 @@ def render(doc: ResultsDocument) -> str:
         for file in doc.files
     ]
     suites = [suite for suite in suites if suite.cases]
+    for suite in suites:
+        suite.properties.update(junit_properties(doc))
     run_suite = _run_suite(doc)
     if run_suite is not None:
         suites.append(run_suite)

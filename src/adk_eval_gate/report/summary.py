@@ -14,6 +14,7 @@ from adk_eval_gate.report import carried, case_sections, change_sections, costs,
 from adk_eval_gate.report import markdown as md
 from adk_eval_gate.report.comment import header
 from adk_eval_gate.report.headline import change_counts
+from adk_eval_gate.report.judge_lines import judges_section
 from adk_eval_gate.support.words import plural
 
 SUMMARY_LIMIT = limits.STEP_SUMMARY_BYTES
@@ -83,6 +84,7 @@ def _render(doc: ResultsDocument, *, detail: sections.Detail, level: int, budget
         mermaid_charts.cost_chart(doc),
         costs.rising_cases(doc, limit=None),
         judge_stats(doc),
+        judges_section(doc),
         change_sections.regressions(doc, limit=detail.max_changes, budget=budget, interval=True),
         change_sections.improvements(doc, limit=detail.max_changes, budget=budget),
         change_sections.new_and_removed(change_counts(doc)),

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from adk_eval_gate.inputs.plan import WorkItem
 from adk_eval_gate.runners.execute import Execution, FinishedRun
-from adk_eval_gate.verdict.sequential import CaseEvidence, next_wave
+from adk_eval_gate.verdict import CaseEvidence, next_wave
 
 EvidenceOf = Callable[[WorkItem, list[FinishedRun]], "CaseEvidence | None"]
 """A case's evidence after its finished runs (its first item and those runs); None: it cannot be decided

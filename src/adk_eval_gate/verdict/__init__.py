@@ -22,6 +22,7 @@ from adk_eval_gate.verdict.decide import (
     totals,
     unmatched_quarantine,
 )
+from adk_eval_gate.verdict.judge_gate import earned_gate, ungated_reasons
 from adk_eval_gate.verdict.policy import Policy
 from adk_eval_gate.verdict.regressions import counted, drops
 from adk_eval_gate.verdict.rules import (
@@ -37,11 +38,14 @@ from adk_eval_gate.verdict.sequential import (
     MetricSpec,
     RunOutcome,
     SequentialSettings,
+    compare_with_base,
     consume,
     continue_evidence,
+    e_bh,
     gate_verdict,
     next_wave,
     open_evidence,
+    regression_e_value,
 )
 from adk_eval_gate.verdict.sequential_case import evidence_of
 from adk_eval_gate.verdict.stability import flaky_cases
@@ -55,6 +59,7 @@ __all__ = [
     "ScoreRule",
     "SequentialSettings",
     "case_checks",
+    "compare_with_base",
     "comparison_text",
     "consume",
     "continue_evidence",
@@ -62,6 +67,8 @@ __all__ = [
     "decide",
     "decide_case",
     "drops",
+    "e_bh",
+    "earned_gate",
     "evidence_of",
     "exit_code",
     "failure_reason",
@@ -73,6 +80,7 @@ __all__ = [
     "open_evidence",
     "quarantine",
     "redecide",
+    "regression_e_value",
     "run_error",
     "run_metric_status",
     "run_overruns",
@@ -80,5 +88,6 @@ __all__ = [
     "run_scores_text",
     "run_status",
     "totals",
+    "ungated_reasons",
     "unmatched_quarantine",
 ]

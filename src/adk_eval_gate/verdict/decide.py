@@ -61,9 +61,12 @@ def _worst(findings: Iterable[Finding]) -> CaseStatus:
 
 
 def _informational_by_kind(metric: MetricResult) -> bool:
-    """A metric that never passes or fails by nature (the efficiency metrics), or one without a threshold that
-    its record says is informational (results.json of an earlier version)."""
-    return metric.kind == "informational" or (metric.threshold is None and metric.status == MetricStatus.INFORMATIONAL)
+    """A metric that never passes or fails by nature (the efficiency metrics), a judge metric that has not earned
+    its gate against the human labels, or one without a threshold that its record says is informational
+    (results.json of an earlier version)."""
+    if metric.kind == "informational" or metric.uncalibrated is not None:
+        return True
+    return metric.threshold is None and metric.status == MetricStatus.INFORMATIONAL
 
 
 def _with(model: ModelT, **fields: object) -> ModelT:
@@ -135,6 +138,7 @@ def decide_case(
     case = case.model_copy(update={"runs": runs, "metrics": metrics})
     errors = rules.errors(case)
     findings = errors or [*rules.thresholds(case, pass_rule=pass_rule), *rules.case_budgets(case)]
+    findings += rules.uncalibrated_judges(case)
     if sequential is not None and not errors and case.carried is None:
         case, findings = _sequential(case, findings, pass_rule=pass_rule, run=sequential, ranges=ranges)
     status = _worst(findings)
@@ -327,6 +331,7 @@ def decide(doc: ResultsDocument, comparison: Comparison | None, policy: Policy) 
         *rules.cases(doc, allow_not_evaluated=policy.allow_not_evaluated),
         *rules.run_budgets(checks),
         *rules.regressions(comparison, fail_on_regression=policy.fail_on_regression),
+        *rules.judge_regressions(comparison, fail_on_regression=policy.fail_on_regression),
     ]
     worst = _worst(findings)
     status = {CaseStatus.ERROR: RunStatus.ERROR, CaseStatus.PASSED: RunStatus.PASSED}.get(worst, RunStatus.FAILED)

@@ -21,6 +21,9 @@ class Policy:
     tolerance: float = 0.0
     limits: BudgetLimits | None = None
     sequential: SequentialRun | None = None  # --sequential's settings, when given
+    min_judge_kappa: float = 0.6
+    min_judge_labels: int = 30
+    require_calibrated_judges: bool = False
 
     @classmethod
     def recorded(cls, run: RunInfo) -> Policy:
@@ -64,6 +67,9 @@ class Policy:
             tolerance=settings.regression_tolerance,
             limits=limits if limits.model_dump(exclude_none=True) else None,
             sequential=sequential_run(settings),
+            min_judge_kappa=settings.min_judge_kappa,
+            min_judge_labels=settings.min_judge_labels,
+            require_calibrated_judges=settings.require_calibrated_judges,
         )
 
     def with_options(self, given: Policy) -> Policy:

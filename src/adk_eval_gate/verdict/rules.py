@@ -158,9 +158,24 @@ def thresholds(case: CaseResult, *, pass_rule: PassRule) -> list[Finding]:
         for m in graded
         if m.status in (MetricStatus.FAILED, MetricStatus.NOT_EVALUATED)
     ]
-    if not graded:
+    if not graded and not any(m.uncalibrated for m in case.metrics):  # an uncalibrated judge says why itself
         found.append(_finding("not_evaluated", Effect.NOT_EVALUATED, "no thresholded metric to evaluate"))
     return found
+
+
+def uncalibrated_judges(case: CaseResult) -> list[Finding]:
+    """Each judge metric that has not earned its gate against the human labels: only noted (its scores are
+    informational), or an error with ``--require-calibrated-judges``."""
+    return [
+        _finding(
+            "judge_calibration",
+            Effect.ERROR if metric.calibration_required else Effect.NONE,
+            f"{metric.name} does not gate: {metric.uncalibrated}",
+            metric=metric.name,
+        )
+        for metric in case.metrics
+        if metric.uncalibrated is not None
+    ]
 
 
 def _pass_rule(runs: list[RunRecord], pass_rule: PassRule) -> list[Finding]:
@@ -314,4 +329,23 @@ def regressions(comparison: Comparison | None, *, fail_on_regression: bool) -> l
         return [_finding("regressions", Effect.FAILED, f"{counted} against the baseline {verb} the gate")]
     return [
         _finding("regressions", Effect.NONE, f"{counted} against the baseline (reported; --fail-on-regression not set)")
+    ]
+
+
+def judge_regressions(comparison: Comparison | None, *, fail_on_regression: bool) -> list[Finding]:
+    """A judge whose kappa dropped under the lower bound of the baseline's interval is a regression like a
+    metric's: it fails the run with ``--fail-on-regression``, else it is reported."""
+    dropped = [change for change in comparison.judge_changes if change.dropped] if comparison else []
+    effect = Effect.FAILED if fail_on_regression else Effect.NONE
+    return [
+        _finding(
+            "regressions",
+            effect,
+            f"{change.metric}'s judge agrees less with the human labels: kappa {change.kappa:.2f} on "
+            f"{change.judge_model}, under the baseline's {change.base_kappa:.2f} "
+            f"[{change.base_kappa_interval[0]:.2f}, {change.base_kappa_interval[1]:.2f}] on {change.base_judge_model}",
+            metric=change.metric,
+        )
+        for change in dropped
+        if change.kappa is not None and change.base_kappa is not None and change.base_kappa_interval is not None
     ]

@@ -14,6 +14,7 @@ schema/results.schema.json``; a test keeps the two equal).
 
 from __future__ import annotations
 
+from adk_eval_gate.model.results.calibrations import CalibrationDocument, Disagreement, JudgeCalibration
 from adk_eval_gate.model.results.case_inputs import AffectedRun, Carried, CaseInputs
 from adk_eval_gate.model.results.comparison import (
     BaselineInfo,
@@ -23,6 +24,7 @@ from adk_eval_gate.model.results.comparison import (
     Difference,
     History,
     HistoryPoint,
+    JudgeChange,
     MetricChange,
     MetricDelta,
 )
@@ -99,6 +101,7 @@ __all__ = [
     "BudgetCheck",
     "BudgetLimits",
     "BudgetStatus",
+    "CalibrationDocument",
     "Carried",
     "CaseChange",
     "CaseInputs",
@@ -110,6 +113,7 @@ __all__ = [
     "ComputedBy",
     "Confirmation",
     "Difference",
+    "Disagreement",
     "Effect",
     "ErrorKind",
     "FileResult",
@@ -119,6 +123,8 @@ __all__ = [
     "HistoryPoint",
     "InvalidResults",
     "InvocationRecord",
+    "JudgeCalibration",
+    "JudgeChange",
     "JudgeSetting",
     "JudgeStats",
     "MetricChange",

@@ -107,6 +107,22 @@ class History(ResultModel):
     )
 
 
+class JudgeChange(ResultModel):
+    """A labelled judge metric on both sides: its kappa before (the baseline's) and now."""
+
+    metric: str
+    judge_model: str
+    base_judge_model: str
+    kappa: float | None
+    kappa_interval: tuple[float, float] | None
+    base_kappa: float | None
+    base_kappa_interval: tuple[float, float] | None
+    changed: bool = Field(description="The judge's fingerprint differs: its model, prompt, sampling or labels.")
+    dropped: bool = Field(
+        default=False, description="Its kappa now is under the lower bound of the baseline's interval: a regression."
+    )
+
+
 class Comparison(ResultModel):
     """This run against the base branch's results (``compare`` stage)."""
 
@@ -135,3 +151,6 @@ class Comparison(ResultModel):
     )
     history: History | None = Field(default=None, description="The base branch's recent runs (--history).")
     usage: UsageComparison | None = Field(default=None, description="Cost and latency against the baseline.")
+    judge_changes: list[JudgeChange] = Field(
+        default_factory=list, description="Each labelled judge metric calibrated on both sides (left out without)."
+    )

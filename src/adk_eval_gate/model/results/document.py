@@ -11,6 +11,7 @@ from typing import Any, Literal
 import pydantic
 from pydantic import Field
 
+from adk_eval_gate.model.results.calibrations import JudgeCalibration
 from adk_eval_gate.model.results.case_inputs import AffectedRun, Carried, CaseInputs
 from adk_eval_gate.model.results.comparison import (
     Comparison,
@@ -55,6 +56,7 @@ Rule = Literal[
     "cases",
     "run_budget",
     "regressions",
+    "judge_calibration",
 ]
 
 
@@ -91,6 +93,14 @@ class MetricResult(ResultModel):
         default=None,
         description="For the metrics ADK computes through Google's evaluation service: whether that service computed "
         "it (agent-platform) or the gate's own judge (gate-judge).",
+    )
+    uncalibrated: str | None = Field(
+        default=None,
+        description="Why this judge metric's scores may not fail the case: it has not earned it against the human "
+        "labels (its status is informational).",
+    )
+    calibration_required: bool = Field(
+        default=False, description="--require-calibrated-judges: an uncalibrated judge metric is an error."
     )
 
 
@@ -404,6 +414,11 @@ class ResultsDocument(ResultModel):
     metrics: list[MetricSummary] = Field(default_factory=list)
     stability: SuiteStability | None = Field(default=None, description="Present when cases ran several times.")
     judge: JudgeStats | None = None
+    calibrations: list[JudgeCalibration] = Field(
+        default_factory=list,
+        description="Each labelled judge metric's agreement with the human labels and whether it gated (left out "
+        "without labels).",
+    )
     usage: SuiteUsage | None = Field(default=None, description="Tokens, calls, time and cost of the whole run.")
     budgets: list[BudgetCheck] = Field(
         default_factory=list, description="The run's budgets (--max-cost, --max-cost-increase, --max-latency-increase)."

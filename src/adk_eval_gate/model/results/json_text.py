@@ -22,7 +22,10 @@ def dump_json(doc: ResultsDocument) -> str:
 def json_parts(doc: ResultsDocument) -> Iterator[str]:
     """``dump_json``'s text in parts, a case at a time: written as they come, a document of any size is never one
     string in memory."""
-    head = _without_sequential_defaults(doc.model_dump(mode="json", exclude={"cases"}))
+    left_out: dict[str, Any] = {"cases": True, **({"calibrations": True} if not doc.calibrations else {})}
+    if doc.comparison is not None and not doc.comparison.judge_changes:
+        left_out["comparison"] = {"judge_changes": True}
+    head = _without_sequential_defaults(doc.model_dump(mode="json", exclude=left_out))
     fields = {"schema_version": doc.schema_version, "status": doc.status} | head
     parts = [f"{json.dumps(name)}:{_compact(value)}" for name, value in fields.items()]
     at = list(fields).index("totals") + 1 if "totals" in fields else len(parts)

@@ -28,6 +28,7 @@ from adk_eval_gate.model.results import CaseResult, CaseStatus, ResultsDocument,
 from adk_eval_gate.report import costs, headline, sequential_sections
 from adk_eval_gate.report.carried import affected_line
 from adk_eval_gate.report.change_sections import significance_text
+from adk_eval_gate.report.html import calibration_view
 from adk_eval_gate.report.html.case_list import Context, case_details, case_rows, header_row
 from adk_eval_gate.report.html.parts import (
     STATUS_LABELS,
@@ -251,6 +252,7 @@ PAGE_SECTIONS: tuple[PageSection, ...] = (
     _charts,
     _metric_summaries,
     _judge,
+    lambda doc, context: calibration_view.calibrations(doc),
 )
 
 
