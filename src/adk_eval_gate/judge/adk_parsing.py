@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from adk_eval_gate.judge.parsing import bounded
+from adk_eval_gate.judge.parsing import RubricVerdict, bounded, verdict_score
 
 # hallucinations_v1's labels (``_POSITIVE_LABELS``, ``_NEGATIVE_LABELS``)
 POSITIVE_LABELS = frozenset({"supported", "not_applicable"})
@@ -198,3 +198,72 @@ def is_valid_verdict(text: str) -> float | None:
     if label in _INVALID:
         return 0.0
     return 1.0 if label in _VALID else None
+
+
+# --------------------------------------------------------------------------------------------------------
+# Rubric answers: ``DefaultAutoRaterResponseParser``
+#
+# ``(?m)^\s*ID: (.*)$`` (and ``Property:``): from a line's start, spaces (line breaks too), the field, the rest
+# of the line. Its spaces can only end where the run of spaces does, so each line start is tried once, and
+# a line start inside a run already tried reaches the same end. ``(?<=Rationale: )(.*)`` (and ``Verdict:``):
+# the rest of the line after each occurrence that does not end inside an earlier match.
+
+
+def _line_fields(text: str, field: str) -> list[tuple[int, str]]:
+    """(where the line starts, the rest of its line) of each match of ``(?m)^\\s*FIELD(.*)$``."""
+    found: list[tuple[int, str]] = []
+    line_start = 0
+    while line_start <= len(text):
+        end = _spaces_end(text, line_start)
+        line_end = text.find("\n", end)
+        line_end = len(text) if line_end < 0 else line_end
+        if text.startswith(field, end):
+            found.append((line_start, text[end + len(field) : line_end]))
+        if line_end == len(text):
+            break
+        line_start = line_end + 1
+    return found
+
+
+def _after_fields(text: str, field: str) -> list[str]:
+    """What ``re.findall(r"(?<=FIELD)(.*)")`` returns."""
+    found: list[str] = []
+    at = text.find(field)
+    while at >= 0:
+        start = at + len(field)
+        line_end = text.find("\n", start)
+        line_end = len(text) if line_end < 0 else line_end
+        found.append(text[start:line_end])
+        # the next occurrence may end where this match ends (an empty match there), but not before
+        at = text.find(field, max(at + 1, line_end - len(field)))
+    return found
+
+
+def rubric_verdicts(text: str) -> list[RubricVerdict]:
+    """``DefaultAutoRaterResponseParser.parse``: no verdicts unless the properties, rationales and verdicts
+    are as many; each property takes the last ``ID:`` line between the previous property and itself."""
+    text = bounded(text)
+    properties = _line_fields(text, "Property: ")
+    rationales = _after_fields(text, "Rationale: ")
+    verdicts = _after_fields(text, "Verdict: ")
+    if not len(properties) == len(rationales) == len(verdicts):
+        return []
+    ids = _line_fields(text, "ID: ")
+    parsed: list[RubricVerdict] = []
+    previous, next_id = -1, 0
+    for (start, property_text), rationale, verdict in zip(properties, rationales, verdicts, strict=True):
+        rubric_id = None  # the last ID line between the previous property and this one
+        while next_id < len(ids) and ids[next_id][0] < start:
+            if ids[next_id][0] > previous:
+                rubric_id = ids[next_id][1].strip() or None
+            next_id += 1
+        parsed.append(
+            RubricVerdict(
+                rubric_id=rubric_id,
+                property_text=property_text.strip(),
+                rationale=rationale.strip(),
+                score=verdict_score(verdict),
+            )
+        )
+        previous = start
+    return parsed
