@@ -83,9 +83,13 @@ def score(
     criterion: eval_config.BaseCriterion,
     run: CaseRun,
     service: JudgeService | None = None,
+    *,
+    lenient_labels: bool = False,
 ) -> Decided:
-    """Scores one run with a fresh judge service (closed in the same event loop), with the verdict's statuses."""
-    services = MetricServices(judge=service if service is not None else judge_service())
+    """Scores one run with a fresh judge service (closed in the same event loop), with the verdict's statuses;
+    ``lenient_labels``: judge answers read as under --lenient-judge-labels."""
+    judge = service if service is not None else judge_service()
+    services = MetricServices(judge=judge, lenient_labels=lenient_labels)
     metric = metric_class(name=name, criterion=criterion, services=services)
 
     async def go() -> MetricOutcome:

@@ -62,12 +62,13 @@ def test_majority_vote_per_invocation_and_the_valid_fraction(gemini: FakeGemini)
     )
     actual, expected = two_turns()
     outcome = score(FinalResponseMatchV2, "final_response_match_v2", v2(0.5), run_of(actual, expected))
-    assert scores(outcome) == [(1.0, P), (0.0, N)]  # 3 of 4 readable valid; 1 valid vs 2 invalid
+    # 2 of 3 readable valid ("Valid" is no label, as ADK reads labels); 1 valid vs 2 invalid
+    assert scores(outcome) == [(1.0, P), (0.0, N)]
     assert (outcome.score, outcome.status) == (0.5, P)
     assert outcome.details == {
         "judge_model": "scripted-judge",
         "num_samples": 5,
-        "votes": [{"yes": 3, "no": 1, "unreadable": 1}, {"yes": 1, "no": 2, "unreadable": 2}],
+        "votes": [{"yes": 2, "no": 1, "unreadable": 2}, {"yes": 1, "no": 2, "unreadable": 2}],
     }
     assert gemini.count == 10
     assert {request.model for request in gemini.requests} == {"scripted-judge"}
@@ -274,3 +275,17 @@ def test_multi_turn_metrics_judge_the_whole_conversation_once(
     assert gemini.count == 3
     prompt = gemini.prompts()[0]
     assert "USER TURN 1: TURN-1" in prompt and "AGENT (agent) TURN 3: three" in prompt
+
+
+def test_labels_are_case_sensitive_unless_read_leniently(gemini: FakeGemini) -> None:
+    """ADK reads "Valid" as no label: one "invalid" decides the invocation; read leniently (--lenient-judge-labels)
+    "Valid" counts and the invocation is valid 2-1."""
+    answers = {"ANSWER-A": [v2_answer("Valid"), v2_answer("Valid"), v2_answer("invalid")]}
+    gemini.script = MarkerScript(answers)
+    actual, expected = [invocation("What is 2+2?", "ANSWER-A four")], [invocation("What is 2+2?", "4")]
+    run = run_of(actual, expected)
+    outcome = score(FinalResponseMatchV2, "final_response_match_v2", v2(0.5, num_samples=3), run)
+    assert (outcome.score, outcome.status) == (0.0, N)
+    gemini.script = MarkerScript(answers)
+    lenient = score(FinalResponseMatchV2, "final_response_match_v2", v2(0.5, num_samples=3), run, lenient_labels=True)
+    assert (lenient.score, lenient.status) == (1.0, P)

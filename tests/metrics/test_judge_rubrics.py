@@ -129,7 +129,7 @@ def test_pooled_case_score_is_not_the_mean_of_invocation_means(gemini: FakeGemin
 
 def test_verdicts_are_matched_by_property_text_when_the_id_is_missing(gemini: FakeGemini) -> None:
     answer = (
-        "**Property:** *The answer is “concise”.*\nRationale: short\nVerdict: yes\n\n"
+        "Property: *The answer is “concise”.*\nRationale: short\nVerdict: yes\n\n"
         "Property: Something the judge made up.\nRationale: ?\nVerdict: no\n"
     )
     gemini.script = lambda request: answer
@@ -252,3 +252,18 @@ def test_multi_turn_trajectory_judges_the_last_turn_with_the_whole_dialogue(gemi
         '"id": "concise"',
     ):
         assert line in prompt
+
+
+def test_markdown_field_names_are_read_only_when_labels_are_read_leniently(gemini: FakeGemini) -> None:
+    """ADK's parser wants ``Property: `` at a line's start: "**Property:**" leaves one property for two
+    verdicts, so ADK reads no verdict at all; read leniently (--lenient-judge-labels) the rubric passes."""
+    gemini.script = lambda request: (
+        "**Property:** The answer is concise.\nRationale: short\nVerdict: yes\n\n"
+        "Property: Something else.\nRationale: ?\nVerdict: no\n"
+    )
+    crit = criterion(1.0, rubric("concise"), samples=1)
+    run = run_of([invocation("q", "a")])
+    outcome = score(RubricFinalResponseQuality, "m", crit, run)
+    assert (outcome.score, outcome.status) == (None, NE)
+    lenient = score(RubricFinalResponseQuality, "m", crit, run, lenient_labels=True)
+    assert (lenient.score, lenient.status) == (1.0, P)

@@ -125,3 +125,21 @@ def test_a_failing_judge_makes_it_not_evaluated(gemini: FakeGemini) -> None:
     assert (outcome.score, outcome.status) == (None, NE)
     assert [item.status for item in outcome.per_invocation] == [NE, NE, NE]
     assert outcome.reason is not None and "HTTP 503" in outcome.reason
+
+
+def test_a_label_adk_cannot_read_counts_only_when_labels_are_read_leniently(gemini: FakeGemini) -> None:
+    """A label with nothing after it is no label to ADK's pattern: the turn ties 1-1 and is invalid; read leniently
+    (--lenient-judge-labels) it is valid 2-1."""
+    unterminated = 'My verdict: "is_valid": "true"'
+    answers = {
+        "USER-TWO": [is_valid_answer("true"), unterminated, is_valid_answer("false")],
+        "USER-THREE": [is_valid_answer("true")] * 3,
+        STOP: [is_valid_answer("true")] * 3,
+    }
+    gemini.script = MarkerScript(answers)
+    run = run_of(turns(), None, scenario_case())
+    outcome = score(PerTurnUserSimulatorQuality, "m", criterion(0.9), run)
+    assert [i.score for i in outcome.per_invocation] == [1.0, 0.0, 1.0]
+    gemini.script = MarkerScript(answers)
+    lenient = score(PerTurnUserSimulatorQuality, "m", criterion(0.9), run, lenient_labels=True)
+    assert [i.score for i in lenient.per_invocation] == [1.0, 1.0, 1.0]

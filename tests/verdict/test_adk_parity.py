@@ -37,8 +37,10 @@ from google.adk.evaluation.agent_evaluator import AgentEvaluator as AdkAgentEval
 from google.adk.evaluation.agent_evaluator import _EvalMetricResultWithInvocation
 from google.adk.evaluation.eval_metrics import BaseCriterion, EvalMetricResult
 from google.adk.evaluation.eval_metrics import HallucinationsCriterion as AdkHallucinationsCriterion
+from google.adk.evaluation.eval_metrics import LlmAsAJudgeCriterion as AdkLlmAsAJudgeCriterion
 from google.adk.evaluation.eval_set import EvalSet as AdkEvalSet
 from google.adk.evaluation.evaluator import EvalStatus
+from google.adk.evaluation.final_response_match_v2 import FinalResponseMatchV2Evaluator
 from google.adk.evaluation.hallucinations_v1 import HallucinationsV1Evaluator
 from google.adk.evaluation.local_eval_service import LocalEvalService
 from hypothesis import HealthCheck, given, settings
@@ -46,12 +48,22 @@ from hypothesis import strategies as st
 
 from adk_eval_gate import verdict
 from adk_eval_gate.metrics.hallucinations import HallucinationsV1
+from adk_eval_gate.metrics.judge_metrics import FinalResponseMatchV2
 from adk_eval_gate.model import eval_config as gate_eval_config
 from adk_eval_gate.model.results import CaseResult, MetricResult, MetricStatus, RunMetric, RunRecord
 from adk_eval_gate.pytest import AgentEvaluator as GateAgentEvaluator
 from adk_eval_gate.pytest.evaluator import adk_failures
 from tests.fakes.gemini_server import FakeGemini, SeenRequest
-from tests.judge.helpers import API_KEY, HallucinationScript, gemini, invocation, judge_options, rubric_answer
+from tests.judge.helpers import (
+    API_KEY,
+    HallucinationScript,
+    MarkerScript,
+    gemini,
+    invocation,
+    judge_options,
+    rubric_answer,
+    v2_answer,
+)
 from tests.metrics import test_judge_parity as judge_parity
 
 pytestmark = pytest.mark.slow  # ADK's AgentEvaluator and `adk eval` on a real agent
@@ -968,3 +980,22 @@ def test_adk_eval_takes_the_config_beside_an_eval_set_only_when_given_one_file(t
     one = _resolve_eval_config_file_path(None, {str(first): []})
     assert one == str(first.parent / "test_config.json")
     assert _resolve_eval_config_file_path(None, {str(first): [], str(second): []}) is None
+
+
+def test_a_final_response_label_adk_does_not_read_is_no_label_as_adks_evaluator_reads_it(gemini: FakeGemini) -> None:
+    """Per sample "Valid", "Valid", "invalid": ADK's parser is case-sensitive, so one "invalid" decides and the
+    case fails; so does the gate by default (read leniently, "Valid" would count, 2-1, and pass)."""
+    answers = {"MARK": [v2_answer("Valid"), v2_answer("Valid"), v2_answer("invalid")]}
+    ours, theirs = judge_parity.both(
+        gemini=gemini,
+        make_script=lambda: MarkerScript(answers).answer,
+        ours=FinalResponseMatchV2,
+        theirs=FinalResponseMatchV2Evaluator,
+        name="final_response_match_v2",
+        criterion=gate_eval_config.LlmAsAJudgeCriterion(threshold=0.5, judge_model_options=judge_options(3)),
+        adk_criterion=AdkLlmAsAJudgeCriterion(threshold=0.5, judge_model_options=judge_parity.adk_options(3)),
+        actual=[invocation("What is 2+2?", "MARK four")],
+        expected=[invocation("What is 2+2?", "4")],
+    )
+    judge_parity.assert_same(ours, theirs)
+    assert (theirs.overall_score, theirs.overall_eval_status) == (0.0, EvalStatus.FAILED)

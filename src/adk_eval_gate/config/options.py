@@ -103,7 +103,7 @@ OPTIONS: tuple[Option, ...] = (
     Option(
         "lenient_judge_labels",
         "--lenient-judge-labels",
-        "read hallucinations_v1's sentence labels more leniently than ADK (Not applicable, markdown)",
+        "read every judge metric's answer labels more leniently than ADK (Valid, Not applicable, markdown)",
         "bool",
         "lenient-judge-labels",
         ("run",),

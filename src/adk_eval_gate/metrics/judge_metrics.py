@@ -1,10 +1,11 @@
 """LLM-judged metrics: the shared base, and ADK's ``final_response_match_v2``.
 
 Sampling, voting and aggregation follow ADK 2.13 (spec 3.5): ``num_samples`` answers per invocation, majority
-vote with ties counted as invalid, unreadable answers counted as no label, overall = valid invocations /
-invocations with a score. One deliberate difference: when a judge call fails for good (after our retries),
-ADK drops that invocation and still scores the others; here the metric is ``not_evaluated`` with the reason,
-so an outage can never pass or fail a gate.
+vote with ties counted as invalid, labels read as ADK reads them (``judge/adk_parsing.py``; the lenient reading
+of ``judge/parsing.py`` under ``--lenient-judge-labels``), unreadable answers counted as no label, overall =
+valid invocations / invocations with a score. One deliberate difference: when a judge call fails for good
+(after our retries), ADK drops that invocation and still scores the others; here the metric is ``not_evaluated``
+with the reason, so an outage can never pass or fail a gate.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any
 
 import pydantic
 
-from adk_eval_gate.judge import parsing, prompts
+from adk_eval_gate.judge import adk_parsing, parsing, prompts
 from adk_eval_gate.judge.invocation_text import response_text
 from adk_eval_gate.judge.sampling import Samples, ask_samples, majority
 from adk_eval_gate.judge.service import JudgeService
@@ -144,6 +145,7 @@ class FinalResponseMatchV2(JudgeMetric):
         prompt_texts = self.prompt(run)
         judge = self.judge()
         samples = await ask_samples(judge, options=self.judge_options, prompts=prompt_texts)
-        scored = [binary_invocation(s, parsing.final_response_verdict) for s in samples]
+        reading = parsing if self.services.lenient_labels else adk_parsing
+        scored = [binary_invocation(s, reading.final_response_verdict) for s in samples]
         details = self.judge_details(votes=[votes for _, votes in scored])
         return scored_mean_outcome([item for item, _ in scored], samples, details)

@@ -4,7 +4,8 @@ Effective rubrics per invocation: the criterion's rubrics (no type filter) plus 
 rubrics that ``score.attach_rubrics`` copied onto the actual invocation, keeping only those whose ``type`` is
 the metric's own. Per invocation: majority vote per rubric over the samples (ties "no"), score = mean of the
 rubric verdicts. Per case: mean of ALL rubric verdicts pooled over the invocations (not the mean of the
-invocation means), as ADK does.
+invocation means), as ADK does. Answers are read as ADK's ``DefaultAutoRaterResponseParser`` reads them
+(``judge/adk_parsing.py``; the markdown-tolerant reading of ``judge/parsing.py`` under ``--lenient-judge-labels``).
 
 A deliberate difference: ADK maps every invocation's answers against the rubric list of the last invocation it
 formatted (its evaluator keeps one list); here each invocation's answers are read against its own rubrics.
@@ -14,15 +15,17 @@ The two agree whenever every invocation has the same rubrics (criterion or case 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import ClassVar
 
-from adk_eval_gate.judge import invocation_text, parsing, prompts
+from adk_eval_gate.judge import adk_parsing, invocation_text, parsing, prompts
 from adk_eval_gate.judge.sampling import Samples, ask_samples, mean
 from adk_eval_gate.metrics.judge_metrics import JudgeMetric, failed_outcome, unreadable
 from adk_eval_gate.metrics.metric import CaseRun, InvocationScore, MetricOutcome, NotEvaluated
 from adk_eval_gate.model import eval_config
 from adk_eval_gate.model.evalset import Invocation, Rubric, RubricScore, content_text
+
+RubricReading = Callable[[str], list[parsing.RubricVerdict]]
 
 POOLED_RATIONALE = "Mean of this rubric's verdicts over the invocations; each invocation keeps the judge's rationale."
 
@@ -62,10 +65,10 @@ def vote_rubrics(samples: Sequence[list[RubricScore]]) -> list[RubricScore]:
     return voted
 
 
-def rubric_invocation(samples: Samples, rubrics: Sequence[Rubric]) -> InvocationScore:
+def rubric_invocation(samples: Samples, rubrics: Sequence[Rubric], *, read: RubricReading) -> InvocationScore:
     if samples.failure:
         return InvocationScore(None)
-    voted = vote_rubrics([match_rubrics(parsing.parse_rubric_verdicts(answer), rubrics) for answer in samples.answers])
+    voted = vote_rubrics([match_rubrics(read(answer), rubrics) for answer in samples.answers])
     score = mean(item.score for item in voted)
     return InvocationScore(score, rubric_scores=voted)
 
@@ -125,7 +128,8 @@ class _RubricMetric(JudgeMetric):
         items = [(invocation, self.effective_rubrics(invocation)) for invocation in self.judged(run)]
         prompt_texts = [self.rubric_prompt(invocation, rubrics, run) for invocation, rubrics in items]
         samples = await ask_samples(self.judge(), options=self.judge_options, prompts=prompt_texts)
-        scores = [rubric_invocation(s, rubrics) for s, (_, rubrics) in zip(samples, items, strict=True)]
+        read = parsing.parse_rubric_verdicts if self.services.lenient_labels else adk_parsing.rubric_verdicts
+        scores = [rubric_invocation(s, rubrics, read=read) for s, (_, rubrics) in zip(samples, items, strict=True)]
         return scores, samples
 
     async def evaluate(self, run: CaseRun) -> MetricOutcome:

@@ -2,7 +2,8 @@
 
 Turn 1 scores 1 when the first user message is the scenario's starting prompt (whitespace aside), else 0.
 Every later turn is judged (``num_samples`` answers, majority vote, ties invalid) given the plan, the
-conversation before it and the persona. Then the judge is asked once more whether ending the conversation
+conversation before it and the persona; its ``"is_valid"`` label is read as ADK reads it (``judge/adk_parsing.py``,
+leniently under ``--lenient-judge-labels``). Then the judge is asked once more whether ending the conversation
 was right (the stop signal as if it were the next user message); if that fails it replaces the last turn's
 result. Case score = sum of the passing turns' scores / number of turns.
 
@@ -13,7 +14,7 @@ status being decided here (the verdict decides those).
 
 from __future__ import annotations
 
-from adk_eval_gate.judge import parsing, prompts
+from adk_eval_gate.judge import adk_parsing, parsing, prompts
 from adk_eval_gate.judge.sampling import ask_samples
 from adk_eval_gate.metrics.judge_metrics import JudgeMetric, binary_invocation, failed_outcome
 from adk_eval_gate.metrics.metric import CaseRun, InvocationScore, MetricOutcome, NotEvaluated
@@ -93,7 +94,8 @@ class PerTurnUserSimulatorQuality(JudgeMetric):
         ]
         stop_prompt = self.turn_prompt(message=self.stop_signal, earlier=run.actual, scenario=scenario)
         samples = await ask_samples(self.judge(), options=self.judge_options, prompts=[*turn_prompts, stop_prompt])
-        judged = [binary_invocation(s, parsing.is_valid_verdict) for s in samples]
+        reading = parsing if self.services.lenient_labels else adk_parsing
+        judged = [binary_invocation(s, reading.is_valid_verdict) for s in samples]
         per_turn = [self.first_turn(run.actual[0], scenario)] + [item for item, _ in judged[:-1]]
         stop, _ = judged[-1]
         details = self.judge_details(

@@ -120,7 +120,8 @@ class _MultiTurn(ServiceBacked):
             properties=rubric_lines(rubrics),
         )
         samples = await ask_samples(self.judge(), options=self.judge_options, prompts=[prompt])
-        last = rubric_invocation(samples[0], rubrics)
+        # ADK has no reading of its own here (Vertex AI scores these); the gate's judge is read leniently
+        last = rubric_invocation(samples[0], rubrics, read=parsing.parse_rubric_verdicts)
         details = self.judge_details(judged_by="adk-eval-gate judge, not Vertex AI")
         outcome = pooled_outcome([last], samples, details)
         outcome.per_invocation = [InvocationScore(None) for _ in run.actual[:-1]] + [last]

@@ -85,7 +85,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     for flag, what in (
         ("--adk-legacy-session-file", "seed a legacy query list's session from the initial.session.json beside it"),
-        ("--adk-lenient-judge-labels", "read hallucinations_v1's sentence labels more leniently than ADK"),
+        ("--adk-lenient-judge-labels", "read judge metrics' answer labels more leniently than ADK"),
     ):
         group.addoption(flag, action="store_true", default=False, help=f"{what} (adk-eval-gate's --{flag[6:]})")
 
