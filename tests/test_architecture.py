@@ -24,6 +24,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("inputs",),  # discover, load, plan
     ("runners",),  # infer: the runners, their worker processes, the execution of the work items
     ("aggregate",),  # scored runs into results.json's records, usage and prices
+    ("selection",),  # which work items run: the cases a change can touch, the cases to run again
     ("compare",),  # this run against the baseline
     ("report",),  # the renderers
     ("github",),  # GitHub: the client, the baseline's artifacts, the comment, the outputs

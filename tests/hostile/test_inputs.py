@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from adk_eval_gate.compare import affected, checkout
-from adk_eval_gate.compare.git_changes import Changed, Unknown, changed_since
+from adk_eval_gate.selection import affected, checkout
+from adk_eval_gate.selection.git_changes import Changed, Unknown, changed_since
 from adk_eval_gate.model.results import AffectedRun, Carried, CaseInputs
 from adk_eval_gate.report import carried, comment
 from adk_eval_gate.runners.workers import observe

@@ -142,7 +142,7 @@ def run_info(
     affected: AffectedRun | None = None,
 ) -> RunInfo:
     """The run's settings as results.json records them, with the verdict's policy. ``commit``: the commit the run
-    evaluated when known beyond ``GITHUB_SHA`` (``compare.only_affected.Inputs``); ``environment_inputs``: what the
+    evaluated when known beyond ``GITHUB_SHA`` (``selection.only_affected.Inputs``); ``environment_inputs``: what the
     environment depends on; ``affected``: what ``--only-affected`` ran."""
     metrics = [metric for planned_file in planned or [] for metric in planned_file.config.metrics]
     info = RunInfo(

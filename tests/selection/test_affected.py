@@ -1,5 +1,5 @@
-"""``--only-affected``'s pure part (``compare/affected.py``): which cases a change can touch, given the inputs the
-baseline recorded, what git says changed and what the checkout holds of those inputs (``compare/checkout.py``);
+"""``--only-affected``'s pure part (``selection/affected.py``): which cases a change can touch, given the inputs the
+baseline recorded, what git says changed and what the checkout holds of those inputs (``selection/checkout.py``);
 and a carried case in the verdict, counted as the base decided it. The whole flow, with git and real agents, is
 ``tests/compare/test_only_affected.py`` (and ``tests/compare/test_only_affected_inputs.py``, each kind of input)."""
 
@@ -14,9 +14,10 @@ from pathlib import Path
 import pytest
 
 from adk_eval_gate import __version__, verdict
-from adk_eval_gate.compare import affected, checkout, likeforlike
+from adk_eval_gate.compare import likeforlike
+from adk_eval_gate.selection import affected, checkout
 from adk_eval_gate.compare.found_baseline import Baseline, NoBaseline
-from adk_eval_gate.compare.only_affected import Affected, Inputs, choose, outputs_of
+from adk_eval_gate.selection.only_affected import Affected, Inputs, choose, outputs_of
 from adk_eval_gate.config.settings import build_settings
 from adk_eval_gate.inputs.configs import LoadedConfig
 from adk_eval_gate.inputs.plan import PlannedFile

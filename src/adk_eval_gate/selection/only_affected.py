@@ -1,6 +1,6 @@
 """What each case depends on, recorded by every ``run``, and ``--only-affected``: before the runs, the cases this
-change can touch (``compare.affected`` on the baseline's recorded inputs, git's changed files and what the checkout
-holds of those inputs, ``compare.checkout``) are the only work items, the others are carried from the baseline;
+change can touch (``selection.affected`` on the baseline's recorded inputs, git's changed files and what the checkout
+holds of those inputs, ``selection.checkout``) are the only work items, the others are carried from the baseline;
 anything uncertain runs everything, with one line why."""
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from adk_eval_gate.aggregate.pricing import Prices
-from adk_eval_gate.compare import affected, checkout, environment_inputs, git_changes, likeforlike
+from adk_eval_gate.compare import likeforlike
+from adk_eval_gate.selection import affected, checkout, environment_inputs, git_changes
 from adk_eval_gate.compare.found_baseline import Baseline, NoBaseline
 from adk_eval_gate.config.settings import Settings
 from adk_eval_gate.inputs.discover import display_path

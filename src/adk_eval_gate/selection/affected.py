@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from adk_eval_gate import __version__
-from adk_eval_gate.compare import checkout as checkout_states
+from adk_eval_gate.selection import checkout as checkout_states
 from adk_eval_gate.compare import likeforlike
 from adk_eval_gate.config.settings import Settings
 from adk_eval_gate.inputs.agent_sources import AgentChoice
