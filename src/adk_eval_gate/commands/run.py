@@ -13,8 +13,9 @@ from adk_eval_gate.aggregate import records as aggregate
 from adk_eval_gate.aggregate.pricing import Prices, load_prices
 from adk_eval_gate.aggregate.run_results import EarlyRecords, build_document
 from adk_eval_gate.aggregate.usage import judge_totals, report_unpriced
-from adk_eval_gate.compare import confirm, likeforlike
-from adk_eval_gate.compare.confirm import Confirming
+from adk_eval_gate.compare import likeforlike
+from adk_eval_gate.selection import confirm
+from adk_eval_gate.selection.confirm import Confirming
 from adk_eval_gate.selection.only_affected import Affected, Inputs, choose
 from adk_eval_gate.config.settings import Settings
 from adk_eval_gate.finish.ending import Ending, finish_run

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from adk_eval_gate.compare import confirm
+from adk_eval_gate.selection import confirm
 from adk_eval_gate.compare.changes import compare
 from adk_eval_gate.inputs.load import LoadedEvalSet
 from adk_eval_gate.inputs.plan import PlannedFile, WorkItem
