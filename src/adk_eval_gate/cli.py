@@ -289,7 +289,7 @@ def _report_unevaluated(args: Arguments, env: Mapping[str, str], console: Consol
     When the settings themselves are what failed, the reports go where the reporting inputs (or the defaults)
     say, so a team still sees in the job summary and the pull request why the gate failed.
     """
-    from adk_eval_gate.compare.likeforlike import run_info
+    from adk_eval_gate.aggregate.run_info import run_info
     from adk_eval_gate.finish.ending import Ending, finish
     from adk_eval_gate.github.session import github_session
     from adk_eval_gate.model.results import ResultsDocument, RunStatus, Totals

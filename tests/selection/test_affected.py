@@ -14,10 +14,8 @@ from pathlib import Path
 import pytest
 
 from adk_eval_gate import __version__, verdict
-from adk_eval_gate.compare import likeforlike
-from adk_eval_gate.selection import affected, checkout
+from adk_eval_gate.aggregate.run_info import criteria_digests
 from adk_eval_gate.compare.found_baseline import Baseline, NoBaseline
-from adk_eval_gate.selection.only_affected import Affected, Inputs, choose, outputs_of
 from adk_eval_gate.config.settings import build_settings
 from adk_eval_gate.inputs.configs import LoadedConfig
 from adk_eval_gate.inputs.plan import PlannedFile
@@ -25,6 +23,8 @@ from adk_eval_gate.metrics.registry import configured_metrics
 from adk_eval_gate.model.eval_config import EvalConfig
 from adk_eval_gate.model.results import Carried, CaseInputs, CaseResult, ResultsDocument
 from adk_eval_gate.runners.workers.observe import ModuleIndex
+from adk_eval_gate.selection import affected, checkout
+from adk_eval_gate.selection.only_affected import Affected, Inputs, choose, outputs_of
 from adk_eval_gate.support.console import Console
 from tests.report.builders import baseline_info, case, document, metric
 
@@ -360,7 +360,7 @@ def test_a_switch_to_googles_evaluation_service_changes_the_digest_of_the_files_
     assert affected.settings_digest(other, run, service=True) == affected.settings_digest(other, run)
     before = {  # what the digest was made of before computed_by existed
         **run,
-        "criteria": likeforlike.criteria_digests(served.config.metrics)[0],
+        "criteria": criteria_digests(served.config.metrics)[0],
         "judges": {"safety_v1": {"model": "gemini-2.5-flash", "sampling": "5 samples", "provider": "gemini"}},
         "budgets": None,
     }

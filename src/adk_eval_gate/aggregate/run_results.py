@@ -4,7 +4,7 @@ run is done), in file and case order with the cases carried from the baseline, a
 Used by ``run``, by ``--confirm-failures`` (the first runs' cases, to choose what runs again) and by the pytest
 plugin (one file's cases). What a case depends on is recorded by the caller's ``record_inputs``
 (``selection.only_affected.Inputs.recorded``), and the run's settings come in as ``RunInfo``
-(``compare.likeforlike.run_info``): both belong to later stages.
+(``aggregate.run_info``): both belong to later stages.
 """
 
 from __future__ import annotations

@@ -11,12 +11,11 @@ import time
 from adk_eval_gate import verdict
 from adk_eval_gate.aggregate import records as aggregate
 from adk_eval_gate.aggregate.pricing import Prices, load_prices
+from adk_eval_gate.aggregate.run_info import run_info, with_digests
 from adk_eval_gate.aggregate.run_results import EarlyRecords, build_document
 from adk_eval_gate.aggregate.usage import judge_totals, report_unpriced
-from adk_eval_gate.compare import likeforlike
-from adk_eval_gate.selection import confirm
-from adk_eval_gate.selection.confirm import Confirming
-from adk_eval_gate.selection.only_affected import Affected, Inputs, choose
+from adk_eval_gate.compare.changes import comparison_with
+from adk_eval_gate.compare.found_baseline import Baseline, NoBaseline
 from adk_eval_gate.config.settings import Settings
 from adk_eval_gate.finish.ending import Ending, finish_run
 from adk_eval_gate.github import baseline as baselines
@@ -24,13 +23,16 @@ from adk_eval_gate.github.client import GitHubClient
 from adk_eval_gate.inputs.plan import WorkItem, plan, selection_digest
 from adk_eval_gate.inputs.prepare import Prepared, prepare
 from adk_eval_gate.metrics.metric import MetricServices
-from adk_eval_gate.model.results import ResultsDocument
+from adk_eval_gate.model.results import Comparison, ResultsDocument
 from adk_eval_gate.runners.execute import Execution
 from adk_eval_gate.runners.factory import make_runner
 from adk_eval_gate.runners.run_items import run_items
 from adk_eval_gate.runners.services import build_services, finish_judge
 from adk_eval_gate.runners.workers.metric_reads import MetricReads
 from adk_eval_gate.runners.workers.starter import Starter
+from adk_eval_gate.selection import confirm
+from adk_eval_gate.selection.confirm import Confirming
+from adk_eval_gate.selection.only_affected import Affected, Inputs, choose
 from adk_eval_gate.support.console import Console, relayed_output
 from adk_eval_gate.support.words import plural
 from adk_eval_gate.verdict.rules import PASS_RULES
@@ -84,7 +86,8 @@ def _run(settings: Settings, console: Console, *, github: GitHubClient | None, s
     found = baselines.for_settings(settings, github, console=console)
     affected = choose(settings, inputs=inputs, items=items, found=found, console=console)
     items = affected.items
-    confirming = confirm.confirming(settings, console, prepared=prepared, items=items, found=found)
+    compared = functools.partial(_compared, found=found, settings=settings)
+    confirming = confirm.confirming(settings, console, prepared=prepared, items=items, compared=compared)
     early = None if confirming else EarlyRecords.of(settings, items=items, prices=prices)
     execution = asyncio.run(
         run_items(
@@ -123,9 +126,7 @@ def _run(settings: Settings, console: Console, *, github: GitHubClient | None, s
         client=github,
         ending=Ending(pull_number=settings.github.pull_request_number),
         found=found,
-        run=likeforlike.run_info(
-            settings, started_at=started_at, commit=inputs.commit, environment_inputs=inputs.environment
-        ),
+        run=run_info(settings, started_at=started_at, commit=inputs.commit, environment_inputs=inputs.environment),
     )
     return _exit_code(code, execution, console)
 
@@ -146,7 +147,7 @@ def _document(
     services: MetricServices,
 ) -> ResultsDocument:
     """The run's document once the runs are over; ``started``: when the run started (monotonic, and as text)."""
-    info = likeforlike.run_info(
+    info = run_info(
         settings,
         started_at=started[1],
         duration=time.monotonic() - started[0],
@@ -161,7 +162,7 @@ def _document(
     doc = build_document(
         settings=settings,
         planned=prepared.planned,
-        files=likeforlike.with_digests(prepared.files, prepared.planned),
+        files=with_digests(prepared.files, prepared.planned),
         execution=execution,
         run=info,
         confirmations=confirming.picked if confirming else None,
@@ -175,6 +176,11 @@ def _document(
     doc.judge = finish_judge(services, console)
     report_unpriced(doc, console, local=execution.local_models)
     return doc
+
+
+def _compared(doc: ResultsDocument, *, found: Baseline | NoBaseline, settings: Settings) -> Comparison | None:
+    """The first runs' document against the baseline, for ``--confirm-failures`` to choose what runs again."""
+    return comparison_with(doc, found, settings=settings) if isinstance(found, Baseline) else None
 
 
 def _exit_code(code: int, execution: Execution, console: Console) -> int:

@@ -12,8 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from adk_eval_gate.aggregate.pricing import Prices
-from adk_eval_gate.compare import likeforlike
-from adk_eval_gate.selection import affected, checkout, environment_inputs, git_changes
+from adk_eval_gate.aggregate.run_info import adk_version
 from adk_eval_gate.compare.found_baseline import Baseline, NoBaseline
 from adk_eval_gate.config.settings import Settings
 from adk_eval_gate.inputs.discover import display_path
@@ -21,6 +20,7 @@ from adk_eval_gate.inputs.plan import PlannedFile, WorkItem
 from adk_eval_gate.judge import platform_access
 from adk_eval_gate.model.results import AffectedRun, CaseResult
 from adk_eval_gate.runners.workers.observe import ModuleIndex
+from adk_eval_gate.selection import affected, checkout, environment_inputs, git_changes
 from adk_eval_gate.support.console import Console
 from adk_eval_gate.support.words import plural
 
@@ -152,7 +152,7 @@ def _changes(
         return "the baseline did not record what its cases depend on (it ran without the adk runner, or before " + (
             "adk-eval-gate recorded inputs)"
         )
-    different = affected.version_difference(base, adk_version=likeforlike.adk_version())
+    different = affected.version_difference(base, adk_version=adk_version())
     if different:
         return different
     base_sha = base.run.sha or found.info.sha
