@@ -15,7 +15,6 @@ import pytest
 
 from adk_eval_gate import __version__, verdict
 from adk_eval_gate.aggregate.run_info import criteria_digests
-from adk_eval_gate.compare.found_baseline import Baseline, NoBaseline
 from adk_eval_gate.config.settings import build_settings
 from adk_eval_gate.inputs.configs import LoadedConfig
 from adk_eval_gate.inputs.plan import PlannedFile
@@ -24,6 +23,7 @@ from adk_eval_gate.model.eval_config import EvalConfig
 from adk_eval_gate.model.results import Carried, CaseInputs, CaseResult, ResultsDocument
 from adk_eval_gate.runners.workers.observe import ModuleIndex
 from adk_eval_gate.selection import affected, checkout
+from adk_eval_gate.selection.found_baseline import Baseline, NoBaseline
 from adk_eval_gate.selection.only_affected import Affected, Inputs, choose, outputs_of
 from adk_eval_gate.support.console import Console
 from tests.report.builders import baseline_info, case, document, metric

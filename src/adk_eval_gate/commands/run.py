@@ -15,7 +15,6 @@ from adk_eval_gate.aggregate.run_info import run_info, with_digests
 from adk_eval_gate.aggregate.run_results import EarlyRecords, build_document
 from adk_eval_gate.aggregate.usage import judge_totals, report_unpriced
 from adk_eval_gate.compare.changes import comparison_with
-from adk_eval_gate.compare.found_baseline import Baseline, NoBaseline
 from adk_eval_gate.config.settings import Settings
 from adk_eval_gate.finish.ending import Ending, finish_run
 from adk_eval_gate.github import baseline as baselines
@@ -32,6 +31,7 @@ from adk_eval_gate.runners.workers.metric_reads import MetricReads
 from adk_eval_gate.runners.workers.starter import Starter
 from adk_eval_gate.selection import confirm
 from adk_eval_gate.selection.confirm import Confirming
+from adk_eval_gate.selection.found_baseline import Baseline, NoBaseline
 from adk_eval_gate.selection.only_affected import Affected, Inputs, choose
 from adk_eval_gate.support.console import Console, relayed_output
 from adk_eval_gate.support.words import plural

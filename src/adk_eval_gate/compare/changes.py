@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 from adk_eval_gate.compare import history as histories
 from adk_eval_gate.compare import likeforlike
 from adk_eval_gate.compare.cost_latency import compare_usage
-from adk_eval_gate.compare.found_baseline import Baseline
 from adk_eval_gate.compare.noise import EPSILON, significance
 from adk_eval_gate.config.settings import Settings
 from adk_eval_gate.model.results import (
@@ -34,6 +33,7 @@ from adk_eval_gate.model.results import (
     MetricStatus,
     ResultsDocument,
 )
+from adk_eval_gate.selection.found_baseline import Baseline
 from adk_eval_gate.verdict import Policy
 from adk_eval_gate.verdict.regressions import counted
 

@@ -11,12 +11,12 @@ from __future__ import annotations
 import dataclasses
 
 from adk_eval_gate.compare.changes import comparison_with
-from adk_eval_gate.compare.found_baseline import Baseline, NoBaseline
 from adk_eval_gate.config.settings import Settings
 from adk_eval_gate.github import baseline as baselines
 from adk_eval_gate.github.client import GitHubClient
 from adk_eval_gate.model.results import Comparison, ResultsDocument
 from adk_eval_gate.report.console_lines import comparison_sentence
+from adk_eval_gate.selection.found_baseline import Baseline, NoBaseline
 from adk_eval_gate.support.console import Console
 from adk_eval_gate.verdict import Policy, decide, redecide
 

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from adk_eval_gate import verdict
-from adk_eval_gate.compare.found_baseline import Baseline, NoBaseline
 from adk_eval_gate.config.settings import Settings
 from adk_eval_gate.finish import against_baseline
 from adk_eval_gate.github.annotations import annotate
@@ -23,6 +22,7 @@ from adk_eval_gate.model.results import ResultsDocument, RunInfo, RunStatus, Tot
 from adk_eval_gate.report import console_lines as console_report
 from adk_eval_gate.report.links import trusted_links
 from adk_eval_gate.report.writer import with_error, write_reports
+from adk_eval_gate.selection.found_baseline import Baseline, NoBaseline
 from adk_eval_gate.support.console import Console
 from adk_eval_gate.support.errors import GateError
 from adk_eval_gate.support.masking import mask_model

@@ -13,7 +13,6 @@ from typing import Any
 
 from adk_eval_gate.aggregate.pricing import Prices
 from adk_eval_gate.aggregate.run_info import adk_version
-from adk_eval_gate.compare.found_baseline import Baseline, NoBaseline
 from adk_eval_gate.config.settings import Settings
 from adk_eval_gate.inputs.discover import display_path
 from adk_eval_gate.inputs.plan import PlannedFile, WorkItem
@@ -21,6 +20,7 @@ from adk_eval_gate.judge import platform_access
 from adk_eval_gate.model.results import AffectedRun, CaseResult
 from adk_eval_gate.runners.workers.observe import ModuleIndex
 from adk_eval_gate.selection import affected, checkout, environment_inputs, git_changes
+from adk_eval_gate.selection.found_baseline import Baseline, NoBaseline
 from adk_eval_gate.support.console import Console
 from adk_eval_gate.support.words import plural
 
