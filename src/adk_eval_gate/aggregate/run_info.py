@@ -138,7 +138,7 @@ def run_info(
         selection=selection,
         gate_id=settings.gate_id,
         confirm_failures=settings.confirm_failures,
-        adk_version=adk_version() if settings.runner == "adk" and planned else None,
+        adk_version=adk_version() if settings.runner_kind.needs_agent and planned else None,
         judges=judge_settings(metrics, service=platform_access.choose(settings.environment).service),
         started_at=started_at,
         duration_seconds=round(duration, 3) if duration is not None else None,

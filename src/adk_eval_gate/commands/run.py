@@ -100,7 +100,7 @@ def _run(settings: Settings, console: Console, *, github: GitHubClient | None, s
             execution=early.execution if early else None,
             on_finished=early.finished if early else None,
             confirm=confirming.more if confirming else None,
-            metric_reads=MetricReads(prepared.root) if settings.runner == "adk" else None,
+            metric_reads=MetricReads(prepared.root) if settings.runner_kind.observes_inputs else None,
         )
     )
 

@@ -98,10 +98,10 @@ def confirming(
     """What ``--confirm-failures`` runs again, when it is given and the runner can run a case again."""
     if not settings.confirm_failures:
         return None
-    if settings.runner == "recorded":
+    if not settings.runner_kind.can_rerun:
         console.warning(
-            f"{settings.option_name('confirm_failures')} is ignored with the recorded runner: it replays what was "
-            "recorded, so a case cannot run again"
+            f"{settings.option_name('confirm_failures')} is ignored with the {settings.runner} runner: it replays "
+            "what was recorded, so a case cannot run again"
         )
         return None
     return Confirming(settings, prepared.planned, prepared.files, items, compared)

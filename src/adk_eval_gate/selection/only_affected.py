@@ -143,7 +143,7 @@ def _changes(
     settings: Settings, *, inputs: Inputs, found: Baseline | NoBaseline
 ) -> tuple[str, affected.Checkout] | str:
     """The baseline's commit and what changed since, or why what the change can touch is not known."""
-    if settings.runner != "adk":
+    if not settings.runner_kind.observes_inputs:
         return f"the {settings.runner} runner's agent does not run here, so what its cases depend on is not known"
     if isinstance(found, NoBaseline):
         return f"there is no baseline to carry results from ({found.note})"
