@@ -113,7 +113,7 @@ def with_digests(files: list[FileResult], planned: list[PlannedFile]) -> list[Fi
     ]
 
 
-def run_info(
+def run_info(  # parameters: one keyword per field of results.json's RunInfo the run knows only at its end
     settings: Settings,
     *,
     started_at: str | None,

@@ -29,7 +29,7 @@ from adk_eval_gate.verdict.aggregation import ScoreRule
 InputsRecorder = Callable[[CaseResult, list[list[str] | None]], CaseResult]
 
 
-def case_record(
+def case_record(  # parameters: the planned case, its runs and the run's rules, each keyword-only
     settings: Settings,
     planned_file: PlannedFile,
     case: EvalCase,
@@ -95,7 +95,7 @@ class EarlyRecords:
         self.made[item.case_id] = (record, observed(runs))
 
 
-def case_results(
+def case_results(  # parameters: the planned files, the execution and what --only-affected and --confirm-failures add
     *,
     settings: Settings,
     planned: list[PlannedFile],
@@ -146,7 +146,7 @@ def case_results(
     return verdict.quarantine(cases, settings.quarantine)
 
 
-def build_document(
+def build_document(  # parameters: each part of results.json the run made, keyword-only
     *,
     settings: Settings,
     planned: list[PlannedFile],

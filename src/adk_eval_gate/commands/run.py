@@ -131,7 +131,7 @@ def _run(settings: Settings, console: Console, *, github: GitHubClient | None, s
     return _exit_code(code, execution, console)
 
 
-def _document(
+def _document(  # parameters: the run's stages' outputs, gathered once the runs are over
     settings: Settings,
     console: Console,
     *,

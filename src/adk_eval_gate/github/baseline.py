@@ -281,7 +281,7 @@ def _run_info(run: WorkflowRun) -> BaselineInfo:
     )
 
 
-def resolve(
+def resolve(  # parameters: the baseline's sources and the run's identity, each keyword-only
     *,
     baseline_file: Path | None,
     client: GitHubClient | None,
