@@ -286,7 +286,7 @@ def test_the_console_says_why_the_history_is_shorter() -> None:
     out = io.StringIO()
     settings = build_settings("run", {}, env={})
     against_baseline.compare_and_decide(
-        doc, settings=settings, client=None, console=Console(in_actions=False, stream=out), found=found
+        doc, settings=settings, console=Console(in_actions=False, stream=out), find_baseline=lambda: found
     )
     assert "The" + note.removeprefix("the") in out.getvalue().splitlines()
 

@@ -17,7 +17,6 @@ from adk_eval_gate.aggregate.usage import judge_totals, report_unpriced
 from adk_eval_gate.compare.changes import comparison_with
 from adk_eval_gate.config.settings import Settings
 from adk_eval_gate.finish.ending import Ending, finish_run
-from adk_eval_gate.github import baseline as baselines
 from adk_eval_gate.github.client import GitHubClient
 from adk_eval_gate.inputs.plan import WorkItem, plan, selection_digest
 from adk_eval_gate.inputs.prepare import Prepared, prepare
@@ -30,19 +29,27 @@ from adk_eval_gate.runners.services import build_services, finish_judge
 from adk_eval_gate.runners.workers.metric_reads import MetricReads
 from adk_eval_gate.runners.workers.starter import Starter
 from adk_eval_gate.selection import confirm
-from adk_eval_gate.selection.confirm import Confirming
-from adk_eval_gate.selection.found_baseline import Baseline, NoBaseline
+from adk_eval_gate.selection.confirm import Compared, Confirming
+from adk_eval_gate.selection.found_baseline import Baseline, FindBaseline, NoBaseline
 from adk_eval_gate.selection.only_affected import Affected, Inputs, choose
 from adk_eval_gate.support.console import Console, relayed_output
 from adk_eval_gate.support.words import plural
 from adk_eval_gate.verdict.rules import PASS_RULES
 
 
-def run(settings: Settings, console: Console, *, github: GitHubClient | None, starter: Starter | None = None) -> int:
-    """``github``: the GitHub client (None: no token or repository); ``starter``: the adk runner's worker starter,
-    started before this module was imported (``cli``)."""
+def run(
+    settings: Settings,
+    console: Console,
+    *,
+    github: GitHubClient | None,
+    find_baseline: FindBaseline,
+    starter: Starter | None = None,
+) -> int:
+    """``github``: the GitHub client (None: no token or repository); ``find_baseline``: the baseline lookup
+    (``github.baseline.for_settings`` with that client); ``starter``: the adk runner's worker starter, started
+    before this module was imported (``cli``)."""
     try:
-        return _run(settings, console, github=github, starter=starter)
+        return _run(settings, console, github=github, baseline=find_baseline, starter=starter)
     finally:
         if starter is not None:
             starter.close()  # the runner ended it, unless it never got to run a case
@@ -73,20 +80,25 @@ def _prepared(settings: Settings, console: Console) -> Prepared:
     return prepared
 
 
-def _run(settings: Settings, console: Console, *, github: GitHubClient | None, starter: Starter | None) -> int:
-    started = time.monotonic()
-    started_at = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+def _run(
+    settings: Settings,
+    console: Console,
+    *,
+    github: GitHubClient | None,
+    baseline: FindBaseline,
+    starter: Starter | None,
+) -> int:
+    started = (time.monotonic(), dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"))
     prepared = _prepared(settings, console)
     prices = load_prices(settings.prices, field=settings.option_name("prices"))
     runner = make_runner(settings, root=prepared.root, console=console, planned=prepared.planned, starter=starter)
     items = plan(prepared.planned, num_runs=settings.num_runs, shard=settings.shard, run_count=runner.run_count)
     services = build_services(settings, prepared.planned, console)
     inputs = Inputs.of(settings, planned=prepared.planned, root=prepared.root, prices=prices)
-    # before the runs: --confirm-failures re-runs regressions, --only-affected carries the others
-    found = baselines.for_settings(settings, github, console=console)
+    found = baseline()
     affected = choose(settings, inputs=inputs, items=items, found=found, console=console)
     items = affected.items
-    compared = functools.partial(_compared, found=found, settings=settings)
+    compared = _comparing(found, settings)
     confirming = confirm.confirming(settings, console, prepared=prepared, items=items, compared=compared)
     early = None if confirming else EarlyRecords.of(settings, items=items, prices=prices)
     execution = asyncio.run(
@@ -103,7 +115,6 @@ def _run(settings: Settings, console: Console, *, github: GitHubClient | None, s
             metric_reads=MetricReads(prepared.root) if settings.runner_kind.observes_inputs else None,
         )
     )
-
     built = functools.partial(
         _document,
         settings,
@@ -111,7 +122,7 @@ def _run(settings: Settings, console: Console, *, github: GitHubClient | None, s
         prepared=prepared,
         items=items,
         execution=execution,
-        started=(started, started_at),
+        started=started,
         inputs=inputs,
         affected=affected,
         confirming=confirming,
@@ -126,7 +137,7 @@ def _run(settings: Settings, console: Console, *, github: GitHubClient | None, s
         client=github,
         ending=Ending(pull_number=settings.github.pull_request_number),
         found=found,
-        run=run_info(settings, started_at=started_at, commit=inputs.commit, environment_inputs=inputs.environment),
+        run=run_info(settings, started_at=started[1], commit=inputs.commit, environment_inputs=inputs.environment),
     )
     return _exit_code(code, execution, console)
 
@@ -178,8 +189,13 @@ def _document(  # parameters: the run's stages' outputs, gathered once the runs 
     return doc
 
 
+def _comparing(found: Baseline | NoBaseline, settings: Settings) -> Compared:
+    """The first runs' document against the baseline, looked up before the runs (``--only-affected`` carries the
+    cases a change cannot touch from it): ``--confirm-failures`` runs the cases that regressed again."""
+    return functools.partial(_compared, found=found, settings=settings)
+
+
 def _compared(doc: ResultsDocument, *, found: Baseline | NoBaseline, settings: Settings) -> Comparison | None:
-    """The first runs' document against the baseline, for ``--confirm-failures`` to choose what runs again."""
     return comparison_with(doc, found, settings=settings) if isinstance(found, Baseline) else None
 
 

@@ -22,7 +22,7 @@ from adk_eval_gate.model.results import ResultsDocument, RunInfo, RunStatus, Tot
 from adk_eval_gate.report import console_lines as console_report
 from adk_eval_gate.report.links import trusted_links
 from adk_eval_gate.report.writer import with_error, write_reports
-from adk_eval_gate.selection.found_baseline import Baseline, NoBaseline
+from adk_eval_gate.selection.found_baseline import Baseline, FindBaseline, NoBaseline
 from adk_eval_gate.support.console import Console
 from adk_eval_gate.support.errors import GateError
 from adk_eval_gate.support.masking import mask_model
@@ -45,13 +45,14 @@ def finish(
     console: Console,
     client: GitHubClient | None,
     ending: Ending,
-    found: Baseline | NoBaseline | None = None,
+    find_baseline: FindBaseline,
 ) -> int:
-    """``found``: the baseline when the caller already looked it up (``run``, before its runs)."""
+    """``find_baseline``: the command's baseline lookup (``run`` looked it up before its runs), called only when
+    the document is compared."""
     if ending.keep_saved_comparison:
-        doc = against_baseline.decide_saved(doc, settings=settings, client=client, console=console)
+        doc = against_baseline.decide_saved(doc, settings=settings, console=console, find_baseline=find_baseline)
     else:
-        doc = against_baseline.compare_and_decide(doc, settings=settings, client=client, console=console, found=found)
+        doc = against_baseline.compare_and_decide(doc, settings=settings, console=console, find_baseline=find_baseline)
     doc = trusted_links(mask_model(doc, console.secrets), settings.github)
     doc = write_reports(doc, settings=settings, console=console, source=ending.results_source)
     results_path = settings.results_path if ending.results_source is None else Path(ending.results_source)
@@ -76,7 +77,7 @@ def finish_run(
     console: Console,
     client: GitHubClient | None,
     ending: Ending,
-    found: Baseline | NoBaseline | None,
+    found: Baseline | NoBaseline,
     run: RunInfo,
 ) -> int:
     """``finish`` on the document ``build`` makes, once the agents ran. The last resort: an internal error in
@@ -86,7 +87,9 @@ def finish_run(
     built: ResultsDocument | None = None
     try:
         built = build()
-        return finish(built, settings=settings, console=console, client=client, ending=ending, found=found)
+        return finish(
+            built, settings=settings, console=console, client=client, ending=ending, find_baseline=lambda: found
+        )
     except GateError:
         raise  # a usage error (an output path that cannot be written): one line, as always
     except Exception as error:
@@ -111,10 +114,14 @@ def _finish_any(
     """``finish`` on the first of ``attempts`` that gets through, uncompared (the run's cases, then the error
     alone); the last one's error is raised."""
     not_compared = NoBaseline(note="the run ended in an internal error")
+
+    def uncompared() -> NoBaseline:
+        return not_compared
+
     for attempt in attempts[:-1]:
         try:
-            finish(attempt, settings=settings, console=console, client=client, ending=ending, found=not_compared)
+            finish(attempt, settings=settings, console=console, client=client, ending=ending, find_baseline=uncompared)
             return
         except Exception as again:
             console.error(f"the reports with the run's cases failed too ({type(again).__name__}); writing the error")
-    finish(attempts[-1], settings=settings, console=console, client=client, ending=ending, found=not_compared)
+    finish(attempts[-1], settings=settings, console=console, client=client, ending=ending, find_baseline=uncompared)
