@@ -24,6 +24,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("inputs",),  # discover, load, plan
     ("runners",),  # infer: the runners, their worker processes, the execution of the work items
     ("aggregate",),  # scored runs into results.json's records, usage and prices
+    ("selection",),  # which work items run: the cases a change can touch, the cases to run again
     ("compare",),  # this run against the baseline
     ("report",),  # the renderers
     ("github",),  # GitHub: the client, the baseline's artifacts, the comment, the outputs
@@ -209,61 +210,3 @@ def test_no_report_or_github_module_decides_the_verdict() -> None:
     ]
     assert deciding == []
     assert _called(ast.parse("verdict.decide(doc, None, policy)\nredecide(doc)")) == ["decide", "redecide"]
-
-
-# A runner says what it can do; code outside runners/ asks that, never the runner's name.
-RUNNERS = "runners"
-RUNNER_NAME_COMPARED = [  # moves onto runner capabilities
-    "commands.run: settings.runner == 'adk'",
-    "commands.validate: settings.runner == 'adk'",
-    "compare.confirm: settings.runner == 'recorded'",
-    "compare.likeforlike: settings.runner == 'adk'",
-    "compare.only_affected: settings.runner != 'adk'",
-    "config.settings: settings.runner == 'http'",
-    "config.settings: settings.runner == 'recorded'",
-    "inputs.prepare: settings.runner == 'adk'",
-    "inputs.prepare: settings.runner == 'adk'",
-    "inputs.prepare: settings.runner == 'recorded'",
-    "pytest.case_session: self.settings.runner != 'adk'",
-    "pytest.case_session: self.settings.runner == 'adk'",
-    "pytest.case_session: self.settings.runner == 'adk'",
-]
-
-
-def _is_literal(node: ast.expr) -> bool:
-    """A string, or a tuple, list or set of strings."""
-    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
-        return bool(node.elts) and all(_is_literal(item) for item in node.elts)
-    return isinstance(node, ast.Constant) and isinstance(node.value, str)
-
-
-def _runner_name_comparisons(tree: ast.AST) -> list[str]:
-    """Every comparison of a ``.runner`` (or a bare ``runner``) with a string or a collection of strings."""
-    found = []
-    for node in nodes(tree):
-        if not isinstance(node, ast.Compare):
-            continue
-        operands = [node.left, *node.comparators]
-        names_runner = any(
-            (isinstance(item, ast.Attribute) and item.attr == "runner")
-            or (isinstance(item, ast.Name) and item.id == "runner")
-            for item in operands
-        )
-        if names_runner and any(_is_literal(item) for item in operands):
-            found.append(ast.unparse(node))
-    return found
-
-
-def test_no_module_outside_the_runners_compares_the_runners_name() -> None:
-    compared = [
-        f"{module}: {comparison}"
-        for module, path in _modules()
-        if module.split(".")[0] != RUNNERS
-        for comparison in _runner_name_comparisons(parsed(source(path)))
-    ]
-    assert sorted(compared) == sorted(RUNNER_NAME_COMPARED)
-
-
-def test_the_runner_name_rule_sees_a_comparison_with_a_name_or_names() -> None:
-    code = "a = s.runner == 'adk'\nb = runner in ('http', 'recorded')\nc = s.runner == other\nd = s.mode == 'x'\n"
-    assert _runner_name_comparisons(ast.parse(code)) == ["s.runner == 'adk'", "runner in ('http', 'recorded')"]

@@ -169,3 +169,92 @@ def test_the_check_sees_a_format_suffix_in_code() -> None:
     assert _format_suffix_literals('X = "*.evalset.jsonl"\n', suffixes) == [1]
     assert _format_suffix_literals('MESSAGE = "name it *.test.json or *.evalset.json"\n', suffixes) == []
     assert _format_suffix_literals('X = "results.json"\n', suffixes) == []
+
+
+def _runner_names_compared(text: str) -> list[int]:
+    """Lines that compare a runner (``settings.runner``, ``runner``) with a name written out, or look it up in
+    names written out: ``settings.runner == "adk"``, ``runner not in ("http", "recorded")``."""
+
+    def is_runner(node: ast.expr) -> bool:
+        return (isinstance(node, ast.Attribute) and node.attr == "runner") or (
+            isinstance(node, ast.Name) and node.id == "runner"
+        )
+
+    def is_name(node: ast.expr) -> bool:
+        if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+            return any(is_name(item) for item in node.elts)
+        return isinstance(node, ast.Constant) and isinstance(node.value, str)
+
+    return [
+        node.lineno
+        for node in nodes(parsed(text))
+        if isinstance(node, ast.Compare)
+        and any(is_runner(side) for side in [node.left, *node.comparators])
+        and any(is_name(side) for side in [node.left, *node.comparators])
+    ]
+
+
+# Where a runner's name may decide something: the runners themselves and the table of what each can do.
+RUNNER_NAMES_DECIDE = ("runners", "config/runner_kinds.py")
+RUNNER_NAME_OFFENDERS: set[str] = set()  # moves onto runner capabilities: keep it empty
+
+
+def test_only_the_runners_and_their_table_compare_a_runner_name() -> None:
+    """The stages ask what the runner can do (``settings.runner_kind``: ``config/runner_kinds.py``), never its
+    name: a new runner is its module, a line of the table and a builder in ``runners/factory.py``."""
+    found = {
+        f"{path.relative_to(SRC).as_posix()}:{line}"
+        for path in package_files()
+        if not path.relative_to(SRC).as_posix().startswith(RUNNER_NAMES_DECIDE)
+        for line in _runner_names_compared(source(path))
+    }
+    assert found - RUNNER_NAME_OFFENDERS == set(), "ask settings.runner_kind what the runner can do"
+
+
+def test_the_check_sees_a_runner_compared_with_its_name() -> None:
+    assert _runner_names_compared('if settings.runner == "adk":\n    pass\n') == [1]
+    assert _runner_names_compared('remote = self.settings.runner != "http"\n') == [1]
+    assert _runner_names_compared('if runner in ("http", "recorded"):\n    pass\n') == [1]
+    assert _runner_names_compared('if "recorded" == settings.runner:\n    pass\n') == [1]
+    assert _runner_names_compared("if settings.runner_kind.replays:\n    pass\n") == []
+    assert _runner_names_compared('if item.status == "adk":\n    pass\n') == []
+
+
+MAX_PARAMETERS = 7
+PARAMETERS_REASON = "# parameters:"
+
+
+def _many_parameters(text: str) -> list[tuple[str, int]]:
+    """Functions over ``MAX_PARAMETERS`` parameters (``self`` and ``cls`` not counted) whose ``def`` line gives no
+    reason (``# parameters: <reason>``)."""
+    lines = text.splitlines()
+    found = []
+    for node in nodes(parsed(text)):
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        arguments = node.args
+        named = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
+        count = len([a for a in named if a.arg not in ("self", "cls")])
+        count += (arguments.vararg is not None) + (arguments.kwarg is not None)
+        if count > MAX_PARAMETERS and PARAMETERS_REASON not in lines[node.lineno - 1]:
+            found.append((node.name, count))
+    return found
+
+
+def test_no_function_takes_over_7_parameters_without_a_reason_beside_it() -> None:
+    """Related parameters travel as one small typed object; a function that still takes more says why on its
+    ``def`` line."""
+    found = {
+        f"{path.relative_to(SRC).as_posix()}:{name}": count
+        for path in package_files()
+        for name, count in _many_parameters(source(path))
+    }
+    assert found == {}, f"group these parameters, or say why beside the def ({PARAMETERS_REASON} ...): {found}"
+
+
+def test_the_check_sees_a_function_over_7_parameters() -> None:
+    many = ", ".join(f"p{n}: int" for n in range(MAX_PARAMETERS + 1))
+    assert _many_parameters(f"def wide({many}) -> None:\n    pass\n") == [("wide", MAX_PARAMETERS + 1)]
+    assert _many_parameters(f"def wide(*, {many}) -> None:  # parameters: each is one field\n    pass\n") == []
+    seven = ", ".join(f"p{n}: int" for n in range(MAX_PARAMETERS))
+    assert _many_parameters(f"class A:\n    def m(self, {seven}) -> None:\n        pass\n") == []

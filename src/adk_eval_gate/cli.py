@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
@@ -13,6 +14,8 @@ from adk_eval_gate.config.options import OPTIONS
 
 if TYPE_CHECKING:
     from adk_eval_gate.config.settings import Settings
+    from adk_eval_gate.github.client import GitHubClient
+    from adk_eval_gate.selection.found_baseline import FindBaseline
     from adk_eval_gate.support.console import Console
 
 DESCRIPTION = (
@@ -226,6 +229,7 @@ def _dispatch(args: Arguments, console: Console, env: Mapping[str, str], *, supe
                 settings,
                 console,
                 github=github,
+                find_baseline=_baseline_lookup(settings, github, console),
                 results_file=args.results_file,
                 comment=bool(args.comment),
                 pr=args.pr,
@@ -323,7 +327,7 @@ def _report_unevaluated(args: Arguments, env: Mapping[str, str], console: Consol
     When the settings themselves are what failed, the reports go where the reporting inputs (or the defaults)
     say, so a team still sees in the job summary and the pull request why the gate failed.
     """
-    from adk_eval_gate.compare.likeforlike import run_info
+    from adk_eval_gate.aggregate.run_info import run_info
     from adk_eval_gate.finish.ending import Ending, finish
     from adk_eval_gate.github.session import github_session
     from adk_eval_gate.model.results import ResultsDocument, RunStatus, Totals
@@ -336,7 +340,13 @@ def _report_unevaluated(args: Arguments, env: Mapping[str, str], console: Consol
         )
         with github_session(settings, console) as client:
             ending = Ending(pull_number=settings.github.pull_request_number)
-            return max(1, finish(doc, settings=settings, console=console, client=client, ending=ending))
+            find_baseline = _baseline_lookup(settings, client, console)
+            return max(
+                1,
+                finish(
+                    doc, settings=settings, console=console, client=client, ending=ending, find_baseline=find_baseline
+                ),
+            )
     except GateError as error:
         console.error(f"the reports could not be written: {error.one_line()}", limit=False)
         return 2
@@ -372,7 +382,16 @@ def _run(settings: Settings, console: Console) -> int:
     from adk_eval_gate.github.session import github_session
 
     with github_session(settings, console) as github:
-        return run(settings, console, github=github, starter=starter)
+        return run(
+            settings, console, github=github, find_baseline=_baseline_lookup(settings, github, console), starter=starter
+        )
+
+
+def _baseline_lookup(settings: Settings, client: GitHubClient | None, console: Console) -> FindBaseline:
+    """The baseline lookup the commands are handed: ``--baseline``, or the base branch's results on GitHub."""
+    from adk_eval_gate.github import baseline as baselines
+
+    return functools.partial(baselines.for_settings, settings, client, console=console)
 
 
 def _supervised_run(args: Arguments, settings: Settings, *, console: Console, env: Mapping[str, str]) -> int:

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import pytest
 
+from adk_eval_gate.aggregate.run_info import SERVICE_MODEL, judge_provider, judge_settings
 from adk_eval_gate.compare.changes import compare
-from adk_eval_gate.compare.likeforlike import SERVICE_MODEL, comparable, judge_provider, judge_settings
+from adk_eval_gate.compare.likeforlike import comparable
 from adk_eval_gate.metrics.registry import ConfiguredMetric, configured_metrics
 from adk_eval_gate.model.eval_config import EvalConfig
 from adk_eval_gate.model.results import JudgeSetting, ResultsDocument

@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from adk_eval_gate.compare.found_baseline import Baseline, NoBaseline
 from adk_eval_gate.github import baseline
 from adk_eval_gate.github.api_models import WorkflowRun
 from adk_eval_gate.github.base_runs import BASE_BRANCH_EVENTS, LookupBudget, is_base_branch_run
 from adk_eval_gate.github.client import GitHubClient
+from adk_eval_gate.selection.found_baseline import Baseline, NoBaseline
 from tests.fakes.github_server import FakeGitHub
 from tests.github.test_baseline import FAST, NAME, context, results_bytes
 from tests.github.zips import make_zip

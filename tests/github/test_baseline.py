@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 
 from adk_eval_gate.compare.changes import compare
-from adk_eval_gate.compare.found_baseline import Baseline, NoBaseline
 from adk_eval_gate.config.github_context import GitHubContext
 from adk_eval_gate.config.settings import build_settings
 from adk_eval_gate.finish import against_baseline
@@ -19,6 +18,7 @@ from adk_eval_gate.github import baseline
 from adk_eval_gate.github.client import GitHubClient
 from adk_eval_gate.github.run_cache import RunCache
 from adk_eval_gate.report.writer import results_json
+from adk_eval_gate.selection.found_baseline import Baseline, NoBaseline
 from adk_eval_gate.support.console import Console
 from adk_eval_gate.support.retry import Backoff
 from tests.fakes.github_server import FakeGitHub
@@ -286,7 +286,7 @@ def test_the_console_says_why_the_history_is_shorter() -> None:
     out = io.StringIO()
     settings = build_settings("run", {}, env={})
     against_baseline.compare_and_decide(
-        doc, settings=settings, client=None, console=Console(in_actions=False, stream=out), found=found
+        doc, settings=settings, console=Console(in_actions=False, stream=out), find_baseline=lambda: found
     )
     assert "The" + note.removeprefix("the") in out.getvalue().splitlines()
 

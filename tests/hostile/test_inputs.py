@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from adk_eval_gate.compare import affected, checkout
-from adk_eval_gate.compare.git_changes import Changed, Unknown, changed_since
 from adk_eval_gate.model.results import AffectedRun, Carried, CaseInputs
 from adk_eval_gate.report import carried, comment
 from adk_eval_gate.runners.workers import observe
+from adk_eval_gate.selection import affected, checkout
+from adk_eval_gate.selection.git_changes import Changed, Unknown, changed_since
 from tests.git_repos import repository_with_one_commit
 from tests.report.builders import case, document, metric
 

@@ -159,7 +159,7 @@ def metric_result(configured: ConfiguredMetric, runs: list[RunRecord]) -> Metric
     )
 
 
-def case_result(
+def case_result(  # parameters: the case, its place and its runs, and the run's rules and limits
     *,
     display: str,
     eval_set_id: str,

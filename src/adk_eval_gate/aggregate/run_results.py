@@ -3,8 +3,8 @@ run is done), in file and case order with the cases carried from the baseline, a
 
 Used by ``run``, by ``--confirm-failures`` (the first runs' cases, to choose what runs again) and by the pytest
 plugin (one file's cases). What a case depends on is recorded by the caller's ``record_inputs``
-(``compare.only_affected.Inputs.recorded``), and the run's settings come in as ``RunInfo``
-(``compare.likeforlike.run_info``): both belong to later stages.
+(``selection.only_affected.Inputs.recorded``), and the run's settings come in as ``RunInfo``
+(``aggregate.run_info``): both belong to later stages.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from adk_eval_gate.verdict import ScoreRule
 InputsRecorder = Callable[[CaseResult, list[list[str] | None]], CaseResult]
 
 
-def case_record(
+def case_record(  # parameters: the planned case, its runs and the run's rules, each keyword-only
     settings: Settings,
     planned_file: PlannedFile,
     case: EvalCase,
@@ -96,7 +96,7 @@ class EarlyRecords:
         self.made[item.case_id] = (record, observed(runs))
 
 
-def case_results(
+def case_results(  # parameters: the planned files, the execution and what --only-affected and --confirm-failures add
     *,
     settings: Settings,
     planned: list[PlannedFile],
@@ -147,7 +147,7 @@ def case_results(
     return verdict.quarantine(cases, settings.quarantine)
 
 
-def build_document(
+def build_document(  # parameters: each part of results.json the run made, keyword-only
     *,
     settings: Settings,
     planned: list[PlannedFile],

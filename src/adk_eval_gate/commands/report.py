@@ -16,6 +16,7 @@ from adk_eval_gate.github import pull_request
 from adk_eval_gate.github.client import GitHubClient
 from adk_eval_gate.inputs.saved_results import load_results
 from adk_eval_gate.model.results import ResultsDocument
+from adk_eval_gate.selection.found_baseline import FindBaseline
 from adk_eval_gate.support.console import Console
 
 
@@ -33,11 +34,13 @@ def report(
     console: Console,
     *,
     github: GitHubClient | None,
+    find_baseline: FindBaseline,
     results_file: str,
     comment: bool,
     pr: int | None,
 ) -> int:
-    """``github``: the GitHub client (None: no token or repository)."""
+    """``github``: the GitHub client (None: no token or repository); ``find_baseline``: the baseline lookup
+    (``github.baseline.for_settings`` with that client), called when the results are compared again."""
     doc = _triggering_run_link(load_results(Path(results_file)), settings)
     pull_number = None
     if comment and settings.comment_mode == "off":
@@ -50,7 +53,7 @@ def report(
         keep_saved_comparison=True,
         annotate=settings.github.event_name != "workflow_run",  # annotations belong to the evaluated commit
     )
-    return finish(doc, settings=settings, console=console, client=github, ending=ending)
+    return finish(doc, settings=settings, console=console, client=github, ending=ending, find_baseline=find_baseline)
 
 
 def _pull_request(

@@ -11,21 +11,19 @@ import time
 from adk_eval_gate import verdict
 from adk_eval_gate.aggregate import records as aggregate
 from adk_eval_gate.aggregate.pricing import Prices, load_prices
+from adk_eval_gate.aggregate.run_info import run_info, with_digests
 from adk_eval_gate.aggregate.run_results import EarlyRecords, build_document
 from adk_eval_gate.aggregate.usage import judge_totals, report_unpriced
 from adk_eval_gate.commands import calibrate, sequential_run
 from adk_eval_gate.commands.calibrate import loaded_labels
-from adk_eval_gate.compare import confirm, likeforlike
-from adk_eval_gate.compare.confirm import Confirming
-from adk_eval_gate.compare.only_affected import Affected, Inputs, choose
+from adk_eval_gate.compare.changes import comparison_with
 from adk_eval_gate.config.settings import Settings
 from adk_eval_gate.finish.ending import Ending, finish_run
-from adk_eval_gate.github import baseline as baselines
 from adk_eval_gate.github.client import GitHubClient
 from adk_eval_gate.inputs.plan import WorkItem, plan, selection_digest
 from adk_eval_gate.inputs.prepare import Prepared, prepare
 from adk_eval_gate.metrics.metric import MetricServices
-from adk_eval_gate.model.results import JudgeCalibration, ResultsDocument
+from adk_eval_gate.model.results import Comparison, JudgeCalibration, ResultsDocument
 from adk_eval_gate.report.judge_lines import judge_line
 from adk_eval_gate.runners.execute import Execution
 from adk_eval_gate.runners.factory import make_runner
@@ -33,15 +31,27 @@ from adk_eval_gate.runners.run_items import run_items
 from adk_eval_gate.runners.services import build_services, finish_judge
 from adk_eval_gate.runners.workers.metric_reads import MetricReads
 from adk_eval_gate.runners.workers.starter import Starter
+from adk_eval_gate.selection import confirm
+from adk_eval_gate.selection.confirm import Compared, Confirming
+from adk_eval_gate.selection.found_baseline import Baseline, FindBaseline, NoBaseline
+from adk_eval_gate.selection.only_affected import Affected, Inputs, choose
 from adk_eval_gate.support.console import Console, relayed_output
 from adk_eval_gate.support.words import plural
 
 
-def run(settings: Settings, console: Console, *, github: GitHubClient | None, starter: Starter | None = None) -> int:
-    """``github``: the GitHub client (None: no token or repository); ``starter``: the adk runner's worker starter,
-    started before this module was imported (``cli``)."""
+def run(
+    settings: Settings,
+    console: Console,
+    *,
+    github: GitHubClient | None,
+    find_baseline: FindBaseline,
+    starter: Starter | None = None,
+) -> int:
+    """``github``: the GitHub client (None: no token or repository); ``find_baseline``: the baseline lookup
+    (``github.baseline.for_settings`` with that client); ``starter``: the adk runner's worker starter, started
+    before this module was imported (``cli``)."""
     try:
-        return _run(settings, console, github=github, starter=starter)
+        return _run(settings, console, github=github, baseline=find_baseline, starter=starter)
     finally:
         if starter is not None:
             starter.close()  # the runner ended it, unless it never got to run a case
@@ -72,9 +82,15 @@ def _prepared(settings: Settings, console: Console) -> Prepared:
     return prepared
 
 
-def _run(settings: Settings, console: Console, *, github: GitHubClient | None, starter: Starter | None) -> int:
-    started = time.monotonic()
-    started_at = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+def _run(
+    settings: Settings,
+    console: Console,
+    *,
+    github: GitHubClient | None,
+    baseline: FindBaseline,
+    starter: Starter | None,
+) -> int:
+    started = (time.monotonic(), dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"))
     prepared = _prepared(settings, console)
     prices = load_prices(settings.prices, field=settings.option_name("prices"))
     runner = make_runner(settings, root=prepared.root, console=console, planned=prepared.planned, starter=starter)
@@ -82,13 +98,15 @@ def _run(settings: Settings, console: Console, *, github: GitHubClient | None, s
     judges = _calibrated_judges(settings, console, prepared=prepared)
     services = build_services(settings, prepared.planned, console)
     inputs = Inputs.of(settings, planned=prepared.planned, root=prepared.root, prices=prices)
-    # before the runs: --confirm-failures re-runs regressions, --only-affected carries the others
-    found = baselines.for_settings(settings, github, console=console)
+    found = baseline()
     affected = choose(settings, inputs=inputs, items=items, found=found, console=console)
     items = affected.items
+    compared = _comparing(found, settings)
     waves = sequential_run.schedule(settings, items=items, found=found, console=console)
     # under --sequential, confirming a failure is the sequential test itself
-    confirming = None if waves else confirm.confirming(settings, console, prepared=prepared, items=items, found=found)
+    confirming = (
+        None if waves else confirm.confirming(settings, console, prepared=prepared, items=items, compared=compared)
+    )
     early = None if confirming or waves else EarlyRecords.of(settings, items=items, prices=prices)
     execution = asyncio.run(
         run_items(
@@ -101,11 +119,10 @@ def _run(settings: Settings, console: Console, *, github: GitHubClient | None, s
             execution=early.execution if early else None,
             on_finished=early.finished if early else None,
             confirm=confirming.more if confirming else None,
-            metric_reads=MetricReads(prepared.root) if settings.runner == "adk" else None,
+            metric_reads=MetricReads(prepared.root) if settings.runner_kind.observes_inputs else None,
             waves=waves,
         )
     )
-
     built = functools.partial(
         _document,
         settings,
@@ -113,7 +130,7 @@ def _run(settings: Settings, console: Console, *, github: GitHubClient | None, s
         prepared=prepared,
         items=waves.started_items() if waves else items,
         execution=execution,
-        started=(started, started_at),
+        started=started,
         inputs=inputs,
         affected=affected,
         confirming=confirming,
@@ -129,14 +146,12 @@ def _run(settings: Settings, console: Console, *, github: GitHubClient | None, s
         client=github,
         ending=Ending(pull_number=settings.github.pull_request_number),
         found=found,
-        run=likeforlike.run_info(
-            settings, started_at=started_at, commit=inputs.commit, environment_inputs=inputs.environment
-        ),
+        run=run_info(settings, started_at=started[1], commit=inputs.commit, environment_inputs=inputs.environment),
     )
     return _exit_code(code, execution, console)
 
 
-def _document(
+def _document(  # parameters: the run's stages' outputs, gathered once the runs are over
     settings: Settings,
     console: Console,
     *,
@@ -153,7 +168,7 @@ def _document(
     judges: list[JudgeCalibration],
 ) -> ResultsDocument:
     """The run's document once the runs are over; ``started``: when the run started (monotonic, and as text)."""
-    info = likeforlike.run_info(
+    info = run_info(
         settings,
         started_at=started[1],
         duration=time.monotonic() - started[0],
@@ -169,7 +184,7 @@ def _document(
     doc = build_document(
         settings=settings,
         planned=prepared.planned,
-        files=likeforlike.with_digests(prepared.files, prepared.planned),
+        files=with_digests(prepared.files, prepared.planned),
         execution=execution,
         run=info,
         confirmations=confirming.picked if confirming else None,
@@ -199,6 +214,16 @@ def _calibrated_judges(settings: Settings, console: Console, *, prepared: Prepar
     for note in document.notes:
         console.line(f"note {note}")
     return document.metrics
+
+
+def _comparing(found: Baseline | NoBaseline, settings: Settings) -> Compared:
+    """The first runs' document against the baseline, looked up before the runs (``--only-affected`` carries the
+    cases a change cannot touch from it): ``--confirm-failures`` runs the cases that regressed again."""
+    return functools.partial(_compared, found=found, settings=settings)
+
+
+def _compared(doc: ResultsDocument, *, found: Baseline | NoBaseline, settings: Settings) -> Comparison | None:
+    return comparison_with(doc, found, settings=settings) if isinstance(found, Baseline) else None
 
 
 def _exit_code(code: int, execution: Execution, console: Console) -> int:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from adk_eval_gate import verdict
 from adk_eval_gate.aggregate.records import run_outcome
 from adk_eval_gate.aggregate.run_results import case_record
-from adk_eval_gate.compare.found_baseline import Baseline, NoBaseline
+from adk_eval_gate.selection.found_baseline import Baseline, NoBaseline
 from adk_eval_gate.compare.history import known_flaky
 from adk_eval_gate.config.settings import Settings
 from adk_eval_gate.inputs.plan import WorkItem

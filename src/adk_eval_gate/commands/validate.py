@@ -43,7 +43,7 @@ def validate(settings: Settings, console: Console) -> int:
         agent = agent_of(planned, settings)
         if agent is not None and agent in agents:
             problems.append(agents[agent])
-        if isinstance(planned.agent, NoAgent) and settings.runner == "adk" and needs_agent(loaded):
+        if isinstance(planned.agent, NoAgent) and settings.runner_kind.needs_agent and needs_agent(loaded):
             problems.insert(0, planned.agent.reason)
         problems += unknown_field_problems(planned, settings)
         for problem in problems:

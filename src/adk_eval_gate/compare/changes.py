@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 from adk_eval_gate.compare import history as histories
 from adk_eval_gate.compare import likeforlike, sequential_noise
 from adk_eval_gate.compare.cost_latency import compare_usage
-from adk_eval_gate.compare.found_baseline import Baseline
 from adk_eval_gate.compare.judge_changes import judge_changes
 from adk_eval_gate.compare.noise import EPSILON, significance
 from adk_eval_gate.config.settings import Settings
@@ -36,6 +35,7 @@ from adk_eval_gate.model.results import (
     ResultsDocument,
     SequentialRun,
 )
+from adk_eval_gate.selection.found_baseline import Baseline
 from adk_eval_gate.verdict import Policy, counted
 
 _PASSING = {"passed"}

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from adk_eval_gate.config.runner_kinds import RUNNER_NAMES
+
 Kind = Literal["str", "int", "float", "bool", "list", "lines", "path", "shard"]
 RUN = ("run",)
 RUN_REPORT = ("run", "report")
@@ -115,7 +117,7 @@ OPTIONS: tuple[Option, ...] = (
         "str",
         "runner",
         ("run", "validate"),
-        choices=("adk", "http", "a2a", "recorded"),
+        choices=RUNNER_NAMES,
     ),
     Option(
         "agent",

@@ -17,6 +17,7 @@ import pydantic
 from adk_eval_gate.config.environment import current_environment
 from adk_eval_gate.config.github_context import GitHubContext, read_context
 from adk_eval_gate.config.options import BY_FIELD, OPTIONS, Option
+from adk_eval_gate.config.runner_kinds import RUNNER_KINDS, RUNNER_NAMES, RunnerKind
 from adk_eval_gate.config.shard import Shard
 from adk_eval_gate.support.errors import UsageError
 
@@ -37,7 +38,7 @@ class Settings(pydantic.BaseModel):
     allow_unknown_fields: bool = False
     legacy_session_file: bool = False
     lenient_judge_labels: bool = False
-    runner: Literal["adk", "http", "a2a", "recorded"] = "adk"
+    runner: str = "adk"  # a name of config.runner_kinds.RUNNER_KINDS
     agent: str | None = None
     agent_map: list[str] = pydantic.Field(default_factory=list)
     agent_url: str | None = None
@@ -91,6 +92,18 @@ class Settings(pydantic.BaseModel):
     environment: dict[str, str] = pydantic.Field(default_factory=dict, repr=False, exclude=True)
     # the process environment the settings were read from: the judge's credentials, the http runner's
     # $VAR headers and the terminal check read it here, never os.environ
+
+    @pydantic.field_validator("runner")
+    @classmethod
+    def _known_runner(cls, runner: str) -> str:
+        if runner not in RUNNER_KINDS:
+            raise ValueError(f"the runner must be one of {', '.join(RUNNER_NAMES)}")
+        return runner
+
+    @property
+    def runner_kind(self) -> RunnerKind:
+        """What the runner of ``--runner`` can do: the stages ask this, never the runner's name."""
+        return RUNNER_KINDS[self.runner]
 
     @property
     def results_path(self) -> Path:
@@ -232,15 +245,15 @@ def _checked(settings: Settings) -> Settings:
     name = settings.option_name
 
     if settings.command == "run":
-        if settings.runner in ("http", "a2a") and not settings.agent_url:
+        if settings.runner_kind.runs_remote and not settings.agent_url:
             raise UsageError(
                 f"the {settings.runner} runner needs the agent's base URL",
                 field=name("agent_url"),
                 hint="set --agent-url / agent-url, e.g. http://127.0.0.1:8000",
             )
-        if settings.runner == "recorded" and not settings.recorded:
+        if settings.runner_kind.replays and not settings.recorded:
             raise UsageError(
-                "the recorded runner needs recorded results",
+                f"the {settings.runner} runner needs recorded results",
                 field=name("recorded"),
                 hint="set --recorded / recorded to an ADK *.evalset_result.json, a folder, or a results.json",
             )

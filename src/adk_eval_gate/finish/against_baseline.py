@@ -1,4 +1,4 @@
-"""This run against the baseline, decided: the baseline found (``github.baseline``), the run compared with it
+"""This run against the baseline, decided: the baseline found (the command's ``FindBaseline``), the run compared with it
 (``compare``), and the verdict decided (``verdict.decide``) with the policy of the options, or saved results decided
 again (``report``); what was compared said on the console.
 
@@ -11,12 +11,10 @@ from __future__ import annotations
 import dataclasses
 
 from adk_eval_gate.compare.changes import comparison_with
-from adk_eval_gate.compare.found_baseline import Baseline, NoBaseline
 from adk_eval_gate.config.settings import Settings
-from adk_eval_gate.github import baseline as baselines
-from adk_eval_gate.github.client import GitHubClient
 from adk_eval_gate.model.results import Comparison, ResultsDocument
 from adk_eval_gate.report.console_lines import comparison_sentence
+from adk_eval_gate.selection.found_baseline import Baseline, FindBaseline, NoBaseline
 from adk_eval_gate.support.console import Console
 from adk_eval_gate.verdict import Policy, decide, redecide
 
@@ -35,15 +33,13 @@ def compare_and_decide(
     doc: ResultsDocument,
     *,
     settings: Settings,
-    client: GitHubClient | None,
     console: Console,
-    found: Baseline | NoBaseline | None = None,
+    find_baseline: FindBaseline,
     rules: Policy | None = None,
 ) -> ResultsDocument:
-    """Compared with the baseline (``found``, else looked up now) and decided (``rules``: the policy, else the
-    options')."""
+    """Compared with the baseline ``find_baseline`` gives and decided (``rules``: the policy, else the options')."""
     rules = rules or Policy.of(settings)
-    found = found if found is not None else baselines.for_settings(settings, client, console=console)
+    found = find_baseline()
     if isinstance(found, NoBaseline):
         if found.warning:
             console.warning(found.warning)
@@ -61,7 +57,7 @@ def compare_and_decide(
 
 
 def decide_saved(
-    doc: ResultsDocument, *, settings: Settings, client: GitHubClient | None, console: Console
+    doc: ResultsDocument, *, settings: Settings, console: Console, find_baseline: FindBaseline
 ) -> ResultsDocument:
     """Saved results (``report``): decided again from their cases (the file may say otherwise: it is untrusted),
     with the recorded policy and the options given now; compared with ``--baseline``, or in a pull request with
@@ -73,5 +69,5 @@ def decide_saved(
     effective = Policy.recorded(doc.run).with_options(given)
     if settings.baseline is not None or (doc.comparison is None and settings.github.base_branch):
         again = dataclasses.replace(effective, tolerance=given.tolerance)
-        return compare_and_decide(doc, settings=settings, client=client, console=console, rules=again)
+        return compare_and_decide(doc, settings=settings, console=console, find_baseline=find_baseline, rules=again)
     return decide_with_comparison(doc, doc.comparison, effective, note=doc.run.baseline_note)

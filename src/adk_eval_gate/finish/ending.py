@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from adk_eval_gate import verdict
-from adk_eval_gate.compare.found_baseline import Baseline, NoBaseline
 from adk_eval_gate.config.settings import Settings
 from adk_eval_gate.finish import against_baseline
 from adk_eval_gate.finish.written import with_error, write_decided_reports
@@ -23,6 +22,7 @@ from adk_eval_gate.github.publish import publish
 from adk_eval_gate.model.results import ResultsDocument, RunInfo, RunStatus, Totals
 from adk_eval_gate.report import console_lines as console_report
 from adk_eval_gate.report.links import trusted_links
+from adk_eval_gate.selection.found_baseline import Baseline, FindBaseline, NoBaseline
 from adk_eval_gate.support.console import Console
 from adk_eval_gate.support.errors import GateError
 from adk_eval_gate.support.masking import mask_model
@@ -45,13 +45,14 @@ def finish(
     console: Console,
     client: GitHubClient | None,
     ending: Ending,
-    found: Baseline | NoBaseline | None = None,
+    find_baseline: FindBaseline,
 ) -> int:
-    """``found``: the baseline when the caller already looked it up (``run``, before its runs)."""
+    """``find_baseline``: the command's baseline lookup (``run`` looked it up before its runs), called only when
+    the document is compared."""
     if ending.keep_saved_comparison:
-        doc = against_baseline.decide_saved(doc, settings=settings, client=client, console=console)
+        doc = against_baseline.decide_saved(doc, settings=settings, console=console, find_baseline=find_baseline)
     else:
-        doc = against_baseline.compare_and_decide(doc, settings=settings, client=client, console=console, found=found)
+        doc = against_baseline.compare_and_decide(doc, settings=settings, console=console, find_baseline=find_baseline)
     doc = trusted_links(mask_model(doc, console.secrets), settings.github)
     written = write_decided_reports(doc, settings=settings, console=console, source=ending.results_source)
     doc = written.doc
@@ -78,7 +79,7 @@ def finish_run(
     console: Console,
     client: GitHubClient | None,
     ending: Ending,
-    found: Baseline | NoBaseline | None,
+    found: Baseline | NoBaseline,
     run: RunInfo,
 ) -> int:
     """``finish`` on the document ``build`` makes, once the agents ran. The last resort: an internal error in
@@ -88,7 +89,9 @@ def finish_run(
     built: ResultsDocument | None = None
     try:
         built = build()
-        return finish(built, settings=settings, console=console, client=client, ending=ending, found=found)
+        return finish(
+            built, settings=settings, console=console, client=client, ending=ending, find_baseline=lambda: found
+        )
     except GateError:
         raise  # a usage error (an output path that cannot be written): one line, as always
     except Exception as error:
@@ -113,10 +116,14 @@ def _finish_any(
     """``finish`` on the first of ``attempts`` that gets through, uncompared (the run's cases, then the error
     alone); the last one's error is raised."""
     not_compared = NoBaseline(note="the run ended in an internal error")
+
+    def uncompared() -> NoBaseline:
+        return not_compared
+
     for attempt in attempts[:-1]:
         try:
-            finish(attempt, settings=settings, console=console, client=client, ending=ending, found=not_compared)
+            finish(attempt, settings=settings, console=console, client=client, ending=ending, find_baseline=uncompared)
             return
         except Exception as again:
             console.error(f"the reports with the run's cases failed too ({type(again).__name__}); writing the error")
-    finish(attempts[-1], settings=settings, console=console, client=client, ending=ending, found=not_compared)
+    finish(attempts[-1], settings=settings, console=console, client=client, ending=ending, find_baseline=uncompared)

@@ -25,7 +25,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from adk_eval_gate.compare.found_baseline import Baseline, BaseRun, NoBaseline
 from adk_eval_gate.config.github_context import GitHubContext
 from adk_eval_gate.config.settings import Settings
 from adk_eval_gate.github.api_models import Artifact, WorkflowRun
@@ -41,6 +40,7 @@ from adk_eval_gate.github.client import GitHubClient
 from adk_eval_gate.github.download import ArtifactTooLarge, DownloadBudget
 from adk_eval_gate.github.run_cache import NoArtifact, RunCache
 from adk_eval_gate.model.results import BaselineInfo, InvalidResults, ResultsDocument, RunStatus, parse_document
+from adk_eval_gate.selection.found_baseline import Baseline, BaseRun, NoBaseline
 from adk_eval_gate.support import sanitize
 from adk_eval_gate.support.console import Console
 from adk_eval_gate.support.errors import GateError
@@ -281,7 +281,7 @@ def _run_info(run: WorkflowRun) -> BaselineInfo:
     )
 
 
-def resolve(
+def resolve(  # parameters: the baseline's sources and the run's identity, each keyword-only
     *,
     baseline_file: Path | None,
     client: GitHubClient | None,

@@ -78,7 +78,7 @@ def _error_message(response: requests.Response) -> str:
 
 
 class GitHubClient:
-    def __init__(
+    def __init__(  # parameters: the endpoint, token, limits and transport, each keyword-only
         self,
         *,
         api_url: str,

@@ -60,7 +60,7 @@ def find_own_comment(
     return None
 
 
-def post(
+def post(  # parameters: the comment, where it goes and how it is kept, each keyword-only
     client: GitHubClient,
     *,
     token: str,

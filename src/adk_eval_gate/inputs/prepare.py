@@ -119,12 +119,12 @@ def _warn_misnamed(settings: Settings, console: Console) -> None:
 def agent_locator(settings: Settings, root: Path) -> AgentLocator | None:
     """How each file's agent is found, for the runners that run agents (the recorded runner needs none); a bad
     ``--agent`` or mapping stops the run (exit code 2)."""
-    if settings.runner == "recorded":
+    if settings.runner_kind.replays:
         return None
     field = settings.option_name("agent_map")
     mappings = read_mappings(settings.agent_map, root=root, field=field)
     option = None
-    if settings.agent and settings.runner == "adk":
+    if settings.agent and settings.runner_kind.needs_agent:
         option = parse_agent_value(settings.agent, root=root, field=settings.option_name("agent"))
     return AgentLocator(
         root=root,
@@ -177,7 +177,7 @@ def _prepare_one(
     runs_wanted = locator is not None and locator.runs_wanted  # --num-runs given: the calls' num_runs are not used
     num_runs = agent.num_runs if isinstance(agent, AgentChoice) and runs_wanted else None
     agent_described = None
-    if isinstance(agent, AgentChoice) and settings.runner == "adk":
+    if isinstance(agent, AgentChoice) and settings.runner_kind.needs_agent:
         agent_described = agent.describe(runs=num_runs is not None)
     result = FileResult(
         path=ref.display,

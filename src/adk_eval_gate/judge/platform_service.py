@@ -162,7 +162,7 @@ _QUOTA = "Google's evaluation service"  # one quota: the project's, whatever the
 
 
 class PlatformService:
-    def __init__(
+    def __init__(  # parameters: the endpoint, credentials, limits and counters, each keyword-only
         self,
         *,
         access: PlatformAccess,

@@ -82,7 +82,7 @@ def _as_is(text: str) -> str:
 
 
 class JudgeService:
-    def __init__(
+    def __init__(  # parameters: the model, credentials, limits, cache and counters, each keyword-only
         self,
         *,
         backend: JudgeBackend | None,

@@ -64,7 +64,7 @@ def _planned(eval_set: Any, eval_config: Any, *, root: Path) -> PlannedFile:
     return PlannedFile(loaded, config, ())
 
 
-async def evaluate_eval_set(  # noqa: PLR0917 - AgentEvaluator.evaluate_eval_set's signature, positional arguments too
+async def evaluate_eval_set(  # noqa: PLR0917  # parameters: AgentEvaluator.evaluate_eval_set's signature
     agent_module: str,
     eval_set: Any,
     criteria: dict[str, float] | None = None,

@@ -120,7 +120,7 @@ class CaseSession:
     def _chosen_runner(self) -> Runner:
         from adk_eval_gate.runners.adk import AdkRunner
 
-        if self._agent is not None and self.settings.runner == "adk":
+        if self._agent is not None and self.settings.runner_kind.needs_agent:
             self._adk = AdkRunner(self.settings, root=self.root, console=self.console, agent=self._agent)
             return self._adk
         runner = chosen_runner(self.settings, root=self.root, console=self.console)
@@ -130,7 +130,7 @@ class CaseSession:
     def agent_problem(self) -> str | None:
         """Why the agent given to the session cannot be imported, imported in a worker process as the case runs
         will import it (None: it can, or none was given)."""
-        if self._agent is None or self.settings.runner != "adk":
+        if self._agent is None or not self.settings.runner_kind.needs_agent:
             return None
         from adk_eval_gate.runners.adk import require_adk
 
@@ -177,7 +177,7 @@ class CaseSession:
             agent = kept_inside(self._locator.choose(path), option=self._locator.option, root=self.root)
         except (RecursionError, MemoryError, OSError, ValueError) as surprise:  # a path in a repository file
             raise EvalFileError(f"its agent cannot be found ({unexpected(surprise)})", file=display) from None
-        if isinstance(agent, NoAgent) and self.settings.runner == "adk" and needs_agent(loaded):
+        if isinstance(agent, NoAgent) and self.settings.runner_kind.needs_agent and needs_agent(loaded):
             raise EvalFileError(agent.reason, file=display)
         runs = agent.num_runs if isinstance(agent, AgentChoice) and self._locator.runs_wanted else None
         return PlannedFile(loaded, config, (), agent, runs)

@@ -263,7 +263,7 @@ async def evaluate_planned(
         raise AssertionError(session.mask(header + "\n" + "\n".join(failures)))
 
 
-async def evaluate(  # noqa: PLR0917 - AgentEvaluator.evaluate's signature, positional arguments too
+async def evaluate(  # noqa: PLR0917  # parameters: AgentEvaluator.evaluate's signature, positional arguments too
     agent_module: str,
     eval_dataset_file_path_or_dir: str,
     num_runs: int = NUM_RUNS,

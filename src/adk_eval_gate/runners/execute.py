@@ -153,7 +153,7 @@ async def _infer(runner: Runner, item: WorkItem, *, timeout: float, retry: Backo
     return inference
 
 
-async def execute(
+async def execute(  # parameters: the work items, the runner, the services and the three hooks of run_items
     items: list[WorkItem],
     *,
     runner: Runner,

@@ -1,9 +1,11 @@
-"""Choose the runner named by ``--runner``."""
+"""Build the runner named by ``--runner``: one builder per name of ``config.runner_kinds.RUNNER_KINDS``."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Protocol
 
+from adk_eval_gate.config.runner_kinds import RUNNER_KINDS
 from adk_eval_gate.config.settings import Settings
 from adk_eval_gate.inputs.plan import PlannedFile
 from adk_eval_gate.runners.runner import Runner
@@ -33,19 +35,41 @@ def make_runner(
 def chosen_runner(
     settings: Settings, *, root: Path, console: Console | None = None, starter: Starter | None = None
 ) -> Runner:
-    if settings.runner == "recorded":
-        from adk_eval_gate.runners.recorded import RecordedRunner
+    return BUILDERS[settings.runner](settings, root=root, console=console, starter=starter)
 
-        assert settings.recorded is not None
-        return RecordedRunner(settings.recorded, display=str(settings.recorded))
-    if settings.runner == "http":
-        from adk_eval_gate.runners.http import HttpRunner
 
-        return HttpRunner(settings, console=console)
-    if settings.runner == "a2a":
-        from adk_eval_gate.runners.a2a import A2aRunner
+class _Builder(Protocol):
+    def __call__(
+        self, settings: Settings, *, root: Path, console: Console | None, starter: Starter | None
+    ) -> Runner: ...
 
-        return A2aRunner(settings, console=console)
+
+# Each builder imports its runner when used: `--help` and the runners not chosen import none.
+def _recorded(settings: Settings, *, root: Path, console: Console | None, starter: Starter | None) -> Runner:
+    from adk_eval_gate.runners.recorded import RecordedRunner
+
+    assert settings.recorded is not None
+    return RecordedRunner(settings.recorded, display=str(settings.recorded))
+
+
+def _http(settings: Settings, *, root: Path, console: Console | None, starter: Starter | None) -> Runner:
+    from adk_eval_gate.runners.http import HttpRunner
+
+    return HttpRunner(settings, console=console)
+
+
+def _a2a(settings: Settings, *, root: Path, console: Console | None, starter: Starter | None) -> Runner:
+    from adk_eval_gate.runners.a2a import A2aRunner
+
+    return A2aRunner(settings, console=console)
+
+
+def _adk(settings: Settings, *, root: Path, console: Console | None, starter: Starter | None) -> Runner:
     from adk_eval_gate.runners.adk import AdkRunner
 
     return AdkRunner(settings, root=root, console=console, starter=starter, observe_inputs=settings.command == "run")
+
+
+# One builder per name of config.runner_kinds.RUNNER_KINDS, which says what each runner can do.
+BUILDERS: dict[str, _Builder] = {"adk": _adk, "http": _http, "a2a": _a2a, "recorded": _recorded}
+assert set(BUILDERS) == set(RUNNER_KINDS), "every runner of config.runner_kinds has a builder here, and no other"

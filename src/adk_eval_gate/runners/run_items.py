@@ -24,7 +24,7 @@ from adk_eval_gate.support import collector
 from adk_eval_gate.support.console import Console, relayed_output
 
 
-async def run_items(
+async def run_items(  # parameters: the work items, the runner, the services and the hooks of the command
     items: list[WorkItem],
     *,
     settings: Settings,

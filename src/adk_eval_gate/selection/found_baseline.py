@@ -4,6 +4,7 @@ none. The comparison (``changes``), ``--only-affected`` and ``--confirm-failures
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from adk_eval_gate.model.results import BaselineInfo, ResultsDocument
@@ -29,3 +30,8 @@ class Baseline:
 class NoBaseline:
     note: str  # shown in the reports ("no baseline yet: ...")
     warning: str | None = None  # a problem to warn about; None when it is just absent
+
+
+FindBaseline = Callable[[], Baseline | NoBaseline]
+"""The baseline lookup, I/O handed to the commands (``github.baseline.for_settings`` bound to the settings and
+the client): called when the baseline is needed, once."""

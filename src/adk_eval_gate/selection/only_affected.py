@@ -1,6 +1,6 @@
 """What each case depends on, recorded by every ``run``, and ``--only-affected``: before the runs, the cases this
-change can touch (``compare.affected`` on the baseline's recorded inputs, git's changed files and what the checkout
-holds of those inputs, ``compare.checkout``) are the only work items, the others are carried from the baseline;
+change can touch (``selection.affected`` on the baseline's recorded inputs, git's changed files and what the checkout
+holds of those inputs, ``selection.checkout``) are the only work items, the others are carried from the baseline;
 anything uncertain runs everything, with one line why."""
 
 from __future__ import annotations
@@ -12,14 +12,15 @@ from pathlib import Path
 from typing import Any
 
 from adk_eval_gate.aggregate.pricing import Prices
-from adk_eval_gate.compare import affected, checkout, environment_inputs, git_changes, likeforlike
-from adk_eval_gate.compare.found_baseline import Baseline, NoBaseline
+from adk_eval_gate.aggregate.run_info import adk_version
 from adk_eval_gate.config.settings import Settings
 from adk_eval_gate.inputs.discover import display_path
 from adk_eval_gate.inputs.plan import PlannedFile, WorkItem
 from adk_eval_gate.judge import platform_access
 from adk_eval_gate.model.results import AffectedRun, CaseResult
 from adk_eval_gate.runners.workers.observe import ModuleIndex
+from adk_eval_gate.selection import affected, checkout, environment_inputs, git_changes
+from adk_eval_gate.selection.found_baseline import Baseline, NoBaseline
 from adk_eval_gate.support.console import Console
 from adk_eval_gate.support.words import plural
 
@@ -142,7 +143,7 @@ def _changes(
     settings: Settings, *, inputs: Inputs, found: Baseline | NoBaseline
 ) -> tuple[str, affected.Checkout] | str:
     """The baseline's commit and what changed since, or why what the change can touch is not known."""
-    if settings.runner != "adk":
+    if not settings.runner_kind.observes_inputs:
         return f"the {settings.runner} runner's agent does not run here, so what its cases depend on is not known"
     if isinstance(found, NoBaseline):
         return f"there is no baseline to carry results from ({found.note})"
@@ -151,7 +152,7 @@ def _changes(
         return "the baseline did not record what its cases depend on (it ran without the adk runner, or before " + (
             "adk-eval-gate recorded inputs)"
         )
-    different = affected.version_difference(base, adk_version=likeforlike.adk_version())
+    different = affected.version_difference(base, adk_version=adk_version())
     if different:
         return different
     base_sha = base.run.sha or found.info.sha

@@ -1,4 +1,4 @@
-"""The inputs of every case (``compare/environment_inputs.py``): the environment's dependency files, what the
+"""The inputs of every case (``selection/environment_inputs.py``): the environment's dependency files, what the
 requirement lists among them include, constrain with and install from the repository (followed safely: loops, paths that
 leave the repository, special and huge files), and the ``--always-affected`` globs."""
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from adk_eval_gate.compare.environment_inputs import MAX_BYTES, MAX_FILES, changes_to_everything, environment_inputs
+from adk_eval_gate.selection.environment_inputs import MAX_BYTES, MAX_FILES, changes_to_everything, environment_inputs
 
 
 def write(path: Path, text: str | bytes) -> Path:

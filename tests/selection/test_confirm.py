@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from adk_eval_gate.compare import confirm
 from adk_eval_gate.compare.changes import compare
 from adk_eval_gate.inputs.load import LoadedEvalSet
 from adk_eval_gate.inputs.plan import PlannedFile, WorkItem
 from adk_eval_gate.model.evalset import EvalCase, EvalSet
+from adk_eval_gate.selection import confirm
 from tests.report.builders import baseline_info, case, document, metric
 
 

@@ -9,17 +9,16 @@ asks for them once the first runs are done: they run with the first runs' runner
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from adk_eval_gate.aggregate import records as aggregate
+from adk_eval_gate.aggregate.run_info import run_info
 from adk_eval_gate.aggregate.run_results import case_results
-from adk_eval_gate.compare.changes import comparison_with
-from adk_eval_gate.compare.found_baseline import Baseline, NoBaseline
-from adk_eval_gate.compare.likeforlike import run_info
 from adk_eval_gate.config.settings import Settings
 from adk_eval_gate.inputs.plan import PlannedFile, WorkItem
 from adk_eval_gate.inputs.prepare import Prepared
-from adk_eval_gate.model.results import CaseResult, CaseStatus, Comparison, Confirmation, FileResult
+from adk_eval_gate.model.results import CaseResult, CaseStatus, Comparison, Confirmation, FileResult, ResultsDocument
 from adk_eval_gate.runners.execute import Execution
 from adk_eval_gate.runners.progress import Progress
 from adk_eval_gate.support.console import Console
@@ -62,6 +61,10 @@ def rerun_items(items: list[WorkItem], picked: dict[str, Confirmation], *, extra
     return more
 
 
+Compared = Callable[[ResultsDocument], Comparison | None]
+"""The first runs' document against the baseline (None: no baseline), as the command compares it."""
+
+
 @dataclass
 class Confirming:
     """``--confirm-failures``: once the first runs are done, which cases run again, and why (for the reports)."""
@@ -70,15 +73,13 @@ class Confirming:
     planned: list[PlannedFile]
     files: list[FileResult]
     items: list[WorkItem]
-    found: Baseline | NoBaseline
+    compared: Compared
     picked: dict[str, Confirmation] = field(default_factory=dict)
 
     def more(self, execution: Execution, progress: Progress) -> list[WorkItem]:
         cases = case_results(settings=self.settings, planned=self.planned, execution=execution)
-        comparison = None
-        if isinstance(self.found, Baseline):
-            provisional = aggregate.document(cases, self.files, run_info(self.settings, started_at=None))
-            comparison = comparison_with(provisional, self.found, settings=self.settings)
+        provisional = aggregate.document(cases, self.files, run_info(self.settings, started_at=None))
+        comparison = self.compared(provisional)
         self.picked = chosen(cases, comparison, strict=self.settings.strict_comparison)
         more = rerun_items(self.items, self.picked, extra_runs=self.settings.confirm_failures)
         if more:
@@ -92,15 +93,15 @@ class Confirming:
 
 
 def confirming(
-    settings: Settings, console: Console, *, prepared: Prepared, items: list[WorkItem], found: Baseline | NoBaseline
+    settings: Settings, console: Console, *, prepared: Prepared, items: list[WorkItem], compared: Compared
 ) -> Confirming | None:
     """What ``--confirm-failures`` runs again, when it is given and the runner can run a case again."""
     if not settings.confirm_failures:
         return None
-    if settings.runner == "recorded":
+    if not settings.runner_kind.can_rerun:
         console.warning(
-            f"{settings.option_name('confirm_failures')} is ignored with the recorded runner: it replays what was "
-            "recorded, so a case cannot run again"
+            f"{settings.option_name('confirm_failures')} is ignored with the {settings.runner} runner: it replays "
+            "what was recorded, so a case cannot run again"
         )
         return None
-    return Confirming(settings, prepared.planned, prepared.files, items, found)
+    return Confirming(settings, prepared.planned, prepared.files, items, compared)

@@ -22,8 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from adk_eval_gate import __version__
-from adk_eval_gate.compare import checkout as checkout_states
-from adk_eval_gate.compare import likeforlike
+from adk_eval_gate.aggregate.run_info import criteria_digests, judge_settings
 from adk_eval_gate.config.settings import Settings
 from adk_eval_gate.inputs.agent_sources import AgentChoice
 from adk_eval_gate.inputs.configs import ConfigSource
@@ -32,6 +31,7 @@ from adk_eval_gate.inputs.plan import PlannedFile
 from adk_eval_gate.judge import platform_access
 from adk_eval_gate.model.results import BaselineInfo, Carried, CaseInputs, CaseResult, JudgeSetting, ResultsDocument
 from adk_eval_gate.runners.workers.observe import ModuleIndex, repository_files
+from adk_eval_gate.selection import checkout as checkout_states
 
 
 def digest(data: object) -> str:
@@ -58,13 +58,13 @@ def settings_digest(planned: PlannedFile, run: dict[str, object], *, service: bo
     service-backed metrics) and its budgets."""
     metrics = planned.config.metrics
     budgets = planned.config.config.budgets
-    judges = likeforlike.judge_settings(metrics, service=service)
+    judges = judge_settings(metrics, service=service)
     agent = planned.agent.ref if isinstance(planned.agent, AgentChoice) else None
     found = {"agent_found": [agent.display, agent.sub_agent]} if agent else {}  # a new mapping or call changes it
     return digest(
         {
             **run,
-            "criteria": likeforlike.criteria_digests(metrics)[0],
+            "criteria": criteria_digests(metrics)[0],
             "judges": {name: _judge_digest(judge) for name, judge in judges.items()},
             "budgets": budgets.model_dump(mode="json") if budgets is not None else None,
             **found,

@@ -1,4 +1,4 @@
-"""The files changed since the baseline's commit (``compare/git_changes.py``), from real git repositories: what a
+"""The files changed since the baseline's commit (``selection/git_changes.py``), from real git repositories: what a
 checkout holds against the base commit, and why the changes are unknown when git cannot say (a commit it does not
 have, a shallow clone, no repository); a shallow clone fetches the base commit when allowed, as in the action."""
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from adk_eval_gate.compare.git_changes import Changed, Unknown, changed_since, head_commit, tracked_files
+from adk_eval_gate.selection.git_changes import Changed, Unknown, changed_since, head_commit, tracked_files
 from tests.git_repos import git
 
 pytestmark = pytest.mark.slow  # git as a process

@@ -4,7 +4,7 @@ exists, and the names in each folder the case listed.
 A run records it as its cases end (``CaseInputs.absent``, ``CaseInputs.listings``); a run with --only-affected looks
 again before anything runs. A file that appeared or disappeared, or a folder that now holds other names, touches the
 case whatever git says (a file git ignores, a generated one, a ``.env``); a file that exists but that git does not
-track cannot be compared with the base run's, so it touches the case too (``compare/affected.py`` decides).
+track cannot be compared with the base run's, so it touches the case too (``selection/affected.py`` decides).
 """
 
 from __future__ import annotations
