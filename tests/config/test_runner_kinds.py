@@ -27,5 +27,5 @@ def test_the_settings_give_the_chosen_runners_kind() -> None:
 
 
 def test_a_runner_outside_the_table_is_refused() -> None:
-    with pytest.raises(pydantic.ValidationError, match="the runner must be one of adk, http, recorded"):
+    with pytest.raises(pydantic.ValidationError, match="the runner must be one of adk, http, a2a, recorded"):
         Settings(runner="docker")

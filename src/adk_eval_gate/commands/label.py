@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pydantic
 
+from adk_eval_gate.inputs import formats
 from adk_eval_gate.inputs.saved_results import load_results
 from adk_eval_gate.model.evalset import Invocation
 from adk_eval_gate.model.judge_labels import JudgeLabel, JudgeLabelsFile, dumped
@@ -21,7 +22,7 @@ from adk_eval_gate.support.console import Console
 from adk_eval_gate.support.errors import UsageError
 from adk_eval_gate.support.words import plural
 
-DEFAULT_OUTPUT = "suggested.labels.json"
+DEFAULT_OUTPUT = f"suggested{formats.JUDGE_LABELS.suffixes[0]}"
 _RUBRIC_PREFIX = "rubric_based_"
 
 

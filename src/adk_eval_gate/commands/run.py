@@ -28,6 +28,7 @@ from adk_eval_gate.report.judge_lines import judge_line
 from adk_eval_gate.runners.execute import Execution
 from adk_eval_gate.runners.factory import make_runner
 from adk_eval_gate.runners.run_items import run_items
+from adk_eval_gate.runners.sequential_schedule import SequentialSchedule
 from adk_eval_gate.runners.services import build_services, finish_judge
 from adk_eval_gate.runners.workers.metric_reads import MetricReads
 from adk_eval_gate.runners.workers.starter import Starter
@@ -101,13 +102,7 @@ def _run(
     found = baseline()
     affected = choose(settings, inputs=inputs, items=items, found=found, console=console)
     items = affected.items
-    compared = _comparing(found, settings)
-    waves = sequential_run.schedule(settings, items=items, found=found, console=console)
-    # under --sequential, confirming a failure is the sequential test itself
-    confirming = (
-        None if waves else confirm.confirming(settings, console, prepared=prepared, items=items, compared=compared)
-    )
-    early = None if confirming or waves else EarlyRecords.of(settings, items=items, prices=prices)
+    waves, confirming, early = _schedules(settings, console, prepared=prepared, items=items, found=found, prices=prices)
     execution = asyncio.run(
         run_items(
             items,
@@ -149,6 +144,27 @@ def _run(
         run=run_info(settings, started_at=started[1], commit=inputs.commit, environment_inputs=inputs.environment),
     )
     return _exit_code(code, execution, console)
+
+
+def _schedules(
+    settings: Settings,
+    console: Console,
+    *,
+    prepared: Prepared,
+    items: list[WorkItem],
+    found: Baseline | NoBaseline,
+    prices: Prices,
+) -> tuple[SequentialSchedule | None, Confirming | None, EarlyRecords | None]:
+    """How the runs are scheduled beyond the first: in waves (``--sequential``: confirming a failure is then the
+    sequential test itself), or with the failures confirmed (``--confirm-failures``); the records kept as the runs
+    finish when neither applies."""
+    waves = sequential_run.schedule(settings, items=items, found=found, console=console)
+    compared = _comparing(found, settings)
+    confirming = (
+        None if waves else confirm.confirming(settings, console, prepared=prepared, items=items, compared=compared)
+    )
+    early = None if confirming or waves else EarlyRecords.of(settings, items=items, prices=prices)
+    return waves, confirming, early
 
 
 def _document(  # parameters: the run's stages' outputs, gathered once the runs are over

@@ -6,13 +6,13 @@ from __future__ import annotations
 from adk_eval_gate import verdict
 from adk_eval_gate.aggregate.records import run_outcome
 from adk_eval_gate.aggregate.run_results import case_record
-from adk_eval_gate.selection.found_baseline import Baseline, NoBaseline
 from adk_eval_gate.compare.history import known_flaky
 from adk_eval_gate.config.settings import Settings
 from adk_eval_gate.inputs.plan import WorkItem
 from adk_eval_gate.model.results import CaseStatus
 from adk_eval_gate.runners.execute import FinishedRun
 from adk_eval_gate.runners.sequential_schedule import SequentialSchedule
+from adk_eval_gate.selection.found_baseline import Baseline, NoBaseline
 from adk_eval_gate.support.console import Console
 from adk_eval_gate.verdict import CaseEvidence, RunOutcome, consume
 

@@ -185,7 +185,7 @@ def _like_for_like(changes: list[MetricChange], files: dict[str, str], found: li
     ]
 
 
-def compare(
+def compare(  # parameters: the two documents and the comparison's settings, each a keyword of its own
     head: ResultsDocument,
     base: ResultsDocument,
     *,

@@ -14,8 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from adk_eval_gate.model.results import MetricChange, NoiseModel, Significance
-from adk_eval_gate.verdict import compare_with_base, e_bh, regression_e_value
-from adk_eval_gate.verdict.sequential.intervals import anytime_interval
+from adk_eval_gate.verdict import anytime_interval, compare_with_base, e_bh, regression_e_value
 
 MODEL: NoiseModel = "anytime"
 

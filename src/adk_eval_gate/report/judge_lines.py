@@ -1,6 +1,6 @@
 """The judges' calibration against human labels, rendered: one line per judge (the console, the summary and the
 comment), and ``calibration.md`` (each judge's numbers, confusion matrix and disagreements). Pure: what gates was
-decided by the verdict (``verdict/judges.py``); every text from a labels file is escaped."""
+decided by the verdict (``verdict/judge_gate.py``); every text from a labels file is escaped."""
 
 from __future__ import annotations
 
@@ -115,7 +115,7 @@ def _before(change: JudgeChange) -> str:
 
 
 def junit_properties(doc: ResultsDocument) -> dict[str, str]:
-    """Each labelled judge metric as a JUnit property, ``judge.METRIC.MODEL``."""
+    """Each labelled judge metric as a JUnit property, ``judge.<metric>.<model>``."""
     return {
         f"judge.{calibration.metric}.{calibration.judge_model}": judge_line(calibration)
         for calibration in doc.calibrations

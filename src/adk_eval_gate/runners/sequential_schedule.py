@@ -117,7 +117,8 @@ class SequentialSchedule:
         try:
             while pending:
                 done, _ = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
-                for task in done:
+                # the runs that finished together, by case and run number (a set's order varies from run to run)
+                for task in sorted(done, key=lambda finished: (pending[finished].case_id, pending[finished].run)):
                     planned = pending.pop(task)
                     start(self.after(planned, task.result(), execution))
         finally:

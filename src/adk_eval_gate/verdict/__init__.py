@@ -47,6 +47,7 @@ from adk_eval_gate.verdict.sequential import (
     open_evidence,
     regression_e_value,
 )
+from adk_eval_gate.verdict.sequential.intervals import anytime_interval
 from adk_eval_gate.verdict.sequential_case import evidence_of
 from adk_eval_gate.verdict.stability import flaky_cases
 
@@ -58,6 +59,7 @@ __all__ = [
     "RunOutcome",
     "ScoreRule",
     "SequentialSettings",
+    "anytime_interval",
     "case_checks",
     "compare_with_base",
     "comparison_text",
