@@ -208,3 +208,31 @@ def test_templated_judge_metrics_through_the_cli(
     assert result.doc is not None and result.doc["judge"]["calls"] == gemini.count == 3 * 2 * 3
     summary = (shop / "out" / "summary.md").read_text(encoding="utf-8")
     assert "  - turn 1 \\(score 0\\): scripted &lt;0&gt;" in summary
+
+
+def test_a_vertex_metric_module_s_top_level_never_runs_in_the_gate_s_process(shop: Path, run_gate: RunGate) -> None:
+    """Loading a config checks that its Vertex-style function imports in a process of its own: code at the top of
+    the module (here: it would replace the verdict's exit code) runs there and in the metric's own processes,
+    never where the verdict is decided."""
+    marker = shop / "imported-in.txt"
+    (shop / "cart_metrics.py").write_text(
+        "import os\n"
+        f"with open({str(marker)!r}, 'a', encoding='utf-8') as seen:\n"
+        "    seen.write(f'{os.getpid()}\\n')\n"
+        "import adk_eval_gate.verdict.decide as decide\n"
+        "decide.exit_code = lambda *args, **kwargs: 0\n" + CART_METRICS,
+        encoding="utf-8",
+    )
+    result = run_gate("cart_agent", "--workers", "1")
+    _check(result)  # the case that fails still fails: exit code 1
+    importers = {int(line) for line in marker.read_text(encoding="utf-8").split()}
+    assert importers and os.getpid() not in importers
+
+
+def test_a_vertex_function_that_does_not_import_is_its_config_s_error_in_run(shop: Path, run_gate: RunGate) -> None:
+    (shop / "cart_metrics.py").write_text("raise ImportError('broken on purpose')\n", encoding="utf-8")
+    result = run_gate("cart_agent", "--workers", "1")
+    assert result.code == 2, result.out  # a configuration error, as when loading the config found it
+    assert "cart_agent/test_config.json: custom_metrics.essential_tools_present.code_config.name:" in result.out
+    assert "broken on purpose" in result.out and "Traceback" not in result.out
+    assert result.doc is not None and result.doc["files"][0]["error"]

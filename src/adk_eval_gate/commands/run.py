@@ -21,12 +21,13 @@ from adk_eval_gate.config.settings import Settings
 from adk_eval_gate.finish.ending import Ending, finish_run
 from adk_eval_gate.github.client import GitHubClient
 from adk_eval_gate.inputs.plan import WorkItem, plan, selection_digest
-from adk_eval_gate.inputs.prepare import Prepared, prepare
+from adk_eval_gate.inputs.prepare import Prepared, prepare, without_unimportable_functions
 from adk_eval_gate.metrics.metric import MetricServices
 from adk_eval_gate.model.results import Comparison, JudgeCalibration, ResultsDocument
 from adk_eval_gate.report.judge_lines import judge_line
 from adk_eval_gate.runners.execute import Execution
 from adk_eval_gate.runners.factory import make_runner
+from adk_eval_gate.runners.preflight import function_problems
 from adk_eval_gate.runners.run_items import run_items
 from adk_eval_gate.runners.sequential_schedule import SequentialSchedule
 from adk_eval_gate.runners.services import build_services, finish_judge
@@ -36,7 +37,7 @@ from adk_eval_gate.selection import confirm
 from adk_eval_gate.selection.confirm import Compared, Confirming
 from adk_eval_gate.selection.found_baseline import Baseline, FindBaseline, NoBaseline
 from adk_eval_gate.selection.only_affected import Affected, Inputs, choose
-from adk_eval_gate.support.console import Console, relayed_output
+from adk_eval_gate.support.console import Console
 from adk_eval_gate.support.words import plural
 
 
@@ -59,8 +60,10 @@ def run(
 
 
 def _prepared(settings: Settings, console: Console) -> Prepared:
-    with relayed_output(console):  # what Vertex-style metric modules print when loading a config imports them
-        prepared = prepare(settings, console)
+    # No metric module is imported here: a Vertex-style custom metric's function is checked in a process of its own
+    prepared = prepare(settings, console, import_functions=False)
+    functions = function_problems(prepared.planned, console=console, timeout=settings.timeout)
+    prepared = without_unimportable_functions(prepared, functions, console)
     for file in prepared.files:
         if not file.error:
             found = f", agent {file.agent}" if file.agent else ""

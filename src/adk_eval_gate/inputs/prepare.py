@@ -18,7 +18,7 @@ from adk_eval_gate.inputs.configs import (
     find_config,
     find_repository_root,
 )
-from adk_eval_gate.inputs.discover import EvalFileRef, discover, misnamed_eval_files
+from adk_eval_gate.inputs.discover import EvalFileRef, discover, display_path, misnamed_eval_files
 from adk_eval_gate.inputs.load import LoadedEvalSet, with_session_beside
 from adk_eval_gate.inputs.plan import PlannedFile, select_cases
 from adk_eval_gate.model.results import FileResult
@@ -104,6 +104,33 @@ def prepare(settings: Settings, console: Console, *, import_functions: bool = Tr
     for unused in locator.unused_mappings() if locator else []:
         console.warning(unused)
     return Prepared(root, planned, files, errors, locator)
+
+
+def without_unimportable_functions(prepared: Prepared, problems: dict[str, str], console: Console) -> Prepared:
+    """``prepared`` less the files whose Vertex-style custom metric function cannot be imported, each now that
+    file's config error as loading it here would have made it. ``problems``: why each function path does not import,
+    found in a process of its own (``runners.preflight.function_problems``), so that no metric module's code runs
+    in the gate's process."""
+    planned, files, errors = [], list(prepared.files), list(prepared.errors)
+    for file in prepared.planned:
+        config = file.config.config
+        vertex = [name for name, custom in (config.custom_metrics or {}).items() if custom.signature == "vertex"]
+        bad = next((name for name in vertex if config.custom_function_path(name) in problems), None)
+        if bad is None:
+            planned.append(file)
+            continue
+        source = file.config.source.path
+        error = ConfigError(
+            problems[config.custom_function_path(bad) or ""],
+            file=display_path(source, prepared.root) if source else file.loaded.display,
+            field=f"custom_metrics.{bad}.code_config.name",
+            hint="write package.module.function, importable from the repository root",
+        )
+        console.error(error.one_line(), file=error.file)
+        at = next(index for index, result in enumerate(files) if result.path == file.loaded.display)
+        files[at] = FileResult(path=file.loaded.display, config=files[at].config, error=error.one_line())
+        errors.append(error)
+    return dataclasses.replace(prepared, planned=planned, files=files, errors=errors)
 
 
 def _warn_misnamed(settings: Settings, console: Console) -> None:
