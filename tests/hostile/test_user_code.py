@@ -214,8 +214,9 @@ def test_what_a_custom_metric_module_prints_at_import_cannot_issue_workflow_comm
 def test_what_a_vertex_metric_module_prints_when_run_loads_its_config_cannot_issue_workflow_commands(
     tmp_path: Path,
 ) -> None:
-    """run imports a Vertex-style metric's function while it loads the config, before any case runs: what the
-    module prints then went to the step's log as it was, a workflow command included."""
+    """run imports a Vertex-style metric's function in a process of its own while it loads the config, and again in
+    the metric's own process when it scores: what the module prints each time went to the step's log as it was, a
+    workflow command included."""
     (tmp_path / ".git").mkdir()
     config = {
         "criteria": {"m": 0.5},
@@ -232,7 +233,7 @@ def test_what_a_vertex_metric_module_prints_when_run_loads_its_config_cannot_iss
     output = result.stdout + result.stderr
     assert result.returncode == 0, output
     relayed = [line for line in output.splitlines() if "forged" in line or "::loud" in line]
-    assert len(relayed) == 2 and not any(line.lstrip().startswith("::") for line in relayed), relayed
+    assert len(relayed) == 4 and not any(line.lstrip().startswith("::") for line in relayed), relayed
 
 
 @pytest.mark.parametrize("message", ["block", "spin"])

@@ -15,7 +15,7 @@ from adk_eval_gate.model.evalset import EvalCase, EvalSet
 from adk_eval_gate.runners.execute import Execution, FinishedRun
 from adk_eval_gate.runners.runner import Inference
 from adk_eval_gate.runners.sequential_schedule import SequentialSchedule
-from adk_eval_gate.verdict.sequential import CaseEvidence, RunOutcome, SequentialSettings, consume, open_evidence
+from adk_eval_gate.verdict import CaseEvidence, RunOutcome, SequentialSettings, consume, open_evidence
 
 SETTINGS = SequentialSettings(pass_rule="majority", max_runs=10, min_runs=2)
 

@@ -95,8 +95,7 @@ def _run(
     starter: Starter | None,
 ) -> int:
     started = (time.monotonic(), dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"))
-    prepared = _prepared(settings, console)
-    prices = load_prices(settings.prices, field=settings.option_name("prices"))
+    prepared, prices = _prepared(settings, console), load_prices(settings.prices, field=settings.option_name("prices"))
     runner = make_runner(settings, root=prepared.root, console=console, planned=prepared.planned, starter=starter)
     items = plan(prepared.planned, num_runs=settings.num_runs, shard=settings.shard, run_count=runner.run_count)
     judges = _calibrated_judges(settings, console, prepared=prepared)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import importlib.machinery
 import json
 import sys
 from collections.abc import Mapping, Sequence
@@ -106,11 +107,29 @@ def function_files(functions: list[str], index: ModuleIndex) -> list[str] | None
     process, with their imports; None when one was never imported (what it depends on is not known)."""
     files: set[str] = set()
     for function in functions:
-        file = getattr(sys.modules.get(function.rpartition(".")[0]), "__file__", None)
-        if not isinstance(file, str):
+        file = _module_file(function.rpartition(".")[0], root=index.root)
+        if file is None:
             return None
         files |= repository_files([file], index.root)  # an installed package's: not the repository's
     return sorted(index.with_imports(files))
+
+
+def _module_file(module: str, *, root: Path) -> str | None:
+    """The file of ``module``: as imported in this process, else as the import system would find it, without
+    running any of its code (custom metrics are imported only in processes of their own)."""
+    file = getattr(sys.modules.get(module), "__file__", None)
+    if isinstance(file, str):
+        return file
+    search: list[str] | None = [str(root), *sys.path]
+    spec = None
+    for part in module.split("."):
+        if search is None:  # a module's submodule: no such module
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(part, search)
+        if spec is None:
+            return None
+        search = list(spec.submodule_search_locations) if spec.submodule_search_locations is not None else None
+    return spec.origin if spec is not None and spec.has_location else None
 
 
 def case_inputs(
