@@ -9,12 +9,18 @@ here (``tests/test_architecture.py``), never from the modules behind it:
 - ``json_text``: results.json's compact text.
 
 Its JSON Schema is generated from these models (``python -m adk_eval_gate.model.results >
-schema/results.schema.json``; a test keeps the two equal).
+schema/results.schema.json``), and ``calibrate``'s ``calibration.json``'s too (``python -m
+adk_eval_gate.model.results calibration > schema/calibration.schema.json``); a test keeps each equal.
 """
 
 from __future__ import annotations
 
-from adk_eval_gate.model.results.calibrations import CalibrationDocument, Disagreement, JudgeCalibration
+from adk_eval_gate.model.results.calibrations import (
+    CalibrationDocument,
+    Disagreement,
+    JudgeCalibration,
+    calibration_json_schema,
+)
 from adk_eval_gate.model.results.case_inputs import AffectedRun, Carried, CaseInputs
 from adk_eval_gate.model.results.comparison import (
     BaselineInfo,
@@ -164,6 +170,7 @@ __all__ = [
     "UsageComparison",
     "UsageTotals",
     "Vocabulary",
+    "calibration_json_schema",
     "case_label",
     "dump_json",
     "file_inputs",

@@ -3,7 +3,7 @@ judge metric's record in results.json): the numbers, the disagreements, and whet
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -57,3 +57,12 @@ class CalibrationDocument(ResultModel):
     schema_version: Literal[1] = CALIBRATION_SCHEMA_VERSION
     metrics: list[JudgeCalibration]
     notes: list[str] = Field(default_factory=list, description="Labels that were not used, and why.")
+
+
+def calibration_json_schema() -> dict[str, Any]:
+    """``calibration.json``'s JSON Schema (``schema/calibration.schema.json``; a test keeps the two equal)."""
+    schema = CalibrationDocument.model_json_schema()
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["$id"] = "https://github.com/adk-eval-gate/adk-eval-gate/schema/calibration.schema.json"
+    schema["title"] = "ADK Eval Gate calibration.json: LLM judges against human labels (version 1)"
+    return schema
