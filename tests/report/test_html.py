@@ -27,12 +27,14 @@ OUR_TAGS = {
     "h6",
     "p", "pre", "code", "span", "div", "dl", "dt", "dd", "ul", "li", "table", "thead", "tbody", "tr", "th", "td",
     "details", "summary", "figure", "figcaption", "svg", "rect", "line", "text", "label", "input", "select",
-    "option", "noscript",
+    "option", "noscript", "button",
+    "fieldset", "legend",  # the labelling view's, added by its script (test_labelling_browser.py checks them)
 }  # fmt: skip
 OUR_ATTRIBUTES = {
     "class", "id", "lang", "charset", "http-equiv", "content", "name", "type", "value", "checked", "placeholder",
     "role", "viewbox", "width", "height", "x", "y", "x1", "x2", "y1", "y2", "text-anchor", "title", "tabindex",
-    "aria-label", "aria-live", "aria-busy", "data-diff",
+    "aria-label", "aria-live", "aria-busy", "data-diff", "maxlength", "autocomplete",
+    "min", "max", "step", "aria-invalid", "data-state",  # the labelling view's, added by its script
 }  # fmt: skip
 # The classes of the rows' pieces (the script builds the rows from data: it sets these, and text as text).
 ROW_CLASSES = re.compile(

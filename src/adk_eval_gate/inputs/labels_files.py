@@ -31,7 +31,7 @@ from adk_eval_gate.support.pydantic_errors import every_error, locate
 
 SUFFIX = formats.JUDGE_LABELS.suffixes[0]
 MAX_LABELS_BYTES = 32 * 1024 * 1024
-_EXPECTED_READERS = frozenset({"final_response_match_v2"})
+EXPECTED_READERS = frozenset({"final_response_match_v2"})
 _RUBRIC_PREFIX = "rubric_based_"
 
 
@@ -131,7 +131,7 @@ def metric_problem(label: JudgeLabel) -> tuple[str, str] | None:
         return "label", f"{label.value:g} is off {label.metric}'s scale, {low:g} to {high:g}"
     if label.metric.startswith(_RUBRIC_PREFIX) and label.rubric is None:
         return "rubric", f"{label.metric} judges rubrics: name the rubric's text that the label answers"
-    if label.metric in _EXPECTED_READERS and label.expected_invocation is None:
+    if label.metric in EXPECTED_READERS and label.expected_invocation is None:
         return "expected_invocation", f"{label.metric} compares with the expected invocation: give it"
     return None
 

@@ -28,13 +28,14 @@ from adk_eval_gate.model.results import CaseResult, CaseStatus, ResultsDocument,
 from adk_eval_gate.report import costs, headline, sequential_sections
 from adk_eval_gate.report.carried import affected_line
 from adk_eval_gate.report.change_sections import significance_text
-from adk_eval_gate.report.html import calibration_view
+from adk_eval_gate.report.html import calibration_view, labelling_view
 from adk_eval_gate.report.html.case_list import Context, case_details, case_rows, header_row
 from adk_eval_gate.report.html.parts import (
     STATUS_LABELS,
     badge,
     count,
     element,
+    json_for_script,
     key_values,
     number,
     seconds,
@@ -62,12 +63,6 @@ def content_security_policy(*, style: str, script: str) -> str:
         f"default-src 'none'; script-src {_sha256(script)}; style-src {_sha256(style)}; img-src data:; "
         "base-uri 'none'; form-action 'none'"
     )
-
-
-def json_for_script(value: object) -> str:
-    """JSON that is safe inside a ``<script>`` element: no ``<``, ``>`` or ``&``, and ASCII only."""
-    dumped = json.dumps(value, ensure_ascii=True, separators=(",", ":"))
-    return dumped.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
 def _plural(n: int, noun: str) -> str:
@@ -253,6 +248,7 @@ PAGE_SECTIONS: tuple[PageSection, ...] = (
     _metric_summaries,
     _judge,
     lambda doc, context: calibration_view.calibrations(doc),
+    lambda doc, context: labelling_view.labelling(doc),
 )
 
 
@@ -332,8 +328,11 @@ def packed_details(cases: list[CaseResult], context: Context) -> dict[str, Any]:
     return {"size": DETAILS_PER_CHUNK, "chunks": chunks}
 
 
+SCRIPTS = ("report.js", "labelling.js")  # one inline script, so one hash in the policy
+
+
 def render(doc: ResultsDocument) -> str:
-    style, script = asset("report.css"), asset("report.js")
+    style, script = asset("report.css"), "\n".join(asset(name) for name in SCRIPTS)
     context = Context.of(doc)
     listed = listed_cases(doc)
     rows = json_for_script(case_rows(listed, context))

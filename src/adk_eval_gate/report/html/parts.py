@@ -69,6 +69,12 @@ def as_json(value: Any) -> str:
         return str(value)
 
 
+def json_for_script(value: object) -> str:
+    """JSON that is safe inside a ``<script>`` element: no ``<``, ``>`` or ``&``, and ASCII only."""
+    dumped = json.dumps(value, ensure_ascii=True, separators=(",", ":"))
+    return dumped.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
 def badge_class(status: str) -> str:
     return f"badge s-{status if status in STATUS_LABELS else 'other'}"
 
