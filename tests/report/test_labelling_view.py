@@ -102,7 +102,7 @@ def test_a_turn_too_long_to_show_whole_is_shown_cut_and_refused() -> None:
     markup = page.render(document([judged_case("x", [1.0, 0.0], answers=[huge, "short"])]))
     cut, whole = label_data(markup)["items"]
     assert cut["answer"].endswith("more characters]") and len(cut["answer"]) < TEXT_LIMIT + 40
-    assert "entry" not in cut and f"longer than {TEXT_LIMIT:,} characters" in cut["refused"]
+    assert "entry" not in cut and f"over {TEXT_LIMIT:,} characters and is shown cut" in cut["refused"]
     assert "entry" in whole and "refused" not in whole
     assert "1 turn too long to label here: shown, and left out of the download." in section_of(markup)
     assert len(markup) < 2 * TEXT_LIMIT + 200_000  # the cut text only: the whole one is not in the page

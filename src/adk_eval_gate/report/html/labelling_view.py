@@ -48,7 +48,7 @@ def _scale(metric: str) -> list[float] | None:
 
 def _refusal(texts: list[str], entry_chars: int) -> str | None:
     if any(len(shown) > TEXT_LIMIT for shown in texts):
-        return f"A text of this turn is longer than {TEXT_LIMIT:,} characters and is shown cut: {_LABEL_IT_IN_THE_FILE}."
+        return f"A text of this turn is over {TEXT_LIMIT:,} characters and is shown cut: {_LABEL_IT_IN_THE_FILE}."
     if entry_chars > MAX_ENTRY_CHARS:
         return f"This turn's data is over {MAX_ENTRY_CHARS:,} characters (its tool uses): {_LABEL_IT_IN_THE_FILE}."
     return None
