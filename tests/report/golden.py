@@ -1,7 +1,7 @@
 """What each output makes of a golden input, and the files that hold it: ``tests/golden/expected/NAME/`` has the
 PR comment, the job summary, the JUnit XML, the annotations written in GitHub Actions and the data report.html
-embeds (its title, header, verdict, the rows of its case list and the case details: the page itself carries the
-hashes of its script and style).
+embeds (its title, header, verdict, labelling view and its data, the rows of its case list and the case details:
+the page itself carries the hashes of its script and style).
 
 ``UPDATE_GOLDEN=1`` rewrites the expected files instead of comparing them (read the diff).
 """
@@ -92,6 +92,7 @@ def report_data(html: str) -> str:
         found = re.search(pattern, html, flags=re.S)
         assert found, f"report.html has no {part}"
         parts[part] = found.group(1)
+    parts["labelling"], parts["label_data"] = _labelling(html)
     parts["case_rows"] = _ROWS_PLACE
     parts["case_details"] = unpacked_details(script_data(html, "case-details"))
     rows = ",\n  ".join(json.dumps(row, ensure_ascii=False) for row in rows_of(html))  # a row a line
@@ -100,6 +101,15 @@ def report_data(html: str) -> str:
 
 
 _ROWS_PLACE = "(the rows, one a line)"
+_LABEL_DATA = re.compile(r'<script type="application/json" id="label-data">.*?</script>', flags=re.S)
+
+
+def _labelling(html: str) -> tuple[str, Any]:
+    """The labelling view's HTML without its data, and its data (None when no turn was judged)."""
+    found = re.search(r'<section class="labelling">.*?</section>', html, flags=re.S)
+    assert found, "report.html has no labelling view"
+    data = script_data(html, "label-data") if _LABEL_DATA.search(found.group(0)) else None
+    return _LABEL_DATA.sub("", found.group(0)), data
 
 
 Output = Callable[[str, ResultsDocument], str]
