@@ -1,7 +1,8 @@
 """report.html's labelling view in headless Chromium, opened from disk: a real run's judged turns (the fake Gemini
 judge) labelled in the page, one suggestion flipped and another confirmed, the labels file downloaded as a Blob,
 valid against its schema and through the loader ``calibrate`` uses, and ``calibrate`` counting exactly the
-confirmed labels; scores checked against the metric's scale; hostile answers shown as text, running nothing."""
+confirmed labels; scores checked against the metric's scale; hostile answers shown as text, running nothing; and
+axe-core finding nothing critical or serious in the view."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from tests.fakes.gemini_server import FakeGemini, SeenRequest
 from tests.judge.helpers import API_KEY, gemini, v2_answer
 from tests.report.builders import document
 from tests.report.test_html import OUR_ATTRIBUTES, OUR_TAGS
+from tests.report.test_html_browser import Opened, _axe
 from tests.report.test_labelling_view import judged_case
 
 if TYPE_CHECKING:
@@ -28,7 +30,7 @@ if TYPE_CHECKING:
 __all__ = ["gemini"]
 pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[2]
-HOSTILE = "</script><script>window.pwned = 1</script><img src=x onerror=\"window.pwned = 2\">"
+HOSTILE = '</script><script>window.pwned = 1</script><img src=x onerror="window.pwned = 2">'
 ROWS = [
     {"eval_id": "rain", "prompt": "Weather in Paris?", "reference": "Sunny.", "response": "Rainy. JUDGE_NO"},
     {"eval_id": "sun", "prompt": "Weather in Rome?", "reference": "Sunny.", "response": "Sunny. JUDGE_YES"},
@@ -63,14 +65,12 @@ def tab(browser: Browser) -> Iterator[Page]:
         context.close()
 
 
-def opened(tab: Page, path: Path) -> list[str]:
-    """Opens the report from disk and its labelling view; the requests the page makes."""
-    requests: list[str] = []
-    tab.on("request", lambda request: requests.append(request.url))
-    tab.goto(path.resolve().as_uri())
-    tab.wait_for_selector("html[data-ready='1']", state="attached")
+def opened(tab: Page, path: Path) -> Opened:
+    """The report opened from disk, its labelling view opened."""
+    report = Opened(tab, path)
+    report.open()
     tab.locator("#label-view > summary").click()
-    return requests
+    return report
 
 
 def item(tab: Page, text: str) -> Any:
@@ -101,7 +101,7 @@ def test_labels_made_in_the_page_are_the_file_calibrate_reads(workspace: Path, g
     env = {"GOOGLE_API_KEY": API_KEY, "GOOGLE_GEMINI_BASE_URL": gemini.url}
     ran = run_cli("run", "--dataset", "evals/rows.jsonl", cwd=workspace, env=env)
     assert ran.returncode == 1, ran.stdout  # the JUDGE_NO turn fails its case
-    requests = opened(tab, workspace / "adk-eval-results" / "report.html")
+    report = opened(tab, workspace / "adk-eval-results" / "report.html")
     assert tab.locator(".label-item").count() == 3 and built_markup(tab) == []
     item(tab, "Rainy. JUDGE_NO").get_by_label("disagree: valid").check()  # the judge was wrong: flipped
     item(tab, "Sunny. JUDGE_YES").get_by_label("agree: valid").check()  # confirmed
@@ -119,7 +119,7 @@ def test_labels_made_in_the_page_are_the_file_calibrate_reads(workspace: Path, g
     ]
     assert labels[2].invocation.final_response and HOSTILE in (labels[2].invocation.final_response.parts or [])[0].text
     assert tab.evaluate("window.pwned") is None and tab.locator("#label-view img").count() == 0
-    assert requests == [(workspace / "adk-eval-results" / "report.html").resolve().as_uri()]
+    assert report.requests == [report.url] and report.console == [] and report.dialogs == []
 
     args = ("calibrate", "evals", "--judge-labels", "evals/made.labels.json", "--output-dir", "calibrated")
     calibrated = run_cli(*args, cwd=workspace, env=env)
@@ -142,7 +142,7 @@ def test_a_score_is_taken_only_on_the_metrics_scale_and_a_refused_turn_is_not_do
     )
     path = tmp_path / "report.html"
     path.write_text(html_page.render(doc), encoding="utf-8")
-    opened(tab, path)
+    report = opened(tab, path)
     scored = item(tab, "It rains in lima.")
     score = scored.locator("input[type=number]")
     score.fill("7")
@@ -155,3 +155,4 @@ def test_a_score_is_taken_only_on_the_metrics_scale_and_a_refused_turn_is_not_do
     made = downloaded(tab, tmp_path / "made.labels.json")
     assert [(label["label"], label["confirmed"]) for label in made["labels"]] == [(0.5, True), ("valid", False)]
     assert "labeller" not in made["labels"][0]  # no name given
+    assert _axe(report) == []

@@ -9,6 +9,7 @@ as ``\\u003c`` and so on, so nothing in them can close the element that holds th
 from the list's data (``cases.case_rows``): the first screens at once, the rest in slices that let the page
 answer meanwhile, the filters and the search over every case. The details are compressed (``packed_details``)
 and put into a case when it is opened. So a page of 10,000 cases stays small and is ready in well under 2 s.
+The page's script is its assets' scripts in one element (``SCRIPTS``: the labelling view's is ``labelling.js``).
 
 ``PAGE_SECTIONS`` lists the parts above the cases; a new part is one function of the document.
 """
