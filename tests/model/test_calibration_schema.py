@@ -38,10 +38,7 @@ def test_a_calibration_document_matches_it_and_a_wrong_one_does_not() -> None:
 
 
 @pytest.mark.slow  # a process of its own
-def test_the_generator_writes_either_schema() -> None:
-    def generated(*name: str) -> object:
-        command = [sys.executable, "-m", "adk_eval_gate.model.results", *name]
-        return json.loads(subprocess.run(command, capture_output=True, text=True, check=True).stdout)
-
-    assert generated("calibration") == json.loads(COMMITTED.read_text(encoding="utf-8"))
-    assert generated() == json.loads((REPO / "schema" / "results.schema.json").read_text(encoding="utf-8"))
+def test_the_generator_writes_it() -> None:
+    command = [sys.executable, "-m", "adk_eval_gate.model.results", "calibration"]
+    generated = json.loads(subprocess.run(command, capture_output=True, text=True, check=True).stdout)
+    assert generated == json.loads(COMMITTED.read_text(encoding="utf-8"))

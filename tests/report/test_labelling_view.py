@@ -85,15 +85,16 @@ def test_a_run_without_judged_turns_says_so_in_one_line() -> None:
 
 
 def test_markup_and_a_closing_script_tag_in_answers_stay_inert_data() -> None:
-    hostile = "</script><script>alert(1)</script><img src=x onerror=alert(2)> \u202eevil"
+    hostile = "</script><script>alert(1)</script><img src=x onerror=alert(2)> \u202eevil\x00"
     markup = page.render(document([judged_case("x", [1.0], answers=[hostile])]))
     view = section_of(markup)
     assert "<script>alert" not in markup and "<img" not in markup
     data = re.search(r'id="label-data">(.*?)</script>', view, re.S)
     assert data and not set("<>&") & set(data.group(1)) and data.group(1).isascii()
     [item] = label_data(markup)["items"]
-    assert item["answer"].startswith("</script><script>alert(1)</script><img") and "<U+202E>evil" in item["answer"]
-    assert "\u202e" in json.dumps(item["entry"], ensure_ascii=False)  # the label keeps the text as it was
+    assert item["answer"].startswith("</script><script>alert(1)</script><img")
+    assert item["answer"].endswith("<U+202E>evil<U+0000>")  # shown revealed
+    assert item["entry"]["invocation"]["final_response"]["parts"][0]["text"] == hostile  # labelled as it was
     assert problems(markup) == []
 
 
@@ -118,11 +119,20 @@ def test_a_turn_whose_tool_data_is_huge_is_refused() -> None:
     assert "entry" not in item and "over 60,000 characters" in item["refused"]
 
 
-def test_the_page_holds_at_most_its_limit_of_turns_a_metric_and_says_how_many_more() -> None:
-    doc = document([judged_case(f"c{n}", [1.0] * 10) for n in range(21)])  # 210 judged turns
+def test_the_page_holds_at_most_its_limit_of_turns_a_metric_and_says_how_many_more(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert labelling_view.MAX_PER_METRIC == 200
+    monkeypatch.setattr(labelling_view, "MAX_PER_METRIC", 3)
+    doc = document([judged_case("x", [1.0] * 5), judged_case("y", [0.5] * 2, metric_name="safety_v1")])
     markup = page.render(doc)
-    assert len(label_data(markup)["items"]) == labelling_view.MAX_PER_METRIC == 200
-    assert "10 more judged turns of final_response_match_v2 not in this page" in section_of(markup)
+    assert [item["metric"] for item in label_data(markup)["items"]] == [V2] * 3 + ["safety_v1"] * 2
+    assert "2 more judged turns of final_response_match_v2 not in this page" in section_of(markup)
+    assert "of safety_v1 not in this page" not in section_of(markup)
+    monkeypatch.setattr(labelling_view, "MAX_DATA_CHARS", 1)  # past it after the first turn
+    markup = page.render(doc)
+    assert len(label_data(markup)["items"]) == 1
+    assert "1 more judged turn of safety_v1 not in this page" in section_of(markup)
 
 
 def test_rubric_metrics_are_said_to_be_labelled_by_hand() -> None:
@@ -132,6 +142,7 @@ def test_rubric_metrics_are_said_to_be_labelled_by_hand() -> None:
     assert "Rubric metrics (rubric_based_tool_use_quality_v1) are labelled by hand" in section_of(markup)
 
 
+@pytest.mark.slow  # the report command, through every output
 def test_secrets_are_masked_in_the_labels_the_written_page_suggests(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
