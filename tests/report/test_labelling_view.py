@@ -132,7 +132,8 @@ def test_the_page_holds_at_most_its_limit_of_turns_a_metric_and_says_how_many_mo
     monkeypatch.setattr(labelling_view, "MAX_DATA_CHARS", 1)  # past it after the first turn
     markup = page.render(doc)
     assert len(label_data(markup)["items"]) == 1
-    assert "1 more judged turn of safety_v1 not in this page" in section_of(markup)
+    view = section_of(markup)
+    assert "4 more judged turns of final_response_match_v2" in view and "2 more judged turns of safety_v1" in view
 
 
 def test_rubric_metrics_are_said_to_be_labelled_by_hand() -> None:
