@@ -113,7 +113,8 @@
     box.dataset.state = item.refused ? "refused" : "unlabelled";
     const head = node("h3", null, (index + 1) + ". " + item.metric);
     const where = node("span", "where", item.case);
-    const judge = node("p", "judge", "judge: " + item.judge + scaleText(item.scale));
+    const scale = typeof item.judge === "string" ? "" : scaleText(item.scale);
+    const judge = node("p", "judge", "judge: " + item.judge + scale);
     box.append(head, where, texts(item), judge);
     box.appendChild(item.refused ? node("p", "refused", item.refused) : controls(item, index));
     return box;
