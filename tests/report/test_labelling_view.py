@@ -169,3 +169,26 @@ def test_an_old_results_file_with_turns_that_are_no_invocation_still_renders() -
     bad = run.model_copy(update={"invocations": [broken, run.invocations[1]]})
     doc = doc.model_copy(update={"cases": [case_result.model_copy(update={"runs": [bad]})]})
     assert len(label_data(page.render(doc))["items"]) == 1
+
+
+def test_a_turn_without_the_expected_answer_its_metric_reads_is_not_suggested() -> None:
+    """A final_response_match_v2 label needs the expected turn (the loader refuses one without it), so a turn that
+    kept none (a scenario's turn) is not suggested; a metric that reads no reference still is."""
+
+    def unexpected(name: str, metric_name: str) -> CaseResult:
+        answer = {"role": "model", "parts": [{"text": "Sunny."}]}
+        actual = {"user_content": {"role": "user", "parts": [{"text": "Weather?"}]}, "final_response": answer}
+        built = case(
+            name, [metric(metric_name, 1.0, kind="judge")], turns=[InvocationRecord(user="Weather?", actual=actual)]
+        )
+        [run] = built.runs
+        scored = [m.model_copy(update={"invocation_scores": [1.0]}) for m in run.metrics]
+        return built.model_copy(update={"runs": [run.model_copy(update={"metrics": scored})]})
+
+    doc = document([unexpected("x", V2), judged_case("z", [0.0]), unexpected("y", "safety_v1")])
+    labels = suggested_labels(doc).labels
+    assert [(label.metric, label.label, label.case) for label in labels] == [
+        (V2, "invalid", "agents/weather/weather.evalset.json::z"),
+        ("safety_v1", "valid", "agents/weather/weather.evalset.json::y"),
+    ]
+    assert labels[1].expected_invocation is None

@@ -22,7 +22,7 @@ import pydantic
 from adk_eval_gate.inputs import formats
 from adk_eval_gate.inputs.discover import display_path, file_problem, split_selector, walk_named
 from adk_eval_gate.metrics.registry import BUILT_IN
-from adk_eval_gate.model.judge_labels import JudgeLabel, JudgeLabelsFile
+from adk_eval_gate.model.judge_labels import EXPECTED_READERS, RUBRIC_PREFIX, JudgeLabel, JudgeLabelsFile
 from adk_eval_gate.support import sanitize
 from adk_eval_gate.support.atomic import read_regular, unread
 from adk_eval_gate.support.errors import EvalFileError, first_of
@@ -31,8 +31,6 @@ from adk_eval_gate.support.pydantic_errors import every_error, locate
 
 SUFFIX = formats.JUDGE_LABELS.suffixes[0]
 MAX_LABELS_BYTES = 32 * 1024 * 1024
-EXPECTED_READERS = frozenset({"final_response_match_v2"})
-_RUBRIC_PREFIX = "rubric_based_"
 
 
 @dataclass(frozen=True)
@@ -129,7 +127,7 @@ def metric_problem(label: JudgeLabel) -> tuple[str, str] | None:
         return "label", f"{label.metric} scores from {low:g} to {high:g}: give a number, not {label.label!r}"
     if not low <= label.value <= high:
         return "label", f"{label.value:g} is off {label.metric}'s scale, {low:g} to {high:g}"
-    if label.metric.startswith(_RUBRIC_PREFIX) and label.rubric is None:
+    if label.metric.startswith(RUBRIC_PREFIX) and label.rubric is None:
         return "rubric", f"{label.metric} judges rubrics: name the rubric's text that the label answers"
     if label.metric in EXPECTED_READERS and label.expected_invocation is None:
         return "expected_invocation", f"{label.metric} compares with the expected invocation: give it"

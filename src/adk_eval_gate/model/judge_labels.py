@@ -15,6 +15,8 @@ from adk_eval_gate.model.evalset import EvalModel, Invocation
 
 LABELS_SCHEMA_VERSION: Literal[1] = 1
 BinaryLabel = Literal["valid", "invalid", "yes", "no"]
+EXPECTED_READERS = frozenset({"final_response_match_v2"})  # the judge metrics whose label needs the expected turn
+RUBRIC_PREFIX = "rubric_based_"
 _POSITIVE = frozenset({"valid", "yes"})
 
 

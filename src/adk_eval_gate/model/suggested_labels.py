@@ -10,10 +10,8 @@ from collections.abc import Iterator
 import pydantic
 
 from adk_eval_gate.model.evalset import Invocation
-from adk_eval_gate.model.judge_labels import JudgeLabel, JudgeLabelsFile
+from adk_eval_gate.model.judge_labels import EXPECTED_READERS, RUBRIC_PREFIX, JudgeLabel, JudgeLabelsFile
 from adk_eval_gate.model.results import CaseResult, MetricResult, ResultsDocument, RunRecord
-
-RUBRIC_PREFIX = "rubric_based_"
 
 
 def _suggestion(score: float) -> str | float:
@@ -36,8 +34,8 @@ def _turn_labels(
             expected = record.expected_invocation()
         except pydantic.ValidationError:
             continue
-        if actual is None:
-            continue
+        if actual is None or (expected is None and metric.name in EXPECTED_READERS):
+            continue  # a label without the turn it judges, or without the expected one its metric reads, is refused
         yield JudgeLabel(
             metric=metric.name,
             invocation=_judged(actual),

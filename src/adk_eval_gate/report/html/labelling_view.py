@@ -17,12 +17,11 @@ from collections import Counter
 from typing import Any
 
 from adk_eval_gate.inputs import formats
-from adk_eval_gate.inputs.labels_files import EXPECTED_READERS
 from adk_eval_gate.metrics.registry import BUILT_IN
 from adk_eval_gate.model.evalset import content_text
-from adk_eval_gate.model.judge_labels import JudgeLabel
+from adk_eval_gate.model.judge_labels import EXPECTED_READERS, RUBRIC_PREFIX, JudgeLabel
 from adk_eval_gate.model.results import ResultsDocument
-from adk_eval_gate.model.suggested_labels import RUBRIC_PREFIX, suggested_labels
+from adk_eval_gate.model.suggested_labels import suggested_labels
 from adk_eval_gate.report.html.parts import TEXT_LIMIT, element, json_for_script, plain, text
 from adk_eval_gate.support.words import plural
 
