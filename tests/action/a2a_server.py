@@ -48,7 +48,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--requests-log", type=Path, required=True)
     args = parser.parse_args(argv)
 
+    import warnings
+
     import uvicorn
+
+    warnings.filterwarnings("ignore", message=r"\[EXPERIMENTAL\]")  # ADK's, on every request its A2A server serves
 
     from examples.weather_agent.agent import root_agent
     from tests.runners.a2a_servers import adk_app
