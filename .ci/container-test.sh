@@ -3,7 +3,10 @@
 # mounted, GITHUB_OUTPUT, GITHUB_STEP_SUMMARY and GITHUB_EVENT_PATH set, every input as INPUT_<NAME>) on the
 # offline example agent, against a local fake GitHub REST API on 127.0.0.1; then check the exit code, outputs,
 # job summary, JUnit file and pull-request comment (tests/action/container_check.py), and that a bad
-# `requirements` input stops the step with one clear error. Also enforces the image size budget.
+# `requirements` input stops the step with one clear error; then `runner: a2a` against ADK's A2A server of the
+# example on 127.0.0.1 (tests/action/a2a_server.py), which must give what the in-process step gave and never
+# show the agent-headers token (tests/action/container_a2a_check.py). Also enforces the image size budget, and
+# that the a2a extra imports and `pip check` passes in the image.
 #
 #   bash .ci/container-test.sh [VENV]    VENV: a virtualenv with the test extra, for the fake GitHub server and
 #                                       the checks (default: $PYTHON, else .venv, else python3)
@@ -47,6 +50,7 @@ elif [[ -z ${PYTHON:-} ]]; then
 fi
 work=$root/.ci/.work/container
 server_pid=
+a2a_pid=
 
 case $engine in
   oci) [[ -x $oci ]] || { echo "container test: the oci tool is not at $oci (set OCI_TOOL)" >&2; exit 1; } ;;
@@ -61,6 +65,14 @@ image_build() {
   else
     docker image inspect "$base_image" >/dev/null 2>&1 || docker pull -q "$base_image" >/dev/null
     docker build -t "$tag" .
+  fi
+}
+
+image_python() { # ARGS: the image's Python, without the action's entrypoint
+  if [[ $engine == oci ]]; then
+    "$oci" podman run --rm --entrypoint python "$tag" "$@"
+  else
+    docker run --rm --entrypoint python "$tag" "$@"
   fi
 }
 
@@ -104,10 +116,11 @@ fi
 cd "$root"
 
 cleanup() {
-  if [[ -n $server_pid ]]; then
-    kill "$server_pid" 2>/dev/null || true
-    wait "$server_pid" 2>/dev/null || true
-  fi
+  local pid
+  for pid in $server_pid $a2a_pid; do
+    kill "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+  done
 }
 trap cleanup EXIT
 
@@ -135,6 +148,10 @@ if [[ $phase == build ]]; then
   exit 0
 fi
 
+echo "== the image's packages: consistent, and the a2a extra's client imports"
+image_python -m pip check
+image_python -c 'import a2a.client, a2a.client.transports.jsonrpc, a2a.client.transports.rest; print("a2a-sdk imports")'
+
 echo "== starting the fake GitHub API"
 rm -rf "$work"
 mkdir -p "$work"
@@ -150,7 +167,19 @@ done
 api_url="http://127.0.0.1:$(cat "$work/port")"
 echo "fake GitHub API at $api_url"
 
-"$PYTHON" -m tests.action.container_check prepare "$work" --api-url "$api_url"
+echo "== starting the weather example's A2A server (ADK's to_a2a)"
+"$PYTHON" -m tests.action.a2a_server --port-file "$work/a2a-port" --requests-log "$work/a2a-requests.jsonl" &
+a2a_pid=$!
+for _ in $(seq 600); do
+  [[ -s $work/a2a-port ]] && break
+  kill -0 "$a2a_pid" 2>/dev/null || { echo "container test FAILED: the A2A server did not start" >&2; exit 1; }
+  sleep 0.1
+done
+[[ -s $work/a2a-port ]] || { echo "container test FAILED: the A2A server wrote no port in 60 s" >&2; exit 1; }
+agent_url="http://127.0.0.1:$(cat "$work/a2a-port")"
+echo "A2A server at $agent_url"
+
+"$PYTHON" -m tests.action.container_check prepare "$work" --api-url "$api_url" --agent-url "$agent_url"
 
 run_step() { # SCENARIO: run the container with WORK/env-SCENARIO in the workspace; stdout to WORK/SCENARIO.out
   local scenario=$1 status=0 name
@@ -170,6 +199,11 @@ run_step() { # SCENARIO: run the container with WORK/env-SCENARIO in the workspa
 status=0
 run_step gate || status=$?
 "$PYTHON" -m tests.action.container_check run "$work" --exit-code "$status"
+
+# before bad-requirements, which writes its error results over the gate step's (the in-process run compared with)
+status=0
+run_step a2a || status=$?
+"$PYTHON" -m tests.action.container_a2a_check "$work" --exit-code "$status"
 
 status=0
 run_step bad-requirements || status=$?

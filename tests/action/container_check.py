@@ -3,9 +3,10 @@
 The shell script builds the image, starts the fake GitHub server and runs the container like GitHub's runner
 does; this module prepares the files it needs and checks the results, one clear line per problem::
 
-    python -m tests.action.container_check prepare WORK [--api-url URL]   # workspace, event, env files
+    python -m tests.action.container_check prepare WORK [--api-url URL] [--agent-url URL]   # workspace, env files
     python -m tests.action.container_check run WORK --exit-code N         # the gate on the example
     python -m tests.action.container_check bad-input WORK --exit-code N --input NAME --stdout FILE
+    python -m tests.action.container_a2a_check WORK --exit-code N         # the example over A2A
 
 ``prepare`` writes ``WORK/env-<scenario>`` files (one ``NAME=VALUE`` a line) holding every input of action.yml,
 empty unless the scenario sets it, as GitHub sets every declared input, plus the ``GITHUB_*`` context.
@@ -34,6 +35,8 @@ TOKEN = "ghs_containerTestToken0123456789"  # ghs_: posts as github-actions[bot]
 FAILING_CASE = "wrong_city_on_purpose"
 PASSING_CASE = "paris_today"
 MISSING_REQUIREMENTS = "missing-requirements.txt"
+A2A_TOKEN = "a2aContainerTestToken0123456789"  # the agent-headers secret of the a2a scenario
+A2A_OUTPUT_DIR = "a2a-results"
 
 
 class CheckFailed(Exception):
@@ -103,8 +106,21 @@ def pull_request_event() -> dict[str, Any]:
     }
 
 
-def prepare(work: Path, *, api_url: str) -> None:
-    """A user's repository with the example agent, the event payload, and one env file per scenario."""
+def a2a_inputs(agent_url: str) -> dict[str, str]:
+    """The a2a step's inputs, as a workflow gives them (the token written into agent-headers from a secret)."""
+    return {
+        "paths": "weather_agent",
+        "runner": "a2a",
+        "agent-url": agent_url,
+        "agent-headers": f"Authorization: Bearer {A2A_TOKEN}",
+        "output-dir": A2A_OUTPUT_DIR,
+        "gate-id": "container-a2a",
+    }
+
+
+def prepare(work: Path, *, api_url: str, agent_url: str) -> None:
+    """A user's repository with the example agent, the event payload, and one env file per scenario (the a2a one
+    reaches the weather example's A2A server at ``agent_url``)."""
     workspace = work / "workspace"
     files = work / "files"
     for folder in (workspace, files):
@@ -121,6 +137,7 @@ def prepare(work: Path, *, api_url: str) -> None:
     scenarios = {
         "gate": {"paths": "weather_agent", "requirements": "requirements.txt", "gate-id": "container-test"},
         "bad-requirements": {"paths": "weather_agent", "requirements": MISSING_REQUIREMENTS},
+        "a2a": a2a_inputs(agent_url),
     }
     for scenario, inputs in scenarios.items():
         env = step_environment(inputs=inputs, api_url=api_url, files=files, scenario=scenario)
@@ -282,6 +299,7 @@ def main(argv: list[str] | None = None) -> int:
     prep = commands.add_parser("prepare")
     prep.add_argument("work", type=Path)
     prep.add_argument("--api-url", default=os.environ.get("GITHUB_API_URL", "http://127.0.0.1:9"))
+    prep.add_argument("--agent-url", default="http://127.0.0.1:9")
     gate = commands.add_parser("run")
     gate.add_argument("work", type=Path)
     gate.add_argument("--exit-code", type=int, required=True)
@@ -293,7 +311,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         if args.command == "prepare":
-            prepare(args.work, api_url=args.api_url)
+            prepare(args.work, api_url=args.api_url, agent_url=args.agent_url)
             return 0
         if args.command == "run":
             checked = check_gate_run(args.work, exit_code=args.exit_code)

@@ -4,6 +4,7 @@ image's inputs are pinned. (tests/action/test_docs.py keeps the pages' links, na
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,11 @@ from packaging.requirements import Requirement
 from adk_eval_gate.config import options
 from adk_eval_gate.config.settings import Settings, build_settings, input_value
 from adk_eval_gate.github.outputs import OUTPUT_NAMES
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -180,7 +186,10 @@ def test_runs_the_dockerfile_that_releases_replace_with_the_prebuilt_image(actio
 IMAGE_PYTHON = re.search(r"^FROM python:(\d+\.\d+)-slim", (REPO / "Dockerfile").read_text(encoding="utf-8"), re.M)[1]
 
 
-def test_image_dependencies_are_all_pinned_and_cover_the_package() -> None:
+IMAGE_EXTRAS = ("adk", "a2a")  # the extras whose packages constraints/image.in puts into the image
+
+
+def image_pins() -> dict[str, str]:
     pins: dict[str, str] = {}
     for line in (REPO / "constraints" / "docker.txt").read_text(encoding="utf-8").splitlines():
         if line and not line.startswith("#"):
@@ -188,16 +197,40 @@ def test_image_dependencies_are_all_pinned_and_cover_the_package() -> None:
             assert re.fullmatch(r"[a-z0-9-]+", name) and re.fullmatch(r"[\w.+-]+", version), line
             pins[name] = version
     assert list(pins) == sorted(pins)
-    pyproject = (REPO / "pyproject.toml").read_text(encoding="utf-8")
-    dependencies = re.search(r"^dependencies = \[(.*?)\]", pyproject, re.S | re.M)
-    assert dependencies
-    for requirement in map(Requirement, re.findall(r'"([^"]+)"', dependencies.group(1))):
-        if requirement.marker and not requirement.marker.evaluate({"python_version": IMAGE_PYTHON}):
-            continue  # not installed in the image's Python
-        name = requirement.name.lower().replace("_", "-")
-        assert name in pins, f"{name} (a dependency in pyproject.toml) is not pinned: run python constraints/lock.py"
-    test_extra = re.search(r'"google-adk\[eval\]==([\d.]+)"', pyproject)
-    assert test_extra and pins["google-adk"] == test_extra.group(1), "the image's ADK is not the tested one"
+    return pins
+
+
+def package_name(requirement: Requirement) -> str:
+    return re.sub(r"[-_.]+", "-", requirement.name).lower()
+
+
+def in_image_python(requirement: Requirement) -> bool:
+    return requirement.marker is None or requirement.marker.evaluate({"python_version": IMAGE_PYTHON})
+
+
+def test_image_dependencies_are_all_pinned_and_cover_the_package() -> None:
+    pins = image_pins()
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    extras = project["optional-dependencies"]
+    needed = [*project["dependencies"], *(text for extra in IMAGE_EXTRAS for text in extras[extra])]
+    for requirement in filter(in_image_python, map(Requirement, needed)):
+        name = package_name(requirement)
+        assert name in pins, f"{name} (required in pyproject.toml) is not pinned: run python constraints/lock.py"
+        assert requirement.specifier.contains(pins[name], prereleases=True), (
+            f"{name}=={pins[name]} is not {requirement}"
+        )
+    for requirement in map(Requirement, extras["test"]):  # the image runs the versions the tests run
+        name = package_name(requirement)
+        if name in pins:
+            assert requirement.specifier.contains(pins[name], prereleases=True), f"the image's {name} is not tested"
+
+
+def test_the_image_installs_the_packages_of_its_extras() -> None:
+    extras = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
+    wanted = {package_name(Requirement(text)) for extra in IMAGE_EXTRAS for text in extras[extra]}
+    lines = (REPO / "constraints" / "image.in").read_text(encoding="utf-8").splitlines()
+    listed = {package_name(Requirement(line.split("#", 1)[0])) for line in lines if line.split("#", 1)[0].strip()}
+    assert listed == wanted, "constraints/image.in lists other packages than the image's extras in pyproject.toml"
 
 
 def test_dockerfile_is_multi_stage_and_runs_as_the_default_user() -> None:

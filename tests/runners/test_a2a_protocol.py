@@ -162,6 +162,18 @@ def test_a_server_that_reports_only_by_push_notification_is_said_unsupported(scr
     assert error is not None and "push notifications, which the a2a runner does not support" in error
 
 
+def test_a_server_whose_card_offers_only_grpc_is_one_line_saying_what_to_serve(
+    script: Scripted, tmp_repo: Path
+) -> None:
+    with serving(sdk_app(script, binding="GRPC", url="127.0.0.1:50051")) as url:
+        runs = _run(tmp_repo, {"one": [turn("hi")], "two": [turn("hello")]}, url=url)
+    for run in runs.values():
+        assert run.inference.error == (
+            f"the agent card at {url}/.well-known/agent-card.json offers only gRPC, which the a2a runner does not "
+            "support; serve JSONRPC or HTTP+JSON as well (a2a-sdk's servers offer them beside gRPC)"
+        )
+
+
 def test_a_huge_artifact_stops_at_the_limit(booker: str, tmp_repo: Path) -> None:
     runs = _run(tmp_repo, {"huge": [turn("huge answer")]}, url=booker, limits=A2aLimits(answer=MIB, stream=MIB))
     assert runs["huge"].inference.error == (

@@ -147,9 +147,25 @@ def test_a_document_that_is_not_a_card_is_one_line_naming_it(data: Any, why: str
 
 
 def test_a_card_without_a_transport_the_runner_speaks_says_which_it_offers() -> None:
+    other = {**CARD, "supportedInterfaces": [{"url": "ws://h:1", "protocolBinding": "WEBSOCKET"}]}
+    with pytest.raises(AgentServerError, match="offers the transports WEBSOCKET; the a2a runner speaks JSONRPC and"):
+        card_facts(other, url="u", agent_url="http://h")
+
+
+def test_a_card_offering_only_grpc_says_to_serve_json_rpc_or_http_json() -> None:
     grpc = {**CARD, "supportedInterfaces": [{"url": "grpc://h:1", "protocolBinding": "GRPC"}]}
-    with pytest.raises(AgentServerError, match="offers the transports GRPC; the a2a runner speaks JSONRPC and HTTP"):
+    with pytest.raises(AgentServerError) as raised:
         card_facts(grpc, url="u", agent_url="http://h")
+    assert raised.value.one_line() == (
+        "the agent card at u offers only gRPC, which the a2a runner does not support; serve JSONRPC or HTTP+JSON as "
+        "well (a2a-sdk's servers offer them beside gRPC)"
+    )
+
+
+def test_a_card_offering_grpc_beside_json_rpc_is_reached_over_json_rpc() -> None:
+    both = [{"url": "grpc://h:1", "protocolBinding": "GRPC"}, {"url": "http://h/rpc", "protocolBinding": "JSONRPC"}]
+    facts = card_facts({**CARD, "supportedInterfaces": both}, url="u", agent_url="http://h")
+    assert facts.bindings == ("GRPC", "JSONRPC")
 
 
 def test_without_a2a_sdk_the_runner_is_a_usage_error_saying_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:

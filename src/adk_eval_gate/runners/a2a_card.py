@@ -15,6 +15,7 @@ from adk_eval_gate.support import sanitize
 CARD_PATH = "/.well-known/agent-card.json"
 JSONRPC = "JSONRPC"
 HTTP_JSON = "HTTP+JSON"
+GRPC = "GRPC"
 SUPPORTED_BINDINGS = (JSONRPC, HTTP_JSON)
 
 
@@ -42,6 +43,19 @@ def _not_a_card(url: str, why: str) -> NotAnAgentCard:
     )
 
 
+def _no_transport_spoken(url: str, bindings: tuple[str, ...]) -> AgentServerError:
+    # gRPC would bypass the guarded HTTP client (its limits, origin and redirect rules): not supported (docs/a2a.md)
+    if set(bindings) == {GRPC}:
+        return AgentServerError(
+            f"the agent card at {url} offers only gRPC, which the a2a runner does not support; serve "
+            f"{' or '.join(SUPPORTED_BINDINGS)} as well (a2a-sdk's servers offer them beside gRPC)"
+        )
+    return AgentServerError(
+        f"the agent card at {url} offers the transports {', '.join(bindings) or 'none'}; the a2a runner speaks "
+        f"{' and '.join(SUPPORTED_BINDINGS)}"
+    )
+
+
 def card_facts(data: Any, *, url: str, agent_url: str) -> CardFacts:
     """The card of ``data`` (its JSON, as read), checked; its interfaces moved onto ``agent_url``'s origin."""
     from a2a.client.card_resolver import parse_agent_card
@@ -60,10 +74,7 @@ def card_facts(data: Any, *, url: str, agent_url: str) -> CardFacts:
     bindings = tuple(interface.protocol_binding for interface in card.supported_interfaces)
     usable = [binding for binding in bindings if binding in SUPPORTED_BINDINGS]
     if not usable:
-        raise AgentServerError(
-            f"the agent card at {url} offers the transports {', '.join(bindings) or 'none'}; the a2a runner speaks "
-            f"{' and '.join(SUPPORTED_BINDINGS)}"
-        )
+        raise _no_transport_spoken(url, bindings)
     for interface in card.supported_interfaces:
         interface.url = same_origin(interface.url, base=agent_url)
     return CardFacts(
