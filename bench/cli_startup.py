@@ -1,4 +1,4 @@
-"""Start-up time of the command line: `adk-eval-gate --help` must return in under 0.15 s (issue 22).
+"""Start-up time of the command line: `adk-eval-gate --help` must return in under 0.15 s.
 
 Run: python bench/cli_startup.py. Prints the median and worst of 15 runs of a fresh interpreter, and the bare
 interpreter's own start-up for reference (what --help costs on top of it).

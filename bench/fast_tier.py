@@ -2,8 +2,8 @@
 
     python bench/fast_tier.py [--repeats 3] [--xdist N]
 
-Runs the fast tier ``--repeats`` times, serially in one process as the target is stated (issue 22: under 30 s on 2
-cores), and prints each run's wall time, the CPU time it used and the load average around it, then the median.
+Runs the fast tier ``--repeats`` times, serially in one process as the target is stated (under 30 s on 2 cores),
+and prints each run's wall time, the CPU time it used and the load average around it, then the median.
 The load average matters: the target is for a machine that is otherwise idle, and the wall time of a loaded one
 says little (the CPU time says more). ``--xdist N`` also times ``-n N`` runs, for information.
 

@@ -13,19 +13,44 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from hypothesis import HealthCheck, settings
 
 from tests import browser as browsers
 from tests import mermaid
 
-# Bytecode caches for our modules and pytest's rewritten test modules, whatever PYTHONDONTWRITEBYTECODE says:
-# compiling them again on every run is a third of the fast tier's time (tests/README.md).
+# Bytecode caches for our modules, Hypothesis's (which pytest rewrites, as a plugin's) and pytest's rewritten test
+# modules, whatever PYTHONDONTWRITEBYTECODE says: compiling them again on every run is a third of the fast tier's
+# time (tests/README.md). Hypothesis is imported below this line for that reason.
 sys.dont_write_bytecode = False
 
-# No test fails because a loaded machine is slow: Hypothesis's examples have no deadline (200 ms by default), and
-# its health check on the time taken to generate them is off.
-settings.register_profile("no-wall-clock", deadline=None, suppress_health_check=[HealthCheck.too_slow])
-settings.load_profile("no-wall-clock")
+
+def _cache_the_modules_imported_before() -> None:
+    """Writes the missing bytecode caches of the modules imported before the line above (pytest, its plugins and
+    their dependencies), which PYTHONDONTWRITEBYTECODE kept pytest from writing: each pytest process, and each
+    xdist worker, compiled them again at its start (about a second of CPU)."""
+    import contextlib
+    import py_compile
+
+    for module in list(sys.modules.values()):
+        spec = getattr(module, "__spec__", None)
+        source, cached = getattr(spec, "origin", None), getattr(spec, "cached", None)
+        if source and cached and source.endswith(".py") and not os.path.exists(cached):
+            with contextlib.suppress(OSError, py_compile.PyCompileError):  # a read-only install stays as it is
+                py_compile.compile(source, cfile=cached, doraise=True)
+
+
+_cache_the_modules_imported_before()
+
+
+def _no_wall_clock_profile() -> None:
+    """No test fails because a loaded machine is slow: Hypothesis's examples have no deadline (200 ms by default),
+    and its health check on the time taken to generate them is off."""
+    from hypothesis import HealthCheck, settings
+
+    settings.register_profile("no-wall-clock", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    settings.load_profile("no-wall-clock")
+
+
+_no_wall_clock_profile()
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
@@ -203,3 +228,9 @@ def mermaid_errors() -> Callable[[list[str]], list[str]]:
     """``mermaid_errors(blocks)``: the real Mermaid library's message for each bad block (tests/mermaid.py)."""
     mermaid.mermaid_page()  # skipped or failed here, before the test, when Chromium or Mermaid is missing
     return mermaid.mermaid_errors
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """The session is over: what it holds is left out of the collector's last sweeps as the interpreter exits, which
+    took two seconds of CPU after a session of the fast tier (in each xdist worker too)."""
+    gc.freeze()

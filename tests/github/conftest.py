@@ -26,7 +26,8 @@ def fake_github() -> Iterator[FakeGitHub]:
 def example_results(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """results.json of the example agent, run once for real with the ADK runner (no GitHub involved), shared by
     pytest-xdist's workers (the first to ask makes it, under a lock: the run is seconds of CPU each worker paid
-    again). Callers read it, never change it."""
+    again). Callers read it, never change it. The agent runs in this process (``--workers 0``): a worker starter
+    would import ADK again, two seconds of CPU."""
     from tests.github.flows import run_step
 
     base = tmp_path_factory.getbasetemp()
@@ -36,7 +37,10 @@ def example_results(tmp_path_factory: pytest.TempPathFactory) -> Path:
         if not (work / "results.json").is_file():
             with pytest.MonkeyPatch.context() as patch:
                 step = run_step(
-                    patch, ["run", "examples/weather_agent/weather.evalset.json", "--output-dir", str(work)], {}, work
+                    patch,
+                    ["run", "examples/weather_agent/weather.evalset.json", "--workers", "0", "--output-dir", str(work)],
+                    {},
+                    work,
                 )
             assert step.code == 1, step.stdout  # one case fails on purpose
     return work / "results.json"

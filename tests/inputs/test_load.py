@@ -376,6 +376,7 @@ def test_a_camel_case_key_gets_its_field_suggested_among_the_fields_of_its_objec
     assert "did you mean 'final_response'?" in error.message
 
 
+@pytest.mark.slow  # 3,000 cases, each with a problem
 def test_a_huge_file_lists_its_first_problems_and_counts_the_others(tmp_path: Path) -> None:
     turn = {"user_content": {"parts": [{"text": "hi"}]}, "typo": 1}
     cases = [{"eval_id": f"c{index}", "conversation": [turn]} for index in range(3000)]

@@ -191,6 +191,7 @@ def test_hostile_content_is_one_clear_error(tmp_path: Path, content: str | bytes
     assert said in caught.value.one_line() and "\n" not in caught.value.one_line()
 
 
+@pytest.mark.slow  # 3,000 cases, each with a problem
 def test_a_huge_dataset_lists_its_first_problems_and_counts_the_others(tmp_path: Path) -> None:
     cases = [{"eval_case_id": f"c{index}", "prompt": _text("hi"), "agent_data": {"typo": 1}} for index in range(3000)]
     error = _error(tmp_path, {"eval_cases": cases})

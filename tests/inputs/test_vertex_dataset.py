@@ -145,6 +145,7 @@ def here(repo: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return repo
 
 
+@pytest.mark.slow  # three runs of the gate
 def test_jsonl_and_csv_score_as_the_same_eval_set_through_the_recorded_runner(
     here: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -355,6 +356,7 @@ def test_recorded_rows_are_not_confirmed_again(here: Path, capsys: pytest.Captur
     assert all(len(case["runs"]) == 1 and case.get("confirmation") is None for case in failed)
 
 
+@pytest.mark.slow  # two runs of the gate
 def test_run_scores_as_adk_despite_a_misspelt_option_and_lists_it_in_the_job_summary_unless_allowed(
     here: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

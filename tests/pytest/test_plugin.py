@@ -120,6 +120,7 @@ def test_a_file_named_on_the_command_line_may_have_any_name(project: pytest.Pyte
     assert "evals/extra.csv::wrong_city: failed" in result.stdout.str()
 
 
+@pytest.mark.slow  # two inner pytest runs
 @pytest.mark.timeout(60)  # reading the FIFO would block
 def test_a_fifo_and_links_that_loop_or_dangle_are_failing_items_that_name_the_file(project: pytest.Pytester) -> None:
     """pytest passes over what is not a regular file; the plugin makes each such eval file a failing item that
@@ -171,6 +172,7 @@ def test_options_are_checked(project: pytest.Pytester, option: tuple[str, str], 
     result.stderr.fnmatch_lines([f"*{message}*"])
 
 
+@pytest.mark.slow  # two inner pytest runs
 def test_the_departures_from_adk_are_flags_of_their_own_and_off_by_default(project: pytest.Pytester) -> None:
     """--adk-legacy-session-file and --adk-lenient-judge-labels reach the gate's settings (run's options)."""
     result = project.runpytest("--adk-eval", "--adk-legacy-session-file", "--adk-lenient-judge-labels", *PLAIN)

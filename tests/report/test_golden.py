@@ -10,12 +10,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import xmlschema
 
 from adk_eval_gate.model.results import parse_document
 from adk_eval_gate.report import comment, summary
 from adk_eval_gate.verdict import redecide
-from tests.conftest import validate_results
+from tests.conftest import junit_schema, validate_results
 from tests.report.builders import RUN_URL, baseline_info
 from tests.report.golden import HUGE, NOT_KEPT, OUTPUTS, SUMMARY_LIMITS, check_golden, expected_path
 from tests.report.safety import problems, render_html
@@ -23,7 +22,6 @@ from tests.report.scenarios import EXPECTED, SCENARIOS, input_data, input_names,
 
 REPO = Path(__file__).resolve().parents[2]
 LINKS = {RUN_URL, f"{RUN_URL}#artifacts", baseline_info().run_url or ""}
-JUNIT_SCHEMA = xmlschema.XMLSchema(str(REPO / "tests" / "fixtures" / "junit.xsd"))
 NAMES = input_names()
 OLDER = [name for name in NAMES if source_of(name)]
 ADDED_SINCE = {  # keys of results.json that the older versions did not write, where they are now
@@ -36,7 +34,9 @@ ADDED_SINCE = {  # keys of results.json that the older versions did not write, w
 
 
 CHECKED = [  # an output that is not kept is still rendered when it has a check of its own (the JUnit schema)
-    (name, output)
+    # the huge suite's outputs other than the comment take a quarter to half a second each (its cuts are checked
+    # in the fast tier by its comment and test_huge_suite_fits_both_limits_and_says_what_was_cut)
+    pytest.param(name, output, marks=pytest.mark.slow) if name == HUGE and output != "comment.md" else (name, output)
     for name in NAMES
     for output in sorted(OUTPUTS)
     if (name, output) not in NOT_KEPT or output == "junit.xml"
@@ -55,7 +55,7 @@ def test_golden(name: str, output: str) -> None:
         assert len(text.encode("utf-8")) <= SUMMARY_LIMITS.get(name, summary.SUMMARY_LIMIT)
         assert problems(text, allowed_links=LINKS, comments=0) == []
     elif output == "junit.xml":
-        JUNIT_SCHEMA.validate(text)
+        junit_schema().validate(text)
 
 
 def test_every_expected_folder_has_its_input_and_every_output() -> None:

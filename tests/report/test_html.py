@@ -368,6 +368,7 @@ def test_turns_without_answers_are_not_word_diffed() -> None:
     assert details.count('data-diff="words"') == 1
 
 
+@pytest.mark.slow  # a page of 400 failing cases
 def test_the_details_are_compressed_data_so_a_page_of_many_cases_stays_small() -> None:
     """The page embeds the rows as data (the script builds them) and the cases' details as compressed data,
     unpacked in the browser for an opened case only: 400 failing cases with long answers take under 600 bytes

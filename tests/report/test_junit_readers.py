@@ -14,14 +14,13 @@ from pathlib import Path
 
 import junitparser
 import pytest
-import xmlschema
 
 from adk_eval_gate.model.results import CaseResult, Confirmation, FileResult, ResultsDocument
 from adk_eval_gate.report import junit
+from tests.conftest import junit_schema
 from tests.report.builders import case, document, invocation, metric
 
 RERUNS = Confirmation(reason="failed", first_status="failed", extra_runs=2)
-SCHEMA = xmlschema.XMLSchema(str(Path(__file__).resolve().parents[1] / "fixtures" / "junit.xsd"))
 RESPONSE = "response_match_score"
 
 
@@ -107,7 +106,7 @@ def _annotations_like_mikepenz(xml: str) -> list[tuple[str, str, int, str]]:
 def test_every_reader_agrees_with_the_gate(name: str) -> None:
     doc = _scenarios()[name]
     xml = junit.render(doc)
-    SCHEMA.validate(xml)
+    junit_schema().validate(xml)
     expected = _expected(doc)
     assert _read_with_junitparser(xml) == expected
     assert _read_like_dorny(xml) == expected
@@ -193,7 +192,7 @@ def test_characters_xml_cannot_hold_become_replacement_characters_in_texts_and_a
     xml = junit.render(document([failing, erroring]))
     encoded = xml.encode("utf-8")  # a lone surrogate would raise here
     root = ET.fromstring(encoded)  # expat: strict XML 1.0
-    SCHEMA.validate(xml)
+    junit_schema().validate(xml)
     assert not any(char in xml for char in UNFIT)
     names = [testcase.get("name", "") for testcase in root.iter("testcase")]
     assert "id" + "\ufffd" * len(UNFIT) in names

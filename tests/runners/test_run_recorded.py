@@ -14,16 +14,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import xmlschema
 
 from adk_eval_gate.model.results import parse_document
 from tests.adk_history import shared_adk_history
-from tests.conftest import EXAMPLES, run_cli, validate_results, write_json
+from tests.conftest import EXAMPLES, junit_schema, run_cli, validate_results, write_json
 
 pytestmark = pytest.mark.slow  # the CLI end to end, against ADK itself
 
 Cli = Callable[..., Any]  # the cli_in_process fixture: called as run_cli is
-JUNIT = xmlschema.XMLSchema(str(Path(__file__).resolve().parents[1] / "fixtures" / "junit.xsd"))
 
 
 @pytest.fixture(scope="module")
@@ -111,7 +109,7 @@ def test_scores_equal_adks_and_reports_are_valid(workspace: Path, history: Path)
             # several runs: every turn's score pooled across the runs, as AgentEvaluator computes it
             assert metric.score == statistics.mean(turns[(case.eval_id, metric.name)])
     junit = (workspace / "adk-eval-results" / "junit.xml").read_text()
-    JUNIT.validate(junit)
+    junit_schema().validate(junit)
     assert junit.count("<testcase ") == 3  # one per case, its runs inside
     assert 'file="weather_agent/weather.evalset.json" line="' in junit
     assert 'message="tool_trajectory_avg_score: 0 &lt; 1 (runs: 0, 0)"' in junit
@@ -198,7 +196,7 @@ def test_a_broken_file_is_an_error_entry_and_the_others_still_run(
     assert data["status"] == "error" and data["totals"]["file_errors"] == 1 and data["totals"]["cases"] == 3
     broken = next(f for f in data["files"] if f["path"] == "weather_agent/broken.evalset.json")
     assert broken["line"] == 1 and "invalid JSON" in broken["error"]
-    JUNIT.validate((workspace / "adk-eval-results" / "junit.xml").read_text())
+    junit_schema().validate((workspace / "adk-eval-results" / "junit.xml").read_text())
 
 
 def test_missing_recording_is_an_error_case(workspace: Path, history: Path, cli_in_process: Cli) -> None:

@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import random
 
-import numpy as np
 import pytest
-from sklearn.metrics import cohen_kappa_score
-from statsmodels.stats.inter_rater import cohens_kappa
 
 from adk_eval_gate.support.agreement import agreement, confusion_matrix
 
@@ -16,6 +13,7 @@ def pairs_of(table: list[list[int]], categories: list[float]) -> list[tuple[floa
     return [(categories[i], categories[j]) for i, row in enumerate(table) for j, n in enumerate(row) for _ in range(n)]
 
 
+@pytest.mark.slow  # statsmodels and scikit-learn: importing them takes seconds (the known matrix is checked below)
 @pytest.mark.parametrize(
     "table",
     [
@@ -26,6 +24,10 @@ def pairs_of(table: list[list[int]], categories: list[float]) -> list[tuple[floa
     ],
 )
 def test_cohens_kappa_and_its_interval_are_statsmodels(table: list[list[int]]) -> None:
+    import numpy as np
+    from sklearn.metrics import cohen_kappa_score
+    from statsmodels.stats.inter_rater import cohens_kappa
+
     found = agreement(pairs_of(table, [0.0, 1.0]), categories=[0.0, 1.0])
     theirs = cohens_kappa(np.array(table))
     assert found.kappa == pytest.approx(theirs.kappa, abs=1e-12)
@@ -41,7 +43,12 @@ def test_the_known_matrix_in_numbers() -> None:
     assert found.first_rates == (0.5, 0.5) and found.second_rates == (0.6, 0.4)
 
 
+@pytest.mark.slow  # statsmodels and scikit-learn, as above
 def test_ordinal_scores_get_linear_weighted_kappa_as_statsmodels_and_scikit_learn() -> None:
+    import numpy as np
+    from sklearn.metrics import cohen_kappa_score
+    from statsmodels.stats.inter_rater import cohens_kappa
+
     chance = random.Random(7)
     human = [chance.choice([1, 2, 3, 4, 5]) for _ in range(80)]
     judge = [min(5, max(1, score + chance.choice([-1, 0, 0, 1]))) for score in human]

@@ -53,6 +53,7 @@ def test_a_path_glob_matches_a_file_by_its_path_or_by_its_name_at_any_depth() ->
 _NAME_CHARACTERS = "ab-!]^\\*?["
 
 
+@pytest.mark.slow  # 400 examples: almost half a second
 @settings(max_examples=400, deadline=None)
 @given(
     pattern=st.text(alphabet=_NAME_CHARACTERS, max_size=9),

@@ -52,6 +52,7 @@ def test_welch_needs_two_values_per_side() -> None:
 scores = st.lists(st.floats(min_value=0, max_value=1, allow_nan=False), min_size=2, max_size=8)
 
 
+@pytest.mark.slow  # a third of a second of examples
 @given(scores, scores)
 def test_the_interval_contains_the_difference_of_means(base: list[float], head: list[float]) -> None:
     low, high = welch_interval(base, head)
