@@ -28,7 +28,7 @@ from adk_eval_gate.report.judge_lines import judge_line
 from adk_eval_gate.runners.execute import Execution
 from adk_eval_gate.runners.factory import make_runner
 from adk_eval_gate.runners.preflight import function_problems
-from adk_eval_gate.runners.run_items import run_items
+from adk_eval_gate.runners.run_items import CommandHooks, run_items
 from adk_eval_gate.runners.sequential_schedule import SequentialSchedule
 from adk_eval_gate.runners.services import build_services, finish_judge
 from adk_eval_gate.runners.workers.metric_reads import MetricReads
@@ -112,12 +112,14 @@ def _run(
             runner=runner,
             services=services,
             console=console,
-            outcome=aggregate.run_outcome,
+            hooks=CommandHooks(
+                outcome=aggregate.run_outcome,
+                finished=early.finished if early else None,
+                confirm=confirming.more if confirming else None,
+                reads=MetricReads(prepared.root) if settings.runner_kind.observes_inputs else None,
+                waves=waves,
+            ),
             execution=early.execution if early else None,
-            on_finished=early.finished if early else None,
-            confirm=confirming.more if confirming else None,
-            metric_reads=MetricReads(prepared.root) if settings.runner_kind.observes_inputs else None,
-            waves=waves,
         )
     )
     built = functools.partial(
