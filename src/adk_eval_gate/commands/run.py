@@ -7,6 +7,7 @@ import asyncio
 import datetime as dt
 import functools
 import time
+from collections.abc import Callable
 
 from adk_eval_gate import verdict
 from adk_eval_gate.aggregate import records as aggregate
@@ -112,31 +113,27 @@ def _run(
             runner=runner,
             services=services,
             console=console,
-            hooks=CommandHooks(
-                outcome=aggregate.run_outcome,
-                finished=early.finished if early else None,
-                confirm=confirming.more if confirming else None,
-                reads=MetricReads(prepared.root) if settings.runner_kind.observes_inputs else None,
-                waves=waves,
-            ),
+            hooks=_hooks(settings, prepared=prepared, waves=waves, confirming=confirming, early=early),
             execution=early.execution if early else None,
         )
     )
-    built = functools.partial(
-        _document,
-        settings,
-        console,
-        prepared=prepared,
-        items=waves.started_items() if waves else items,
-        execution=execution,
-        started=started,
-        inputs=inputs,
-        affected=affected,
-        confirming=confirming,
-        early=early,
-        prices=prices,
-        services=services,
-        judges=judges,
+    built = _built(
+        functools.partial(
+            _document,
+            settings,
+            console,
+            prepared=prepared,
+            items=waves.started_items() if waves else items,
+            execution=execution,
+            started=started,
+            inputs=inputs,
+            affected=affected,
+            confirming=confirming,
+            early=early,
+            prices=prices,
+            services=services,
+            judges=judges,
+        )
     )
     code = finish_run(
         built,
@@ -148,6 +145,34 @@ def _run(
         run=run_info(settings, started_at=started[1], commit=inputs.commit, environment_inputs=inputs.environment),
     )
     return _exit_code(code, execution, console)
+
+
+def _hooks(
+    settings: Settings,
+    *,
+    prepared: Prepared,
+    waves: SequentialSchedule | None,
+    confirming: Confirming | None,
+    early: EarlyRecords | None,
+) -> CommandHooks:
+    """What ``run`` adds to the runs: the records kept as they finish, the failures confirmed, the inputs custom
+    metrics read (a runner that observes inputs), the waves of ``--sequential``."""
+    return CommandHooks(
+        outcome=aggregate.run_outcome,
+        finished=early.finished if early else None,
+        confirm=confirming.more if confirming else None,
+        reads=MetricReads(prepared.root) if settings.runner_kind.observes_inputs else None,
+        waves=waves,
+    )
+
+
+def _built(build: Callable[[], ResultsDocument]) -> ResultsDocument | Exception:
+    """The run's document, or the internal error building it raised: ``finish_run``, the last resort, still
+    writes every report with it, as an error of the whole run."""
+    try:
+        return build()
+    except Exception as error:
+        return error
 
 
 def _schedules(
