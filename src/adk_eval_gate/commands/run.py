@@ -13,7 +13,7 @@ from adk_eval_gate import verdict
 from adk_eval_gate.aggregate import records as aggregate
 from adk_eval_gate.aggregate.pricing import Prices, load_prices
 from adk_eval_gate.aggregate.run_info import run_info, with_digests
-from adk_eval_gate.aggregate.run_results import EarlyRecords, build_document
+from adk_eval_gate.aggregate.run_results import DocumentParts, EarlyRecords, RunAdditions, build_document
 from adk_eval_gate.aggregate.usage import judge_totals, report_unpriced
 from adk_eval_gate.commands import calibrate, sequential_run
 from adk_eval_gate.commands.calibrate import loaded_labels
@@ -229,16 +229,20 @@ def _document(  # parameters: the run's stages' outputs, gathered once the runs 
     doc = build_document(
         settings=settings,
         planned=prepared.planned,
-        files=with_digests(prepared.files, prepared.planned),
         execution=execution,
-        run=info,
-        confirmations=confirming.picked if confirming else None,
+        parts=DocumentParts(
+            files=with_digests(prepared.files, prepared.planned),
+            run=info,
+            judge_usage=judge_totals(services.judge.counters.model_calls, prices) if services.judge else None,
+        ),
+        additions=RunAdditions(
+            confirmations=confirming.picked if confirming else None,
+            carried=affected.carried,
+            carried_apps=affected.apps,
+            record_inputs=inputs.recorded,
+            early=early,
+        ),
         prices=prices,
-        judge_usage=judge_totals(services.judge.counters.model_calls, prices) if services.judge else None,
-        carried=affected.carried,
-        carried_apps=affected.apps,
-        record_inputs=inputs.recorded,
-        early=early,
     )
     doc.judge = finish_judge(services, console)
     doc.calibrations = judges
