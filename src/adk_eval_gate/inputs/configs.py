@@ -23,7 +23,7 @@ from adk_eval_gate.model import eval_config
 from adk_eval_gate.support import sanitize
 from adk_eval_gate.support.errors import ConfigError, UnknownField, first_of
 from adk_eval_gate.support.jsonpos import JsonPositions, format_path
-from adk_eval_gate.support.pydantic_errors import best_error, every_error, locate
+from adk_eval_gate.support.pydantic_errors import best_error, file_problems, locate
 from adk_eval_gate.support.words import did_you_mean
 
 CONFIG_NAME = "test_config.json"
@@ -161,18 +161,15 @@ def config_from_data(
     try:
         config = eval_config.EvalConfig.model_validate(data)
     except pydantic.ValidationError as error:  # every problem of the file at once, in the file's order
-        found, unlisted = every_error(error, data, model=eval_config.EvalConfig)
-        problems = (
-            ConfigError(
-                message,
-                file=display,
-                line=locate(positions, path),
-                field=format_path(path),
-                hint=_criterion_hint(path),
-            )
-            for path, message in found
-        )
-        raise first_of(problems, unlisted=unlisted) from None
+        raise file_problems(
+            error,
+            data,
+            model=eval_config.EvalConfig,
+            text=text,
+            display=display,
+            kind=ConfigError,
+            hint=_criterion_hint,
+        ) from None
     warnings = check_config(config, data=data, display=display, positions=positions, import_functions=import_functions)
     return LoadedConfig(source, config, registry.configured_metrics(config), warnings)
 
