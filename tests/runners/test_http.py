@@ -15,7 +15,8 @@ from adk_eval_gate.inputs.prepare import prepare
 from adk_eval_gate.metrics.metric import MetricServices
 from adk_eval_gate.model import compact
 from adk_eval_gate.runners.execute import Execution, MetricBuilder, RunLimits, execute
-from adk_eval_gate.runners.http import HttpRunner, parse_headers
+from adk_eval_gate.runners.http import HttpRunner
+from adk_eval_gate.runners.http_headers import parse_headers
 from adk_eval_gate.support.console import Console
 from adk_eval_gate.support.errors import UsageError
 from adk_eval_gate.support.retry import Backoff

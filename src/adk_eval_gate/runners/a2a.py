@@ -31,7 +31,8 @@ from adk_eval_gate.model.results import ServedAgent
 from adk_eval_gate.runners.a2a_card import HTTP_JSON, JSONRPC, CardFacts, fetch_card
 from adk_eval_gate.runners.a2a_reading import FINISHED, INTERRUPTED, TurnRead, TurnReader, plain
 from adk_eval_gate.runners.a2a_transport import A2aLimits, GuardedClient, guarded_client
-from adk_eval_gate.runners.http import AGENT_SERVER_RETRY, parse_headers
+from adk_eval_gate.runners.http import AGENT_SERVER_RETRY
+from adk_eval_gate.runners.http_headers import parse_headers
 from adk_eval_gate.runners.http_reading import AgentServerError
 from adk_eval_gate.runners.invocations import AgentEvent, TurnTiming, to_invocations, user_event
 from adk_eval_gate.runners.remote import RemoteRunner, Transient
