@@ -54,7 +54,7 @@ SERVICE_MODEL = "Google's evaluation service"
 def judge_settings(metrics: Iterable[ConfiguredMetric], *, service: bool = False) -> dict[str, JudgeSetting]:
     """Per judge metric, its judge model and sampling (the first file's, when files configure it differently:
     their criteria digests tell those apart); for ADK's service-backed metrics also who computes them (``service``:
-    the Agent Platform evaluation service, whose model and sampling are its own)."""
+    Google's evaluation service, whose model and sampling are its own)."""
     settings: dict[str, JudgeSetting] = {}
     for metric in metrics:
         options = metric.judge_options

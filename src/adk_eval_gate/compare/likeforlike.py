@@ -3,10 +3,10 @@ settings and each file's criteria digests: ``aggregate.run_info``), each one lin
 makes incomparable.
 
 A drop of a metric that head and base scored differently (another judge model, provider or sampling, other
-criteria for it, or, for ADK's service-backed metrics, the Agent Platform evaluation service on one side and the
-gate's own judge on the other) is not counted as a regression unless ``--strict-comparison``; differences that do
-not change how a score is computed (the runner, the tool's or ADK's version, runs per case, the pass rule,
-thresholds) are only said.
+criteria for it, or, for ADK's service-backed metrics, Google's evaluation service on one side and the gate's own
+judge on the other) is not counted as a regression unless ``--strict-comparison``; differences that do not change
+how a score is computed (the runner, the tool's or ADK's version, runs per case, the pass rule, thresholds) are
+only said.
 """
 
 from __future__ import annotations

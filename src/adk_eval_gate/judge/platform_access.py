@@ -1,4 +1,4 @@
-"""Who computes the metrics ADK 2.13 sends to the Agent Platform evaluation service (``safety_v1``,
+"""Who computes the metrics ADK 2.13 sends to Google's evaluation service (``safety_v1``,
 ``response_evaluation_score``, ``multi_turn_task_success_v1``, ``multi_turn_trajectory_quality_v1``,
 ``multi_turn_tool_use_quality_v1``): that service, as ADK does, or the gate's own judge prompts.
 

@@ -1,4 +1,4 @@
-"""What the Agent Platform evaluation service is asked about, built as ADK 2.13 and the evaluation SDK build it, so the
+"""What Google's evaluation service is asked about, built as ADK 2.13 and the evaluation SDK build it, so the
 service sees the same request from the gate as from ADK (the parity tests compare the two byte for byte).
 
 Three kinds of instance:

@@ -1,4 +1,4 @@
-"""The Agent Platform evaluation service (Agent Platform Gen AI evaluation), through Google's own SDK
+"""Google's evaluation service (Vertex AI / Agent Platform Gen AI evaluation), through Google's own SDK
 (google-cloud-aiplatform's ``agentplatform``, the module ADK 2.13 imports), for any of its metrics.
 
 ``await service.evaluate(metric=ServiceMetric("SAFETY", "v1"), instances=[...])`` asks the service about each

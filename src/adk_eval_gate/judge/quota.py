@@ -1,4 +1,4 @@
-"""A spent quota is spent for the run: the circuit breaker of the judge and of the Agent Platform evaluation service.
+"""A spent quota is spent for the run: the circuit breaker of the judge and of Google's evaluation service.
 
 Once a call gives up on a rate limit (429 or RESOURCE_EXHAUSTED after every try, or a wait asked beyond what the
 gate waits), later calls to the same provider and model fail at once with that reason and send nothing. While one

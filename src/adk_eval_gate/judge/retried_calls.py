@@ -1,7 +1,7 @@
-"""One retry loop for the services that judge (the LLM judge, the Agent Platform evaluation service): each call
-waits its turn behind a rate limit another call is retrying (``quota``), takes a slot of the shared limit, and a
-transient failure is tried again after ``JudgeRetry``'s wait, a rate limit or a server's ``Retry-After`` pausing
-every call; a call given up is the service's own failure (``give_up``)."""
+"""One retry loop for the services that judge (the LLM judge, Google's evaluation service): each call waits its
+turn behind a rate limit another call is retrying (``quota``), takes a slot of the shared limit, and a transient
+failure is tried again after ``JudgeRetry``'s wait, a rate limit or a server's ``Retry-After`` pausing every call;
+a call given up is the service's own failure (``give_up``)."""
 
 from __future__ import annotations
 

@@ -5,8 +5,8 @@ informational).
 * ``custom_function`` / ``custom_function_file``: a custom metric (``metrics/agents_cli_functions.py``), its score
   free (agents-cli's functions return any number);
 * ``prompt_template``: a judge metric of the gate's judge (``metrics/agents_cli_judge.py``), its score free too;
-* a built-in metric: computed by the Agent Platform evaluation service (``metrics/platform_builtin.py``), a score
-  from 0 to 1; ``exact_match``, ``bleu`` and ``rouge*`` by the gate itself;
+* a built-in metric: computed by Google's evaluation service (``metrics/platform_builtin.py``), a score from 0 to 1;
+  ``exact_match``, ``bleu`` and ``rouge*`` by the gate itself;
 * ``execution: remote``: not supported, said once per case (``UnsupportedMetric``).
 """
 

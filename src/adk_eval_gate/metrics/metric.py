@@ -146,7 +146,7 @@ class Metric(abc.ABC):
 
     @property
     def computed_by(self) -> ComputedBy | None:
-        """For a metric ADK computes through the Agent Platform evaluation service: who computes it here."""
+        """For a metric ADK computes through Google's evaluation service: who computes it here."""
         return None
 
     @property

@@ -1,7 +1,6 @@
 """The built-in metrics of an agents-cli ``eval_config.yaml`` (``general_quality``, ``tool_use_quality``,
 ``final_response_quality``, ``final_response_match``, ``hallucination``, ``grounding``, ``safety``,
-``multi_turn_task_success``, ...): the Agent Platform evaluation service computes them, as for agents-cli, and
-nothing else can.
+``multi_turn_task_success``, ...): Google's evaluation service computes them, as for agents-cli, and nothing else can.
 
 With the service (``services.platform``: a Google Cloud project is configured and Google's SDK installed,
 ``judge/platform_access.py``), each case's trace goes to it as the SDK's ``PredefinedMetricHandler`` sends it

@@ -37,8 +37,7 @@ from adk_eval_gate.model.results import ComputedBy
 
 
 class ServiceBacked(JudgeMetric):
-    """A metric ADK computes through the Agent Platform evaluation service: through it too when the run has the
-    service."""
+    """A metric ADK computes through Google's evaluation service: through it too when the run has the service."""
 
     @property
     def computed_by(self) -> ComputedBy:

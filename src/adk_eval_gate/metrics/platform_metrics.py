@@ -1,4 +1,4 @@
-"""ADK's service-backed metrics computed through the Agent Platform evaluation service (``judge/platform_service.py``),
+"""ADK's service-backed metrics computed through Google's evaluation service (``judge/platform_service.py``),
 with the rules of ADK 2.13's facade (``google.adk.evaluation.vertex_ai_eval_facade``), so that the same answers of
 the service give ADK's scores and statuses:
 

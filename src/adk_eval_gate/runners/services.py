@@ -6,9 +6,8 @@ Gemini or Vertex AI credentials, every other model through ADK's model class and
 (``OPENAI_API_KEY``, ``ANTHROPIC_API_KEY``, ...). A judge or user simulator model whose package is missing stops
 the run before any agent runs (``UsageError``); ``validate`` reports the same problems.
 
-ADK's service-backed metrics (``judge.platform_access.SERVICE_METRICS``) go to the Agent Platform evaluation
-service when a Google Cloud project is configured and Google's SDK is installed (``services.platform``); they then
-need no judge.
+ADK's service-backed metrics (``judge.platform_access.SERVICE_METRICS``) go to Google's evaluation service when a
+Google Cloud project is configured and Google's SDK is installed (``services.platform``); they then need no judge.
 """
 
 from __future__ import annotations
@@ -93,8 +92,8 @@ def build_services(settings: Settings, planned: list[PlannedFile], console: Cons
 
 
 def _platform_service(settings: Settings, names: list[str], choice: platform_access.Choice, console: Console) -> Any:
-    """The Agent Platform evaluation service when the run chose it (also for files planned later, as pytest plans
-    them), or None (then the gate's judge scores ADK's service-backed metrics); for the run's such metrics one line says
+    """Google's evaluation service when the run chose it (also for files planned later, as pytest plans them), or
+    None (then the gate's judge scores ADK's service-backed metrics); for the run's such metrics one line says
     which, and why. Nothing is imported or asked here."""
     if not choice.service or choice.access is None:
         if names:

@@ -55,7 +55,7 @@ def run_settings(settings: Settings, *, prices: object) -> dict[str, object]:
 
 def settings_digest(planned: PlannedFile, run: dict[str, object], *, service: bool = False) -> str:
     """The digest of what changes the scores or status of this file's cases: ``run`` (``run_settings``), the
-    file's criteria with their thresholds, its judges (``service``: the Agent Platform evaluation service computes ADK's
+    file's criteria with their thresholds, its judges (``service``: Google's evaluation service computes ADK's
     service-backed metrics) and its budgets."""
     metrics = planned.config.metrics
     budgets = planned.config.config.budgets

@@ -54,8 +54,8 @@ class Effect(Vocabulary):
 
 Significance = Literal["significant", "noise", "untested"]
 ComputedBy = Literal["agent-platform", "gate-judge"]
-"""Which implementation scored a metric ADK computes only through the Agent Platform evaluation service
-(``safety_v1``, ``response_evaluation_score``, ``multi_turn_*``): that service (as ADK does), or the
+"""Which implementation scored a metric ADK computes only through Google's evaluation service (``safety_v1``,
+``response_evaluation_score``, ``multi_turn_*``): that service (Vertex AI / Agent Platform, as ADK does), or the
 gate's own judge prompts. Scores of the two are never compared with each other."""
 NoiseModel = Literal["history", "runs", "anytime"]
 
