@@ -1,4 +1,4 @@
-"""The metrics ADK delegates to the Agent Platform evaluation service.
+"""The metrics ADK delegates to Google's evaluation service (Vertex AI / Agent Platform).
 
 When the run has that service (``services.platform``: a Google Cloud project is configured and Google's SDK is
 installed, ``judge/platform_access.py``) they are computed through it as ADK computes them
