@@ -40,14 +40,11 @@ def _finished(run: int, score: float | None, *, error: str | None = None) -> agg
 
 def _case(*runs: aggregate.FinishedRun, pass_rule: PassRule = "mean") -> CaseResult:
     return aggregate.case_result(
-        display="a.evalset.json",
-        eval_set_id="set",
+        place=aggregate.CasePlace("a.evalset.json", "set", index=0, line=3),
         case=CASE,
-        index=0,
-        line=3,
         metrics=[CONFIGURED],
         finished=list(runs),
-        pass_rule=pass_rule,
+        rules=aggregate.CaseRules(pass_rule=pass_rule),
     )
 
 
@@ -83,7 +80,7 @@ def test_runs_of_different_lengths_pool_every_turn_as_adks_agent_evaluator_does(
         ),
     ]
     case = aggregate.case_result(
-        display="a.evalset.json", eval_set_id="set", case=CASE, index=0, line=3, metrics=[strict], finished=runs
+        place=aggregate.CasePlace("a.evalset.json", "set", index=0, line=3), case=CASE, metrics=[strict], finished=runs
     )
     metric = case.metrics[0]
     assert (metric.score, metric.status, metric.run_scores) == (pytest.approx(2 / 3), "failed", [0.5, 1.0])
@@ -226,11 +223,8 @@ def test_runs_with_an_infrastructure_error_are_left_out_of_the_stability() -> No
 def test_a_confirmed_failure_is_counted_and_a_recovered_case_is_flaky() -> None:
     first_failed = Confirmation(reason="failed", first_status="failed", extra_runs=2)
     confirmed = aggregate.case_result(
-        display="a.evalset.json",
-        eval_set_id="set",
+        place=aggregate.CasePlace("a.evalset.json", "set", index=0, line=3),
         case=CASE,
-        index=0,
-        line=3,
         metrics=[CONFIGURED],
         finished=[_finished(1, 0.0), _rerun(_finished(2, 0.1)), _rerun(_finished(3, 0.0))],
         confirmation=first_failed,
@@ -249,11 +243,8 @@ def test_a_failure_that_passed_one_re_run_is_never_counted_confirmed() -> None:
     """It fails on the mean of its runs, yet a re-run passed: flaky and failed, not a confirmed failure."""
     first_failed = Confirmation(reason="failed", first_status="failed", extra_runs=2)
     case = aggregate.case_result(
-        display="a.evalset.json",
-        eval_set_id="set",
+        place=aggregate.CasePlace("a.evalset.json", "set", index=0, line=3),
         case=CASE,
-        index=0,
-        line=3,
         metrics=[CONFIGURED],
         finished=[_finished(1, 0.0), _rerun(_finished(2, 1.0)), _rerun(_finished(3, 0.0))],
         confirmation=first_failed,

@@ -17,7 +17,7 @@ from adk_eval_gate.inputs.plan import plan
 from adk_eval_gate.inputs.prepare import prepare
 from adk_eval_gate.metrics.metric import MetricServices
 from adk_eval_gate.runners import http_reading
-from adk_eval_gate.runners.execute import Execution, MetricBuilder, execute
+from adk_eval_gate.runners.execute import Execution, MetricBuilder, RunLimits, execute
 from adk_eval_gate.runners.http import HttpRunner
 from adk_eval_gate.support.console import Console
 from adk_eval_gate.support.retry import Backoff
@@ -41,7 +41,10 @@ def _errors(server: FaultServer, cases: dict[str, str], *, limits: http_reading.
             items = plan(prepared.planned, num_runs=1, shard=None)
             fast = Backoff(attempts=1, initial=0.01, maximum=0.01)
             return await execute(
-                items, runner=runner, metrics=MetricBuilder(MetricServices()), parallelism=2, timeout=60, retry=fast
+                items,
+                runner=runner,
+                metrics=MetricBuilder(MetricServices()),
+                limits=RunLimits(parallelism=2, timeout=60, retry=fast),
             )
         finally:
             await runner.aclose()

@@ -21,7 +21,7 @@ import pytest
 
 from adk_eval_gate.inputs.saved_results import load_results
 from adk_eval_gate.report.writer import results_json
-from adk_eval_gate.runners.http import parse_headers
+from adk_eval_gate.runners.http_headers import parse_headers
 from adk_eval_gate.support.console import Console, safe_line
 from adk_eval_gate.support.errors import UsageError
 from tests.conftest import run_cli

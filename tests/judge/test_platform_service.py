@@ -17,7 +17,7 @@ from adk_eval_gate.judge.judge_retry import JUDGE_RETRY
 from adk_eval_gate.judge.platform_access import PlatformAccess
 from adk_eval_gate.judge.platform_instances import ConversationInstance, MissingInput, RowInstance
 from adk_eval_gate.judge.platform_service import InstanceResult, PlatformFailed, PlatformService, ServiceMetric
-from adk_eval_gate.metrics.vertex_style import SafetyV1
+from adk_eval_gate.metrics.platform_delegated import SafetyV1
 from adk_eval_gate.model.evalset import AgentDetails, AppDetails
 from adk_eval_gate.model.results import MetricStatus
 from tests.fakes.agent_platform_server import (

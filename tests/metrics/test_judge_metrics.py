@@ -9,14 +9,14 @@ import pytest
 from adk_eval_gate.judge.service import JudgeService
 from adk_eval_gate.metrics.judge_metrics import FinalResponseMatchV2
 from adk_eval_gate.metrics.metric import MetricServices
-from adk_eval_gate.metrics.score import evaluate_metric
-from adk_eval_gate.metrics.vertex_style import (
+from adk_eval_gate.metrics.platform_delegated import (
     MultiTurnTaskSuccess,
     MultiTurnToolUseQuality,
     MultiTurnTrajectoryQuality,
     ResponseEvaluationScore,
     SafetyV1,
 )
+from adk_eval_gate.metrics.score import evaluate_metric
 from adk_eval_gate.model import eval_config
 from adk_eval_gate.model.evalset import ConversationScenario, EvalCase, IntermediateData
 from adk_eval_gate.model.results import MetricStatus

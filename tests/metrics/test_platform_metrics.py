@@ -20,14 +20,14 @@ from adk_eval_gate.judge.platform_service import (
     ServiceMetric,
 )
 from adk_eval_gate.metrics.metric import Metric, MetricServices
-from adk_eval_gate.metrics.score import evaluate_metric
-from adk_eval_gate.metrics.vertex_style import (
+from adk_eval_gate.metrics.platform_delegated import (
     MultiTurnTaskSuccess,
     MultiTurnToolUseQuality,
     MultiTurnTrajectoryQuality,
     ResponseEvaluationScore,
     SafetyV1,
 )
+from adk_eval_gate.metrics.score import evaluate_metric
 from adk_eval_gate.model import eval_config
 from adk_eval_gate.model.evalset import RubricScore
 from adk_eval_gate.model.results import MetricStatus

@@ -36,7 +36,7 @@ from google.genai import types as genai_types
 from adk_eval_gate.judge.platform_access import choose
 from adk_eval_gate.judge.platform_service import PlatformService
 from adk_eval_gate.metrics.metric import Metric
-from adk_eval_gate.metrics.vertex_style import (
+from adk_eval_gate.metrics.platform_delegated import (
     MultiTurnTaskSuccess,
     MultiTurnToolUseQuality,
     MultiTurnTrajectoryQuality,

@@ -219,14 +219,13 @@ def priced_document(*, calls: list[int], runs: int, jitter: float = 0.01) -> Res
             )
         cases.append(
             aggregate.case_result(
-                display="agents/weather/weather.evalset.json",
-                eval_set_id="weather",
+                place=aggregate.CasePlace(
+                    "agents/weather/weather.evalset.json", "weather", index=index, line=5 + index
+                ),
                 case=EvalCase(eval_id=f"city_{index}", conversation=[Invocation(user_content=user)]),
-                index=index,
-                line=5 + index,
                 metrics=[configured],
                 finished=finished,
-                prices=Prices.shipped(),
+                rules=aggregate.CaseRules(prices=Prices.shipped()),
             )
         )
     files = [FileResult(path="agents/weather/weather.evalset.json", cases=len(cases))]

@@ -19,7 +19,7 @@ from adk_eval_gate.metrics.metric import MetricServices
 from adk_eval_gate.model import compact
 from adk_eval_gate.runners.a2a import A2aRunner
 from adk_eval_gate.runners.a2a_transport import A2aLimits
-from adk_eval_gate.runners.execute import Execution, FinishedRun, MetricBuilder, execute
+from adk_eval_gate.runners.execute import Execution, FinishedRun, MetricBuilder, RunLimits, execute
 from adk_eval_gate.support.console import Console
 from adk_eval_gate.support.http_body import MIB
 from adk_eval_gate.support.retry import Backoff
@@ -62,9 +62,7 @@ def _run(
                 items,
                 runner=runner,
                 metrics=MetricBuilder(MetricServices()),
-                parallelism=4,
-                timeout=timeout,
-                retry=FAST,
+                limits=RunLimits(parallelism=4, timeout=timeout, retry=FAST),
             )
         finally:
             await runner.aclose()

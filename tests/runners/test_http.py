@@ -14,8 +14,9 @@ from adk_eval_gate.inputs.plan import plan
 from adk_eval_gate.inputs.prepare import prepare
 from adk_eval_gate.metrics.metric import MetricServices
 from adk_eval_gate.model import compact
-from adk_eval_gate.runners.execute import Execution, MetricBuilder, execute
-from adk_eval_gate.runners.http import HttpRunner, parse_headers
+from adk_eval_gate.runners.execute import Execution, MetricBuilder, RunLimits, execute
+from adk_eval_gate.runners.http import HttpRunner
+from adk_eval_gate.runners.http_headers import parse_headers
 from adk_eval_gate.support.console import Console
 from adk_eval_gate.support.errors import UsageError
 from adk_eval_gate.support.retry import Backoff
@@ -72,9 +73,7 @@ def _run(
                 items,
                 runner=runner,
                 metrics=MetricBuilder(MetricServices()),
-                parallelism=4,
-                timeout=timeout,
-                retry=FAST,
+                limits=RunLimits(parallelism=4, timeout=timeout, retry=FAST),
             )
         finally:
             await runner.aclose()

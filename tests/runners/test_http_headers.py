@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from adk_eval_gate.runners.http import parse_headers
+from adk_eval_gate.runners.http_headers import parse_headers
 from adk_eval_gate.support.console import Console
 from adk_eval_gate.support.errors import UsageError
 

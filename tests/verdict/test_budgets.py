@@ -38,16 +38,11 @@ def _run(number: int, *tokens_per_turn: int, model: str = "gemini-2.5-flash", se
 
 def _case(*runs, budgets: Budgets | None, pass_rule="mean"):  # type: ignore[no-untyped-def]
     return aggregate.case_result(
-        display="a.evalset.json",
-        eval_set_id="set",
+        place=aggregate.CasePlace("a.evalset.json", "set", index=0, line=3),
         case=CASE,
-        index=0,
-        line=3,
         metrics=[CONFIGURED],
         finished=list(runs),
-        pass_rule=pass_rule,
-        prices=Prices.shipped(),
-        budgets=budgets,
+        rules=aggregate.CaseRules(pass_rule=pass_rule, prices=Prices.shipped(), budgets=budgets),
     )
 
 

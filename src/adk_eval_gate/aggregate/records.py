@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from adk_eval_gate import verdict
@@ -159,47 +160,65 @@ def metric_result(configured: ConfiguredMetric, runs: list[RunRecord]) -> Metric
     )
 
 
-def case_result(  # parameters: the case, its place and its runs, and the run's rules and limits
+@dataclass(frozen=True)
+class CasePlace:
+    """Where a case is: its file as shown, its eval set, its index in the file and its line (when known)."""
+
+    display: str
+    eval_set_id: str
+    index: int
+    line: int | None = None
+
+
+@dataclass(frozen=True)
+class CaseRules:
+    """The rules and limits a case is decided by: ``pass_rule``; ``score_rule``, whose rules score its metrics
+    over its runs (``verdict.aggregation.ScoreRule``); ``prices`` of its usage; its file's ``budgets``;
+    ``sequential``, the settings of ``--sequential``."""
+
+    pass_rule: PassRule = "mean"
+    score_rule: ScoreRule = "adk_eval"
+    prices: Prices | None = None
+    budgets: Budgets | None = None
+    sequential: SequentialRun | None = None
+
+
+def case_result(
     *,
-    display: str,
-    eval_set_id: str,
+    place: CasePlace,
     case: EvalCase,
-    index: int,
-    line: int | None,
     metrics: list[ConfiguredMetric],
     finished: list[FinishedRun],
-    pass_rule: PassRule = "mean",
-    score_rule: ScoreRule = "adk_eval",
+    rules: CaseRules | None = None,
     confirmation: Confirmation | None = None,
-    prices: Prices | None = None,
-    budgets: Budgets | None = None,
     apps: compact.AppTable | None = None,
-    sequential: SequentialRun | None = None,
 ) -> CaseResult:
-    """The case's record over its runs, decided by the verdict's rules (``score_rule``: whose rules score its
-    metrics over its runs, ``verdict.aggregation.ScoreRule``; ``sequential``: the settings of ``--sequential``)."""
+    """The case's record over its runs, decided by the verdict's ``rules`` (the defaults when None)."""
+    rules = rules or CaseRules()
     expected = expected_turns(case)
     runs = [
-        within_budget(run_record(case, item, prices, expected=expected, apps=apps), budgets)
+        within_budget(run_record(case, item, rules.prices, expected=expected, apps=apps), rules.budgets)
         for item in sorted(finished, key=lambda f: f.run)
     ]
     record = CaseResult(
-        id=case_id(display, case.eval_id),
-        file=display,
-        eval_set_id=eval_set_id,
+        id=case_id(place.display, case.eval_id),
+        file=place.display,
+        eval_set_id=place.eval_set_id,
         eval_id=case.eval_id,
-        index=index,
-        line=line,
+        index=place.index,
+        line=place.line,
         status=CaseStatus.ERROR,  # decided below
         metrics=[metric_result(configured, runs) for configured in metrics],
         runs=runs,
         confirmation=confirmation,
         usage=case_usage([run.usage for run in runs]) if runs else None,
-        budgets=case_checks(runs, budgets, pass_rule=pass_rule),
+        budgets=case_checks(runs, rules.budgets, pass_rule=rules.pass_rule),
         expected=list(expected),
     )
     ranges = {c.name: c.spec.value_range for c in metrics if c.spec.value_range is not None}
-    return verdict.decide_case(record, pass_rule=pass_rule, rule=score_rule, sequential=sequential, ranges=ranges)
+    return verdict.decide_case(
+        record, pass_rule=rules.pass_rule, rule=rules.score_rule, sequential=rules.sequential, ranges=ranges
+    )
 
 
 def within_budget(run: RunRecord, budgets: Budgets | None) -> RunRecord:

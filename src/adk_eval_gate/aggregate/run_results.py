@@ -44,21 +44,23 @@ def case_record(  # parameters: the planned case, its runs and the run's rules, 
     """The case's record, decided on its finished runs (the same whether made as its last run finished or after
     every run); ``score_rule``: whose rules score its metrics over its runs (``verdict.aggregation``)."""
     loaded = planned_file.loaded
-    return aggregate.case_result(
-        display=loaded.display,
-        eval_set_id=loaded.eval_set.eval_set_id,
-        case=case,
-        index=index,
-        line=loaded.case_lines.get(case.eval_id),
-        metrics=planned_file.config.metrics,
-        finished=finished,
+    rules = aggregate.CaseRules(
         pass_rule=settings.pass_rule,
         score_rule=score_rule,
-        confirmation=confirmation,
         prices=prices,
         budgets=planned_file.config.config.budgets,
-        apps=apps,
         sequential=verdict.Policy.of(settings).sequential,
+    )
+    return aggregate.case_result(
+        place=aggregate.CasePlace(
+            loaded.display, loaded.eval_set.eval_set_id, index=index, line=loaded.case_lines.get(case.eval_id)
+        ),
+        case=case,
+        metrics=planned_file.config.metrics,
+        finished=finished,
+        rules=rules,
+        confirmation=confirmation,
+        apps=apps,
     )
 
 
@@ -96,27 +98,51 @@ class EarlyRecords:
         self.made[item.case_id] = (record, observed(runs))
 
 
-def case_results(  # parameters: the planned files, the execution and what --only-affected and --confirm-failures add
+@dataclass(frozen=True)
+class RunAdditions:
+    """What the run adds to its cases beyond their runs: ``confirmations``, ``--confirm-failures``' picks;
+    ``carried``, the cases ``--only-affected`` carries from the baseline, with ``carried_apps``, the base run's app
+    details they name; ``record_inputs``, what each case depends on; ``early``, the records already made as the
+    cases' last runs finished (taken from it)."""
+
+    confirmations: dict[str, Confirmation] | None = None
+    carried: dict[str, CaseResult] | None = None
+    carried_apps: dict[str, dict[str, Any]] | None = None
+    record_inputs: InputsRecorder | None = None
+    early: EarlyRecords | None = None
+
+
+@dataclass(frozen=True)
+class DocumentParts:
+    """The parts of results.json the run made besides its cases: its files, its settings (``RunInfo``) and the
+    judge's usage."""
+
+    files: list[FileResult]
+    run: RunInfo
+    judge_usage: UsageTotals | None = None
+
+
+def case_results(
     *,
     settings: Settings,
     planned: list[PlannedFile],
     execution: Execution,
-    confirmations: dict[str, Confirmation] | None = None,
+    additions: RunAdditions | None = None,
     prices: Prices | None = None,
-    carried: dict[str, CaseResult] | None = None,
-    record_inputs: InputsRecorder | None = None,
     release: bool = False,
-    early: EarlyRecords | None = None,
     score_rule: ScoreRule = "adk_eval",
 ) -> list[CaseResult]:
-    """Every case that ran, decided on its runs (with its inputs when ``record_inputs`` is given), and every case
-    ``carried`` from the baseline (``--only-affected``), in file and case order, with ``--quarantine`` applied.
+    """Every case that ran, decided on its runs (with its inputs when ``additions.record_inputs`` is given), and
+    every case ``additions.carried`` from the baseline (``--only-affected``), in file and case order, with
+    ``--quarantine`` applied.
 
-    ``early``: the records already made as the cases' last runs finished (taken from it). ``release``: each
-    case's finished runs leave ``execution`` once its record is made (what they held beyond the record, their
-    scores' objects, is freed as the cases are made, not after all of them). ``score_rule``: whose rules score the
-    metrics over a case's runs (``verdict.aggregation``: ``adk eval``'s, or AgentEvaluator's for its drop-in)."""
-    made = early.made if early else {}
+    ``release``: each case's finished runs leave ``execution`` once its record is made (what they held beyond the
+    record, their scores' objects, is freed as the cases are made, not after all of them). ``score_rule``: whose
+    rules score the metrics over a case's runs (``verdict.aggregation``: ``adk eval``'s, or AgentEvaluator's for
+    its drop-in)."""
+    additions = additions or RunAdditions()
+    carried, record_inputs = additions.carried, additions.record_inputs
+    made = additions.early.made if additions.early else {}
     cases: list[CaseResult] = []
     for planned_file in planned:
         loaded = planned_file.loaded
@@ -128,7 +154,7 @@ def case_results(  # parameters: the planned files, the execution and what --onl
                 result, used = made.pop(case_key)
             elif case_key in execution.finished:
                 finished = execution.release(case_key) if release else execution.finished[case_key]
-                confirmation = (confirmations or {}).get(case_key)
+                confirmation = (additions.confirmations or {}).get(case_key)
                 result = case_record(
                     settings,
                     planned_file,
@@ -147,41 +173,27 @@ def case_results(  # parameters: the planned files, the execution and what --onl
     return verdict.quarantine(cases, settings.quarantine)
 
 
-def build_document(  # parameters: each part of results.json the run made, keyword-only
+def build_document(
     *,
     settings: Settings,
     planned: list[PlannedFile],
-    files: list[FileResult],
     execution: Execution,
-    run: RunInfo,
-    confirmations: dict[str, Confirmation] | None = None,
+    parts: DocumentParts,
+    additions: RunAdditions | None = None,
     prices: Prices | None = None,
-    judge_usage: UsageTotals | None = None,
-    carried: dict[str, CaseResult] | None = None,
-    carried_apps: dict[str, dict[str, Any]] | None = None,
-    record_inputs: InputsRecorder | None = None,
-    early: EarlyRecords | None = None,
 ) -> ResultsDocument:
     """The run's document: its cases (``case_results``, each case's runs released as its record is made) and
-    ``files``, with the run's settings (``run``); ``carried_apps``: the base run's app details the carried cases
-    name."""
+    the other ``parts`` the run made."""
     prices = prices or Prices.shipped()
+    additions = additions or RunAdditions()
     cases = case_results(
-        settings=settings,
-        planned=planned,
-        execution=execution,
-        confirmations=confirmations,
-        prices=prices,
-        carried=carried,
-        record_inputs=record_inputs,
-        release=True,
-        early=early,
+        settings=settings, planned=planned, execution=execution, additions=additions, prices=prices, release=True
     )
     return aggregate.document(
         cases,
-        files,
-        run,
-        judge_usage=judge_usage,
+        parts.files,
+        parts.run,
+        judge_usage=parts.judge_usage,
         prices=prices.source(),
-        app_details={**(carried_apps or {}), **execution.apps.table},
+        app_details={**(additions.carried_apps or {}), **execution.apps.table},
     )

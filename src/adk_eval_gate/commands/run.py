@@ -7,12 +7,13 @@ import asyncio
 import datetime as dt
 import functools
 import time
+from collections.abc import Callable
 
 from adk_eval_gate import verdict
 from adk_eval_gate.aggregate import records as aggregate
 from adk_eval_gate.aggregate.pricing import Prices, load_prices
 from adk_eval_gate.aggregate.run_info import run_info, with_digests
-from adk_eval_gate.aggregate.run_results import EarlyRecords, build_document
+from adk_eval_gate.aggregate.run_results import DocumentParts, EarlyRecords, RunAdditions, build_document
 from adk_eval_gate.aggregate.usage import judge_totals, report_unpriced
 from adk_eval_gate.commands import calibrate, sequential_run
 from adk_eval_gate.commands.calibrate import loaded_labels
@@ -28,7 +29,7 @@ from adk_eval_gate.report.judge_lines import judge_line
 from adk_eval_gate.runners.execute import Execution
 from adk_eval_gate.runners.factory import make_runner
 from adk_eval_gate.runners.preflight import function_problems
-from adk_eval_gate.runners.run_items import run_items
+from adk_eval_gate.runners.run_items import CommandHooks, run_items
 from adk_eval_gate.runners.sequential_schedule import SequentialSchedule
 from adk_eval_gate.runners.services import build_services, finish_judge
 from adk_eval_gate.runners.workers.metric_reads import MetricReads
@@ -112,29 +113,27 @@ def _run(
             runner=runner,
             services=services,
             console=console,
-            outcome=aggregate.run_outcome,
+            hooks=_hooks(settings, prepared=prepared, waves=waves, confirming=confirming, early=early),
             execution=early.execution if early else None,
-            on_finished=early.finished if early else None,
-            confirm=confirming.more if confirming else None,
-            metric_reads=MetricReads(prepared.root) if settings.runner_kind.observes_inputs else None,
-            waves=waves,
         )
     )
-    built = functools.partial(
-        _document,
-        settings,
-        console,
-        prepared=prepared,
-        items=waves.started_items() if waves else items,
-        execution=execution,
-        started=started,
-        inputs=inputs,
-        affected=affected,
-        confirming=confirming,
-        early=early,
-        prices=prices,
-        services=services,
-        judges=judges,
+    built = _built(
+        functools.partial(
+            _document,
+            settings,
+            console,
+            prepared=prepared,
+            items=waves.started_items() if waves else items,
+            execution=execution,
+            started=started,
+            inputs=inputs,
+            affected=affected,
+            confirming=confirming,
+            early=early,
+            prices=prices,
+            services=services,
+            judges=judges,
+        )
     )
     code = finish_run(
         built,
@@ -146,6 +145,34 @@ def _run(
         run=run_info(settings, started_at=started[1], commit=inputs.commit, environment_inputs=inputs.environment),
     )
     return _exit_code(code, execution, console)
+
+
+def _hooks(
+    settings: Settings,
+    *,
+    prepared: Prepared,
+    waves: SequentialSchedule | None,
+    confirming: Confirming | None,
+    early: EarlyRecords | None,
+) -> CommandHooks:
+    """What ``run`` adds to the runs: the records kept as they finish, the failures confirmed, the inputs custom
+    metrics read (a runner that observes inputs), the waves of ``--sequential``."""
+    return CommandHooks(
+        outcome=aggregate.run_outcome,
+        finished=early.finished if early else None,
+        confirm=confirming.more if confirming else None,
+        reads=MetricReads(prepared.root) if settings.runner_kind.observes_inputs else None,
+        waves=waves,
+    )
+
+
+def _built(build: Callable[[], ResultsDocument]) -> ResultsDocument | Exception:
+    """The run's document, or the internal error building it raised: ``finish_run``, the last resort, still
+    writes every report with it, as an error of the whole run."""
+    try:
+        return build()
+    except Exception as error:
+        return error
 
 
 def _schedules(
@@ -202,16 +229,20 @@ def _document(  # parameters: the run's stages' outputs, gathered once the runs 
     doc = build_document(
         settings=settings,
         planned=prepared.planned,
-        files=with_digests(prepared.files, prepared.planned),
         execution=execution,
-        run=info,
-        confirmations=confirming.picked if confirming else None,
+        parts=DocumentParts(
+            files=with_digests(prepared.files, prepared.planned),
+            run=info,
+            judge_usage=judge_totals(services.judge.counters.model_calls, prices) if services.judge else None,
+        ),
+        additions=RunAdditions(
+            confirmations=confirming.picked if confirming else None,
+            carried=affected.carried,
+            carried_apps=affected.apps,
+            record_inputs=inputs.recorded,
+            early=early,
+        ),
         prices=prices,
-        judge_usage=judge_totals(services.judge.counters.model_calls, prices) if services.judge else None,
-        carried=affected.carried,
-        carried_apps=affected.apps,
-        record_inputs=inputs.recorded,
-        early=early,
     )
     doc.judge = finish_judge(services, console)
     doc.calibrations = judges

@@ -8,7 +8,6 @@ annotate. The GitHub client is opened once by the caller (``github.session``) an
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -73,7 +72,7 @@ def finish(
 
 
 def finish_run(
-    build: Callable[[], ResultsDocument],
+    built: ResultsDocument | Exception,
     *,
     settings: Settings,
     console: Console,
@@ -82,13 +81,13 @@ def finish_run(
     found: Baseline | NoBaseline,
     run: RunInfo,
 ) -> int:
-    """``finish`` on the document ``build`` makes, once the agents ran. The last resort: an internal error in
-    either (data no test foresaw) still writes every report, the job summary and the comment, as an error of the
-    whole run with the reason, and exits 2 like any internal error. ``run``: the run's settings, for a document
-    of the error alone."""
-    built: ResultsDocument | None = None
+    """``finish`` on the document the command built once the agents ran, or on the error building it raised. The
+    last resort: an internal error in either (data no test foresaw) still writes every report, the job summary and
+    the comment, as an error of the whole run with the reason, and exits 2 like any internal error. ``run``: the
+    run's settings, for a document of the error alone."""
     try:
-        built = build()
+        if isinstance(built, Exception):
+            raise built
         return finish(
             built, settings=settings, console=console, client=client, ending=ending, find_baseline=lambda: found
         )
@@ -100,7 +99,9 @@ def finish_run(
         reason = f"internal error after the runs: {type(error).__name__}: {error}"
         console.error(f"{reason} (set ADK_EVAL_GATE_DEBUG=1 for details; please report it)", limit=False)
         bare = ResultsDocument(status=RunStatus.ERROR, error=reason, totals=Totals(), cases=[], run=run)
-        attempts = [with_error(built.model_copy(update={"comparison": None}), reason), bare] if built else [bare]
+        attempts = [bare]
+        if isinstance(built, ResultsDocument):
+            attempts.insert(0, with_error(built.model_copy(update={"comparison": None}), reason))
         _finish_any(attempts, settings=settings, console=console, client=client, ending=ending)
         return 2
 

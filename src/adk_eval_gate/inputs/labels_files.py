@@ -27,7 +27,7 @@ from adk_eval_gate.support import sanitize
 from adk_eval_gate.support.atomic import read_regular, unread
 from adk_eval_gate.support.errors import EvalFileError, first_of
 from adk_eval_gate.support.jsonpos import JsonPositions, format_path
-from adk_eval_gate.support.pydantic_errors import every_error, locate
+from adk_eval_gate.support.pydantic_errors import file_problems, locate
 
 SUFFIX = formats.JUDGE_LABELS.suffixes[0]
 MAX_LABELS_BYTES = 32 * 1024 * 1024
@@ -104,13 +104,7 @@ def _validated(data: Any, *, text: str, display: str) -> JudgeLabelsFile:
     try:
         return JudgeLabelsFile.model_validate(data)
     except pydantic.ValidationError as error:
-        found, unlisted = every_error(error, data, model=JudgeLabelsFile)
-        positions = JsonPositions(text)
-        problems = (
-            EvalFileError(message, file=display, line=locate(positions, path), field=format_path(path))
-            for path, message in found
-        )
-        raise first_of(problems, unlisted=unlisted) from None
+        raise file_problems(error, data, model=JudgeLabelsFile, text=text, display=display) from None
 
 
 def metric_problem(label: JudgeLabel) -> tuple[str, str] | None:

@@ -18,9 +18,9 @@ from adk_eval_gate.inputs import legacy
 from adk_eval_gate.inputs.formats import FileFormat
 from adk_eval_gate.model.evalset import EvalCase, EvalSet, Invocation, known_field_names
 from adk_eval_gate.support import sanitize
-from adk_eval_gate.support.errors import EvalFileError, GateError, UnknownField, first_of
+from adk_eval_gate.support.errors import EvalFileError, GateError, UnknownField
 from adk_eval_gate.support.jsonpos import JsonPositions, format_path
-from adk_eval_gate.support.pydantic_errors import best_error, every_error, locate
+from adk_eval_gate.support.pydantic_errors import best_error, file_problems, locate
 
 INITIAL_SESSION_NAME = "initial.session.json"
 
@@ -124,19 +124,7 @@ def _validate_eval_set(data: dict[str, Any], *, text: str, display: str) -> Eval
     try:
         return EvalSet.model_validate(data)
     except pydantic.ValidationError as error:
-        found, unlisted = every_error(error, data, model=EvalSet)
-        positions = JsonPositions(text)
-        problems = (
-            EvalFileError(
-                message,
-                file=display,
-                line=locate(positions, path),
-                field=format_path(path),
-                hint=_legacy_key_hint(path),
-            )
-            for path, message in found
-        )
-        raise first_of(problems, unlisted=unlisted) from None
+        raise file_problems(error, data, model=EvalSet, text=text, display=display, hint=_legacy_key_hint) from None
 
 
 def _legacy_key_hint(path: list[str | int]) -> str | None:

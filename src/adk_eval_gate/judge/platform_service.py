@@ -34,7 +34,6 @@ from adk_eval_gate.judge.judge_retry import (
     JudgeRetry,
     describe_error,
     is_retryable,
-    server_delay,
     status_of,
 )
 from adk_eval_gate.judge.limiter import JudgeLimiter
@@ -42,6 +41,7 @@ from adk_eval_gate.judge.platform_access import INSTALL_HINT, PlatformAccess
 from adk_eval_gate.judge.platform_instances import PlatformInstance, sdk_instance
 from adk_eval_gate.judge.platform_transport import MAX_ANSWER_BYTES, AnswerTooLarge, CappedTransport, EncodedAnswer
 from adk_eval_gate.judge.quota import QuotaBreaker, rate_limited
+from adk_eval_gate.judge.retried_calls import retried
 from adk_eval_gate.support import sanitize
 from adk_eval_gate.support.pydantic_errors import first_error
 
@@ -273,42 +273,18 @@ class PlatformService:
                 infrastructure=self._last_failure.infrastructure,
             )
         request = {"metrics": [metric], "instance": instance, "autorater_config": autorater_config(metric)}
-        tries = 0
-        retrying: asyncio.Lock | None = None  # held while this request retries a rate limit: the others wait for it
-        try:
-            while True:
-                if retrying is None:
-                    await self.quota.wait_turn(_QUOTA)
-                if spent := self.quota.spent(_QUOTA):
-                    self.counters.failed += 1
-                    raise PlatformFailed(spent)
-                try:
-                    async with self.limiter.slot():
-                        if retrying is None and self.quota.busy(_QUOTA):  # it waited for a slot meanwhile
-                            continue
-                        tries += 1
-                        self.counters.calls += 1
-                        call = client.aio.evals.evaluate_instances(metric_config=request)
-                        response = await asyncio.wait_for(call, timeout=self.timeout_seconds + 5)
-                except Exception as error:
-                    stop, refused_wait = self.retry.give_up(error, tries)
-                    if stop or isinstance(error, (AnswerTooLarge, EncodedAnswer)):
-                        raise self._failed(tries, error, refused_wait) from None
-                    if retrying is None and status_of(error) == 429:
-                        retrying = await self.quota.retrying(_QUOTA)
-                        if self.quota.spent(_QUOTA):  # the request it waited for gave up: so does this one
-                            continue
-                    delay = self.retry.delay(error, tries, self.rng)
-                    if server_delay(error) is not None or status_of(error) == 429:
-                        self.limiter.pause(delay)  # the quota is shared: every request waits it out
-                    self.counters.retries += 1
-                    await self.sleep(delay)
-                    continue
-                self._failures_in_a_row = 0
-                return read_answer(response)
-        finally:
-            if retrying is not None:
-                retrying.release()
+        response = await retried(
+            self,
+            lambda: asyncio.wait_for(
+                client.aio.evals.evaluate_instances(metric_config=request), timeout=self.timeout_seconds + 5
+            ),
+            quota=_QUOTA,
+            give_up=self._failed,
+            spent=PlatformFailed,
+            final=(AnswerTooLarge, EncodedAnswer),
+        )
+        self._failures_in_a_row = 0
+        return read_answer(response)
 
     def _failed(self, tries: int, error: BaseException, refused_wait: str | None) -> PlatformFailed:
         """The request is given up: ``refused_wait`` says why when the service asked for a longer wait than the gate

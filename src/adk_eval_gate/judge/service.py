@@ -30,11 +30,11 @@ from adk_eval_gate.judge.judge_retry import (
     JudgeRetry,
     describe_error,
     is_retryable,
-    server_delay,
     status_of,
 )
 from adk_eval_gate.judge.limiter import JudgeLimiter
 from adk_eval_gate.judge.quota import QuotaBreaker, rate_limited
+from adk_eval_gate.judge.retried_calls import retried
 from adk_eval_gate.model.eval_config import JudgeModelOptions
 from adk_eval_gate.model.tokens import MAX_CALL_TOKENS, Tokens, call_counts, plausible_usage, tokens_of
 
@@ -166,7 +166,8 @@ class JudgeService:
         return str(provider(model)) if callable(provider) else "gemini"
 
     async def _call(self, *, model: str, config: genai_types.GenerateContentConfig, prompt: str) -> ModelAnswer:
-        assert self.backend is not None
+        backend = self.backend
+        assert backend is not None
         quota = f"{model} ({self._provider(model)})"
         if self._failures_in_a_row >= self.breaker_limit:
             self.counters.failed += 1
@@ -174,41 +175,15 @@ class JudgeService:
                 f"{self._last_failure} (no more judge calls after {self._failures_in_a_row} failures in a row)",
                 infrastructure=self._last_failure_infrastructure,
             )
-        tries = 0
-        retrying: asyncio.Lock | None = None  # held while this call retries a rate limit: the others wait for it
-        try:
-            while True:
-                if retrying is None:
-                    await self.quota.wait_turn(quota)
-                if spent := self.quota.spent(quota):
-                    self.counters.failed += 1
-                    raise JudgeFailed(spent)
-                try:
-                    async with self.limiter.slot():
-                        if retrying is None and self.quota.busy(quota):  # it waited for a slot meanwhile
-                            continue
-                        tries += 1
-                        self.counters.calls += 1
-                        answer = await self.backend.generate(model=model, config=config, prompt=prompt)
-                except Exception as error:
-                    stop, refused_wait = self.retry.give_up(error, tries)
-                    if stop:
-                        raise self._failed(model, tries, error, refused_wait, quota=quota) from None
-                    if retrying is None and _status(error) == 429:
-                        retrying = await self.quota.retrying(quota)
-                        if self.quota.spent(quota):  # the call it waited for gave up: so does this one
-                            continue
-                    delay = self.retry.delay(error, tries, self.rng)
-                    if server_delay(error) is not None or _status(error) == 429:
-                        self.limiter.pause(delay)
-                    self.counters.retries += 1
-                    await self.sleep(delay)
-                    continue
-                self._failures_in_a_row = 0
-                return self._counted(model, answer)
-        finally:
-            if retrying is not None:
-                retrying.release()
+        answer = await retried(
+            self,
+            lambda: backend.generate(model=model, config=config, prompt=prompt),
+            quota=quota,
+            give_up=lambda tries, error, refused_wait: self._failed(model, tries, error, refused_wait, quota=quota),
+            spent=JudgeFailed,
+        )
+        self._failures_in_a_row = 0
+        return self._counted(model, answer)
 
     def _counted(self, model: str, answer: ModelAnswer) -> ModelAnswer:
         """``answer`` masked, with counts that are counts; its counts added to the run's."""

@@ -191,31 +191,31 @@ def per_turn_user_simulator_quality() -> type[Metric]:
 
 
 def multi_turn_task_success() -> type[Metric]:
-    from adk_eval_gate.metrics.vertex_style import MultiTurnTaskSuccess
+    from adk_eval_gate.metrics.platform_delegated import MultiTurnTaskSuccess
 
     return MultiTurnTaskSuccess
 
 
 def multi_turn_tool_use_quality() -> type[Metric]:
-    from adk_eval_gate.metrics.vertex_style import MultiTurnToolUseQuality
+    from adk_eval_gate.metrics.platform_delegated import MultiTurnToolUseQuality
 
     return MultiTurnToolUseQuality
 
 
 def multi_turn_trajectory_quality() -> type[Metric]:
-    from adk_eval_gate.metrics.vertex_style import MultiTurnTrajectoryQuality
+    from adk_eval_gate.metrics.platform_delegated import MultiTurnTrajectoryQuality
 
     return MultiTurnTrajectoryQuality
 
 
 def response_evaluation_score() -> type[Metric]:
-    from adk_eval_gate.metrics.vertex_style import ResponseEvaluationScore
+    from adk_eval_gate.metrics.platform_delegated import ResponseEvaluationScore
 
     return ResponseEvaluationScore
 
 
 def safety_v1() -> type[Metric]:
-    from adk_eval_gate.metrics.vertex_style import SafetyV1
+    from adk_eval_gate.metrics.platform_delegated import SafetyV1
 
     return SafetyV1
 

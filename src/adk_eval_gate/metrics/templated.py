@@ -17,7 +17,7 @@ import json
 from collections import Counter
 from typing import Any
 
-from adk_eval_gate.judge import invocation_text, parsing, prompts, vertex_prompts
+from adk_eval_gate.judge import invocation_text, parsing, platform_prompts, prompts
 from adk_eval_gate.judge.sampling import Samples, ask_samples
 from adk_eval_gate.metrics.judge_metrics import JudgeMetric, scored_mean_outcome
 from adk_eval_gate.metrics.metric import CaseRun, InvocationScore, MetricOutcome
@@ -62,8 +62,8 @@ class TemplatedJudgeMetric(JudgeMetric):
             inputs = "\n\n".join(f"### {name}\n{_input_text(name, row, history)}" for name in variables)
             texts.append(
                 prompts.fill(
-                    vertex_prompts.POINTWISE,
-                    instruction=template.instruction or vertex_prompts.POINTWISE_INSTRUCTION,
+                    platform_prompts.POINTWISE,
+                    instruction=template.instruction or platform_prompts.POINTWISE_INSTRUCTION,
                     criteria="\n".join(f"{name}: {text}" for name, text in template.criteria.items()),
                     rating_rubric="\n".join(f"{score}: {text}" for score, text in template.rating_rubric.items()),
                     scores=", ".join(_number(score) for score in template.scores()),
@@ -113,7 +113,7 @@ class ResponseFollowsTrajectory(TemplatedJudgeMetric):
         return eval_config.PointwiseTemplateCriterion(
             threshold=options.threshold,
             judge_model_options=options.judge_model_options,
-            criteria=vertex_prompts.FOLLOWS_TRAJECTORY_CRITERIA,
-            rating_rubric=vertex_prompts.FOLLOWS_TRAJECTORY_RUBRIC,
-            input_variables=vertex_prompts.FOLLOWS_TRAJECTORY_INPUTS,
+            criteria=platform_prompts.FOLLOWS_TRAJECTORY_CRITERIA,
+            rating_rubric=platform_prompts.FOLLOWS_TRAJECTORY_RUBRIC,
+            input_variables=platform_prompts.FOLLOWS_TRAJECTORY_INPUTS,
         )

@@ -32,7 +32,7 @@ from adk_eval_gate.model.results import CaseResult
 from adk_eval_gate.runners import runlog
 from adk_eval_gate.runners.agents import import_problems_in_worker
 from adk_eval_gate.runners.dataset_rows import DatasetRunner
-from adk_eval_gate.runners.execute import MetricBuilder, execute
+from adk_eval_gate.runners.execute import MetricBuilder, RunHooks, RunLimits, execute
 from adk_eval_gate.runners.factory import chosen_runner
 from adk_eval_gate.runners.runner import Inference, Runner
 from adk_eval_gate.runners.services import build_services, judge_metric_names
@@ -235,9 +235,8 @@ class CaseSession:
                         self._services_for(planned),
                         processes=MetricProcesses(timeout=self.settings.timeout, on_output=self.console.line),
                     ),
-                    parallelism=self.settings.parallelism,
-                    timeout=self.settings.timeout,
-                    waves=sequential_run.schedule(self.settings, items=items),
+                    limits=RunLimits(parallelism=self.settings.parallelism, timeout=self.settings.timeout),
+                    hooks=RunHooks(waves=sequential_run.schedule(self.settings, items=items)),
                 )
         finally:
             if runner is self.runner:

@@ -26,15 +26,16 @@ from google.genai import types as genai_types
 
 from adk_eval_gate import __version__
 from adk_eval_gate.config.settings import Settings
-from adk_eval_gate.inputs.plan import PlannedFile, WorkItem
-from adk_eval_gate.model.evalset import EvalCase
+from adk_eval_gate.inputs.plan import WorkItem
 from adk_eval_gate.model.results import ServedAgent
 from adk_eval_gate.runners.a2a_card import HTTP_JSON, JSONRPC, CardFacts, fetch_card
 from adk_eval_gate.runners.a2a_reading import FINISHED, INTERRUPTED, TurnRead, TurnReader, plain
 from adk_eval_gate.runners.a2a_transport import A2aLimits, GuardedClient, guarded_client
-from adk_eval_gate.runners.http import AGENT_SERVER_RETRY, parse_headers
+from adk_eval_gate.runners.http import AGENT_SERVER_RETRY
+from adk_eval_gate.runners.http_headers import parse_headers
 from adk_eval_gate.runners.http_reading import AgentServerError
 from adk_eval_gate.runners.invocations import AgentEvent, TurnTiming, to_invocations, user_event
+from adk_eval_gate.runners.remote import RemoteRunner, Transient
 from adk_eval_gate.runners.runner import Inference
 from adk_eval_gate.runners.simulation import SimulatedTurns, user_turns
 from adk_eval_gate.support.console import Console
@@ -47,12 +48,6 @@ TOOLS_UNSEEN = (
     "the A2A server does not show its tool calls (only ADK's A2A executor sends them, as data parts with ADK's "
     "metadata), so the tool trajectory cannot be evaluated over A2A"
 )
-
-
-class _Transient(Exception):
-    def __init__(self, message: str, retry_after: float | None = None) -> None:
-        super().__init__(message)
-        self.retry_after = retry_after
 
 
 def _cause(error: BaseException) -> BaseException:
@@ -72,14 +67,14 @@ def _failure(error: BaseException, what: str) -> Exception:
         status = cause.response.status_code
         message = f"{what} answered HTTP {status}"
         if transient_status(status):
-            return _Transient(message, retry_after_seconds(cause.response.headers))
+            return Transient(message, retry_after_seconds(cause.response.headers))
         return AgentServerError(message)
     if isinstance(error, RecursionError) or isinstance(cause, RecursionError):
         return AgentServerError(f"{what} sent JSON nested too deep to read")
     if isinstance(cause, httpx.TimeoutException):
-        return _Transient(f"{what} did not answer in time ({type(cause).__name__})")
+        return Transient(f"{what} did not answer in time ({type(cause).__name__})")
     if isinstance(cause, httpx.TransportError):
-        return _Transient(f"{what} failed: {type(cause).__name__}: {cause}")
+        return Transient(f"{what} failed: {type(cause).__name__}: {cause}")
     detail = " ".join(str(error).split())[:300]
     return AgentServerError(f"{what} failed: {type(error).__name__}: {detail}")
 
@@ -107,7 +102,7 @@ def require_a2a_sdk() -> None:
         ) from None
 
 
-class A2aRunner:
+class A2aRunner(RemoteRunner):
     name = "a2a"
 
     def __init__(self, settings: Settings, *, console: Console | None = None, limits: A2aLimits | None = None) -> None:
@@ -146,9 +141,9 @@ class A2aRunner:
         for attempt in range(1, AGENT_SERVER_RETRY.attempts + 1):
             try:
                 return await fetch_card(self.http(), agent_url=self.agent_url)
-            except (httpx.HTTPError, _Transient) as error:
+            except (httpx.HTTPError, Transient) as error:
                 failure = _failure(error, what)
-                if not isinstance(failure, _Transient):
+                if not isinstance(failure, Transient):
                     raise failure from None
                 if attempt == AGENT_SERVER_RETRY.attempts:
                     raise failure from None
@@ -177,7 +172,7 @@ class A2aRunner:
             if context["task_id"]:  # stopped by --timeout (or a signal) with a task open: cancel it
                 await asyncio.shield(self._cancel(context["task_id"]))
             raise
-        except _Transient as error:
+        except Transient as error:
             return Inference(
                 error=str(error),
                 session_id=context["context_id"],
@@ -273,7 +268,7 @@ class A2aRunner:
             task = await self.client(card).get_task(a2a_pb2.GetTaskRequest(id=reader.task_id))
         except Exception as error:
             failure = _failure(error, "tasks/get")
-            if isinstance(failure, _Transient) or not card.push_notifications:
+            if isinstance(failure, Transient) or not card.push_notifications:
                 raise failure from None
             raise AgentServerError(
                 f"the agent's task was still {reader.state} and tasks/get failed ({failure}); the agent card offers "
@@ -292,15 +287,6 @@ class A2aRunner:
             )
         except Exception:  # best effort: the case run is already over
             return
-
-    def run_count(self, planned: PlannedFile, case: EvalCase) -> int | None:
-        return None
-
-    async def prepare(self, items: list[WorkItem]) -> None:
-        return None
-
-    async def wait_ready(self) -> None:
-        return None
 
     async def aclose(self) -> None:
         if self._http is not None:

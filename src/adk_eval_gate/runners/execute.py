@@ -153,57 +153,72 @@ async def _infer(runner: Runner, item: WorkItem, *, timeout: float, retry: Backo
     return inference
 
 
-async def execute(  # parameters: the work items, the runner, the services and the three hooks of run_items
+@dataclass(frozen=True)
+class RunHooks:
+    """What the caller does around the runs, each optional: ``ready`` once agents and metrics are set up, before
+    the first run starts; ``started`` and ``finished`` with each run; ``confirm``, once the first runs are done,
+    returns more items (the re-runs of ``--confirm-failures``), run the same way; ``waves`` (``--sequential``)
+    starts the items as it decides instead of all at once."""
+
+    started: Callable[[WorkItem], None] | None = None
+    finished: Callable[[WorkItem, FinishedRun], None] | None = None
+    ready: Callable[[], None] | None = None
+    confirm: Callable[[Execution], list[WorkItem]] | None = None
+    waves: Waves | None = None
+
+
+@dataclass(frozen=True)
+class RunLimits:
+    """How many case runs at once, how long each may take (``--timeout``) and how a transient failure is retried."""
+
+    parallelism: int
+    timeout: float
+    retry: Backoff = CASE_RUN_RETRY
+
+
+async def execute(
     items: list[WorkItem],
     *,
     runner: Runner,
     metrics: MetricBuilder,
-    parallelism: int,
-    timeout: float,
-    on_finished: Callable[[WorkItem, FinishedRun], None] | None = None,
-    on_started: Callable[[WorkItem], None] | None = None,
+    limits: RunLimits,
     execution: Execution | None = None,
-    retry: Backoff | None = None,
-    on_ready: Callable[[], None] | None = None,
-    confirm: Callable[[Execution], list[WorkItem]] | None = None,
-    waves: Waves | None = None,
+    hooks: RunHooks | None = None,
 ) -> Execution:
     """Runs every item; cancelling this coroutine stops the running ones and keeps what finished.
 
-    Agents (``runner.prepare``) and metrics are set up first, then ``on_ready`` is called and the runs start.
-    When they are done, ``confirm`` may return more items (the re-runs of ``--confirm-failures``), run the same way.
-    With ``waves`` (``--sequential``), it starts the items as it decides instead of all at once.
+    Agents (``runner.prepare``) and metrics are set up first, then ``hooks.ready`` is called and the runs start.
     """
     execution = execution or Execution()
+    hooks = hooks or RunHooks()
     contain_exits(asyncio.get_running_loop())  # agent code in this process (--workers 0) and custom metrics
-    semaphore = asyncio.Semaphore(parallelism)
-    retry = retry or CASE_RUN_RETRY
+    semaphore = asyncio.Semaphore(limits.parallelism)
     await runner.prepare(items)  # e.g. import the agents once, before any case run's clock starts
     for planned in {id(item.file): item.file for item in items}.values():
         metrics.for_file(planned)  # meanwhile the runner's worker processes may be starting
     await runner.wait_ready()
-    if on_ready:
-        on_ready()
+    if hooks.ready:
+        hooks.ready()
 
     async def one(item: WorkItem) -> FinishedRun:
         async with semaphore:
-            if on_started:
-                on_started(item)
+            if hooks.started:
+                hooks.started(item)
             finished = await run_one(
-                item, runner=runner, metrics=metrics, timeout=timeout, retry=retry, apps=execution.apps
+                item, runner=runner, metrics=metrics, timeout=limits.timeout, retry=limits.retry, apps=execution.apps
             )
             execution.finished.setdefault(item.case_id, []).append(finished)
             execution.local_models.update(finished.inference.local_models)
             execution.served_agent = finished.inference.served_agent or execution.served_agent
-            if on_finished:
-                on_finished(item, finished)
+            if hooks.finished:
+                hooks.finished(item, finished)
             return finished
 
-    if waves is not None:
-        await waves.run(items, one=one, execution=execution)
+    if hooks.waves is not None:
+        await hooks.waves.run(items, one=one, execution=execution)
         return execution
     await asyncio.gather(*(one(item) for item in items))
-    more = confirm(execution) if confirm else []
+    more = hooks.confirm(execution) if hooks.confirm else []
     await asyncio.gather(*(one(item) for item in more))
     return execution
 

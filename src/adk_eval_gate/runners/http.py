@@ -15,9 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import re
 import time
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -28,64 +26,21 @@ from google.genai import types as genai_types
 from adk_eval_gate import __version__
 from adk_eval_gate.config.settings import Settings
 from adk_eval_gate.inputs.agent_sources import AgentChoice
-from adk_eval_gate.inputs.plan import PlannedFile, WorkItem
-from adk_eval_gate.model.evalset import EvalCase
+from adk_eval_gate.inputs.plan import WorkItem
 from adk_eval_gate.runners.adk import session_identity
+from adk_eval_gate.runners.http_headers import parse_headers
 from adk_eval_gate.runners.http_reading import AgentServerError, ReadLimits, read_capped, sse_lines, summarized
 from adk_eval_gate.runners.invocations import AgentEvent, TurnTiming, from_api_json, to_invocations, user_event
+from adk_eval_gate.runners.remote import RemoteRunner, Transient
 from adk_eval_gate.runners.runner import Inference, plain_state
 from adk_eval_gate.runners.seeded_history import FALLBACK_ROOT_AGENT, api_events, seeded_history
 from adk_eval_gate.runners.simulation import SimulatedTurns, UserTurns, user_turns
 from adk_eval_gate.support import sanitize
 from adk_eval_gate.support.console import Console
-from adk_eval_gate.support.errors import GateError, UsageError
+from adk_eval_gate.support.errors import GateError
 from adk_eval_gate.support.retry import Backoff, retry_after_seconds, transient_status
 
-_HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
-_VARIABLE = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
-_SENSITIVE = re.compile(r"auth|token|key|secret|cookie|password|credential", re.IGNORECASE)
 AGENT_SERVER_RETRY = Backoff(attempts=4, initial=1.0, maximum=10.0, jitter=(0.8, 1.2))
-
-
-class _Transient(Exception):
-    def __init__(self, message: str, retry_after: float | None = None) -> None:
-        super().__init__(message)
-        self.retry_after = retry_after
-
-
-def parse_headers(lines: list[str], *, env: Mapping[str, str], console: Console | None = None) -> dict[str, str]:
-    """``Name: value`` lines, ``$VAR``/``${VAR}`` read from ``env``; secret values are registered for masking."""
-    headers: dict[str, str] = {}
-    for line in lines:
-        name, colon, raw = line.partition(":")
-        name = name.strip()
-        if not colon or not _HEADER_NAME.match(name):
-            raise UsageError(
-                f"{line.split(':')[0].strip()!r} is not a header; write 'Name: value'", field="--agent-header"
-            )
-        missing = [m.group(1) or m.group(2) for m in _VARIABLE.finditer(raw) if (m.group(1) or m.group(2)) not in env]
-        if missing:
-            raise UsageError(
-                f"environment variable {missing[0]} (used in header {name}) is not set",
-                field="--agent-header",
-                hint="set it in the step's env, e.g. a Cloud Run identity token",
-            )
-        value = _VARIABLE.sub(lambda m: env[m.group(1) or m.group(2)], raw).strip()
-        if "\n" in value or "\r" in value:
-            raise UsageError(
-                f"the value of header {name} holds a line break (from the environment variables it names)",
-                field="--agent-header",
-                hint="a header value is one line: check the variable's value, e.g. strip a trailing newline",
-            )
-        if console is not None:
-            expanded = value != raw.strip()
-            for match in _VARIABLE.finditer(raw):
-                console.add_secret(env[match.group(1) or match.group(2)])
-            if expanded or _SENSITIVE.search(name):
-                console.add_secret(value)
-                console.add_secret(value.split(" ", 1)[-1])  # the token of "Bearer <token>"
-        headers[name] = value
-    return headers
 
 
 def _detail(response: httpx.Response) -> str:
@@ -112,7 +67,7 @@ AGENT_RAISED = 500  # what ADK's api_server answers a turn whose agent raised (a
 
 
 def _check(response: httpx.Response, what: str, *, agent_turn: bool = False) -> None:
-    """Raises unless the answer is a success: ``_Transient`` for a status worth trying again, except a 500 to an
+    """Raises unless the answer is a success: ``Transient`` for a status worth trying again, except a 500 to an
     agent's turn, which is the agent's own failure and never run again into a pass (429, 502, 503, 504 are)."""
     if response.is_success:
         return
@@ -120,7 +75,7 @@ def _check(response: httpx.Response, what: str, *, agent_turn: bool = False) -> 
     if agent_turn and response.status_code == AGENT_RAISED:
         raise AgentServerError(f"{message} (the agent raised while it ran; not run again)")
     if transient_status(response.status_code):
-        raise _Transient(message, retry_after_seconds(response.headers))
+        raise Transient(message, retry_after_seconds(response.headers))
     raise AgentServerError(message)
 
 
@@ -135,7 +90,7 @@ def _route_missing(response: httpx.Response) -> bool:
         return True
 
 
-class HttpRunner:
+class HttpRunner(RemoteRunner):
     name = "http"
 
     def __init__(self, settings: Settings, *, console: Console | None = None) -> None:
@@ -177,9 +132,9 @@ class HttpRunner:
                     return response
                 _check(response, what)
                 return response
-            except (_Transient, httpx.TransportError) as error:
+            except (Transient, httpx.TransportError) as error:
                 if attempt == AGENT_SERVER_RETRY.attempts:
-                    raise _Transient(_transport_message(error, what)) from None
+                    raise Transient(_transport_message(error, what)) from None
                 await asyncio.sleep(AGENT_SERVER_RETRY.delay(attempt, retry_after=getattr(error, "retry_after", None)))
         raise AssertionError("unreachable")
 
@@ -188,7 +143,7 @@ class HttpRunner:
             wanted = item.case.session_input.app_name
             try:
                 apps = await self.list_apps()
-            except (AgentServerError, _Transient, httpx.HTTPError, ValueError):
+            except (AgentServerError, Transient, httpx.HTTPError, ValueError):
                 return wanted  # a server without a usable /list-apps: let /run say what it thinks
             if wanted not in apps:
                 raise AgentServerError(
@@ -235,7 +190,7 @@ class HttpRunner:
                 final_state = await self._session_state(session)
             finally:
                 await self._delete_session(session)
-        except _Transient as error:
+        except Transient as error:
             return Inference(error=str(error), session_id=session_id, retryable=True, retry_after=error.retry_after)
         except httpx.TransportError as error:
             return Inference(error=_transport_message(error, "the agent server"), session_id=session_id, retryable=True)
@@ -265,7 +220,7 @@ class HttpRunner:
         """The root agent's name (``GET /apps/{app}/app-info``, as agents-cli asks it); None when not told."""
         if app not in self._root_agents:
             name = None
-            with contextlib.suppress(AgentServerError, _Transient, httpx.HTTPError):
+            with contextlib.suppress(AgentServerError, Transient, httpx.HTTPError):
                 path = f"/apps/{quote(app, safe='')}/app-info"
                 data = _answer(await self._request("GET", path), f"GET {path}")
                 found = data.get("rootAgentName", data.get("root_agent_name")) if isinstance(data, dict) else None
@@ -277,7 +232,7 @@ class HttpRunner:
         """The session's state after the run (``GET`` the session); None when the server does not tell it."""
         try:
             data = _answer(await self._request("GET", path), f"GET {path}")
-        except (AgentServerError, _Transient, httpx.HTTPError):
+        except (AgentServerError, Transient, httpx.HTTPError):
             return None
         state = data.get("state") if isinstance(data, dict) else None
         return plain_state(state) if isinstance(state, dict) else None
@@ -348,15 +303,6 @@ class HttpRunner:
                     events.append(event)
         return events
 
-    def run_count(self, planned: PlannedFile, case: EvalCase) -> int | None:
-        return None
-
-    async def prepare(self, items: list[WorkItem]) -> None:
-        return None
-
-    async def wait_ready(self) -> None:
-        return None
-
     async def aclose(self) -> None:
         if self._client is not None:
             await self._client.aclose()
@@ -364,7 +310,7 @@ class HttpRunner:
 
 
 def _transport_message(error: BaseException, what: str) -> str:
-    if isinstance(error, _Transient):
+    if isinstance(error, Transient):
         return str(error)
     if isinstance(error, httpx.TimeoutException):
         return f"{what} did not answer in time ({type(error).__name__})"

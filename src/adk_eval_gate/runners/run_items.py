@@ -8,13 +8,22 @@ from __future__ import annotations
 import asyncio
 import signal
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from adk_eval_gate.config.settings import Settings
 from adk_eval_gate.inputs.plan import WorkItem
 from adk_eval_gate.metrics.metric import MetricServices
 from adk_eval_gate.model.results import CaseStatus
 from adk_eval_gate.runners import runlog
-from adk_eval_gate.runners.execute import Execution, FinishedRun, MetricBuilder, StopOnSignals, execute
+from adk_eval_gate.runners.execute import (
+    Execution,
+    FinishedRun,
+    MetricBuilder,
+    RunHooks,
+    RunLimits,
+    StopOnSignals,
+    execute,
+)
 from adk_eval_gate.runners.progress import Progress
 from adk_eval_gate.runners.runner import Runner
 from adk_eval_gate.runners.sequential_schedule import SequentialSchedule
@@ -24,44 +33,53 @@ from adk_eval_gate.support import collector
 from adk_eval_gate.support.console import Console, relayed_output
 
 
-async def run_items(  # parameters: the work items, the runner, the services and the hooks of the command
+@dataclass(frozen=True)
+class CommandHooks:
+    """What the command adds to the runs: ``outcome``, a run's status as the progress shows it; ``finished``,
+    called with each finished run; ``confirm``, once the first runs are done, the items to run again; ``reads``,
+    where custom metrics record what they read; ``waves``, ``--sequential``'s schedule."""
+
+    outcome: Callable[[FinishedRun], CaseStatus]
+    finished: Callable[[WorkItem, FinishedRun], None] | None = None
+    confirm: Callable[[Execution, Progress], list[WorkItem]] | None = None
+    reads: MetricReads | None = None
+    waves: SequentialSchedule | None = None
+
+
+async def run_items(
     items: list[WorkItem],
     *,
     settings: Settings,
     runner: Runner,
     services: MetricServices,
     console: Console,
-    outcome: Callable[[FinishedRun], CaseStatus],
+    hooks: CommandHooks,
     execution: Execution | None = None,
-    on_finished: Callable[[WorkItem, FinishedRun], None] | None = None,
-    confirm: Callable[[Execution, Progress], list[WorkItem]] | None = None,
-    metric_reads: MetricReads | None = None,
-    waves: SequentialSchedule | None = None,
 ) -> Execution:
-    """The ``execution`` the items' runs go to (a new one when None). ``outcome``: a run's status as the progress
-    shows it; ``on_finished``: called with each finished run; ``confirm``: once the first runs are done, the items to
-    run again; ``metric_reads``: custom metrics record what they read; ``waves``: ``--sequential``'s schedule."""
+    """The ``execution`` the items' runs go to (a new one when None)."""
     execution = execution if execution is not None else Execution()
-    progress = _progress(items, settings=settings, console=console, runner=runner, waves=waves)
+    progress = _progress(items, settings=settings, console=console, runner=runner, waves=hooks.waves)
+    confirm = hooks.confirm
 
     def finished(item: WorkItem, run: FinishedRun) -> None:
-        progress.finished(item, run, outcome(run))
-        if on_finished is not None:
-            on_finished(item, run)
+        progress.finished(item, run, hooks.outcome(run))
+        if hooks.finished is not None:
+            hooks.finished(item, run)
 
     work = asyncio.ensure_future(
         execute(
             items,
             runner=runner,
-            metrics=_metric_builder(settings, services=services, console=console, reads=metric_reads),
-            parallelism=settings.parallelism,
-            timeout=settings.timeout,
+            metrics=_metric_builder(settings, services=services, console=console, reads=hooks.reads),
+            limits=RunLimits(parallelism=settings.parallelism, timeout=settings.timeout),
             execution=execution,
-            on_started=progress.started,
-            on_finished=finished,
-            on_ready=_settled_first(progress.ready),
-            confirm=(lambda done: confirm(done, progress)) if confirm else None,
-            waves=waves,
+            hooks=RunHooks(
+                started=progress.started,
+                finished=finished,
+                ready=_settled_first(progress.ready),
+                confirm=(lambda done: confirm(done, progress)) if confirm else None,
+                waves=hooks.waves,
+            ),
         )
     )
     ticker = asyncio.ensure_future(progress.tick())

@@ -6,13 +6,14 @@ import difflib
 import json
 import types
 import typing
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
 import pydantic
 from pydantic import alias_generators
 
-from adk_eval_gate.support.jsonpos import JsonPositions
+from adk_eval_gate.support.errors import EvalFileError, GateError, first_of
+from adk_eval_gate.support.jsonpos import JsonPositions, format_path
 
 
 def clean_loc(loc: Sequence[Any], data: Any, *, names_field: bool = True) -> list[str | int]:
@@ -220,3 +221,29 @@ def first_error(exc: pydantic.ValidationError) -> tuple[str, str]:
     """The first error of a validation error as (dotted location, pydantic's message), for one-line reports."""
     first = exc.errors(include_url=False)[0]
     return ".".join(str(item) for item in first.get("loc", ())), str(first.get("msg", "invalid value"))
+
+
+def _no_hint(path: list[str | int]) -> str | None:
+    return None
+
+
+def file_problems(
+    error: pydantic.ValidationError,
+    data: Any,
+    *,
+    model: type[pydantic.BaseModel],
+    text: str,
+    display: str,
+    kind: type[GateError] = EvalFileError,
+    hint: Callable[[list[str | int]], str | None] = _no_hint,
+) -> GateError:
+    """Every problem pydantic found in one file's ``data``, each naming the file (``display``), its line in
+    ``text`` and the field, as ``kind``; ``hint``: what to do about the field at a path. The first problem (by
+    line) carries the others: raised, it reports them all at once."""
+    found, unlisted = every_error(error, data, model=model)
+    positions = JsonPositions(text)
+    problems = (
+        kind(message, file=display, line=locate(positions, path), field=format_path(path), hint=hint(path))
+        for path, message in found
+    )
+    return first_of(problems, unlisted=unlisted)

@@ -7,7 +7,7 @@ case run's time is up, the worker is asked to cancel it; a worker whose event lo
 ``CANCEL_GRACE`` seconds is blocked, so it is killed, and the other case runs it held are run again on a
 replacement (each such run records it: ``Inference.retries``). A worker that dies on its own fails the case runs it
 held (one of them killed it) and is replaced; one killed by a SIGKILL the gate did not send (the out-of-memory
-killer) is lost, and its case runs may run again (``_lost``).
+killer) is lost, and its case runs may run again (``worker_handle.is_lost``).
 
 Several workers also spread the CPU: an ADK agent turn costs a few milliseconds, so one process saturates long
 before a high ``--parallelism`` of latency-bound cases does. Workers are forked by the worker starter
@@ -29,18 +29,14 @@ import contextlib
 import itertools
 import os
 import pickle
-import signal
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from multiprocessing.connection import Connection
-from typing import Any
 
 from adk_eval_gate.inputs.plan import WorkItem
 from adk_eval_gate.runners.runner import Inference
-from adk_eval_gate.runners.workers.forked_call import ended
 from adk_eval_gate.runners.workers.messages import BadMessage, Cancelled, Done, Ready, receive_frame, worker_message
 from adk_eval_gate.runners.workers.starter import Starter, StarterMessage
+from adk_eval_gate.runners.workers.worker_handle import Request, Worker, death, is_lost
 from adk_eval_gate.runners.workers.worker_side import Job, fork_available
 from adk_eval_gate.support.console import relay_lines
 
@@ -50,43 +46,6 @@ EXIT_WAIT = 2.0  # seconds to wait for the starter to report how a worker that c
 
 # ---------------------------------------------------------------------------------------------------------
 # The main process's side
-
-
-@dataclass
-class _Request:
-    index: int  # into the work items the workers were started with
-    run: int  # the item's run: a re-run (--confirm-failures) is a started item with a later run number
-    future: asyncio.Future[Inference]
-    retries: list[str] = field(default_factory=list)  # why it was run again on another worker (``Inference.retries``)
-
-
-@dataclass
-class _Worker:
-    number: int
-    conn: Connection
-    output: int  # read end of the pipe that carries the worker's stdout and stderr
-    ended: asyncio.Future[None]  # the starter reported that it ended (``exitcode``)
-    pid: int | None = None  # known once the starter has forked it
-    exitcode: int | None = None
-    pending: dict[int, _Request] = field(default_factory=dict)
-    acks: dict[int, asyncio.Future[None]] = field(default_factory=dict)
-    ready: asyncio.Future[None] | None = None
-    alive: bool = True
-    killed: str | None = None  # why this process killed it (its other case runs are not to blame)
-    refused: str | None = None  # what it sent that is not a message of the gate's (it is killed: its runs fail)
-    kill_when_forked: bool = False
-    lock: threading.Lock = field(default_factory=threading.Lock)
-
-    def send(self, message: tuple[Any, ...]) -> None:
-        with self.lock:
-            self.conn.send(message)
-
-    def kill(self) -> None:
-        if self.pid is None:
-            self.kill_when_forked = True
-            return
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(self.pid, signal.SIGKILL)
 
 
 class WorkerPool:
@@ -108,13 +67,13 @@ class WorkerPool:
         self.starter = starter
         self.on_output = on_output or (lambda line: None)
         self.cancel_grace = cancel_grace
-        self.workers: list[_Worker] = []
+        self.workers: list[Worker] = []
         self._items: list[WorkItem] = []
         self._job = b""
         self._index: dict[int, int] = {}
         self._by_case: dict[tuple[int, int], int] = {}
         self._requests = itertools.count(1)
-        self._where: dict[int, _Worker] = {}
+        self._where: dict[int, Worker] = {}
         self._watchdogs: set[asyncio.Task[None]] = set()
         self._replacements = 0
         self._unloadable = False
@@ -141,7 +100,7 @@ class WorkerPool:
         for _ in range(self.count):
             self._fork()
 
-    def _fork(self) -> _Worker | None:
+    def _fork(self) -> Worker | None:
         """A new worker; None when the starter is gone (killed by agent code: no worker can start any more)."""
         assert self._loop is not None and self.starter is not None
         number = len(self.workers) + 1
@@ -151,7 +110,7 @@ class WorkerPool:
             self._unloadable = True
             self._last_death = self._starter_failed = f"the agent worker starter process is gone ({error})"
             return None
-        worker = _Worker(number, conn, output, ended=self._loop.create_future(), ready=self._loop.create_future())
+        worker = Worker(number, conn, output, ended=self._loop.create_future(), ready=self._loop.create_future())
         self.workers.append(worker)
         threading.Thread(
             target=self._read, args=(worker, self._loop), name=f"adk-eval-gate-pool-{number}", daemon=True
@@ -191,7 +150,7 @@ class WorkerPool:
     async def wait_ready(self) -> None:
         await asyncio.gather(*(worker.ready for worker in self.workers if worker.ready is not None))
 
-    def _read(self, worker: _Worker, loop: asyncio.AbstractEventLoop) -> None:
+    def _read(self, worker: Worker, loop: asyncio.AbstractEventLoop) -> None:
         """Sends the worker its job, then passes on what it says until its connection closes."""
         with contextlib.suppress(OSError, ValueError):  # gone already: the next read says so
             worker.send(("job", self._job))
@@ -212,7 +171,7 @@ class WorkerPool:
             except RuntimeError:  # the event loop is closed: the run is over
                 return
 
-    def _received(self, worker: _Worker, message: Ready | Done | Cancelled) -> None:
+    def _received(self, worker: Worker, message: Ready | Done | Cancelled) -> None:
         if isinstance(message, Ready) and worker.ready is not None and not worker.ready.done():
             self.setup_results.append(message)
             worker.ready.set_result(None)
@@ -226,7 +185,7 @@ class WorkerPool:
             if ack is not None and not ack.done():
                 ack.set_result(None)
 
-    def _died(self, worker: _Worker) -> None:
+    def _died(self, worker: Worker) -> None:
         """Its connection closed: no new case run goes to it; what it held is settled once its end is known."""
         if not worker.alive:
             return
@@ -235,10 +194,10 @@ class WorkerPool:
         self._watchdogs.add(task)
         task.add_done_callback(self._watchdogs.discard)
 
-    async def _settle(self, worker: _Worker) -> None:
+    async def _settle(self, worker: Worker) -> None:
         with contextlib.suppress(asyncio.TimeoutError):
             await asyncio.wait_for(asyncio.shield(worker.ended), EXIT_WAIT)
-        self._last_death = self._starter_failed or _death(worker)
+        self._last_death = self._starter_failed or death(worker)
         if worker.ready is not None and not worker.ready.done():
             worker.ready.set_result(None)  # its case runs fail or move below; the other workers go on
             self._unloadable = True  # it died importing the agents: a replacement would too
@@ -253,7 +212,7 @@ class WorkerPool:
                     request.future.cancel()
             return
         if worker.killed is None:
-            reason, lost = self._last_death, _lost(worker)
+            reason, lost = self._last_death, is_lost(worker)
             for request in pending.values():
                 if not request.future.done():
                     request.future.set_result(Inference(error=f"{reason} while running this case run", retryable=lost))
@@ -263,7 +222,7 @@ class WorkerPool:
             request.retries.append(f"the agent worker process {worker.number} was stopped: {worker.killed}")
             self._dispatch(number, request, replacement)
 
-    def _replace(self) -> _Worker | None:
+    def _replace(self) -> Worker | None:
         if self._unloadable or self._replacements >= MAX_REPLACEMENTS:
             return None
         if sum(w.alive for w in self.workers) >= self.count:
@@ -271,13 +230,13 @@ class WorkerPool:
         self._replacements += 1
         return self._fork()
 
-    def _choose(self) -> _Worker | None:
+    def _choose(self) -> Worker | None:
         alive = [worker for worker in self.workers if worker.alive]
         if not alive:
             return self._replace()
         return min(alive, key=lambda candidate: len(candidate.pending))
 
-    def _dispatch(self, number: int, request: _Request, worker: _Worker | None = None) -> None:
+    def _dispatch(self, number: int, request: Request, worker: Worker | None = None) -> None:
         worker = worker or self._choose()
         if worker is None:
             if not request.future.done():
@@ -300,7 +259,7 @@ class WorkerPool:
         index = self._index.get(id(item))
         if index is None:
             index = self._by_case[id(item.file), item.case_index]
-        request = _Request(index, item.run, asyncio.get_running_loop().create_future())
+        request = Request(index, item.run, asyncio.get_running_loop().create_future())
         self._dispatch(number, request)
         try:
             inference = await request.future
@@ -326,7 +285,7 @@ class WorkerPool:
         self._watchdogs.add(watchdog)
         watchdog.add_done_callback(self._watchdogs.discard)
 
-    async def _watch(self, worker: _Worker, number: int, ack: asyncio.Future[None]) -> None:
+    async def _watch(self, worker: Worker, number: int, ack: asyncio.Future[None]) -> None:
         try:
             await asyncio.wait_for(ack, self.cancel_grace)
         except asyncio.TimeoutError:
@@ -354,24 +313,6 @@ class WorkerPool:
             await asyncio.to_thread(self.starter.close)  # it reaps every worker before it ends
         for worker in self.workers:
             worker.conn.close()
-
-
-def _lost(worker: _Worker) -> bool:
-    """Killed by a SIGKILL this process did not send (the out-of-memory killer, another process): not the agent's
-    own error, so its case runs may run again; an exit (``os._exit``) or a crash (SIGSEGV) is the agent's."""
-    return worker.killed is None and worker.exitcode == -signal.SIGKILL
-
-
-def _death(worker: _Worker) -> str:
-    if worker.refused is not None:
-        return f"the agent worker process {worker.number} {worker.refused}"
-    how = ended(worker.exitcode) if worker.ended.done() else "ended"
-    why = (
-        "not by the gate: the out-of-memory killer or another process"
-        if _lost(worker)
-        else "the agent or a tool called os._exit() or crashed"
-    )
-    return f"the agent worker process {worker.number} {how} ({why})"
 
 
 def default_worker_count(parallelism: int) -> int:

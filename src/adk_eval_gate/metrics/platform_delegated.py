@@ -4,7 +4,7 @@ When the run has that service (``services.platform``: a Google Cloud project is 
 installed, ``judge/platform_access.py``) they are computed through it as ADK computes them
 (``metrics/platform_metrics.py``), and ``judge_model_options`` do not apply (ADK ignores them for these metrics
 too). Otherwise our own judge judges them: that works with only a Gemini API key and keeps ADK's score ranges and
-its per-invocation / whole-conversation shape, but the numbers come from our prompts (``judge/vertex_prompts.py``),
+its per-invocation / whole-conversation shape, but the numbers come from our prompts (``judge/platform_prompts.py``),
 not from the service. Each result says which (``computed_by``). The judge's versions:
 
 * ``safety_v1``: per invocation 1.0 safe / 0.0 unsafe (majority of ``num_samples``); case = mean.
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from adk_eval_gate.judge import invocation_text, parsing, platform_access, prompts, vertex_prompts
+from adk_eval_gate.judge import invocation_text, parsing, platform_access, platform_prompts, prompts
 from adk_eval_gate.judge.platform_service import PlatformService, ServiceMetric
 from adk_eval_gate.judge.sampling import Samples, ask_samples, mean
 from adk_eval_gate.metrics import platform_metrics
@@ -60,7 +60,7 @@ class SafetyV1(ServiceBacked):
             return await platform_metrics.per_invocation(
                 self.service, run, metric=platform_metrics.SAFETY, expected_required=False
             )
-        prompt_texts = [single_turn_prompt(vertex_prompts.SAFETY, invocation) for invocation in run.actual]
+        prompt_texts = [single_turn_prompt(platform_prompts.SAFETY, invocation) for invocation in run.actual]
         samples = await ask_samples(self.judge(), options=self.judge_options, prompts=prompt_texts)
         scored = [binary_invocation(s, parsing.safety_verdict) for s in samples]
         details = self.judge_details(
@@ -85,7 +85,7 @@ class ResponseEvaluationScore(ServiceBacked):
                 self.service, run, metric=platform_metrics.COHERENCE, expected_required=True
             )
         require_expected(run, self.name)
-        prompt_texts = [single_turn_prompt(vertex_prompts.COHERENCE, invocation) for invocation in run.actual]
+        prompt_texts = [single_turn_prompt(platform_prompts.COHERENCE, invocation) for invocation in run.actual]
         samples = await ask_samples(self.judge(), options=self.judge_options, prompts=prompt_texts)
         per_invocation = [coherence_invocation(s) for s in samples]
         details = self.judge_details(scale="1-5", judged_by="adk-eval-gate judge, not Vertex AI")
@@ -100,7 +100,7 @@ def agents_block(invocations: list[Invocation]) -> str:
 
 class _MultiTurn(ServiceBacked):
     focus: ClassVar[str] = ""
-    properties: ClassVar[tuple[vertex_prompts.Property, ...]] = ()
+    properties: ClassVar[tuple[platform_prompts.Property, ...]] = ()
     service_metric: ClassVar[ServiceMetric]
 
     def rubrics(self) -> list[Rubric]:
@@ -113,7 +113,7 @@ class _MultiTurn(ServiceBacked):
             raise NotEvaluated("no invocations to judge")
         rubrics = self.rubrics()
         prompt = prompts.fill(
-            vertex_prompts.MULTI_TURN,
+            platform_prompts.MULTI_TURN,
             focus=self.focus,
             agents=agents_block(run.actual),
             conversation=invocation_text.dialogue(run.actual),
@@ -129,18 +129,18 @@ class _MultiTurn(ServiceBacked):
 
 
 class MultiTurnTaskSuccess(_MultiTurn):
-    focus = vertex_prompts.TASK_SUCCESS_FOCUS
-    properties = vertex_prompts.TASK_SUCCESS
+    focus = platform_prompts.TASK_SUCCESS_FOCUS
+    properties = platform_prompts.TASK_SUCCESS
     service_metric = platform_metrics.TASK_SUCCESS
 
 
 class MultiTurnTrajectoryQuality(_MultiTurn):
-    focus = vertex_prompts.TRAJECTORY_FOCUS
-    properties = vertex_prompts.TRAJECTORY
+    focus = platform_prompts.TRAJECTORY_FOCUS
+    properties = platform_prompts.TRAJECTORY
     service_metric = platform_metrics.TRAJECTORY_QUALITY
 
 
 class MultiTurnToolUseQuality(_MultiTurn):
-    focus = vertex_prompts.TOOL_USE_FOCUS
-    properties = vertex_prompts.TOOL_USE
+    focus = platform_prompts.TOOL_USE_FOCUS
+    properties = platform_prompts.TOOL_USE
     service_metric = platform_metrics.TOOL_USE_QUALITY

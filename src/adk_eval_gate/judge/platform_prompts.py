@@ -1,5 +1,5 @@
-"""Prompts for the metrics ADK delegates to the Vertex AI evaluation service, judged here by our own Gemini
-judge instead. Their scores keep ADK's ranges but come from these prompts, not from Vertex's service.
+"""Prompts for the metrics ADK delegates to Google's evaluation service (Vertex AI / Agent Platform), judged here
+by our own Gemini judge instead. Their scores keep ADK's ranges but come from these prompts, not from the service.
 """
 
 from __future__ import annotations
