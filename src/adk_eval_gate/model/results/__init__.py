@@ -30,6 +30,7 @@ from adk_eval_gate.model.results.comparison import (
 )
 from adk_eval_gate.model.results.document import (
     SCHEMA_VERSION,
+    CalibrationJudgeStats,
     CaseResult,
     Confirmation,
     FileResult,
@@ -102,6 +103,7 @@ __all__ = [
     "BudgetLimits",
     "BudgetStatus",
     "CalibrationDocument",
+    "CalibrationJudgeStats",
     "Carried",
     "CaseChange",
     "CaseInputs",
