@@ -2,12 +2,13 @@
 metric judged by the fake Gemini) kept as the artifact the fake GitHub serves, then the pull request's run where the
 judge's model changed and the fake answers otherwise for the new model: the comment's "Judges" shows kappa before
 and after with their intervals, results.json records both, and the drop is a regression (a note, or a failure with
---fail-on-regression). A pull request that changes only the judge's sampling is calibrated on both sides, its
-fingerprint changed and its kappa kept."""
+--fail-on-regression). A pull request that changes only the judge's sampling, or only a rubric judge's rubrics, is
+calibrated on both sides, its fingerprint changed and its kappa kept."""
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,7 @@ from tests.fakes.gemini_server import FakeGemini, SeenRequest
 from tests.fakes.github_server import FakeGitHub
 from tests.github.conftest import fake_github
 from tests.github.flows import artifact_zip, pull_request_env
-from tests.judge.helpers import API_KEY, gemini, v2_answer
+from tests.judge.helpers import API_KEY, gemini, rubric_answer, v2_answer
 
 __all__ = ["fake_github", "gemini"]
 pytestmark = pytest.mark.slow
@@ -160,4 +161,51 @@ def test_a_pull_request_that_changes_only_the_judges_sampling_is_calibrated_agai
     [change] = results["comparison"]["judge_changes"]
     assert change["changed"] and not change["dropped"]
     assert not [f for f in results["findings"] if f["metric"] == JUDGE]
+    assert "a different judge" in comment.split("### Judges", 1)[1] and "a drop beyond" not in comment
+
+
+RUBRIC_JUDGE = "rubric_based_final_response_quality_v1"
+RUBRIC_LINE = re.compile(r"\[id: ([^\]]+)\] ([^\n]+)")
+
+
+def rubric_script(request: SeenRequest) -> str:
+    """Each rubric of the prompt answered: the labelled one as the response says this model answers it, the
+    criterion's yes."""
+    texts = dict(RUBRIC_LINE.findall(request.prompt))
+    answer = "no" if f"{request.model}=invalid" in request.prompt else "yes"
+    return rubric_answer({rubric: answer if rubric == "labelled_rubric" else "yes" for rubric in texts}, texts)
+
+
+def configure_rubrics(repo: Path, *, rubric: str) -> None:
+    criterion = {
+        "threshold": 0.5,
+        "judge_model_options": {"judge_model": BASE_MODEL, "num_samples": 1},
+        "rubrics": [{"rubric_id": "tone", "rubric_content": {"text_property": rubric}}],
+    }
+    write_json(repo / "evals" / "test_config.json", {"criteria": {RUBRIC_JUDGE: criterion}})
+
+
+def test_a_pull_request_that_changes_only_a_rubric_judges_rubrics_is_calibrated_again_with_the_same_kappa(
+    workspace: Path, gemini: FakeGemini, fake_github: FakeGitHub, cli_in_process: Callable[..., Any]
+) -> None:
+    gemini.script = rubric_script
+    rubric_labels = [
+        {**label, "metric": RUBRIC_JUDGE, "rubric": "The answer is polite.", "label": "yes" if human else "no"}
+        for label, human in ((label, label["label"] == "valid") for label in labels())
+    ]
+    write_json(workspace / "evals" / "judges.labels.json", {"labels": rubric_labels})
+    configure_rubrics(workspace, rubric="The answer is friendly.")
+    env = {"GOOGLE_API_KEY": API_KEY, "GOOGLE_GEMINI_BASE_URL": gemini.url}
+    [before] = served_base(workspace, fake_github, cli_in_process, env)["calibrations"]
+    assert (before["metric"], before["confusion"], before["unjudged"]) == (RUBRIC_JUDGE, AGREEMENT[BASE_MODEL], 0)
+    configure_rubrics(workspace, rubric="The answer is friendly and short.")
+
+    done, results, comment = pull_request(workspace, fake_github, cli_in_process, env)
+    assert done.returncode == 0, done.stdout
+    [after] = results["calibrations"]
+    assert after["fingerprint"] != before["fingerprint"] and after["judge_model"] == BASE_MODEL
+    kept = ("kappa", "kappa_interval", "gates", "confusion")
+    assert [after[name] for name in kept] == [before[name] for name in kept] and after["gates"]
+    [change] = results["comparison"]["judge_changes"]
+    assert change["changed"] and not change["dropped"]
     assert "a different judge" in comment.split("### Judges", 1)[1] and "a drop beyond" not in comment
