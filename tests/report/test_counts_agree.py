@@ -25,8 +25,7 @@ from adk_eval_gate.report.html import page
 from adk_eval_gate.report.judge_lines import judge_line
 from adk_eval_gate.report.markdown import inline
 from adk_eval_gate.support.console import Console
-from adk_eval_gate.verdict import Policy
-from adk_eval_gate.verdict.judge_gate import earned_gate, ungated_reasons
+from adk_eval_gate.verdict import Policy, earned_gate, ungated_reasons
 from tests.compare.test_judge_changes import decided
 from tests.report.builders import case, document, metric
 from tests.report.golden import rows_of, script_data, unpacked_details
