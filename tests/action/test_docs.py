@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 import yaml
 
-from adk_eval_gate.cli import COMMANDS, build_parser
+from adk_eval_gate.config.command_line import COMMANDS, build_parser
 from adk_eval_gate.config.options import OPTIONS
 
 REPO = Path(__file__).resolve().parents[2]

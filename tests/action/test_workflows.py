@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 import yaml
 
-from adk_eval_gate.cli import build_parser
+from adk_eval_gate.config.command_line import build_parser
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = sorted((REPO / "examples" / "workflows").glob("*.yml"))

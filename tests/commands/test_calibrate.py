@@ -222,3 +222,43 @@ def test_calibrate_an_agents_cli_prompt_template_judge_with_weighted_kappa(
     assert judge["weighted"] and judge["confusion"] == ORDINAL and judge["categories"] == [1, 2, 3, 4, 5]
     assert judge["kappa"] == pytest.approx(theirs.kappa, abs=1e-12)
     assert judge["kappa_interval"] == pytest.approx([theirs.kappa_low, theirs.kappa_upp], abs=1e-9)
+
+
+def test_the_calibrations_judge_calls_are_counted_apart_from_the_evaluations_and_a_cached_one_spends_nothing(
+    workspace: Path, gemini: FakeGemini, cli_in_process: Callable[..., Any]
+) -> None:
+    gemini.script = judge_script
+    row = {"eval_id": "wrong", "prompt": "Weather?", "reference": "Sunny.", "response": "Rainy. JUDGE_NO"}
+    (workspace / "evals" / "rows.jsonl").write_text(json.dumps(row) + "\n")
+    env = {"GOOGLE_API_KEY": API_KEY, "GOOGLE_GEMINI_BASE_URL": gemini.url}
+    labels = workspace / "evals" / "judges.labels.json"
+    kept = labels.read_bytes()
+    labels.unlink()
+    base = ("run", "--dataset", "evals/rows.jsonl", "--cache-dir", ".cache")
+    assert cli_in_process(*base, "--cache-dir", ".plain", cwd=workspace, env=env).returncode == 1
+    plain = json.loads((workspace / "adk-eval-results" / "results.json").read_text())
+    assert "calibration_judge" not in plain and "calibration" not in plain["usage"]
+    labels.write_bytes(kept)
+
+    labelled = cli_in_process(*base, cwd=workspace, env=env)
+    assert labelled.returncode == 0, labelled.stdout
+    doc = json.loads((workspace / "adk-eval-results" / "results.json").read_text())
+    assert doc["judge"] == plain["judge"] and doc["usage"]["judge"] == plain["usage"]["judge"]
+    spend = doc["calibration_judge"]
+    assert (spend["calls"], spend["calibrated"], spend["reused"]) == (50, 1, 0)
+    assert doc["usage"]["calibration"]["calls"] == 50 and doc["usage"]["calibration"]["cost_usd"] > 0
+    assert "Judge calibration: 50 calls, 0 cached" in labelled.stdout
+    cost = next(line for line in labelled.stdout.splitlines() if "judge $" in line)
+    assert " + calibration $" in cost
+    summary = (workspace / "adk-eval-results" / "summary.md").read_text()
+    assert "**Judge calibration** (not counted in the judge's figures): 50 calls" in summary
+
+    asked = gemini.count
+    again = cli_in_process(*base, cwd=workspace, env=env)
+    assert again.returncode == 0, again.stdout
+    cached = json.loads((workspace / "adk-eval-results" / "results.json").read_text())
+    assert gemini.count == asked  # the evaluation's answer is in the judge's cache too
+    spend = cached["calibration_judge"]
+    assert (spend["calls"], spend["calibrated"], spend["reused"]) == (0, 0, 1)
+    assert "calibration" not in cached["usage"] and (cached["judge"]["calls"], cached["judge"]["cached"]) == (0, 1)
+    assert "1 judge unchanged since its last calibration, taken from the cache, no judge calls" in again.stdout

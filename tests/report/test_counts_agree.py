@@ -1,10 +1,15 @@
 """Every output of a run states the same counts: the log's last line, results.json, JUnit, the summary, the comment
-and report.html, for a run that passes, one that fails, a flaky one, one with a quarantined case and one that
-misses a budget. The verdict decides the counts once (``verdict.decide``); each output only renders them."""
+and report.html, for a run that passes, one that fails, a flaky one, one with a quarantined case, one that misses a
+budget, and runs with LLM judges calibrated against human labels: a judge that does not gate (informational, the
+reason on every case it touches), one that gates, one required to be calibrated (an error), and a judge whose
+agreement dropped against the baseline (a note, or a failure with --fail-on-regression). The verdict decides the
+counts and statuses once (``verdict.decide``); each output only renders them."""
 
 from __future__ import annotations
 
+import html
 import io
+import json
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
@@ -12,14 +17,20 @@ from html.parser import HTMLParser
 
 import pytest
 
-from adk_eval_gate.model.results import Confirmation, ResultsDocument
+from adk_eval_gate import verdict
+from adk_eval_gate.model.results import Confirmation, ResultsDocument, dump_json, parse_document
 from adk_eval_gate.report import comment, junit, summary
 from adk_eval_gate.report import console_lines as console_report
 from adk_eval_gate.report.html import page
+from adk_eval_gate.report.judge_lines import judge_line
+from adk_eval_gate.report.markdown import inline
 from adk_eval_gate.support.console import Console
+from adk_eval_gate.verdict import Policy, earned_gate, ungated_reasons
+from tests.compare.test_judge_changes import decided
 from tests.report.builders import case, document, metric
-from tests.report.golden import rows_of
+from tests.report.golden import rows_of, script_data, unpacked_details
 from tests.report.scenarios import SCENARIOS as GOLDEN_INPUTS
+from tests.verdict.test_judge_gate import calibration, with_calibrations
 
 RESPONSE = "response_match_score"
 RERUNS = Confirmation(reason="failed", first_status="failed", extra_runs=2)
@@ -57,12 +68,51 @@ def _quarantine() -> ResultsDocument:
     return document([case("paris", [metric(RESPONSE, 0.9)]), parked, case("sydney", [metric(RESPONSE, 0.1)])])
 
 
+JUDGE = "final_response_match_v2"
+
+
+def _judged(policy: Policy, *, labels: int) -> ResultsDocument:
+    """A judge metric on three cases (failing on one, passing on another, with a failing deterministic metric on
+    the third) and a case it does not touch, calibrated on ``labels`` labels, as ``run`` marks and decides it."""
+    made = earned_gate(calibration(labels=labels), policy)
+    reasons = ungated_reasons([made])
+    cases = [
+        case("wrong", [metric(JUDGE, 0.0, kind="judge"), metric(RESPONSE, 0.9)]),
+        case("right", [metric(JUDGE, 1.0, kind="judge"), metric(RESPONSE, 0.9)]),
+        case("both", [metric(JUDGE, 0.0, kind="judge"), metric(RESPONSE, 0.2)]),
+        case("untouched", [metric(RESPONSE, 0.95)]),
+    ]
+    marked = [verdict.decide_case(with_calibrations(c, reasons, policy), pass_rule="mean") for c in cases]
+    built = document(marked).model_copy(update={"calibrations": [made]})
+    return verdict.decide(built, None, policy)
+
+
+def _judge_informational() -> ResultsDocument:
+    return _judged(Policy(), labels=3)
+
+
+def _judge_gates() -> ResultsDocument:
+    return _judged(Policy(min_judge_kappa=0.5), labels=64)
+
+
+def _judge_required() -> ResultsDocument:
+    return _judged(Policy(require_calibrated_judges=True), labels=3)
+
+
+JUDGE_SCENARIOS: dict[str, Callable[[], ResultsDocument]] = {
+    "judge_informational": _judge_informational,
+    "judge_gates": _judge_gates,
+    "judge_required": _judge_required,
+    "judge_dropped": lambda: decided(fail_on_regression=False),
+    "judge_dropped_failing": lambda: decided(fail_on_regression=True),
+}
 SCENARIOS: dict[str, Callable[[], ResultsDocument]] = {
     "pass": _passing,
     "fail": _failing,
     "flaky": _flaky,
     "quarantine": _quarantine,
     "budget": GOLDEN_INPUTS["cost_rises"],
+    **JUDGE_SCENARIOS,
 }
 
 
@@ -127,6 +177,67 @@ def test_every_output_states_the_same_counts(name: str) -> None:
         "error": totals.error + totals.file_errors,
         "skipped": totals.quarantined - quarantined_passing + (totals.not_evaluated - unevaluated),
     }
+
+
+_JUNIT_OUTCOME = {"passed": "passed", "failed": "failure", "error": "error", "not_evaluated": "failure"}
+_LOG_MARK = {"passed": "PASS", "failed": "FAIL", "error": "ERROR"}
+
+
+def _junit_outcomes(xml: str) -> dict[str, str]:
+    return {
+        testcase.get("name") or "": next(
+            (child.tag for child in testcase if child.tag in ("failure", "error", "skipped")), "passed"
+        )
+        for testcase in ET.fromstring(xml).iter("testcase")
+    }
+
+
+def html_text(markup: str) -> str:
+    return html.unescape(re.sub(r"<[^>]+>", "", markup))
+
+
+@pytest.mark.parametrize("name", list(JUDGE_SCENARIOS))
+def test_every_output_states_each_cases_status_and_why_its_judge_does_not_gate(name: str) -> None:
+    doc = JUDGE_SCENARIOS[name]()
+    saved = parse_document(json.loads(dump_json(doc)), shown="results.json")
+    junit_outcomes = _junit_outcomes(junit.render(doc))
+    out = io.StringIO()
+    console_report.final(Console(in_actions=False, stream=out), doc)
+    log = out.getvalue()
+    markup = page.render(doc)
+    rows = {row["name"]: row["status"] for row in rows_of(markup)}
+    details = unpacked_details(script_data(markup, "case-details"))
+    comment_text, summary_text = comment.render(doc), summary.render(doc)
+    for number, (ours, kept) in enumerate(zip(doc.cases, saved.cases, strict=True)):
+        assert kept.status == ours.status and kept.findings == ours.findings
+        assert junit_outcomes[ours.label] == _JUNIT_OUTCOME[ours.status]
+        assert f"{_LOG_MARK[ours.status]} {ours.file}::{ours.label}" in log
+        assert rows[ours.id] == ours.status
+        for judged in (m for m in ours.metrics if m.uncalibrated is not None):
+            why = next(f for f in ours.findings if f.rule == "judge_calibration" and f.metric == judged.name)
+            assert why.reason == f"{judged.name} does not gate: {judged.uncalibrated}"
+            assert why.reason in html_text(details[number])
+            assert judged.status == "informational"
+    for made in doc.calibrations:  # "; before: ..." follows against a baseline
+        [line] = [line for line in comment_text.splitlines() if line.startswith(f"- {inline(judge_line(made))}")]
+        assert line in summary_text.splitlines()
+    assert saved.calibrations == doc.calibrations and saved.status == doc.status
+
+
+def test_the_judge_scenarios_decide_what_they_should() -> None:
+    informational = _judge_informational()
+    assert [c.status for c in informational.cases] == ["passed", "passed", "failed", "passed"]
+    assert all(f.effect == "none" for c in informational.cases for f in c.findings if f.rule == "judge_calibration")
+    assert [c.status for c in _judge_gates().cases] == ["failed", "passed", "failed", "passed"]
+    required = _judge_required()
+    assert [c.status for c in required.cases] == ["error", "error", "error", "passed"]
+    assert required.status == "error"
+    noted, failing = decided(fail_on_regression=False), decided(fail_on_regression=True)
+    dropped = [noted, failing]
+    assert [[f.effect for f in doc.findings if f.metric == "hallucinations_v1"] for doc in dropped] == [
+        ["none"],
+        ["failed"],
+    ]
 
 
 def test_the_scenarios_count_what_they_should() -> None:

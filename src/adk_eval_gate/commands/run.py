@@ -16,7 +16,7 @@ from adk_eval_gate.aggregate.run_info import run_info, with_digests
 from adk_eval_gate.aggregate.run_results import DocumentParts, EarlyRecords, RunAdditions, build_document
 from adk_eval_gate.aggregate.usage import judge_totals, report_unpriced
 from adk_eval_gate.commands import calibrate, sequential_run
-from adk_eval_gate.commands.calibrate import loaded_labels
+from adk_eval_gate.commands.calibrate import Calibrated, loaded_labels
 from adk_eval_gate.compare.changes import comparison_with
 from adk_eval_gate.config.settings import Settings
 from adk_eval_gate.finish.ending import Ending, finish_run
@@ -24,7 +24,7 @@ from adk_eval_gate.github.client import GitHubClient
 from adk_eval_gate.inputs.plan import WorkItem, plan, selection_digest
 from adk_eval_gate.inputs.prepare import Prepared, prepare, without_unimportable_functions
 from adk_eval_gate.metrics.metric import MetricServices
-from adk_eval_gate.model.results import Comparison, JudgeCalibration, ResultsDocument
+from adk_eval_gate.model.results import Comparison, ResultsDocument
 from adk_eval_gate.report.judge_lines import judge_line
 from adk_eval_gate.runners.execute import Execution
 from adk_eval_gate.runners.factory import make_runner
@@ -210,7 +210,7 @@ def _document(  # parameters: the run's stages' outputs, gathered once the runs 
     early: EarlyRecords | None,
     prices: Prices,
     services: MetricServices,
-    judges: list[JudgeCalibration],
+    judges: Calibrated | None,
 ) -> ResultsDocument:
     """The run's document once the runs are over; ``started``: when the run started (monotonic, and as text)."""
     info = run_info(
@@ -245,24 +245,27 @@ def _document(  # parameters: the run's stages' outputs, gathered once the runs 
         prices=prices,
     )
     doc.judge = finish_judge(services, console)
-    doc.calibrations = judges
+    if judges is not None:  # the calibration's calls apart from the evaluation's
+        doc.calibrations, doc.calibration_judge = judges.document.metrics, judges.spend
+        if doc.usage is not None:
+            doc.usage.calibration = judge_totals(judges.calls, prices)
     report_unpriced(doc, console, local=execution.local_models)
     return doc
 
 
-def _calibrated_judges(settings: Settings, console: Console, *, prepared: Prepared) -> list[JudgeCalibration]:
+def _calibrated_judges(settings: Settings, console: Console, *, prepared: Prepared) -> Calibrated | None:
     """With labels, each judge metric in use calibrated first, and those that have not earned their gate marked
     so (``calibrate.gate_judges``); without labels nothing (and nothing changes)."""
     labels, bad = loaded_labels(settings, console)
     if not labels and not bad:
-        return []
-    document = calibrate.calibrated_judges(settings, console, planned=prepared.planned, labels=labels)
-    calibrate.gate_judges(prepared.planned, document, settings)
-    for made in document.metrics:
+        return None
+    calibrated = calibrate.calibrated_judges(settings, console, planned=prepared.planned, labels=labels)
+    calibrate.gate_judges(prepared.planned, calibrated.document, settings)
+    for made in calibrated.document.metrics:
         console.line(judge_line(made))
-    for note in document.notes:
+    for note in calibrated.document.notes:
         console.line(f"note {note}")
-    return document.metrics
+    return calibrated
 
 
 def _comparing(found: Baseline | NoBaseline, settings: Settings) -> Compared:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from adk_eval_gate.model.results import Quantity, QuantityChange, ResultsDocument, UsageTotals
+from adk_eval_gate.model.results import Quantity, QuantityChange, ResultsDocument, SuiteUsage, UsageTotals
 from adk_eval_gate.report import markdown as md
 from adk_eval_gate.report.change_sections import significance_text
 from adk_eval_gate.support.words import money, plural
@@ -91,15 +91,26 @@ def cost_line(doc: ResultsDocument, *, markdown: bool = True) -> str:
     apart = _apart_words(doc)
     if apart:
         parts.append(apart)
-    judge = usage.judge.cost_usd if usage.judge else None
-    if judge is not None:
-        parts.append(f"judge {money(judge)}")
+    judging = _judging_words(usage)
+    if judging:
+        parts.append(judging)
     if not parts:
         return ""
     if usage.runs_without_usage:
         missing = f"no token counts from {plural(usage.runs_without_usage, 'run')}"
         parts.append(f"_{missing}_" if markdown else missing)
     return ("💲 " if markdown else "") + " · ".join(parts)
+
+
+def _judging_words(usage: SuiteUsage) -> str:
+    """``judge $0.002 + calibration $0.001``: the evaluation's judge, and apart from it the judges' calibration
+    against the human labels (asked before the evaluation)."""
+    judge = usage.judge.cost_usd if usage.judge else None
+    calibration = usage.calibration.cost_usd if usage.calibration else None
+    words = [f"judge {money(judge)}"] if judge is not None else []
+    if calibration is not None:
+        words.append(f"calibration {money(calibration)}")
+    return " + ".join(words)
 
 
 def _compared_on(doc: ResultsDocument) -> str | None:
@@ -199,6 +210,7 @@ def _parties(doc: ResultsDocument) -> str:
     for name, totals in (
         ("Agent, all runs", usage.agent),
         ("LLM judge", usage.judge),
+        ("Judge calibration", usage.calibration),
         ("User simulator", usage.simulator),
     ):
         if totals is None or not totals.models:

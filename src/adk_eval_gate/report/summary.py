@@ -70,6 +70,23 @@ def judge_stats(doc: ResultsDocument) -> str:
     return "**LLM judge:** " + ", ".join(parts) + "."
 
 
+def calibration_spend(doc: ResultsDocument) -> str:
+    """What calibrating the judges asked of them, apart from the evaluation's figures above."""
+    spend = doc.calibration_judge
+    if spend is None:
+        return ""
+    reused = f"{plural(spend.reused, 'judge')} unchanged, from the cache" if spend.reused else ""
+    if not spend.calibrated:
+        return f"**Judge calibration:** {reused or 'no judge metric in use'}, no calls."
+    asked = (
+        f"{spend.calls:,} calls, {spend.cached:,} answered from the cache, {spend.input_tokens:,} input and "
+        f"{spend.output_tokens:,} output tokens"
+    )
+    return (
+        f"**Judge calibration** (not counted in the judge's figures): {asked}" + (f"; {reused}" if reused else "") + "."
+    )
+
+
 def _render(doc: ResultsDocument, *, detail: sections.Detail, level: int, budget: int) -> str:
     cut = sections.Cut(text_limit=detail.text_limit if level and detail.text_limit else None)
     parts = [
@@ -84,6 +101,7 @@ def _render(doc: ResultsDocument, *, detail: sections.Detail, level: int, budget
         mermaid_charts.cost_chart(doc),
         costs.rising_cases(doc, limit=None),
         judge_stats(doc),
+        calibration_spend(doc),
         judges_section(doc),
         change_sections.regressions(doc, limit=detail.max_changes, budget=budget, interval=True),
         change_sections.improvements(doc, limit=detail.max_changes, budget=budget),

@@ -67,12 +67,14 @@ def fingerprint(configured: ConfiguredMetric, labelled: Sequence[Labelled]) -> s
     return hashlib.sha256(json.dumps(judge, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
-def label_run(label: JudgeLabel) -> CaseRun:
+def label_run(label: JudgeLabel, *, rubric_type: str | None = None) -> CaseRun:
     """The case run a label stands for: its invocation judged against its expected one (or, for a metric that reads
-    none, its user's turn alone), with the label's rubric as the invocation's only rubric."""
+    none, its user's turn alone), with the label's rubric as the invocation's only rubric, of the metric's rubric
+    type (a rubric metric judges only the invocation rubrics of its own type)."""
     actual = label.invocation
     if label.rubric is not None:
-        rubric = Rubric(rubric_id=LABEL_RUBRIC_ID, rubric_content=RubricContent(text_property=label.rubric))
+        content = RubricContent(text_property=label.rubric)
+        rubric = Rubric(rubric_id=LABEL_RUBRIC_ID, rubric_content=content, type=rubric_type)
         actual = actual.model_copy(update={"rubrics": [rubric]})
     expected = label.expected_invocation or Invocation(user_content=label.invocation.user_content)
     case = EvalCase.model_validate(
@@ -114,7 +116,9 @@ def _snapped(value: float, scale: Sequence[float]) -> float:
 
 
 async def judged(metric: Metric, labelled: Sequence[Labelled]) -> list[Verdict]:
-    return [_verdict(await evaluate_metric(metric, label_run(item.label)), item.label) for item in labelled]
+    rubric_type = getattr(metric, "rubric_type", None) or None  # the rubric metrics' own (metrics/rubric_metrics.py)
+    runs = [label_run(item.label, rubric_type=rubric_type) for item in labelled]
+    return [_verdict(await evaluate_metric(metric, run), item.label) for run, item in zip(runs, labelled, strict=True)]
 
 
 def calibration_of(

@@ -36,6 +36,7 @@ from adk_eval_gate.model.results.comparison import (
 )
 from adk_eval_gate.model.results.document import (
     SCHEMA_VERSION,
+    CalibrationJudgeStats,
     CaseResult,
     Confirmation,
     FileResult,
@@ -108,6 +109,7 @@ __all__ = [
     "BudgetLimits",
     "BudgetStatus",
     "CalibrationDocument",
+    "CalibrationJudgeStats",
     "Carried",
     "CaseChange",
     "CaseInputs",

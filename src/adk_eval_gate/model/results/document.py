@@ -317,6 +317,18 @@ class JudgeStats(ResultModel):
     )
 
 
+class CalibrationJudgeStats(JudgeStats):
+    """The judge's calls that calibrated the labelled judge metrics before the evaluation, counted apart from the
+    evaluation's (``judge``)."""
+
+    calibrated: int = Field(default=0, description="Judge metrics whose judge was asked on its labels in this run.")
+    reused: int = Field(
+        default=0,
+        description="Judge metrics whose calibration was unchanged (the same fingerprint) and taken from the cache: "
+        "no judge calls.",
+    )
+
+
 class JudgeSetting(ResultModel):
     """How a judge metric's scores were produced: the model and its sampling."""
 
@@ -414,6 +426,11 @@ class ResultsDocument(ResultModel):
     metrics: list[MetricSummary] = Field(default_factory=list)
     stability: SuiteStability | None = Field(default=None, description="Present when cases ran several times.")
     judge: JudgeStats | None = None
+    calibration_judge: CalibrationJudgeStats | None = Field(
+        default=None,
+        description="What calibrating the judges against the human labels asked of them, apart from judge (left out "
+        "without labels).",
+    )
     calibrations: list[JudgeCalibration] = Field(
         default_factory=list,
         description="Each labelled judge metric's agreement with the human labels and whether it gated (left out "

@@ -25,6 +25,10 @@ def json_parts(doc: ResultsDocument) -> Iterator[str]:
     left_out: dict[str, Any] = {"cases": True, **({"calibrations": True} if not doc.calibrations else {})}
     if doc.comparison is not None and not doc.comparison.judge_changes:
         left_out["comparison"] = {"judge_changes": True}
+    if doc.calibration_judge is None:
+        left_out["calibration_judge"] = True
+    if doc.usage is not None and doc.usage.calibration is None:
+        left_out["usage"] = {"calibration": True}
     head = _without_sequential_defaults(doc.model_dump(mode="json", exclude=left_out))
     fields = {"schema_version": doc.schema_version, "status": doc.status} | head
     parts = [f"{json.dumps(name)}:{_compact(value)}" for name, value in fields.items()]

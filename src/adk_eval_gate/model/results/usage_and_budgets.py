@@ -103,6 +103,11 @@ class PriceSource(ResultModel):
 class SuiteUsage(ResultModel):
     agent: UsageTotals = Field(default_factory=UsageTotals, description="Every run of every case.")
     judge: UsageTotals | None = None
+    calibration: UsageTotals | None = Field(
+        default=None,
+        description="The judge's calls that calibrated the judge metrics against the human labels, not in judge (left "
+        "out without labels).",
+    )
     simulator: UsageTotals | None = None
     per_pass: PassFigures = Field(
         default_factory=PassFigures, description="The mean over runs of one pass of the suite (compared)."
