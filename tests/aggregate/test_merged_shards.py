@@ -9,12 +9,20 @@ from typing import Any
 
 import pytest
 
-from adk_eval_gate.aggregate.merged_shards import shard_problem
+from adk_eval_gate.aggregate.merged_shards import merge_documents, shard_problem
 from adk_eval_gate.cli import main
 from adk_eval_gate.config.shard import Shard
-from adk_eval_gate.model.results import ResultsDocument, SequentialRun
+from adk_eval_gate.model.results import (
+    CalibrationJudgeStats,
+    ModelUsage,
+    ResultsDocument,
+    SequentialRun,
+    SuiteUsage,
+    UsageTotals,
+)
 from tests.report.builders import case, document, metric
 from tests.runners.scripted import turn, write_agent, write_config, write_evalset
+from tests.verdict.test_judge_gate import calibration
 
 REPO = Path(__file__).resolve().parents[2]
 RUN_TIMING = ("started_at", "duration_seconds", "shard", "shards_merged")
@@ -90,8 +98,8 @@ def test_merged_shards_equal_the_unsharded_run(
     assert incomplete["status"] == "error" and incomplete["error"].startswith("incomplete merge: shard 3/3 missing")
 
 
-def _shard_doc(shard: str | None, *, selection: str = "s1", sha: str = "abc") -> ResultsDocument:
-    doc = document([case("paris", [metric("response_match_score", 0.9)])])
+def _shard_doc(shard: str | None, *, selection: str = "s1", sha: str = "abc", city: str = "paris") -> ResultsDocument:
+    doc = document([case(city, [metric("response_match_score", 0.9)])])
     return doc.model_copy(
         update={"run": doc.run.model_copy(update={"shard": shard, "selection": selection, "sha": sha})}
     )
@@ -137,3 +145,25 @@ def test_shards_run_with_other_sequential_settings_are_refused() -> None:
         )
         is None
     )
+
+
+def test_merged_shards_keep_each_judge_calibration_once_and_add_up_what_calibrating_cost() -> None:
+    def calibrated(shard: str, calls: int) -> ResultsDocument:
+        doc = _shard_doc(shard, city=shard[0])
+        spent = UsageTotals(models=[ModelUsage(model="gemini-2.5-flash", calls=calls, input_tokens=10 * calls)])
+        return doc.model_copy(
+            update={
+                "calibrations": [calibration()],
+                "calibration_judge": CalibrationJudgeStats(calls=calls, calibrated=1),
+                "usage": SuiteUsage(calibration=spent),
+            }
+        )
+
+    merged = merge_documents([calibrated("1/2", 64), calibrated("2/2", 0)])
+    assert merged.calibrations == [calibration()]
+    assert merged.calibration_judge is not None
+    assert (merged.calibration_judge.calls, merged.calibration_judge.calibrated) == (64, 2)
+    assert merged.usage is not None and merged.usage.calibration is not None
+    assert (merged.usage.calibration.calls, merged.usage.calibration.input_tokens) == (64, 640)
+    unlabelled = merge_documents([_shard_doc("1/2", city="a"), _shard_doc("2/2", city="b")])
+    assert (unlabelled.calibrations, unlabelled.calibration_judge) == ([], None)

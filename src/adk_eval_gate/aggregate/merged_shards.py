@@ -14,7 +14,15 @@ import re
 from adk_eval_gate import verdict
 from adk_eval_gate.aggregate import records as aggregate
 from adk_eval_gate.aggregate import usage
-from adk_eval_gate.model.results import CaseResult, FileResult, JudgeStats, ResultsDocument
+from adk_eval_gate.model.results import (
+    CalibrationJudgeStats,
+    CaseResult,
+    FileResult,
+    JudgeCalibration,
+    JudgeStats,
+    ResultsDocument,
+    SuiteUsage,
+)
 from adk_eval_gate.support.errors import UsageError
 
 
@@ -49,7 +57,7 @@ def merge_documents(documents: list[ResultsDocument]) -> ResultsDocument:
     durations = [d.run.duration_seconds for d in documents if d.run.duration_seconds is not None]
     interrupted = any(d.run.interrupted for d in documents)
     judge_models = [model for d in documents if d.usage and d.usage.judge for model in d.usage.judge.models]
-    return aggregate.document(
+    merged = aggregate.document(
         ordered_cases,
         ordered_files,
         judge=judge,
@@ -66,6 +74,34 @@ def merge_documents(documents: list[ResultsDocument]) -> ResultsDocument:
                 "interrupted": interrupted,
             }
         ),
+    )
+    return _with_calibrations(merged, documents)
+
+
+def _with_calibrations(merged: ResultsDocument, documents: list[ResultsDocument]) -> ResultsDocument:
+    """The judges' calibrations of the shards: each judge once (every shard calibrated it on the same labels, so
+    they agree), and what calibrating cost every shard added up, apart from the evaluation's judge figures."""
+    calibrations: dict[tuple[str, str, str], JudgeCalibration] = {}
+    for document in documents:
+        for calibration in document.calibrations:
+            calibrations.setdefault((calibration.metric, calibration.judge_model, calibration.fingerprint), calibration)
+    spent = [d.calibration_judge for d in documents if d.calibration_judge]
+    models = [model for d in documents if d.usage and d.usage.calibration for model in d.usage.calibration.models]
+    suite_usage = merged.usage
+    if models:
+        suite_usage = (suite_usage or SuiteUsage()).model_copy(
+            update={"calibration": usage.totals(usage.merged(models))}
+        )
+    return merged.model_copy(
+        update={
+            "usage": suite_usage,
+            "calibrations": list(calibrations.values()),
+            "calibration_judge": CalibrationJudgeStats(
+                **{field: sum(getattr(s, field) for s in spent) for field in CalibrationJudgeStats.model_fields}
+            )
+            if spent
+            else None,
+        }
     )
 
 
