@@ -341,7 +341,10 @@ def decide(doc: ResultsDocument, comparison: Comparison | None, policy: Policy) 
             "findings": findings,
             "totals": totals(cases, doc.files, checks=checks, sequential=policy.sequential),
             "metrics": metric_summaries(cases),
-            "stability": suite_stability([case for case in cases if not case.quarantined]),
+            "stability": suite_stability(
+                [case for case in cases if not case.quarantined],
+                k=policy.sequential.min_runs if policy.sequential else None,
+            ),
             "run": policy.record(doc.run),
         }
     )

@@ -283,8 +283,24 @@ class SuiteStability(ResultModel):
     stable_pass: int = 0
     stable_fail: int = 0
     flaky: int = 0
-    pass_hat_k: float | None = None
-    pass_at_k: float | None = None
+    pass_hat_k: float | None = Field(
+        default=None,
+        description="pass^k: the share of the cases that passed all their k runs; with --sequential (k: min-runs, "
+        "the cases' run counts vary) the mean over the cases of C(c,k)/C(n,k), c of a case's n runs passing: the "
+        "chance that k of its runs all pass.",
+    )
+    pass_at_k: float | None = Field(
+        default=None,
+        description="pass@k: the share of the cases that passed at least one of their k runs; with --sequential the "
+        "mean over the cases of 1 - C(n-c,k)/C(n,k).",
+    )
+    k: int | None = Field(
+        default=None,
+        description="With --sequential: the k of pass^k and pass@k (--min-runs, or fewer when a case ran fewer).",
+    )
+    runs: list[int] | None = Field(
+        default=None, description="With --sequential: the fewest and the most runs a case ran (decisive runs)."
+    )
 
 
 class MetricSummary(ResultModel):
