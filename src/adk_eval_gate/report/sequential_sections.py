@@ -33,6 +33,17 @@ def sequential_line(doc: ResultsDocument) -> str:
     )
 
 
+def runs_per_case(doc: ResultsDocument) -> str:
+    """How many runs each case ran: ``--num-runs``, or with ``--sequential`` the fewest and the most the cases that
+    ran spent ("2-10": no single number is true of them)."""
+    if doc.run.sequential is None:
+        return str(doc.run.num_runs)
+    spent = sorted(len(case.runs) for case in doc.cases if case.runs and case.carried is None)
+    if not spent or spent[0] == spent[-1]:
+        return str(spent[0] if spent else doc.run.num_runs)
+    return f"{spent[0]}-{spent[-1]}"
+
+
 def decision_words(case: CaseResult) -> str:
     """The case's decision and the runs it read ("proven pass after 3 runs"); empty without one."""
     sequential = case.sequential
