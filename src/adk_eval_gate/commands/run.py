@@ -17,6 +17,7 @@ from adk_eval_gate.aggregate.usage import judge_totals, report_unpriced
 from adk_eval_gate.commands import calibrate, sequential_run
 from adk_eval_gate.commands.calibrate import loaded_labels
 from adk_eval_gate.compare.changes import comparison_with
+from adk_eval_gate.compare.earlier_attempt import FindEarlierAttempt, NoEarlierAttempt
 from adk_eval_gate.config.settings import Settings
 from adk_eval_gate.finish.ending import Ending, finish_run
 from adk_eval_gate.github.client import GitHubClient
@@ -29,7 +30,6 @@ from adk_eval_gate.runners.execute import Execution
 from adk_eval_gate.runners.factory import make_runner
 from adk_eval_gate.runners.preflight import function_problems
 from adk_eval_gate.runners.run_items import run_items
-from adk_eval_gate.runners.sequential_schedule import SequentialSchedule
 from adk_eval_gate.runners.services import build_services, finish_judge
 from adk_eval_gate.runners.workers.metric_reads import MetricReads
 from adk_eval_gate.runners.workers.starter import Starter
@@ -47,13 +47,15 @@ def run(
     *,
     github: GitHubClient | None,
     find_baseline: FindBaseline,
+    find_earlier: FindEarlierAttempt = NoEarlierAttempt,
     starter: Starter | None = None,
 ) -> int:
     """``github``: the GitHub client (None: no token or repository); ``find_baseline``: the baseline lookup
-    (``github.baseline.for_settings`` with that client); ``starter``: the adk runner's worker starter, started
-    before this module was imported (``cli``)."""
+    (``github.baseline.for_settings`` with that client); ``find_earlier``: the lookup of an earlier attempt's
+    results, continued by a re-run with ``--sequential`` (``github.earlier_attempt.find``); ``starter``: the adk
+    runner's worker starter, started before this module was imported (``cli``)."""
     try:
-        return _run(settings, console, github=github, baseline=find_baseline, starter=starter)
+        return _run(settings, console, github=github, baseline=find_baseline, earlier=find_earlier, starter=starter)
     finally:
         if starter is not None:
             starter.close()  # the runner ended it, unless it never got to run a case
@@ -92,6 +94,7 @@ def _run(
     *,
     github: GitHubClient | None,
     baseline: FindBaseline,
+    earlier: FindEarlierAttempt,
     starter: Starter | None,
 ) -> int:
     started = (time.monotonic(), dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"))
@@ -103,8 +106,10 @@ def _run(
     inputs = Inputs.of(settings, planned=prepared.planned, root=prepared.root, prices=prices)
     found = baseline()
     affected = choose(settings, inputs=inputs, items=items, found=found, console=console)
-    items = affected.items
-    waves, confirming, early = _schedules(settings, console, prepared=prepared, items=items, found=found, prices=prices)
+    continuing = sequential_run.continuation(settings, console, find_earlier=earlier, prepared=prepared, inputs=inputs)
+    items = sequential_run.continued_items(affected.items, continuing)
+    waves = sequential_run.schedule(settings, items=items, found=found, console=console, continuation=continuing)
+    confirming, early = _schedules(settings, console, prepared=prepared, items=items, found=found, prices=prices)
     execution = asyncio.run(
         run_items(
             items,
@@ -137,7 +142,7 @@ def _run(
         judges=judges,
     )
     code = finish_run(
-        built,
+        sequential_run.continued_document(built, continuing),
         settings=settings,
         console=console,
         client=github,
@@ -156,17 +161,17 @@ def _schedules(
     items: list[WorkItem],
     found: Baseline | NoBaseline,
     prices: Prices,
-) -> tuple[SequentialSchedule | None, Confirming | None, EarlyRecords | None]:
-    """How the runs are scheduled beyond the first: in waves (``--sequential``: confirming a failure is then the
-    sequential test itself), or with the failures confirmed (``--confirm-failures``); the records kept as the runs
+) -> tuple[Confirming | None, EarlyRecords | None]:
+    """How the runs are scheduled beyond the first when not in waves (``--sequential``: confirming a failure is then
+    the sequential test itself): with the failures confirmed (``--confirm-failures``); the records kept as the runs
     finish when neither applies."""
-    waves = sequential_run.schedule(settings, items=items, found=found, console=console)
+    waves = settings.sequential
     compared = _comparing(found, settings)
     confirming = (
         None if waves else confirm.confirming(settings, console, prepared=prepared, items=items, compared=compared)
     )
     early = None if confirming or waves else EarlyRecords.of(settings, items=items, prices=prices)
-    return waves, confirming, early
+    return confirming, early
 
 
 def _document(  # parameters: the run's stages' outputs, gathered once the runs are over

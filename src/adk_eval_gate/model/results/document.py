@@ -410,6 +410,15 @@ class RunInfo(ResultModel):
     baseline_note: str | None = Field(default=None, description="Why there is no comparison, when there is none.")
     affected: AffectedRun | None = Field(default=None, description="What --only-affected ran, when it was given.")
     sequential: SequentialRun | None = Field(default=None, description="The settings of --sequential, when given.")
+    run_attempt: int | None = Field(
+        default=None,
+        description="With --sequential in GitHub Actions: the attempt of the workflow run (a re-run: 2 on).",
+    )
+    continued_from_attempt: int | None = Field(
+        default=None,
+        description="With --sequential: the earlier attempt of this workflow run whose evidence this one continued "
+        "(its results artifact); absent: every case started afresh.",
+    )
     environment_inputs: list[str] = Field(
         default_factory=list,
         description="The environment's dependency files (requirements, pyproject.toml, lock files): inputs of every "

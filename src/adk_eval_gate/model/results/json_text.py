@@ -37,7 +37,7 @@ def json_parts(doc: ResultsDocument) -> Iterator[str]:
 
 
 SEQUENTIAL_ONLY = {
-    "run": ("sequential",),
+    "run": ("sequential", "run_attempt", "continued_from_attempt"),
     "stability": ("k", "runs"),
     "totals": ("runs", "runs_fixed", "proven", "curtailed", "undecided"),
 }
