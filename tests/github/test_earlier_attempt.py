@@ -54,6 +54,7 @@ def _find(fake: FakeGitHub, artifact: bytes, **declared: int) -> ResultsDocument
     return earlier_attempt.find(_settings(run_id), _client(fake))
 
 
+@pytest.mark.slow  # a download through the fake's storage
 def test_a_re_run_finds_the_results_its_earlier_attempt_uploaded_to_this_run(fake_github: FakeGitHub) -> None:
     other = fake_github.add_workflow_run(artifacts=[(NAME, make_zip({"results.json": b"{}"}))])
     found = _find(fake_github, make_zip({"results.json": _results()}))
@@ -116,6 +117,7 @@ def test_an_artifact_declared_too_large_is_not_downloaded(fake_github: FakeGitHu
     assert not fake_github.storage_requests
 
 
+@pytest.mark.slow  # a download through the fake's storage
 def test_a_stored_zip_holding_the_results_reads_the_same(fake_github: FakeGitHub) -> None:
     found = _find(fake_github, make_zip({"results.json": _results()}, compression=zipfile.ZIP_STORED))
     assert isinstance(found, ResultsDocument)
