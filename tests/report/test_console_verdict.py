@@ -124,3 +124,13 @@ def test_with_sequential_the_stability_line_states_the_spread_of_runs_and_the_k_
         "from each case's runs; a case passes when "
     )
     assert "10 runs" not in line and "all 4 runs" not in line
+
+
+def test_the_sequential_line_says_when_a_re_run_continued_an_earlier_attempts_evidence() -> None:
+    settings = SequentialRun(confidence=0.95, margin=0.1, min_runs=2, max_runs=10, undecided="point")
+    cases = [case("steady", [metric("m", [1.0, 1.0])])]
+    doc = verdict.decide(document(cases, num_runs=10), None, verdict.Policy(sequential=settings))
+    continued = doc.model_copy(update={"run": doc.run.model_copy(update={"continued_from_attempt": 1})})
+    [line] = [line for line in _log(continued) if line.startswith("Sequential verdicts")]
+    assert line.endswith(" · evidence continued from attempt 1")
+    assert not any("continued" in line for line in _log(doc))

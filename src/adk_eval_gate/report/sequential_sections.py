@@ -29,8 +29,13 @@ def sequential_line(doc: ResultsDocument) -> str:
         f"Sequential verdicts ({settings.confidence:.0%}, margin {settings.margin:.2f}, "
         f"{settings.min_runs}-{settings.max_runs} runs): {plural(ran, 'case')}, "
         f"{totals.runs:,} runs (fixed: {totals.runs_fixed:,}{saved}) · {totals.proven or 0} proven · "
-        f"{totals.curtailed or 0} curtailed · {totals.undecided or 0} undecided"
+        f"{totals.curtailed or 0} curtailed · {totals.undecided or 0} undecided{_continued(doc)}"
     )
+
+
+def _continued(doc: ResultsDocument) -> str:
+    attempt = doc.run.continued_from_attempt
+    return f" · evidence continued from attempt {attempt}" if attempt is not None else ""
 
 
 def runs_per_case(doc: ResultsDocument) -> str:

@@ -68,7 +68,9 @@ def reopened_at(case: CaseResult) -> list[int]:
     """Where re-runs of the job continued the case's evidence (``cases[].sequential.reopened_at``): ValueError
     unless each is a run the case has, in increasing order."""
     points = case.sequential.reopened_at if case.sequential else []
-    if points and any(point < 1 or point >= later for point, later in zip(points, [*points[1:], len(case.runs) + 1], strict=True)):
+    if points and any(
+        point < 1 or point >= later for point, later in zip(points, [*points[1:], len(case.runs) + 1], strict=True)
+    ):
         raise ValueError("the runs where re-runs continued the case are not among its runs, in order")
     return points
 
