@@ -5,14 +5,24 @@ of both attempts."""
 from __future__ import annotations
 
 import json
+import random
 
 import pytest
 
 from adk_eval_gate import verdict
 from adk_eval_gate.compare import earlier_attempt
 from adk_eval_gate.compare.earlier_attempt import Continuation
-from adk_eval_gate.model.results import CaseResult, ResultsDocument, SequentialRun, parse_document
+from adk_eval_gate.model.results import CaseResult, ResultsDocument, SequentialCase, SequentialRun, parse_document
 from adk_eval_gate.model.results import dump_json as results_json
+from adk_eval_gate.verdict import (
+    CaseEvidence,
+    MetricSpec,
+    RunOutcome,
+    SequentialSettings,
+    consume,
+    continue_evidence,
+    open_evidence,
+)
 from tests.report.builders import case, document, metric
 
 RESPONSE = "response_match_score"
@@ -142,3 +152,40 @@ def test_results_that_do_not_record_an_earlier_attempt_are_refused(recorded: int
     earlier = earlier.model_copy(update={"run": earlier.run.model_copy(update={"run_attempt": recorded})})
     refused = _refused(earlier, _attempt([], attempt=2))
     assert refused is not None and "do not record an attempt before this one (2)" in refused
+
+
+def _core_until_green(outcomes: list[float], *, window: int) -> tuple[CaseEvidence, list[int]]:
+    """The core's re-run until green (the bench's): each attempt reads up to a window of the stream's next runs,
+    and a job that did not pass is run again with its evidence continued."""
+    settings = SequentialSettings(pass_rule="mean", min_runs=2, max_runs=window)
+    evidence = open_evidence(settings, [MetricSpec(RESPONSE, 0.7, 0.0, 1.0)])
+    runs = {n: RunOutcome(passed=v >= 0.7, scores={RESPONSE: v}) for n, v in enumerate(outcomes, 1)}
+    reopened: list[int] = []
+    while True:
+        evidence = consume(evidence, runs)
+        if evidence.decision is None or evidence.passed or evidence.decision == "proven-fail":
+            return evidence, reopened
+        reopened.append(evidence.runs)
+        evidence = continue_evidence(evidence)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_a_record_continued_across_attempts_is_decided_as_the_core_continues_its_evidence(seed: int) -> None:
+    rng = random.Random(seed)
+    outcomes = [float(rng.random() < 0.6) for _ in range(12)]
+    evidence, reopened = _core_until_green(outcomes, window=4)
+    settings = SETTINGS.model_copy(update={"max_runs": 4})
+    built = case("coin", [metric(RESPONSE, outcomes[: evidence.runs], threshold=0.7)])
+    if reopened:
+        built = built.model_copy(update={"sequential": _reopened(built, reopened)})
+    decided = verdict.decide_case(built, pass_rule="mean", sequential=settings)
+    assert decided.sequential is not None
+    assert (decided.sequential.decision, decided.sequential.runs) == (evidence.decision, evidence.runs)
+    assert decided.sequential.e_fail == pytest.approx(evidence.e_fail)
+    assert decided.sequential.e_pass == pytest.approx(evidence.e_pass)
+
+
+def _reopened(built: CaseResult, points: list[int]) -> SequentialCase:
+    first = verdict.decide_case(built, pass_rule="mean", sequential=SETTINGS)
+    assert first.sequential is not None
+    return first.sequential.model_copy(update={"reopened_at": points})
