@@ -7,6 +7,7 @@ import asyncio
 import datetime as dt
 import functools
 import time
+from dataclasses import dataclass
 
 from adk_eval_gate import verdict
 from adk_eval_gate.aggregate import records as aggregate
@@ -17,7 +18,7 @@ from adk_eval_gate.aggregate.usage import judge_totals, report_unpriced
 from adk_eval_gate.commands import calibrate, sequential_run
 from adk_eval_gate.commands.calibrate import loaded_labels
 from adk_eval_gate.compare.changes import comparison_with
-from adk_eval_gate.compare.earlier_attempt import FindEarlierAttempt, NoEarlierAttempt
+from adk_eval_gate.compare.earlier_attempt import Continuation, FindEarlierAttempt, NoEarlierAttempt
 from adk_eval_gate.config.settings import Settings
 from adk_eval_gate.finish.ending import Ending, finish_run
 from adk_eval_gate.github.client import GitHubClient
@@ -30,6 +31,7 @@ from adk_eval_gate.runners.execute import Execution
 from adk_eval_gate.runners.factory import make_runner
 from adk_eval_gate.runners.preflight import function_problems
 from adk_eval_gate.runners.run_items import run_items
+from adk_eval_gate.runners.sequential_schedule import SequentialSchedule
 from adk_eval_gate.runners.services import build_services, finish_judge
 from adk_eval_gate.runners.workers.metric_reads import MetricReads
 from adk_eval_gate.runners.workers.starter import Starter
@@ -52,7 +54,7 @@ def run(
 ) -> int:
     """``github``: the GitHub client (None: no token or repository); ``find_baseline``: the baseline lookup
     (``github.baseline.for_settings`` with that client); ``find_earlier``: the lookup of an earlier attempt's
-    results, continued by a re-run with ``--sequential`` (``github.earlier_attempt.find``); ``starter``: the adk
+    results, continued by a re-run with ``--sequential`` (``github.rerun.find``); ``starter``: the adk
     runner's worker starter, started before this module was imported (``cli``)."""
     try:
         return _run(settings, console, github=github, baseline=find_baseline, earlier=find_earlier, starter=starter)
@@ -105,14 +107,11 @@ def _run(
     services = build_services(settings, prepared.planned, console)
     inputs = Inputs.of(settings, planned=prepared.planned, root=prepared.root, prices=prices)
     found = baseline()
-    affected = choose(settings, inputs=inputs, items=items, found=found, console=console)
-    continuing = sequential_run.continuation(settings, console, find_earlier=earlier, prepared=prepared, inputs=inputs)
-    items = sequential_run.continued_items(affected.items, continuing)
-    waves = sequential_run.schedule(settings, items=items, found=found, console=console, continuation=continuing)
-    confirming, early = _schedules(settings, console, prepared=prepared, items=items, found=found, prices=prices)
+    runs = _schedules(settings, console, prepared=prepared, inputs=inputs, items=items, found=found, earlier=earlier)
+    early = None if runs.confirming or runs.waves else EarlyRecords.of(settings, items=runs.items, prices=prices)
     execution = asyncio.run(
         run_items(
-            items,
+            runs.items,
             settings=settings,
             runner=runner,
             services=services,
@@ -120,9 +119,9 @@ def _run(
             outcome=aggregate.run_outcome,
             execution=early.execution if early else None,
             on_finished=early.finished if early else None,
-            confirm=confirming.more if confirming else None,
+            confirm=runs.confirming.more if runs.confirming else None,
             metric_reads=MetricReads(prepared.root) if settings.runner_kind.observes_inputs else None,
-            waves=waves,
+            waves=runs.waves,
         )
     )
     built = functools.partial(
@@ -130,19 +129,19 @@ def _run(
         settings,
         console,
         prepared=prepared,
-        items=waves.started_items() if waves else items,
+        items=runs.waves.started_items() if runs.waves else runs.items,
         execution=execution,
         started=started,
         inputs=inputs,
-        affected=affected,
-        confirming=confirming,
+        affected=runs.affected,
+        confirming=runs.confirming,
         early=early,
         prices=prices,
         services=services,
         judges=judges,
     )
     code = finish_run(
-        sequential_run.continued_document(built, continuing),
+        sequential_run.continued_document(built, runs.continuing),
         settings=settings,
         console=console,
         client=github,
@@ -153,25 +152,37 @@ def _run(
     return _exit_code(code, execution, console)
 
 
+@dataclass(frozen=True)
+class _Scheduled:
+    affected: Affected  # what --only-affected chose to run
+    items: list[WorkItem]  # the runs planned (a re-run: none for a case proven before, the others' numbers after)
+    continuing: Continuation | None  # the earlier attempt's evidence a re-run continues
+    waves: SequentialSchedule | None
+    confirming: Confirming | None
+
+
 def _schedules(
     settings: Settings,
     console: Console,
     *,
     prepared: Prepared,
+    inputs: Inputs,
     items: list[WorkItem],
     found: Baseline | NoBaseline,
-    prices: Prices,
-) -> tuple[Confirming | None, EarlyRecords | None]:
-    """How the runs are scheduled beyond the first when not in waves (``--sequential``: confirming a failure is then
-    the sequential test itself): with the failures confirmed (``--confirm-failures``); the records kept as the runs
-    finish when neither applies."""
-    waves = settings.sequential
+    earlier: FindEarlierAttempt,
+) -> _Scheduled:
+    """The runs a change can touch (``--only-affected``) and how they are scheduled beyond the first: in waves
+    (``--sequential``, continuing the evidence of an earlier attempt of a re-run; confirming a failure is then the
+    sequential test itself), or with the failures confirmed (``--confirm-failures``); when neither applies, ``run``
+    keeps the records as the runs finish."""
+    affected = choose(settings, inputs=inputs, items=items, found=found, console=console)
+    continuing, items = sequential_run.continued(settings, console, find=earlier, prepared=prepared, affected=affected)
+    waves = sequential_run.schedule(settings, items=items, found=found, console=console, continuation=continuing)
     compared = _comparing(found, settings)
     confirming = (
         None if waves else confirm.confirming(settings, console, prepared=prepared, items=items, compared=compared)
     )
-    early = None if confirming or waves else EarlyRecords.of(settings, items=items, prices=prices)
-    return confirming, early
+    return _Scheduled(affected, items, continuing, waves, confirming)
 
 
 def _document(  # parameters: the run's stages' outputs, gathered once the runs are over

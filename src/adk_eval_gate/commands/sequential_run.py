@@ -23,7 +23,7 @@ from adk_eval_gate.runners.capture import expected_turns
 from adk_eval_gate.runners.execute import FinishedRun
 from adk_eval_gate.runners.sequential_schedule import SequentialSchedule
 from adk_eval_gate.selection.found_baseline import Baseline, NoBaseline
-from adk_eval_gate.selection.only_affected import Inputs
+from adk_eval_gate.selection.only_affected import Affected
 from adk_eval_gate.support.console import Console
 from adk_eval_gate.support.words import plural
 from adk_eval_gate.verdict import CaseEvidence, RunOutcome, consume
@@ -80,8 +80,17 @@ def _outcome(finished: FinishedRun) -> RunOutcome:
     return RunOutcome(passed=run_outcome(finished) == CaseStatus.PASSED, scores=scores)
 
 
+def continued(
+    settings: Settings, console: Console, *, find: FindEarlierAttempt, prepared: Prepared, affected: Affected
+) -> tuple[Continuation | None, list[WorkItem]]:
+    """The earlier attempt's evidence a re-run continues (None: none, or it cannot be continued; said in one line)
+    and the runs to plan with it."""
+    found = continuation(settings, console, find_earlier=find, prepared=prepared)
+    return found, continued_items(affected.items, found)
+
+
 def continuation(
-    settings: Settings, console: Console, *, find_earlier: FindEarlierAttempt, prepared: Prepared, inputs: Inputs
+    settings: Settings, console: Console, *, find_earlier: FindEarlierAttempt, prepared: Prepared
 ) -> Continuation | None:
     """The earlier attempt's evidence this re-run continues, said in one line; None (said why, when this is a
     re-run) when there is none or it cannot be continued."""
@@ -101,8 +110,6 @@ def continuation(
             started_at=None,
             selection=selection_digest(prepared.planned, num_runs=settings.num_runs),
             planned=prepared.planned,
-            commit=inputs.commit,
-            environment_inputs=inputs.environment,
         ),
     )
     expected = {

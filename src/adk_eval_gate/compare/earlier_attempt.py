@@ -31,7 +31,7 @@ class NoEarlierAttempt:
 
 
 FindEarlierAttempt = Callable[[], "ResultsDocument | NoEarlierAttempt"]
-"""The earlier attempt's lookup, I/O handed to ``run`` (``github.earlier_attempt.find`` bound to the settings and
+"""The earlier attempt's lookup, I/O handed to ``run`` (``github.rerun.find`` bound to the settings and
 the client)."""
 
 

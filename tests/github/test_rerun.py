@@ -12,7 +12,7 @@ import pytest
 from adk_eval_gate import verdict
 from adk_eval_gate.compare.earlier_attempt import NoEarlierAttempt
 from adk_eval_gate.config.settings import Settings, build_settings
-from adk_eval_gate.github import earlier_attempt
+from adk_eval_gate.github import rerun
 from adk_eval_gate.github.artifact import MAX_RESULTS_BYTES, MAX_ZIP_BYTES
 from adk_eval_gate.github.client import GitHubClient
 from adk_eval_gate.model.results import ResultsDocument, SequentialRun
@@ -51,7 +51,7 @@ def _client(fake: FakeGitHub) -> GitHubClient:
 
 def _find(fake: FakeGitHub, artifact: bytes, **declared: int) -> ResultsDocument | NoEarlierAttempt:
     run_id = fake.add_workflow_run(event="pull_request", artifacts=[(NAME, artifact)], declared_sizes=declared or None)
-    return earlier_attempt.find(_settings(run_id), _client(fake))
+    return rerun.find(_settings(run_id), _client(fake))
 
 
 @pytest.mark.slow  # a download through the fake's storage
@@ -68,12 +68,12 @@ def test_a_re_run_finds_the_results_its_earlier_attempt_uploaded_to_this_run(fak
 def test_a_first_attempt_or_a_run_without_sequential_looks_nothing_up_and_says_nothing(
     fake_github: FakeGitHub, attempt: str, sequential: bool
 ) -> None:
-    found = earlier_attempt.find(_settings(41, attempt=attempt, sequential=sequential), _client(fake_github))
+    found = rerun.find(_settings(41, attempt=attempt, sequential=sequential), _client(fake_github))
     assert found == NoEarlierAttempt() and not fake_github.calls("GET", "/artifacts")
 
 
 def test_without_a_token_a_re_run_says_in_one_line_that_every_case_starts_afresh() -> None:
-    found = earlier_attempt.find(_settings(41), None)
+    found = rerun.find(_settings(41), None)
     assert isinstance(found, NoEarlierAttempt)
     assert found.note == (
         "attempt 2: every case starts afresh, without a GitHub token and run to find the earlier attempt's evidence"
@@ -82,7 +82,7 @@ def test_without_a_token_a_re_run_says_in_one_line_that_every_case_starts_afresh
 
 def test_a_run_without_the_artifact_starts_afresh_and_says_so(fake_github: FakeGitHub) -> None:
     run_id = fake_github.add_workflow_run(artifacts=[("other", make_zip({"results.json": _results()}))])
-    found = earlier_attempt.find(_settings(run_id), _client(fake_github))
+    found = rerun.find(_settings(run_id), _client(fake_github))
     assert isinstance(found, NoEarlierAttempt) and "has no artifact named 'adk-eval-results'" in found.note
 
 
