@@ -83,17 +83,26 @@ def _outcome(finished: FinishedRun) -> RunOutcome:
 def continued(
     settings: Settings, console: Console, *, find: FindEarlierAttempt, prepared: Prepared, affected: Affected
 ) -> tuple[Continuation | None, list[WorkItem]]:
-    """The earlier attempt's evidence a re-run continues (None: none, or it cannot be continued; said in one line)
-    and the runs to plan with it."""
+    """The earlier attempt's evidence a re-run continues for the cases this run plans, said in one line (None: none,
+    or it cannot be continued), and the runs to plan with it."""
     found = continuation(settings, console, find_earlier=find, prepared=prepared)
+    if found is None:
+        return None, affected.items
+    planned = {item.case_id for item in affected.items}  # not another shard's cases, nor those carried from the base
+    found = dataclasses.replace(found, cases={key: case for key, case in found.cases.items() if key in planned})
+    settled = sum(1 for case in found.cases.values() if case.evidence.decision is not None)
+    console.line(
+        f"attempt {settings.github.attempt} continues the sequential evidence of attempt {found.attempt}: "
+        f"{plural(len(found.cases), 'case')} ({settled} proven there spend no runs), run numbers after theirs"
+    )
     return found, continued_items(affected.items, found)
 
 
 def continuation(
     settings: Settings, console: Console, *, find_earlier: FindEarlierAttempt, prepared: Prepared
 ) -> Continuation | None:
-    """The earlier attempt's evidence this re-run continues, said in one line; None (said why, when this is a
-    re-run) when there is none or it cannot be continued."""
+    """The earlier attempt's evidence this re-run continues; None (said why in one line, when this is a re-run)
+    when there is none or it cannot be continued."""
     earlier = find_earlier()
     attempt = settings.github.attempt
     if isinstance(earlier, NoEarlierAttempt) or attempt is None:
@@ -124,13 +133,7 @@ def continuation(
         )
         return None
     cases = earlier_attempt.continued_cases(earlier)
-    found = Continuation(attempt=earlier.run.run_attempt or attempt - 1, cases=cases)
-    settled = sum(1 for continued in cases.values() if continued.evidence.decision is not None)
-    console.line(
-        f"attempt {attempt} continues the sequential evidence of attempt {found.attempt}: "
-        f"{plural(len(cases), 'case')} ({settled} proven there spend no runs), run numbers after theirs"
-    )
-    return found
+    return Continuation(attempt=earlier.run.run_attempt or attempt - 1, cases=cases)
 
 
 def continued_items(items: list[WorkItem], found: Continuation | None) -> list[WorkItem]:
