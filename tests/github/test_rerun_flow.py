@@ -10,9 +10,14 @@ from pathlib import Path
 
 import pytest
 
+from adk_eval_gate import verdict
+from adk_eval_gate.model.results import SequentialRun
+from adk_eval_gate.report.writer import results_json
+from adk_eval_gate.verdict import Policy
 from tests.fakes.github_server import FakeGitHub
 from tests.github.flows import EXAMPLE, FAILING, run_step
 from tests.github.zips import make_zip
+from tests.report.builders import case, document, metric
 
 NAME = "adk-eval-results"
 ARGS = ["run", EXAMPLE, "--sequential", "--num-runs", "3", "--pass-rule", "all"]
@@ -69,8 +74,29 @@ def test_a_re_run_continues_the_evidence_of_its_earlier_attempt(
     cases = {case["id"]: case for case in now["cases"]}
     failing = cases.pop(FAILING)
     assert [run["run"] for run in failing["runs"]] == [1, 2] and failing["sequential"]["reopened_at"] == [2]
-    for case in cases.values():
-        assert [run["run"] for run in case["runs"]] == [1, 2, 3, 4, 5, 6]
-        assert case["sequential"]["runs"] == 6 and case["sequential"]["reopened_at"] == [3]
+    for passing in cases.values():
+        assert [run["run"] for run in passing["runs"]] == [1, 2, 3, 4, 5, 6]
+        assert passing["sequential"]["runs"] == 6 and passing["sequential"]["reopened_at"] == [3]
     assert now["totals"]["runs"] == 3 * len(cases)  # only this attempt's runs: the failing case spent none
     assert earlier["totals"]["runs"] == 3 * len(cases) + 2
+
+
+@pytest.mark.slow
+def test_a_re_run_under_other_settings_says_so_in_one_line_and_starts_every_case_afresh(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, fake_github: FakeGitHub
+) -> None:
+    other = SequentialRun(confidence=0.99, margin=0.1, min_runs=2, max_runs=3, undecided="point")
+    built = verdict.decide(document([case("paris", [metric("m", [1.0])])], num_runs=3), None, Policy(sequential=other))
+    earlier = built.model_copy(update={"run": built.run.model_copy(update={"run_attempt": 1, "sha": "4d" * 20})})
+    run_id = fake_github.add_workflow_run(
+        event="push", artifacts=[(NAME, make_zip({"results.json": results_json(earlier).encode()}))]
+    )
+    out = tmp_path / "second"
+    second = run_step(
+        monkeypatch, [*ARGS, "--output-dir", str(out)], _env(tmp_path, fake_github, run_id=run_id, attempt=2), tmp_path
+    )
+    [said] = [line for line in second.stdout.splitlines() if "starts afresh" in line]
+    assert "the earlier attempt's evidence is not continued: it ran with other --sequential settings" in said
+    now = json.loads((out / "results.json").read_text())
+    assert "continued_from_attempt" not in now["run"] and now["run"]["run_attempt"] == 2
+    assert all(ran["runs"][0]["run"] == 1 and "reopened_at" not in ran["sequential"] for ran in now["cases"])
