@@ -74,6 +74,7 @@ def test_the_decision_uses_the_runs_of_both_attempts_and_counts_only_this_attemp
     assert steady.sequential is not None and steady.sequential.decision == "proven-pass"  # a fresh start: curtailed
     assert steady.sequential.runs == 5 and steady.sequential.reopened_at == [3]
     assert zero.sequential is not None and zero.sequential.decision == "proven-fail" and len(zero.runs) == 2
+    assert zero.usage is None  # what it cost was the earlier attempt's
     assert merged.totals.runs == 2 and merged.run.continued_from_attempt == 1
     saved = parse_document(json.loads(results_json(merged)), shown="results.json")
     again, claims = verdict.redecide(saved)  # report and merge derive the same decisions from the saved runs

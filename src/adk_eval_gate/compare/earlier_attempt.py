@@ -110,7 +110,7 @@ def continued_cases(earlier: ResultsDocument) -> dict[str, Continued]:
 def with_earlier_runs(continued: Continued, new: CaseResult | None, *, doc: ResultsDocument) -> CaseResult:
     """The case's record over the earlier attempt's runs and this one's (``new``; None: it spent none here), decided
     again on all of them under ``doc``'s settings."""
-    base = new if new is not None else continued.case
+    base = new if new is not None else continued.case.model_copy(update={"usage": None})  # it spent nothing here
     runs = [*continued.case.runs, *(new.runs if new is not None else [])]
     combined = base.model_copy(update={"runs": runs, "sequential": continued.case.sequential})
     return verdict.decide_case(combined, pass_rule=doc.run.pass_rule, sequential=doc.run.sequential)
