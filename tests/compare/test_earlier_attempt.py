@@ -12,7 +12,14 @@ import pytest
 from adk_eval_gate import verdict
 from adk_eval_gate.compare import earlier_attempt
 from adk_eval_gate.compare.earlier_attempt import Continuation
-from adk_eval_gate.model.results import CaseResult, ResultsDocument, SequentialCase, SequentialRun, parse_document
+from adk_eval_gate.model.results import (
+    CaseResult,
+    CaseUsage,
+    ResultsDocument,
+    SequentialCase,
+    SequentialRun,
+    parse_document,
+)
 from adk_eval_gate.model.results import dump_json as results_json
 from adk_eval_gate.verdict import (
     CaseEvidence,
@@ -65,6 +72,8 @@ def test_each_case_continues_from_the_runs_its_evidence_read_and_a_proof_stands(
 
 def test_the_decision_uses_the_runs_of_both_attempts_and_counts_only_this_attempts_runs() -> None:
     earlier = _earlier()
+    spent = CaseUsage(run_tokens=[100, 100], run_cost_usd=[0.5, 0.5])
+    earlier = earlier.model_copy(update={"cases": [c.model_copy(update={"usage": spent}) for c in earlier.cases]})
     found = Continuation(attempt=1, cases=earlier_attempt.continued_cases(earlier))
     # this attempt ran steady again under run numbers 4 and on; zero, proven, spent none
     now = _attempt([_case("steady", [1.0, 1.0], first=4)], attempt=2)
