@@ -201,8 +201,15 @@ def _run(settings: Settings, console: Console) -> int:
     from adk_eval_gate.github.session import github_session
 
     with github_session(settings, console) as github:
+        from adk_eval_gate.github import rerun
+
         return run(
-            settings, console, github=github, find_baseline=_baseline_lookup(settings, github, console), starter=starter
+            settings,
+            console,
+            github=github,
+            find_baseline=_baseline_lookup(settings, github, console),
+            find_earlier=functools.partial(rerun.find, settings, github),
+            starter=starter,
         )
 
 

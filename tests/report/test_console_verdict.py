@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import io
 
+from adk_eval_gate import verdict
+from adk_eval_gate.model.results import SequentialRun
 from adk_eval_gate.report import console_lines as console_report
 from adk_eval_gate.support.console import Console
 from tests.report.builders import case, document, invocation, metric
@@ -109,3 +111,26 @@ def test_a_short_failing_case_shows_every_differing_turn_and_no_pointer() -> Non
     lines = _log(document([case("short", [metric("m", [0.1], threshold=0.8)])]))
     assert any(line.strip().startswith("turn 1 answer:") for line in lines)
     assert not any(line.strip().startswith("...") for line in lines)
+
+
+def test_with_sequential_the_stability_line_states_the_spread_of_runs_and_the_k_of_pass_k() -> None:
+    settings = SequentialRun(confidence=0.95, margin=0.1, min_runs=2, max_runs=10, undecided="point")
+    cases = [case("steady", [metric("m", [1.0, 1.0])]), case("coin", [metric("m", [1.0, 0.0, 1.0, 0.0])])]
+    doc = verdict.decide(document(cases, num_runs=10), None, verdict.Policy(sequential=settings))
+    [line] = [line for line in _log(doc) if line.startswith("Over ")]
+    assert line.startswith(
+        "Over 2-4 runs per case as the sequential verdicts spent them: 1 stable pass, 1 flaky, 0 stable fail; "
+        "58% average chance that 2 runs of a case all pass (pass^2), 92% that at least one of 2 does (pass@2), "
+        "from each case's runs; a case passes when "
+    )
+    assert "10 runs" not in line and "all 4 runs" not in line
+
+
+def test_the_sequential_line_says_when_a_re_run_continued_an_earlier_attempts_evidence() -> None:
+    settings = SequentialRun(confidence=0.95, margin=0.1, min_runs=2, max_runs=10, undecided="point")
+    cases = [case("steady", [metric("m", [1.0, 1.0])])]
+    doc = verdict.decide(document(cases, num_runs=10), None, verdict.Policy(sequential=settings))
+    continued = doc.model_copy(update={"run": doc.run.model_copy(update={"continued_from_attempt": 1})})
+    [line] = [line for line in _log(continued) if line.startswith("Sequential verdicts")]
+    assert line.endswith(" · evidence continued from attempt 1")
+    assert not any("continued" in line for line in _log(doc))

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from adk_eval_gate import verdict
-from adk_eval_gate.model.results import CaseResult, SequentialRun, UndecidedPolicy, parse_document
+from adk_eval_gate.model.results import CaseResult, ResultsDocument, SequentialRun, UndecidedPolicy, parse_document
 from adk_eval_gate.model.results import dump_json as results_json
 from adk_eval_gate.verdict import Policy
 from tests.report.builders import case, document, metric
@@ -110,3 +110,36 @@ def test_a_saved_range_that_is_not_a_range_leaves_the_case_to_today_verdict(boun
     )
     assert again.sequential is None and again.status == "failed"
     assert not [found for found in again.findings if found.rule == "sequential"]
+
+
+def _varying_runs_document(settings: SequentialRun) -> ResultsDocument:
+    cases = [
+        case("steady", [metric(RESPONSE, [1.0, 1.0])]),  # 2 of 2 runs pass
+        case("coin", [metric(RESPONSE, [1.0, 0.0, 1.0, 0.0])]),  # 2 of 4 pass
+        case("often", [metric(RESPONSE, [1.0, 1.0, 0.0, 1.0, 1.0, 1.0])]),  # 5 of 6 pass
+    ]
+    built = document(cases, num_runs=settings.max_runs)
+    return verdict.decide(built, None, Policy(sequential=settings))
+
+
+def test_with_varying_run_counts_pass_k_is_each_cases_chance_that_k_of_its_runs_all_pass_at_min_runs() -> None:
+    suite = _varying_runs_document(_settings()).stability
+    assert suite is not None and suite.k == 2 and suite.runs == [2, 6]
+    # C(c,2)/C(n,2): 1, 1/6 and 10/15, averaged; pass@2: 1 - C(n-c,2)/C(n,2): 1, 5/6 and 1
+    assert suite.pass_hat_k == pytest.approx((1 + 1 / 6 + 10 / 15) / 3)
+    assert suite.pass_at_k == pytest.approx((1 + 5 / 6 + 1) / 3)
+
+
+def test_pass_k_is_stated_at_the_fewest_runs_a_case_ran_when_that_is_below_min_runs() -> None:
+    settings = SequentialRun(confidence=0.95, margin=0.1, min_runs=3, max_runs=10, undecided="point")
+    suite = _varying_runs_document(settings).stability
+    assert suite is not None and suite.k == 2  # "steady" ran 2: C(2,3) has no meaning
+
+
+def test_without_sequential_pass_k_is_the_share_of_cases_that_passed_all_their_runs_and_says_no_k() -> None:
+    cases = [case("steady", [metric(RESPONSE, [1.0, 1.0, 1.0])]), case("coin", [metric(RESPONSE, [1.0, 0.0, 1.0])])]
+    doc = document(cases, num_runs=3)
+    assert doc.stability is not None and doc.stability.k is None and doc.stability.runs is None
+    assert doc.stability.pass_hat_k == 0.5 and doc.stability.pass_at_k == 1.0
+    saved = json.loads(results_json(doc))
+    assert "k" not in saved["stability"] and "runs" not in saved["stability"]  # what it always wrote

@@ -154,5 +154,6 @@ def run_info(  # parameters: one keyword per field of results.json's RunInfo the
         unfinished=unfinished or [],
         environment_inputs=environment_inputs or [],
         affected=affected,
+        run_attempt=settings.github.attempt if settings.sequential else None,
     )
     return Policy.of(settings).record(info)

@@ -8,6 +8,7 @@ import datetime as dt
 import functools
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from adk_eval_gate import verdict
 from adk_eval_gate.aggregate import records as aggregate
@@ -18,6 +19,7 @@ from adk_eval_gate.aggregate.usage import judge_totals, report_unpriced
 from adk_eval_gate.commands import calibrate, sequential_run
 from adk_eval_gate.commands.calibrate import Calibrated, loaded_labels
 from adk_eval_gate.compare.changes import comparison_with
+from adk_eval_gate.compare.earlier_attempt import Continuation, FindEarlierAttempt, NoEarlierAttempt
 from adk_eval_gate.config.settings import Settings
 from adk_eval_gate.finish.ending import Ending, finish_run
 from adk_eval_gate.github.client import GitHubClient
@@ -48,13 +50,15 @@ def run(
     *,
     github: GitHubClient | None,
     find_baseline: FindBaseline,
+    find_earlier: FindEarlierAttempt = NoEarlierAttempt,
     starter: Starter | None = None,
 ) -> int:
     """``github``: the GitHub client (None: no token or repository); ``find_baseline``: the baseline lookup
-    (``github.baseline.for_settings`` with that client); ``starter``: the adk runner's worker starter, started
-    before this module was imported (``cli``)."""
+    (``github.baseline.for_settings`` with that client); ``find_earlier``: the lookup of an earlier attempt's
+    results, continued by a re-run with ``--sequential`` (``github.rerun.find``); ``starter``: the adk
+    runner's worker starter, started before this module was imported (``cli``)."""
     try:
-        return _run(settings, console, github=github, baseline=find_baseline, starter=starter)
+        return _run(settings, console, github=github, baseline=find_baseline, earlier=find_earlier, starter=starter)
     finally:
         if starter is not None:
             starter.close()  # the runner ended it, unless it never got to run a case
@@ -93,6 +97,7 @@ def _run(
     *,
     github: GitHubClient | None,
     baseline: FindBaseline,
+    earlier: FindEarlierAttempt,
     starter: Starter | None,
 ) -> int:
     started = (time.monotonic(), dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"))
@@ -103,36 +108,38 @@ def _run(
     services = build_services(settings, prepared.planned, console)
     inputs = Inputs.of(settings, planned=prepared.planned, root=prepared.root, prices=prices)
     found = baseline()
-    affected = choose(settings, inputs=inputs, items=items, found=found, console=console)
-    items = affected.items
-    waves, confirming, early = _schedules(settings, console, prepared=prepared, items=items, found=found, prices=prices)
+    runs = _schedules(settings, console, prepared=prepared, inputs=inputs, items=items, found=found, earlier=earlier)
+    early = None if runs.confirming or runs.waves else EarlyRecords.of(settings, items=runs.items, prices=prices)
     execution = asyncio.run(
         run_items(
-            items,
+            runs.items,
             settings=settings,
             runner=runner,
             services=services,
             console=console,
-            hooks=_hooks(settings, prepared=prepared, waves=waves, confirming=confirming, early=early),
+            hooks=_hooks(settings, prepared=prepared, waves=runs.waves, confirming=runs.confirming, early=early),
             execution=early.execution if early else None,
         )
     )
     built = _built(
-        functools.partial(
-            _document,
-            settings,
-            console,
-            prepared=prepared,
-            items=waves.started_items() if waves else items,
-            execution=execution,
-            started=started,
-            inputs=inputs,
-            affected=affected,
-            confirming=confirming,
-            early=early,
-            prices=prices,
-            services=services,
-            judges=judges,
+        sequential_run.continued_document(
+            functools.partial(
+                _document,
+                settings,
+                console,
+                prepared=prepared,
+                items=runs.waves.started_items() if runs.waves else runs.items,
+                execution=execution,
+                started=started,
+                inputs=inputs,
+                affected=runs.affected,
+                confirming=runs.confirming,
+                early=early,
+                prices=prices,
+                services=services,
+                judges=judges,
+            ),
+            runs.continuing,
         )
     )
     code = finish_run(
@@ -175,25 +182,37 @@ def _built(build: Callable[[], ResultsDocument]) -> ResultsDocument | Exception:
         return error
 
 
+@dataclass(frozen=True)
+class _Scheduled:
+    affected: Affected  # what --only-affected chose to run
+    items: list[WorkItem]  # the runs planned (a re-run: none for a case proven before, the others' numbers after)
+    continuing: Continuation | None  # the earlier attempt's evidence a re-run continues
+    waves: SequentialSchedule | None
+    confirming: Confirming | None
+
+
 def _schedules(
     settings: Settings,
     console: Console,
     *,
     prepared: Prepared,
+    inputs: Inputs,
     items: list[WorkItem],
     found: Baseline | NoBaseline,
-    prices: Prices,
-) -> tuple[SequentialSchedule | None, Confirming | None, EarlyRecords | None]:
-    """How the runs are scheduled beyond the first: in waves (``--sequential``: confirming a failure is then the
-    sequential test itself), or with the failures confirmed (``--confirm-failures``); the records kept as the runs
-    finish when neither applies."""
-    waves = sequential_run.schedule(settings, items=items, found=found, console=console)
+    earlier: FindEarlierAttempt,
+) -> _Scheduled:
+    """The runs a change can touch (``--only-affected``) and how they are scheduled beyond the first: in waves
+    (``--sequential``, continuing the evidence of an earlier attempt of a re-run; confirming a failure is then the
+    sequential test itself), or with the failures confirmed (``--confirm-failures``); when neither applies, ``run``
+    keeps the records as the runs finish."""
+    affected = choose(settings, inputs=inputs, items=items, found=found, console=console)
+    continuing, items = sequential_run.continued(settings, console, find=earlier, prepared=prepared, affected=affected)
+    waves = sequential_run.schedule(settings, items=items, found=found, console=console, continuation=continuing)
     compared = _comparing(found, settings)
     confirming = (
         None if waves else confirm.confirming(settings, console, prepared=prepared, items=items, compared=compared)
     )
-    early = None if confirming or waves else EarlyRecords.of(settings, items=items, prices=prices)
-    return waves, confirming, early
+    return _Scheduled(affected, items, continuing, waves, confirming)
 
 
 def _document(  # parameters: the run's stages' outputs, gathered once the runs are over

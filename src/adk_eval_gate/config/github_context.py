@@ -40,6 +40,12 @@ class GitHubContext(pydantic.BaseModel):
         return f"{self.server_url.rstrip('/')}/{self.repository}/actions/runs/{self.run_id}"
 
     @property
+    def attempt(self) -> int | None:
+        """The workflow run's attempt (``GITHUB_RUN_ATTEMPT``: 2 on a re-run), when it is a number."""
+        given = self.run_attempt
+        return int(given) if given and given.isascii() and given.isdigit() and len(given) < 6 else None
+
+    @property
     def pull_request_number(self) -> int | None:
         """The PR of a ``pull_request``/``pull_request_target`` event (``workflow_run`` is resolved later)."""
         pull = self.event.get("pull_request")

@@ -80,14 +80,24 @@ def _stability_lines(doc: ResultsDocument) -> list[str]:
     suite = doc.stability
     if suite is None:
         return []
-    k = max(len(case.runs) for case in doc.cases)
     several = f", {suite.cases} of the {len(doc.cases)} cases" if suite.cases < len(doc.cases) else ""
-    lines = [
-        f"Over {k} runs per case{several}: {suite.stable_pass} stable pass, {suite.flaky} flaky, "
-        f"{suite.stable_fail} stable fail; {_share(suite.pass_hat_k)} passed all {k} runs (pass^{k}), "
-        f"{_share(suite.pass_at_k)} passed at least once (pass@{k}); "
-        f"a case passes when {PASS_RULES[doc.run.pass_rule]}"
-    ]
+    counts = f"{suite.stable_pass} stable pass, {suite.flaky} flaky, {suite.stable_fail} stable fail"
+    if suite.k is None:
+        k = max(len(case.runs) for case in doc.cases)
+        shares = (
+            f"{_share(suite.pass_hat_k)} passed all {k} runs (pass^{k}), "
+            f"{_share(suite.pass_at_k)} passed at least once (pass@{k})"
+        )
+        head = f"Over {k} runs per case{several}"
+    else:
+        k = suite.k
+        low, high = suite.runs or (k, k)
+        shares = (
+            f"{_share(suite.pass_hat_k)} average chance that {k} runs of a case all pass (pass^{k}), "
+            f"{_share(suite.pass_at_k)} that at least one of {k} does (pass@{k}), from each case's runs"
+        )
+        head = f"Over {low}-{high} runs per case as the sequential verdicts spent them{several}"
+    lines = [f"{head}: {counts}; {shares}; a case passes when {PASS_RULES[doc.run.pass_rule]}"]
     flaky = flaky_cases(doc.cases)
     if flaky:
         shown = [f"{_name(case)} ({_runs_passed(case)})" for case in flaky[:_SHOWN_FLAKY]]

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from adk_eval_gate.model.results import MetricDelta, MetricSummary, ResultsDocument
 from adk_eval_gate.report import markdown as md
+from adk_eval_gate.report.sequential_sections import runs_per_case
 from adk_eval_gate.report.views import computed_by_label
 from adk_eval_gate.support.words import plural
 
@@ -237,7 +238,7 @@ def footer(doc: ResultsDocument) -> str:
     facts = [  # inside <sub> in a paragraph GitHub still renders Markdown: every field is escaped as such
         f"runner {md.inline(doc.run.runner, limit=40)}" if doc.run.runner else None,
         f"agent {md.inline(doc.run.served_agent.label(), limit=80)}" if doc.run.served_agent else None,
-        f"{doc.run.num_runs} runs per case" if doc.run.num_runs > 1 else None,
+        f"{runs_per_case(doc)} runs per case" if doc.run.num_runs > 1 else None,
         f"shard {md.inline(doc.run.shard, limit=20)}" if doc.run.shard else None,
         f"{doc.run.shards_merged} shards merged" if doc.run.shards_merged else None,
         f"adk-eval-gate {md.inline(doc.run.tool_version, limit=40)}" if doc.run.tool_version else None,

@@ -29,8 +29,24 @@ def sequential_line(doc: ResultsDocument) -> str:
         f"Sequential verdicts ({settings.confidence:.0%}, margin {settings.margin:.2f}, "
         f"{settings.min_runs}-{settings.max_runs} runs): {plural(ran, 'case')}, "
         f"{totals.runs:,} runs (fixed: {totals.runs_fixed:,}{saved}) · {totals.proven or 0} proven · "
-        f"{totals.curtailed or 0} curtailed · {totals.undecided or 0} undecided"
+        f"{totals.curtailed or 0} curtailed · {totals.undecided or 0} undecided{_continued(doc)}"
     )
+
+
+def _continued(doc: ResultsDocument) -> str:
+    attempt = doc.run.continued_from_attempt
+    return f" · evidence continued from attempt {attempt}" if attempt is not None else ""
+
+
+def runs_per_case(doc: ResultsDocument) -> str:
+    """How many runs each case ran: ``--num-runs``, or with ``--sequential`` the fewest and the most the cases that
+    ran spent ("2-10": no single number is true of them)."""
+    if doc.run.sequential is None:
+        return str(doc.run.num_runs)
+    spent = sorted(len(case.runs) for case in doc.cases if case.runs and case.carried is None)
+    if not spent or spent[0] == spent[-1]:
+        return str(spent[0] if spent else doc.run.num_runs)
+    return f"{spent[0]}-{spent[-1]}"
 
 
 def decision_words(case: CaseResult) -> str:

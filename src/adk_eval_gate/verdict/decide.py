@@ -176,7 +176,7 @@ def _sequential(
         evidence = sequential_case.case_evidence(case, pass_rule=pass_rule, run=run, ranges=ranges)
     except ValueError:  # nothing to decide on, or ranges that are not ranges: what a record claimed is dropped
         return case.model_copy(update={"sequential": None}), findings
-    recorded = sequential_case.record(evidence, ranges=ranges)
+    recorded = sequential_case.record(evidence, ranges=ranges, reopened=sequential_case.reopened_at(case))
     decided = sequential_case.applied(findings, recorded)
     return case.model_copy(update={"sequential": recorded}), [*decided, sequential_case.finding(recorded, run)]
 
@@ -262,7 +262,7 @@ def _sequential_totals(cases: list[CaseResult], run: SequentialRun) -> dict[str,
     ran = [case for case in cases if case.carried is None]
     decisions = [case.sequential.decision for case in ran if case.sequential is not None]
     return {
-        "runs": sum(len(case.runs) for case in ran),
+        "runs": sum(len(case.runs) - spent_before(case) for case in ran),
         "runs_fixed": len(ran) * run.max_runs,
         "proven": sum(1 for decision in decisions if decision in ("proven-pass", "proven-fail")),
         "curtailed": decisions.count("curtailed"),
@@ -341,7 +341,10 @@ def decide(doc: ResultsDocument, comparison: Comparison | None, policy: Policy) 
             "findings": findings,
             "totals": totals(cases, doc.files, checks=checks, sequential=policy.sequential),
             "metrics": metric_summaries(cases),
-            "stability": suite_stability([case for case in cases if not case.quarantined]),
+            "stability": suite_stability(
+                [case for case in cases if not case.quarantined],
+                k=policy.sequential.min_runs if policy.sequential else None,
+            ),
             "run": policy.record(doc.run),
         }
     )
@@ -352,6 +355,12 @@ def exit_code(doc: ResultsDocument) -> int:
     if any(finding.rule == "file_error" for finding in doc.findings) or doc.totals.file_errors:
         return 2
     return 0 if doc.status == RunStatus.PASSED else 1
+
+
+def spent_before(case: CaseResult) -> int:
+    """The case's runs that earlier attempts of the job spent (a re-run continued their evidence)."""
+    points = case.sequential.reopened_at if case.sequential else []
+    return points[-1] if points else 0
 
 
 def redecide(doc: ResultsDocument) -> tuple[ResultsDocument, list[str]]:

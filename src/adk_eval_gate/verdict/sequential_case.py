@@ -25,6 +25,7 @@ from adk_eval_gate.verdict.sequential import (
     RunOutcome,
     SequentialSettings,
     consume,
+    continue_evidence,
     gate_verdict,
     interval,
     open_evidence,
@@ -63,13 +64,28 @@ def _outcome(run: RunRecord) -> RunOutcome:
     return RunOutcome(passed=run.status == CaseStatus.PASSED, scores=scores)
 
 
+def reopened_at(case: CaseResult) -> list[int]:
+    """Where re-runs of the job continued the case's evidence (``cases[].sequential.reopened_at``): ValueError
+    unless each is a run the case has, in increasing order."""
+    points = case.sequential.reopened_at if case.sequential else []
+    if points and any(
+        point < 1 or point >= later for point, later in zip(points, [*points[1:], len(case.runs) + 1], strict=True)
+    ):
+        raise ValueError("the runs where re-runs continued the case are not among its runs, in order")
+    return points
+
+
 def case_evidence(
     case: CaseResult, *, pass_rule: PassRule, run: SequentialRun, ranges: Mapping[str, Sequence[float]]
 ) -> CaseEvidence:
     """The case's evidence after its runs in run-number order, up to the first that cannot be evidence (an error
-    or a score outside its metric's range): ValueError when it has nothing to be decided on under ``pass_rule``."""
+    or a score outside its metric's range), continued where a re-run of the job continued it (``reopened_at``: the
+    capitals go on, a new window opens): ValueError when it has nothing to be decided on under ``pass_rule``."""
     evidence = open_evidence(settings_of(run, pass_rule=pass_rule), metric_specs(case, ranges))
+    reopened = reopened_at(case)
     for number, record in enumerate(sorted(case.runs, key=lambda r: r.run), start=1):
+        if number - 1 in reopened:
+            evidence = continue_evidence(evidence)
         if record.error is not None:
             break
         try:
@@ -92,8 +108,10 @@ def evidence_of(
         return None
 
 
-def record(evidence: CaseEvidence, *, ranges: Mapping[str, Sequence[float]]) -> SequentialCase:
-    """``cases[].sequential``."""
+def record(
+    evidence: CaseEvidence, *, ranges: Mapping[str, Sequence[float]], reopened: Sequence[int] = ()
+) -> SequentialCase:
+    """``cases[].sequential`` (``reopened``: where re-runs of the job continued it)."""
     stream = binding(evidence)
     low, high = interval(evidence)
     return SequentialCase(
@@ -107,6 +125,7 @@ def record(evidence: CaseEvidence, *, ranges: Mapping[str, Sequence[float]]) -> 
         threshold=stream.spec.threshold,
         mean=round(math.fsum(stream.raws) / len(stream.raws), 4) if stream.raws else None,
         ranges={name: list(bounds) for name, bounds in ranges.items() if tuple(bounds) != UNIT_RANGE},
+        reopened_at=[point for point in reopened if point <= evidence.runs],
     )
 
 

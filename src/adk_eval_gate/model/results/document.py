@@ -283,8 +283,24 @@ class SuiteStability(ResultModel):
     stable_pass: int = 0
     stable_fail: int = 0
     flaky: int = 0
-    pass_hat_k: float | None = None
-    pass_at_k: float | None = None
+    pass_hat_k: float | None = Field(
+        default=None,
+        description="pass^k: the share of the cases that passed all their k runs; with --sequential (k: min-runs, "
+        "the cases' run counts vary) the mean over the cases of C(c,k)/C(n,k), c of a case's n runs passing: the "
+        "chance that k of its runs all pass.",
+    )
+    pass_at_k: float | None = Field(
+        default=None,
+        description="pass@k: the share of the cases that passed at least one of their k runs; with --sequential the "
+        "mean over the cases of 1 - C(n-c,k)/C(n,k).",
+    )
+    k: int | None = Field(
+        default=None,
+        description="With --sequential: the k of pass^k and pass@k (--min-runs, or fewer when a case ran fewer).",
+    )
+    runs: list[int] | None = Field(
+        default=None, description="With --sequential: the fewest and the most runs a case ran (decisive runs)."
+    )
 
 
 class MetricSummary(ResultModel):
@@ -406,6 +422,15 @@ class RunInfo(ResultModel):
     baseline_note: str | None = Field(default=None, description="Why there is no comparison, when there is none.")
     affected: AffectedRun | None = Field(default=None, description="What --only-affected ran, when it was given.")
     sequential: SequentialRun | None = Field(default=None, description="The settings of --sequential, when given.")
+    run_attempt: int | None = Field(
+        default=None,
+        description="With --sequential in GitHub Actions: the attempt of the workflow run (a re-run: 2 on).",
+    )
+    continued_from_attempt: int | None = Field(
+        default=None,
+        description="With --sequential: the earlier attempt of this workflow run whose evidence this one continued "
+        "(its results artifact); absent: every case started afresh.",
+    )
     environment_inputs: list[str] = Field(
         default_factory=list,
         description="The environment's dependency files (requirements, pyproject.toml, lock files): inputs of every "

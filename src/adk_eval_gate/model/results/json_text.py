@@ -40,7 +40,11 @@ def json_parts(doc: ResultsDocument) -> Iterator[str]:
     yield "\n]" + "".join(f",\n{part}" for part in parts[at:]) + "}\n"
 
 
-SEQUENTIAL_ONLY = {"run": ("sequential",), "totals": ("runs", "runs_fixed", "proven", "curtailed", "undecided")}
+SEQUENTIAL_ONLY = {
+    "run": ("sequential", "run_attempt", "continued_from_attempt"),
+    "stability": ("k", "runs"),
+    "totals": ("runs", "runs_fixed", "proven", "curtailed", "undecided"),
+}
 
 
 def _without_sequential_defaults(head: dict[str, Any]) -> dict[str, Any]:

@@ -47,3 +47,9 @@ class SequentialCase(ResultModel):
     ranges: dict[str, list[float]] = Field(
         default_factory=dict, description="The value ranges of metrics whose range is not 0 to 1."
     )
+    reopened_at: list[int] = Field(
+        default_factory=list,
+        description="The runs read when each re-run of the job continued the case's evidence (its runs up to there "
+        "came from earlier attempts): the tests' capitals go on across them, and a new window of max_runs runs "
+        "starts after each. Empty: the runs are all this attempt's.",
+    )

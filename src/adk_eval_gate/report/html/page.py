@@ -86,7 +86,7 @@ def _header(doc: ResultsDocument, context: Context) -> str:
             ("ref", text(run.ref) if run.ref else None),
             ("runner", text(run.runner) if run.runner else None),
             ("agent", text(run.served_agent.label()) if run.served_agent else None),
-            ("runs per case", text(run.num_runs)),
+            ("runs per case", text(sequential_sections.runs_per_case(doc))),
             ("pass rule", text(run.pass_rule) if run.num_runs > 1 else None),
             ("shards merged", text(run.shards_merged) if run.shards_merged else None),
             ("started", text(run.started_at) if run.started_at else None),
