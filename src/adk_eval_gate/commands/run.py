@@ -122,25 +122,23 @@ def _run(
         )
     )
     built = _built(
-        sequential_run.continued_document(
-            functools.partial(
-                _document,
-                settings,
-                console,
-                prepared=prepared,
-                items=runs.waves.started_items() if runs.waves else runs.items,
-                execution=execution,
-                started=started,
-                inputs=inputs,
-                affected=runs.affected,
-                confirming=runs.confirming,
-                early=early,
-                prices=prices,
-                services=services,
-                judges=judges,
-            ),
-            runs.continuing,
-        )
+        functools.partial(
+            _document,
+            settings,
+            console,
+            prepared=prepared,
+            items=runs.waves.started_items() if runs.waves else runs.items,
+            execution=execution,
+            started=started,
+            inputs=inputs,
+            affected=runs.affected,
+            confirming=runs.confirming,
+            early=early,
+            prices=prices,
+            services=services,
+            judges=judges,
+        ),
+        runs.continuing,
     )
     code = finish_run(
         built,
@@ -173,11 +171,12 @@ def _hooks(
     )
 
 
-def _built(build: Callable[[], ResultsDocument]) -> ResultsDocument | Exception:
-    """The run's document, or the internal error building it raised: ``finish_run``, the last resort, still
-    writes every report with it, as an error of the whole run."""
+def _built(build: Callable[[], ResultsDocument], continuing: Continuation | None) -> ResultsDocument | Exception:
+    """The run's document (a re-run's with the earlier attempt's runs of the cases it continued), or the internal
+    error building it raised: ``finish_run``, the last resort, still writes every report with it, as an error of
+    the whole run."""
     try:
-        return build()
+        return sequential_run.continued_document(build, continuing)()
     except Exception as error:
         return error
 
