@@ -76,3 +76,14 @@ def test_sequential_spends_fewer_runs_for_the_same_verdicts_on_stable_cases(
         label = case["eval_id"]
         assert f'<property name="{label}.sequential" value="{case["sequential"]["decision"]}" />' in junit
         assert f'<property name="{label}.sequential_runs" value="{case["sequential"]["runs"]}" />' in junit
+
+
+def test_under_neutral_a_proven_failure_needs_its_share_of_the_error_across_the_suite(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    results, log, _ = _run(repo, monkeypatch, "neutral", "--sequential", "--undecided", "neutral")
+    assert results["run"]["sequential"]["fail_split"] == len(CASES)
+    broken = next(case for case in results["cases"] if case["eval_id"] == "broken")
+    # e-value 6 / 0.05 = 120 for a proof: 8 failing runs under majority, where 1 / 0.05 took 5
+    assert (broken["sequential"]["decision"], broken["sequential"]["runs"]) == ("proven-fail", 8)
+    assert broken["sequential"]["e_fail"] >= len(CASES) / 0.05 and "proven to fail at 95% after 8 runs" in log

@@ -96,6 +96,7 @@ def _run(
 ) -> int:
     started = (time.monotonic(), dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"))
     prepared, prices = _prepared(settings, console), load_prices(settings.prices, field=settings.option_name("prices"))
+    settings = sequential_run.with_suite_size(settings, prepared.planned)
     runner = make_runner(settings, root=prepared.root, console=console, planned=prepared.planned, starter=starter)
     items = plan(prepared.planned, num_runs=settings.num_runs, shard=settings.shard, run_count=runner.run_count)
     judges = _calibrated_judges(settings, console, prepared=prepared)

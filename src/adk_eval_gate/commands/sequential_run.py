@@ -8,13 +8,22 @@ from adk_eval_gate.aggregate.records import run_outcome
 from adk_eval_gate.aggregate.run_results import case_record
 from adk_eval_gate.compare.history import known_flaky
 from adk_eval_gate.config.settings import Settings
-from adk_eval_gate.inputs.plan import WorkItem
+from adk_eval_gate.inputs.plan import PlannedFile, WorkItem, select_cases
 from adk_eval_gate.model.results import CaseStatus
 from adk_eval_gate.runners.execute import FinishedRun
 from adk_eval_gate.runners.sequential_schedule import SequentialSchedule
 from adk_eval_gate.selection.found_baseline import Baseline, NoBaseline
 from adk_eval_gate.support.console import Console
 from adk_eval_gate.verdict import CaseEvidence, RunOutcome, consume
+
+
+def with_suite_size(settings: Settings, planned: list[PlannedFile]) -> Settings:
+    """The settings with the suite's case count (every shard's), which ``--undecided neutral`` splits the error of
+    a proven failure across; unchanged without ``--sequential``."""
+    if not settings.sequential:
+        return settings
+    count = sum(len(select_cases(file)) for file in planned)
+    return settings.model_copy(update={"sequential_cases": max(count, 1)})
 
 
 def schedule(
