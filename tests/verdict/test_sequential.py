@@ -19,6 +19,7 @@ from adk_eval_gate.verdict.sequential import (
     MetricSpec,
     RunOutcome,
     SequentialSettings,
+    base_settled,
     compare_with_base,
     consume,
     continue_evidence,
@@ -317,6 +318,20 @@ def test_a_head_that_always_fails_against_a_passing_base_has_a_large_regression_
     assert regression_e_value([0.0] * 10, base_low=0.8, tolerance=0.1, alpha=0.05) > 20
     assert regression_e_value([1.0] * 10, base_low=0.8, tolerance=0.1, alpha=0.05) < 1
     assert regression_e_value([0.0] * 10, base_low=0.05, tolerance=0.1, alpha=0.05) == 1.0
+
+
+def test_the_comparison_with_the_base_is_settled_by_a_proven_regression_or_no_regression_on_every_metric() -> None:
+    base = {"a": [1.0] * 20, "b": [1.0] * 20}
+    assert not base_settled({"a": [1.0] * 2, "b": [1.0] * 2}, base, confidence=0.95, tolerance=0.0)  # too few runs
+    assert base_settled({"a": [1.0] * 10, "b": [1.0] * 10}, base, confidence=0.95, tolerance=0.4)  # no regression
+    assert base_settled({"a": [0.0] * 10, "b": [1.0] * 2}, base, confidence=0.95, tolerance=0.0)  # a regression
+    assert not base_settled({"a": [1.0] * 10}, base, confidence=0.95, tolerance=0.4)  # b not run yet
+
+
+def test_a_metric_outside_0_to_1_or_without_base_values_has_nothing_to_settle() -> None:
+    base = {"a": [1.0] * 20, "steps": [3.0, 4.0], "empty": []}
+    head = {"a": [1.0] * 10, "steps": [5.0] * 10}
+    assert base_settled(head, base, confidence=0.95, tolerance=0.4)
 
 
 def test_e_bh_flags_the_largest_e_values_that_clear_their_rank_s_bar() -> None:

@@ -6,12 +6,12 @@ from __future__ import annotations
 from adk_eval_gate import verdict
 from adk_eval_gate.aggregate.records import run_outcome
 from adk_eval_gate.aggregate.run_results import case_record
-from adk_eval_gate.compare.history import known_flaky
+from adk_eval_gate.compare.history import known_flaky, metric_series
 from adk_eval_gate.config.settings import Settings
 from adk_eval_gate.inputs.plan import PlannedFile, WorkItem, select_cases
 from adk_eval_gate.model.results import CaseStatus
 from adk_eval_gate.runners.execute import FinishedRun
-from adk_eval_gate.runners.sequential_schedule import SequentialSchedule
+from adk_eval_gate.runners.sequential_schedule import SequentialSchedule, Unsettled
 from adk_eval_gate.selection.found_baseline import Baseline, NoBaseline
 from adk_eval_gate.support.console import Console
 from adk_eval_gate.verdict import CaseEvidence, RunOutcome, consume
@@ -65,7 +65,45 @@ def schedule(
     if isinstance(found, Baseline) and found.history:
         history = [(base.info, base.doc) for base in found.history]
         flaky = known_flaky(history, sorted({item.case_id for item in items}))
-    return SequentialSchedule(evidence_of=evidence, parallelism=settings.parallelism, known_flaky=frozenset(flaky))
+    return SequentialSchedule(
+        evidence_of=evidence,
+        parallelism=settings.parallelism,
+        known_flaky=frozenset(flaky),
+        unsettled=_comparison_open(settings, found, run.confidence),
+    )
+
+
+def base_values(found: Baseline) -> dict[str, dict[str, list[float]]]:
+    """Per case and metric, the base's values the comparison reads: the base run's run scores, then the history's
+    scores of the case (as ``compare.changes`` reads them)."""
+    series = metric_series([(base.info, base.doc) for base in found.history])
+    values: dict[str, dict[str, list[float]]] = {}
+    for case in found.doc.cases:
+        for metric in case.metrics:
+            scores = [score for score in metric.run_scores if score is not None]
+            values.setdefault(case.id, {})[metric.name] = [*scores, *series.get((case.id, metric.name), [])]
+    return values
+
+
+def _comparison_open(settings: Settings, found: Baseline | NoBaseline | None, confidence: float) -> Unsettled | None:
+    """With ``--fail-on-regression`` and a baseline: whether a case's comparison with the base is still open after
+    its finished runs (a case the base does not have has nothing to settle)."""
+    if not settings.fail_on_regression or not isinstance(found, Baseline):
+        return None
+    base = base_values(found)
+
+    def unsettled(item: WorkItem, finished: list[FinishedRun]) -> bool:
+        if item.case_id not in base:
+            return False
+        head: dict[str, list[float]] = {}
+        for done in finished:
+            for name, score in _outcome(done).scores.items():
+                head.setdefault(name, []).append(score)
+        return not verdict.base_settled(
+            head, base[item.case_id], confidence=confidence, tolerance=settings.regression_tolerance
+        )
+
+    return unsettled
 
 
 def _outcome(finished: FinishedRun) -> RunOutcome:
