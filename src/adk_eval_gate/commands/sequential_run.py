@@ -9,7 +9,7 @@ from adk_eval_gate.aggregate.run_results import case_record
 from adk_eval_gate.compare.history import known_flaky, metric_series
 from adk_eval_gate.config.settings import Settings
 from adk_eval_gate.inputs.plan import PlannedFile, WorkItem, select_cases
-from adk_eval_gate.model.results import CaseStatus
+from adk_eval_gate.model.results import CaseStatus, MetricStatus
 from adk_eval_gate.runners.execute import FinishedRun
 from adk_eval_gate.runners.sequential_schedule import SequentialSchedule, Unsettled
 from adk_eval_gate.selection.found_baseline import Baseline, NoBaseline
@@ -74,12 +74,14 @@ def schedule(
 
 
 def base_values(found: Baseline) -> dict[str, dict[str, list[float]]]:
-    """Per case and metric, the base's values the comparison reads: the base run's run scores, then the history's
-    scores of the case (as ``compare.changes`` reads them)."""
+    """Per case and graded metric, the base's values the comparison reads: the base run's run scores, then the
+    history's scores of the case (as ``compare.changes`` reads them; informational metrics are not compared)."""
     series = metric_series([(base.info, base.doc) for base in found.history])
     values: dict[str, dict[str, list[float]]] = {}
     for case in found.doc.cases:
         for metric in case.metrics:
+            if metric.kind == "informational" or metric.status == MetricStatus.INFORMATIONAL:
+                continue
             scores = [score for score in metric.run_scores if score is not None]
             values.setdefault(case.id, {})[metric.name] = [*scores, *series.get((case.id, metric.name), [])]
     return values
