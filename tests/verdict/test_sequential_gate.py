@@ -63,6 +63,7 @@ def test_sequential_spends_fewer_runs_for_the_same_verdicts_on_stable_cases(
         "min_runs": 2,
         "max_runs": 10,
         "undecided": "point",
+        "fail_split": None,  # each case at the confidence: the split is neutral's
     }
     assert "sequential" not in fixed["run"] and "runs" not in fixed["totals"]
     assert "Sequential verdicts" not in fixed_log
