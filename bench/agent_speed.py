@@ -118,7 +118,7 @@ def main() -> int:
             cwd=folder,
             env=env,
         )
-        finished = re.search(r"Finished in ([0-9.]+) s: (\d+)/(\d+) done", ours.stdout)
+        finished = re.search(r"Finished in ([0-9.]+) s: (\d+)/(\d+) runs done", ours.stdout)
         if ours.returncode not in (0, 1) or not finished:
             print(ours.stdout[-3000:], ours.stderr[-3000:], sep="\n")
             print(f"adk-eval-gate failed with exit code {ours.returncode}")

@@ -7,32 +7,36 @@ point``) reads as many as it needs of the same stream, as two gates would on one
 read on the same outcomes as a 0/1 metric's scores (a scripted agent's exact match), and once more on scores (the
 flaky cases' scores Beta-distributed with their rate as mean, concentration 8; the others constant).
 
-Prints, per pass rule: the runs spent against fixed-10's (targets: majority <= 50%, mean 0.7 <= 80%, all <= 90%),
-the differences from fixed-10 on the cases whose runs never vary (target 0), the right verdict on the flaky cases
-against the known rate for both (target: sequential >= fixed-10 - 1 point), the differences not labelled proven
-(target 0) and the decisions; then the validity over many streams (a proven pass at a true rate of threshold -
+Prints, per pass rule and ``--undecided`` policy (point, neutral, fail): the runs spent against fixed-10's (targets
+for point: majority <= 50%, mean 0.7 <= 80%, all <= 90%), the differences from fixed-10 on the cases whose runs
+never vary (target 0), the right gate verdict on the flaky cases against the known rate for both (target:
+sequential >= fixed-10 - 1 point; a neutral case counts as passing), the differences not labelled proven (target 0
+for point) and the decisions; then the validity over many streams (a proven pass at a true rate of threshold -
 margin, a proven fail at the threshold: <= 5% each), in run order, with failing runs finishing last, and re-run
 until green with the evidence kept (up to 5 attempts); then the healthy agent (5% of cases flaky with pass rates in
-0.7-0.95): how often the suite fails with fixed-10, ``--undecided point`` and ``neutral`` (targets: neutral <= 5%,
-point <= fixed-10); and the wall time at parallelism 8, SIMULATED (each run lasts an exponential time of mean 1 plus
-0.5; waves as ``next_wave`` plans them), against fixed-10's (target: <= the run ratio + 15 points).
+0.7-0.95): how often the suite fails with fixed-10 and under each policy (targets: neutral <= 5%, point <=
+fixed-10); and the wall time at parallelism 8, SIMULATED (each run lasts an exponential time of mean 1 plus 0.5;
+waves as ``next_wave`` plans them), against fixed-10's (target: <= the run ratio + 15 points). Under neutral a
+proven failure needs ``200 / alpha`` (the error split across the suite's cases), as the gate does.
 
     python bench/sequential.py [--trials 100] [--streams 2000] [--seed 1]
 
-Measured (seed 1, 100 trials, 2000 streams per point, 29 November 2026, 240 s at a load average of 8):
+Measured (seed 1, 100 trials, 2000 streams per point, 29 November 2026, 688 s at a load average of 6-8):
 
-- runs against fixed-10: majority 45.5% (target <= 50%), mean 0.7 on 0/1 runs 65.7% and on scores 65.7% (<= 80%),
-  all 82.0% (<= 90%); per suite 178 proven, 18 curtailed, 4 undecided (majority);
-- stable cases decided otherwise than fixed-10: 0 under every rule; differences not labelled proven: 0; flaky
-  cases right against the known rate, sequential / fixed-10: majority 84.8 / 85.0%, mean 85.9 / 85.8%, mean on
-  scores 97.7 / 97.7%, all 93.8 / 93.8% (target: within one point);
+- runs against fixed-10 (point / neutral / fail): majority 45.5 / 52.6 / 45.5%, mean 0.7 on 0/1 runs
+  65.7 / 74.4 / 65.7%, on scores 65.7 / 74.9 / 65.7%, all 82.0% under each (targets for point met);
+- point: stable cases decided otherwise 0 under every rule, differences not labelled proven 0; flaky cases right,
+  sequential / fixed-10: majority 84.8 / 85.0%, mean 85.9 / 85.8%, mean on scores 97.7 / 97.7%, all 93.8 / 93.8%;
+- neutral: a failure must be proven for the whole suite, so cases that truly fail stay undecided more often and
+  do not fail the gate: flaky cases right 53.3% (majority), 30.2% (mean), 34.7% (scores), 93.8% (all); under
+  majority every always-failing case (20 per suite) stays undecided: 10 failing runs give an e-value of 613, short
+  of 200 / 0.05 = 4,000 (13 runs would reach it); fail: 81.6%, 87.7%, 95.9%, 93.8%;
 - validity (proven pass at threshold - margin / proven fail at the threshold): majority 2.45 / 3.00% in run order,
   2.65 / 3.85% with failing runs last, 2.85 / 3.90% re-run until green; mean 0.7: 3.10 / 3.30%, 3.25 / 3.15%,
   2.25 / 3.80% (target <= 5% each);
-- healthy agent, suites that fail (fixed-10, point, neutral): majority 40 / 40 / 1%, mean 0.7 on scores
-  55 / 55 / 0%, mean 0.7 on 0/1 runs 73 / 73 / 11%: there ten flaky cases sit at 0.70-0.95 on the most variable
-  runs there are, and a per-case error of at most 5% at the threshold adds up over them (neutral target 5%: met
-  for majority and scores, not for 0/1 runs at 0.7);
+- healthy agent, suites that fail (fixed-10, point, neutral, fail): majority 40 / 40 / 0 / 66%, mean 0.7 on 0/1
+  runs 73 / 73 / 0 / 95%, on scores 55 / 55 / 0 / 98% (neutral <= 5% and point <= fixed-10: met); all
+  100% everywhere: under all a case with a pass rate below 1 truly fails, so that suite is not healthy for it;
 - wall time at parallelism 8, simulated: majority 46.1% of fixed-10's (run ratio 45.5%), mean 66.0% (65.7%), all
   83.8% (82.0%) (target: the run ratio + 15 points).
 """
@@ -41,6 +45,7 @@ from __future__ import annotations
 
 import argparse
 import heapq
+import itertools
 import math
 import random
 import sys
@@ -72,8 +77,19 @@ def suite_rates(*, healthy: bool, rng: random.Random) -> list[float]:
     return [1.0] * 150 + [0.0] * 20 + [FLAKY_RATES[index % len(FLAKY_RATES)] for index in range(30)]
 
 
+POLICIES = ("point", "neutral", "fail")
+SUITE_CASES = 200
+
+
 def settings_for(rule: str, *, undecided: str = "point", max_runs: int = N) -> SequentialSettings:
-    return SequentialSettings(pass_rule=rule, max_runs=max_runs, undecided=undecided)  # type: ignore[arg-type]
+    """The gate's settings: under ``neutral`` a proven failure's error is split across the suite's 200 cases."""
+    split = SUITE_CASES if undecided == "neutral" else 1
+    return SequentialSettings(
+        pass_rule=rule,  # type: ignore[arg-type]
+        max_runs=max_runs,
+        undecided=undecided,  # type: ignore[arg-type]
+        fail_split=split,
+    )
 
 
 def open_case(settings: SequentialSettings) -> CaseEvidence:
@@ -111,9 +127,9 @@ def draw_scores(rng: random.Random, rate: float, count: int) -> list[float]:
     return [rng.betavariate(8 * rate, 8 * (1 - rate)) for _ in range(count)]
 
 
-def compare(rule: str, trials: int, seed: int, *, scores: bool) -> dict[str, float]:
+def compare(rule: str, trials: int, seed: int, *, scores: bool, policy: str = "point") -> dict[str, float]:
     rng = random.Random(seed)
-    settings = settings_for(rule)
+    settings = settings_for(rule, undecided=policy)
     figures = dict.fromkeys(
         (
             "runs",
@@ -132,17 +148,18 @@ def compare(rule: str, trials: int, seed: int, *, scores: bool) -> dict[str, flo
         for rate in suite_rates(healthy=False, rng=rng):
             stream = (draw_scores if scores else draw)(rng, rate, N)
             evidence = sequential(settings, stream)
+            passed = gate_verdict(evidence) != "fail"
             fixed = fixed_passes(rule, stream)
             figures["runs"] += evidence.runs
             decision = evidence.decision or "undecided"
             figures["proven" if decision.startswith("proven") else decision] += 1
-            if evidence.passed != fixed and not decision.startswith("proven"):
+            if passed != fixed and not decision.startswith("proven"):
                 figures["unproven_diff"] += 1
             if rate in (0.0, 1.0):
-                figures["stable_diff"] += evidence.passed != fixed
+                figures["stable_diff"] += passed != fixed
                 continue
             figures["flaky"] += 1
-            figures["right_seq"] += evidence.passed == truly_passes(rule, rate)
+            figures["right_seq"] += passed == truly_passes(rule, rate)
             figures["right_fixed"] += fixed == truly_passes(rule, rate)
     return figures
 
@@ -186,13 +203,13 @@ def validity(rule: str, threshold: float, streams: int, seed: int) -> dict[str, 
 
 def healthy(rule: str, trials: int, seed: int, *, scores: bool) -> dict[str, float]:
     rng = random.Random(seed)
-    fails = {"fixed-10": 0.0, "point": 0.0, "neutral": 0.0}
+    fails = {"fixed-10": 0.0, **dict.fromkeys(POLICIES, 0.0)}
     for _ in range(trials):
         verdicts = {name: False for name in fails}
         for rate in suite_rates(healthy=True, rng=rng):
             stream = (draw_scores if scores else draw)(rng, rate, N)
             verdicts["fixed-10"] |= not fixed_passes(rule, stream)
-            for policy in ("point", "neutral"):
+            for policy in POLICIES:
                 verdicts[policy] |= gate_verdict(sequential(settings_for(rule, undecided=policy), stream)) == "fail"
         for name, failed in verdicts.items():
             fails[name] += failed
@@ -239,14 +256,16 @@ def main() -> int:
     start = time.monotonic()
     print(f"seed {args.seed}, {args.trials} trials of 200 cases, --num-runs {N}, 95%, margin 0.10, 2-{N} runs\n")
     ratios = {}
-    for offset, (rule, scores) in enumerate(SUITES):
-        figures = compare(rule, args.trials, args.seed + offset, scores=scores)
+    for (offset, (rule, scores)), policy in itertools.product(enumerate(SUITES), POLICIES):
+        figures = compare(rule, args.trials, args.seed + offset, scores=scores, policy=policy)
         cases = args.trials * 200
         name = f"{rule} on scores" if scores else rule
-        ratios[name] = figures["runs"] / (cases * N)
+        ratio = figures["runs"] / (cases * N)
+        ratios.setdefault(name, ratio)  # point's, for the wall time
         flaky = figures["flaky"]
         print(
-            f"{name:<15} runs {figures['runs'] / args.trials:7.1f} per suite, {100 * ratios[name]:.1f}% of fixed-10's"
+            f"{name:<15} {policy:<7} runs {figures['runs'] / args.trials:7.1f} per suite, {100 * ratio:.1f}% of"
+            " fixed-10's"
             f" | stable cases decided otherwise: {figures['stable_diff']:.0f}"
             f" | flaky cases right: sequential {100 * figures['right_seq'] / flaky:.1f}%,"
             f" fixed-10 {100 * figures['right_fixed'] / flaky:.1f}%"
@@ -263,7 +282,7 @@ def main() -> int:
                 f" proven fail at {centre:.1f}: {100 * false_fail:.2f}%"
             )
     print(f"\nhealthy agent (5% of cases flaky, pass rates 0.7-0.95), share of {args.trials} suites that fail:")
-    for offset, (rule, scores) in enumerate(SUITES[:3]):
+    for offset, (rule, scores) in enumerate(SUITES):
         shares = healthy(rule, args.trials, args.seed + 20 + offset, scores=scores)
         name = f"{rule} on scores" if scores else rule
         print(f"  {name:<15} " + ", ".join(f"{name} {100 * share:.1f}%" for name, share in shares.items()))

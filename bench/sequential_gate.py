@@ -4,14 +4,18 @@ A suite of ``--cases`` cases (75% always right, 10% always wrong, 15% right with
 through ``adk-eval-gate run`` (the adk runner, its worker processes) twice, ``--num-runs 10 --pass-rule majority
 --parallelism 8``, once fixed and once with ``--sequential``. Each model call answers after ``--latency`` seconds; a
 case's k-th call is right by a draw seeded with its prompt and k, so both runs read the same stream of outcomes.
-Prints each way's runs, wall time and verdicts, and the ratios (the targets of the simulation in
-``bench/sequential.py``: majority <= 50% of the runs; wall time within the run ratio plus 15 points).
+Prints each way's runs, wall time and verdicts, the ratios, and whether the wall time holds its target (issue 46:
+wall_seq / wall_fixed <= the run ratio + 0.15; majority <= 50% of the runs). The model waits with asyncio.sleep, so
+eight runs in flight fit on two cores. Both wall times include the command's start-up and reports, which are the
+same both ways and so weigh against the sequential run's ratio.
 
     python bench/sequential_gate.py [--cases 40] [--latency 0.3]
 
-Measured (40 cases, latency 0.3 s, 29 November 2026, on 2 cores shared with other jobs): fixed-10 400 runs in
-165.7 s, sequential 185 runs (46.2%) in 32.8 s, 31 passed both ways, 0 stable cases decided otherwise. The load
-changed between the two runs, so the wall-time ratio is not a measurement to rely on.
+Measured (40 cases, latency 0.3 s, 29 November 2026, on 2 cores shared with other jobs at a load average of 6-8):
+fixed-10 400 runs in 43.9 s, sequential 185 runs (46.2%) in 24.6 s (56.0%): 0.560 <= 0.612, the target holds; 31
+passed both ways, 0 stable cases decided otherwise. The schedule leaves no slot idle while another case has a run
+to start (every case's waves queue for the same slots); the slots go idle only at the tail, when the few open
+cases each wait for their next run's outcome, which the start-up cost outweighs here.
 """
 
 from __future__ import annotations
@@ -128,7 +132,10 @@ def main() -> None:
     (fixed_time, fixed_runs, fixed_verdicts), (time_, runs, verdicts) = figures["fixed-10"], figures["sequential"]
     stable = [eval_id for eval_id, rate in rates.items() if rate in (0, 100)]
     differ = [eval_id for eval_id in stable if fixed_verdicts.get(eval_id) != verdicts.get(eval_id)]
-    print(f"runs: {runs / fixed_runs:.1%} of fixed-10's; wall time: {time_ / fixed_time:.1%} of fixed-10's")
+    run_ratio, wall_ratio = runs / fixed_runs, time_ / fixed_time
+    print(f"runs: {run_ratio:.1%} of fixed-10's; wall time: {wall_ratio:.1%} of fixed-10's")
+    verdict = "holds" if wall_ratio <= run_ratio + 0.15 else "does not hold"
+    print(f"wall_seq / wall_fixed <= run ratio + 0.15: {wall_ratio:.3f} <= {run_ratio + 0.15:.3f} {verdict}")
     print(f"stable cases decided otherwise: {len(differ)}")
 
 

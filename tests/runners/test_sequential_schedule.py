@@ -115,3 +115,22 @@ def test_an_agent_error_ends_the_case_runs() -> None:
     schedule = SequentialSchedule(_evidence(lambda name, run: True), parallelism=8)
     execution, _ = _execute(schedule, _items(["x"]), inference=inference)
     assert _runs(execution) == {"x": [1, 2]}  # its first wave, then nothing more
+
+
+def test_a_decided_case_runs_on_one_run_at_a_time_while_its_comparison_with_the_base_is_open() -> None:
+    open_until = {"good": 6, "done": 0}
+    schedule = SequentialSchedule(
+        _evidence(lambda name, run: True),
+        parallelism=8,
+        unsettled=lambda item, runs: len(runs) < open_until[item.case.eval_id],
+    )
+    execution, _ = _execute(schedule, _items(["good", "done"]))
+    runs = _runs(execution)
+    assert runs["good"] == list(range(1, 7))  # proven passing after 4 runs, then on until the comparison settled
+    assert runs["done"] == list(range(1, 5))  # proven after 4, nothing to settle
+
+
+def test_a_comparison_that_never_settles_stops_at_the_case_s_most_runs() -> None:
+    schedule = SequentialSchedule(_evidence(lambda name, run: True), parallelism=8, unsettled=lambda item, runs: True)
+    execution, _ = _execute(schedule, _items(["good"]))
+    assert _runs(execution) == {"good": list(range(1, 11))}

@@ -19,6 +19,7 @@ from adk_eval_gate.verdict.sequential import (
     MetricSpec,
     RunOutcome,
     SequentialSettings,
+    base_settled,
     compare_with_base,
     consume,
     continue_evidence,
@@ -166,6 +167,20 @@ def test_under_neutral_a_case_heading_for_an_unproven_failure_runs_on_for_a_proo
 # --- run-number order, gaps and continuation --------------------------------------------------------------------
 
 
+def test_a_failure_split_across_the_suite_needs_its_share_of_the_error_and_is_still_proven_when_clear() -> None:
+    runs = [0.0] * 10
+    per_case = _by_score(runs, undecided="neutral")
+    split = _by_score(runs, undecided="neutral", fail_split=200)
+    assert per_case.decision == "proven-fail" and per_case.runs == 3  # e-value 30: at least 1 / 0.05
+    assert split.decision == "proven-fail" and split.runs == 8  # needs 200 / 0.05 = 4,000
+    assert split.e_fail >= 200 / 0.05 > _by_score(runs[:7], undecided="neutral", fail_split=200).e_fail
+
+
+def test_a_failure_a_split_cannot_prove_within_n_stays_undecided_under_neutral() -> None:
+    evidence = _by_outcome("majority", [0] * 10, undecided="neutral", fail_split=200)
+    assert (evidence.decision, evidence.runs, gate_verdict(evidence)) == ("undecided", 10, "neutral")
+
+
 def test_only_the_runs_that_follow_on_in_run_number_order_are_read() -> None:
     settings = SequentialSettings(pass_rule="majority")
     evidence = consume(open_evidence(settings), {1: RunOutcome(True), 2: RunOutcome(True), 4: RunOutcome(False)})
@@ -305,6 +320,20 @@ def test_a_head_that_always_fails_against_a_passing_base_has_a_large_regression_
     assert regression_e_value([0.0] * 10, base_low=0.05, tolerance=0.1, alpha=0.05) == 1.0
 
 
+def test_the_comparison_with_the_base_is_settled_by_a_proven_regression_or_no_regression_on_every_metric() -> None:
+    base = {"a": [1.0] * 20, "b": [1.0] * 20}
+    assert not base_settled({"a": [1.0] * 2, "b": [1.0] * 2}, base, confidence=0.95, tolerance=0.0)  # too few runs
+    assert base_settled({"a": [1.0] * 10, "b": [1.0] * 10}, base, confidence=0.95, tolerance=0.4)  # no regression
+    assert base_settled({"a": [0.0] * 10, "b": [1.0] * 2}, base, confidence=0.95, tolerance=0.0)  # a regression
+    assert not base_settled({"a": [1.0] * 10}, base, confidence=0.95, tolerance=0.4)  # b not run yet
+
+
+def test_a_metric_outside_0_to_1_or_without_base_values_has_nothing_to_settle() -> None:
+    base = {"a": [1.0] * 20, "steps": [3.0, 4.0], "empty": []}
+    head = {"a": [1.0] * 10, "steps": [5.0] * 10}
+    assert base_settled(head, base, confidence=0.95, tolerance=0.4)
+
+
 def test_e_bh_flags_the_largest_e_values_that_clear_their_rank_s_bar() -> None:
     assert e_bh([100.0, 1.0, 50.0, 0.5], alpha=0.1) == [0, 2]  # bars 40 and 20 for ranks 1 and 2
     assert e_bh([30.0, 1.0, 1.0, 1.0], alpha=0.1) == []
@@ -343,7 +372,7 @@ def test_a_run_without_a_score_for_a_metric_is_refused_naming_the_run_and_the_me
 
 @pytest.mark.parametrize(
     "settings",
-    [{"confidence": 1.0}, {"confidence": 0.0}, {"margin": -0.1}, {"min_runs": 0}, {"min_runs": 11}],
+    [{"confidence": 1.0}, {"confidence": 0.0}, {"margin": -0.1}, {"min_runs": 0}, {"min_runs": 11}, {"fail_split": 0}],
 )
 def test_settings_out_of_range_are_refused(settings: dict[str, float]) -> None:
     with pytest.raises(ValueError, match="give"):

@@ -6,11 +6,16 @@ the runs and decisions."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from adk_eval_gate.inputs.saved_results import load_results
+from tests.conftest import gate_in_process
+from tests.fakes.github_server import FakeGitHub
+from tests.github.flows import artifact_zip, pull_request_env
 from tests.verdict.test_flakiness import _calls, _gate, _project
 
 pytestmark = pytest.mark.slow  # real agents through the CLI
@@ -58,6 +63,7 @@ def test_sequential_spends_fewer_runs_for_the_same_verdicts_on_stable_cases(
         "min_runs": 2,
         "max_runs": 10,
         "undecided": "point",
+        "fail_split": None,  # each case at the confidence: the split is neutral's
     }
     assert "sequential" not in fixed["run"] and "runs" not in fixed["totals"]
     assert "Sequential verdicts" not in fixed_log
@@ -76,3 +82,50 @@ def test_sequential_spends_fewer_runs_for_the_same_verdicts_on_stable_cases(
         label = case["eval_id"]
         assert f'<property name="{label}.sequential" value="{case["sequential"]["decision"]}" />' in junit
         assert f'<property name="{label}.sequential_runs" value="{case["sequential"]["runs"]}" />' in junit
+
+
+def test_under_neutral_a_proven_failure_needs_its_share_of_the_error_across_the_suite(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    results, log, _ = _run(repo, monkeypatch, "neutral", "--sequential", "--undecided", "neutral")
+    assert results["run"]["sequential"]["fail_split"] == len(CASES)
+    broken = next(case for case in results["cases"] if case["eval_id"] == "broken")
+    # e-value 6 / 0.05 = 120 for a proof: 8 failing runs under majority, where 1 / 0.05 took 5
+    assert (broken["sequential"]["decision"], broken["sequential"]["runs"]) == ("proven-fail", 8)
+    assert broken["sequential"]["e_fail"] >= len(CASES) / 0.05 and "proven to fail at 95% after 8 runs" in log
+
+
+@pytest.fixture
+def fake_github() -> Iterator[FakeGitHub]:
+    fake = FakeGitHub().start()
+    try:
+        yield fake
+    finally:
+        fake.stop()
+    fake.assert_clean()
+
+
+def test_with_fail_on_regression_a_case_runs_until_its_comparison_with_the_base_is_settled(
+    repo: Path, monkeypatch: pytest.MonkeyPatch, fake_github: FakeGitHub
+) -> None:
+    steady = {"sure_a": "p100 sure a", "sure_b": "p100 sure b", "broken": "p0 broken"}
+    agent = _project(repo, steady, threshold=0.9)
+    base_run = _gate(monkeypatch, repo, agent, "--num-runs", "10", "--pass-rule", "majority")
+    assert base_run.returncode == 1, base_run.stdout + base_run.stderr
+    base = load_results(repo / "adk-eval-results" / "results.json")
+    fake_github.add_workflow_run(artifacts=[("adk-eval-results", artifact_zip(base))])
+
+    env = {**pull_request_env(repo, fake_github, run_id=78), "GITHUB_WORKSPACE": str(repo)}
+    args = ("--num-runs", "10", "--pass-rule", "majority", "--sequential", "--output-dir", "head")
+    settling = ("--fail-on-regression", "--regression-tolerance", "0.45")
+    head_run = gate_in_process(monkeypatch, "run", str(agent), "--workers", "0", *args, *settling, cwd=repo, env=env)
+    assert head_run.returncode == 1, head_run.stdout + head_run.stderr  # "broken" fails, as on the base
+    cases = {c["eval_id"]: c for c in json.loads((repo / "head" / "results.json").read_text())["cases"]}
+    for name in ("sure_a", "sure_b"):
+        # proven passing after 4 runs; no regression proven (head's lower bound at least the base's upper bound
+        # less 0.45) once 8 runs score 1.0 against the base's
+        assert (cases[name]["sequential"]["decision"], cases[name]["sequential"]["runs"]) == ("proven-pass", 4)
+        assert len(cases[name]["runs"]) == 8
+    # proven failing after 5 runs; the base failed it too, so nothing can be a regression: no run more
+    assert (cases["broken"]["sequential"]["decision"], len(cases["broken"]["runs"])) == ("proven-fail", 5)
+    assert sum(_calls(agent).values()) == 10 * 3 + 8 * 2 + 5  # the base's runs, then the head's

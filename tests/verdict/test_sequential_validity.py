@@ -157,3 +157,23 @@ def test_the_anytime_interval_holds_the_true_rate_at_every_run_at_once() -> None
             for low, high in (anytime_interval(values[:t], confidence=0.95) for t in range(1, 11))
         )
     assert missed / 150 <= ALPHA
+
+
+def _suite_fails(settings: SequentialSettings, rng: random.Random, rates: list[float]) -> bool:
+    """Whether any case of a suite of 0/1 metric runs is proven failing (what fails a suite under neutral)."""
+    metric = MetricSpec("exact_match", 0.7)
+    for rate in rates:
+        runs = {run: RunOutcome(True, {metric.name: float(rng.random() < rate)}) for run in range(1, 11)}
+        if consume(open_evidence(settings, [metric]), runs).decision == "proven-fail":
+            return True
+    return False
+
+
+@pytest.mark.slow  # 5,000 case streams
+def test_splitting_a_proven_failure_s_error_across_the_suite_keeps_false_suite_failures_at_most_alpha() -> None:
+    rates = [0.7] * 20  # every case right at its threshold: each proof of a failure is a false one
+    rng = random.Random(12)
+    per_case = SequentialSettings(pass_rule="mean", undecided="neutral")
+    split = SequentialSettings(pass_rule="mean", undecided="neutral", fail_split=len(rates))
+    assert sum(_suite_fails(per_case, rng, rates) for _ in range(100)) / 100 > ALPHA  # the multiplicity it fixes
+    assert sum(_suite_fails(split, rng, rates) for _ in range(150)) / 150 <= ALPHA

@@ -91,6 +91,13 @@ def _prepared(settings: Settings, console: Console) -> Prepared:
     return prepared
 
 
+def _loaded(settings: Settings, console: Console) -> tuple[Prepared, Prices, Settings]:
+    """The prepared files, the prices, and the settings with the suite's case count (``--sequential``'s split)."""
+    prepared = _prepared(settings, console)
+    prices = load_prices(settings.prices, field=settings.option_name("prices"))
+    return prepared, prices, sequential_run.with_suite_size(settings, prepared.planned)
+
+
 def _run(
     settings: Settings,
     console: Console,
@@ -101,7 +108,7 @@ def _run(
     starter: Starter | None,
 ) -> int:
     started = (time.monotonic(), dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"))
-    prepared, prices = _prepared(settings, console), load_prices(settings.prices, field=settings.option_name("prices"))
+    prepared, prices, settings = _loaded(settings, console)
     runner = make_runner(settings, root=prepared.root, console=console, planned=prepared.planned, starter=starter)
     items = plan(prepared.planned, num_runs=settings.num_runs, shard=settings.shard, run_count=runner.run_count)
     judges = _calibrated_judges(settings, console, prepared=prepared)

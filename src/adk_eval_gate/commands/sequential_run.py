@@ -14,19 +14,28 @@ from adk_eval_gate.aggregate.run_info import run_info, with_digests
 from adk_eval_gate.aggregate.run_results import case_record
 from adk_eval_gate.compare import earlier_attempt
 from adk_eval_gate.compare.earlier_attempt import Continuation, FindEarlierAttempt, NoEarlierAttempt
-from adk_eval_gate.compare.history import known_flaky
+from adk_eval_gate.compare.history import known_flaky, metric_series
 from adk_eval_gate.config.settings import Settings
-from adk_eval_gate.inputs.plan import WorkItem, case_id, selection_digest
+from adk_eval_gate.inputs.plan import PlannedFile, WorkItem, case_id, select_cases, selection_digest
 from adk_eval_gate.inputs.prepare import Prepared
-from adk_eval_gate.model.results import CaseStatus, ResultsDocument, Totals
+from adk_eval_gate.model.results import CaseStatus, MetricStatus, ResultsDocument, Totals
 from adk_eval_gate.runners.capture import expected_turns
 from adk_eval_gate.runners.execute import FinishedRun
-from adk_eval_gate.runners.sequential_schedule import SequentialSchedule
+from adk_eval_gate.runners.sequential_schedule import SequentialSchedule, Unsettled
 from adk_eval_gate.selection.found_baseline import Baseline, NoBaseline
 from adk_eval_gate.selection.only_affected import Affected
 from adk_eval_gate.support.console import Console
 from adk_eval_gate.support.words import plural
 from adk_eval_gate.verdict import CaseEvidence, RunOutcome, consume
+
+
+def with_suite_size(settings: Settings, planned: list[PlannedFile]) -> Settings:
+    """The settings with the suite's case count (every shard's), which ``--undecided neutral`` splits the error of
+    a proven failure across; unchanged without ``--sequential``."""
+    if not settings.sequential:
+        return settings
+    count = sum(len(select_cases(file)) for file in planned)
+    return settings.model_copy(update={"sequential_cases": max(count, 1)})
 
 
 def schedule(
@@ -72,7 +81,47 @@ def schedule(
     if isinstance(found, Baseline) and found.history:
         history = [(base.info, base.doc) for base in found.history]
         flaky = known_flaky(history, sorted({item.case_id for item in items}))
-    return SequentialSchedule(evidence_of=evidence, parallelism=settings.parallelism, known_flaky=frozenset(flaky))
+    return SequentialSchedule(
+        evidence_of=evidence,
+        parallelism=settings.parallelism,
+        known_flaky=frozenset(flaky),
+        unsettled=_comparison_open(settings, found, run.confidence),
+    )
+
+
+def base_values(found: Baseline) -> dict[str, dict[str, list[float]]]:
+    """Per case and graded metric, the base's values the comparison reads: the base run's run scores, then the
+    history's scores of the case (as ``compare.changes`` reads them; informational metrics are not compared)."""
+    series = metric_series([(base.info, base.doc) for base in found.history])
+    values: dict[str, dict[str, list[float]]] = {}
+    for case in found.doc.cases:
+        for metric in case.metrics:
+            if metric.kind == "informational" or metric.status == MetricStatus.INFORMATIONAL:
+                continue
+            scores = [score for score in metric.run_scores if score is not None]
+            values.setdefault(case.id, {})[metric.name] = [*scores, *series.get((case.id, metric.name), [])]
+    return values
+
+
+def _comparison_open(settings: Settings, found: Baseline | NoBaseline | None, confidence: float) -> Unsettled | None:
+    """With ``--fail-on-regression`` and a baseline: whether a case's comparison with the base is still open after
+    its finished runs (a case the base does not have has nothing to settle)."""
+    if not settings.fail_on_regression or not isinstance(found, Baseline):
+        return None
+    base = base_values(found)
+
+    def unsettled(item: WorkItem, finished: list[FinishedRun]) -> bool:
+        if item.case_id not in base:
+            return False
+        head: dict[str, list[float]] = {}
+        for done in finished:
+            for name, score in _outcome(done).scores.items():
+                head.setdefault(name, []).append(score)
+        return not verdict.base_settled(
+            head, base[item.case_id], confidence=confidence, tolerance=settings.regression_tolerance
+        )
+
+    return unsettled
 
 
 def _outcome(finished: FinishedRun) -> RunOutcome:

@@ -73,6 +73,9 @@ class Settings(pydantic.BaseModel):
     margin: float = 0.10
     min_runs: int = 2
     undecided: Literal["point", "neutral", "fail"] = "point"
+    # not an option: the cases of the whole suite (every shard), set by run once its files are planned; under
+    # --undecided neutral the error of a proven failure is split across them
+    sequential_cases: int = 1
     history: int = 10
     only_affected: bool = False
     always_affected: list[str] = pydantic.Field(default_factory=list)

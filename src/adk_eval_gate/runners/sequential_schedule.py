@@ -22,6 +22,8 @@ from adk_eval_gate.verdict import CaseEvidence, next_wave
 EvidenceOf = Callable[[WorkItem, list[FinishedRun]], "CaseEvidence | None"]
 """A case's evidence after its finished runs (its first item and those runs); None: it cannot be decided
 sequentially (it runs all its runs)."""
+Unsettled = Callable[[WorkItem, list[FinishedRun]], bool]
+"""Whether a case's comparison with the base is still open after its finished runs (``--fail-on-regression``)."""
 
 REQUEUES_PER_CASE = 3
 
@@ -37,11 +39,13 @@ class _Case:
 @dataclass
 class SequentialSchedule:
     """Which runs start when (``first``, then ``after`` each finished run); ``on_more``: called with the count of
-    runs each wave starts (the progress's total)."""
+    runs each wave starts (the progress's total); ``unsettled``: with ``--fail-on-regression`` and a baseline, a
+    decided case runs on, one run at a time within its most runs, while its comparison with the base is open."""
 
     evidence_of: EvidenceOf
     parallelism: int
     known_flaky: Collection[str] = ()
+    unsettled: Unsettled | None = None
     on_more: Callable[[int], None] | None = None
     cases: dict[str, _Case] = field(default_factory=dict)
 
@@ -84,11 +88,19 @@ class SequentialSchedule:
         evidence = self.evidence_of(item, sorted(runs, key=lambda run: run.run))
         if evidence is None:
             more = self._start(case, len(case.items))
+        elif evidence.decision is not None:
+            more = self._start(case, 1 if self._compares_on(case, item, runs) else 0)
         else:
             in_flight = case.started - evidence.runs
             more = self._start(case, next_wave(evidence, in_flight=in_flight, free_slots=self.parallelism))
         self._more(len(more))
         return more
+
+    def _compares_on(self, case: _Case, item: WorkItem, runs: list[FinishedRun]) -> bool:
+        """Whether a decided case runs once more for its comparison with the base: none of its runs is in flight
+        and the comparison is still open."""
+        idle = case.started == len(runs)
+        return idle and self.unsettled is not None and self.unsettled(item, sorted(runs, key=lambda run: run.run))
 
     def started_items(self) -> list[WorkItem]:
         """The runs started so far, in plan order: those a run that ends now leaves unfinished are among them."""

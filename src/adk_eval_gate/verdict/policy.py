@@ -97,4 +97,5 @@ def sequential_run(settings: Settings) -> SequentialRun | None:
         min_runs=settings.min_runs,
         max_runs=settings.num_runs,
         undecided=settings.undecided,
+        fail_split=settings.sequential_cases if settings.undecided == "neutral" else None,
     )

@@ -45,6 +45,7 @@ def settings_of(run: SequentialRun, *, pass_rule: PassRule) -> SequentialSetting
         min_runs=min(run.min_runs, run.max_runs),
         max_runs=run.max_runs,
         undecided=run.undecided,
+        fail_split=run.fail_split or 1,
     )
 
 

@@ -23,6 +23,12 @@ class SequentialRun(ResultModel):
     min_runs: int = Field(description="The runs of a case's first wave (--min-runs).")
     max_runs: int = Field(description="The most runs a case gets (--num-runs).")
     undecided: UndecidedPolicy = Field(description="What a case still open after max_runs does (--undecided).")
+    fail_split: int | None = Field(
+        default=None,
+        ge=1,
+        description="Under --undecided neutral, the suite's cases, which the error of a proven failure is split "
+        "across: a proof needs an e-value of fail_split / (1 - confidence). None: 1 (each case at the confidence).",
+    )
 
 
 class SequentialCase(ResultModel):

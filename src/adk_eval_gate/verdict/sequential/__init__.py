@@ -9,7 +9,7 @@ next; ``base_evidence``: the anytime comparison with the base branch and e-BH ac
 
 from __future__ import annotations
 
-from adk_eval_gate.verdict.sequential.base_evidence import compare_with_base, e_bh, regression_e_value
+from adk_eval_gate.verdict.sequential.base_evidence import base_settled, compare_with_base, e_bh, regression_e_value
 from adk_eval_gate.verdict.sequential.evidence import (
     CaseEvidence,
     RunOutcome,
@@ -30,6 +30,7 @@ __all__ = [
     "MetricSpec",
     "RunOutcome",
     "SequentialSettings",
+    "base_settled",
     "compare_with_base",
     "consume",
     "continue_evidence",

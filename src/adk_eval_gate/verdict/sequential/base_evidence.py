@@ -15,10 +15,10 @@ it is an e-value for "no regression" whenever the base's bound holds, which it d
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Literal
 
-from adk_eval_gate.verdict.sequential.intervals import log_capital_below, plug_in_bets
+from adk_eval_gate.verdict.sequential.intervals import anytime_interval, log_capital_below, plug_in_bets
 
 BaseCall = Literal["regression", "no-regression", "within-noise"]
 
@@ -30,6 +30,30 @@ def compare_with_base(*, head: tuple[float, float], base: tuple[float, float], t
     if head[0] >= base[1] - tolerance:
         return "no-regression"
     return "within-noise"
+
+
+def base_settled(
+    head: Mapping[str, Sequence[float]], base: Mapping[str, Sequence[float]], *, confidence: float, tolerance: float
+) -> bool:
+    """Whether a case's comparison with the base is settled (``--fail-on-regression`` runs a case until it is, within
+    its most runs): a regression proven on one metric, or no regression proven on every metric the base has values
+    for. Values per metric on 0 to 1, each side's anytime interval at half the error; a metric with a value outside
+    that range is not compared (as the comparison leaves it untested)."""
+    calls = []
+    half = 1.0 - (1.0 - confidence) / 2
+    for name, base_values in base.items():
+        values = head.get(name, ())
+        if not base_values or any(not 0.0 <= value <= 1.0 for value in (*values, *base_values)):
+            continue
+        if not values:
+            return False
+        head_interval = anytime_interval(values, confidence=half)
+        base_interval = anytime_interval(base_values, confidence=half)
+        call = compare_with_base(head=head_interval, base=base_interval, tolerance=tolerance)
+        if call == "regression":
+            return True
+        calls.append(call)
+    return all(call == "no-regression" for call in calls)
 
 
 def regression_e_value(head: Sequence[float], *, base_low: float, tolerance: float, alpha: float) -> float:

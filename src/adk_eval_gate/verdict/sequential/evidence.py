@@ -8,7 +8,8 @@ run the case is:
 * ``proven-fail``: the FAIL tests reject "every metric meets its threshold" at the confidence: with several metrics
   the mean of their FAIL e-values against ``1 / alpha`` (an e-value of the intersection of their nulls, under which
   every factor is a supermartingale of the same runs), which rejects whenever Bonferroni's ``max >= m / alpha``
-  would, and more often;
+  would, and more often; against ``fail_split / alpha`` when the error is split across the suite's cases
+  (``--undecided neutral``, where only a proof fails the gate);
 * ``proven-pass``: every metric's PASS test rejects ``mean <= threshold - margin`` at ``alpha`` (an error needs
   one truly failing metric to be proven passing: no split). A stream whose threshold is the top of its range (``all``,
   a threshold of 1.0) has no PASS test: it passes only with every one of the N runs at the top, which is its claim;
@@ -47,7 +48,8 @@ PROVEN: tuple[Decision, ...] = ("proven-pass", "proven-fail")
 @dataclass(frozen=True)
 class SequentialSettings:
     """``--sequential``'s settings: the pass rule in force, ``--confidence``, ``--margin``, ``--min-runs``, the most
-    runs a case gets (``--num-runs``) and ``--undecided``."""
+    runs a case gets (``--num-runs``), ``--undecided``, and ``fail_split``: the cases the error of a proven failure
+    is split across (Bonferroni on e-values: a proof needs ``fail_split / alpha``), the suite's under ``neutral``."""
 
     pass_rule: PassRule = "mean"
     confidence: float = 0.95
@@ -55,12 +57,15 @@ class SequentialSettings:
     min_runs: int = 2
     max_runs: int = 10
     undecided: UndecidedPolicy = "point"
+    fail_split: int = 1
 
     def __post_init__(self) -> None:
         if not 0.0 < self.confidence < 1.0:
             raise ValueError(f"confidence {self.confidence}: give a number between 0 and 1, such as 0.95")
         if not 0.0 <= self.margin < 1.0:
             raise ValueError(f"margin {self.margin}: give a number from 0 up to 1, such as 0.10")
+        if self.fail_split < 1:
+            raise ValueError(f"fail-split {self.fail_split}: give a whole number of cases, at least 1")
         if not 1 <= self.min_runs <= self.max_runs:
             raise ValueError(f"min-runs {self.min_runs}: give a whole number from 1 up to {self.max_runs} (num-runs)")
 
@@ -162,7 +167,7 @@ def _decide(evidence: CaseEvidence) -> CaseEvidence:
     exact = [stream for stream in evidence.streams if _exact(stream, settings)]
     tested = len(exact) < len(evidence.streams)
     exact_pass = all(rules.point_passes(stream.spec, _window(evidence, stream)) for stream in exact)
-    if log_e_fail(evidence.streams) >= bound:
+    if log_e_fail(evidence.streams) >= fail_bound(settings):
         return replace(evidence, decision="proven-fail", passed=False)
     if tested and log_e_pass(evidence.streams, settings) >= bound and (not exact or (at_most and exact_pass)):
         return replace(evidence, decision="proven-pass", passed=True)
@@ -174,6 +179,13 @@ def _decide(evidence: CaseEvidence) -> CaseEvidence:
     if at_most:
         return replace(evidence, decision="undecided", passed=point_verdict(evidence))
     return evidence
+
+
+def fail_bound(settings: SequentialSettings) -> float:
+    """The log e-value a proven failure needs: ``fail_split / alpha``, fixed before any run, so each case may stop
+    whenever its own evidence says and still, by the union bound over Ville's inequality, the chance that any of the
+    ``fail_split`` cases is proven failing while meeting its threshold stays at most ``alpha``."""
+    return math.log(settings.fail_split / (1.0 - settings.confidence))
 
 
 def _settled(evidence: CaseEvidence) -> bool | None:
@@ -267,7 +279,7 @@ def _inconsistency(evidence: CaseEvidence) -> str | None:
         if len(stream.raws) != evidence.runs or _replayed(stream, evidence.settings) != stream.capitals:
             return f"the capitals of {stream.spec.name} do not follow from its {len(stream.raws)} runs"
     bound = math.log(1.0 / (1.0 - evidence.settings.confidence))
-    if evidence.decision == "proven-fail" and log_e_fail(evidence.streams) < bound:
+    if evidence.decision == "proven-fail" and log_e_fail(evidence.streams) < fail_bound(evidence.settings):
         return "it claims a proven failure its e-value does not reach"
     if evidence.decision == "proven-pass" and log_e_pass(evidence.streams, evidence.settings) < bound:
         return "it claims a proven pass its e-value does not reach"
