@@ -13,7 +13,14 @@ from typing import Any
 
 import pytest
 
-from adk_eval_gate.model.results import InvocationRecord, ResultsDocument, RubricScoreRecord, RunMetric
+from adk_eval_gate.model.results import (
+    CalibrationJudgeStats,
+    InvocationRecord,
+    JudgeStats,
+    ResultsDocument,
+    RubricScoreRecord,
+    RunMetric,
+)
 from adk_eval_gate.report.html import case_list as html_cases
 from adk_eval_gate.report.html import page, parts
 from adk_eval_gate.report.html.calls import calls_table
@@ -292,6 +299,22 @@ def test_a_run_shows_timings_tokens_judge_verdicts_and_its_log() -> None:
         "3.25 s",
     ):
         assert expected in " ".join(shown.split()) or expected in shown, expected
+
+
+def test_the_judge_section_counts_calibration_calls_apart_from_the_evaluation() -> None:
+    doc = document([case("a", [metric("final_response_match_v2", 1.0, kind="judge")])])
+    judged = doc.model_copy(update={"judge": JudgeStats(calls=12, cached=2)})
+    calibrated = judged.model_copy(update={"calibration_judge": CalibrationJudgeStats(calls=64, calibrated=1)})
+
+    def section(markup: str) -> str:
+        found = re.search(r"<section><h2>LLM judge</h2>.*?</section>", markup, re.S)
+        return " ".join(html_unescape(re.sub(r"<[^>]+>", " ", found.group(0))).split()) if found else ""
+
+    assert "calls 12" in section(page.render(judged)) and "Calibration" not in section(page.render(judged))
+    shown = section(page.render(calibrated))
+    assert "calls 12" in shown and "Calibration on the human labels judges calibrated now 1" in shown
+    assert "calls 64" in shown
+    assert problems(page.render(calibrated)) == []
 
 
 def test_old_partial_and_foreign_results_still_render() -> None:

@@ -212,18 +212,33 @@ def _metric_summaries(doc: ResultsDocument, context: Context) -> str:
 
 
 def _judge(doc: ResultsDocument, context: Context) -> str:
-    judge = doc.judge
-    if judge is None:
+    """The judge's calls for the evaluation, and apart from them those that calibrated it on the human labels."""
+    judge, calibration = doc.judge, doc.calibration_judge
+    if judge is None and calibration is None:
         return ""
-    facts = key_values(
-        [
-            ("calls", text(judge.calls)),
-            ("cached answers", text(judge.cached)),
-            ("failed calls", text(judge.failed)),
-            ("input tokens", text(count(judge.input_tokens))),
-            ("output tokens", text(count(judge.output_tokens))),
-        ]
-    )
+    facts = ""
+    if judge is not None:
+        facts += key_values(
+            [
+                ("calls", text(judge.calls)),
+                ("cached answers", text(judge.cached)),
+                ("failed calls", text(judge.failed)),
+                ("input tokens", text(count(judge.input_tokens))),
+                ("output tokens", text(count(judge.output_tokens))),
+            ]
+        )
+    if calibration is not None:
+        facts += element("h3", "Calibration on the human labels") + key_values(
+            [
+                ("judges calibrated now", text(calibration.calibrated)),
+                ("judges unchanged, from the cache", text(calibration.reused)),
+                ("calls", text(calibration.calls)),
+                ("cached answers", text(calibration.cached)),
+                ("failed calls", text(calibration.failed)),
+                ("input tokens", text(count(calibration.input_tokens))),
+                ("output tokens", text(count(calibration.output_tokens))),
+            ]
+        )
     return element("section", element("h2", "LLM judge") + facts)
 
 
