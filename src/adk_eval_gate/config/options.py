@@ -442,7 +442,7 @@ OPTIONS: tuple[Option, ...] = (
         "undecided",
         "--undecided",
         "with --sequential, a case still open after --num-runs: point (the verdict on its runs, labelled undecided), "
-        "neutral (it fails the gate only with a proven regression) or fail",
+        "neutral (it fails the gate only when proven failing across the suite or with a proven regression) or fail",
         "str",
         "undecided",
         choices=("point", "neutral", "fail"),
