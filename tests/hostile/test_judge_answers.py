@@ -81,6 +81,7 @@ def test_every_parser_reads_the_adversarial_answers_cut_to_50_kb_in_linear_time(
             parse(answer[:50_000])
 
 
+@pytest.mark.slow  # two parsers on answers of a megabyte
 def test_the_reported_answer_is_no_verdict() -> None:
     assert parsing.final_response_verdict(ADVERSARIAL["label-64-spaces"]) is None
     assert parsing.final_response_verdict(ADVERSARIAL["json-deep"]) is None
