@@ -170,6 +170,7 @@ def test_two_identical_adk_runs_with_on_change_make_one_comment_request(
     assert len(writes) == 1 and len(fake_github.comments_on(7)) == 1
 
 
+@pytest.mark.slow  # a gate run in a pull request against the fake GitHub, the reports and the comment written
 def test_a_bad_input_in_a_pull_request_still_writes_the_reports_and_the_comment(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, fake_github: FakeGitHub
 ) -> None:
