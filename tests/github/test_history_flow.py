@@ -11,6 +11,8 @@ from adk_eval_gate.inputs.saved_results import load_results
 from tests.fakes.github_server import FakeGitHub
 from tests.github.flows import EXAMPLE, artifact_zip, passing_baseline, pull_request_env, run_step
 
+pytestmark = pytest.mark.slow  # every test runs the example agent once for all (example_results): seconds of CPU
+
 NOISY = [1.0, 0.6, 0.95, 0.7, 1.0, 0.65, 0.9, 0.8, 1.0, 1.0]  # two_cities' response score on the base branch
 
 

@@ -27,6 +27,7 @@ def gate(monkeypatch: pytest.MonkeyPatch, work: Path, env: dict[str, str], recor
     return run_step(monkeypatch, [*args, *extra], env, work)
 
 
+@pytest.mark.slow  # runs the example agent once for all (example_results): seconds of CPU
 def test_a_pull_request_compares_comments_once_and_edits_after(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, fake_github: FakeGitHub, example_results: Path
 ) -> None:
@@ -61,6 +62,7 @@ def test_a_pull_request_compares_comments_once_and_edits_after(
     assert step_summary in second.step_summary.read_text()  # appended, not replaced
 
 
+@pytest.mark.slow  # runs the example agent once for all (example_results): seconds of CPU
 def test_a_fork_pull_request_still_reports_and_keeps_its_verdict(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, fake_github: FakeGitHub, example_results: Path
 ) -> None:
@@ -76,6 +78,7 @@ def test_a_fork_pull_request_still_reports_and_keeps_its_verdict(
     assert fake_github.comments_on(7) == []
 
 
+@pytest.mark.slow  # runs the example agent once for all (example_results): seconds of CPU
 def test_significant_regressions_fail_the_gate_only_when_asked(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, fake_github: FakeGitHub, example_results: Path
 ) -> None:
@@ -96,6 +99,7 @@ def test_significant_regressions_fail_the_gate_only_when_asked(
     assert "::warning file=examples/weather_agent/weather.evalset.json" in strict.stdout
 
 
+@pytest.mark.slow  # runs the example agent once for all (example_results): seconds of CPU
 def test_a_hostile_artifact_is_refused_and_the_run_goes_on(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, fake_github: FakeGitHub, example_results: Path
 ) -> None:
@@ -109,6 +113,7 @@ def test_a_hostile_artifact_is_refused_and_the_run_goes_on(
     assert len(fake_github.comments_on(7)) == 1
 
 
+@pytest.mark.slow  # runs the example agent once for all (example_results): seconds of CPU
 def test_the_summary_and_the_comment_are_rendered_once_and_posted_as_written(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, fake_github: FakeGitHub, example_results: Path
 ) -> None:
@@ -141,6 +146,7 @@ def test_a_502_on_the_comment_is_retried(
     assert [call.status for call in fake_github.calls("POST")] == [502, 201]
 
 
+@pytest.mark.slow  # runs the example agent once for all (example_results): seconds of CPU
 def test_without_a_token_nothing_is_posted_and_a_warning_says_why(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, example_results: Path
 ) -> None:
@@ -164,6 +170,7 @@ def test_two_identical_adk_runs_with_on_change_make_one_comment_request(
     assert len(writes) == 1 and len(fake_github.comments_on(7)) == 1
 
 
+@pytest.mark.slow  # a gate run in a pull request against the fake GitHub, the reports and the comment written
 def test_a_bad_input_in_a_pull_request_still_writes_the_reports_and_the_comment(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, fake_github: FakeGitHub
 ) -> None:

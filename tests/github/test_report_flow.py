@@ -50,6 +50,7 @@ def uploaded_results(example_results: Path, work: Path, *, pull_request: int | N
     return path
 
 
+@pytest.mark.slow  # runs the example agent once for all (example_results): seconds of CPU
 def test_workflow_run_comments_on_the_checked_pull_request_with_trusted_links(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, fake_github: FakeGitHub, example_results: Path
 ) -> None:
@@ -65,6 +66,7 @@ def test_workflow_run_comments_on_the_checked_pull_request_with_trusted_links(
     assert "## ADK eval results" in step.step_summary.read_text()
 
 
+@pytest.mark.slow  # runs the example agent once for all (example_results): seconds of CPU
 def test_workflow_run_refuses_a_number_that_is_not_the_evaluated_pull_request(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, fake_github: FakeGitHub, example_results: Path
 ) -> None:
@@ -77,6 +79,7 @@ def test_workflow_run_refuses_a_number_that_is_not_the_evaluated_pull_request(
     assert (tmp_path / "out" / "junit.xml").is_file()
 
 
+@pytest.mark.slow  # runs the example agent once for all (example_results): seconds of CPU
 def test_merged_shards_are_published_like_one_run(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, fake_github: FakeGitHub, example_results: Path
 ) -> None:

@@ -53,6 +53,7 @@ def _errors(server: FaultServer, cases: dict[str, str], *, limits: http_reading.
     return {key.split("::")[1]: runs[0].inference.error or "" for key, runs in execution.finished.items()}
 
 
+@pytest.mark.slow  # a gate run against a server streaming megabytes
 @pytest.mark.timeout(120)
 def test_an_answer_larger_than_the_limit_is_an_error_naming_it(tmp_repo: Path) -> None:
     with fault_server() as server:
@@ -62,6 +63,7 @@ def test_an_answer_larger_than_the_limit_is_an_error_naming_it(tmp_repo: Path) -
     assert errors["huge"].startswith("POST /run sent an answer larger than 262,144 bytes, the http runner's limit")
 
 
+@pytest.mark.slow  # a gate run against a server streaming megabytes
 @pytest.mark.timeout(120)
 def test_an_sse_line_or_stream_larger_than_its_limit_is_an_error_naming_it(tmp_repo: Path) -> None:
     with fault_server(has_run=False) as server:
@@ -99,6 +101,7 @@ def test_the_default_limits_are_named_in_mib() -> None:
     assert too_long.value.one_line().startswith("POST /run_sse sent a line larger than 16 MiB, the http runner's limit")
 
 
+@pytest.mark.slow  # a gate run against a server streaming megabytes
 @pytest.mark.timeout(120)
 def test_a_list_of_100000_apps_is_summarised_not_printed(tmp_repo: Path) -> None:
     with fault_server() as server:

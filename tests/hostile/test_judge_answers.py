@@ -72,14 +72,16 @@ def test_every_parser_reads_an_adversarial_answer_of_1_mb_in_linear_time(answer:
         parse(answer)
 
 
+@pytest.mark.slow  # every parser on every adversarial answer: most of a second of CPU
 @pytest.mark.timeout(60)
 def test_every_parser_reads_the_adversarial_answers_cut_to_50_kb_in_linear_time() -> None:
-    """The fast tier's guard: at 50 KB the quadratic patterns of before took minutes too."""
+    """At 50 KB the quadratic patterns of before took minutes too: this fails in seconds, not minutes."""
     for answer in ADVERSARIAL.values():
         for parse in PARSERS.values():
             parse(answer[:50_000])
 
 
+@pytest.mark.slow  # two parsers on answers of a megabyte
 def test_the_reported_answer_is_no_verdict() -> None:
     assert parsing.final_response_verdict(ADVERSARIAL["label-64-spaces"]) is None
     assert parsing.final_response_verdict(ADVERSARIAL["json-deep"]) is None

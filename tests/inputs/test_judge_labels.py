@@ -66,6 +66,7 @@ def test_camel_case_invocations_are_adks_shape_too(tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.slow  # the labels' JSON schema built and checked against the committed one
 def test_the_committed_schema_is_current_and_accepts_a_labels_file() -> None:
     committed = json.loads((REPO / "schema" / "judge-labels.schema.json").read_text())
     assert committed == json_schema(), (

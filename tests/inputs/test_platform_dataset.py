@@ -206,6 +206,7 @@ def test_markup_and_workflow_commands_in_a_case_are_data(tmp_path: Path) -> None
     assert case.eval_id == weird and content_text((case.conversation or [])[0].user_content) == weird
 
 
+@pytest.mark.slow  # a whole run of the gate
 def test_a_recorded_dataset_given_with_dataset_is_gated_by_its_eval_config(
     repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

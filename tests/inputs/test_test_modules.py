@@ -227,6 +227,9 @@ def test_a_test_module_is_never_run(tmp_path: Path) -> None:
     assert not marker.exists()
 
 
+DEEP = pytest.mark.slow  # 200,000 terms: a fifth of a second of CPU (the family's five other cases stay fast)
+
+
 @pytest.mark.parametrize(
     ("content", "reason"),
     [
@@ -235,7 +238,11 @@ def test_a_test_module_is_never_run(tmp_path: Path) -> None:
         (b"AgentEvaluator.evaluate('bot', '\xff\xfe')\n", "does not parse"),
         (b"AgentEvaluator.evaluate('bot', " + b"(" * 300 + b"'x'" + b")" * 300 + b")\n", "does not parse"),
         (b"x = AgentEvaluator\ny = " + b"+".join([b"1"] * 2_000) + b"\n", "is nested too deeply to be read"),
-        (b"x = AgentEvaluator\ny = " + b"+".join([b"1"] * 200_000) + b"\n", "cannot be parsed (RecursionError)"),
+        pytest.param(
+            b"x = AgentEvaluator\ny = " + b"+".join([b"1"] * 200_000) + b"\n",
+            "cannot be parsed (RecursionError)",
+            marks=DEEP,
+        ),
     ],
     ids=["syntax-error", "null-byte", "not-utf-8", "nested-parentheses", "deep-expression", "deeper-than-the-parser"],
 )

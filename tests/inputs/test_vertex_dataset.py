@@ -315,6 +315,7 @@ def test_discovery_finds_jsonl_datasets_and_dataset_names_files_of_any_name(
         discover([], root=repo, datasets=["missing.csv"])
 
 
+@pytest.mark.slow  # a whole run of the gate
 def test_dataset_alone_runs_only_the_datasets_and_bad_rows_do_not_stop_the_others(
     here: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -346,6 +347,7 @@ def test_validate_names_each_bad_row_once(here: Path) -> None:
     assert lines[-1] == "1 of 1 files have problems"
 
 
+@pytest.mark.slow  # a whole run of the gate
 def test_recorded_rows_are_not_confirmed_again(here: Path, capsys: pytest.CaptureFixture[str]) -> None:
     write_json(here / "test_config.json", {"criteria": {"tool_trajectory_avg_score": 1.0}})
     write_jsonl(here / "rows.evalset.jsonl", ROWS)
@@ -408,6 +410,7 @@ def test_validate_fails_on_keys_adk_ignores_unless_they_are_allowed(here: Path) 
     assert inputs.allow_unknown_fields is True
 
 
+@pytest.mark.slow  # a whole run of the gate
 def test_a_quarantine_selector_that_matches_no_case_is_a_warning_with_the_selector_it_likely_misspells(
     here: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -3,6 +3,8 @@ prompt, later turns by majority vote, the stop-signal check, and the passing-tur
 
 from __future__ import annotations
 
+import pytest
+
 from adk_eval_gate.metrics.user_simulator_quality import PerTurnUserSimulatorQuality
 from adk_eval_gate.model import eval_config
 from adk_eval_gate.model.evalset import ConversationScenario, EvalCase, UserBehavior, UserPersona
@@ -127,6 +129,7 @@ def test_a_failing_judge_makes_it_not_evaluated(gemini: FakeGemini) -> None:
     assert outcome.reason is not None and "HTTP 503" in outcome.reason
 
 
+@pytest.mark.slow  # two scorings of a three-turn conversation against the fake Gemini
 def test_a_label_adk_cannot_read_counts_only_when_labels_are_read_leniently(gemini: FakeGemini) -> None:
     """A label with nothing after it is no label to ADK's pattern: the turn ties 1-1 and is invalid; read leniently
     (--lenient-judge-labels) it is valid 2-1."""

@@ -91,6 +91,7 @@ def _the_readers_point_at_the_eval_file_and_see_the_scores(path: Path) -> None:
     }
 
 
+@pytest.mark.slow  # a pytest run of the plugin in this process (pytester)
 def test_the_short_summary_of_ra_gives_what_went_wrong_first(
     project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -195,6 +196,7 @@ def test_an_adk_eval_result_given_by_path_is_one_failing_item_saying_it_is_not_a
     )
 
 
+@pytest.mark.slow  # a pytest run of the plugin in this process (pytester)
 def test_sequential_says_when_a_recording_has_too_few_runs_for_a_decision(project: pytest.Pytester) -> None:
     """A dataset row's recorded answer is one run: it is replayed once, and the case keeps today's verdict."""
     result = project.runpytest("--adk-eval", *PLAIN, "--adk-sequential", "--adk-num-runs", "10", "-rfE")

@@ -91,6 +91,7 @@ def test_an_older_input_lacks_the_newer_keys_and_gives_the_verdict_of_its_source
     assert decided.findings == now.findings
 
 
+@pytest.mark.slow  # the comment and the summary of 400 failing cases cut (the fast tier keeps their golden comment)
 def test_huge_suite_fits_both_limits_and_says_what_was_cut() -> None:
     doc = SCENARIOS["huge_failing"]()
     body = comment.render(doc)

@@ -404,6 +404,7 @@ def test_the_details_are_compressed_data_so_a_page_of_many_cases_stays_small() -
     assert '<div class="run">' not in markup  # nothing of a case's details is in the page as HTML
 
 
+@pytest.mark.slow  # two pages of 100 and 150 failing cases: most of a second of CPU
 def test_the_drops_table_shows_the_first_drops_and_counts_the_rest() -> None:
     """Every case's details list its changes; the table above the cases stops at ``DROPS_SHOWN`` rows (10,000
     regressed cases would make it megabytes of HTML the browser parses before anything else)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -18,6 +19,7 @@ TOKENS = [
 hostile = st.one_of(st.lists(st.sampled_from(TOKENS), max_size=25).map("".join), st.text(max_size=60))
 
 
+@pytest.mark.slow  # 150 generated texts through GitHub's Markdown renderer
 @settings(max_examples=150, deadline=None)
 @given(hostile)
 def test_inline_text_is_inert_in_a_paragraph_and_a_table_cell(text: str) -> None:
@@ -29,6 +31,7 @@ def test_inline_text_is_inert_in_a_paragraph_and_a_table_cell(text: str) -> None
     assert html.count("<td") == 2  # nothing split or merged the cells
 
 
+@pytest.mark.slow  # 150 generated texts through GitHub's Markdown renderer
 @settings(max_examples=150, deadline=None)
 @given(hostile)
 def test_a_code_block_cannot_be_closed_early(text: str) -> None:
@@ -39,6 +42,7 @@ def test_a_code_block_cannot_be_closed_early(text: str) -> None:
     assert problems(markdown, allowed_links=set(), comments=0) == []
 
 
+@pytest.mark.slow  # 150 generated texts through GitHub's Markdown renderer
 @settings(max_examples=150, deadline=None)
 @given(hostile)
 def test_a_summary_line_cannot_open_or_close_tags(text: str) -> None:

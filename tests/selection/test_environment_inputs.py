@@ -154,6 +154,7 @@ def test_a_requirement_list_that_cannot_be_read_whole_makes_the_environment_unkn
     assert absent.unknown is None and absent.files == ["absent.txt", "requirements.txt"]
 
 
+@pytest.mark.slow  # 505 requirement lists written and followed
 @pytest.mark.timeout(30)
 def test_many_includes_stop_at_a_limit_and_make_the_environment_unknown(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch

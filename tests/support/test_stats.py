@@ -81,6 +81,7 @@ def test_means_sums_and_spreads_of_finite_values_never_overflow() -> None:
     assert prediction_interval([LARGEST, -LARGEST, LARGEST], 0.0) == (-LARGEST, LARGEST)
 
 
+@pytest.mark.slow  # a property test: a hundred generated lists
 @given(st.lists(st.floats(min_value=-1e6, max_value=1e6), min_size=1, max_size=8))
 def test_values_in_range_get_the_arithmetic_they_always_had(values: list[float]) -> None:
     assert mean(values) == statistics.fmean(values) and total(values) == sum(values)

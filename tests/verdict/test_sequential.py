@@ -113,6 +113,7 @@ def test_a_majority_case_stops_once_its_n_run_verdict_can_no_longer_change() -> 
     assert (evidence.decision, evidence.passed, evidence.runs) == ("curtailed", True, 7)
 
 
+@pytest.mark.slow  # 800 simulated cases
 def test_curtailment_never_changes_the_verdict_of_the_n_runs() -> None:
     rng = random.Random(3)
     for rule in ("majority", "all"):

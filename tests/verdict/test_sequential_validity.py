@@ -92,6 +92,7 @@ def _in_completion_order(settings: SequentialSettings, passes: list[bool]) -> Ca
     return evidence
 
 
+@pytest.mark.slow  # hundreds of simulated streams
 def test_runs_that_finish_late_weigh_as_if_they_had_finished_in_order() -> None:
     settings = SequentialSettings(pass_rule="majority", max_runs=20)
     rng = random.Random(8)
@@ -123,6 +124,7 @@ def _until_green(settings: SequentialSettings, rng: random.Random, rate: float, 
     return evidence
 
 
+@pytest.mark.slow  # hundreds of simulated streams
 def test_re_running_a_job_until_green_with_its_evidence_kept_proves_no_false_pass() -> None:
     settings = SequentialSettings(pass_rule="mean", max_runs=10)
     rng = random.Random(9)

@@ -92,6 +92,7 @@ def _run(item: WorkItem, metrics: MetricBuilder, observed: list[str] | None) -> 
     return finished.inference
 
 
+@pytest.mark.slow  # three scored runs of a case with their file reads recorded
 def test_what_a_custom_metric_reads_when_it_scores_is_an_input_of_every_case_it_scores(repo: Path) -> None:
     metrics = MetricBuilder(MetricServices(), reads=MetricReads(repo))
     item = _item("first")

@@ -63,6 +63,7 @@ def test_a_child_that_ends_without_a_verdict_is_reported_as_lost(tmp_path: Path)
     assert lost and lost[0].startswith("the run exited with code 0 before the gate decided its verdict")
 
 
+@pytest.mark.slow  # three supervised runs
 def test_a_pass_counts_only_with_the_results_json_this_run_wrote(tmp_path: Path) -> None:
     results = tmp_path / "results.json"
     code, lost = _supervised(lambda: 0, results)  # nothing written
