@@ -399,7 +399,7 @@ def redecide(doc: ResultsDocument) -> tuple[ResultsDocument, list[str]]:
         claimed, counted_now = getattr(doc.totals, name), getattr(decided.totals, name)
         if claimed != counted_now:
             claims.append(f"totals.{name} {claimed}, its cases say {counted_now}")
-    changed = sum(1 for before, after in zip(doc.cases, cases, strict=True) if before.status != after.status)
+    changed = sum(1 for before, after in zip(doc.cases, decided.cases, strict=True) if before.status != after.status)
     if changed:
         claims.append(f"{changed} case statuses differ from their runs and metrics")
     return decided, claims
