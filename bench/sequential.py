@@ -59,6 +59,7 @@ from adk_eval_gate.verdict import (
     SequentialSettings,
     consume,
     continue_evidence,
+    e_bh,
     gate_verdict,
     next_wave,
     open_evidence,
@@ -145,13 +146,14 @@ def compare(rule: str, trials: int, seed: int, *, scores: bool, policy: str = "p
         0.0,
     )
     for _ in range(trials):
-        for rate in suite_rates(healthy=False, rng=rng):
-            stream = (draw_scores if scores else draw)(rng, rate, N)
-            evidence = sequential(settings, stream)
-            passed = gate_verdict(evidence) != "fail"
+        rates = suite_rates(healthy=False, rng=rng)
+        streams = [(draw_scores if scores else draw)(rng, rate, N) for rate in rates]
+        evidences = [sequential(settings, stream) for stream in streams]
+        for rate, stream, evidence, (passed, decision) in zip(
+            rates, streams, evidences, suite_verdicts(evidences), strict=True
+        ):
             fixed = fixed_passes(rule, stream)
             figures["runs"] += evidence.runs
-            decision = evidence.decision or "undecided"
             figures["proven" if decision.startswith("proven") else decision] += 1
             if passed != fixed and not decision.startswith("proven"):
                 figures["unproven_diff"] += 1
@@ -162,6 +164,19 @@ def compare(rule: str, trials: int, seed: int, *, scores: bool, policy: str = "p
             figures["right_seq"] += passed == truly_passes(rule, rate)
             figures["right_fixed"] += fixed == truly_passes(rule, rate)
     return figures
+
+
+def suite_verdicts(evidences: list[CaseEvidence]) -> list[tuple[bool, str]]:
+    """Each case's gate verdict (True: it does not fail the gate) and decision, as ``verdict.decide`` gives them once
+    every case is decided: under ``neutral``, the cases e-BH proves failing across the suite fail, proven."""
+    settings = evidences[0].settings
+    flagged = set(e_bh([e.e_fail for e in evidences], alpha=1.0 - settings.confidence))
+    if settings.undecided != "neutral":
+        flagged = set()
+    return [
+        (False, "proven-fail") if index in flagged else (gate_verdict(e) != "fail", e.decision or "undecided")
+        for index, e in enumerate(evidences)
+    ]
 
 
 def in_completion_order(settings: SequentialSettings, stream: list[float]) -> CaseEvidence:
@@ -206,11 +221,11 @@ def healthy(rule: str, trials: int, seed: int, *, scores: bool) -> dict[str, flo
     fails = {"fixed-10": 0.0, **dict.fromkeys(POLICIES, 0.0)}
     for _ in range(trials):
         verdicts = {name: False for name in fails}
-        for rate in suite_rates(healthy=True, rng=rng):
-            stream = (draw_scores if scores else draw)(rng, rate, N)
-            verdicts["fixed-10"] |= not fixed_passes(rule, stream)
-            for policy in POLICIES:
-                verdicts[policy] |= gate_verdict(sequential(settings_for(rule, undecided=policy), stream)) == "fail"
+        streams = [(draw_scores if scores else draw)(rng, rate, N) for rate in suite_rates(healthy=True, rng=rng)]
+        verdicts["fixed-10"] = not all(fixed_passes(rule, stream) for stream in streams)
+        for policy in POLICIES:
+            evidences = [sequential(settings_for(rule, undecided=policy), stream) for stream in streams]
+            verdicts[policy] = not all(passed for passed, _ in suite_verdicts(evidences))
         for name, failed in verdicts.items():
             fails[name] += failed
     return {name: count / trials for name, count in fails.items()}
