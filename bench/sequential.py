@@ -17,7 +17,9 @@ until green with the evidence kept (up to 5 attempts); then the healthy agent (5
 0.7-0.95): how often the suite fails with fixed-10 and under each policy (targets: neutral <= 5%, point <=
 fixed-10); and the wall time at parallelism 8, SIMULATED (each run lasts an exponential time of mean 1 plus 0.5;
 waves as ``next_wave`` plans them), against fixed-10's (target: <= the run ratio + 15 points). Under neutral a
-proven failure needs ``200 / alpha`` (the error split across the suite's cases), as the gate does.
+case runs on for a proof of ``200 / alpha`` (the error split across the suite's cases) and, once every case is
+decided, e-BH across the suite's final e-values fails the cases it proves failing, as the gate does (the neutral
+rows and the healthy agent's re-run with e-BH, seed 1, 100 trials, the same day).
 
     python bench/sequential.py [--trials 100] [--streams 2000] [--seed 1]
 
@@ -27,10 +29,13 @@ Measured (seed 1, 100 trials, 2000 streams per point, 29 November 2026, 688 s at
   65.7 / 74.4 / 65.7%, on scores 65.7 / 74.9 / 65.7%, all 82.0% under each (targets for point met);
 - point: stable cases decided otherwise 0 under every rule, differences not labelled proven 0; flaky cases right,
   sequential / fixed-10: majority 84.8 / 85.0%, mean 85.9 / 85.8%, mean on scores 97.7 / 97.7%, all 93.8 / 93.8%;
-- neutral: a failure must be proven for the whole suite, so cases that truly fail stay undecided more often and
-  do not fail the gate: flaky cases right 53.3% (majority), 30.2% (mean), 34.7% (scores), 93.8% (all); under
-  majority every always-failing case (20 per suite) stays undecided: 10 failing runs give an e-value of 613, short
-  of 200 / 0.05 = 4,000 (13 runs would reach it); fail: 81.6%, 87.7%, 95.9%, 93.8%;
+- neutral: a failure must be proven for the whole suite (each case runs on for ``200 / alpha``; at the end e-BH
+  over the cases' final e-values fails those proven failing across the suite), so cases that truly fail stay
+  undecided more often and do not fail the gate: flaky cases right 55.3% (majority), 35.1% (mean), 57.8% (scores),
+  93.8% (all), stable cases decided otherwise 0 under each; under majority every always-failing case (20 per suite)
+  reaches an e-value of 613 in its 10 runs, short of 200 / 0.05 = 4,000 alone, and e-BH's bar for 20 is 200: all
+  fail (before e-BH: flaky cases right 53.3%, 30.2%, 34.7%, and those 20 stayed undecided); fail: 81.6%, 87.7%,
+  95.9%, 93.8%;
 - validity (proven pass at threshold - margin / proven fail at the threshold): majority 2.45 / 3.00% in run order,
   2.65 / 3.85% with failing runs last, 2.85 / 3.90% re-run until green; mean 0.7: 3.10 / 3.30%, 3.25 / 3.15%,
   2.25 / 3.80% (target <= 5% each);
