@@ -1,10 +1,10 @@
 """Every output of a run states the same counts: the log's last line, results.json, JUnit, the summary, the comment
 and report.html, for a run that passes, one that fails, a flaky one, one with a quarantined case, one that misses a
 budget, a run under ``--sequential --undecided neutral`` whose cases fail on a proof of their own or on one across
-the suite (e-BH), and runs with LLM judges calibrated against human labels: a judge that does not gate (informational, the
-reason on every case it touches), one that gates, one required to be calibrated (an error), and a judge whose
-agreement dropped against the baseline (a note, or a failure with --fail-on-regression). The verdict decides the
-counts and statuses once (``verdict.decide``); each output only renders them."""
+the suite (e-BH), and runs with LLM judges calibrated against human labels: a judge that does not gate
+(informational, the reason on every case it touches), one that gates, one required to be calibrated (an error), and
+a judge whose agreement dropped against the baseline (a note, or a failure with --fail-on-regression). The verdict
+decides the counts and statuses once (``verdict.decide``); each output only renders them."""
 
 from __future__ import annotations
 
