@@ -122,3 +122,19 @@ def test_e_bh_fails_always_failing_cases_the_split_bar_leaves_undecided() -> Non
     e_values = [_final_e_fail(settings, rng, 0.0) for _ in range(20)] + [1.0] * 180
     assert max(e_values) < 200 / ALPHA  # each alone undecided after its 10 runs
     assert e_bh(e_values, alpha=ALPHA) == list(range(20))
+
+
+def test_saved_e_values_are_not_trusted_the_suite_wide_proof_reads_the_runs() -> None:
+    settings = _settings(suite=200)
+    cases = _half_scoring(10, settings)  # k = 10: bar 400, above the e-values their runs give
+    forged = [
+        c.model_copy(update={"sequential": c.sequential.model_copy(update={"e_fail": 1e12})})
+        for c in cases
+        if c.sequential is not None
+    ]
+    saved = _decided(cases, settings).model_copy(update={"cases": forged})
+    again, _ = verdict.redecide(parse_document(json.loads(results_json(saved)), shown="results.json"))
+    assert again.status == "passed"
+    assert {(c.sequential.decision, c.sequential.e_fail < 400) for c in again.cases if c.sequential} == {
+        ("undecided", True)
+    }
