@@ -17,7 +17,9 @@ until green with the evidence kept (up to 5 attempts); then the healthy agent (5
 0.7-0.95): how often the suite fails with fixed-10 and under each policy (targets: neutral <= 5%, point <=
 fixed-10); and the wall time at parallelism 8, SIMULATED (each run lasts an exponential time of mean 1 plus 0.5;
 waves as ``next_wave`` plans them), against fixed-10's (target: <= the run ratio + 15 points). Under neutral a
-proven failure needs ``200 / alpha`` (the error split across the suite's cases), as the gate does.
+case runs on for a proof of ``200 / alpha`` (the error split across the suite's cases) and, once every case is
+decided, e-BH across the suite's final e-values fails the cases it proves failing, as the gate does (the neutral
+rows and the healthy agent's re-run with e-BH, seed 1, 100 trials, the same day).
 
     python bench/sequential.py [--trials 100] [--streams 2000] [--seed 1]
 
@@ -27,10 +29,13 @@ Measured (seed 1, 100 trials, 2000 streams per point, 29 November 2026, 688 s at
   65.7 / 74.4 / 65.7%, on scores 65.7 / 74.9 / 65.7%, all 82.0% under each (targets for point met);
 - point: stable cases decided otherwise 0 under every rule, differences not labelled proven 0; flaky cases right,
   sequential / fixed-10: majority 84.8 / 85.0%, mean 85.9 / 85.8%, mean on scores 97.7 / 97.7%, all 93.8 / 93.8%;
-- neutral: a failure must be proven for the whole suite, so cases that truly fail stay undecided more often and
-  do not fail the gate: flaky cases right 53.3% (majority), 30.2% (mean), 34.7% (scores), 93.8% (all); under
-  majority every always-failing case (20 per suite) stays undecided: 10 failing runs give an e-value of 613, short
-  of 200 / 0.05 = 4,000 (13 runs would reach it); fail: 81.6%, 87.7%, 95.9%, 93.8%;
+- neutral: a failure must be proven for the whole suite (each case runs on for ``200 / alpha``; at the end e-BH
+  over the cases' final e-values fails those proven failing across the suite), so cases that truly fail stay
+  undecided more often and do not fail the gate: flaky cases right 55.3% (majority), 35.1% (mean), 57.8% (scores),
+  93.8% (all), stable cases decided otherwise 0 under each; under majority every always-failing case (20 per suite)
+  reaches an e-value of 613 in its 10 runs, short of 200 / 0.05 = 4,000 alone, and e-BH's bar for 20 is 200: all
+  fail (before e-BH: flaky cases right 53.3%, 30.2%, 34.7%, and those 20 stayed undecided); fail: 81.6%, 87.7%,
+  95.9%, 93.8%;
 - validity (proven pass at threshold - margin / proven fail at the threshold): majority 2.45 / 3.00% in run order,
   2.65 / 3.85% with failing runs last, 2.85 / 3.90% re-run until green; mean 0.7: 3.10 / 3.30%, 3.25 / 3.15%,
   2.25 / 3.80% (target <= 5% each);
@@ -59,6 +64,7 @@ from adk_eval_gate.verdict import (
     SequentialSettings,
     consume,
     continue_evidence,
+    e_bh,
     gate_verdict,
     next_wave,
     open_evidence,
@@ -145,13 +151,14 @@ def compare(rule: str, trials: int, seed: int, *, scores: bool, policy: str = "p
         0.0,
     )
     for _ in range(trials):
-        for rate in suite_rates(healthy=False, rng=rng):
-            stream = (draw_scores if scores else draw)(rng, rate, N)
-            evidence = sequential(settings, stream)
-            passed = gate_verdict(evidence) != "fail"
+        rates = suite_rates(healthy=False, rng=rng)
+        streams = [(draw_scores if scores else draw)(rng, rate, N) for rate in rates]
+        evidences = [sequential(settings, stream) for stream in streams]
+        for rate, stream, evidence, (passed, decision) in zip(
+            rates, streams, evidences, suite_verdicts(evidences), strict=True
+        ):
             fixed = fixed_passes(rule, stream)
             figures["runs"] += evidence.runs
-            decision = evidence.decision or "undecided"
             figures["proven" if decision.startswith("proven") else decision] += 1
             if passed != fixed and not decision.startswith("proven"):
                 figures["unproven_diff"] += 1
@@ -162,6 +169,19 @@ def compare(rule: str, trials: int, seed: int, *, scores: bool, policy: str = "p
             figures["right_seq"] += passed == truly_passes(rule, rate)
             figures["right_fixed"] += fixed == truly_passes(rule, rate)
     return figures
+
+
+def suite_verdicts(evidences: list[CaseEvidence]) -> list[tuple[bool, str]]:
+    """Each case's gate verdict (True: it does not fail the gate) and decision, as ``verdict.decide`` gives them once
+    every case is decided: under ``neutral``, the cases e-BH proves failing across the suite fail, proven."""
+    settings = evidences[0].settings
+    flagged = set(e_bh([e.e_fail for e in evidences], alpha=1.0 - settings.confidence))
+    if settings.undecided != "neutral":
+        flagged = set()
+    return [
+        (False, "proven-fail") if index in flagged else (gate_verdict(e) != "fail", e.decision or "undecided")
+        for index, e in enumerate(evidences)
+    ]
 
 
 def in_completion_order(settings: SequentialSettings, stream: list[float]) -> CaseEvidence:
@@ -206,11 +226,11 @@ def healthy(rule: str, trials: int, seed: int, *, scores: bool) -> dict[str, flo
     fails = {"fixed-10": 0.0, **dict.fromkeys(POLICIES, 0.0)}
     for _ in range(trials):
         verdicts = {name: False for name in fails}
-        for rate in suite_rates(healthy=True, rng=rng):
-            stream = (draw_scores if scores else draw)(rng, rate, N)
-            verdicts["fixed-10"] |= not fixed_passes(rule, stream)
-            for policy in POLICIES:
-                verdicts[policy] |= gate_verdict(sequential(settings_for(rule, undecided=policy), stream)) == "fail"
+        streams = [(draw_scores if scores else draw)(rng, rate, N) for rate in suite_rates(healthy=True, rng=rng)]
+        verdicts["fixed-10"] = not all(fixed_passes(rule, stream) for stream in streams)
+        for policy in POLICIES:
+            evidences = [sequential(settings_for(rule, undecided=policy), stream) for stream in streams]
+            verdicts[policy] = not all(passed for passed, _ in suite_verdicts(evidences))
         for name, failed in verdicts.items():
             fails[name] += failed
     return {name: count / trials for name, count in fails.items()}

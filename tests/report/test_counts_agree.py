@@ -1,9 +1,10 @@
 """Every output of a run states the same counts: the log's last line, results.json, JUnit, the summary, the comment
 and report.html, for a run that passes, one that fails, a flaky one, one with a quarantined case, one that misses a
-budget, and runs with LLM judges calibrated against human labels: a judge that does not gate (informational, the
-reason on every case it touches), one that gates, one required to be calibrated (an error), and a judge whose
-agreement dropped against the baseline (a note, or a failure with --fail-on-regression). The verdict decides the
-counts and statuses once (``verdict.decide``); each output only renders them."""
+budget, a run under ``--sequential --undecided neutral`` whose cases fail on a proof of their own or on one across
+the suite (e-BH), and runs with LLM judges calibrated against human labels: a judge that does not gate
+(informational, the reason on every case it touches), one that gates, one required to be calibrated (an error), and
+a judge whose agreement dropped against the baseline (a note, or a failure with --fail-on-regression). The verdict
+decides the counts and statuses once (``verdict.decide``); each output only renders them."""
 
 from __future__ import annotations
 
@@ -18,12 +19,13 @@ from html.parser import HTMLParser
 import pytest
 
 from adk_eval_gate import verdict
-from adk_eval_gate.model.results import Confirmation, ResultsDocument, dump_json, parse_document
+from adk_eval_gate.model.results import Confirmation, ResultsDocument, SequentialRun, dump_json, parse_document
 from adk_eval_gate.report import comment, junit, summary
 from adk_eval_gate.report import console_lines as console_report
 from adk_eval_gate.report.html import page
 from adk_eval_gate.report.judge_lines import judge_line
 from adk_eval_gate.report.markdown import inline
+from adk_eval_gate.report.sequential_sections import decision_words
 from adk_eval_gate.support.console import Console
 from adk_eval_gate.verdict import Policy, earned_gate, ungated_reasons
 from tests.compare.test_judge_changes import decided
@@ -66,6 +68,17 @@ def _flaky() -> ResultsDocument:
 def _quarantine() -> ResultsDocument:
     parked = case("parked", [metric(RESPONSE, [0.9, 0.2, 0.2])]).model_copy(update={"quarantined": True})
     return document([case("paris", [metric(RESPONSE, 0.9)]), parked, case("sydney", [metric(RESPONSE, 0.1)])])
+
+
+def _suite_proof() -> ResultsDocument:
+    """Under neutral in a suite of 200: eleven cases scoring 0.5 of 0.8, each undecided alone, that e-BH proves
+    failing together; one scoring 0 that is proven failing on its own; one that passes."""
+    settings = SequentialRun(confidence=0.95, margin=0.1, min_runs=2, max_runs=10, undecided="neutral", fail_split=200)
+    cases = [case(f"half-{n}", [metric(RESPONSE, [0.5] * 10)]) for n in range(11)]
+    cases += [case("broken", [metric(RESPONSE, [0.0] * 10)]), case("steady", [metric(RESPONSE, [1.0] * 10)])]
+    policy = Policy(sequential=settings)
+    built = document([verdict.decide_case(c, pass_rule="mean", sequential=settings) for c in cases], num_runs=10)
+    return verdict.decide(built.model_copy(update={"run": policy.record(built.run)}), None, policy)
 
 
 JUDGE = "final_response_match_v2"
@@ -112,6 +125,7 @@ SCENARIOS: dict[str, Callable[[], ResultsDocument]] = {
     "flaky": _flaky,
     "quarantine": _quarantine,
     "budget": GOLDEN_INPUTS["cost_rises"],
+    "suite_proof": _suite_proof,
     **JUDGE_SCENARIOS,
 }
 
@@ -266,3 +280,25 @@ def test_a_legacy_case_has_one_name_in_junit_the_log_the_comment_and_report_html
     assert f"FAIL {legacy}::old_format: " in out.getvalue()
     assert "<summary>❌ old_format <sub>" in comment.render(doc)
     assert rows_of(page.render(doc))[0]["cells"][1][0] == ["old_format", "eval-id", ""]  # the failing case first
+
+
+def test_a_case_proven_failing_across_the_suite_shows_in_every_output_as_a_proven_failure() -> None:
+    doc = _suite_proof()
+    junit_text = junit.render(doc)
+    outcomes = _junit_outcomes(junit_text)
+    out = io.StringIO()
+    console_report.final(Console(in_actions=False, stream=out), doc)
+    markup = page.render(doc)
+    rows = {row["name"]: row["status"] for row in rows_of(markup)}
+    details = unpacked_details(script_data(markup, "case-details"))
+    saved = parse_document(json.loads(dump_json(doc)), shown="results.json")
+    assert [c.status for c in doc.cases].count("failed") == 12 and doc.status == "failed"
+    for number, ours in enumerate(doc.cases):
+        assert ours.sequential is not None and saved.cases[number] == ours
+        assert (outcomes[ours.label], rows[ours.id]) == (_JUNIT_OUTCOME[ours.status], ours.status)
+        assert f"{_LOG_MARK[ours.status]} {ours.file}::{ours.label}" in out.getvalue()
+        assert f'value="{ours.sequential.decision}"' in junit_text
+        [why] = [f.reason for f in ours.findings if f.rule == "sequential"]
+        assert why in html_text(details[number])
+        if ours.eval_id.startswith("half-"):
+            assert decision_words(ours) == "proven fail after 10 runs" and why.startswith("proven failing across")

@@ -95,6 +95,28 @@ def test_under_neutral_a_proven_failure_needs_its_share_of_the_error_across_the_
     assert broken["sequential"]["e_fail"] >= len(CASES) / 0.05 and "proven to fail at 95% after 8 runs" in log
 
 
+def test_under_neutral_cases_undecided_alone_fail_when_proven_failing_across_the_suite(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cases = {"sure_a": "p100 sure a", "sure_b": "p100 sure b", "broken_a": "p0 broken a", "broken_b": "p0 broken b"}
+    agent = _project(repo / "suite", cases, threshold=0.9)
+    args = ("--num-runs", "6", "--pass-rule", "majority", "--sequential", "--undecided", "neutral")
+    result = _gate(monkeypatch, repo / "suite", agent, *args)
+    assert result.returncode == 1, result.stdout + result.stderr
+    results = _results(repo / "suite")
+    broken = [case for case in results["cases"] if case["eval_id"].startswith("broken")]
+    # 6 failing runs reach an e-value of 47: short of 4 / 0.05 = 80 alone, past e-BH's 4 / (2 * 0.05) = 40 for two
+    assert all(case["sequential"]["e_fail"] < 80 for case in broken)
+    assert [(case["status"], case["sequential"]["decision"], case["sequential"]["runs"]) for case in broken] == [
+        ("failed", "proven-fail", 6)
+    ] * 2
+    assert "proven failing across the suite's 4 cases at 95% after 6 runs (e-BH: e-value 47 >= bar 40)" in (
+        result.stdout
+    )
+    junit = (repo / "suite" / "adk-eval-results" / "junit.xml").read_text(encoding="utf-8")
+    assert '<property name="broken_a.sequential" value="proven-fail" />' in junit
+
+
 @pytest.fixture
 def fake_github() -> Iterator[FakeGitHub]:
     fake = FakeGitHub().start()

@@ -37,7 +37,7 @@ from adk_eval_gate.model.results import (
 )
 from adk_eval_gate.support import stats
 from adk_eval_gate.support.words import did_you_mean
-from adk_eval_gate.verdict import rules, sequential_case
+from adk_eval_gate.verdict import rules, sequential_case, sequential_suite
 from adk_eval_gate.verdict.aggregation import ScoreRule, decide_metric, run_metric_status
 from adk_eval_gate.verdict.budgets import run_checks
 from adk_eval_gate.verdict.policy import Policy
@@ -141,6 +141,12 @@ def decide_case(
     findings += rules.uncalibrated_judges(case)
     if sequential is not None and not errors and case.carried is None:
         case, findings = _sequential(case, findings, pass_rule=pass_rule, run=sequential, ranges=ranges)
+    return _concluded(case, findings, errors=bool(errors))
+
+
+def _concluded(case: CaseResult, findings: list[Finding], *, errors: bool) -> CaseResult:
+    """The case's status from its findings, with what follows from it and from its runs."""
+    runs = case.runs
     status = _worst(findings)
     confirmation = case.confirmation
     if confirmation is not None:
@@ -179,6 +185,23 @@ def _sequential(
     recorded = sequential_case.record(evidence, ranges=ranges, reopened=sequential_case.reopened_at(case))
     decided = sequential_case.applied(findings, recorded)
     return case.model_copy(update={"sequential": recorded}), [*decided, sequential_case.finding(recorded, run)]
+
+
+def _proven_across_suite(cases: list[CaseResult], run: SequentialRun | None) -> list[CaseResult]:
+    """Under ``--undecided neutral``, the cases e-BH proves failing across the suite (``sequential_suite``) failed;
+    a case already failed by its decision is left as it is."""
+    proofs = sequential_suite.proven_across_suite(cases, run) if run is not None else {}
+    decided = []
+    for case in cases:
+        proof = proofs.get(case.id)
+        if proof is None or run is None or case.sequential is None or case.sequential.verdict == "fail":
+            decided.append(case)
+            continue
+        sequential, findings = sequential_suite.proven_failing(
+            case.sequential, case.findings, proof=proof, confidence=run.confidence
+        )
+        decided.append(_concluded(case.model_copy(update={"sequential": sequential}), findings, errors=False))
+    return decided
 
 
 def _first_error(case: CaseResult) -> str:
@@ -320,7 +343,7 @@ def _against_base(cases: list[CaseResult], comparison: Comparison | None, policy
 def decide(doc: ResultsDocument, comparison: Comparison | None, policy: Policy) -> ResultsDocument:
     """The run's findings, status and totals from its cases, the comparison and its budgets, under ``policy``."""
     comparison = counted(comparison, doc, strict=policy.strict_comparison) if comparison else None
-    cases = _against_base(doc.cases, comparison, policy)
+    cases = _against_base(_proven_across_suite(doc.cases, policy.sequential), comparison, policy)
     checks = run_checks(doc, comparison, policy.limits)
     doc = doc.model_copy(update={"cases": cases, "comparison": comparison, "budgets": checks})
     findings = [
@@ -376,7 +399,7 @@ def redecide(doc: ResultsDocument) -> tuple[ResultsDocument, list[str]]:
         claimed, counted_now = getattr(doc.totals, name), getattr(decided.totals, name)
         if claimed != counted_now:
             claims.append(f"totals.{name} {claimed}, its cases say {counted_now}")
-    changed = sum(1 for before, after in zip(doc.cases, cases, strict=True) if before.status != after.status)
+    changed = sum(1 for before, after in zip(doc.cases, decided.cases, strict=True) if before.status != after.status)
     if changed:
         claims.append(f"{changed} case statuses differ from their runs and metrics")
     return decided, claims

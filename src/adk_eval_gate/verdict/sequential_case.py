@@ -134,7 +134,7 @@ def _finite(value: float) -> float:
     return value if math.isfinite(value) else 1e300
 
 
-def _shown(value: float) -> str:
+def shown_e_value(value: float) -> str:
     return f"{value:.3g}" if value < 1e6 else "over a million"
 
 
@@ -144,9 +144,9 @@ def finding(sequential: SequentialCase, run: SequentialRun) -> Finding:
     runs = plural(sequential.runs, "run")
     effect = Effect.FAILED if sequential.verdict == "fail" else Effect.NONE
     if sequential.decision == "proven-pass":
-        reason = f"proven to pass at {confidence} after {runs} (e-value {_shown(sequential.e_pass)})"
+        reason = f"proven to pass at {confidence} after {runs} (e-value {shown_e_value(sequential.e_pass)})"
     elif sequential.decision == "proven-fail":
-        reason = f"proven to fail at {confidence} after {runs} (e-value {_shown(sequential.e_fail)})"
+        reason = f"proven to fail at {confidence} after {runs} (e-value {shown_e_value(sequential.e_fail)})"
     elif sequential.decision == "curtailed":
         verdict = "pass" if sequential.verdict == "pass" else "fail"
         reason = f"curtailed after {runs}: it would {verdict} on {run.max_runs} runs whatever the runs left score"
