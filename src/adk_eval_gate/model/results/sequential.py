@@ -27,7 +27,9 @@ class SequentialRun(ResultModel):
         default=None,
         ge=1,
         description="Under --undecided neutral, the suite's cases, which the error of a proven failure is split "
-        "across: a proof needs an e-value of fail_split / (1 - confidence). None: 1 (each case at the confidence).",
+        "across: a case runs on until its e-value reaches fail_split / (1 - confidence), and once all are decided "
+        "e-BH over the cases' e_fail at 1 - confidence fails those it proves failing across the suite. None: 1 "
+        "(each case at the confidence).",
     )
 
 
