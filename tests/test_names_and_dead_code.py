@@ -5,10 +5,14 @@ dead code kept alive by its tests)."""
 from __future__ import annotations
 
 import ast
+import os
 import sys
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
+from scripts import privatize
 from tests.package_sources import nodes, package_files, parsed, source
 
 if sys.version_info >= (3, 11):
@@ -158,3 +162,128 @@ def test_the_reference_check_sees_a_function_nothing_calls_and_one_only_tests_ca
     }
     assert unreferenced_functions(sources, allowed={"main"}) == ["a.py:unused"]
     assert unreferenced_functions(sources, allowed=set()) == ["a.py:unused", "b.py:main"]
+
+
+def test_every_public_function_in_src_is_used_outside_its_own_module() -> None:
+    """A public function says other modules use it; one only its own module uses is private
+    (``python scripts/privatize.py --apply`` renames each)."""
+    assert [str(item) for item in privatize.found(REPO, parse=parsed)] == []
+
+
+def _repository(root: Path, files: dict[str, str | bytes]) -> Path:
+    for where, content in files.items():
+        path = root / where
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(content if isinstance(content, bytes) else content.encode())
+    return root
+
+
+MODULE = "src/adk_eval_gate/a.py"
+A_MODULE = (
+    "def alone():\n    return shared() + tested() + documented() + _private()\n\n\n"
+    "def shared():\n    return 1\n\n\ndef tested():\n    return 2\n\n\ndef documented():\n    return 3\n\n\n"
+    "def _private():\n    return 4\n\n\ndef pytest_configure(config):\n    alone()\n"
+)
+
+
+def test_the_privatize_check_finds_a_public_function_no_other_file_names(tmp_path: Path) -> None:
+    repo = _repository(
+        tmp_path,
+        {
+            MODULE: A_MODULE,
+            "src/adk_eval_gate/b.py": "from adk_eval_gate import a\n\nprint(a.shared())\n",
+            "tests/test_a.py": "def test_it(monkeypatch):\n    monkeypatch.setattr(a, 'tested', None)\n",
+            "docs/a.md": "`documented` is the way in.\n",
+        },
+    )
+    assert privatize.found(repo) == [privatize.Found(MODULE, "alone", 1)]
+
+
+def test_the_privatize_check_reads_no_link_special_file_binary_or_huge_file(tmp_path: Path) -> None:
+    outside = _repository(tmp_path / "outside", {"names.md": "alone"}) / "names.md"
+    repo = _repository(
+        tmp_path / "repo",
+        {MODULE: A_MODULE.replace("shared() + tested() + documented() + ", ""), "docs/binary.bin": b"alone\0"},
+    )
+    (repo / "docs" / "huge.md").write_text("alone " * (privatize.LARGEST_FILE // 6 + 1))
+    (repo / "docs" / "linked.md").symlink_to(outside)
+    (repo / "linked_folder").symlink_to(outside.parent)
+    os.mkfifo(repo / "docs" / "fifo.md")  # read, it would never end
+    names = [item.name for item in privatize.found(repo)]
+    assert names == ["alone", "shared", "tested", "documented"]
+
+
+def test_privatize_renames_the_uses_and_the_mentions_as_code_and_leaves_the_prose(tmp_path: Path) -> None:
+    text = (
+        '"""``vote`` counts; the vote of a judge."""\n\n\n'
+        "def vote(counts):\n"
+        '    """A vote: ``vote(counts)``, not ``other.vote``."""\n'
+        "    return len(counts)  # vote() of each; a vote\n\n\n"
+        'LABELS = {"ünïcödé": vote, "a vote": 1}\r\n'
+        "async def main():\n    return [vote([1]) for _ in f'{vote}'], dict(vote=2)\n"
+    )
+    assert privatize.privatized(text, "vote") == (
+        '"""``_vote`` counts; the vote of a judge."""\n\n\n'
+        "def _vote(counts):\n"
+        '    """A vote: ``_vote(counts)``, not ``other.vote``."""\n'
+        "    return len(counts)  # _vote() of each; a vote\n\n\n"
+        'LABELS = {"ünïcödé": _vote, "a vote": 1}\r\n'
+        "async def main():\n    return [_vote([1]) for _ in f'{_vote}'], dict(vote=2)\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("code", "reason"),
+    [
+        ("def g(vote):\n    return vote\n", "vote is bound again in its module (line 4)"),
+        ("for vote in []:\n    pass\n", "vote is bound again in its module (line 4)"),
+        ("class C:\n    def vote(self):\n        pass\n", "vote is bound again in its module (line 5)"),
+        ("x = C().vote\n", "vote is also an attribute's name in its module (line 4)"),
+        ("f = getattr(sys.modules[__name__], 'vote')\n", "named in a string of its module (line 4): it may be called"),
+        ("TARGET = 'adk_eval_gate.a:vote'\n", "named in a string of its module (line 4): it may be called"),
+        ("def _vote():\n    pass\n", "_vote is taken in its module"),
+    ],
+)
+def test_privatize_skips_a_function_it_cannot_rename_by_the_syntax_tree_alone(code: str, reason: str) -> None:
+    with pytest.raises(privatize.CannotRename) as raised:
+        privatize.privatized(f"def vote():\n    pass\n\n{code}", "vote")
+    assert str(raised.value).startswith(reason)
+
+
+def test_privatize_skips_a_function_a_decorator_may_record_and_renames_a_cached_one() -> None:
+    with pytest.raises(privatize.CannotRename, match=r"decorated with @app\.route\('/'\)"):
+        privatize.privatized("@app.route('/')\ndef vote():\n    pass\n", "vote")
+    cached = "@functools.cache\ndef vote():\n    pass\n\r\rvote()\r"
+    assert privatize.privatized(cached, "vote") == "@functools.cache\ndef _vote():\n    pass\n\r\r_vote()\r"
+
+
+def test_privatize_applies_once_and_a_second_run_finds_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = _repository(tmp_path, {MODULE: A_MODULE, "tests/test_a.py": "shared tested documented"})
+    assert privatize.main(["--check", "--repo", str(repo)]) == 1
+    assert capsys.readouterr().out.splitlines() == [
+        f"{MODULE}:1: alone",
+        "1 public functions only their own module uses (0 skipped)",
+    ]
+    assert privatize.main(["--apply", "--repo", str(repo)]) == 0
+    applied = (repo / MODULE).read_text()
+    assert applied == A_MODULE.replace("alone", "_alone")
+    assert privatize.main(["--apply", "--repo", str(repo)]) == 0
+    assert (repo / MODULE).read_text() == applied
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"def alone(:\n", f"privatize: {MODULE}:1: does not parse ("),
+        (b"def alone():\n    return '\xff'\n", f"privatize: {MODULE}: not UTF-8 (byte 25): fix the module first"),
+    ],
+)
+def test_privatize_says_in_one_line_which_module_it_cannot_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: bytes, message: str
+) -> None:
+    repo = _repository(tmp_path, {MODULE: content})
+    assert privatize.main(["--check", "--repo", str(repo)]) == 2
+    error = capsys.readouterr().err
+    assert error.startswith(message) and error.count("\n") == 1
