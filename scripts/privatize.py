@@ -11,9 +11,9 @@ docs, action.yml, pyproject.toml's entry points): another file may call it, even
 cannot tell a use from a word. A pytest hook (``pytest_*``: pytest finds it by name) and the functions of
 ``STAYS_PUBLIC`` stay public too. In its own module, an occurrence is renamed where the syntax tree puts a use of
 the function, and in its docstrings and comments only where it is written as code (after a backtick, or called:
-``name(``). A
-function that cannot be renamed that way is listed, and exits 1 too, with the reason (its name bound again in
-its module, named in a string there, decorated by something that may record its name, ``_name`` taken).
+``name(``). A function that cannot be renamed that way is listed, and exits 1 too, with the reason (its name
+bound again in its module, named in a string there, decorated by something that may record its name, ``_name``
+taken).
 """
 
 from __future__ import annotations
