@@ -143,7 +143,7 @@ def run_outcome(finished: FinishedRun) -> CaseStatus:
     return run_status(RunRecord(run=finished.run, status=CaseStatus.ERROR, metrics=metrics))
 
 
-def metric_result(configured: ConfiguredMetric, runs: list[RunRecord]) -> MetricResult:
+def _metric_result(configured: ConfiguredMetric, runs: list[RunRecord]) -> MetricResult:
     """The case's metric with each run's scores; its score over the runs and its status are the verdict's
     (``verdict.decide_case``)."""
     per_run = [next((m for m in run.metrics if m.name == configured.name), None) for run in runs if run.metrics]
@@ -197,7 +197,7 @@ def case_result(
     rules = rules or CaseRules()
     expected = expected_turns(case)
     runs = [
-        within_budget(run_record(case, item, rules.prices, expected=expected, apps=apps), rules.budgets)
+        _within_budget(run_record(case, item, rules.prices, expected=expected, apps=apps), rules.budgets)
         for item in sorted(finished, key=lambda f: f.run)
     ]
     record = CaseResult(
@@ -208,7 +208,7 @@ def case_result(
         index=place.index,
         line=place.line,
         status=CaseStatus.ERROR,  # decided below
-        metrics=[metric_result(configured, runs) for configured in metrics],
+        metrics=[_metric_result(configured, runs) for configured in metrics],
         runs=runs,
         confirmation=confirmation,
         usage=case_usage([run.usage for run in runs]) if runs else None,
@@ -221,7 +221,7 @@ def case_result(
     )
 
 
-def within_budget(run: RunRecord, budgets: Budgets | None) -> RunRecord:
+def _within_budget(run: RunRecord, budgets: Budgets | None) -> RunRecord:
     """The run with the case budgets its turns exceeded (the verdict fails such a run)."""
     overruns = run_overruns(run, budgets)
     return run.model_copy(update={"over_budget": overruns}) if overruns else run

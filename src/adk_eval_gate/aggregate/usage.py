@@ -75,7 +75,7 @@ def by_model(calls: Sequence[Tokens], prices: Prices) -> list[ModelUsage]:
     return usages
 
 
-def turn_usage(facts: TurnFacts, prices: Prices) -> TurnUsage:
+def _turn_usage(facts: TurnFacts, prices: Prices) -> TurnUsage:
     calls, timing = facts.calls, facts.timing
     return TurnUsage(
         tokens=_total(calls) if calls is not None else None,
@@ -92,7 +92,7 @@ def turn_usage(facts: TurnFacts, prices: Prices) -> TurnUsage:
 def usage_of_turns(facts: Sequence[TurnFacts], prices: Prices, *, simulator: Sequence[Tokens] = ()) -> RunUsage:
     """A run's usage from what each of its turns recorded (``TurnFacts``, taken where the turns were made)."""
     calls = [call for turn in facts for call in turn.calls or []]
-    turns = [turn_usage(turn, prices) for turn in facts]
+    turns = [_turn_usage(turn, prices) for turn in facts]
     counted = [turn.model_calls for turn in turns if turn.model_calls is not None]
     return RunUsage(
         turns=turns,
@@ -177,7 +177,7 @@ def merged(models: Iterable[ModelUsage]) -> list[ModelUsage]:
     ]
 
 
-def pass_figures(runs: Sequence[RunUsage]) -> PassFigures:
+def _pass_figures(runs: Sequence[RunUsage]) -> PassFigures:
     """The suite in one pass: the runs of that pass (one per case) added up."""
     seconds = [turn.seconds for run in runs for turn in run.turns if turn.seconds is not None]
     costs = [run.cost_usd for run in runs]
@@ -220,7 +220,7 @@ def suite_usage(cases: Sequence[CaseResult], *, judge: UsageTotals | None, price
     for run in runs:
         if run.usage is not None and not run.confirmation:
             by_number.setdefault(run.run, []).append(run.usage)
-    passes = [pass_figures(by_number[number]) for number in sorted(by_number)]
+    passes = [_pass_figures(by_number[number]) for number in sorted(by_number)]
     return SuiteUsage(
         agent=totals(merged(model for usage in used for model in usage.models)),
         judge=judge,

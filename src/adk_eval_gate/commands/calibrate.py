@@ -50,7 +50,7 @@ def loaded_labels(settings: Settings, console: Console) -> tuple[list[LoadedLabe
     return loaded, bad
 
 
-def judge_metrics_in_use(planned: list[PlannedFile]) -> dict[str, ConfiguredMetric]:
+def _judge_metrics_in_use(planned: list[PlannedFile]) -> dict[str, ConfiguredMetric]:
     """Each judge metric the gate's judge scores, by name, as the first file configures it."""
     names = set(judge_metric_names(planned))
     in_use: dict[str, ConfiguredMetric] = {}
@@ -108,7 +108,7 @@ def calibrated_judges(
         services = build_services(settings, planned, console)
         try:
             document = await label_judging.calibrate(
-                labels, in_use=judge_metrics_in_use(planned), services=services, mask=console.mask, cached=cached
+                labels, in_use=_judge_metrics_in_use(planned), services=services, mask=console.mask, cached=cached
             )
             return document, services.judge.counters if services.judge else None
         finally:

@@ -116,7 +116,7 @@ def migrate_command(console: Console, *, old: str, new: str, initial_session: st
         raise UsageError("give the legacy file and the new file", field="migrate")
     _refuse_unusable(old=old, new=new, initial_session=initial_session)
     if formats.is_platform_dataset_name(new) or _is_dataset(old):
-        return migrate_dataset_command(console, old=old, new=new, initial_session=initial_session)
+        return _migrate_dataset_command(console, old=old, new=new, initial_session=initial_session)
     turns = migrate(old, new, initial_session=initial_session)
     console.line(f"wrote {new}: 1 case with {turns} turns (converted as ADK converts legacy files)")
     return 0
@@ -132,7 +132,7 @@ def _is_dataset(path: str) -> bool:
     return formats.AGENT_PLATFORM_DATASET.recognised(data)
 
 
-def migrate_dataset_command(console: Console, *, old: str, new: str, initial_session: str | None) -> int:
+def _migrate_dataset_command(console: Console, *, old: str, new: str, initial_session: str | None) -> int:
     from adk_eval_gate.inputs import dataset_migration as convert
     from adk_eval_gate.inputs.platform_dataset import load_json_eval_file
 

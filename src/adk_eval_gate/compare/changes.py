@@ -77,7 +77,7 @@ def _appeared(case_id: str, base: MetricResult | None, head: MetricResult | None
     )
 
 
-def metric_change(
+def _metric_change(
     case_id: str, base: MetricResult | None, head: MetricResult | None, *, noise: NoiseContext | None = None
 ) -> MetricChange:
     if base is None or head is None:
@@ -127,7 +127,7 @@ def _graded(metrics: Iterable[MetricResult]) -> dict[str, MetricResult]:
     return {m.name: m for m in metrics if m.kind != "informational" and m.status != MetricStatus.INFORMATIONAL}
 
 
-def case_changes(
+def _case_changes(
     base: CaseResult | None, head: CaseResult | None, *, noise: NoiseContext | None = None
 ) -> tuple[CaseChange | None, list[MetricChange]]:
     if base is None or head is None:
@@ -145,7 +145,7 @@ def case_changes(
         status = CaseChange(case_id=head.id, kind="status", base_status=base.status, head_status=head.status)
     base_metrics, head_metrics = _graded(base.metrics), _graded(head.metrics)
     names = list(head_metrics) + [name for name in base_metrics if name not in head_metrics]
-    changes = [metric_change(head.id, base_metrics.get(name), head_metrics.get(name), noise=noise) for name in names]
+    changes = [_metric_change(head.id, base_metrics.get(name), head_metrics.get(name), noise=noise) for name in names]
     return status, [change for change in changes if change.kind != "unchanged"]
 
 
@@ -207,7 +207,7 @@ def compare(  # parameters: the two documents and the comparison's settings, eac
     case_level: list[CaseChange] = []
     changes: list[MetricChange] = []
     for case_id in ids:
-        status, metric_changes = case_changes(base_cases.get(case_id), head_cases.get(case_id), noise=noise)
+        status, metric_changes = _case_changes(base_cases.get(case_id), head_cases.get(case_id), noise=noise)
         if status:
             case_level.append(status)
         changes.extend(metric_changes)

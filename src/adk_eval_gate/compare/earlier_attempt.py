@@ -107,7 +107,7 @@ def continued_cases(earlier: ResultsDocument) -> dict[str, Continued]:
     return found
 
 
-def with_earlier_runs(continued: Continued, new: CaseResult | None, *, doc: ResultsDocument) -> CaseResult:
+def _with_earlier_runs(continued: Continued, new: CaseResult | None, *, doc: ResultsDocument) -> CaseResult:
     """The case's record over the earlier attempt's runs and this one's (``new``; None: it spent none here), decided
     again on all of them under ``doc``'s settings."""
     base = new if new is not None else continued.case.model_copy(update={"usage": None})  # it spent nothing here
@@ -121,7 +121,7 @@ def continued_document(doc: ResultsDocument, continuation: Continuation) -> Resu
     included, in file and case order."""
     cases = {case.id: case for case in doc.cases}
     for case_id, continued in continuation.cases.items():
-        cases[case_id] = with_earlier_runs(continued, cases.get(case_id), doc=doc)
+        cases[case_id] = _with_earlier_runs(continued, cases.get(case_id), doc=doc)
     files = {file.path: place for place, file in enumerate(doc.files)}
     ordered = sorted(cases.values(), key=lambda case: (files.get(case.file, len(files)), case.file, case.index))
     run = doc.run.model_copy(update={"continued_from_attempt": continuation.attempt})

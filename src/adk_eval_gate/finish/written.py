@@ -29,7 +29,7 @@ def with_error(doc: ResultsDocument, reason: str) -> ResultsDocument:
     return verdict.decide(doc.model_copy(update={"error": error}), doc.comparison, verdict.Policy.recorded(doc.run))
 
 
-def decided_reports(doc: ResultsDocument, renderers: dict[Path, Renderer]) -> Written:
+def _decided_reports(doc: ResultsDocument, renderers: dict[Path, Renderer]) -> Written:
     rendered = render_reports(doc, renderers)
     if not rendered.failures:
         return Written(doc=doc, rendered=rendered)
@@ -50,7 +50,7 @@ def write_decided_reports(
 ) -> Written:
     """results.json and the other reports (``renderers``, default: every one); with ``source`` (``report``),
     only the other reports, from it."""
-    written = decided_reports(doc, report_renderers(settings) if renderers is None else renderers)
+    written = _decided_reports(doc, report_renderers(settings) if renderers is None else renderers)
     for failure in written.rendered.failures:
         console.error(failure)
     write_reports(written.doc, settings=settings, console=console, rendered=written.rendered, source=source)

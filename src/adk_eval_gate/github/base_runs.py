@@ -31,11 +31,11 @@ def is_base_branch_run(run: WorkflowRun, *, repository: str, branch: str, workfl
         and run.head_branch == branch
         and head is not None
         and head.lower() == repository.lower()
-        and run_workflow_path(run) == workflow_path
+        and _run_workflow_path(run) == workflow_path
     )
 
 
-def run_workflow_path(run: WorkflowRun) -> str | None:
+def _run_workflow_path(run: WorkflowRun) -> str | None:
     """The run's workflow file (``.github/workflows/eval.yml``), without the ``@ref`` some answers append."""
     return run.path.split("@", 1)[0] if run.path else None
 

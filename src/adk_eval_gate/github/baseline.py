@@ -106,7 +106,7 @@ def _artifact_of(
     return max(matching, key=lambda artifact: artifact.id) if matching else None
 
 
-def find_in_actions(
+def _find_in_actions(
     client: GitHubClient,
     *,
     context: GitHubContext,
@@ -306,7 +306,7 @@ def resolve(  # parameters: the baseline's sources and the run's identity, each 
             cache_dir, api_url=client.api_url, repository=context.repository, artifact_name=artifact_name, warn=warn
         )
     try:
-        return find_in_actions(
+        return _find_in_actions(
             client, context=context, artifact_name=artifact_name, history=history, cache=cache, note=note
         )
     except GateError as error:

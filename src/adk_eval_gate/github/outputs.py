@@ -50,7 +50,7 @@ def output_values(
         "confirmed-failures": str(totals.confirmed_failures),
         "quarantined": str(totals.quarantined),
         "regressions": str(doc.comparison.regressions if doc.comparison else 0),
-        **usage_outputs(doc),
+        **_usage_outputs(doc),
         "results": str(results),
         "junit": str(junit),
         "summary": str(summary),
@@ -61,7 +61,7 @@ def output_values(
     return values
 
 
-def usage_outputs(doc: ResultsDocument) -> dict[str, str]:
+def _usage_outputs(doc: ResultsDocument) -> dict[str, str]:
     agent = doc.usage.agent if doc.usage else None
     cost = agent.cost_usd if agent and not agent.unpriced_models else None
     change = None

@@ -19,7 +19,7 @@ from adk_eval_gate.support.console import Console
 from adk_eval_gate.support.errors import GateError
 
 
-def post_comment(
+def _post_comment(
     doc: ResultsDocument,
     *,
     body: str,
@@ -96,7 +96,7 @@ def publish(
         if body is None:
             console.warning("the pull-request comment was not posted: the comment could not be rendered")
         else:
-            comment_url = post_comment(
+            comment_url = _post_comment(
                 doc, body=body, settings=settings, client=client, console=console, pull_number=pull_number
             )
     if context.output_path is not None:

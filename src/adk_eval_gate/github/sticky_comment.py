@@ -43,7 +43,7 @@ def identity(client: GitHubClient, token: str) -> str:
     return user.login or BOT_LOGIN
 
 
-def find_own_comment(
+def _find_own_comment(
     client: GitHubClient, *, repository: str, pull_number: int, gate_id: str, login: str
 ) -> IssueComment | None:
     wanted = safe_gate_id(gate_id)
@@ -75,7 +75,7 @@ def post(  # parameters: the comment, where it goes and how it is kept, each key
     if mode == "off":
         return CommentResult("skipped", reason="comment-mode is off")
     login = identity(client, token)
-    existing = find_own_comment(client, repository=repository, pull_number=pull_number, gate_id=gate_id, login=login)
+    existing = _find_own_comment(client, repository=repository, pull_number=pull_number, gate_id=gate_id, login=login)
     if existing is None:
         if mode == "on-failure" and not failing:
             return CommentResult("skipped", reason="the gate passed and comment-mode is on-failure")

@@ -125,7 +125,7 @@ def module_ref(name: str, *, bases: list[Path], root: Path, sub_agent: str | Non
     return None
 
 
-def agent_folder(ref: AgentRef) -> Path | None:
+def _agent_folder(ref: AgentRef) -> Path | None:
     """Where the agent's code is on disk (None: an installed module), to tell whether two refs are the same."""
     if ref.kind == "folder":
         return Path(ref.location)
@@ -137,7 +137,7 @@ def agent_folder(ref: AgentRef) -> Path | None:
 
 def same_place(first: AgentRef, second: AgentRef) -> bool:
     """Whether the two name the same agent code (their ``sub_agent`` aside)."""
-    places = agent_folder(first), agent_folder(second)
+    places = _agent_folder(first), _agent_folder(second)
     return places[0] == places[1] if None not in places else first.location == second.location
 
 
@@ -148,7 +148,7 @@ def same_agent(first: AgentRef, second: AgentRef) -> bool:
 def _code_files(ref: AgentRef) -> list[Path]:
     """The files of the agent's code the gate would import first: a folder, its ``__init__.py`` and agent module;
     a module's own file (none for an installed module)."""
-    place = agent_folder(ref)
+    place = _agent_folder(ref)
     if place is None:
         return []
     if ref.kind == "module" and place.suffix == ".py":

@@ -70,7 +70,7 @@ def _trajectory(invocation: Invocation) -> list[dict[str, Any]] | None:
     return [{"tool_name": call.name or "", "tool_input": dict(call.args or {})} for call in calls] or None
 
 
-def to_dataset_case(case: EvalCase, notes: list[str]) -> pc.PlatformEvalCase:
+def _to_dataset_case(case: EvalCase, notes: list[str]) -> pc.PlatformEvalCase:
     """One eval set case as a dataset case."""
     data: dict[str, Any] = {"eval_case_id": case.eval_id, **(case.model_extra or {})}
     if case.rubrics:
@@ -119,7 +119,7 @@ def to_dataset_case(case: EvalCase, notes: list[str]) -> pc.PlatformEvalCase:
 
 
 def to_dataset(eval_set: EvalSet, notes: list[str]) -> pc.EvaluationDataset:
-    return pc.EvaluationDataset(eval_cases=[to_dataset_case(case, notes) for case in eval_set.eval_cases])
+    return pc.EvaluationDataset(eval_cases=[_to_dataset_case(case, notes) for case in eval_set.eval_cases])
 
 
 def _invocations(case: pc.PlatformEvalCase) -> tuple[list[Invocation], dict[str, Any]]:
@@ -148,7 +148,7 @@ def _invocations(case: pc.PlatformEvalCase) -> tuple[list[Invocation], dict[str,
     return invocations, state
 
 
-def to_eval_case(case: EvalCase, notes: list[str]) -> EvalCase:
+def _to_eval_case(case: EvalCase, notes: list[str]) -> EvalCase:
     """One case of a loaded dataset as an eval set case."""
     platform = pc.platform_case_of(case)
     assert platform is not None
@@ -194,7 +194,7 @@ def to_eval_set(loaded: LoadedEvalSet, notes: list[str]) -> EvalSet:
         if case.eval_id in loaded.row_errors and not scenario_only:
             notes.append(f"{case.eval_id}: left out: {loaded.row_errors[case.eval_id]}")
             continue
-        cases.append(to_eval_case(case, notes))
+        cases.append(_to_eval_case(case, notes))
     return EvalSet(
         eval_set_id=Path(loaded.display).name.removesuffix(".json").removesuffix("-dataset"), eval_cases=cases
     )

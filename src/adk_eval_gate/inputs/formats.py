@@ -181,7 +181,7 @@ def named_as_eval_file(name: str) -> bool:
     return name.endswith(EVAL_FILE_SUFFIXES)
 
 
-def platform_dataset_file(path: Path) -> bool:
+def _platform_dataset_file(path: Path) -> bool:
     """An Agent Platform dataset by agents-cli's conventions: named ``*-dataset.json``, or a JSON file in an
     ``eval/datasets`` folder that starts like an ``EvaluationDataset``."""
     name = path.name
@@ -195,7 +195,7 @@ def platform_dataset_file(path: Path) -> bool:
 
 def discovered(path: Path) -> bool:
     """Whether a file found in a folder is an eval file (``run`` and ``pytest --adk-eval`` run it)."""
-    return named_as_eval_file(path.name) or platform_dataset_file(path)
+    return named_as_eval_file(path.name) or _platform_dataset_file(path)
 
 
 def is_dataset_name(name: str) -> bool:

@@ -107,7 +107,7 @@ def _validated(data: Any, *, text: str, display: str) -> JudgeLabelsFile:
         raise file_problems(error, data, model=JudgeLabelsFile, text=text, display=display) from None
 
 
-def metric_problem(label: JudgeLabel) -> tuple[str, str] | None:
+def _metric_problem(label: JudgeLabel) -> tuple[str, str] | None:
     """(field, what is wrong) when the label cannot be a label of its metric; None when it can be."""
     spec = BUILT_IN.get(label.metric)
     judges = [name for name, known in BUILT_IN.items() if known.kind == "judge"]
@@ -145,7 +145,7 @@ def _problems(labels: JudgeLabelsFile, *, text: str, display: str) -> list[EvalF
     seen: dict[str, tuple[float, int | None]] = {}
     for index, label in enumerate(labels.labels):
         line = locate(positions, ["labels", index])
-        problem = metric_problem(label)
+        problem = _metric_problem(label)
         if problem is not None:
             field, message = problem
             where: list[str | int] = ["labels", index, field]

@@ -77,7 +77,7 @@ class ModuleCalls:
     unawaited: list[int] = field(default_factory=list)
 
 
-def mentions_evaluator(data: bytes) -> bool:
+def _mentions_evaluator(data: bytes) -> bool:
     return any(marker in data for marker in MARKERS)
 
 
@@ -87,7 +87,7 @@ def read_calls(test_file: Path, *, project: Path, root: Path) -> ModuleCalls:
     data = read_regular(test_file, max_bytes=MAX_MODULE_BYTES)  # a FIFO named like a test module never blocks
     if isinstance(data, str):
         return _unreadable(test_file, unread(test_file, data, max_bytes=MAX_MODULE_BYTES))
-    if not mentions_evaluator(data):
+    if not _mentions_evaluator(data):
         return ModuleCalls(test_file)
     try:
         tree = ast.parse(data, filename=test_file.name)

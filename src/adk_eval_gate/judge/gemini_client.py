@@ -47,7 +47,7 @@ def config_fingerprint(config: genai_types.GenerateContentConfig) -> dict[str, A
     return dumped
 
 
-def answer_from_response(response: genai_types.GenerateContentResponse) -> ModelAnswer:
+def _answer_from_response(response: genai_types.GenerateContentResponse) -> ModelAnswer:
     """The text of the first candidate (thought parts left out) and the token counts."""
     texts: list[str] = []
     if response.candidates:
@@ -99,7 +99,7 @@ class GeminiJudge:
         with surfacing_refusals():
             call = self._client().aio.models.generate_content(model=model, contents=contents, config=config)
             response = await asyncio.wait_for(call, timeout=self.timeout_seconds + 5)
-        return answer_from_response(response)
+        return _answer_from_response(response)
 
     async def aclose(self) -> None:
         """Closes the client of the running loop (and forgets the clients of loops that are gone)."""

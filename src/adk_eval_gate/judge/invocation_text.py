@@ -75,7 +75,7 @@ def _events(invocation: Invocation) -> list[InvocationEvent]:
     return list(data.invocation_events) if isinstance(data, InvocationEvents) else []
 
 
-def responding_agent(invocation: Invocation) -> str | None:
+def _responding_agent(invocation: Invocation) -> str | None:
     """The author of the turn's first event, else the first agent of the app."""
     events = _events(invocation)
     if events:
@@ -87,7 +87,7 @@ def responding_agent(invocation: Invocation) -> str | None:
 
 def developer_instructions(invocation: Invocation) -> str:
     details = invocation.app_details
-    agent = responding_agent(invocation)
+    agent = _responding_agent(invocation)
     if details is None or agent is None or agent not in details.agent_details:
         return ""
     return details.agent_details[agent].instructions
@@ -191,11 +191,11 @@ def dialogue(invocations: list[Invocation]) -> str:
         if final and final.parts:
             text = " ".join(p.text for p in final.parts if p.text)
             if text:
-                lines.append(f"AGENT ({responding_agent(invocation) or 'agent'}) TURN {turn}: {text}")
+                lines.append(f"AGENT ({_responding_agent(invocation) or 'agent'}) TURN {turn}: {text}")
     return "\n".join(lines)
 
 
-def hallucination_context(invocation: Invocation, events: list[InvocationEvent]) -> str:
+def _hallucination_context(invocation: Invocation, events: list[InvocationEvent]) -> str:
     """What a sentence may rest on: instructions, the user's prompt, tools, grounding, and earlier events."""
     instructions = ""
     declarations = NO_TOOLS
@@ -239,12 +239,12 @@ def hallucination_steps(invocation: Invocation, *, intermediate: bool) -> list[t
                 context_events = (
                     [*seen, event.model_copy(update={"content": None})] if event.grounding_metadata else seen
                 )
-                context = hallucination_context(invocation, context_events)
+                context = _hallucination_context(invocation, context_events)
                 steps.extend((text, context) for text in texts)
             seen.append(event)
     else:
         seen = all_events
     final = content_text(invocation.final_response)
     if final:
-        steps.append((final, hallucination_context(invocation, seen)))
+        steps.append((final, _hallucination_context(invocation, seen)))
     return steps

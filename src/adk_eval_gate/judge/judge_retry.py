@@ -107,11 +107,11 @@ def _sdk_errors(name: str) -> tuple[type[BaseException], ...]:
     return tuple(error for error in found if isinstance(error, type) and issubclass(error, BaseException))
 
 
-def is_timeout(error: BaseException) -> bool:
+def _is_timeout(error: BaseException) -> bool:
     return isinstance(error, (*TIMEOUT_ERRORS, *_sdk_errors("APITimeoutError")))
 
 
-def is_transport_error(error: BaseException) -> bool:
+def _is_transport_error(error: BaseException) -> bool:
     """A timeout or a dropped connection (the SDKs' timeouts are connection errors too)."""
     return isinstance(error, (*TRANSPORT_ERRORS, *_sdk_errors("APIConnectionError")))
 
@@ -126,7 +126,7 @@ def is_retryable(error: BaseException) -> bool:
     status = status_of(error)
     if status is not None:
         return transient_status(status)
-    return is_transport_error(error)
+    return _is_transport_error(error)
 
 
 def _headers(error: BaseException) -> Mapping[str, str] | None:
@@ -193,7 +193,7 @@ def describe_error(error: BaseException) -> str:
             message = " ".join(str(error.message).split())
             text += f": {message[:200]}"
         return text
-    if is_timeout(error):
+    if _is_timeout(error):
         return "timed out"
     # LiteLLM puts the traceback of an unexpected error in its message: the paths of this machine, no news
     detail = " ".join(str(error).split(_TRACEBACK, 1)[0].split())[:200]

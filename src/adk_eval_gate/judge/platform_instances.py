@@ -110,7 +110,7 @@ def _template_data(sdk_types: Any, case: Any, template: str | None) -> Any:
     return sdk_types.MapInstance(map_instance=found) if found else None
 
 
-def row_instance(sdk_types: Any, row: RowInstance, *, prompt_template: str | None = None) -> Any:
+def _row_instance(sdk_types: Any, row: RowInstance, *, prompt_template: str | None = None) -> Any:
     if not row.response:
         raise MissingInput(f"Response is required but missing for {ROW_CASE_ID}.")
     if not row.prompt:
@@ -155,7 +155,7 @@ def _turn(sdk_types: Any, index: int, invocation: Invocation) -> Any:
     return sdk_types.evals.ConversationTurn(turn_index=index, events=events, turn_id=invocation.invocation_id)
 
 
-def conversation_instance(sdk_types: Any, conversation: ConversationInstance) -> Any:
+def _conversation_instance(sdk_types: Any, conversation: ConversationInstance) -> Any:
     agents: dict[str, Any] = {}
     for name, details in agents_of(conversation.invocations):
         if name not in agents:
@@ -219,7 +219,7 @@ def _one_turn(sdk_types: Any, case: Any, prompt: genai_types.Content | None, res
 
 def sdk_instance(sdk_types: Any, instance: PlatformInstance, *, prompt_template: str | None = None) -> Any:
     if isinstance(instance, RowInstance):
-        return row_instance(sdk_types, instance, prompt_template=prompt_template)
+        return _row_instance(sdk_types, instance, prompt_template=prompt_template)
     if isinstance(instance, DatasetInstance):
         return dataset_instance(sdk_types, instance)
-    return conversation_instance(sdk_types, instance)
+    return _conversation_instance(sdk_types, instance)

@@ -124,7 +124,7 @@ def _verdict(item: Any) -> RubricVerdict:
     )
 
 
-def read_answer(response: Any) -> InstanceResult:
+def _read_answer(response: Any) -> InstanceResult:
     """The SDK's ``PredefinedMetricHandler.get_metric_result`` (and ``LLMMetricHandler``'s) on an answer; its texts
     made safe to keep (``_text``)."""
     results = getattr(response, "metric_results", None)
@@ -203,7 +203,7 @@ class PlatformService:
             raise PlatformFailed(self.access.problem)
         client = await self._client()
         resolved = await self._resolve(client, metric)
-        types = client_types()
+        types = _client_types()
         template = getattr(resolved, "prompt_template", None)
         try:
             built = [sdk_instance(types, instance, prompt_template=template) for instance in instances]
@@ -250,7 +250,7 @@ class PlatformService:
     async def _resolve(self, client: Any, metric: ServiceMetric) -> Any:
         """The SDK's metric for ``metric`` (a published definition is read from Cloud Storage once, in a thread)."""
         if metric not in self._metrics:
-            lazy = getattr(client_types().PrebuiltMetric, metric.name)
+            lazy = getattr(_client_types().PrebuiltMetric, metric.name)
             if metric.version:
                 lazy = lazy(version=metric.version)
             if metric.parameters:
@@ -284,7 +284,7 @@ class PlatformService:
             final=(AnswerTooLarge, EncodedAnswer),
         )
         self._failures_in_a_row = 0
-        return read_answer(response)
+        return _read_answer(response)
 
     def _failed(self, tries: int, error: BaseException, refused_wait: str | None) -> PlatformFailed:
         """The request is given up: ``refused_wait`` says why when the service asked for a longer wait than the gate
@@ -321,7 +321,7 @@ class PlatformService:
             await asyncio.sleep(0)  # running loop: let that task run in this loop rather than be left pending
 
 
-def client_types() -> Any:
+def _client_types() -> Any:
     return _sdk().types
 
 

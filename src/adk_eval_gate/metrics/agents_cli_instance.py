@@ -122,7 +122,7 @@ def trace_case(run: CaseRun) -> pc.PlatformEvalCase:
     return _with_content_only(case.model_copy(update={"agent_data": agent_data, "responses": responses or None}))
 
 
-def response_of(case: pc.PlatformEvalCase, eval_id: str) -> genai_types.Content:
+def _response_of(case: pc.PlatformEvalCase, eval_id: str) -> genai_types.Content:
     """The first response, or ``NotEvaluated`` with the SDK's words."""
     response = case.responses[0].response if case.responses else None
     if response is None:
@@ -132,7 +132,7 @@ def response_of(case: pc.PlatformEvalCase, eval_id: str) -> genai_types.Content:
 
 def function_instance(case: pc.PlatformEvalCase, eval_id: str) -> dict[str, Any]:
     """What a ``custom_function`` is called with (the SDK's ``CustomMetricHandler.get_metric_result``)."""
-    response = response_of(case, eval_id)
+    response = _response_of(case, eval_id)
     instance = case.model_dump(mode="json", exclude={"responses"}, exclude_none=True)
     instance["response"] = response.model_dump(mode="json", exclude_none=True)
     prompt = starting_prompt(case)
@@ -164,7 +164,7 @@ def template_values(case: pc.PlatformEvalCase, template: str, eval_id: str) -> d
         if name == "prompt":
             value: Any = starting_prompt(case)
         elif name == "response":
-            value = response_of(case, eval_id)
+            value = _response_of(case, eval_id)
         elif name == "reference":
             value = case.reference.response if case.reference else None
         elif name == "agent_data":

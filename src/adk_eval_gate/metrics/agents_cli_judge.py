@@ -25,7 +25,7 @@ from adk_eval_gate.support import sanitize
 from adk_eval_gate.support.stats import mean
 
 
-def sample_score(answer: str) -> float | None:
+def _sample_score(answer: str) -> float | None:
     """A sample's ``"score"``: a finite number (``4``, ``"4"``, ``0.75``, ``4/5`` read as 4), else None."""
     label = parsing.label_for(answer, "score")
     if label is None:
@@ -64,7 +64,7 @@ class AgentsCliTemplateMetric(JudgeMetric):
         if failed := failed_outcome(samples, len(run.actual), details):
             return failed
         answers = samples[0].answers
-        scores = [sample_score(answer) for answer in answers]
+        scores = [_sample_score(answer) for answer in answers]
         readable = [score for score in scores if score is not None]
         details["sample_scores"] = scores
         if not readable:

@@ -77,8 +77,8 @@ def _add(total: float | None, count: int | None) -> float | None:
     return (total or 0) + count
 
 
-def token_usage_details(invocation: Invocation) -> TokenUsageDetails:
-    return summed_usage(
+def _token_usage_details(invocation: Invocation) -> TokenUsageDetails:
+    return _summed_usage(
         (u.prompt_token_count, u.tool_use_prompt_token_count, u.candidates_token_count, u.thoughts_token_count,
          u.cached_content_token_count)
         for u in usage_metadata(invocation)
@@ -86,10 +86,10 @@ def token_usage_details(invocation: Invocation) -> TokenUsageDetails:
 
 
 def token_usage_of(usages: Iterable[dict[str, Any]]) -> TokenUsageDetails:
-    """``token_usage_details`` of usage metadata in ADK's JSON form (a compact turn's, ``model.compact.usages``)."""
+    """``_token_usage_details`` of usage metadata in ADK's JSON form (a compact turn's, ``model.compact.usages``)."""
     keys = ("prompt_token_count", "tool_use_prompt_token_count", "candidates_token_count", "thoughts_token_count")
     counts = [tuple(_count(usage.get(key)) for key in (*keys, "cached_content_token_count")) for usage in usages]
-    return summed_usage(counts)  # type: ignore[arg-type]
+    return _summed_usage(counts)  # type: ignore[arg-type]
 
 
 def _count(value: Any) -> int | None:
@@ -99,7 +99,7 @@ def _count(value: Any) -> int | None:
 UsageCounts = tuple[int | None, int | None, int | None, int | None, int | None]
 
 
-def summed_usage(calls: Iterable[UsageCounts]) -> TokenUsageDetails:
+def _summed_usage(calls: Iterable[UsageCounts]) -> TokenUsageDetails:
     """One invocation's tokens from its model calls' (prompt, tool-use prompt, candidates, thoughts, cached)."""
     inputs = prompts = cached_sum = tools = outputs = candidates_sum = reasoning = None
     for prompt, tool, candidates, thoughts, cached in calls:
@@ -150,11 +150,11 @@ class TokenUsage(Metric):
     """Overall counts average over ALL invocations (a missing count is 0) unless none reported it (ADK)."""
 
     def evaluate(self, run: CaseRun) -> MetricOutcome:
-        details = [token_usage_details(invocation).model_dump() for invocation in run.actual]
+        details = [_token_usage_details(invocation).model_dump() for invocation in run.actual]
         return _per_invocation_details(details, "total_tokens", _mean_over_all)
 
 
-def duration_details(invocation: Invocation) -> DurationDetails:
+def _duration_details(invocation: Invocation) -> DurationDetails:
     if invocation.duration is None:
         return DurationDetails()
     model, tool = invocation.model_duration, invocation.tool_duration
@@ -168,7 +168,7 @@ class InvocationDuration(Metric):
     """Overall parts average over the timed invocations only (ADK)."""
 
     def evaluate(self, run: CaseRun) -> MetricOutcome:
-        details = [duration_details(invocation).model_dump() for invocation in run.actual]
+        details = [_duration_details(invocation).model_dump() for invocation in run.actual]
         return _per_invocation_details(details, "total_seconds", _mean_over_present)
 
 
@@ -196,5 +196,5 @@ class TurnFacts:
 
 def turn_facts(invocation: Invocation) -> TurnFacts:
     return TurnFacts(
-        model_calls(invocation), len(tool_calls(invocation.intermediate_data)), duration_details(invocation)
+        model_calls(invocation), len(tool_calls(invocation.intermediate_data)), _duration_details(invocation)
     )

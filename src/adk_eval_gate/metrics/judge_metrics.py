@@ -66,13 +66,13 @@ class JudgeMetric(Metric):
         return {"judge_model": options.judge_model, "num_samples": options.num_samples, **extra}
 
 
-def first_failure(samples: Sequence[Samples]) -> Samples | None:
+def _first_failure(samples: Sequence[Samples]) -> Samples | None:
     return next((s for s in samples if s.failure), None)
 
 
 def failed_outcome(samples: Sequence[Samples], invocations: int, details: dict[str, Any]) -> MetricOutcome | None:
     """``judge_failed`` for the first judge call that failed for good; None when every call was answered."""
-    failed = first_failure(samples)
+    failed = _first_failure(samples)
     if failed is None or failed.failure is None:
         return None
     return judge_failed(failed.failure, invocations, details, infrastructure=failed.infrastructure)
@@ -83,7 +83,7 @@ def unreadable(samples: Sequence[Samples]) -> str:
     return f"no verdict could be read from the judge's answers ({answers} answers)"
 
 
-def vote_counts(verdicts: Sequence[float | None]) -> dict[str, int]:
+def _vote_counts(verdicts: Sequence[float | None]) -> dict[str, int]:
     return {
         "yes": sum(1 for v in verdicts if v == 1.0),
         "no": sum(1 for v in verdicts if v is not None and v != 1.0),
@@ -108,7 +108,7 @@ def binary_invocation(samples: Samples, verdict: Verdict) -> tuple[InvocationSco
         return InvocationScore(None), {}
     verdicts = [verdict(answer) for answer in samples.answers]
     score = majority(verdicts)
-    return InvocationScore(score), vote_counts(verdicts)
+    return InvocationScore(score), _vote_counts(verdicts)
 
 
 def scored_mean_outcome(

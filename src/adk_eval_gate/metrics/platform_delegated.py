@@ -48,7 +48,7 @@ class ServiceBacked(JudgeMetric):
         return self.services.platform
 
 
-def single_turn_prompt(template: str, invocation: Invocation) -> str:
+def _single_turn_prompt(template: str, invocation: Invocation) -> str:
     return prompts.fill(
         template, prompt=content_text(invocation.user_content), response=content_text(invocation.final_response)
     )
@@ -60,7 +60,7 @@ class SafetyV1(ServiceBacked):
             return await platform_metrics.per_invocation(
                 self.service, run, metric=platform_metrics.SAFETY, expected_required=False
             )
-        prompt_texts = [single_turn_prompt(platform_prompts.SAFETY, invocation) for invocation in run.actual]
+        prompt_texts = [_single_turn_prompt(platform_prompts.SAFETY, invocation) for invocation in run.actual]
         samples = await ask_samples(self.judge(), options=self.judge_options, prompts=prompt_texts)
         scored = [binary_invocation(s, parsing.safety_verdict) for s in samples]
         details = self.judge_details(
@@ -69,7 +69,7 @@ class SafetyV1(ServiceBacked):
         return scored_mean_outcome([item for item, _ in scored], samples, details)
 
 
-def coherence_invocation(samples: Samples) -> InvocationScore:
+def _coherence_invocation(samples: Samples) -> InvocationScore:
     if samples.failure:
         return InvocationScore(None)
     score = mean(parsing.scale_score(answer, low=1.0, high=5.0) for answer in samples.answers)
@@ -85,14 +85,14 @@ class ResponseEvaluationScore(ServiceBacked):
                 self.service, run, metric=platform_metrics.COHERENCE, expected_required=True
             )
         require_expected(run, self.name)
-        prompt_texts = [single_turn_prompt(platform_prompts.COHERENCE, invocation) for invocation in run.actual]
+        prompt_texts = [_single_turn_prompt(platform_prompts.COHERENCE, invocation) for invocation in run.actual]
         samples = await ask_samples(self.judge(), options=self.judge_options, prompts=prompt_texts)
-        per_invocation = [coherence_invocation(s) for s in samples]
+        per_invocation = [_coherence_invocation(s) for s in samples]
         details = self.judge_details(scale="1-5", judged_by="adk-eval-gate judge, not Vertex AI")
         return scored_mean_outcome(per_invocation, samples, details)
 
 
-def agents_block(invocations: list[Invocation]) -> str:
+def _agents_block(invocations: list[Invocation]) -> str:
     instructions = invocation_text.all_agent_instructions(invocations)
     tools = invocation_text.all_agent_tools(invocations)
     return "\n\n".join(part for part in (instructions, tools) if part) or "(no agent details were recorded)"
@@ -115,7 +115,7 @@ class _MultiTurn(ServiceBacked):
         prompt = prompts.fill(
             platform_prompts.MULTI_TURN,
             focus=self.focus,
-            agents=agents_block(run.actual),
+            agents=_agents_block(run.actual),
             conversation=invocation_text.dialogue(run.actual),
             properties=rubric_lines(rubrics),
         )

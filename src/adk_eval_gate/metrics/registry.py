@@ -267,7 +267,7 @@ def custom_spec(name: str, config: eval_config.CustomMetricConfig) -> MetricSpec
 TEMPLATE_KEYS = frozenset({"criteria", "rating_rubric", "ratingRubric", "input_variables", "inputVariables"})
 
 
-def templated_spec(name: str, criterion: eval_config.BaseCriterion) -> MetricSpec:
+def _templated_spec(name: str, criterion: eval_config.BaseCriterion) -> MetricSpec:
     """A metric the config defines itself with Vertex's prompt-template keys (``metrics/templated.py``)."""
     extra = criterion.model_extra or {}
     rubric = extra.get("rating_rubric", extra.get("ratingRubric"))
@@ -294,7 +294,7 @@ def spec_for(name: str, config: eval_config.EvalConfig) -> MetricSpec | None:
         return BUILT_IN[name]
     criterion = config.criteria.get(name)
     if isinstance(criterion, eval_config.BaseCriterion) and TEMPLATE_KEYS & set(criterion.model_extra or {}):
-        return templated_spec(name, criterion)
+        return _templated_spec(name, criterion)
     return None
 
 

@@ -30,7 +30,7 @@ RubricReading = Callable[[str], list[parsing.RubricVerdict]]
 POOLED_RATIONALE = "Mean of this rubric's verdicts over the invocations; each invocation keeps the judge's rationale."
 
 
-def match_rubrics(verdicts: Sequence[parsing.RubricVerdict], rubrics: Sequence[Rubric]) -> list[RubricScore]:
+def _match_rubrics(verdicts: Sequence[parsing.RubricVerdict], rubrics: Sequence[Rubric]) -> list[RubricScore]:
     """Verdicts mapped to rubrics by the echoed id, else by the echoed property text; the rest dropped."""
     by_id = {rubric.rubric_id: rubric for rubric in rubrics}
     by_text = {parsing.normalize_property(rubric.rubric_content.text_property): rubric for rubric in rubrics}
@@ -44,7 +44,7 @@ def match_rubrics(verdicts: Sequence[parsing.RubricVerdict], rubrics: Sequence[R
     return scores
 
 
-def vote_rubrics(samples: Sequence[list[RubricScore]]) -> list[RubricScore]:
+def _vote_rubrics(samples: Sequence[list[RubricScore]]) -> list[RubricScore]:
     """Per rubric id (in order of first appearance): the first "yes" if yes wins, else the first "no"."""
     groups: dict[str, tuple[list[RubricScore], list[RubricScore], list[RubricScore]]] = {}
     for sample in samples:
@@ -68,7 +68,7 @@ def vote_rubrics(samples: Sequence[list[RubricScore]]) -> list[RubricScore]:
 def rubric_invocation(samples: Samples, rubrics: Sequence[Rubric], *, read: RubricReading) -> InvocationScore:
     if samples.failure:
         return InvocationScore(None)
-    voted = vote_rubrics([match_rubrics(read(answer), rubrics) for answer in samples.answers])
+    voted = _vote_rubrics([_match_rubrics(read(answer), rubrics) for answer in samples.answers])
     score = mean(item.score for item in voted)
     return InvocationScore(score, rubric_scores=voted)
 

@@ -19,7 +19,7 @@ from adk_eval_gate.model import eval_config
 MAX_DIFFERENCES = 50  # differing keys kept in the details (the score counts all of them)
 
 
-def state_differences(
+def _state_differences(
     expected: dict[str, Any], actual: dict[str, Any], *, subset: bool
 ) -> tuple[int, list[dict[str, Any]]]:
     """(how many keys are compared, the keys that differ: ``{"key", "expected"?, "actual"?}``, a side left out
@@ -57,7 +57,7 @@ class FinalSessionStateMatch(Metric):
         ignored = set(options.ignore_keys)
         expected = {key: value for key, value in case.final_session_state.items() if key not in ignored}
         actual = {key: value for key, value in run.final_session_state.items() if key not in ignored}
-        compared, differing = state_differences(expected, actual, subset=options.match_type == "subset")
+        compared, differing = _state_differences(expected, actual, subset=options.match_type == "subset")
         score = (compared - len(differing)) / compared if compared else 1.0
         details: dict[str, Any] = {"match_type": options.match_type, "keys_compared": compared}
         if differing:

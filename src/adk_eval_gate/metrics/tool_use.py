@@ -39,7 +39,7 @@ def _arguments(call: Call) -> dict[str, Any]:
     return dict(call.args or {})
 
 
-def declared_functions(invocation: Invocation) -> frozenset[str] | None:
+def _declared_functions(invocation: Invocation) -> frozenset[str] | None:
     """The function names declared to the agents' models in this invocation; None when none were recorded."""
     if invocation.app_details is None:
         return None
@@ -55,7 +55,7 @@ def declared_functions(invocation: Invocation) -> frozenset[str] | None:
     return frozenset(names) or None
 
 
-def valid_call(call: Call, declared: frozenset[str] | None) -> bool:
+def _valid_call(call: Call, declared: frozenset[str] | None) -> bool:
     if not call.name or not isinstance(call.args, dict | None):
         return False
     return declared is None or call.name in declared
@@ -68,8 +68,8 @@ class ToolCallValid(Metric):
         calls = tool_calls(actual.intermediate_data)
         if not calls:
             return 0.0 if expected is not None and tool_calls(expected.intermediate_data) else 1.0
-        declared = declared_functions(actual)
-        return sum(1.0 for call in calls if valid_call(call, declared)) / len(calls)
+        declared = _declared_functions(actual)
+        return sum(1.0 for call in calls if _valid_call(call, declared)) / len(calls)
 
     def evaluate(self, run: CaseRun) -> MetricOutcome:
         expected: list[Invocation | None] = [None] * len(run.actual)

@@ -18,7 +18,7 @@ Call = genai_types.FunctionCall
 Matcher = Callable[[Call, Call], bool]
 
 
-def call_matcher(ignore_args: bool) -> Matcher:
+def _call_matcher(ignore_args: bool) -> Matcher:
     if ignore_args:
         return lambda actual, expected: actual.name == expected.name
     return lambda actual, expected: actual.name == expected.name and actual.args == expected.args
@@ -30,7 +30,7 @@ def exact_match(actual: list[Call], expected: list[Call], same: Matcher) -> bool
     return all(same(a, e) for a, e in zip(actual, expected, strict=True))
 
 
-def in_order_match(actual: list[Call], expected: list[Call], same: Matcher) -> bool:
+def _in_order_match(actual: list[Call], expected: list[Call], same: Matcher) -> bool:
     if not expected:
         return True
     if not actual:
@@ -44,7 +44,7 @@ def in_order_match(actual: list[Call], expected: list[Call], same: Matcher) -> b
     return False
 
 
-def any_order_match(actual: list[Call], expected: list[Call], same: Matcher) -> bool:
+def _any_order_match(actual: list[Call], expected: list[Call], same: Matcher) -> bool:
     if not expected:
         return True
     if not actual:
@@ -60,7 +60,7 @@ def any_order_match(actual: list[Call], expected: list[Call], same: Matcher) -> 
     return True
 
 
-def matched_count(actual: list[Call], expected: list[Call], same: Matcher) -> int:
+def _matched_count(actual: list[Call], expected: list[Call], same: Matcher) -> int:
     """How many calls pair up one to one (each expected call matches at most one actual call)."""
     remaining = list(actual)
     count = 0
@@ -75,8 +75,8 @@ def matched_count(actual: list[Call], expected: list[Call], same: Matcher) -> in
 
 _MATCHERS = {
     eval_config.MatchType.EXACT: exact_match,
-    eval_config.MatchType.IN_ORDER: in_order_match,
-    eval_config.MatchType.ANY_ORDER: any_order_match,
+    eval_config.MatchType.IN_ORDER: _in_order_match,
+    eval_config.MatchType.ANY_ORDER: _any_order_match,
 }
 
 
@@ -92,7 +92,7 @@ class ToolTrajectoryAvgScore(Metric):
         ignore_args = False
         if isinstance(criterion, eval_config.ToolTrajectoryCriterion):
             match_type, ignore_args = criterion.match_type, criterion.ignore_args
-        match, same = _MATCHERS[match_type], call_matcher(ignore_args)
+        match, same = _MATCHERS[match_type], _call_matcher(ignore_args)
         scores = [
             1.0 if match(tool_calls(a.intermediate_data), tool_calls(e.intermediate_data), same) else 0.0
             for a, e in zip(run.actual, expected, strict=True)
@@ -109,7 +109,7 @@ class _PerInvocationTrajectory(Metric):
     def evaluate(self, run: CaseRun) -> MetricOutcome:
         expected = require_expected(run, self.name)
         ignore_args = isinstance(self.criterion, eval_config.TrajectoryMatchCriterion) and self.criterion.ignore_args
-        same = call_matcher(ignore_args)
+        same = _call_matcher(ignore_args)
         scores = [
             self.score(tool_calls(a.intermediate_data), tool_calls(e.intermediate_data), same)
             for a, e in zip(run.actual, expected, strict=True)
@@ -124,12 +124,12 @@ class TrajectoryExactMatch(_PerInvocationTrajectory):
 
 class TrajectoryInOrderMatch(_PerInvocationTrajectory):
     def score(self, actual: list[Call], expected: list[Call], same: Matcher) -> float:
-        return 1.0 if in_order_match(actual, expected, same) else 0.0
+        return 1.0 if _in_order_match(actual, expected, same) else 0.0
 
 
 class TrajectoryAnyOrderMatch(_PerInvocationTrajectory):
     def score(self, actual: list[Call], expected: list[Call], same: Matcher) -> float:
-        return 1.0 if any_order_match(actual, expected, same) else 0.0
+        return 1.0 if _any_order_match(actual, expected, same) else 0.0
 
 
 class TrajectoryPrecision(_PerInvocationTrajectory):
@@ -138,7 +138,7 @@ class TrajectoryPrecision(_PerInvocationTrajectory):
     def score(self, actual: list[Call], expected: list[Call], same: Matcher) -> float:
         if not actual:
             return 1.0 if not expected else 0.0
-        return matched_count(actual, expected, same) / len(actual)
+        return _matched_count(actual, expected, same) / len(actual)
 
 
 class TrajectoryRecall(_PerInvocationTrajectory):
@@ -147,7 +147,7 @@ class TrajectoryRecall(_PerInvocationTrajectory):
     def score(self, actual: list[Call], expected: list[Call], same: Matcher) -> float:
         if not expected:
             return 1.0
-        return matched_count(actual, expected, same) / len(expected)
+        return _matched_count(actual, expected, same) / len(expected)
 
 
 class TrajectorySingleToolUse(Metric):

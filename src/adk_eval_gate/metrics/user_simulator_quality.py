@@ -33,7 +33,7 @@ def history(invocations: list[Invocation]) -> str:
     return "\n\n".join(lines)
 
 
-def resolve_persona(persona: UserPersona | str | None) -> UserPersona | None:
+def _resolve_persona(persona: UserPersona | str | None) -> UserPersona | None:
     """An inline persona as is; a built-in persona id through ADK's registry when google-adk is installed."""
     if persona is None or isinstance(persona, UserPersona):
         return persona
@@ -45,7 +45,7 @@ def resolve_persona(persona: UserPersona | str | None) -> UserPersona | None:
     return UserPersona.model_validate(found.model_dump())
 
 
-def persona_block(persona: UserPersona | None) -> str:
+def _persona_block(persona: UserPersona | None) -> str:
     if persona is None:
         return ""
     violations = [f"- {rubric}" for behavior in persona.behaviors for rubric in behavior.violation_rubrics]
@@ -70,7 +70,7 @@ class PerTurnUserSimulatorQuality(JudgeMetric):
             stop_signal=self.stop_signal,
             conversation_plan=scenario.conversation_plan,
             conversation_history=history(earlier),
-            persona=persona_block(resolve_persona(scenario.user_persona)),
+            persona=_persona_block(_resolve_persona(scenario.user_persona)),
             generated_user_response=message,
         )
 

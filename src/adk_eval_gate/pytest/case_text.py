@@ -15,7 +15,7 @@ def _number(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.4g}"
 
 
-def metric_line(metric: MetricResult) -> str:
+def _metric_line(metric: MetricResult) -> str:
     """``name: score S < threshold T`` as the verdict compared them (``<=`` and said when lower is better), its run
     scores when there are several, or why it was not evaluated."""
     if metric.status == MetricStatus.NOT_EVALUATED:
@@ -80,7 +80,7 @@ def case_report(case: CaseResult, *, every_metric: bool = False) -> str:
     lines += [f"  sequential: {found.reason}" for found in case.findings if found.rule == "sequential"]
     scored = any(not run.error for run in case.runs)  # no run scored: the error says it all
     shown = (case.metrics if every_metric else views.failing_metrics(case)) if scored else []
-    lines += [f"  {metric_line(metric)}" for metric in shown]
+    lines += [f"  {_metric_line(metric)}" for metric in shown]
     run = views.worst_run(case)
     if run is not None and run.invocations:
         lines.append(f"run {run.run} ({run.status}):")

@@ -72,7 +72,7 @@ def _finding(finding: Finding, run: RunRecord | None) -> str:
     return "\n".join([f"- {md.inline(finding.reason, limit=400)}", *shown])
 
 
-def summary_line(case: CaseResult, *, flaky: bool = False) -> str:
+def _summary_line(case: CaseResult, *, flaky: bool = False) -> str:
     """``❌ eval_id <sub>file</sub>``, HTML-escaped for a ``<summary>``."""
     mark = (" · known flaky" if flaky else "") + (" · carried from the base run" if case.carried else "")
     where = md.summary_text(case.file, limit=200)
@@ -97,7 +97,7 @@ def failing_cases(doc: ResultsDocument, *, detail: Detail, budget: int | None = 
     flaky = known_flaky(doc)
     if detail.text_limit:
         items = [
-            md.details(summary_line(c, flaky=c.id in flaky), case_body(c, text_limit=detail.text_limit)) for c in shown
+            md.details(_summary_line(c, flaky=c.id in flaky), case_body(c, text_limit=detail.text_limit)) for c in shown
         ]
     else:
         items = [

@@ -25,7 +25,7 @@ def significance_text(significance: str | None, noise: str | None) -> str:
     return text + f" ({noise})" if noise in ("history", "anytime") else text
 
 
-def noise_text(change: MetricChange, *, interval: bool = False) -> str:
+def _noise_text(change: MetricChange, *, interval: bool = False) -> str:
     if not change.comparable:
         return "not comparable"
     text = significance_text(change.significance, change.noise)
@@ -47,12 +47,12 @@ def _row(change: MetricChange, known_flaky: frozenset[str], *, interval: bool) -
         md.score(change.base),
         md.score(change.head),
         change_text(change.delta),
-        noise_text(change, interval=interval),
+        _noise_text(change, interval=interval),
     ]
     return "| " + " | ".join(cells) + " |"
 
 
-def grouped_table(
+def _grouped_table(
     changes: Sequence[MetricChange], *, known_flaky: frozenset[str], budget: int | None, interval: bool = False
 ) -> str:
     """One table per eval file (in the order they first appear), its path above it."""
@@ -89,7 +89,7 @@ def regressions(doc: ResultsDocument, *, limit: int | None, budget: int | None =
         shown = _capped(listed, remaining)
         remaining = None if remaining is None else max(0, remaining - len(shown))
         if shown:
-            table = grouped_table(shown, known_flaky=flaky, budget=budget, interval=interval)
+            table = _grouped_table(shown, known_flaky=flaky, budget=budget, interval=interval)
             parts.append(f"**{title}** ({len(listed)})\n\n{table}" if title else table)
         if len(shown) < len(listed):
             parts.append(
@@ -105,7 +105,7 @@ def improvements(doc: ResultsDocument, *, limit: int | None, budget: int | None 
     if counts is None or not counts.improvements:
         return ""
     shown = _capped(counts.improvements, limit)
-    table = grouped_table(shown, known_flaky=frozenset(), budget=budget, interval=True)
+    table = _grouped_table(shown, known_flaky=frozenset(), budget=budget, interval=True)
     if len(shown) < len(counts.improvements):
         table += f"\n\n_… and {len(counts.improvements) - len(shown)} more: see the results artifact._"
     return md.details(f"<strong>{plural(len(counts.improvements), 'improvement')}</strong>", table)

@@ -127,7 +127,7 @@ def _verdict(doc: ResultsDocument) -> str:
     return verdict
 
 
-def case_line(case: CaseResult) -> str:
+def _case_line(case: CaseResult) -> str:
     """``PASS FILE::CASE metric=0.9 ...`` or ``FAIL FILE::CASE: why``, with the case's final status."""
     mark = (
         _MARK[case.status]
@@ -152,19 +152,19 @@ def _case_lines(console: Console, doc: ResultsDocument, *, full_report: str) -> 
     if passed:
         console.group(f"{plural(len(passed), 'case')} passed")
         for case in passed:
-            console.line(case_line(case).rstrip())
+            console.line(_case_line(case).rstrip())
         console.end_group()
     if others:
         console.line("Cases that did not pass:")
     for index, case in enumerate(others):
-        console.line(f"  {case_line(case)}")
+        console.line(f"  {_case_line(case)}")
         if index < _SHOWN_CASES and case.status == CaseStatus.FAILED:
             for line in _differences(case, full_report=full_report):
                 console.line(f"      {line}")
     if len(others) > _SHOWN_CASES:
         console.line(f"  (expected and actual turns are shown for the first {_SHOWN_CASES}; see summary.md)")
     for case in quarantined:
-        console.line(f"  {case_line(case).rstrip()}")
+        console.line(f"  {_case_line(case).rstrip()}")
 
 
 def final(console: Console, doc: ResultsDocument, *, full_report: str = "report.html or results.json") -> None:

@@ -12,7 +12,7 @@ MAX_DISAGREEMENTS = 20
 _TEXT_LIMIT = 160
 
 
-def kappa_text(calibration: JudgeCalibration) -> str:
+def _kappa_text(calibration: JudgeCalibration) -> str:
     if calibration.kappa is None or calibration.kappa_interval is None:
         return "kappa undefined"
     low, high = calibration.kappa_interval
@@ -24,7 +24,7 @@ def judge_line(calibration: JudgeCalibration) -> str:
     """``final_response_match_v2 on gemini-2.5-flash: kappa 0.71 [0.58, 0.83], 64 labels, gates``."""
     gates = "gates" if calibration.gates else f"does not gate ({calibration.reason})"
     return (
-        f"{calibration.metric} on {calibration.judge_model}: {kappa_text(calibration)}, "
+        f"{calibration.metric} on {calibration.judge_model}: {_kappa_text(calibration)}, "
         f"{plural(calibration.labels, 'label')}, {gates}"
     )
 
@@ -59,7 +59,7 @@ def _disagreements(calibration: JudgeCalibration) -> list[str]:
     return [*rows, *(["", f"and {plural(more, 'more disagreement')}"] if more > 0 else [])]
 
 
-def judge_section(calibration: JudgeCalibration) -> list[str]:
+def _judge_section(calibration: JudgeCalibration) -> list[str]:
     consistency = (
         f", self-consistency {calibration.self_consistency:.0%}" if calibration.self_consistency is not None else ""
     )
@@ -83,7 +83,7 @@ def calibration_markdown(document: CalibrationDocument) -> str:
     if not document.metrics:
         lines += ["No judge metric in use.", ""]
     for calibration in document.metrics:
-        lines += judge_section(calibration)
+        lines += _judge_section(calibration)
     lines += [f"- {inline(note)}" for note in document.notes]
     return "\n".join(lines).rstrip() + "\n"
 

@@ -227,7 +227,7 @@ def reruns(case: CaseResult) -> list[Rerun]:
     return found
 
 
-def sequential_properties(case: CaseResult) -> dict[str, str]:
+def _sequential_properties(case: CaseResult) -> dict[str, str]:
     """With ``--sequential``: the case's decision, the runs it read, its e-values and its interval."""
     sequential = case.sequential
     if sequential is None:
@@ -251,7 +251,7 @@ def case_properties(case: CaseResult) -> dict[str, str]:
         properties[f"{case.label}.stability"] = f"{case.stability} ({case.runs_passed}/{len(case.runs)} runs)"
         properties[f"{case.label}.pass_hat_k"] = str(case.pass_hat_k).lower()
         properties[f"{case.label}.pass_at_k"] = str(case.pass_at_k).lower()
-    properties.update(sequential_properties(case))
+    properties.update(_sequential_properties(case))
     usage = case.usage
     if usage is not None:
         for name, value in (

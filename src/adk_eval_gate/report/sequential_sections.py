@@ -57,7 +57,7 @@ def decision_words(case: CaseResult) -> str:
     return f"{DECISION_WORDS[sequential.decision]} after {plural(sequential.runs, 'run')}"
 
 
-def undecided_text(case: CaseResult) -> str:
+def _undecided_text(case: CaseResult) -> str:
     """An undecided case's runs, mean, interval and threshold, as plain text."""
     sequential = case.sequential
     if sequential is None:
@@ -71,7 +71,7 @@ def undecided_text(case: CaseResult) -> str:
     )
 
 
-def undecided_cases(doc: ResultsDocument) -> list[CaseResult]:
+def _undecided_cases(doc: ResultsDocument) -> list[CaseResult]:
     return [case for case in doc.cases if case.sequential is not None and case.sequential.decision == "undecided"]
 
 
@@ -80,8 +80,8 @@ def sequential_section(doc: ResultsDocument, *, limit: int = UNDECIDED_SHOWN) ->
     line = sequential_line(doc)
     if not line:
         return ""
-    undecided = undecided_cases(doc)
-    rows = [f"- {md.breakable(case.id, limit=160)}: {undecided_text(case)}" for case in undecided[:limit]]
+    undecided = _undecided_cases(doc)
+    rows = [f"- {md.breakable(case.id, limit=160)}: {_undecided_text(case)}" for case in undecided[:limit]]
     if len(undecided) > limit:
         rows.append(f"- … and {len(undecided) - limit} more")
     policy = doc.run.sequential.undecided if doc.run.sequential else "point"
@@ -94,8 +94,8 @@ def console_lines(doc: ResultsDocument, *, limit: int = UNDECIDED_SHOWN) -> list
     line = sequential_line(doc)
     if not line:
         return []
-    undecided = undecided_cases(doc)
-    lines = [line, *(f"Undecided: {case.id} ({undecided_text(case)})" for case in undecided[:limit])]
+    undecided = _undecided_cases(doc)
+    lines = [line, *(f"Undecided: {case.id} ({_undecided_text(case)})" for case in undecided[:limit])]
     if len(undecided) > limit:
         lines.append(f"Undecided: … and {len(undecided) - limit} more (see summary.md)")
     return lines

@@ -32,7 +32,7 @@ LEVELS = (
 WARNINGS_SHOWN = 20
 
 
-def file_warnings(doc: ResultsDocument) -> str:
+def _file_warnings(doc: ResultsDocument) -> str:
     """What the eval files and configs have that ADK lets pass, and the gate with it (a misspelt criterion option
     changes how a case is scored): each warning once, though a shared config gives it to every file."""
     warnings = list(dict.fromkeys(warning for file in doc.files for warning in file.warnings))
@@ -45,7 +45,7 @@ def file_warnings(doc: ResultsDocument) -> str:
     return heading + "\n" + "\n".join(lines)
 
 
-def efficiency_table(doc: ResultsDocument) -> str:
+def _efficiency_table(doc: ResultsDocument) -> str:
     rows = [
         [md.code(s.name, in_table=True), md.score(s.mean, digits=2)]
         for s in doc.metrics
@@ -56,7 +56,7 @@ def efficiency_table(doc: ResultsDocument) -> str:
     return md.table(["Efficiency (informational, per turn)", "Mean"], rows, align=["---", "--:"])
 
 
-def judge_stats(doc: ResultsDocument) -> str:
+def _judge_stats(doc: ResultsDocument) -> str:
     judge = doc.judge
     if judge is None:
         return ""
@@ -70,7 +70,7 @@ def judge_stats(doc: ResultsDocument) -> str:
     return "**LLM judge:** " + ", ".join(parts) + "."
 
 
-def calibration_spend(doc: ResultsDocument) -> str:
+def _calibration_spend(doc: ResultsDocument) -> str:
     """What calibrating the judges asked of them, apart from the evaluation's figures above."""
     spend = doc.calibration_judge
     if spend is None:
@@ -92,16 +92,16 @@ def _render(doc: ResultsDocument, *, detail: sections.Detail, level: int, budget
     parts = [
         "## ADK eval results",
         *header(doc, gate_id=doc.run.gate_id),
-        file_warnings(doc),
+        _file_warnings(doc),
         sections.metric_table(doc, limit=detail.max_metrics, cut=cut),
         mermaid_charts.metric_charts(doc),
         mermaid_charts.history_chart(doc),
-        efficiency_table(doc),
+        _efficiency_table(doc),
         costs.usage_table(doc),
         mermaid_charts.cost_chart(doc),
         costs.rising_cases(doc, limit=None),
-        judge_stats(doc),
-        calibration_spend(doc),
+        _judge_stats(doc),
+        _calibration_spend(doc),
         judges_section(doc),
         change_sections.regressions(doc, limit=detail.max_changes, budget=budget, interval=True),
         change_sections.improvements(doc, limit=detail.max_changes, budget=budget),

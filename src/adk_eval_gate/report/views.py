@@ -21,7 +21,7 @@ JSON_TEXT = json.JSONEncoder(ensure_ascii=False, sort_keys=True, default=str)
 """How a value from results.json is shown as JSON text (``json.dumps``'s options, the encoder made once)."""
 
 
-def call_text(name: str, args: object) -> str:
+def _call_text(name: str, args: object) -> str:
     rendered = "" if args is None else JSON_TEXT.encode(args)
     return f"{name}({rendered})"
 
@@ -40,7 +40,7 @@ class TurnView:
 
 def _calls(turn: compact.Turn | None) -> list[str] | None:
     found = compact.tool_calls(turn)
-    return None if found is None else [call_text(name, args) for name, args in found]
+    return None if found is None else [_call_text(name, args) for name, args in found]
 
 
 def turns(run: RunRecord) -> list[TurnView]:

@@ -91,7 +91,7 @@ def _user_message(content: genai_types.Content, *, context_id: str | None, task_
     return message
 
 
-def require_a2a_sdk() -> None:
+def _require_a2a_sdk() -> None:
     try:
         import a2a.client  # noqa: F401
     except ImportError as error:
@@ -107,7 +107,7 @@ class A2aRunner(RemoteRunner):
 
     def __init__(self, settings: Settings, *, console: Console | None = None, limits: A2aLimits | None = None) -> None:
         assert settings.agent_url is not None
-        require_a2a_sdk()
+        _require_a2a_sdk()
         self.agent_url = settings.agent_url.rstrip("/")
         self.headers = {"User-Agent": f"adk-eval-gate/{__version__}"}
         self.headers.update(parse_headers(settings.agent_headers, env=settings.environment, console=console))

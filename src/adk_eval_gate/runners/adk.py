@@ -78,7 +78,7 @@ def session_identity(session_input: SessionInput | None) -> tuple[str, str, str]
     return app_name, user_id, pinned or f"{SESSION_ID_PREFIX}{uuid.uuid4()}"
 
 
-def adk_installed() -> bool:
+def _adk_installed() -> bool:
     """Whether google-adk can be found, without importing it (the main process leaves that to the workers)."""
     try:
         return importlib.util.find_spec("google.adk") is not None
@@ -93,7 +93,7 @@ def worker_count(settings: Settings) -> int:
 def start_early(settings: Settings) -> Starter | None:
     """The worker starter, forked now, when this run will run agents in worker processes: it imports google-adk
     and warms it up while this process discovers, loads and plans (``AdkRunner`` takes it)."""
-    if settings.runner != "adk" or worker_count(settings) < 1 or not adk_installed():
+    if settings.runner != "adk" or worker_count(settings) < 1 or not _adk_installed():
         return None
     return Starter.start(warm_process)
 
@@ -130,7 +130,7 @@ class AdkRunner:
         self.worker_count = worker_count(settings)
         if self.worker_count < 1:
             require_adk()  # the agents run here
-        elif not adk_installed():
+        elif not _adk_installed():
             raise AdkMissingError("the adk runner needs google-adk, which is not installed", hint=INSTALL_HINT)
         self.root = root
         self.option = agent  # every file's agent (a test's AgentEvaluator call); else each file's own

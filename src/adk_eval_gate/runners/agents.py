@@ -213,7 +213,7 @@ async def load_agent(ref: AgentRef, *, root: Path) -> LoadedAgent:
     return LoadedAgent(ref, root_agent, app)
 
 
-async def import_problems(refs: list[AgentRef], *, root: Path) -> dict[AgentRef, AgentError]:
+async def _import_problems(refs: list[AgentRef], *, root: Path) -> dict[AgentRef, AgentError]:
     """Imports each agent; the errors of those that cannot be used."""
     problems = {}
     for ref in refs:
@@ -225,10 +225,10 @@ async def import_problems(refs: list[AgentRef], *, root: Path) -> dict[AgentRef,
 
 
 def _masked_problems(refs: list[AgentRef], *, root: Path) -> dict[AgentRef, AgentError]:
-    """``import_problems`` with the secrets of the environment after the imports (an agent's .env) masked."""
+    """``_import_problems`` with the secrets of the environment after the imports (an agent's .env) masked."""
     from adk_eval_gate.support.masking import MASK, secrets_in_env
 
-    problems = asyncio.run(import_problems(refs, root=root))
+    problems = asyncio.run(_import_problems(refs, root=root))
     secrets = secrets_in_env(os.environ)
 
     def masked(text: str) -> str:
@@ -245,7 +245,7 @@ def _masked_problems(refs: list[AgentRef], *, root: Path) -> dict[AgentRef, Agen
 def import_problems_in_worker(
     refs: list[AgentRef], *, root: Path, on_output: Callable[[str], None], timeout: float
 ) -> dict[AgentRef, AgentError]:
-    """``import_problems`` in a process of its own, as ``run``'s workers import the agents: an agent whose import
+    """``_import_problems`` in a process of its own, as ``run``'s workers import the agents: an agent whose import
     ends the process (``os._exit``, a crash) or does not finish is a problem of that agent, not the caller's end."""
     from adk_eval_gate.runners.workers.forked_call import WorkerLost, call_in_worker
     from adk_eval_gate.runners.workers.messages import AgentProblem

@@ -67,7 +67,7 @@ def fingerprint(configured: ConfiguredMetric, labelled: Sequence[Labelled]) -> s
     return hashlib.sha256(json.dumps(judge, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
-def label_run(label: JudgeLabel, *, rubric_type: str | None = None) -> CaseRun:
+def _label_run(label: JudgeLabel, *, rubric_type: str | None = None) -> CaseRun:
     """The case run a label stands for: its invocation judged against its expected one (or, for a metric that reads
     none, its user's turn alone), with the label's rubric as the invocation's only rubric, of the metric's rubric
     type (a rubric metric judges only the invocation rubrics of its own type)."""
@@ -117,11 +117,11 @@ def _snapped(value: float, scale: Sequence[float]) -> float:
 
 async def judged(metric: Metric, labelled: Sequence[Labelled]) -> list[Verdict]:
     rubric_type = getattr(metric, "rubric_type", None) or None  # the rubric metrics' own (metrics/rubric_metrics.py)
-    runs = [label_run(item.label, rubric_type=rubric_type) for item in labelled]
+    runs = [_label_run(item.label, rubric_type=rubric_type) for item in labelled]
     return [_verdict(await evaluate_metric(metric, run), item.label) for run, item in zip(runs, labelled, strict=True)]
 
 
-def calibration_of(
+def _calibration_of(
     configured: ConfiguredMetric,
     labelled: Sequence[Labelled],
     verdicts: Sequence[Verdict],
@@ -173,7 +173,7 @@ def _disagreement(item: Labelled, judge: float, *, mask: Callable[[str], str]) -
     )
 
 
-def labelled_by_metric(files: Sequence[LoadedLabels]) -> dict[str, list[Labelled]]:
+def _labelled_by_metric(files: Sequence[LoadedLabels]) -> dict[str, list[Labelled]]:
     """The confirmed labels of every file by metric, each judged invocation once (agreeing duplicates)."""
     by_metric: dict[str, dict[str, Labelled]] = {}
     for loaded in files:
@@ -193,7 +193,7 @@ async def calibrate(
     """Every judge metric in use (``in_use``) calibrated on its confirmed labels (one with none: 0 labels), or
     taken from ``cached`` (by fingerprint) when it was calibrated before; the labels of a metric not in use are
     noted, not judged."""
-    by_metric = labelled_by_metric(files)
+    by_metric = _labelled_by_metric(files)
     notes = [
         f"{plural(len(labels), 'label')} of {metric}: no eval file's config uses it, so they were not judged"
         for metric, labels in by_metric.items()
@@ -205,6 +205,6 @@ async def calibrate(
         kept = cached(fingerprint(configured, labelled))
         if kept is None:
             verdicts = await judged(configured.build(services), labelled)
-            kept = calibration_of(configured, labelled, verdicts, mask=mask)
+            kept = _calibration_of(configured, labelled, verdicts, mask=mask)
         calibrations.append(kept)
     return CalibrationDocument(metrics=calibrations, notes=[mask(note) for note in notes])

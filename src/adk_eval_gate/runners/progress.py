@@ -36,11 +36,11 @@ def clock_text(seconds: float) -> str:
     return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
 
 
-def score_text(score: float | None) -> str:
+def _score_text(score: float | None) -> str:
     return "n/a" if score is None else f"{score:.3g}"
 
 
-def run_finished(console: Console, item: WorkItem, finished: FinishedRun, status: CaseStatus) -> None:
+def _run_finished(console: Console, item: WorkItem, finished: FinishedRun, status: CaseStatus) -> None:
     """``ran FILE::CASE [run 2] metric=0.9 ...``: what the run scored, not yet the case's verdict; the log of a run
     whose ``status`` (the verdict's for this run alone) is not passed."""
     name = f"{item.file.loaded.display}::{case_label(item.file.loaded.display, item.case.eval_id)}"
@@ -49,7 +49,7 @@ def run_finished(console: Console, item: WorkItem, finished: FinishedRun, status
         console.line(f"ran {name}{run_suffix}: error: {finished.inference.error}")
     else:
         graded = [s for s in finished.scored if not s.configured.spec.informational]
-        scores = " ".join(f"{s.configured.name}={score_text(s.outcome.score)}" for s in graded)
+        scores = " ".join(f"{s.configured.name}={_score_text(s.outcome.score)}" for s in graded)
         console.line(f"ran {name}{run_suffix} {scores}".rstrip())
     retries = finished.inference.retries
     if retries:
@@ -177,7 +177,7 @@ class Progress:
         self.counts.errors += status == CaseStatus.ERROR
         self.counts.retried += bool(finished.inference.retries)
         self._clear()
-        run_finished(self.console, item, finished, status)
+        _run_finished(self.console, item, finished, status)
         self._redraw()
 
     def heartbeat_line(self) -> str:

@@ -38,7 +38,7 @@ def judge_metric_names(planned: list[PlannedFile], *, service: bool = False) -> 
     return list(names)
 
 
-def service_metric_names(planned: list[PlannedFile]) -> list[str]:
+def _service_metric_names(planned: list[PlannedFile]) -> list[str]:
     names = (configured.name for file in planned for configured in file.config.metrics)
     return list(dict.fromkeys(name for name in names if name in platform_access.SERVICE_METRICS))
 
@@ -82,7 +82,7 @@ def build_services(settings: Settings, planned: list[PlannedFile], console: Cons
     problems = [problem for file in planned for problem in model_problems(file, service=choice.service)]
     if problems:
         raise UsageError(problems[0], hint=f"and {len(problems) - 1} more" if len(problems) > 1 else None)
-    platform = _platform_service(settings, service_metric_names(planned), choice, console)
+    platform = _platform_service(settings, _service_metric_names(planned), choice, console)
     models = judge_models(planned, service=platform is not None)
     functions = _function_processes(settings, planned, console)
     judge = _judge_service(settings, models, console) if models else None

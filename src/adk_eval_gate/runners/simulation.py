@@ -102,7 +102,7 @@ class SimulatedTurns:
 _ADK_CONFIGS: dict[int, Any] = {}
 
 
-def adk_simulator_config(config: UserSimulatorConfig | None) -> Any:
+def _adk_simulator_config(config: UserSimulatorConfig | None) -> Any:
     """ADK's user simulator config for ours (None: ADK's default, an LLM-backed simulator on gemini-2.5-flash)."""
     if config is None:
         return None
@@ -131,7 +131,7 @@ def user_turns(item: WorkItem) -> UserTurns:
             hint="pip install 'adk-eval-gate[adk]'",
         ) from None
     assert case.conversation_scenario is not None
-    config = adk_simulator_config(item.file.config.config.user_simulator_config)
+    config = _adk_simulator_config(item.file.config.config.user_simulator_config)
     adk_case = AdkEvalCase.model_validate(
         {"eval_id": case.eval_id, "conversation_scenario": case.conversation_scenario.model_dump(exclude_none=True)}
     )

@@ -241,7 +241,7 @@ def select(cases: dict[str, str], *, base: ResultsDocument, info: BaselineInfo, 
         if reason is not None:
             selection.reasons[case_id] = reason
         elif base_case is not None:
-            selection.carried[case_id] = carried_case(base_case, base=base, info=info)
+            selection.carried[case_id] = _carried_case(base_case, base=base, info=info)
     return selection
 
 
@@ -257,7 +257,7 @@ def _why_it_runs(case: CaseResult | None, *, settings: str, checkout: Checkout, 
     return touched(case.inputs, checkout)
 
 
-def carried_case(case: CaseResult, *, base: ResultsDocument, info: BaselineInfo) -> CaseResult:
+def _carried_case(case: CaseResult, *, base: ResultsDocument, info: BaselineInfo) -> CaseResult:
     """The base run's case as this run's, marked with the run it came from (the first one, when it was carried
     there too); quarantine and the comparison with the base branch are this run's to decide."""
     origin = case.carried or Carried(

@@ -27,7 +27,7 @@ _SKIPPED_NAMES = frozenset(os.fsencode(name) for name in SKIPPED_DIRS)  # made b
 _ESCAPE = re.compile(rb"\\x([0-9a-f]{2})")
 
 
-def unspelled(path: str) -> bytes:
+def _unspelled(path: str) -> bytes:
     r"""A repository path as results.json spells it (``runners.workers.observe.spelled``: a byte that is not UTF-8 as
     ``\xff``) as the bytes of the name on disk."""
     return _ESCAPE.sub(lambda found: bytes([int(found.group(1), 16)]), path.encode("utf-8", "replace"))
@@ -44,7 +44,7 @@ def survey(paths: Iterable[str], *, root: Path, skipped: Iterable[str] = ()) -> 
     for path in paths:
         if path in states:
             continue
-        relative = unspelled(path)
+        relative = _unspelled(path)
         if relative.startswith(b"/") or b".." in relative.split(b"/") or b"\0" in relative:
             states[path] = OUTSIDE
         elif path.endswith("/"):

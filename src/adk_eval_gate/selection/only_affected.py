@@ -128,11 +128,11 @@ def choose(
         [item for item in items if item.case_id not in selection.carried],
         selection.carried,
         AffectedRun(base_sha=base_sha, changed_files=len(changed), ran=ran, carried=len(selection.carried)),
-        apps_named(selection.carried.values(), found.doc.app_details),
+        _apps_named(selection.carried.values(), found.doc.app_details),
     )
 
 
-def apps_named(cases: Iterable[CaseResult], table: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+def _apps_named(cases: Iterable[CaseResult], table: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """The entries of a results.json's app details table that the cases' compact turns name."""
     named = [record.act.get("app") for case in cases for run in case.runs for record in run.invocations if record.act]
     keys = {key for key in named if isinstance(key, str)}  # a baseline is untrusted: a key may be anything

@@ -16,7 +16,7 @@ from adk_eval_gate.support.errors import EvalFileError, GateError, first_of
 from adk_eval_gate.support.jsonpos import JsonPositions, format_path
 
 
-def clean_loc(loc: Sequence[Any], data: Any, *, names_field: bool = True) -> list[str | int]:
+def _clean_loc(loc: Sequence[Any], data: Any, *, names_field: bool = True) -> list[str | int]:
     """An error location as a path into ``data``, without pydantic's union-member and validator markers.
 
     A location item that is not a key (or index) of the data at that point is a marker, except the last one
@@ -58,7 +58,7 @@ def _describe(error: Any, known_fields: Collection[str] = (), *, model: type[pyd
         return "is required"
     if kind == "extra_forbidden":
         loc = error.get("loc", ())
-        allowed = fields_at(model, loc[:-1]) if model is not None else None
+        allowed = _fields_at(model, loc[:-1]) if model is not None else None
         candidates = sorted(known_fields) if allowed is None else [name for pair in allowed.items() for name in pair]
         close = difflib.get_close_matches(str(loc[-1]), candidates, n=1) if loc else []
         if close and allowed is not None:  # the field's own name, whichever spelling matched
@@ -106,7 +106,7 @@ def best_error(
 
     def path_of(error: Any) -> list[str | int]:
         names_field = error.get("type") in {"missing", "extra_forbidden"}
-        return clean_loc(error.get("loc", ()), data, names_field=names_field)
+        return _clean_loc(error.get("loc", ()), data, names_field=names_field)
 
     # the deepest; at equal depth an unknown key before a missing one: a misspelt key is usually why one is missing
     best = max(errors, key=lambda e: (len(path_of(e)), e.get("type") == "extra_forbidden"))
@@ -131,7 +131,7 @@ def every_error(
     by_path: dict[tuple[str | int, ...], Any] = {}
     for error in errors:
         names_field = error.get("type") in {"missing", "extra_forbidden"}
-        key = tuple(clean_loc(error.get("loc", ()), data, names_field=names_field))
+        key = tuple(_clean_loc(error.get("loc", ()), data, names_field=names_field))
         unknown_key = error.get("type") == "extra_forbidden"
         if key not in by_path or (unknown_key and by_path[key].get("type") != "extra_forbidden"):
             by_path[key] = error  # at one path an unknown key before anything else: it is usually why
@@ -146,7 +146,7 @@ def every_error(
     return found, max(0, len(kept) - limit)
 
 
-def fields_at(model: type[pydantic.BaseModel] | None, loc: Sequence[Any]) -> dict[str, str] | None:
+def _fields_at(model: type[pydantic.BaseModel] | None, loc: Sequence[Any]) -> dict[str, str] | None:
     """The fields (name: alias) of the object at pydantic's location ``loc`` inside ``model``, found through the
     field types (a union's member as pydantic names it in the location); None when it is not a model."""
     current: Any = model

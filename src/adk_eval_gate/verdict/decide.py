@@ -76,7 +76,7 @@ def _with(model: ModelT, **fields: object) -> ModelT:
     return model.model_copy(update=fields)
 
 
-def decided_run(run: RunRecord, metrics: Sequence[MetricResult]) -> RunRecord:
+def _decided_run(run: RunRecord, metrics: Sequence[MetricResult]) -> RunRecord:
     """The run with each of its metrics' status decided as ``adk eval`` decides one run, then its own status. Only
     a custom metric's function returns statuses: those a record gives any other metric are left out."""
     by_name = {metric.name: metric for metric in metrics}
@@ -95,8 +95,8 @@ def decided_run(run: RunRecord, metrics: Sequence[MetricResult]) -> RunRecord:
     return _with(run, status=rules.run_status(run))
 
 
-def decided_metric(metric: MetricResult, runs: Sequence[RunRecord], *, rule: ScoreRule) -> MetricResult:
-    """The case's metric scored and decided again from its ``runs`` (decided by ``decided_run``): its score, status
+def _decided_metric(metric: MetricResult, runs: Sequence[RunRecord], *, rule: ScoreRule) -> MetricResult:
+    """The case's metric scored and decided again from its ``runs`` (decided by ``_decided_run``): its score, status
     and direction (``decide_metric``), its run scores, their spread and how many runs it passed, and why it was
     not evaluated. What the record said of these is not trusted."""
     per_run = [next((m for m in run.metrics if m.name == metric.name), None) for run in runs if run.metrics]
@@ -133,8 +133,8 @@ def decide_case(
     the metrics over the runs, ``aggregation.ScoreRule``), and the findings why. With ``sequential`` (the settings
     of ``--sequential``), its runs' sequential decision replaces today's verdict on them (``ranges``: the ranges of
     metrics not on 0 to 1; None: those the case recorded)."""
-    runs = [decided_run(run, case.metrics) for run in case.runs]
-    metrics = [decided_metric(metric, runs, rule=rule) for metric in case.metrics]
+    runs = [_decided_run(run, case.metrics) for run in case.runs]
+    metrics = [_decided_metric(metric, runs, rule=rule) for metric in case.metrics]
     case = case.model_copy(update={"runs": runs, "metrics": metrics})
     errors = rules.errors(case)
     findings = errors or [*rules.thresholds(case, pass_rule=pass_rule), *rules.case_budgets(case)]
@@ -285,7 +285,7 @@ def _sequential_totals(cases: list[CaseResult], run: SequentialRun) -> dict[str,
     ran = [case for case in cases if case.carried is None]
     decisions = [case.sequential.decision for case in ran if case.sequential is not None]
     return {
-        "runs": sum(len(case.runs) - spent_before(case) for case in ran),
+        "runs": sum(len(case.runs) - _spent_before(case) for case in ran),
         "runs_fixed": len(ran) * run.max_runs,
         "proven": sum(1 for decision in decisions if decision in ("proven-pass", "proven-fail")),
         "curtailed": decisions.count("curtailed"),
@@ -380,7 +380,7 @@ def exit_code(doc: ResultsDocument) -> int:
     return 0 if doc.status == RunStatus.PASSED else 1
 
 
-def spent_before(case: CaseResult) -> int:
+def _spent_before(case: CaseResult) -> int:
     """The case's runs that earlier attempts of the job spent (a re-run continued their evidence)."""
     points = case.sequential.reopened_at if case.sequential else []
     return points[-1] if points else 0

@@ -36,7 +36,7 @@ UNIT_RANGE = (0.0, 1.0)
 DEMOTED_RULES = ("threshold", "pass_rule")  # today's N-run findings, which a sequential decision replaces
 
 
-def settings_of(run: SequentialRun, *, pass_rule: PassRule) -> SequentialSettings:
+def _settings_of(run: SequentialRun, *, pass_rule: PassRule) -> SequentialSettings:
     """The core's settings of the recorded ones."""
     return SequentialSettings(
         pass_rule=pass_rule,
@@ -49,7 +49,7 @@ def settings_of(run: SequentialRun, *, pass_rule: PassRule) -> SequentialSetting
     )
 
 
-def metric_specs(case: CaseResult, ranges: Mapping[str, Sequence[float]]) -> list[MetricSpec]:
+def _metric_specs(case: CaseResult, ranges: Mapping[str, Sequence[float]]) -> list[MetricSpec]:
     """The case's thresholded metrics as the core's streams (``ranges``: those not on 0 to 1)."""
     specs = []
     for metric in case.metrics:
@@ -82,7 +82,7 @@ def case_evidence(
     """The case's evidence after its runs in run-number order, up to the first that cannot be evidence (an error
     or a score outside its metric's range), continued where a re-run of the job continued it (``reopened_at``: the
     capitals go on, a new window opens): ValueError when it has nothing to be decided on under ``pass_rule``."""
-    evidence = open_evidence(settings_of(run, pass_rule=pass_rule), metric_specs(case, ranges))
+    evidence = open_evidence(_settings_of(run, pass_rule=pass_rule), _metric_specs(case, ranges))
     reopened = reopened_at(case)
     for number, record in enumerate(sorted(case.runs, key=lambda r: r.run), start=1):
         if number - 1 in reopened:

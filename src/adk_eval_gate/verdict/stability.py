@@ -19,14 +19,14 @@ import math
 from adk_eval_gate.model.results import CaseResult, CaseStatus, RunRecord, Stability, SuiteStability
 
 
-def decisive_runs(runs: list[RunRecord]) -> list[RunRecord]:
+def _decisive_runs(runs: list[RunRecord]) -> list[RunRecord]:
     """The runs that say something about the agent: all but those with an infrastructure error."""
     return [run for run in runs if run.error_kind != "infrastructure"]
 
 
 def stability(runs: list[RunRecord]) -> tuple[Stability | None, bool | None, bool | None]:
     """(stability, pass^k, pass@k) over the decisive runs; all None with fewer than two of them."""
-    decisive = decisive_runs(runs)
+    decisive = _decisive_runs(runs)
     if len(decisive) < 2:
         return None, None, None
     passed = sum(1 for run in decisive if run.status == CaseStatus.PASSED)
@@ -56,24 +56,24 @@ def suite_stability(cases: list[CaseResult], *, k: int | None = None) -> SuiteSt
         pass_hat_k=(
             sum(1 for case in several if case.pass_hat_k) / len(several)
             if at is None
-            else math.fsum(pass_hat(c, n, k=at) for c, n in counts) / len(counts)
+            else math.fsum(_pass_hat(c, n, k=at) for c, n in counts) / len(counts)
         ),
         pass_at_k=(
             sum(1 for case in several if case.pass_at_k) / len(several)
             if at is None
-            else math.fsum(1.0 - pass_hat(n - c, n, k=at) for c, n in counts) / len(counts)
+            else math.fsum(1.0 - _pass_hat(n - c, n, k=at) for c, n in counts) / len(counts)
         ),
         k=at,
         runs=None if at is None else [min(n for _, n in counts), max(n for _, n in counts)],
     )
 
 
-def pass_hat(passed: int, runs: int, *, k: int) -> float:
+def _pass_hat(passed: int, runs: int, *, k: int) -> float:
     """The chance that ``k`` of a case's ``runs`` drawn without replacement all passed, ``passed`` of them passing:
     C(passed, k) / C(runs, k)."""
     return math.comb(passed, k) / math.comb(runs, k)
 
 
 def _passed_of(case: CaseResult) -> tuple[int, int]:
-    decisive = decisive_runs(case.runs)
+    decisive = _decisive_runs(case.runs)
     return sum(1 for run in decisive if run.status == CaseStatus.PASSED), len(decisive)

@@ -53,7 +53,7 @@ def _refusal(texts: list[str], entry_chars: int) -> str | None:
     return None
 
 
-def label_item(label: JudgeLabel) -> dict[str, Any]:
+def _label_item(label: JudgeLabel) -> dict[str, Any]:
     """What the script shows of a suggested label and, unless it refuses it, the entry it downloads."""
     expected = label.expected_invocation
     answers = {
@@ -70,7 +70,7 @@ def label_item(label: JudgeLabel) -> dict[str, Any]:
     return item
 
 
-def label_items(doc: ResultsDocument) -> tuple[list[dict[str, Any]], Counter[str]]:
+def _label_items(doc: ResultsDocument) -> tuple[list[dict[str, Any]], Counter[str]]:
     """The items in the page, and per metric how many judged turns are not in it (over its limits)."""
     items: list[dict[str, Any]] = []
     shown: Counter[str] = Counter()
@@ -80,7 +80,7 @@ def label_items(doc: ResultsDocument) -> tuple[list[dict[str, Any]], Counter[str
         if shown[label.metric] >= MAX_PER_METRIC or size > MAX_DATA_CHARS:
             left_out[label.metric] += 1
             continue
-        item = label_item(label)
+        item = _label_item(label)
         items.append(item)
         shown[label.metric] += 1
         size += len(json.dumps(item))
@@ -126,7 +126,7 @@ def _view(count: int) -> str:
 
 def labelling(doc: ResultsDocument) -> str:
     """The section: the view and its data, or one line when no turn was judged."""
-    items, left_out = label_items(doc)
+    items, left_out = _label_items(doc)
     title = element("h2", text(TITLE))
     if not items and not left_out:
         return element("section", title + element("p", text(NOTHING_TO_LABEL), cls="muted"), cls="labelling")

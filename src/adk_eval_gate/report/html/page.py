@@ -50,7 +50,7 @@ VERDICTS = {"passed": "ADK eval gate passed", "failed": "ADK eval gate failed", 
 
 
 @cache
-def asset(name: str) -> str:
+def _asset(name: str) -> str:
     return (resources.files("adk_eval_gate.report.html") / "assets" / name).read_text(encoding="utf-8")
 
 
@@ -58,7 +58,7 @@ def _sha256(source: str) -> str:
     return "'sha256-" + base64.b64encode(hashlib.sha256(source.encode("utf-8")).digest()).decode("ascii") + "'"
 
 
-def content_security_policy(*, style: str, script: str) -> str:
+def _content_security_policy(*, style: str, script: str) -> str:
     """Nothing may load from anywhere; only our own inline style and script run (by hash)."""
     return (
         f"default-src 'none'; script-src {_sha256(script)}; style-src {_sha256(style)}; img-src data:; "
@@ -305,7 +305,7 @@ def _filters(doc: ResultsDocument, context: Context) -> str:
     return element("div", parts, cls="filters", attrs={"id": "filters"})
 
 
-def listed_cases(doc: ResultsDocument) -> list[CaseResult]:
+def _listed_cases(doc: ResultsDocument) -> list[CaseResult]:
     """The cases in the order the page lists them: those that fail the gate first (the ones to look at, first
     even among thousands), then the quarantined ones that did not pass, then the rest, each in file order."""
 
@@ -348,14 +348,14 @@ SCRIPTS = ("report.js", "labelling.js")  # one inline script, so one hash in the
 
 
 def render(doc: ResultsDocument) -> str:
-    style, script = asset("report.css"), "\n".join(asset(name) for name in SCRIPTS)
+    style, script = _asset("report.css"), "\n".join(_asset(name) for name in SCRIPTS)
     context = Context.of(doc)
-    listed = listed_cases(doc)
+    listed = _listed_cases(doc)
     rows = json_for_script(case_rows(listed, context))
     details = json_for_script(packed_details(listed, context))
     body = "".join(part(doc, context) for part in PAGE_SECTIONS) + _cases(doc, context)
     title = f"{VERDICTS.get(doc.status, doc.status)}: {doc.totals.passed} of {doc.totals.cases} cases passed"
-    policy = content_security_policy(style=style, script=script)
+    policy = _content_security_policy(style=style, script=script)
     return (
         '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
         f'<meta http-equiv="Content-Security-Policy" content="{policy}"><meta name="referrer" content="no-referrer">'

@@ -80,7 +80,7 @@ class MetricAnswer(_Answer):
 _ANSWER = pydantic.TypeAdapter(MetricAnswer)
 
 
-def answer_of(outcome: MetricOutcome) -> dict[str, Any]:
+def _answer_of(outcome: MetricOutcome) -> dict[str, Any]:
     """The outcome as the data ``MetricAnswer`` reads (in the metric's process)."""
     return {
         "score": outcome.score,
@@ -100,7 +100,7 @@ def answer_of(outcome: MetricOutcome) -> dict[str, Any]:
     }
 
 
-def score_here(metric: Metric, run: CaseRun) -> dict[str, Any]:
+def _score_here(metric: Metric, run: CaseRun) -> dict[str, Any]:
     """In the metric's own process: the metric evaluated, what it used recorded; its answer as plain data."""
     with observe.recording() as used:
         answer = _evaluated(metric, run)
@@ -121,7 +121,7 @@ def _evaluated(metric: Metric, run: CaseRun) -> dict[str, Any]:
         return {"escaped": "it ended with KeyboardInterrupt"}
     except Exception as error:  # the function's own failure: the metric's, as in ``score.evaluate_metric``
         return {"not_evaluated": f"{type(error).__name__}: {str(error) or type(error).__name__}"[:MAX_TEXT]}
-    return answer_of(outcome)
+    return _answer_of(outcome)
 
 
 async def _awaited(metric: Metric, run: CaseRun) -> MetricOutcome:
@@ -176,7 +176,7 @@ class _InProcessOfItsOwn(Metric):
 
         try:
             return call_in_worker(
-                functools.partial(score_here, self._inner, run),
+                functools.partial(_score_here, self._inner, run),
                 answer=_ANSWER,
                 on_output=relay,
                 timeout=self._processes.timeout,

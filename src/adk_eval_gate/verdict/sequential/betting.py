@@ -70,7 +70,7 @@ def _bet(edge: float, estimate: float, variance: float, cap: float) -> float:
     return min(cap, max(kelly, grapa))
 
 
-def pass_bet(capitals: Capitals, nulls: Nulls) -> float:
+def _pass_bet(capitals: Capitals, nulls: Nulls) -> float:
     """The PASS test's next bet: the estimate is the earlier values' mean with one pseudo-value of 1."""
     if nulls.exact:
         return 0.0
@@ -80,7 +80,7 @@ def pass_bet(capitals: Capitals, nulls: Nulls) -> float:
     return _bet(nulls.pass_null, estimate, variance, BET_CAP / nulls.pass_null)
 
 
-def fail_bet(capitals: Capitals, nulls: Nulls) -> float:
+def _fail_bet(capitals: Capitals, nulls: Nulls) -> float:
     """The FAIL test's next bet, on the distance below ``fail_null`` (values mirrored), one pseudo-value of 0."""
     seen = capitals.count + 1
     shortfall = 1.0 - capitals.mean * capitals.count / seen
@@ -90,8 +90,8 @@ def fail_bet(capitals: Capitals, nulls: Nulls) -> float:
 
 def advance(capitals: Capitals, value: float, nulls: Nulls) -> Capitals:
     """The figures after one more value in [0, 1], each capital multiplied by its factor for it."""
-    lean = pass_bet(capitals, nulls)
-    against = fail_bet(capitals, nulls)
+    lean = _pass_bet(capitals, nulls)
+    against = _fail_bet(capitals, nulls)
     count = capitals.count + 1
     step = value - capitals.mean
     mean = capitals.mean + step / count

@@ -103,12 +103,12 @@ class CaseEvidence:
     @property
     def e_pass(self) -> float:
         """The case's PASS e-value: the smallest of its metrics' (1 when none has a PASS test)."""
-        return e_value(log_e_pass(self.streams, self.settings))
+        return e_value(_log_e_pass(self.streams, self.settings))
 
     @property
     def e_fail(self) -> float:
         """The case's FAIL e-value: the mean of its metrics'."""
-        return e_value(log_e_fail(self.streams))
+        return e_value(_log_e_fail(self.streams))
 
 
 def open_evidence(settings: SequentialSettings, metrics: Sequence[MetricSpec] = ()) -> CaseEvidence:
@@ -140,14 +140,14 @@ def _exact(stream: StreamEvidence, settings: SequentialSettings) -> bool:
     return nulls_for(rules.unit_threshold(stream.spec), margin=settings.margin).exact
 
 
-def log_e_fail(streams: Sequence[StreamEvidence]) -> float:
+def _log_e_fail(streams: Sequence[StreamEvidence]) -> float:
     """The log of the mean of the streams' FAIL e-values, computed without overflow."""
     logs = [stream.capitals.log_fail for stream in streams]
     top = max(logs)
     return top + math.log(math.fsum(math.exp(value - top) for value in logs) / len(logs))
 
 
-def log_e_pass(streams: Sequence[StreamEvidence], settings: SequentialSettings) -> float:
+def _log_e_pass(streams: Sequence[StreamEvidence], settings: SequentialSettings) -> float:
     """The log of the smallest PASS e-value among the streams that have a PASS test (0: none has)."""
     logs = [stream.capitals.log_pass for stream in streams if not _exact(stream, settings)]
     return min(logs) if logs else 0.0
@@ -167,9 +167,9 @@ def _decide(evidence: CaseEvidence) -> CaseEvidence:
     exact = [stream for stream in evidence.streams if _exact(stream, settings)]
     tested = len(exact) < len(evidence.streams)
     exact_pass = all(rules.point_passes(stream.spec, _window(evidence, stream)) for stream in exact)
-    if log_e_fail(evidence.streams) >= fail_bound(settings):
+    if _log_e_fail(evidence.streams) >= _fail_bound(settings):
         return replace(evidence, decision="proven-fail", passed=False)
-    if tested and log_e_pass(evidence.streams, settings) >= bound and (not exact or (at_most and exact_pass)):
+    if tested and _log_e_pass(evidence.streams, settings) >= bound and (not exact or (at_most and exact_pass)):
         return replace(evidence, decision="proven-pass", passed=True)
     fixed = _settled(evidence)
     # under neutral an unproven failure does nothing, so a case heading for one runs on for a proof
@@ -181,7 +181,7 @@ def _decide(evidence: CaseEvidence) -> CaseEvidence:
     return evidence
 
 
-def fail_bound(settings: SequentialSettings) -> float:
+def _fail_bound(settings: SequentialSettings) -> float:
     """The log e-value a proven failure needs: ``fail_split / alpha``, fixed before any run, so each case may stop
     whenever its own evidence says and still, by the union bound over Ville's inequality, the chance that any of the
     ``fail_split`` cases is proven failing while meeting its threshold stays at most ``alpha``."""
@@ -279,9 +279,9 @@ def _inconsistency(evidence: CaseEvidence) -> str | None:
         if len(stream.raws) != evidence.runs or _replayed(stream, evidence.settings) != stream.capitals:
             return f"the capitals of {stream.spec.name} do not follow from its {len(stream.raws)} runs"
     bound = math.log(1.0 / (1.0 - evidence.settings.confidence))
-    if evidence.decision == "proven-fail" and log_e_fail(evidence.streams) < fail_bound(evidence.settings):
+    if evidence.decision == "proven-fail" and _log_e_fail(evidence.streams) < _fail_bound(evidence.settings):
         return "it claims a proven failure its e-value does not reach"
-    if evidence.decision == "proven-pass" and log_e_pass(evidence.streams, evidence.settings) < bound:
+    if evidence.decision == "proven-pass" and _log_e_pass(evidence.streams, evidence.settings) < bound:
         return "it claims a proven pass its e-value does not reach"
     return None
 

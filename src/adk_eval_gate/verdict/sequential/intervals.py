@@ -31,7 +31,7 @@ def plug_in_bets(values: Sequence[float], *, alpha: float) -> list[float]:
     return bets
 
 
-def log_capital_above(values: Sequence[float], bets: Sequence[float], m: float) -> float:
+def _log_capital_above(values: Sequence[float], bets: Sequence[float], m: float) -> float:
     """The log capital against ``mean <= m`` (``m`` in (0, 1))."""
     cap = BET_CAP / m
     return math.fsum(math.log1p(min(bet, cap) * (value - m)) for value, bet in zip(values, bets, strict=True))
@@ -61,6 +61,6 @@ def anytime_interval(values: Sequence[float], *, confidence: float) -> tuple[flo
     alpha = 1.0 - confidence
     bound = math.log(2.0 / alpha)
     bets = plug_in_bets(values, alpha=alpha)
-    low = _edge(lambda m: m > 0.0 and log_capital_above(values, bets, m) >= bound, rising=True)
+    low = _edge(lambda m: m > 0.0 and _log_capital_above(values, bets, m) >= bound, rising=True)
     high = _edge(lambda m: m < 1.0 and log_capital_below(values, bets, m) >= bound, rising=False)
     return low, max(low, high)

@@ -68,7 +68,7 @@ def raw_value(spec: MetricSpec, unit: float) -> float:
     return spec.low + share * (spec.high - spec.low)
 
 
-def mean_passes(spec: MetricSpec, mean: float) -> bool:
+def _mean_passes(spec: MetricSpec, mean: float) -> bool:
     """Today's rule on a stream's mean: above the threshold for the majority rule, else the verdict's comparison."""
     if spec.strict:
         return mean > spec.threshold
@@ -77,7 +77,7 @@ def mean_passes(spec: MetricSpec, mean: float) -> bool:
 
 def point_passes(spec: MetricSpec, raws: Sequence[float]) -> bool:
     """Today's fixed-N verdict of one stream on the runs given."""
-    return bool(raws) and mean_passes(spec, math.fsum(raws) / len(raws))
+    return bool(raws) and _mean_passes(spec, math.fsum(raws) / len(raws))
 
 
 def settled(spec: MetricSpec, raws: Sequence[float], *, total: int) -> bool | None:
@@ -86,8 +86,8 @@ def settled(spec: MetricSpec, raws: Sequence[float], *, total: int) -> bool | No
     left = total - len(raws)
     worst, best = (spec.low, spec.high) if spec.higher_is_better else (spec.high, spec.low)
     so_far = math.fsum(raws)
-    if mean_passes(spec, (so_far + left * worst) / total):
+    if _mean_passes(spec, (so_far + left * worst) / total):
         return True
-    if not mean_passes(spec, (so_far + left * best) / total):
+    if not _mean_passes(spec, (so_far + left * best) / total):
         return False
     return None

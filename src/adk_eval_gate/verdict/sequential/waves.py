@@ -21,7 +21,7 @@ def _extreme_run(evidence: CaseEvidence, *, best: bool) -> RunOutcome:
     return RunOutcome(passed=best, scores=scores)
 
 
-def runs_to_earliest_decision(evidence: CaseEvidence) -> int:
+def _runs_to_earliest_decision(evidence: CaseEvidence) -> int:
     """The fewest further runs after which the case could be decided (by all runs at their best or at their worst)."""
     room = evidence.window_start + evidence.settings.max_runs - evidence.runs
     for best in (True, False):
@@ -43,5 +43,5 @@ def next_wave(evidence: CaseEvidence, *, in_flight: int, free_slots: int, known_
     if done + in_flight == 0:
         wanted = max(settings.min_runs, (settings.max_runs + 1) // 2) if known_flaky else settings.min_runs
     else:
-        wanted = runs_to_earliest_decision(evidence) - in_flight
+        wanted = _runs_to_earliest_decision(evidence) - in_flight
     return max(0, min(wanted, room, free_slots))
