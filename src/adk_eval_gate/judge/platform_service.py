@@ -140,7 +140,7 @@ def _read_answer(response: Any) -> InstanceResult:
     )
 
 
-def autorater_config(metric: Any) -> dict[str, Any] | None:
+def _autorater_config(metric: Any) -> dict[str, Any] | None:
     """The SDK's ``_get_autorater_config``: a metric's own judge settings (none for ADK's metrics)."""
     config = {
         key: value
@@ -272,7 +272,7 @@ class PlatformService:
                 f"{self._last_failure} (no more requests after {self._failures_in_a_row} failures in a row)",
                 infrastructure=self._last_failure.infrastructure,
             )
-        request = {"metrics": [metric], "instance": instance, "autorater_config": autorater_config(metric)}
+        request = {"metrics": [metric], "instance": instance, "autorater_config": _autorater_config(metric)}
         response = await retried(
             self,
             lambda: asyncio.wait_for(

@@ -82,7 +82,7 @@ class Bleu(_ResponseMetric):
         return min(1.0, float(self._bleu.sentence_score(response, [reference]).score) / 100.0)  # 100.00000000000004
 
 
-def sentence_splitter() -> tuple[Callable[[str], list[str]], str]:
+def _sentence_splitter() -> tuple[Callable[[str], list[str]], str]:
     """What splits sentences for ``split_summaries``, and its description (loads all of NLTK: only then)."""
     import nltk
 
@@ -109,7 +109,7 @@ class Rouge(_ResponseMetric):
         use_stemmer = options.use_stemmer if options else False
         self.split: Callable[[str], list[str]] | None = None
         if options and options.split_summaries and self.rouge_type == "rougeLsum":
-            self.split, description = sentence_splitter()
+            self.split, description = _sentence_splitter()
             self.details = {"sentence_splitter": description}
         scorer_module = import_under_nltk_shells("rouge_score.rouge_scorer")
         self.scorer = scorer_module.RougeScorer([self.rouge_type], use_stemmer=use_stemmer)

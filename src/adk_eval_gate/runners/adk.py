@@ -86,14 +86,14 @@ def _adk_installed() -> bool:
         return False
 
 
-def worker_count(settings: Settings) -> int:
+def _worker_count(settings: Settings) -> int:
     return default_worker_count(settings.parallelism) if settings.workers is None else settings.workers
 
 
 def start_early(settings: Settings) -> Starter | None:
     """The worker starter, forked now, when this run will run agents in worker processes: it imports google-adk
     and warms it up while this process discovers, loads and plans (``AdkRunner`` takes it)."""
-    if settings.runner != "adk" or worker_count(settings) < 1 or not _adk_installed():
+    if settings.runner != "adk" or _worker_count(settings) < 1 or not _adk_installed():
         return None
     return Starter.start(warm_process)
 
@@ -127,7 +127,7 @@ class AdkRunner:
         """``agent``: the agent of every file, instead of ``--agent`` or the one found above each file;
         ``starter``: the worker starter this run started early (``start_early``); ``observe_inputs``: report with
         each run the repository files its agent used (``Inference.observed``)."""
-        self.worker_count = worker_count(settings)
+        self.worker_count = _worker_count(settings)
         if self.worker_count < 1:
             require_adk()  # the agents run here
         elif not _adk_installed():
