@@ -104,6 +104,7 @@ def a2a_work(tmp_path: Path) -> Path:
     return tmp_path
 
 
+@pytest.mark.slow  # imports the A2A SDK and compares two whole runs: over half a second of CPU
 def test_the_a2a_step_passes_when_it_gives_what_the_in_process_step_gave(a2a_work: Path) -> None:
     checked = container_a2a_check.check_a2a_run(a2a_work, exit_code=1)
     assert any("totals and scores as in-process" in line for line in checked)

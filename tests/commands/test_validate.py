@@ -59,6 +59,7 @@ def test_every_problem_of_a_shared_config_is_reported_once(tmp_path: Path) -> No
     assert "3 of 3 files have problems" in text
 
 
+@pytest.mark.slow  # validates the folder twice, for the adk runner and for the http one
 def test_what_run_would_need_is_checked_too_the_agent_and_custom_metric_functions(tmp_path: Path) -> None:
     (tmp_path / ".git").mkdir()
     config = {

@@ -38,6 +38,7 @@ def history_of(found: Baseline | NoBaseline) -> list[int | None]:
     return [run.info.run_id for run in found.history]
 
 
+@pytest.mark.slow  # four runs and their artifacts through the fake GitHub: over half a second of CPU
 def test_a_deleted_forks_review_run_of_a_branch_named_main_is_neither_the_baseline_nor_in_the_history(
     fake_github: FakeGitHub,
 ) -> None:

@@ -100,6 +100,7 @@ def test_401_says_the_token_is_missing_or_invalid(fake_github: FakeGitHub) -> No
         list(client_for(fake_github).paginate(COMMENTS, IssueComment))
 
 
+@pytest.mark.slow  # 230 comments over three pages of the fake GitHub, each answer checked against its description
 def test_pagination_follows_link_headers(fake_github: FakeGitHub) -> None:
     for number in range(230):
         fake_github.add_comment(f"c{number}", login="someone")

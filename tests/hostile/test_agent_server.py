@@ -83,6 +83,7 @@ class Endless:
             yield chunk
 
 
+@pytest.mark.slow  # reads 64 MiB, then 100 MiB, to reach the default limits
 def test_the_default_limits_are_named_in_mib() -> None:
     limits = http_reading.ReadLimits()
 

@@ -114,6 +114,7 @@ def test_the_short_summary_of_ra_gives_what_went_wrong_first(
     ), summary
 
 
+@pytest.mark.slow  # an inner pytest run of a CSV file's two cases
 def test_a_file_named_on_the_command_line_may_have_any_name(project: pytest.Pytester) -> None:
     write_csv(project.path / "evals" / "extra.csv", ROWS[:2])
     result = project.runpytest("--adk-eval", *PLAIN, "evals/extra.csv")
@@ -183,6 +184,7 @@ def test_the_departures_from_adk_are_flags_of_their_own_and_off_by_default(proje
     assert "adk-eval-gate's --lenient-judge-labels" in help_text
 
 
+@pytest.mark.slow  # an inner pytest run
 def test_an_adk_eval_result_given_by_path_is_one_failing_item_saying_it_is_not_an_eval_file(
     project: pytest.Pytester,
 ) -> None:

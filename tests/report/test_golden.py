@@ -72,7 +72,9 @@ def test_every_input_is_a_valid_results_json(name: str) -> None:
     validate_results(input_data(name))
 
 
-@pytest.mark.parametrize("name", sorted(SCENARIOS))
+@pytest.mark.parametrize(
+    "name", [pytest.param(name, marks=pytest.mark.slow) if name == HUGE else name for name in sorted(SCENARIOS)]
+)
 def test_a_current_input_is_decided_again_as_it_was_saved(name: str) -> None:
     saved = parse_document(input_data(name), shown=name)
     assert redecide(saved) == (saved, [])

@@ -72,6 +72,7 @@ def test_a_recording_with_a_number_too_large_names_its_line(tmp_path: Path) -> N
         RecordedRunner(path, display="recording.json")
 
 
+@pytest.mark.slow  # every golden input, each read as a recording and each of its runs replayed
 def test_every_golden_input_can_be_a_recording(tmp_path: Path) -> None:
     for name in input_names():
         if name == "huge_failing":
