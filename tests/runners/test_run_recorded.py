@@ -308,7 +308,7 @@ def test_records_made_as_each_case_finishes_are_those_made_after_the_last_run(
     build = run_command.build_document
 
     def counted(**kwargs: Any) -> Any:
-        early = kwargs["early"]
+        early = kwargs["additions"].early
         made_early.append(len(early.made) if early else 0)
         return build(**kwargs)
 
