@@ -21,6 +21,7 @@ import pydantic
 
 from adk_eval_gate.inputs import formats
 from adk_eval_gate.inputs.discover import display_path, file_problem, split_selector, walk_named
+from adk_eval_gate.inputs.load import decoded, parsed_json
 from adk_eval_gate.metrics.registry import BUILT_IN
 from adk_eval_gate.model.judge_labels import EXPECTED_READERS, RUBRIC_PREFIX, JudgeLabel, JudgeLabelsFile
 from adk_eval_gate.support import sanitize
@@ -65,31 +66,7 @@ def _text(path: Path, display: str) -> str:
     data = read_regular(path, max_bytes=MAX_LABELS_BYTES)
     if isinstance(data, str):
         raise EvalFileError(unread(path, data, max_bytes=MAX_LABELS_BYTES), file=display)
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        line = data[: error.start].count(b"\n") + 1
-        raise EvalFileError(
-            f"is not UTF-8 (byte 0x{data[error.start]:02x} at offset {error.start})",
-            file=display,
-            line=line,
-            hint="save the file as UTF-8",
-        ) from None
-
-
-def _parsed(text: str, display: str) -> Any:
-    try:
-        return sanitize.loads(text, max_depth=sanitize.MAX_EVAL_FILE_DEPTH)
-    except json.JSONDecodeError as error:
-        raise EvalFileError(
-            f"invalid JSON: {error.msg}",
-            file=display,
-            line=error.lineno,
-            column=error.colno,
-            hint="fix the JSON syntax",
-        ) from None
-    except sanitize.UnsafeJson as error:
-        raise EvalFileError(f"cannot be used: {error}", file=display, line=error.line) from None
+    return decoded(data, display)
 
 
 def _validated(data: Any, *, text: str, display: str) -> JudgeLabelsFile:
@@ -178,7 +155,7 @@ def load_labels(path: Path, *, display: str, root: Path | None = None) -> Loaded
     if problem is not None:
         raise EvalFileError(problem, file=display)
     text = _text(path, display)
-    labels = _validated(_parsed(text, display), text=text, display=display)
+    labels = _validated(parsed_json(text, display, max_depth=sanitize.MAX_EVAL_FILE_DEPTH), text=text, display=display)
     problems = _problems(labels, text=text, display=display)
     if problems:
         raise first_of(problems)

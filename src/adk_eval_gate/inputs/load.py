@@ -48,6 +48,13 @@ def read_text(path: Path, display: str, error_type: type[GateError] = EvalFileEr
         raw = path.read_bytes()
     except OSError as error:
         raise error_type(f"{subject}cannot be read: {error.strerror}", file=display) from None
+    return decoded(raw, display, error_type, what=what)
+
+
+def decoded(raw: bytes, display: str, error_type: type[GateError] = EvalFileError, *, what: str = "") -> str:
+    """A file's bytes as UTF-8 text (a byte-order mark dropped), or ``error_type`` naming the file and the line of
+    the first byte that is not UTF-8."""
+    subject = f"{what} " if what else ""
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as error:
@@ -64,8 +71,16 @@ def read_json(
     path: Path, display: str, error_type: type[GateError] = EvalFileError, *, max_depth: int = sanitize.MAX_FILE_DEPTH
 ) -> tuple[str, Any]:
     text = read_text(path, display, error_type)
+    return text, parsed_json(text, display, error_type, max_depth=max_depth)
+
+
+def parsed_json(
+    text: str, display: str, error_type: type[GateError] = EvalFileError, *, max_depth: int = sanitize.MAX_FILE_DEPTH
+) -> Any:
+    """A file's JSON text parsed through ``sanitize`` (depth, non-finite numbers), or ``error_type`` naming the file,
+    line and column."""
     try:
-        return text, sanitize.loads(text, max_depth=max_depth)
+        return sanitize.loads(text, max_depth=max_depth)
     except json.JSONDecodeError as error:
         raise error_type(
             f"invalid JSON: {error.msg}",
