@@ -90,10 +90,8 @@ def _undecided(doc: ResultsDocument) -> str | None:
     return None
 
 
-def _artifact_of(
-    client: GitHubClient, *, repository: str, run_id: int, name: str, budget: LookupBudget
-) -> Artifact | None:
-    budget.spend_api()
+def newest_artifact(client: GitHubClient, *, repository: str, run_id: int | str, name: str) -> Artifact | None:
+    """The newest unexpired artifact named ``name`` of a workflow run (one request), None when it has none."""
     listed = client.paginate(
         f"/repos/{repository}/actions/runs/{run_id}/artifacts",
         Artifact,
@@ -237,9 +235,8 @@ def _results_of(lookup: _Lookup, *, run: WorkflowRun, budget: DownloadBudget | N
         raise budget.spent()  # not even looked up: the cached runs still count
     if not lookup.budget.look_up_a_run():
         raise LookupSpent("the baseline lookup's runs are spent")
-    artifact = _artifact_of(
-        lookup.client, repository=lookup.repository, run_id=run.id, name=lookup.artifact_name, budget=lookup.budget
-    )
+    lookup.budget.spend_api()
+    artifact = newest_artifact(lookup.client, repository=lookup.repository, run_id=run.id, name=lookup.artifact_name)
     if artifact is None:
         if cache:
             cache.put(run.id, NoArtifact())

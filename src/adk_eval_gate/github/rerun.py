@@ -12,9 +12,8 @@ from __future__ import annotations
 
 from adk_eval_gate.compare.earlier_attempt import NoEarlierAttempt
 from adk_eval_gate.config.settings import Settings
-from adk_eval_gate.github.api_models import Artifact
 from adk_eval_gate.github.artifact import MAX_ZIP_BYTES, ArtifactError, read_results
-from adk_eval_gate.github.baseline import ACTIONS_READ, UNEXPECTED_SHAPE, parse_results
+from adk_eval_gate.github.baseline import ACTIONS_READ, UNEXPECTED_SHAPE, newest_artifact, parse_results
 from adk_eval_gate.github.client import GitHubClient
 from adk_eval_gate.model.results import ResultsDocument
 from adk_eval_gate.support.errors import GateError
@@ -45,18 +44,9 @@ class _Missing(Exception):
 
 
 def _download(client: GitHubClient, *, repository: str, run_id: str, name: str) -> ResultsDocument:
-    listed = client.paginate(
-        f"/repos/{repository}/actions/runs/{run_id}/artifacts",
-        Artifact,
-        params={"name": name},
-        key="artifacts",
-        permission=ACTIONS_READ,
-        max_pages=1,
-    )
-    matching = [artifact for artifact in listed if artifact.name == name and not artifact.expired]
-    if not matching:
+    artifact = newest_artifact(client, repository=repository, run_id=run_id, name=name)
+    if artifact is None:
         raise _Missing(f"this run has no artifact named {name!r} from an earlier attempt")
-    artifact = max(matching, key=lambda found: found.id)
     shown = f"artifact {name!r} of this run's earlier attempt"
     if artifact.size_in_bytes > MAX_ZIP_BYTES:
         raise ArtifactError(f"{shown} is {artifact.size_in_bytes:,} bytes, more than the {MAX_ZIP_BYTES:,} allowed")
